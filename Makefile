@@ -1,0 +1,43 @@
+# bulksample: `make run` runs the main job, `make test` everything CI checks.
+GO       ?= go
+BIN      := bin/bulksample
+GOBIN    := $(shell $(GO) env GOPATH)/bin
+# The BLAS build tag: "openblas" when OpenBLAS links, otherwise pure-Go BLAS.
+# Evaluated after `deps`, which may install OpenBLAS.
+TAGS      = $(shell scripts/blas-tags.sh)
+# Packages whose tests also run under the race detector (within CI's budget).
+RACE_PKGS := ./spgemm/... ./sampling/... ./dataset/...
+FUZZTIME ?= 10s
+
+.PHONY: all build run test deps bench fuzz vet clean
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+build: deps
+	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/bulksample
+
+run: build
+	@scripts/run.sh $(BIN)
+
+vet: deps
+	$(GO) vet -tags '$(TAGS)' ./...
+	@if [ -x $(GOBIN)/staticcheck ]; then echo "$(GOBIN)/staticcheck ./..."; $(GOBIN)/staticcheck -tags '$(TAGS)' ./...; \
+	 else echo "staticcheck not installed: skipped"; fi
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
+
+test: vet
+	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m ./...
+	$(GO) test -tags '$(TAGS)' -count=1 -race -short -timeout 20m $(RACE_PKGS)
+
+bench:
+	@scripts/deps.sh --bench
+	@scripts/bench.sh
+
+fuzz: deps
+	@scripts/fuzz.sh $(FUZZTIME)
+
+clean:
+	rm -rf bin

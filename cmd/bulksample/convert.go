@@ -1,0 +1,15 @@
+package main
+
+import (
+	"context"
+	"errors"
+)
+
+// runConvert is not written yet; its issue replaces this file.
+func runConvert(ctx context.Context, e *env, args []string) error {
+	fs, _ := newFlags(e, "convert", "[flags]", "(not yet available)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return errors.New("not available in this build yet")
+}

@@ -1,0 +1,104 @@
+// Command bulksample samples GNN minibatches in bulk as sparse matrix
+// products, trains GraphSAGE and GCN on them, and benchmarks the kernels.
+//
+// Usage:
+//
+//	bulksample <command> [flags]
+//
+// Run `bulksample help` for the list of commands and `bulksample <command>
+// --help` for each command's flags. Every command accepts --json, which makes
+// the last line of standard output a single JSON object with the run's
+// figures.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"syscall"
+)
+
+// command is one subcommand of the CLI.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, e *env, args []string) error
+}
+
+// env is what a command may touch of the process: its output streams.
+type env struct {
+	stdout, stderr io.Writer
+}
+
+func commands() []command {
+	return []command{
+		{"gen", "generate a synthetic graph (R-MAT or labelled planted partition)", runGen},
+		{"convert", "convert a graph or dataset between formats", runConvert},
+		{"info", "print the size, degree statistics and split of a graph or dataset", runInfo},
+		{"spgemm", "multiply sparse matrices (A·B, or Q·A for a random row selection Q)", runSpGEMM},
+		{"sample", "sample minibatches in bulk and report sampled edges per second", runSample},
+		{"train", "train GraphSAGE or GCN on bulk-sampled minibatches", runTrain},
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr})
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the process exit code:
+// 0 on success, 1 on a failed run, 2 on a usage error.
+func run(ctx context.Context, args []string, e *env) (code int) {
+	defer func() {
+		// A panic is a bug in bulksample, never the user's fault: report it as one.
+		if r := recover(); r != nil {
+			fmt.Fprintf(e.stderr, "bulksample: internal error: %v\n%s\nplease report this as a bug\n", r, debug.Stack())
+			code = 1
+		}
+	}()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		usage(e.stderr)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		err := c.run(ctx, e, args[1:])
+		switch {
+		case err == nil:
+			return 0
+		case errors.Is(err, flag.ErrHelp):
+			return 0
+		case errors.Is(err, errUsage):
+			return 2
+		default:
+			fmt.Fprintf(e.stderr, "bulksample %s: %v\n", c.name, err)
+			return 1
+		}
+	}
+	fmt.Fprintf(e.stderr, "bulksample: unknown command %q\n\n", args[0])
+	usage(e.stderr)
+	return 2
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: bulksample <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "commands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run 'bulksample <command> --help' for a command's flags.")
+}

@@ -1,0 +1,15 @@
+package main
+
+import (
+	"context"
+	"errors"
+)
+
+// runSpGEMM is not written yet; its issue replaces this file.
+func runSpGEMM(ctx context.Context, e *env, args []string) error {
+	fs, _ := newFlags(e, "spgemm", "[flags]", "(not yet available)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	return errors.New("not available in this build yet")
+}

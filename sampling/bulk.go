@@ -1,0 +1,122 @@
+package sampling
+
+import (
+	"context"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// Block is the sample of one layer of one minibatch (DESIGN.md 3.1 step 5).
+// Adj is |Dst| x |Src|: row r is destination vertex Src[r] (destinations are
+// a prefix of sources, DGL's block convention), and its column ids index Src.
+// Adj's values are 1 for unweighted node-wise sampling, or the normalised
+// weights the sampler defines (LADIES normalisation, edge weights).
+type Block struct {
+	Adj spgemm.CSR // a view into the bulk's arrays; do not append to it
+	Src []int32    // global vertex ids of the block's columns, frontier first
+}
+
+// NumDst returns the number of destination vertices (rows).
+func (b *Block) NumDst() int { return b.Adj.Rows }
+
+// Dst returns the global ids of the destination vertices, Src[:NumDst()].
+func (b *Block) Dst() []int32 { return b.Src[:b.Adj.Rows:b.Adj.Rows] }
+
+// Minibatch is the sample of one minibatch: Blocks[0] has the seeds as rows
+// (the layer with fanout s_1), Blocks[l+1]'s rows are Blocks[l]'s sources.
+// A GNN applies the blocks from the last to the first.
+type Minibatch struct {
+	Index  int     // global minibatch index within the epoch
+	Seeds  []int32 // global ids of the seed vertices, F_0
+	Blocks []Block
+}
+
+// InputNodes returns the vertices whose input features the minibatch needs:
+// the sources of its last block (the seeds when it has no blocks).
+func (m *Minibatch) InputNodes() []int32 {
+	if len(m.Blocks) == 0 {
+		return m.Seeds
+	}
+	return m.Blocks[len(m.Blocks)-1].Src
+}
+
+// LayerArrays holds one layer of a bulk: the blocks of k minibatches stored
+// back to back so that a minibatch's block is a set of slices of these arrays.
+// Minibatch m's row offsets are Indptr[PtrStart[m] : PtrStart[m+1]] (they
+// start at 0: each minibatch's offsets are local), its entries are
+// Indices/Data[EdgeStart[m] : EdgeStart[m+1]], and its sources are
+// Src[SrcStart[m] : SrcStart[m+1]].
+type LayerArrays struct {
+	Indptr    []int64
+	Indices   []int32
+	Data      []float32
+	Src       []int32
+	PtrStart  []int   // len k+1
+	EdgeStart []int64 // len k+1
+	SrcStart  []int   // len k+1
+}
+
+// Bulk is the sample of k consecutive minibatches of one epoch.
+type Bulk struct {
+	First     int     // global index of the first minibatch
+	Seeds     []int32 // the seeds of all minibatches, back to back
+	SeedStart []int   // len k+1: minibatch m's seeds are Seeds[SeedStart[m]:SeedStart[m+1]]
+	Layers    []LayerArrays
+}
+
+// Len returns the number of minibatches k.
+func (b *Bulk) Len() int { return len(b.SeedStart) - 1 }
+
+// Minibatch returns minibatch m (0 <= m < Len()) of the bulk as views of the
+// bulk's arrays; nothing is copied.
+func (b *Bulk) Minibatch(m int) Minibatch {
+	if uint(m) >= uint(b.Len()) {
+		panic(spgemm.IndexError{Op: "Bulk.Minibatch", Index: m, Len: b.Len()})
+	}
+	mb := Minibatch{
+		Index:  b.First + m,
+		Seeds:  b.Seeds[b.SeedStart[m]:b.SeedStart[m+1]],
+		Blocks: make([]Block, len(b.Layers)),
+	}
+	for l := range b.Layers {
+		la := &b.Layers[l]
+		ptr := la.Indptr[la.PtrStart[m]:la.PtrStart[m+1]]
+		lo, hi := la.EdgeStart[m], la.EdgeStart[m+1]
+		src := la.Src[la.SrcStart[m]:la.SrcStart[m+1]]
+		mb.Blocks[l] = Block{
+			Adj: spgemm.CSR{
+				Rows:    len(ptr) - 1,
+				Cols:    len(src),
+				Indptr:  ptr,
+				Indices: la.Indices[lo:hi:hi],
+				Data:    la.Data[lo:hi:hi],
+			},
+			Src: src,
+		}
+	}
+	return mb
+}
+
+// SampledEdges returns the total number of entries of all blocks of the bulk
+// (the numerator of SEPS, DESIGN.md section 8).
+func (b *Bulk) SampledEdges() int64 {
+	var n int64
+	for l := range b.Layers {
+		n += int64(len(b.Layers[l].Indices))
+	}
+	return n
+}
+
+// Sampler samples the minibatches of an epoch in bulk. The node-wise, LADIES
+// and FastGCN samplers implement it, and so may a user's own type; the
+// trainer and the CLI accept any Sampler.
+//
+// SampleBulk samples the minibatches first, first+1, ..., first+len(seeds)-1
+// of epoch, whose seed vertices are seeds[0], seeds[1], .... The result of a
+// minibatch must depend only on (seed, epoch, its global index, its seeds),
+// never on how minibatches are grouped into bulks.
+type Sampler interface {
+	SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error)
+	// NumLayers returns the number of blocks each minibatch has.
+	NumLayers() int
+}

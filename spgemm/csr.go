@@ -1,0 +1,111 @@
+package spgemm
+
+import (
+	"errors"
+	"fmt"
+)
+
+// CSR is a sparse matrix in compressed sparse row form. See the package
+// documentation for the invariant.
+type CSR struct {
+	Rows, Cols int
+	Indptr     []int64   // len Rows+1; row i is [Indptr[i], Indptr[i+1])
+	Indices    []int32   // column ids, sorted and unique within a row
+	Data       []float32 // values, parallel to Indices
+}
+
+// NNZ returns the number of stored entries.
+func (m *CSR) NNZ() int64 {
+	if len(m.Indptr) == 0 {
+		return 0
+	}
+	return m.Indptr[len(m.Indptr)-1]
+}
+
+// Dims returns the number of rows and columns.
+func (m *CSR) Dims() (rows, cols int) { return m.Rows, m.Cols }
+
+// RowNNZ returns the number of entries of row i. It panics if i is out of range.
+func (m *CSR) RowNNZ(i int) int {
+	if uint(i) >= uint(m.Rows) {
+		panic(IndexError{Op: "RowNNZ", Index: i, Len: m.Rows})
+	}
+	return int(m.Indptr[i+1] - m.Indptr[i])
+}
+
+// Row returns views of row i's column ids and values (not copies).
+// It panics if i is out of range.
+func (m *CSR) Row(i int) ([]int32, []float32) {
+	if uint(i) >= uint(m.Rows) {
+		panic(IndexError{Op: "Row", Index: i, Len: m.Rows})
+	}
+	lo, hi := m.Indptr[i], m.Indptr[i+1]
+	return m.Indices[lo:hi:hi], m.Data[lo:hi:hi]
+}
+
+// Clone returns a deep copy of m.
+func (m *CSR) Clone() *CSR {
+	c := &CSR{Rows: m.Rows, Cols: m.Cols}
+	c.Indptr = append([]int64(nil), m.Indptr...)
+	c.Indices = append([]int32(nil), m.Indices...)
+	c.Data = append([]float32(nil), m.Data...)
+	if c.Indptr == nil {
+		c.Indptr = make([]int64, m.Rows+1)
+	}
+	return c
+}
+
+// ErrInvalid is wrapped by every error that Validate returns.
+var ErrInvalid = errors.New("spgemm: invalid CSR")
+
+// Validate checks the CSR invariant and returns an error naming the first
+// violation found, or nil. It costs O(Rows + nnz).
+func (m *CSR) Validate() error {
+	if m.Rows < 0 || m.Cols < 0 {
+		return fmt.Errorf("%w: negative shape %d x %d", ErrInvalid, m.Rows, m.Cols)
+	}
+	if int64(m.Cols) > 1<<31 {
+		return fmt.Errorf("%w: %d columns exceed the int32 column id range", ErrInvalid, m.Cols)
+	}
+	if m.Rows == 0 && len(m.Indptr) == 0 {
+		if len(m.Indices) != 0 || len(m.Data) != 0 {
+			return fmt.Errorf("%w: 0 rows but %d column ids and %d values", ErrInvalid, len(m.Indices), len(m.Data))
+		}
+		return nil
+	}
+	if len(m.Indptr) != m.Rows+1 {
+		return fmt.Errorf("%w: indptr has length %d, want rows+1 = %d", ErrInvalid, len(m.Indptr), m.Rows+1)
+	}
+	if m.Indptr[0] != 0 {
+		return fmt.Errorf("%w: indptr[0] = %d, want 0", ErrInvalid, m.Indptr[0])
+	}
+	for i := 0; i < m.Rows; i++ {
+		if m.Indptr[i+1] < m.Indptr[i] {
+			return fmt.Errorf("%w: indptr decreases at row %d (%d then %d)", ErrInvalid, i, m.Indptr[i], m.Indptr[i+1])
+		}
+	}
+	nnz := m.Indptr[m.Rows]
+	if int64(len(m.Indices)) != nnz {
+		return fmt.Errorf("%w: indices has length %d, want indptr[rows] = %d", ErrInvalid, len(m.Indices), nnz)
+	}
+	if int64(len(m.Data)) != nnz {
+		return fmt.Errorf("%w: data has length %d, want indptr[rows] = %d", ErrInvalid, len(m.Data), nnz)
+	}
+	for i := 0; i < m.Rows; i++ {
+		prev := int32(-1)
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			c := m.Indices[p]
+			if c < 0 || int(c) >= m.Cols {
+				return fmt.Errorf("%w: row %d: column id %d (entry %d) outside [0, %d)", ErrInvalid, i, c, p, m.Cols)
+			}
+			if c <= prev {
+				if c == prev {
+					return fmt.Errorf("%w: row %d: duplicate column id %d (entry %d)", ErrInvalid, i, c, p)
+				}
+				return fmt.Errorf("%w: row %d: column ids not sorted (%d after %d, entry %d)", ErrInvalid, i, c, prev, p)
+			}
+			prev = c
+		}
+	}
+	return nil
+}
