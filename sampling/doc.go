@@ -5,9 +5,45 @@
 // conventional per-minibatch baseline sampler used for comparison and as a
 // second implementation in tests.
 //
+// # Overview
+//
+// A Plan permutes a vertex set once per epoch and cuts it into minibatches
+// and bulks. A Sampler (NodeWise, LayerWise, Baseline or a user's type)
+// turns the seeds of a bulk of k minibatches into a Bulk: per minibatch and
+// layer a Block, a CSR matrix whose rows are destination vertices and whose
+// columns index its source vertices. The blocks of a bulk are stored back to
+// back (LayerArrays) and a minibatch's blocks are views of them.
+//
+// The building blocks of the matrix formulation are exported for custom
+// samplers: QPerEntry and QPerMinibatch build selection matrices Q, the
+// spgemm package multiplies them with the adjacency, SelectPerRow and
+// SelectPerMinibatch draw from the product, and Extract renumbers columns.
+//
+// # Conventions
+//
+// Vertex ids are global int32 ids of the adjacency's rows. A minibatch's
+// frontier F_l is a list of distinct vertices; F_0 is its seeds with
+// duplicates removed (first occurrences kept, so the GNN computes one output
+// per distinct seed). Block l of a minibatch is |F_l| x |F_{l+1}| and
+// F_{l+1} starts with F_l (destinations are a prefix of sources, as in DGL's
+// blocks and PyG's NeighborLoader); the new vertices follow in order of first
+// appearance. Blocks[0] is nearest to the seeds. Node-wise blocks hold 1 per
+// sampled edge, the multiplicity of a neighbour drawn several times with
+// replacement, or, when weighted, the selected weights normalised per row.
+//
 // # Determinism
 //
 // Every random number is a pure function of (seed, epoch, global minibatch
-// index, layer, vertex id, position), so the sample of a minibatch is the
-// same whatever the bulk size, thread count or rank count.
+// index, layer, vertex id, position) through Stream, so the sample of a
+// minibatch is the same whatever the bulk size, thread count or rank count,
+// and the bulk samplers return exactly what the per-minibatch Baseline
+// returns. Digest hashes samples so that this can be checked.
+//
+// # Errors and panics
+//
+// Constructors return errors naming the bad option field; SampleBulk returns
+// an error for a seed outside the graph or a cancelled context. Kernels
+// called with inconsistent arguments (SelectPerRow with the wrong number of
+// keys, a Q builder given a vertex outside [0, n)) panic with spgemm's typed
+// errors, as the spgemm kernels do.
 package sampling

@@ -48,12 +48,24 @@ type RowKey uint64
 
 // Row returns the key of (epoch, minibatch, layer, vertex).
 func (s Stream) Row(epoch, minibatch, layer int, vertex int32) RowKey {
+	return s.layer(epoch, minibatch, layer).row(vertex)
+}
+
+// layerKey is the stream restricted to one (epoch, minibatch, layer): the
+// hash chain up to the vertex, so that the rows of one layer of one
+// minibatch cost one mix each.
+type layerKey uint64
+
+func (s Stream) layer(epoch, minibatch, layer int) layerKey {
 	h := mix64(s.seed + kSeed)
 	h = mix64(h + uint64(int64(epoch))*kEpoch)
 	h = mix64(h + uint64(int64(minibatch))*kMB)
 	h = mix64(h + uint64(int64(layer))*kLayer)
-	h = mix64(h + uint64(int64(vertex))*kVert)
-	return RowKey(h)
+	return layerKey(h)
+}
+
+func (k layerKey) row(vertex int32) RowKey {
+	return RowKey(mix64(uint64(k) + uint64(int64(vertex))*kVert))
 }
 
 // Uint64 returns the 64 random bits at position pos of the row.

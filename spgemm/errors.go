@@ -26,8 +26,21 @@ func (e IndexError) Error() string {
 	return fmt.Sprintf("spgemm: %s: index %d out of range [0, %d)", e.Op, e.Index, e.Len)
 }
 
-// Maybe calls fn and turns a ShapeError or IndexError panic into a returned
-// error carrying the stack. Other panics propagate.
+// ArgError is the panic value of a kernel called with an argument that is
+// wrong in a way other than its shape or an index: a destination that shares
+// memory with an operand, or a column map that sends two columns of one row
+// to the same new column.
+type ArgError struct {
+	Op  string
+	Msg string
+}
+
+func (e ArgError) Error() string {
+	return fmt.Sprintf("spgemm: %s: %s", e.Op, e.Msg)
+}
+
+// Maybe calls fn and turns a ShapeError, IndexError or ArgError panic into a
+// returned error carrying the stack. Other panics propagate.
 func Maybe(fn func()) (err error) {
 	defer func() {
 		r := recover()
@@ -35,7 +48,7 @@ func Maybe(fn func()) (err error) {
 			return
 		}
 		switch e := r.(type) {
-		case ShapeError, IndexError:
+		case ShapeError, IndexError, ArgError:
 			err = fmt.Errorf("%w\n%s", e.(error), debug.Stack())
 		default:
 			panic(r)

@@ -2,14 +2,77 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bulksample/bulksample/dataset"
 )
 
-// runConvert is not written yet; its issue replaces this file.
+// convertSummary is the JSON object of `bulksample convert`.
+type convertSummary struct {
+	In           string  `json:"in"`
+	Out          string  `json:"out"`
+	InFormat     string  `json:"in_format"`
+	OutFormat    string  `json:"out_format"`
+	Nodes        int     `json:"nodes"`
+	Edges        int64   `json:"edges"`
+	Features     int     `json:"features"`
+	Classes      int     `json:"classes"`
+	LoadSeconds  float64 `json:"load_seconds"`
+	SaveSeconds  float64 `json:"save_seconds"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+}
+
 func runConvert(ctx context.Context, e *env, args []string) error {
-	fs, _ := newFlags(e, "convert", "[flags]", "(not yet available)")
-	if err := parseFlags(fs, args); err != nil {
+	fs, jsonOut := newFlags(e, "convert", "IN OUT [flags]",
+		"Reads IN in any format bulksample reads and writes OUT: the scipy sparse layout when OUT ends\n"+
+			"in .npz (with features, labels and split as extra arrays that scipy ignores), otherwise the\n"+
+			"native memory-mappable format. OUT is written to a temporary name and renamed.")
+	var lf loadFlags
+	lf.register(fs)
+	pos, err := parsePositional(fs, args)
+	if err != nil {
 		return err
 	}
-	return errors.New("not available in this build yet")
+	if len(pos) != 2 {
+		return usageError(fs, "want IN and OUT, have %d arguments", len(pos))
+	}
+	if err := lf.finish(fs); err != nil {
+		return err
+	}
+	in, out := pos[0], pos[1]
+	inFormat, err := dataset.Detect(in)
+	if err != nil {
+		return err
+	}
+	lf.opt.Progress = e.stderr
+	start := time.Now()
+	d, err := dataset.LoadContext(ctx, in, &lf.opt)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	loaded := time.Now()
+	fmt.Fprintf(e.stderr, "writing %s\n", out)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := dataset.Save(out, d); err != nil {
+		return err
+	}
+	outFormat, err := dataset.Detect(out)
+	if err != nil {
+		return err
+	}
+	s := convertSummary{
+		In: in, Out: out, InFormat: inFormat, OutFormat: outFormat,
+		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
+		LoadSeconds: loaded.Sub(start).Seconds(), SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: peakRSS(),
+	}
+	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",
+		in, inFormat, out, outFormat, s.Nodes, s.Edges, s.Features, s.Classes, s.LoadSeconds, s.SaveSeconds)
+	if *jsonOut {
+		return writeJSON(e.stdout, s)
+	}
+	return nil
 }

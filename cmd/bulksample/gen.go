@@ -2,14 +2,143 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bulksample/bulksample/dataset"
 )
 
-// runGen is not written yet; its issue replaces this file.
+// genSummary is the JSON object of `bulksample gen`.
+type genSummary struct {
+	Kind         string  `json:"kind"`
+	Out          string  `json:"out"`
+	Nodes        int     `json:"nodes"`
+	Edges        int64   `json:"edges"`
+	Features     int     `json:"features,omitempty"`
+	Classes      int     `json:"classes,omitempty"`
+	GenSeconds   float64 `json:"gen_seconds"`
+	SaveSeconds  float64 `json:"save_seconds"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Generated    int64   `json:"generated_edges"`
+	EdgesPerSec  float64 `json:"generated_edges_per_second"`
+}
+
+const genSynopsis = "rmat|sbm --out PATH [flags]"
+
 func runGen(ctx context.Context, e *env, args []string) error {
-	fs, _ := newFlags(e, "gen", "[flags]", "(not yet available)")
-	if err := parseFlags(fs, args); err != nil {
+	kind := ""
+	if len(args) > 0 && (args[0] == "rmat" || args[0] == "sbm" || args[0] == "planted") {
+		kind, args = args[0], args[1:]
+	}
+	fs, jsonOut := newFlags(e, "gen", genSynopsis,
+		"Generates a synthetic graph and writes it (scipy .npz when --out ends in .npz, else native):\n"+
+			"  rmat  an R-MAT graph with the Graph500 parameters, symmetrised, without self loops or\n"+
+			"        duplicates, vertex ids permuted; identical for any --threads\n"+
+			"  sbm   a labelled planted-partition (degree-corrected stochastic block model) dataset with\n"+
+			"        power-law degrees, class-dependent Gaussian features and a split ('planted' is an alias)")
+	out := fs.String("out", "", "output path; required")
+	var r dataset.RMATOptions
+	fs.IntVar(&r.Scale, "scale", 16, "rmat: log2 of the number of vertices")
+	fs.IntVar(&r.EdgeFactor, "edge-factor", 16, "rmat: generated edges per vertex")
+	fs.Float64Var(&r.A, "a", 0.57, "rmat: probability of quadrant a")
+	fs.Float64Var(&r.B, "b", 0.19, "rmat: probability of quadrant b")
+	fs.Float64Var(&r.C, "c", 0.19, "rmat: probability of quadrant c (d = 1-a-b-c)")
+	fs.Float64Var(&r.Noise, "noise", 0, "rmat: per-level noise amplitude (noisy SKG); 0 for none")
+	var p dataset.PlantedPartitionOptions
+	fs.IntVar(&p.Nodes, "nodes", 100_000, "sbm: number of vertices")
+	fs.IntVar(&p.Classes, "classes", 10, "sbm: number of classes")
+	fs.Float64Var(&p.AvgDegree, "avg-degree", 15, "sbm: average degree (generated edge ends per vertex)")
+	fs.Float64Var(&p.Homophily, "homophily", 0.8, "sbm: probability that an edge stays within its class, in (0, 1]")
+	fs.IntVar(&p.Features, "features", 32, "sbm: feature dimension")
+	fs.Float64Var(&p.Exponent, "exponent", 2.5, "sbm: power-law exponent of the degrees, > 2")
+	fs.Float64Var(&p.Noise, "feature-noise", 3.5, "sbm: standard deviation of the feature noise around the class means")
+	fs.StringVar(&p.Split, "split", "", `sbm: split (none, planetoid[:T,V,E], random:a,b,c); "" for the default`)
+	seed := fs.Uint64("seed", 1, "seed")
+	threads := fs.Int("threads", 0, "threads; 0 for GOMAXPROCS (the output does not depend on it)")
+	pos, err := parsePositional(fs, args)
+	if err != nil {
 		return err
 	}
-	return errors.New("not available in this build yet")
+	if kind == "" && len(pos) > 0 {
+		kind, pos = pos[0], pos[1:]
+	}
+	switch {
+	case kind != "rmat" && kind != "sbm" && kind != "planted":
+		return usageError(fs, "want a generator, rmat or sbm, as the first argument")
+	case len(pos) > 0:
+		return usageError(fs, "unexpected argument %q", pos[0])
+	case *out == "":
+		return usageError(fs, "--out is required")
+	case *threads < 0:
+		return usageError(fs, "--threads %d: want >= 0", *threads)
+	}
+	r.Seed, p.Seed = *seed, *seed
+	r.Threads, p.Threads = *threads, *threads
+	s := genSummary{Kind: kind, Out: *out}
+	start := time.Now()
+	var d *dataset.Dataset
+	if kind == "rmat" {
+		if r.Scale < 1 || r.Scale > 30 {
+			return usageError(fs, "--scale %d: want 1 to 30", r.Scale)
+		}
+		if r.EdgeFactor < 1 {
+			return usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
+		}
+		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d\n", r.Scale, r.EdgeFactor)
+		a, err := dataset.RMAT(r)
+		if err != nil {
+			return err
+		}
+		d = &dataset.Dataset{Name: fmt.Sprintf("rmat-s%d-e%d-seed%d", r.Scale, r.EdgeFactor, r.Seed), Adj: a}
+		s.Generated = int64(r.EdgeFactor) << r.Scale
+	} else {
+		if flagErr := checkPlantedFlags(p); flagErr != "" {
+			return usageError(fs, "%s", flagErr)
+		}
+		fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
+		if d, err = dataset.PlantedPartition(p); err != nil {
+			return err
+		}
+		s.Generated = int64(p.AvgDegree * float64(p.Nodes) / 2)
+	}
+	s.GenSeconds = time.Since(start).Seconds()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "writing %s\n", *out)
+	saveStart := time.Now()
+	if err := dataset.Save(*out, d); err != nil {
+		return err
+	}
+	s.SaveSeconds = time.Since(saveStart).Seconds()
+	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
+	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
+	s.PeakRSSBytes = peakRSS()
+	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
+		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
+	if *jsonOut {
+		return writeJSON(e.stdout, s)
+	}
+	return nil
+}
+
+// checkPlantedFlags returns a message naming the first bad sbm flag, or "".
+func checkPlantedFlags(p dataset.PlantedPartitionOptions) string {
+	switch {
+	case p.Nodes < 2:
+		return fmt.Sprintf("--nodes %d: want >= 2", p.Nodes)
+	case p.Classes < 2 || p.Classes > p.Nodes:
+		return fmt.Sprintf("--classes %d: want 2 to --nodes", p.Classes)
+	case !(p.AvgDegree > 0):
+		return fmt.Sprintf("--avg-degree %g: want > 0", p.AvgDegree)
+	case !(p.Homophily > 0 && p.Homophily <= 1):
+		return fmt.Sprintf("--homophily %g: want a value in (0, 1]", p.Homophily)
+	case p.Features < 1:
+		return fmt.Sprintf("--features %d: want >= 1", p.Features)
+	case !(p.Exponent > 2):
+		return fmt.Sprintf("--exponent %g: want > 2", p.Exponent)
+	case !(p.Noise > 0):
+		return fmt.Sprintf("--feature-noise %g: want > 0", p.Noise)
+	}
+	return ""
 }

@@ -1,15 +1,205 @@
 package main
 
 import (
+	"bufio"
 	"context"
-	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bulksample/bulksample/dataset"
 )
 
-// runInfo is not written yet; its issue replaces this file.
+// loadFlags are the flags of every command that reads a dataset with
+// dataset.Load; each sets one LoadOptions field.
+type loadFlags struct {
+	opt      dataset.LoadOptions
+	symmetry string
+}
+
+func (l *loadFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&l.opt.Split, "split", "", `split: "" keeps the stored one (or the default for labelled data), none, planetoid[:T,V,E] or random:a,b,c`)
+	fs.Uint64Var(&l.opt.Seed, "seed", 0, "seed of the split")
+	fs.StringVar(&l.symmetry, "symmetry", "default", "default (per format), symmetrize (add reverse edges, drop self loops) or stored")
+	fs.BoolVar(&l.opt.SkipVerify, "no-verify", false, "skip the checksums and structure checks of native files")
+	fs.IntVar(&l.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+}
+
+// finish checks the flag values, reporting a bad one as a usage error.
+func (l *loadFlags) finish(fs *flag.FlagSet) error {
+	switch l.symmetry {
+	case "default":
+		l.opt.Symmetry = dataset.SymmetryDefault
+	case "symmetrize":
+		l.opt.Symmetry = dataset.Symmetrize
+	case "stored":
+		l.opt.Symmetry = dataset.AsStored
+	default:
+		return usageError(fs, "--symmetry %q: want default, symmetrize or stored", l.symmetry)
+	}
+	if l.opt.Threads < 0 {
+		return usageError(fs, "--threads %d: want >= 0", l.opt.Threads)
+	}
+	return nil
+}
+
+// parsePositional parses args into fs, allowing flags after positional
+// arguments (bulksample info g.npz --json), and returns the positionals.
+func parsePositional(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := parseFlags(fs, args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		if args[0] == "--" {
+			return append(pos, args[1:]...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// infoSummary is the JSON object of `bulksample info`.
+type infoSummary struct {
+	Path         string  `json:"path"`
+	Format       string  `json:"format"`
+	Name         string  `json:"name"`
+	Nodes        int     `json:"nodes"`
+	Edges        int64   `json:"edges"`
+	Weighted     bool    `json:"weighted"`
+	DegreeMin    int64   `json:"degree_min"`
+	DegreeMean   float64 `json:"degree_mean"`
+	DegreeMedian int64   `json:"degree_median"`
+	DegreeMax    int64   `json:"degree_max"`
+	Features     int     `json:"features"`
+	Classes      int     `json:"classes"`
+	Labelled     int     `json:"labelled"`
+	Train        int     `json:"train"`
+	Valid        int     `json:"valid"`
+	Test         int     `json:"test"`
+	LoadSeconds  float64 `json:"load_seconds"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+}
+
 func runInfo(ctx context.Context, e *env, args []string) error {
-	fs, _ := newFlags(e, "info", "[flags]", "(not yet available)")
-	if err := parseFlags(fs, args); err != nil {
+	fs, jsonOut := newFlags(e, "info", "PATH [flags]",
+		"Loads a graph or dataset (scipy or gnn-benchmark .npz, OGB folder, native file, edge list,\n"+
+			"Matrix Market) and prints its size, degree statistics (row lengths of the adjacency),\n"+
+			"features, classes, split sizes and the peak memory of the load.")
+	var lf loadFlags
+	lf.register(fs)
+	pos, err := parsePositional(fs, args)
+	if err != nil {
 		return err
 	}
-	return errors.New("not available in this build yet")
+	if len(pos) != 1 {
+		return usageError(fs, "want exactly one PATH, have %d arguments", len(pos))
+	}
+	if err := lf.finish(fs); err != nil {
+		return err
+	}
+	path := pos[0]
+	format, err := dataset.Detect(path)
+	if err != nil {
+		return err
+	}
+	lf.opt.Progress = e.stderr
+	start := time.Now()
+	d, err := dataset.LoadContext(ctx, path, &lf.opt)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	s := infoSummary{
+		Path: path, Format: format, Name: d.Name, Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Weighted: d.Weighted,
+		Features: d.NumFeatures, Classes: d.NumClasses,
+		Train: len(d.Train), Valid: len(d.Valid), Test: len(d.Test),
+		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: peakRSS(),
+	}
+	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax = degreeStats(d.Adj.Indptr)
+	for _, l := range d.Labels {
+		if l >= 0 {
+			s.Labelled++
+		}
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "%s (%s): %s\n", path, format, d.Name)
+	fmt.Fprintf(w, "  nodes     %d\n", s.Nodes)
+	fmt.Fprintf(w, "  edges     %d stored entries (weighted: %v)\n", s.Edges, s.Weighted)
+	fmt.Fprintf(w, "  degree    min %d, mean %.2f, median %d, max %d\n", s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax)
+	fmt.Fprintf(w, "  features  %d\n", s.Features)
+	fmt.Fprintf(w, "  classes   %d (%d labelled nodes)\n", s.Classes, s.Labelled)
+	fmt.Fprintf(w, "  split     train %d, valid %d, test %d\n", s.Train, s.Valid, s.Test)
+	fmt.Fprintf(w, "  load      %.3f s, peak memory %s\n", s.LoadSeconds, formatBytes(s.PeakRSSBytes))
+	if *jsonOut {
+		return writeJSON(w, s)
+	}
+	return nil
+}
+
+// degreeStats returns the minimum, mean, median and maximum row length
+// given the row offsets, by a histogram of the lengths (O(n + max)).
+func degreeStats(indptr []int64) (lo int64, mean float64, median int64, hi int64) {
+	n := len(indptr) - 1
+	if n <= 0 {
+		return 0, 0, 0, 0
+	}
+	lo = indptr[1] - indptr[0]
+	for i := range n {
+		deg := indptr[i+1] - indptr[i]
+		lo, hi = min(lo, deg), max(hi, deg)
+	}
+	hist := make([]int64, hi+1)
+	for i := range n {
+		hist[indptr[i+1]-indptr[i]]++
+	}
+	var seen int64
+	for deg, c := range hist {
+		seen += c
+		if 2*seen >= int64(n) {
+			median = int64(deg)
+			break
+		}
+	}
+	return lo, float64(indptr[n]) / float64(n), median, hi
+}
+
+// peakRSS returns the process's peak resident set (VmHWM) in bytes, or -1
+// where /proc is not available.
+func peakRSS() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+func formatBytes(b int64) string {
+	switch {
+	case b < 0:
+		return "unknown"
+	case b < 1<<20:
+		return fmt.Sprintf("%d KiB", b>>10)
+	case b < 1<<30:
+		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
+	}
+	return fmt.Sprintf("%.2f GiB", float64(b)/(1<<30))
 }

@@ -2,14 +2,222 @@ package main
 
 import (
 	"context"
-	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/sampling"
 )
 
-// runSample is not written yet; its issue replaces this file.
-func runSample(ctx context.Context, e *env, args []string) error {
-	fs, _ := newFlags(e, "sample", "[flags]", "(not yet available)")
+// sampleConfig is the parsed command line of `bulksample sample`.
+type sampleConfig struct {
+	graph    string
+	plan     sampling.PlanOptions
+	nw       sampling.NodeWiseOptions
+	seeds    int
+	epoch    int
+	baseline bool
+	digest   bool
+	json     bool
+}
+
+func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
+	fs, jsonOut := newFlags(e, "sample", "--graph PATH [flags]",
+		"Samples minibatches of GraphSAGE node-wise neighbourhoods in bulk (sparse matrix products)\n"+
+			"and reports sampled edges per second (SEPS). The seeds are a random permutation (by --seed)\n"+
+			"of the training vertices when the dataset has a split, otherwise of all vertices.")
+	c := &sampleConfig{}
+	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
+	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
+	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours")
+	fs.IntVar(&c.plan.BulkSize, "bulk", 16, "minibatches sampled together, k")
+	fs.IntVar(&c.seeds, "seeds", 0, "sample only the first N seeds of the permutation; 0 for all")
+	fs.IntVar(&c.nw.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	fs.Uint64Var(&c.nw.Seed, "seed", 1, "seed of the seed permutation and of the sampler")
+	fs.IntVar(&c.epoch, "epoch", 0, "epoch whose minibatches are sampled")
+	frontier := fs.String("frontier", "all", "all: expand every frontier vertex at every layer (DGL blocks); new: only vertices first reached at the previous hop (PyG NeighborLoader)")
+	fs.BoolVar(&c.nw.Weighted, "weighted", false, "sample proportionally to edge weights (default uniform)")
+	fs.BoolVar(&c.nw.Replace, "replace", false, "sample with replacement")
+	fs.BoolVar(&c.baseline, "baseline", false, "use the conventional per-minibatch sampler instead of the bulk sampler")
+	fs.BoolVar(&c.digest, "digest", false, "hash all blocks and vertex lists in minibatch order (the same for any --bulk and --threads)")
+	fs.Int64Var(&c.nw.MaxBulkEdges, "max-bulk-edges", 0, "cap on entries selected at once; a bulk over it is sampled in groups (0: the default)")
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	c.json = *jsonOut
+	var err error
+	switch {
+	case fs.NArg() > 0:
+		return nil, usageError(fs, "unexpected argument %q", fs.Arg(0))
+	case c.graph == "":
+		return nil, usageError(fs, "--graph is required")
+	case c.plan.BatchSize < 1:
+		return nil, usageError(fs, "--batch %d: want >= 1", c.plan.BatchSize)
+	case c.plan.BulkSize < 1:
+		return nil, usageError(fs, "--bulk %d: want >= 1", c.plan.BulkSize)
+	case c.seeds < 0:
+		return nil, usageError(fs, "--seeds %d: want >= 0", c.seeds)
+	case c.nw.Threads < 0:
+		return nil, usageError(fs, "--threads %d: want >= 0", c.nw.Threads)
+	case c.nw.MaxBulkEdges < 0:
+		return nil, usageError(fs, "--max-bulk-edges %d: want >= 0", c.nw.MaxBulkEdges)
+	case c.epoch < 0:
+		return nil, usageError(fs, "--epoch %d: want >= 0", c.epoch)
+	}
+	if c.nw.Fanouts, err = sampleFanouts(*fanout); err != nil {
+		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
+	}
+	if c.nw.Frontier, err = sampling.ParseFrontierMode(*frontier); err != nil {
+		return nil, usageError(fs, "--frontier %q: want all or new", *frontier)
+	}
+	c.plan.Seed = c.nw.Seed
+	return c, nil
+}
+
+// sampleFanouts parses "15,10,5": integers > 0 or -1.
+func sampleFanouts(s string) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v == 0 || v < -1 {
+			return nil, fmt.Errorf("fanout %q: want an integer > 0, or -1 for all neighbours", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// sampleSummary is the --json object of `bulksample sample`.
+type sampleSummary struct {
+	Graph        string  `json:"graph"`
+	Vertices     int     `json:"vertices"`
+	Edges        int64   `json:"edges"`
+	Sampler      string  `json:"sampler"`
+	Frontier     string  `json:"frontier"`
+	Fanouts      []int   `json:"fanouts"`
+	Batch        int     `json:"batch"`
+	Bulk         int     `json:"bulk"`
+	Threads      int     `json:"threads"`
+	Seeds        int     `json:"seeds"`
+	Minibatches  int     `json:"minibatches"`
+	Bulks        int     `json:"bulks"`
+	SampledEdges int64   `json:"sampled_edges"`
+	Seconds      float64 `json:"seconds"`
+	SEPS         float64 `json:"seps"`
+	LoadSeconds  float64 `json:"load_seconds"`
+	Digest       string  `json:"digest,omitempty"`
+}
+
+func runSample(ctx context.Context, e *env, args []string) error {
+	c, err := parseSampleFlags(e, args)
+	if err != nil {
 		return err
 	}
-	return errors.New("not available in this build yet")
+	t0 := time.Now()
+	d, err := dataset.LoadContext(ctx, c.graph, &dataset.LoadOptions{Threads: c.nw.Threads, Progress: e.stderr})
+	if err != nil {
+		return err
+	}
+	loadSec := time.Since(t0).Seconds()
+	vertices := d.Train
+	if len(vertices) == 0 {
+		vertices = make([]int32, d.NumNodes())
+		for i := range vertices {
+			vertices[i] = int32(i)
+		}
+	}
+	if c.seeds > len(vertices) {
+		return fmt.Errorf("--seeds %d: %s has only %d seed vertices", c.seeds, c.graph, len(vertices))
+	}
+	plan, err := sampling.NewPlan(vertices, c.plan)
+	if err != nil {
+		return err
+	}
+	ep := plan.Epoch(c.epoch)
+	if c.seeds > 0 {
+		ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
+	}
+	var s sampling.Sampler
+	name := "bulk"
+	if c.baseline {
+		name = "baseline"
+		s, err = sampling.NewBaseline(d.Adj, c.nw)
+	} else {
+		s, err = sampling.NewNodeWise(d.Adj, c.nw)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.graph, err)
+	}
+	sum := sampleSummary{Graph: c.graph, Vertices: d.NumNodes(), Edges: d.Adj.NNZ(), Sampler: name,
+		Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
+		Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
+	for _, mb := range ep.Minibatches {
+		sum.Seeds += len(mb)
+	}
+	if err := sampleEpoch(ctx, e.stderr, s, ep, c.digest, &sum); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "%s sampler: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges in %.3fs: %.2fM SEPS\n",
+		name, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
+	if c.digest {
+		fmt.Fprintf(e.stdout, "digest %s\n", sum.Digest)
+	}
+	if c.json {
+		return writeJSON(e.stdout, sum)
+	}
+	return nil
 }
+
+// firstSeeds truncates the minibatches to their first n seeds in order.
+func firstSeeds(mbs [][]int32, n int) [][]int32 {
+	for i, mb := range mbs {
+		if n <= len(mb) {
+			out := mbs[:i+1]
+			out[i] = mb[:n]
+			return out
+		}
+		n -= len(mb)
+	}
+	return mbs
+}
+
+// sampleEpoch samples every bulk of ep, timing only the sampler (not the
+// digest), with a progress line on stderr every few seconds.
+func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, digest bool, sum *sampleSummary) error {
+	var dg *sampling.Digest
+	if digest {
+		dg = sampling.NewDigest()
+	}
+	var busy time.Duration
+	lastReport := time.Now()
+	for i := range ep.NumBulks() {
+		first, seeds := ep.Bulk(i)
+		start := time.Now()
+		b, err := s.SampleBulk(ctx, ep.Epoch, first, seeds)
+		if err != nil {
+			return fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first, first+len(seeds)-1, err)
+		}
+		busy += time.Since(start)
+		sum.SampledEdges += b.SampledEdges()
+		if dg != nil {
+			dg.AddBulk(b)
+		}
+		if time.Since(lastReport) > 2*time.Second {
+			lastReport = time.Now()
+			fmt.Fprintf(stderr, "sample: %d/%d bulks, %d sampled edges, %.2fM SEPS\n",
+				i+1, ep.NumBulks(), sum.SampledEdges, float64(sum.SampledEdges)/busy.Seconds()/1e6)
+		}
+	}
+	sum.Seconds = busy.Seconds()
+	if sum.Seconds > 0 {
+		sum.SEPS = float64(sum.SampledEdges) / sum.Seconds
+	}
+	if dg != nil {
+		sum.Digest = dg.Sum()
+	}
+	return nil
+}
+

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+)
+
+// config is the parsed command line.
+type config struct {
+	scale       int
+	batch       int
+	budgets     []int
+	fanouts     []int
+	bulks       []int
+	methods     []string // layer-wise methods: "ladies", "fastgcn"
+	minibatches int
+	reps        int
+	semibulk    int
+	threads     int
+	seed        uint64
+	out         string
+	cpuProfile  string
+	json        bool
+}
+
+func parseArgs(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("ladiesbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: go run ./benchmarks/ladiesbench [flags]\n\n"+
+			"Times bulk LADIES (and FastGCN) sampling against bulk node-wise sampling of the\n"+
+			"same minibatches on an R-MAT graph and writes a markdown section to --out and\n"+
+			"standard output.\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	cfg := &config{}
+	fs.IntVar(&cfg.scale, "scale", 20, "R-MAT scale: the graph has 2^scale vertices and about 16·2^scale undirected edges")
+	fs.IntVar(&cfg.batch, "batch", 512, "seeds per minibatch, b")
+	budgets := fs.String("budgets", "512,512", "layer-wise columns per minibatch per layer, seeds' layer first")
+	fanouts := fs.String("fanouts", "15,10", "node-wise fanouts of the comparison, seeds' layer first")
+	bulks := fs.String("bulks", "1,16,64", "bulk sizes k to measure")
+	methods := fs.String("methods", "ladies", "layer-wise methods to measure: ladies, fastgcn or both")
+	fs.IntVar(&cfg.minibatches, "minibatches", 64, "minibatches sampled per timed run (at least k)")
+	fs.IntVar(&cfg.reps, "reps", 3, "timed runs per method and bulk size; the table reports the median")
+	fs.IntVar(&cfg.semibulk, "semibulk", 0, "minibatches per layer-wise extraction chunk (0: the library default)")
+	fs.IntVar(&cfg.threads, "threads", 0, "sampler goroutines (0: GOMAXPROCS)")
+	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the graph, the plan and the samplers")
+	fs.StringVar(&cfg.out, "out", "benchmarks/results/sampling-layerwise.md", "file to write the markdown section to; empty for none")
+	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	fs.BoolVar(&cfg.json, "json", false, "print the run's figures as one JSON object on the last line of standard output")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil, err
+		}
+		return nil, errUsage
+	}
+	bad := func(format string, a ...any) (*config, error) {
+		fmt.Fprintf(stderr, "ladiesbench: %s\n", fmt.Sprintf(format, a...))
+		fs.Usage()
+		return nil, errUsage
+	}
+	if fs.NArg() > 0 {
+		return bad("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if cfg.budgets, err = parseInts(*budgets); err != nil {
+		return bad("--budgets: %v", err)
+	}
+	if cfg.fanouts, err = parseInts(*fanouts); err != nil {
+		return bad("--fanouts: %v", err)
+	}
+	if cfg.bulks, err = parseInts(*bulks); err != nil {
+		return bad("--bulks: %v", err)
+	}
+	for _, m := range strings.Split(*methods, ",") {
+		switch m = strings.TrimSpace(m); m {
+		case "ladies", "fastgcn":
+			cfg.methods = append(cfg.methods, m)
+		default:
+			return bad("--methods: unknown method %q (want ladies or fastgcn)", m)
+		}
+	}
+	switch {
+	case cfg.scale < 1 || cfg.scale > 26:
+		return bad("--scale %d outside [1, 26]", cfg.scale)
+	case cfg.batch < 1:
+		return bad("--batch %d, want > 0", cfg.batch)
+	case cfg.minibatches < 1:
+		return bad("--minibatches %d, want > 0", cfg.minibatches)
+	case cfg.reps < 1:
+		return bad("--reps %d, want > 0", cfg.reps)
+	case cfg.semibulk < 0:
+		return bad("--semibulk %d, want >= 0", cfg.semibulk)
+	case cfg.threads < 0:
+		return bad("--threads %d, want >= 0", cfg.threads)
+	}
+	return cfg, nil
+}
+
+// errUsage marks a command-line error already reported with the usage.
+var errUsage = errors.New("usage error")
+
+// parseInts parses a comma-separated list of positive integers.
+func parseInts(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < 1 {
+			return nil, fmt.Errorf("%q is not a positive integer", f)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// writeJSON writes v as a single line of JSON to w.
+func writeJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode JSON summary: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}

@@ -1,0 +1,70 @@
+// Command ladiesbench measures bulk layer-wise sampling (LADIES, and
+// optionally FastGCN) against bulk node-wise sampling of the same
+// minibatches, and writes a markdown section for
+// benchmarks/results/sampling.md.
+//
+// Usage (what `make bench` runs):
+//
+//	go run ./benchmarks/ladiesbench [flags]
+//
+// The graph is Graph500 R-MAT of --scale (20 by default), edge factor 16,
+// symmetrised, without self loops or duplicates. Minibatches are --batch
+// seeds each, the first minibatches of epoch 0 of a plan over all vertices.
+// For every bulk size k of --bulks, each method samples --minibatches
+// minibatches (at least k) in bulks of k, --reps times; the table reports
+// the median time per minibatch and SEPS (sampled edges, the entries of all
+// blocks, per second of sampling, DESIGN.md section 8), and the ratio of
+// each layer-wise method's time per minibatch to node-wise sampling's,
+// measured alternately in the same run.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit code: 0 on
+// success, 1 on a failed run, 2 on a usage error.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cfg, err := parseArgs(args, stderr)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	case err != nil:
+		return 2
+	}
+	res, err := runBench(ctx, cfg, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "ladiesbench: %v\n", err)
+		return 1
+	}
+	table := res.markdown()
+	if cfg.out != "" {
+		if err := os.WriteFile(cfg.out, []byte(table), 0o644); err != nil {
+			fmt.Fprintf(stderr, "ladiesbench: write --out: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stderr, "ladiesbench: wrote %s\n", cfg.out)
+	}
+	fmt.Fprint(stdout, table)
+	if cfg.json {
+		if err := writeJSON(stdout, res.summary()); err != nil {
+			fmt.Fprintf(stderr, "ladiesbench: %v\n", err)
+			return 1
+		}
+	}
+	return 0
+}

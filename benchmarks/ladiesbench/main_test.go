@@ -1,0 +1,79 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunSmall runs the benchmark on a tiny graph and checks the markdown
+// file and the JSON summary.
+func TestRunSmall(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "layerwise.md")
+	var stdout, stderr bytes.Buffer
+	args := []string{"--scale", "9", "--batch", "16", "--budgets", "8,8", "--fanouts", "4,3",
+		"--bulks", "1,4", "--minibatches", "4", "--reps", "1", "--methods", "ladies,fastgcn", "--out", out, "--json"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| ladies | 4 |", "| fastgcn | 1 |", "| node | 1 |", "R-MAT scale 9"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var sum struct {
+		Vertices int `json:"vertices"`
+		Rows     []struct {
+			Method       string  `json:"method"`
+			K            int     `json:"k"`
+			SampledEdges int64   `json:"sampled_edges"`
+			SEPS         float64 `json:"seps"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatalf("last line is not the JSON summary: %v", err)
+	}
+	if sum.Vertices != 512 || len(sum.Rows) != 6 {
+		t.Fatalf("summary: %d vertices, %d rows; want 512 and 6", sum.Vertices, len(sum.Rows))
+	}
+	for _, r := range sum.Rows {
+		if r.SampledEdges <= 0 || r.SEPS <= 0 {
+			t.Errorf("%s k=%d: %d edges, SEPS %v", r.Method, r.K, r.SampledEdges, r.SEPS)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--budgets", "512,x"}, "--budgets"},
+		{[]string{"--bulks", "0"}, "--bulks"},
+		{[]string{"--methods", "node2vec"}, "--methods"},
+		{[]string{"--scale", "40"}, "--scale"},
+		{[]string{"--reps", "0"}, "--reps"},
+		{[]string{"extra"}, "extra"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), c.args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2", c.args, code)
+		}
+		if !strings.Contains(stderr.String(), c.flag) {
+			t.Errorf("%v: stderr does not name %s:\n%s", c.args, c.flag, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--help"}, &stdout, &stderr); code != 0 {
+		t.Errorf("--help: exit %d, want 0", code)
+	}
+}

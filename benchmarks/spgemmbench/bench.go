@@ -1,0 +1,287 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"time"
+
+	"github.com/bulksample/bulksample/benchmarks/graphblas"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// results is everything one run measured.
+type results struct {
+	cfg      *config
+	peer     string // the peer library's version; "" when not built
+	machine  machine
+	cases    []caseResult
+	mismatch error // the first disagreement between the libraries, if any
+}
+
+// caseResult is one benchmarked product.
+type caseResult struct {
+	benchCase
+	n         int       // vertices of the graph
+	nnzA      int64     // entries of A
+	leftRows  int       // rows of the left operand (n for A·A, --qrows for Q·A)
+	leftNNZ   int64     // entries of the left operand
+	flops     int64     // multiplications: sum over left entries (i,k) of nnz(A row k)
+	nnzC      int64     // entries of the product
+	inner     int       // products per timed run
+	ours      []float64 // seconds per product of each timed run of spgemm.Mul
+	peer      []float64 // seconds per product of each timed run of GraphBLAS; nil without it
+	verified  bool      // the warm-up products agreed entry by entry
+	genSecond float64   // seconds to generate the graph (not part of the timing)
+}
+
+func (c caseResult) product() string {
+	if c.kind == squareA {
+		return "A·A"
+	}
+	return "Q·A"
+}
+
+// runBench runs every case of cfg, reporting progress on progress.
+func runBench(ctx context.Context, cfg *config, progress io.Writer) (*results, error) {
+	res := &results{cfg: cfg, machine: thisMachine(cfg.threads)}
+	switch err := graphblas.Init(cfg.threads); {
+	case errors.Is(err, graphblas.ErrNotBuilt):
+		fmt.Fprintf(progress, "spgemmbench: %v\nspgemmbench: timing bulksample alone\n", err)
+	case err != nil:
+		return nil, err
+	default:
+		v, err := graphblas.Version()
+		if err != nil {
+			return nil, err
+		}
+		res.peer = v
+	}
+	for _, bc := range cfg.cases {
+		cr, err := runCase(ctx, cfg, bc, res.peer != "", progress)
+		if err != nil {
+			return nil, fmt.Errorf("case %s: %w", bc.name, err)
+		}
+		if !cr.verified && res.peer != "" && res.mismatch == nil {
+			res.mismatch = fmt.Errorf("case %s: the libraries' products differ (see above)", bc.name)
+		}
+		res.cases = append(res.cases, cr)
+		// Hand the case's matrices back to the OS before the next, larger one.
+		debug.FreeOSMemory()
+	}
+	return res, nil
+}
+
+func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, progress io.Writer) (caseResult, error) {
+	cr := caseResult{benchCase: bc}
+	fmt.Fprintf(progress, "%s: generating R-MAT scale %d, edge factor %d, seed %d\n", bc.name, bc.scale, edgeFactor, cfg.seed)
+	start := time.Now()
+	a, err := makeGraph(ctx, bc.scale, edgeFactor, cfg.seed, cfg.threads)
+	if err != nil {
+		return cr, err
+	}
+	cr.genSecond = time.Since(start).Seconds()
+	cr.n, cr.nnzA = a.Rows, a.NNZ()
+	left := a
+	if bc.kind == selectQA {
+		left = selection(a.Rows, cfg.qRows, cfg.seed)
+	}
+	cr.leftRows, cr.leftNNZ = left.Rows, left.NNZ()
+	cr.flops = flops(left, a)
+	fmt.Fprintf(progress, "%s: n %d, nnz(A) %d, %s with %d flops (generated in %.1fs)\n",
+		bc.name, cr.n, cr.nnzA, cr.product(), cr.flops, cr.genSecond)
+
+	opt := &spgemm.MulOptions{Threads: cfg.threads}
+	var ga, gl *graphblas.Matrix
+	if withPeer {
+		if ga, err = graphblas.FromCSR(a); err != nil {
+			return cr, err
+		}
+		defer ga.Free()
+		gl = ga
+		if left != a {
+			if gl, err = graphblas.FromCSR(left); err != nil {
+				return cr, err
+			}
+			defer gl.Free()
+		}
+	}
+
+	// Warm-up; the first products are verified.
+	var warmOurs time.Duration
+	for w := 0; w < cfg.warmup; w++ {
+		start := time.Now()
+		c := spgemm.Mul(left, a, opt)
+		warmOurs = time.Since(start)
+		if w == 0 {
+			cr.nnzC = c.NNZ()
+			if err := c.Validate(); err != nil {
+				return cr, fmt.Errorf("spgemm.Mul returned an invalid CSR: %w", err)
+			}
+		}
+		if !withPeer {
+			continue
+		}
+		gc, err := graphblas.Mul(gl, ga)
+		if err != nil {
+			return cr, err
+		}
+		if w == 0 {
+			err = gc.View(func(indptr, indices []uint64, data []float32) error {
+				return compareCSR(c, indptr, indices, data)
+			})
+			if err == nil {
+				cr.verified = true
+			} else {
+				fmt.Fprintf(progress, "%s: MISMATCH: %v\n", bc.name, err)
+			}
+		}
+		if err := gc.Free(); err != nil {
+			return cr, err
+		}
+	}
+
+	// A timed run repeats the product inner times, so that it lasts at least
+	// --mintime and short products are not lost in timer and scheduler noise;
+	// both libraries get the same count. Results are dropped as they come, as
+	// a caller would: Go's garbage collection and GraphBLAS's free are timed.
+	cr.inner = 1
+	if w := warmOurs.Seconds(); w < cfg.minTime.Seconds() {
+		cr.inner = int(math.Ceil(cfg.minTime.Seconds() / max(w, 1e-6)))
+	}
+	timeOurs := func() (float64, error) {
+		runtime.GC() // start from a clean heap: collect the previous runs' garbage untimed
+		start := time.Now()
+		for range cr.inner {
+			if c := spgemm.Mul(left, a, opt); c.NNZ() != cr.nnzC {
+				return 0, fmt.Errorf("spgemm.Mul gave %d entries, %d in the warm-up", c.NNZ(), cr.nnzC)
+			}
+		}
+		return time.Since(start).Seconds() / float64(cr.inner), nil
+	}
+	timePeer := func() (float64, error) {
+		runtime.GC()
+		start := time.Now()
+		for range cr.inner {
+			gc, err := graphblas.Mul(gl, ga)
+			if err != nil {
+				return 0, err
+			}
+			n, err := gc.NVals()
+			if err == nil {
+				err = gc.Free()
+			}
+			if err != nil || n != cr.nnzC {
+				return 0, fmt.Errorf("GraphBLAS gave %d entries (%v), %d in bulksample's warm-up", n, err, cr.nnzC)
+			}
+		}
+		return time.Since(start).Seconds() / float64(cr.inner), nil
+	}
+	for r := 0; r < cfg.reps; r++ {
+		if err := ctx.Err(); err != nil {
+			return cr, err
+		}
+		var o, p float64
+		var err error
+		if r%2 == 0 || !withPeer {
+			if o, err = timeOurs(); err == nil && withPeer {
+				p, err = timePeer()
+			}
+		} else {
+			if p, err = timePeer(); err == nil {
+				o, err = timeOurs()
+			}
+		}
+		if err != nil {
+			return cr, err
+		}
+		cr.ours = append(cr.ours, o)
+		if withPeer {
+			cr.peer = append(cr.peer, p)
+			fmt.Fprintf(progress, "%s: run %d/%d: bulksample %.4gs, GraphBLAS %.4gs\n", bc.name, r+1, cfg.reps, o, p)
+		} else {
+			fmt.Fprintf(progress, "%s: run %d/%d: bulksample %.4gs\n", bc.name, r+1, cfg.reps, o)
+		}
+	}
+	return cr, nil
+}
+
+// selection returns the rows x n matrix Q with a single 1 per row, at
+// distinct columns drawn uniformly at random (seeded): Q·A gathers those rows
+// of A, in random order, as a bulk of minibatch seeds does.
+func selection(n, rows int, seed uint64) *spgemm.CSR {
+	rng := rand.New(rand.NewPCG(seed, 0x5153454c)) // "QSEL": a stream apart from the graph's
+	ids := make([]int32, 0, rows)
+	if 2*rows > n {
+		for _, v := range rng.Perm(n)[:rows] {
+			ids = append(ids, int32(v))
+		}
+	} else {
+		taken := make([]bool, n)
+		for len(ids) < rows {
+			if v := rng.IntN(n); !taken[v] {
+				taken[v] = true
+				ids = append(ids, int32(v))
+			}
+		}
+	}
+	q := &spgemm.CSR{Rows: rows, Cols: n, Indptr: make([]int64, rows+1), Indices: ids, Data: make([]float32, rows)}
+	for i := range q.Data {
+		q.Indptr[i+1] = int64(i + 1)
+		q.Data[i] = 1
+	}
+	return q
+}
+
+// flops returns the multiplications of left·b: the sum over the entries
+// (i, k) of left of the length of row k of b.
+func flops(left, b *spgemm.CSR) int64 {
+	var f int64
+	for _, k := range left.Indices {
+		f += b.Indptr[k+1] - b.Indptr[k]
+	}
+	return f
+}
+
+// compareCSR checks that GraphBLAS's CSR arrays hold ours: the same pattern
+// exactly and values within float32 rounding of different summation orders.
+func compareCSR(ours *spgemm.CSR, indptr, indices []uint64, data []float32) error {
+	if len(indptr) != ours.Rows+1 {
+		return fmt.Errorf("GraphBLAS has %d rows, bulksample %d", len(indptr)-1, ours.Rows)
+	}
+	for i := 0; i < ours.Rows; i++ {
+		lo, hi := ours.Indptr[i], ours.Indptr[i+1]
+		if indptr[i] != uint64(lo) || indptr[i+1] != uint64(hi) {
+			return fmt.Errorf("row %d: GraphBLAS has %d entries, bulksample %d", i, int64(indptr[i+1])-int64(indptr[i]), hi-lo)
+		}
+		for p := lo; p < hi; p++ {
+			if indices[p] != uint64(ours.Indices[p]) {
+				return fmt.Errorf("row %d, entry %d: GraphBLAS has column %d, bulksample %d", i, p-lo, indices[p], ours.Indices[p])
+			}
+			x, y := float64(ours.Data[p]), float64(data[p])
+			if math.Abs(x-y) > 1e-5*math.Max(1, math.Abs(y)) {
+				return fmt.Errorf("row %d, column %d: GraphBLAS has %g, bulksample %g", i, indices[p], y, x)
+			}
+		}
+	}
+	return nil
+}
+
+// median returns the median of s (the mean of the middle two for even length).
+func median(s []float64) float64 {
+	if len(s) == 0 {
+		return math.NaN()
+	}
+	t := slices.Clone(s)
+	slices.Sort(t)
+	if len(t)%2 == 1 {
+		return t[len(t)/2]
+	}
+	return (t[len(t)/2-1] + t[len(t)/2]) / 2
+}

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runCLI runs the command line and returns its exit code, stdout and stderr.
+func runCLI(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := run(context.Background(), args, &env{stdout: &out, stderr: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+// lastJSON decodes the last line of stdout.
+func lastJSON(t *testing.T, stdout string) map[string]any {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil {
+		t.Fatalf("last stdout line %q is not JSON: %v", lines[len(lines)-1], err)
+	}
+	return m
+}
+
+func TestGenRMATIdenticalForAnyThreads(t *testing.T) {
+	dir := t.TempDir()
+	var files [][]byte
+	for _, threads := range []string{"1", "2", "5"} {
+		for _, ext := range []string{".bsn", ".npz"} {
+			p := filepath.Join(dir, "r"+threads+ext)
+			code, stdout, stderr := runCLI(t, "gen", "rmat", "--scale", "10", "--edge-factor", "8", "--seed", "3", "--threads", threads, "--out", p, "--json")
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, stderr)
+			}
+			m := lastJSON(t, stdout)
+			if m["nodes"] != float64(1024) || m["generated_edges"] != float64(8192) {
+				t.Errorf("summary %v", m)
+			}
+			b, err := os.ReadFile(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files = append(files, b)
+		}
+	}
+	for i := 2; i < len(files); i++ {
+		if !bytes.Equal(files[i], files[i%2]) {
+			t.Errorf("output %d differs from the 1-thread output", i)
+		}
+	}
+}
+
+func TestGenSBM(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "sbm.bsn")
+	code, stdout, stderr := runCLI(t, "gen", "sbm", "--nodes", "3000", "--classes", "3", "--avg-degree", "8",
+		"--homophily", "0.9", "--features", "4", "--seed", "2", "--out", p, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := lastJSON(t, stdout)
+	if m["nodes"] != float64(3000) || m["classes"] != float64(3) || m["features"] != float64(4) {
+		t.Errorf("summary %v", m)
+	}
+	if !strings.Contains(stderr, "generating") {
+		t.Errorf("no progress on stderr: %q", stderr)
+	}
+	code, stdout, _ = runCLI(t, "info", p, "--json")
+	if code != 0 {
+		t.Fatal("info failed")
+	}
+	info := lastJSON(t, stdout)
+	if info["train"] != float64(60) || info["valid"] != float64(500) || info["test"] != float64(1000) {
+		t.Errorf("split %v/%v/%v, want the planetoid 60/500/1000", info["train"], info["valid"], info["test"])
+	}
+}
+
+func TestGenUsageErrors(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "x.bsn")
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "--out", out}, "want a generator"},
+		{[]string{"gen", "kronecker", "--out", out}, "want a generator"},
+		{[]string{"gen", "rmat"}, "--out is required"},
+		{[]string{"gen", "rmat", "--scale", "0", "--out", out}, "--scale 0"},
+		{[]string{"gen", "rmat", "--edge-factor", "0", "--out", out}, "--edge-factor 0"},
+		{[]string{"gen", "rmat", "--threads", "-1", "--out", out}, "--threads -1"},
+		{[]string{"gen", "rmat", "--scale", "x", "--out", out}, "-scale"},
+		{[]string{"gen", "rmat", "--bogus", "--out", out}, "bogus"},
+		{[]string{"gen", "sbm", "--homophily", "1.5", "--out", out}, "--homophily 1.5"},
+		{[]string{"gen", "sbm", "--classes", "1", "--out", out}, "--classes 1"},
+		{[]string{"gen", "sbm", "--features", "0", "--out", out}, "--features 0"},
+		{[]string{"gen", "sbm", "--nodes", "1", "--out", out}, "--nodes 1"},
+		{[]string{"gen", "sbm", "--exponent", "2", "--out", out}, "--exponent 2"},
+		{[]string{"gen", "sbm", "--avg-degree", "0", "--out", out}, "--avg-degree 0"},
+		{[]string{"gen", "sbm", "--feature-noise", "0", "--out", out}, "--feature-noise 0"},
+		{[]string{"gen", "rmat", "--out", out, "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		code, _, stderr := runCLI(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, firstLine(stderr), tt.want)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a usage error wrote the output")
+	}
+	if code, _, _ := runCLI(t, "gen", "--help"); code != 0 {
+		t.Errorf("--help: exit %d", code)
+	}
+	// A bad value that only the generator catches is a run error naming it.
+	code, _, stderr := runCLI(t, "gen", "rmat", "--a", "0.9", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "A+B+C") {
+		t.Errorf("--a 0.9: exit %d, %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "gen", "sbm", "--split", "random:2,0,0", "--nodes", "100", "--out", out)
+	if code != 1 || !strings.Contains(stderr, "random:2,0,0") {
+		t.Errorf("--split random:2,0,0: exit %d, %q", code, stderr)
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sharedDataset(t *testing.T, name string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "..", "shared", "data", name)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("shared dataset %s not available (%v); it is not part of the repository", name, err)
+	}
+	return p
+}
+
+func TestInfoCora(t *testing.T) {
+	p := sharedDataset(t, "cora.npz")
+	code, stdout, stderr := runCLI(t, "info", p, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := lastJSON(t, stdout)
+	want := map[string]float64{"nodes": 2708, "edges": 10556, "features": 1433, "classes": 7, "train": 140, "valid": 500, "test": 1000,
+		"degree_min": 1, "degree_max": 168}
+	for k, v := range want {
+		if m[k] != v {
+			t.Errorf("%s = %v, want %v", k, m[k], v)
+		}
+	}
+	if rss, _ := m["peak_rss_bytes"].(float64); rss <= 0 {
+		t.Errorf("peak_rss_bytes = %v", m["peak_rss_bytes"])
+	}
+	// The flags reach the loader: stored (directed) edges and a stratified
+	// split, half of each class: 175+108+209+409+213+149+90 = 1353.
+	code, stdout, _ = runCLI(t, "info", "--symmetry", "stored", "--split", "random:0.5,0.25,0.25", "--seed", "4", p, "--json")
+	if code != 0 {
+		t.Fatal("info failed")
+	}
+	m = lastJSON(t, stdout)
+	if m["edges"] != float64(5429) || m["train"] != float64(1353) {
+		t.Errorf("stored/random split: edges %v, train %v", m["edges"], m["train"])
+	}
+}
+
+func TestInfoDegreeStats(t *testing.T) {
+	// Rows of lengths 0, 3, 1, 1: min 0, mean 1.25, median 1, max 3.
+	lo, mean, med, hi := degreeStats([]int64{0, 0, 3, 4, 5})
+	if lo != 0 || mean != 1.25 || med != 1 || hi != 3 {
+		t.Errorf("got %d %g %d %d", lo, mean, med, hi)
+	}
+}
+
+func TestInfoErrors(t *testing.T) {
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.txt")
+	os.WriteFile(bad, []byte("0 1\n1 zwei\n"), 0o644)
+	code, _, stderr := runCLI(t, "info", bad)
+	if code != 1 || !strings.Contains(stderr, bad+": line 2") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "info", filepath.Join(dir, "missing.npz"))
+	if code != 1 || !strings.Contains(stderr, "missing.npz") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+	for _, args := range [][]string{{"info"}, {"info", "a", "b"}, {"info", bad, "--symmetry", "sideways"}, {"info", bad, "--threads", "-2"}} {
+		if code, _, _ := runCLI(t, args...); code != 2 {
+			t.Errorf("%v: exit %d, want 2", args, code)
+		}
+	}
+}

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// sampleTestGraph writes a small symmetric graph (a ring with chords) to
+// a temporary scipy .npz file and returns its path.
+func sampleTestGraph(t *testing.T) string {
+	t.Helper()
+	const n = 400
+	var src, dst []int32
+	for v := range int32(n) {
+		for _, d := range []int32{1, 7, 31} {
+			src, dst = append(src, v), append(dst, (v+d)%n)
+		}
+	}
+	a, err := spgemm.FromCOO(n, n, src, dst, nil, &spgemm.COOOptions{Symmetrize: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "ring.npz")
+	if err := dataset.Save(path, &dataset.Dataset{Adj: a}); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// runSampleCLI runs `bulksample sample args...` and returns the exit code,
+// stdout and stderr.
+func runSampleCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"sample"}, args...), &env{stdout: &out, stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+// sampleLastJSON decodes the last line of stdout.
+func sampleLastJSON(t *testing.T, stdout string) map[string]any {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var m map[string]any
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil {
+		t.Fatalf("last line of stdout is not JSON: %v\n%s", err, stdout)
+	}
+	return m
+}
+
+func TestSampleDigestInvariant(t *testing.T) {
+	g := sampleTestGraph(t)
+	var want string
+	for _, args := range [][]string{
+		{"--bulk", "1", "--threads", "1"},
+		{"--bulk", "3", "--threads", "2"},
+		{"--bulk", "64", "--threads", "8", "--max-bulk-edges", "100"},
+		{"--bulk", "2", "--baseline"},
+	} {
+		args = append([]string{"--graph", g, "--batch", "16", "--fanout", "4,3", "--seed", "5", "--digest", "--json"}, args...)
+		code, stdout, stderr := runSampleCLI(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		m := sampleLastJSON(t, stdout)
+		for _, key := range []string{"sampled_edges", "minibatches", "seconds", "seps", "digest"} {
+			if _, ok := m[key]; !ok {
+				t.Errorf("%v: JSON lacks %q: %v", args, key, m)
+			}
+		}
+		if m["minibatches"].(float64) != 25 || m["seeds"].(float64) != 400 || m["sampled_edges"].(float64) <= 0 {
+			t.Errorf("%v: summary %v", args, m)
+		}
+		d := m["digest"].(string)
+		if want == "" {
+			want = d
+		} else if d != want {
+			t.Errorf("%v: digest %s, want %s", args, d, want)
+		}
+	}
+	// Another frontier mode, seed or law samples differently.
+	for _, extra := range [][]string{{"--frontier", "new"}, {"--seed", "6"}, {"--replace"}} {
+		args := append([]string{"--graph", g, "--batch", "16", "--fanout", "4,3", "--seed", "5", "--digest", "--json"}, extra...)
+		code, stdout, stderr := runSampleCLI(args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
+		}
+		if sampleLastJSON(t, stdout)["digest"] == want {
+			t.Errorf("%v: same digest as the default", extra)
+		}
+	}
+	code, stdout, _ := runSampleCLI("--graph", g, "--batch", "16", "--seeds", "40", "--json")
+	if m := sampleLastJSON(t, stdout); code != 0 || m["seeds"].(float64) != 40 || m["minibatches"].(float64) != 3 {
+		t.Errorf("--seeds 40: exit %d, %v", code, m)
+	}
+}
+
+func TestSampleFlagErrors(t *testing.T) {
+	g := sampleTestGraph(t)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--help"}, 0, "-fanout string"},
+		{[]string{}, 2, "--graph is required"},
+		{[]string{"--graph", g, "--fanout", "5,0"}, 2, "--fanout"},
+		{[]string{"--graph", g, "--fanout", "5,x"}, 2, "--fanout"},
+		{[]string{"--graph", g, "--batch", "0"}, 2, "--batch"},
+		{[]string{"--graph", g, "--bulk", "-1"}, 2, "--bulk"},
+		{[]string{"--graph", g, "--frontier", "some"}, 2, "--frontier"},
+		{[]string{"--graph", g, "--seeds", "-3"}, 2, "--seeds"},
+		{[]string{"--graph", g, "--threads", "-1"}, 2, "--threads"},
+		{[]string{"--graph", g, "--nosuchflag"}, 2, "nosuchflag"},
+		{[]string{"--graph", g, "--seeds", "401"}, 1, "--seeds 401"},
+		{[]string{"--graph", filepath.Join(t.TempDir(), "missing.npz")}, 1, "missing.npz"},
+	} {
+		code, _, stderr := runSampleCLI(tc.args...)
+		if code != tc.code || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d (want %d), stderr lacks %q:\n%s", tc.args, code, tc.code, tc.want, stderr)
+		}
+	}
+}
+
+// TestSampleCoraTrainSplit: with a dataset that has a split, the seeds are
+// its training vertices.
+func TestSampleCoraTrainSplit(t *testing.T) {
+	path := sampleSharedData(t, "cora.npz")
+	d, err := dataset.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runSampleCLI("--graph", path, "--batch", "32", "--fanout", "10,5", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := sampleLastJSON(t, stdout)
+	if int(m["seeds"].(float64)) != len(d.Train) || len(d.Train) == 0 || int(m["vertices"].(float64)) != d.NumNodes() {
+		t.Errorf("summary %v; Cora has %d training vertices of %d", m, len(d.Train), d.NumNodes())
+	}
+}
+
+// sampleSharedData returns the path of a file of the shared data folder,
+// shared/data next to the repository, found by walking up from the package
+// directory; it skips the test when the file is absent.
+func sampleSharedData(t *testing.T, name string) string {
+	t.Helper()
+	dir, err := filepath.Abs(".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		path := filepath.Join(dir, "shared", "data", name)
+		if _, err := os.Stat(path); err == nil {
+			return path
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Skipf("%s not found in shared/data above the package directory", name)
+		}
+		dir = parent
+	}
+}

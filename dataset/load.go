@@ -1,0 +1,279 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// Symmetry says whether a loader adds the reverse of every edge.
+type Symmetry int
+
+const (
+	// SymmetryDefault follows the format: gnn-benchmark .npz files and OGB
+	// CSV folders (ogbn-products) are symmetrised, as PyG and DGL treat them
+	// (Cora's stored adjacency is directed citations; OGB stores each
+	// undirected edge once); everything else is taken as stored.
+	SymmetryDefault Symmetry = iota
+	// Symmetrize adds reverse edges (A + Aᵀ pattern, values: the larger of
+	// the two directions) and drops self loops.
+	Symmetrize
+	// AsStored keeps the adjacency as the file stores it.
+	AsStored
+)
+
+// LoadOptions modify Load. The zero value (or nil) means: pick the format
+// from the file, symmetrise as the format's users expect, keep the stored
+// split or make the default one with seed 0, verify checksums, and use
+// GOMAXPROCS goroutines.
+type LoadOptions struct {
+	// Split is a split specification (see SplitPlanetoid); "" keeps the
+	// stored split, or applies the default to a labelled dataset without one.
+	Split string
+	// Seed seeds the split.
+	Seed uint64
+	// Symmetry says whether reverse edges are added.
+	Symmetry Symmetry
+	// SkipVerify skips the checksums and structure checks of native files,
+	// trusting them (faster reloads of files this program wrote).
+	SkipVerify bool
+	// Threads is the number of goroutines; <= 0 means runtime.GOMAXPROCS(0).
+	Threads int
+	// Progress, when non-nil, receives a line for each stage of a long load.
+	Progress io.Writer
+}
+
+// Format names, as Detect reports them.
+const (
+	FormatNative    = "native"
+	FormatScipyNPZ  = "scipy-npz"
+	FormatGNNBench  = "gnn-benchmark-npz"
+	FormatOGB       = "ogb"
+	FormatEdgeList  = "edgelist"
+	FormatMatrixMkt = "matrix-market"
+)
+
+// Load reads the graph or dataset at path, whatever its format (see
+// LoadContext).
+func Load(path string, opt *LoadOptions) (*Dataset, error) {
+	return LoadContext(context.Background(), path, opt)
+}
+
+// LoadContext reads the graph or dataset at path: a scipy sparse .npz, a
+// gnn-benchmark .npz, an OGB node-property folder, a native file, an edge
+// list or a Matrix Market file, picked by content (magic bytes) and then by
+// extension (.mtx, .npz; anything else readable as text is an edge list). A
+// plain graph gives a Dataset with only Adj (and Weighted) set. Long loads
+// stop with ctx's error when ctx is done. Every problem with the input comes
+// back as an error naming the file and, where it applies, the array, field
+// or line.
+func LoadContext(ctx context.Context, path string, opt *LoadOptions) (*Dataset, error) {
+	var o LoadOptions
+	if opt != nil {
+		o = *opt
+	}
+	format, err := Detect(path)
+	if err != nil {
+		return nil, err
+	}
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, "loading %s (%s)\n", path, format)
+	}
+	var d *Dataset
+	symmetrize := false
+	switch format {
+	case FormatNative:
+		d, err = loadNative(path, !o.SkipVerify, o.Threads)
+	case FormatScipyNPZ, FormatGNNBench:
+		var z *npzArchive
+		if z, err = openNPZ(path); err != nil {
+			return nil, err
+		}
+		d, _, err = readNPZDataset(ctx, z, o.Threads)
+		z.Close()
+		symmetrize = format == FormatGNNBench
+	case FormatOGB:
+		var flavour ogbFlavour
+		d, flavour, err = loadOGB(ctx, path, &o)
+		symmetrize = flavour == ogbCSV
+	case FormatMatrixMkt:
+		d, err = loadMatrixMarket(ctx, path, o.Threads)
+	case FormatEdgeList:
+		d, err = loadEdgeList(ctx, path, o.Threads)
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch o.Symmetry {
+	case Symmetrize:
+		symmetrize = true
+	case AsStored:
+		symmetrize = false
+	}
+	if symmetrize {
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, "symmetrising %d edges\n", d.Adj.NNZ())
+		}
+		if d.Adj, err = symmetrized(d.Adj, o.Threads); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if d.Name == "" {
+		d.Name = datasetName(path)
+	}
+	if err := applySplit(d, o.Split, o.Seed); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	// A native load has validated itself, or was told to trust the file.
+	if format != FormatNative || symmetrize || o.Split != "" {
+		if err := d.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return d, nil
+}
+
+// datasetName is the file or folder name without extensions.
+func datasetName(path string) string {
+	base := filepath.Base(filepath.Clean(path))
+	if i := strings.IndexByte(base, '.'); i > 0 {
+		base = base[:i]
+	}
+	return base
+}
+
+// symmetrized returns A + Aᵀ (pattern union; values: the larger of a[i,j]
+// and a[j,i]) without self loops.
+func symmetrized(a *spgemm.CSR, threads int) (*spgemm.CSR, error) {
+	src := make([]int32, a.NNZ())
+	for i := range a.Rows {
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			src[p] = int32(i)
+		}
+	}
+	return spgemm.FromCOO(a.Rows, a.Cols, src, a.Indices, a.Data, &spgemm.COOOptions{
+		Symmetrize: true, Duplicates: spgemm.DropDuplicates, DropSelfLoops: true, Threads: threads,
+	})
+}
+
+// Detect returns the format of the file or folder at path (one of the
+// Format constants), or an error if it is none of them.
+func Detect(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if st.IsDir() {
+		if isOGBFolder(path) {
+			return FormatOGB, nil
+		}
+		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz)", path, ErrFormat)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	head := make([]byte, 512)
+	n, err := io.ReadFull(f, head)
+	if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	head = head[:n]
+	switch {
+	case bytes.HasPrefix(head, []byte(nativeMagic)):
+		return FormatNative, nil
+	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")):
+		z, err := openNPZ(path)
+		if err != nil {
+			return "", err
+		}
+		defer z.Close()
+		switch z.layout() {
+		case layoutGNNBenchmark:
+			return FormatGNNBench, nil
+		case layoutScipy:
+			return FormatScipyNPZ, nil
+		}
+		_, _, err = readNPZDataset(context.Background(), z, 1) // for its error naming the arrays
+		return "", err
+	case bytes.HasPrefix(head, []byte("%%MatrixMarket")) || bytes.HasPrefix(bytes.ToLower(head), []byte("%%matrixmarket")):
+		return FormatMatrixMkt, nil
+	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
+		return "", fmt.Errorf("%s: %w: a gzip file; decompress it, or give the OGB dataset folder", path, ErrFormat)
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".mtx":
+		return FormatMatrixMkt, nil
+	case ".npz", ".npy", ".bsn":
+		return "", fmt.Errorf("%s: %w: a %s file without its magic bytes (truncated or corrupt?)", path, ErrFormat, ext)
+	}
+	if bytes.IndexByte(head, 0) >= 0 {
+		return "", fmt.Errorf("%s: %w: binary content of an unknown format", path, ErrFormat)
+	}
+	return FormatEdgeList, nil
+}
+
+// Save writes d to path: the scipy sparse .npz layout when path ends in
+// .npz (plus the features, labels, idx_train, idx_valid and idx_test arrays
+// when d has them), otherwise the native format. It writes a temporary file
+// next to path and renames it, so path is never left half-written.
+func Save(path string, d *Dataset) error {
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	write := writeNative
+	if strings.EqualFold(filepath.Ext(path), ".npz") {
+		write = writeNPZ
+	}
+	return writeFileAtomic(path, func(w io.Writer) error { return write(w, d) })
+}
+
+// writeFileAtomic writes path through a temporary file in the same folder,
+// synced and renamed into place on success and removed on failure.
+func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := newBufferedWriter(f)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+func newBufferedWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<20) }

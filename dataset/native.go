@@ -1,0 +1,352 @@
+package dataset
+
+// The native format: a fixed prefix, a JSON header, and the little-endian
+// arrays, each starting at a multiple of 64 bytes so that a memory-mapped
+// file can be used in place as []int64, []int32 and []float32. The layout is
+// documented in doc.go.
+
+import (
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"slices"
+	"sync"
+	"unsafe"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+const (
+	nativeMagic     = "BSNATIVE"
+	nativeVersion   = 1
+	nativePrefixLen = 24 // magic, version, header CRC-32C, header length
+	nativeAlign     = 64
+	maxNativeHeader = 1 << 20
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// nativeHeader is the JSON header of a native file.
+type nativeHeader struct {
+	Format      string        `json:"format"`
+	Version     int           `json:"version"`
+	Name        string        `json:"name"`
+	Nodes       int64         `json:"nodes"`
+	Edges       int64         `json:"edges"`
+	Weighted    bool          `json:"weighted"`
+	NumFeatures int64         `json:"num_features"`
+	NumClasses  int64         `json:"num_classes"`
+	Arrays      []nativeArray `json:"arrays"`
+}
+
+// nativeArray locates one array of a native file.
+type nativeArray struct {
+	Name   string `json:"name"`
+	Dtype  string `json:"dtype"` // int64, int32 or float32, little-endian
+	Offset int64  `json:"offset"`
+	Count  int64  `json:"count"`
+	CRC32C uint32 `json:"crc32c"`
+}
+
+func dtypeSize(dtype string) int64 {
+	switch dtype {
+	case "int64":
+		return 8
+	case "int32", "float32":
+		return 4
+	}
+	return 0
+}
+
+// nativeSchema lists the arrays of a native file with their dtypes; the
+// first three are required.
+var nativeSchema = []struct{ name, dtype string }{
+	{"indptr", "int64"}, {"indices", "int32"}, {"data", "float32"},
+	{"features", "float32"}, {"labels", "int32"},
+	{"train", "int32"}, {"valid", "int32"}, {"test", "int32"},
+}
+
+// bytesOf views a numeric slice as its bytes.
+func bytesOf[T int32 | int64 | float32](v []T) []byte {
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(*new(T))))
+}
+
+// writeNative writes d in the native format.
+func writeNative(w io.Writer, d *Dataset) error {
+	a := d.Adj
+	type arr struct {
+		name, dtype string
+		bytes       []byte
+		count       int64
+		write       func(io.Writer) error
+	}
+	var arrays []arr
+	add := func(name, dtype string, b []byte, count int64, write func(io.Writer) error) {
+		arrays = append(arrays, arr{name, dtype, b, count, write})
+	}
+	add("indptr", "int64", bytesOf(a.Indptr), int64(len(a.Indptr)), func(w io.Writer) error { return writeLE(w, a.Indptr) })
+	add("indices", "int32", bytesOf(a.Indices), int64(len(a.Indices)), func(w io.Writer) error { return writeLE(w, a.Indices) })
+	add("data", "float32", bytesOf(a.Data), int64(len(a.Data)), func(w io.Writer) error { return writeLE(w, a.Data) })
+	if d.Features != nil {
+		add("features", "float32", bytesOf(d.Features), int64(len(d.Features)), func(w io.Writer) error { return writeLE(w, d.Features) })
+	}
+	for _, x := range []struct {
+		name string
+		v    []int32
+	}{{"labels", d.Labels}, {"train", d.Train}, {"valid", d.Valid}, {"test", d.Test}} {
+		if x.v != nil {
+			v := x.v
+			add(x.name, "int32", bytesOf(v), int64(len(v)), func(w io.Writer) error { return writeLE(w, v) })
+		}
+	}
+	h := nativeHeader{
+		Format: "bulksample-native", Version: nativeVersion, Name: d.Name,
+		Nodes: int64(a.Rows), Edges: a.NNZ(), Weighted: d.Weighted,
+		NumFeatures: int64(d.NumFeatures), NumClasses: int64(d.NumClasses),
+	}
+	// Checksums are of the little-endian bytes; on a little-endian host those
+	// are the slices' own bytes, computed in parallel.
+	sums := make([]uint32, len(arrays))
+	var wg sync.WaitGroup
+	for i, x := range arrays {
+		wg.Go(func() {
+			if hostLittleEndian {
+				sums[i] = crc32.Checksum(x.bytes, castagnoli)
+				return
+			}
+			c := crc32.New(castagnoli)
+			x.write(c)
+			sums[i] = c.Sum32()
+		})
+	}
+	wg.Wait()
+	// The header's length depends on the offsets, which depend on its length:
+	// lay out with a generous guess and grow until it fits.
+	var hdr []byte
+	for reserve := int64(4096); ; reserve *= 2 {
+		h.Arrays = h.Arrays[:0]
+		off := reserve
+		for i, x := range arrays {
+			h.Arrays = append(h.Arrays, nativeArray{Name: x.name, Dtype: x.dtype, Offset: off, Count: x.count, CRC32C: sums[i]})
+			off = alignUp(off+x.count*dtypeSize(x.dtype), nativeAlign)
+		}
+		var err error
+		if hdr, err = json.Marshal(h); err != nil {
+			return err
+		}
+		if nativePrefixLen+int64(len(hdr)) <= reserve {
+			break
+		}
+	}
+	prefix := make([]byte, nativePrefixLen, h.Arrays[0].Offset)
+	copy(prefix, nativeMagic)
+	binary.LittleEndian.PutUint32(prefix[8:], nativeVersion)
+	binary.LittleEndian.PutUint32(prefix[12:], crc32.Checksum(hdr, castagnoli))
+	binary.LittleEndian.PutUint64(prefix[16:], uint64(len(hdr)))
+	prefix = append(prefix, hdr...)
+	prefix = append(prefix, make([]byte, h.Arrays[0].Offset-int64(len(prefix)))...)
+	if _, err := w.Write(prefix); err != nil {
+		return err
+	}
+	pos := h.Arrays[0].Offset
+	for i, x := range arrays {
+		if pad := h.Arrays[i].Offset - pos; pad > 0 {
+			if _, err := w.Write(make([]byte, pad)); err != nil {
+				return err
+			}
+		}
+		if err := x.write(w); err != nil {
+			return fmt.Errorf("array %q: %w", x.name, err)
+		}
+		pos = h.Arrays[i].Offset + x.count*dtypeSize(x.dtype)
+	}
+	return nil
+}
+
+func alignUp(x, a int64) int64 { return (x + a - 1) / a * a }
+
+// loadNative maps the native file at path and decodes it in place.
+func loadNative(path string, verify bool, threads int) (*Dataset, error) {
+	buf, unmap, err := mapFile(path)
+	if err != nil {
+		return nil, err
+	}
+	d, err := decodeNative(path, buf, verify, threads)
+	if err != nil {
+		unmap()
+		return nil, err
+	}
+	d.release = unmap
+	return d, nil
+}
+
+// decodeNative decodes a native file held in buf; the Dataset's arrays alias
+// buf where it is suitably aligned. With verify, every array's CRC-32C and
+// the CSR structure are checked; without, only the header and the array
+// bounds are (O(1) work: nothing is read but the header).
+func decodeNative(name string, buf []byte, verify bool, threads int) (*Dataset, error) {
+	bad := func(format string, a ...any) (*Dataset, error) {
+		return nil, fmt.Errorf("%s: %w: %s", name, ErrFormat, fmt.Sprintf(format, a...))
+	}
+	if len(buf) < nativePrefixLen {
+		return bad("truncated: %d bytes, shorter than the %d-byte native prefix", len(buf), nativePrefixLen)
+	}
+	if string(buf[:8]) != nativeMagic {
+		return bad("not a native bulksample file (bad magic %q)", buf[:8])
+	}
+	if v := binary.LittleEndian.Uint32(buf[8:]); v != nativeVersion {
+		return bad("unsupported native format version %d (this build reads version %d)", v, nativeVersion)
+	}
+	hlen := binary.LittleEndian.Uint64(buf[16:])
+	if hlen > maxNativeHeader || hlen > uint64(len(buf)-nativePrefixLen) {
+		return bad("truncated or corrupt: header length %d, file %d bytes", hlen, len(buf))
+	}
+	hdr := buf[nativePrefixLen : nativePrefixLen+int(hlen)]
+	if sum := crc32.Checksum(hdr, castagnoli); sum != binary.LittleEndian.Uint32(buf[12:]) {
+		return bad("header checksum mismatch (CRC-32C %08x, recorded %08x): the file is corrupt", sum, binary.LittleEndian.Uint32(buf[12:]))
+	}
+	var h nativeHeader
+	dec := json.NewDecoder(bytes.NewReader(hdr))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		return bad("header: %v", err)
+	}
+	if h.Format != "bulksample-native" || h.Version != nativeVersion {
+		return bad("header: format %q version %d, want bulksample-native version %d", h.Format, h.Version, nativeVersion)
+	}
+	if h.Nodes < 0 || h.Nodes > 1<<31 || h.Edges < 0 || h.NumFeatures < 0 || h.NumClasses < 0 || h.NumClasses > 1<<31 {
+		return bad("header: nodes %d, edges %d, num_features %d, num_classes %d out of range", h.Nodes, h.Edges, h.NumFeatures, h.NumClasses)
+	}
+	// Locate every array, checking its name, dtype, bounds and overlap.
+	byName := map[string]nativeArray{}
+	end := alignUp(nativePrefixLen+int64(hlen), 8)
+	for _, a := range h.Arrays {
+		i := slices.IndexFunc(nativeSchema, func(s struct{ name, dtype string }) bool { return s.name == a.Name })
+		switch {
+		case i < 0:
+			return bad("header: unknown array %q", a.Name)
+		case nativeSchema[i].dtype != a.Dtype:
+			return bad("array %q: dtype %q, want %q", a.Name, a.Dtype, nativeSchema[i].dtype)
+		case byName[a.Name] != nativeArray{}:
+			return bad("array %q appears twice", a.Name)
+		case a.Offset < end || a.Offset%8 != 0 || a.Count < 0:
+			return bad("array %q: offset %d count %d overlaps the header or the previous array, or is misaligned", a.Name, a.Offset, a.Count)
+		case a.Count > (int64(len(buf))-a.Offset)/dtypeSize(a.Dtype):
+			return bad("array %q: truncated: %d elements at offset %d need %d bytes, the file has %d",
+				a.Name, a.Count, a.Offset, a.Offset+a.Count*dtypeSize(a.Dtype), len(buf))
+		}
+		end = a.Offset + a.Count*dtypeSize(a.Dtype)
+		byName[a.Name] = a
+	}
+	want := map[string]int64{"indptr": h.Nodes + 1, "indices": h.Edges, "data": h.Edges}
+	if _, ok := byName["features"]; ok {
+		if h.NumFeatures == 0 || h.Nodes*h.NumFeatures/h.NumFeatures != h.Nodes {
+			return bad("header: features present but num_features %d", h.NumFeatures)
+		}
+		want["features"] = h.Nodes * h.NumFeatures
+	}
+	if _, ok := byName["labels"]; ok {
+		want["labels"] = h.Nodes
+	}
+	for k, n := range want {
+		a, ok := byName[k]
+		if !ok {
+			return bad("missing array %q", k)
+		}
+		if a.Count != n {
+			return bad("array %q has %d elements, want %d", k, a.Count, n)
+		}
+	}
+	if verify {
+		if err := verifyNative(name, buf, h.Arrays, threads); err != nil {
+			return nil, err
+		}
+	}
+	d := &Dataset{Name: h.Name, Weighted: h.Weighted, NumFeatures: int(h.NumFeatures), NumClasses: int(h.NumClasses)}
+	d.Adj = &spgemm.CSR{
+		Rows: int(h.Nodes), Cols: int(h.Nodes),
+		Indptr:  view[int64](buf, byName["indptr"]),
+		Indices: view[int32](buf, byName["indices"]),
+		Data:    view[float32](buf, byName["data"]),
+	}
+	if a, ok := byName["features"]; ok {
+		d.Features = view[float32](buf, a)
+	} else {
+		d.NumFeatures = 0
+	}
+	for _, x := range []struct {
+		name string
+		dst  *[]int32
+	}{{"labels", &d.Labels}, {"train", &d.Train}, {"valid", &d.Valid}, {"test", &d.Test}} {
+		if a, ok := byName[x.name]; ok {
+			*x.dst = view[int32](buf, a)
+		}
+	}
+	if d.Labels == nil {
+		d.NumClasses = 0
+	}
+	if verify {
+		if err := d.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return d, nil
+}
+
+// verifyNative checks every array's CRC-32C, several arrays at a time.
+func verifyNative(name string, buf []byte, arrays []nativeArray, threads int) error {
+	errs := make([]error, len(arrays))
+	sem := make(chan struct{}, numThreads(threads))
+	var wg sync.WaitGroup
+	for i, a := range arrays {
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			b := buf[a.Offset : a.Offset+a.Count*dtypeSize(a.Dtype)]
+			if sum := crc32.Checksum(b, castagnoli); sum != a.CRC32C {
+				errs[i] = fmt.Errorf("%s: array %q: %w: checksum mismatch (CRC-32C %08x, recorded %08x): the file is corrupt",
+					name, a.Name, ErrFormat, sum, a.CRC32C)
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// view returns array a of buf as a []T, in place when buf is aligned for T
+// and the host is little-endian, else as a converted copy.
+func view[T int32 | int64 | float32](buf []byte, a nativeArray) []T {
+	size := int64(unsafe.Sizeof(*new(T)))
+	b := buf[a.Offset : a.Offset+a.Count*size]
+	if a.Count == 0 {
+		return []T{}
+	}
+	p := unsafe.Pointer(unsafe.SliceData(b))
+	if hostLittleEndian && uintptr(p)%uintptr(size) == 0 {
+		return unsafe.Slice((*T)(p), a.Count)
+	}
+	v := make([]T, a.Count)
+	for i := range v {
+		e := b[int64(i)*size:]
+		var x any
+		switch any(v[0]).(type) {
+		case int64:
+			x = int64(binary.LittleEndian.Uint64(e))
+		case int32:
+			x = int32(binary.LittleEndian.Uint32(e))
+		case float32:
+			x = math.Float32frombits(binary.LittleEndian.Uint32(e))
+		}
+		v[i] = x.(T)
+	}
+	return v
+}

@@ -1,0 +1,585 @@
+package dataset
+
+// This file reads .npz archives (zip files of .npy members, stored or
+// deflated, as numpy.savez and savez_compressed write them) in two layouts:
+// scipy.sparse.save_npz (indptr, indices, data, shape, format) and the
+// gnn-benchmark layout of Shchur et al. (adj_*, attr_*, labels), and writes
+// the scipy layout.
+
+import (
+	"archive/zip"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// npzArchive is an open .npz file.
+type npzArchive struct {
+	name    string // the file's path, for error messages
+	members map[string]*zip.File
+	closer  io.Closer
+}
+
+// openNPZ opens the .npz file at path.
+func openNPZ(path string) (*npzArchive, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	z, err := newNPZ(path, f, st.Size())
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	z.closer = f
+	return z, nil
+}
+
+// newNPZ reads the zip directory of an .npz held by ra.
+func newNPZ(name string, ra io.ReaderAt, size int64) (*npzArchive, error) {
+	zr, err := zip.NewReader(ra, size)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w: not a zip (.npz) archive: %v", name, ErrFormat, err)
+	}
+	z := &npzArchive{name: name, members: map[string]*zip.File{}}
+	for _, f := range zr.File {
+		key := strings.TrimSuffix(f.Name, ".npy")
+		if _, dup := z.members[key]; dup {
+			return nil, fmt.Errorf("%s: %w: array %q appears twice", name, ErrFormat, key)
+		}
+		z.members[key] = f
+	}
+	return z, nil
+}
+
+func (z *npzArchive) Close() error {
+	if z.closer == nil {
+		return nil
+	}
+	return z.closer.Close()
+}
+
+func (z *npzArchive) has(key string) bool { _, ok := z.members[key]; return ok }
+
+// errf returns an error naming the archive and the array.
+func (z *npzArchive) errf(key string, err error) error {
+	return fmt.Errorf("%s: array %q: %w", z.name, key, err)
+}
+
+// open opens member key and reads its .npy header.
+func (z *npzArchive) open(key string) (io.ReadCloser, npyHeader, error) {
+	f, ok := z.members[key]
+	if !ok {
+		return nil, npyHeader{}, fmt.Errorf("%s: %w: missing array %q", z.name, ErrFormat, key)
+	}
+	// A deflate stream expands at most ~1032 times; a larger declared size is
+	// a lie that would make us allocate for data that is not there.
+	if f.Method != zip.Store && f.UncompressedSize64 > f.CompressedSize64*1100+1024 {
+		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: declared size %d cannot come from %d compressed bytes",
+			ErrFormat, f.UncompressedSize64, f.CompressedSize64))
+	}
+	if f.UncompressedSize64 > 1<<62 {
+		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: declared size %d", ErrFormat, f.UncompressedSize64))
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: %v", ErrFormat, err))
+	}
+	h, err := readNPYHeader(rc, int64(f.UncompressedSize64))
+	if err != nil {
+		rc.Close()
+		return nil, npyHeader{}, z.errf(key, err)
+	}
+	return rc, h, nil
+}
+
+// finish drains a member to its end, so that the zip reader checks its
+// CRC-32, and closes it.
+func (z *npzArchive) finish(key string, rc io.ReadCloser) error {
+	_, err := io.Copy(io.Discard, rc)
+	rc.Close()
+	if err != nil {
+		return z.errf(key, fmt.Errorf("%w: %v", ErrFormat, err))
+	}
+	return nil
+}
+
+// readNumeric reads member key, converting each element with conv. ndim, if
+// non-zero, is the required number of dimensions.
+func readNumeric[T int32 | int64 | float32](z *npzArchive, key string, ndim int, conv func(int64, int64, float64, bool) (T, error)) ([]T, []int64, error) {
+	rc, h, err := z.open(key)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ndim != 0 && len(h.shape) != ndim {
+		rc.Close()
+		return nil, nil, z.errf(key, fmt.Errorf("%w: want a %d-d array, have shape %v", ErrFormat, ndim, h.shape))
+	}
+	v := make([]T, h.count())
+	if err := readNPYData(rc, &h, v, conv); err != nil {
+		rc.Close()
+		return nil, nil, z.errf(key, err)
+	}
+	if err := z.finish(key, rc); err != nil {
+		return nil, nil, err
+	}
+	return v, h.shape, nil
+}
+
+func (z *npzArchive) int64s(key string) ([]int64, error) {
+	v, _, err := readNumeric(z, key, 1, toInt64)
+	return v, err
+}
+
+func (z *npzArchive) int32s(key string) ([]int32, error) {
+	v, _, err := readNumeric(z, key, 1, toInt32)
+	return v, err
+}
+
+func (z *npzArchive) float32s(key string) ([]float32, error) {
+	v, _, err := readNumeric(z, key, 1, toFloat32)
+	return v, err
+}
+
+func (z *npzArchive) str(key string) (string, error) {
+	rc, h, err := z.open(key)
+	if err != nil {
+		return "", err
+	}
+	s, err := readNPYString(rc, &h)
+	if err != nil {
+		rc.Close()
+		return "", z.errf(key, err)
+	}
+	return s, z.finish(key, rc)
+}
+
+// shape2 reads a 2-element shape array (rows, cols).
+func (z *npzArchive) shape2(key string) (int, int, error) {
+	s, err := z.int64s(key)
+	if err != nil {
+		return 0, 0, err
+	}
+	if len(s) != 2 {
+		return 0, 0, z.errf(key, fmt.Errorf("%w: shape has %d entries, want 2", ErrFormat, len(s)))
+	}
+	if s[0] < 0 || s[1] < 0 || s[0] > 1<<31 || s[1] > 1<<31 {
+		return 0, 0, z.errf(key, fmt.Errorf("%w: shape %d x %d outside the int32 id range", ErrFormat, s[0], s[1]))
+	}
+	return int(s[0]), int(s[1]), nil
+}
+
+// readCSR reads a sparse matrix stored under prefix (e.g. "" for scipy,
+// "adj_" for gnn-benchmark): prefix+indptr, indices, data, shape and, when
+// present, format ("csr", "csc" or "coo"; gnn-benchmark files have no format
+// member and are CSR). The result is canonical: rows sorted, duplicates
+// summed, as scipy's sum_duplicates would make it.
+func (z *npzArchive) readCSR(prefix string, threads int) (*spgemm.CSR, error) {
+	format := "csr"
+	if z.has(prefix + "format") {
+		f, err := z.str(prefix + "format")
+		if err != nil {
+			return nil, err
+		}
+		format = f
+	}
+	rows, cols, err := z.shape2(prefix + "shape")
+	if err != nil {
+		return nil, err
+	}
+	data, err := z.float32s(prefix + "data")
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case "coo":
+		r, err := z.int32s(prefix + "row")
+		if err != nil {
+			return nil, err
+		}
+		c, err := z.int32s(prefix + "col")
+		if err != nil {
+			return nil, err
+		}
+		if len(r) != len(data) || len(c) != len(data) {
+			return nil, fmt.Errorf("%s: %w: arrays %q, %q and %q have lengths %d, %d and %d",
+				z.name, ErrFormat, prefix+"row", prefix+"col", prefix+"data", len(r), len(c), len(data))
+		}
+		m, err := spgemm.FromCOO(rows, cols, r, c, data, &spgemm.COOOptions{Threads: threads})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w: %w", z.name, ErrFormat, err)
+		}
+		return m, nil
+	case "csr", "csc":
+	default:
+		return nil, z.errf(prefix+"format", fmt.Errorf("%w: unsupported sparse format %q (want csr, csc or coo)", ErrFormat, format))
+	}
+	indptr, err := z.int64s(prefix + "indptr")
+	if err != nil {
+		return nil, err
+	}
+	indices, err := z.int32s(prefix + "indices")
+	if err != nil {
+		return nil, err
+	}
+	major, minor := rows, cols
+	if format == "csc" {
+		major, minor = cols, rows
+	}
+	m := &spgemm.CSR{Rows: major, Cols: minor, Indptr: indptr, Indices: indices, Data: data}
+	if err := canonicalize(z.name, prefix, m, threads); err != nil {
+		return nil, err
+	}
+	if format == "csc" {
+		m = spgemm.Transpose(m, threads)
+	}
+	return m, nil
+}
+
+// canonicalize checks the structure of m as read from file name (indptr
+// shape, monotonicity, lengths, ids in range), naming the array at fault,
+// and sorts rows and sums duplicates if the file's rows were not canonical.
+func canonicalize(name, prefix string, m *spgemm.CSR, threads int) error {
+	bad := func(array, format string, a ...any) error {
+		return fmt.Errorf("%s: array %q: %w: %s", name, prefix+array, ErrFormat, fmt.Sprintf(format, a...))
+	}
+	if len(m.Indptr) != m.Rows+1 {
+		return bad("indptr", "length %d, want rows+1 = %d", len(m.Indptr), m.Rows+1)
+	}
+	if m.Indptr[0] != 0 {
+		return bad("indptr", "indptr[0] = %d, want 0", m.Indptr[0])
+	}
+	for i := range m.Rows {
+		if m.Indptr[i+1] < m.Indptr[i] {
+			return bad("indptr", "decreases at row %d (%d then %d)", i, m.Indptr[i], m.Indptr[i+1])
+		}
+	}
+	nnz := m.Indptr[m.Rows]
+	if int64(len(m.Indices)) != nnz {
+		return bad("indices", "length %d, want indptr[-1] = %d", len(m.Indices), nnz)
+	}
+	if int64(len(m.Data)) != nnz {
+		return bad("data", "length %d, want indptr[-1] = %d", len(m.Data), nnz)
+	}
+	sorted := true
+	for i := range m.Rows {
+		prev := int32(-1)
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			c := m.Indices[p]
+			if uint32(c) >= uint32(m.Cols) {
+				return bad("indices", "entry %d (row %d): column id %d outside [0, %d)", p, i, c, m.Cols)
+			}
+			if c <= prev {
+				sorted = false
+			}
+			prev = c
+		}
+	}
+	if sorted {
+		return nil
+	}
+	src := make([]int32, nnz)
+	for i := range m.Rows {
+		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+			src[p] = int32(i)
+		}
+	}
+	c, err := spgemm.FromCOO(m.Rows, m.Cols, src, m.Indices, m.Data, &spgemm.COOOptions{Threads: threads})
+	if err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	*m = *c
+	return nil
+}
+
+// npzLayout is the kind of .npz file.
+type npzLayout int
+
+const (
+	layoutUnknown npzLayout = iota
+	layoutScipy
+	layoutGNNBenchmark
+)
+
+func (z *npzArchive) layout() npzLayout {
+	switch {
+	case z.has("adj_data") || z.has("adj_indptr") || z.has("adj_matrix"):
+		return layoutGNNBenchmark
+	case z.has("indptr") || z.has("format") || z.has("row"):
+		return layoutScipy
+	}
+	return layoutUnknown
+}
+
+// readNPZDataset reads an .npz of either layout into a Dataset. It leaves
+// symmetrisation and splitting to the caller.
+func readNPZDataset(ctx context.Context, z *npzArchive, threads int) (*Dataset, npzLayout, error) {
+	layout := z.layout()
+	var d Dataset
+	var err error
+	switch layout {
+	case layoutScipy:
+		if d.Adj, err = z.readCSR("", threads); err != nil {
+			return nil, layout, err
+		}
+		if err := z.readExtras(&d); err != nil {
+			return nil, layout, err
+		}
+	case layoutGNNBenchmark:
+		if err := z.readGNNBenchmark(ctx, &d, threads); err != nil {
+			return nil, layout, err
+		}
+	default:
+		names := slices.Sorted(func(yield func(string) bool) {
+			for k := range z.members {
+				if !yield(k) {
+					return
+				}
+			}
+		})
+		return nil, layout, fmt.Errorf("%s: %w: neither a scipy sparse .npz (indptr, indices, data, shape, format) nor a gnn-benchmark .npz (adj_*, attr_*, labels); arrays: %s",
+			z.name, ErrFormat, truncate(strings.Join(names, ", "), 200))
+	}
+	if d.Adj.Rows != d.Adj.Cols {
+		return nil, layout, fmt.Errorf("%s: %w: adjacency is %d x %d, not square", z.name, ErrFormat, d.Adj.Rows, d.Adj.Cols)
+	}
+	d.Weighted = !allOnes(d.Adj.Data)
+	return &d, layout, nil
+}
+
+func allOnes(v []float32) bool {
+	for _, x := range v {
+		if x != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// Names of the extra arrays that Save writes next to the scipy CSR arrays
+// when a Dataset has features, labels or a split. scipy.sparse.load_npz
+// ignores them.
+const (
+	npzFeatures = "features"
+	npzLabels   = "labels"
+	npzTrain    = "idx_train"
+	npzValid    = "idx_valid"
+	npzTest     = "idx_test"
+)
+
+// readExtras reads the optional features, labels and split of a scipy-layout
+// file written by Save.
+func (z *npzArchive) readExtras(d *Dataset) error {
+	n := d.Adj.Rows
+	if z.has(npzFeatures) {
+		f, shape, err := readNumeric(z, npzFeatures, 2, toFloat32)
+		if err != nil {
+			return err
+		}
+		if shape[0] != int64(n) {
+			return z.errf(npzFeatures, fmt.Errorf("%w: %d rows for %d nodes", ErrFormat, shape[0], n))
+		}
+		d.Features, d.NumFeatures = f, int(shape[1])
+	}
+	if z.has(npzLabels) {
+		if err := z.readLabels(npzLabels, d); err != nil {
+			return err
+		}
+	}
+	return z.readSplit(d, npzTrain, npzValid, npzTest)
+}
+
+// readSplit reads split index arrays when present, checking every id.
+func (z *npzArchive) readSplit(d *Dataset, keys ...string) error {
+	dst := []*[]int32{&d.Train, &d.Valid, &d.Test}
+	for i, k := range keys {
+		if !z.has(k) {
+			continue
+		}
+		v, err := z.int32s(k)
+		if err != nil {
+			return err
+		}
+		if err := checkIDs(v, d.NumNodes()); err != nil {
+			return z.errf(k, err)
+		}
+		slices.Sort(v)
+		*dst[i] = v
+	}
+	return nil
+}
+
+// checkIDs returns an error naming the first id outside [0, n).
+func checkIDs(ids []int32, n int) error {
+	for i, v := range ids {
+		if uint32(v) >= uint32(n) {
+			return fmt.Errorf("%w: entry %d: vertex id %d outside [0, %d)", ErrFormat, i, v, n)
+		}
+	}
+	return nil
+}
+
+// readLabels reads a 1-d label array (any integer or float dtype; NaN or
+// negative = unlabelled) and sets NumClasses to max label + 1.
+func (z *npzArchive) readLabels(key string, d *Dataset) error {
+	v, shape, err := readNumeric(z, key, 0, toLabel)
+	if err != nil {
+		return err
+	}
+	// OGB stores labels as an N x 1 column.
+	if len(shape) == 2 && shape[1] == 1 {
+		shape = shape[:1]
+	}
+	if len(shape) != 1 || shape[0] != int64(d.NumNodes()) {
+		return z.errf(key, fmt.Errorf("%w: shape %v, want (%d,)", ErrFormat, shape, d.NumNodes()))
+	}
+	d.Labels = v
+	d.NumClasses = numClasses(v)
+	return nil
+}
+
+func numClasses(labels []int32) int {
+	m := int32(-1)
+	for _, l := range labels {
+		m = max(m, l)
+	}
+	return int(m) + 1
+}
+
+// readGNNBenchmark reads the layout of Shchur et al.'s gnn-benchmark files:
+// adj_{data,indices,indptr,shape}; features as attr_{data,indices,indptr,shape}
+// (sparse) or attr_matrix (dense); labels as a 1-d array or as
+// labels_{data,indices,indptr,shape} (sparse one-hot); string arrays
+// (node_names, attr_names, class_names, idx_to_node, ...) are ignored.
+func (z *npzArchive) readGNNBenchmark(ctx context.Context, d *Dataset, threads int) error {
+	var err error
+	if z.has("adj_matrix") {
+		return fmt.Errorf("%s: %w: dense adj_matrix is not supported; store the adjacency as adj_data/adj_indices/adj_indptr/adj_shape",
+			z.name, ErrFormat)
+	}
+	if d.Adj, err = z.readCSR("adj_", threads); err != nil {
+		return err
+	}
+	n := d.Adj.Rows
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	switch {
+	case z.has("attr_data"):
+		a, err := z.readCSR("attr_", threads)
+		if err != nil {
+			return err
+		}
+		if a.Rows != n {
+			return z.errf("attr_shape", fmt.Errorf("%w: %d rows for %d nodes", ErrFormat, a.Rows, n))
+		}
+		if int64(a.Rows)*int64(a.Cols) > 1<<34 {
+			return z.errf("attr_shape", fmt.Errorf("%w: dense %d x %d features are too large", ErrFormat, a.Rows, a.Cols))
+		}
+		d.NumFeatures = a.Cols
+		d.Features = make([]float32, a.Rows*a.Cols)
+		for i := range a.Rows {
+			idx, val := a.Row(i)
+			for j, c := range idx {
+				d.Features[i*a.Cols+int(c)] = val[j]
+			}
+		}
+	case z.has("attr_matrix"):
+		f, shape, err := readNumeric(z, "attr_matrix", 2, toFloat32)
+		if err != nil {
+			return err
+		}
+		if shape[0] != int64(n) {
+			return z.errf("attr_matrix", fmt.Errorf("%w: %d rows for %d nodes", ErrFormat, shape[0], n))
+		}
+		d.Features, d.NumFeatures = f, int(shape[1])
+	}
+	switch {
+	case z.has("labels_data"):
+		l, err := z.readCSR("labels_", threads)
+		if err != nil {
+			return err
+		}
+		if l.Rows != n {
+			return z.errf("labels_shape", fmt.Errorf("%w: %d rows for %d nodes", ErrFormat, l.Rows, n))
+		}
+		d.Labels = make([]int32, n)
+		for i := range n {
+			d.Labels[i] = -1
+			idx, val := l.Row(i)
+			best := float32(0)
+			for j, c := range idx {
+				if val[j] > best {
+					best, d.Labels[i] = val[j], c
+				}
+			}
+		}
+		d.NumClasses = l.Cols
+	case z.has("labels"):
+		if err := z.readLabels("labels", d); err != nil {
+			return err
+		}
+	}
+	return z.readSplit(d, "idx_train", "idx_val", "idx_test")
+}
+
+// writeNPZ writes d's adjacency in the scipy.sparse.save_npz layout
+// (stored, not deflated: it loads faster and scipy reads both), plus the
+// extra arrays named above for features, labels and split.
+func writeNPZ(w io.Writer, d *Dataset) error {
+	zw := zip.NewWriter(w)
+	a := d.Adj
+	member := func(name string, write func(io.Writer) error) error {
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: name + ".npy", Method: zip.Store})
+		if err != nil {
+			return err
+		}
+		return write(fw)
+	}
+	arrays := []struct {
+		name  string
+		write func(io.Writer) error
+	}{
+		{"indices", func(w io.Writer) error { return writeNPY(w, []int64{int64(len(a.Indices))}, a.Indices) }},
+		{"indptr", func(w io.Writer) error { return writeNPY(w, []int64{int64(len(a.Indptr))}, a.Indptr) }},
+		{"format", func(w io.Writer) error { return writeNPYString(w, "csr") }},
+		{"shape", func(w io.Writer) error { return writeNPY(w, []int64{2}, []int64{int64(a.Rows), int64(a.Cols)}) }},
+		{"data", func(w io.Writer) error { return writeNPY(w, []int64{int64(len(a.Data))}, a.Data) }},
+	}
+	if d.Features != nil {
+		arrays = append(arrays, struct {
+			name  string
+			write func(io.Writer) error
+		}{npzFeatures, func(w io.Writer) error {
+			return writeNPY(w, []int64{int64(d.NumNodes()), int64(d.NumFeatures)}, d.Features)
+		}})
+	}
+	for _, x := range []struct {
+		name string
+		v    []int32
+	}{{npzLabels, d.Labels}, {npzTrain, d.Train}, {npzValid, d.Valid}, {npzTest, d.Test}} {
+		if x.v == nil {
+			continue
+		}
+		arrays = append(arrays, struct {
+			name  string
+			write func(io.Writer) error
+		}{x.name, func(w io.Writer) error { return writeNPY(w, []int64{int64(len(x.v))}, x.v) }})
+	}
+	for _, m := range arrays {
+		if err := member(m.name, m.write); err != nil {
+			return fmt.Errorf("array %q: %w", m.name, err)
+		}
+	}
+	return zw.Close()
+}

@@ -1,0 +1,457 @@
+package dataset
+
+// OGB node-property folders, as OGB's downloader unpacks them:
+//
+//	CSV flavour (ogbn-products, ogbn-arxiv):
+//	  raw/edge.csv.gz          one "src,dst" line per edge
+//	  raw/num-node-list.csv.gz the node count
+//	  raw/num-edge-list.csv.gz the edge count
+//	  raw/node-feat.csv.gz     optional, one line of comma-separated floats per node
+//	  raw/node-label.csv.gz    optional, one label per line (nan = unlabelled)
+//	binary flavour (ogbn-papers100M):
+//	  raw/data.npz             edge_index (2 x E ints), num_nodes_list, node_feat (N x F, float32 or float16)
+//	  raw/node-label.npz       optional, node_label (N or N x 1, NaN = unlabelled)
+//	split/<name>/{train,valid,test}.csv.gz  optional, one node id per line
+//
+// Edge src -> dst becomes entry (dst, src) of Adj (row = the receiving node).
+// Edges are parsed in chunks straight into the COO arrays, whose size comes
+// from num-edge-list, so a load holds the COO arrays and the final CSR but no
+// text beyond one chunk.
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+type ogbFlavour int
+
+const (
+	ogbCSV ogbFlavour = iota + 1
+	ogbBinary
+)
+
+func isOGBFolder(dir string) bool {
+	for _, f := range []string{"edge.csv.gz", "data.npz"} {
+		if st, err := os.Stat(filepath.Join(dir, "raw", f)); err == nil && !st.IsDir() {
+			return true
+		}
+	}
+	return false
+}
+
+// gzFile is an open .csv.gz file with its compressed size.
+type gzFile struct {
+	path string
+	f    *os.File
+	zr   *gzip.Reader
+	size int64 // compressed bytes
+}
+
+func openGz(path string) (*gzFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<20))
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: not a gzip stream: %v", path, ErrFormat, err)
+	}
+	return &gzFile{path: path, f: f, zr: zr, size: st.Size()}, nil
+}
+
+func (g *gzFile) Close() error { g.zr.Close(); return g.f.Close() }
+
+// maxLines bounds the lines an honest gzip file of this size can hold (a
+// deflate stream expands at most ~1032 times; a line has >= 2 bytes).
+func (g *gzFile) maxLines() int64 { return g.size*1100/2 + 1024 }
+
+// gzLines reads the lines of a .csv.gz file; errors name the file and line.
+type gzLines struct {
+	*lineReader
+	g *gzFile
+}
+
+func openGzLines(path string) (*gzLines, error) {
+	g, err := openGz(path)
+	if err != nil {
+		return nil, err
+	}
+	return &gzLines{newLineReader(path, g.zr), g}, nil
+}
+
+// readCount reads a num-*-list file: one count per graph, summed.
+func readCount(path string) (int64, error) {
+	l, err := openGzLines(path)
+	if err != nil {
+		return 0, err
+	}
+	defer l.g.Close()
+	var total int64
+	lines := 0
+	for {
+		b, err := l.next(true)
+		if err != nil {
+			return 0, err
+		}
+		if b == nil {
+			break
+		}
+		v, ok := parseID(b)
+		if !ok || total+v > 1<<40 {
+			return 0, l.errf("count %q is not a non-negative integer", truncate(string(b), 40))
+		}
+		total += v
+		lines++
+	}
+	if lines == 0 {
+		return 0, fmt.Errorf("%s: %w: no count", path, ErrFormat)
+	}
+	return total, nil
+}
+
+// loadOGB reads an OGB node-property folder (see the file comment).
+func loadOGB(ctx context.Context, dir string, o *LoadOptions) (*Dataset, ogbFlavour, error) {
+	raw := filepath.Join(dir, "raw")
+	var d *Dataset
+	var flavour ogbFlavour
+	var err error
+	if _, statErr := os.Stat(filepath.Join(raw, "data.npz")); statErr == nil {
+		flavour = ogbBinary
+		d, err = loadOGBBinary(ctx, raw, o)
+	} else {
+		flavour = ogbCSV
+		d, err = loadOGBCSV(ctx, raw, o)
+	}
+	if err != nil {
+		return nil, flavour, err
+	}
+	if err := loadOGBSplit(dir, d); err != nil {
+		return nil, flavour, err
+	}
+	return d, flavour, nil
+}
+
+func progress(o *LoadOptions, format string, a ...any) {
+	if o.Progress != nil {
+		fmt.Fprintf(o.Progress, format+"\n", a...)
+	}
+}
+
+func loadOGBCSV(ctx context.Context, raw string, o *LoadOptions) (*Dataset, error) {
+	n64, err := readCount(filepath.Join(raw, "num-node-list.csv.gz"))
+	if err != nil {
+		return nil, err
+	}
+	m, err := readCount(filepath.Join(raw, "num-edge-list.csv.gz"))
+	if err != nil {
+		return nil, err
+	}
+	if n64 > math.MaxInt32 {
+		return nil, fmt.Errorf("%s: %w: %d nodes exceed the int32 id range", filepath.Join(raw, "num-node-list.csv.gz"), ErrFormat, n64)
+	}
+	n := int(n64)
+	path := filepath.Join(raw, "edge.csv.gz")
+	l, err := openGzLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer l.g.Close()
+	if m > l.g.maxLines() {
+		return nil, fmt.Errorf("%s: %w: num-edge-list declares %d edges, more than the file can hold", path, ErrFormat, m)
+	}
+	progress(o, "reading %d edges of %d nodes from %s", m, n, path)
+	src, dst := make([]int32, m), make([]int32, m)
+	var fs [][]byte
+	var k int64
+	for {
+		b, err := l.next(true)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		if k >= m {
+			return nil, l.errf("more edges than the %d of num-edge-list.csv.gz", m)
+		}
+		if k%(1<<20) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
+		fs = fields(b, fs)
+		if len(fs) != 2 {
+			return nil, l.errf("%d fields, want 2 (src,dst)", len(fs))
+		}
+		for j, dstArr := range [2][]int32{src, dst} {
+			v, ok := parseID(fs[j])
+			if !ok || v >= n64 {
+				return nil, l.errf("node id %q is not an integer in [0, %d)", truncate(string(fs[j]), 40), n)
+			}
+			dstArr[k] = int32(v)
+		}
+		k++
+	}
+	if k != m {
+		return nil, fmt.Errorf("%s: %w: truncated: %d edges, num-edge-list.csv.gz declares %d", path, ErrFormat, k, m)
+	}
+	progress(o, "building the CSR")
+	adj, err := spgemm.FromCOO(n, n, dst, src, nil, &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: o.Threads})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	src, dst = nil, nil
+	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
+	if feat := filepath.Join(raw, "node-feat.csv.gz"); fileExists(feat) {
+		progress(o, "reading node features from %s", feat)
+		if d.Features, d.NumFeatures, err = readFeatureCSV(ctx, feat, n); err != nil {
+			return nil, err
+		}
+	}
+	if lab := filepath.Join(raw, "node-label.csv.gz"); fileExists(lab) {
+		if d.Labels, err = readLabelCSV(lab, n); err != nil {
+			return nil, err
+		}
+		d.NumClasses = numClasses(d.Labels)
+	}
+	return d, nil
+}
+
+func fileExists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && !st.IsDir()
+}
+
+// readFeatureCSV reads n lines of comma-separated floats, all of one width.
+func readFeatureCSV(ctx context.Context, path string, n int) ([]float32, int, error) {
+	l, err := openGzLines(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer l.g.Close()
+	var feats []float32
+	f := 0
+	var fs [][]byte
+	for v := 0; ; v++ {
+		b, err := l.next(true)
+		if err != nil {
+			return nil, 0, err
+		}
+		if b == nil {
+			if v != n {
+				return nil, 0, fmt.Errorf("%s: %w: truncated: %d feature rows for %d nodes", path, ErrFormat, v, n)
+			}
+			return feats, f, nil
+		}
+		if v >= n {
+			return nil, 0, l.errf("more feature rows than the %d nodes", n)
+		}
+		if v%(1<<16) == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, err
+			}
+		}
+		fs = fields(b, fs)
+		if v == 0 {
+			f = len(fs)
+			// Every value takes at least 2 bytes of text.
+			if int64(n)*int64(f) > l.g.size*1100/2+1024 {
+				return nil, 0, l.errf("%d nodes x %d features cannot fit in the file", n, f)
+			}
+			feats = make([]float32, n*f)
+		}
+		if len(fs) != f {
+			return nil, 0, l.errf("%d values, want %d as on the first line", len(fs), f)
+		}
+		row := feats[v*f:][:f]
+		for j, s := range fs {
+			x, err := strconv.ParseFloat(string(s), 32)
+			if err != nil {
+				return nil, 0, l.errf("value %d: %q is not a number", j+1, truncate(string(s), 40))
+			}
+			row[j] = float32(x)
+		}
+	}
+}
+
+// readLabelCSV reads one label per line; "nan" or a negative value means
+// unlabelled (-1).
+func readLabelCSV(path string, n int) ([]int32, error) {
+	l, err := openGzLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer l.g.Close()
+	labels := make([]int32, 0, min(int64(n), l.g.maxLines()))
+	for {
+		b, err := l.next(true)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		if len(labels) >= n {
+			return nil, l.errf("more labels than the %d nodes", n)
+		}
+		x, err := strconv.ParseFloat(string(b), 64)
+		if err != nil {
+			return nil, l.errf("label %q is not a number", truncate(string(b), 40))
+		}
+		lv, err := toLabel(int64(len(labels)), 0, x, false)
+		if err != nil {
+			return nil, l.errf("label %q: %v", truncate(string(b), 40), err)
+		}
+		labels = append(labels, lv)
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("%s: %w: truncated: %d labels for %d nodes", path, ErrFormat, len(labels), n)
+	}
+	return labels, nil
+}
+
+func loadOGBBinary(ctx context.Context, raw string, o *LoadOptions) (*Dataset, error) {
+	path := filepath.Join(raw, "data.npz")
+	z, err := openNPZ(path)
+	if err != nil {
+		return nil, err
+	}
+	defer z.Close()
+	nodes, err := z.int64s("num_nodes_list")
+	if err != nil {
+		return nil, err
+	}
+	var n64 int64
+	for _, v := range nodes {
+		if v < 0 || n64+v > math.MaxInt32 {
+			return nil, z.errf("num_nodes_list", fmt.Errorf("%w: node count outside [0, 2^31-1)", ErrFormat))
+		}
+		n64 += v
+	}
+	n := int(n64)
+	progress(o, "reading edge_index of %s", path)
+	ei, shape, err := readNumeric(z, "edge_index", 2, func(i, iv int64, fv float64, isInt bool) (int32, error) {
+		v, err := toInt64(i, iv, fv, isInt)
+		if err == nil && uint64(v) >= uint64(n64) {
+			err = fmt.Errorf("%w: element %d: node id %d outside [0, %d)", ErrFormat, i, v, n64)
+		}
+		return int32(v), err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if shape[0] != 2 {
+		return nil, z.errf("edge_index", fmt.Errorf("%w: shape %v, want (2, E)", ErrFormat, shape))
+	}
+	m := shape[1]
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	progress(o, "building the CSR of %d edges", m)
+	adj, err := spgemm.FromCOO(n, n, ei[m:], ei[:m], nil, &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: o.Threads})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	ei = nil
+	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
+	if z.has("node_feat") {
+		progress(o, "reading node_feat")
+		f, shape, err := readNumeric(z, "node_feat", 2, toFloat32)
+		if err != nil {
+			return nil, err
+		}
+		if shape[0] != n64 {
+			return nil, z.errf("node_feat", fmt.Errorf("%w: %d rows for %d nodes", ErrFormat, shape[0], n))
+		}
+		d.Features, d.NumFeatures = f, int(shape[1])
+	}
+	if lp := filepath.Join(raw, "node-label.npz"); fileExists(lp) {
+		lz, err := openNPZ(lp)
+		if err != nil {
+			return nil, err
+		}
+		defer lz.Close()
+		if err := lz.readLabels("node_label", d); err != nil {
+			return nil, err
+		}
+	}
+	return d, nil
+}
+
+// loadOGBSplit reads split/<name>/{train,valid,test}.csv.gz when the folder
+// has exactly one split.
+func loadOGBSplit(dir string, d *Dataset) error {
+	entries, err := os.ReadDir(filepath.Join(dir, "split"))
+	if err != nil {
+		return nil // no split folder: the caller applies the default
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if len(names) > 1 {
+		return fmt.Errorf("%s: %w: several splits %v; remove all but one", filepath.Join(dir, "split"), ErrFormat, names)
+	}
+	sd := filepath.Join(dir, "split", names[0])
+	for _, s := range []struct {
+		file string
+		dst  *[]int32
+	}{{"train.csv.gz", &d.Train}, {"valid.csv.gz", &d.Valid}, {"test.csv.gz", &d.Test}} {
+		p := filepath.Join(sd, s.file)
+		if !fileExists(p) {
+			return fmt.Errorf("%s: %w: missing (the split folder has no %s)", p, ErrFormat, s.file)
+		}
+		ids, err := readIDList(p, d.NumNodes())
+		if err != nil {
+			return err
+		}
+		*s.dst = ids
+	}
+	return nil
+}
+
+// readIDList reads one node id per line, sorted and deduplicated.
+func readIDList(path string, n int) ([]int32, error) {
+	l, err := openGzLines(path)
+	if err != nil {
+		return nil, err
+	}
+	defer l.g.Close()
+	var ids []int32
+	for {
+		b, err := l.next(true)
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		v, ok := parseID(b)
+		if !ok || v >= int64(n) {
+			return nil, l.errf("node id %q is not an integer in [0, %d)", truncate(string(b), 40), n)
+		}
+		ids = append(ids, int32(v))
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids), nil
+}

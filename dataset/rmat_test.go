@@ -1,0 +1,148 @@
+package dataset
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+func TestRMATOptionsErrors(t *testing.T) {
+	tests := []struct {
+		opt  RMATOptions
+		want string
+	}{
+		{RMATOptions{}, "Scale 0"},
+		{RMATOptions{Scale: 31}, "Scale 31"},
+		{RMATOptions{Scale: 4, EdgeFactor: -1}, "EdgeFactor -1"},
+		{RMATOptions{Scale: 4, A: 0.7, B: 0.2, C: 0.2}, "A+B+C <= 1"},
+		{RMATOptions{Scale: 4, Noise: 0.5}, "Noise 0.5"},
+	}
+	for _, tt := range tests {
+		_, err := RMAT(tt.opt)
+		if err == nil || !contains(err.Error(), tt.want) {
+			t.Errorf("RMAT(%+v) error %v, want one containing %q", tt.opt, err, tt.want)
+		}
+	}
+}
+
+func TestRMATGraph(t *testing.T) {
+	for _, noise := range []float64{0, 0.05} {
+		t.Run(fmt.Sprintf("noise%g", noise), func(t *testing.T) {
+			opt := RMATOptions{Scale: 10, Seed: 42, Noise: noise, Threads: 1}
+			a, err := RMAT(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := a.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			if a.Rows != 1024 || a.Cols != 1024 {
+				t.Fatalf("shape %d x %d", a.Rows, a.Cols)
+			}
+			// Symmetric, no self loops, values 1; at most 2·16·1024 entries
+			// and, with R-MAT's skew, well above half of them kept.
+			for i := range a.Rows {
+				idx, val := a.Row(i)
+				for p, j := range idx {
+					if int(j) == i || val[p] != 1 {
+						t.Fatalf("entry (%d, %d) = %v", i, j, val[p])
+					}
+					r, _ := a.Row(int(j))
+					if _, ok := slices.BinarySearch(r, int32(i)); !ok {
+						t.Fatalf("(%d, %d) has no reverse", i, j)
+					}
+				}
+			}
+			if nnz := a.NNZ(); nnz > 2*16*1024 || nnz < 16*1024 {
+				t.Errorf("nnz %d outside [16384, 32768]", nnz)
+			}
+			for _, threads := range []int{2, 3, 8} {
+				opt.Threads = threads
+				b, err := RMAT(opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !reflect.DeepEqual(a, b) {
+					t.Fatalf("threads %d: graph differs from 1 thread", threads)
+				}
+			}
+			opt.Seed = 43
+			if c, _ := RMAT(opt); reflect.DeepEqual(a.Indices, c.Indices) {
+				t.Error("seeds 42 and 43 give the same graph")
+			}
+		})
+	}
+}
+
+// TestRMATQuadrantLaw checks with a chi-square test (p < 1e-6) that each
+// level of the unpermuted edges picks quadrants with probabilities a, b, c, d.
+func TestRMATQuadrantLaw(t *testing.T) {
+	o, _ := RMATOptions{Scale: 6}.withDefaults()
+	thr := make([][3]uint32, o.Scale)
+	for l := range thr {
+		thr[l] = [3]uint32{uint32(o.A * 65536), uint32((o.A + o.B) * 65536), uint32((o.A + o.B + o.C) * 65536)}
+	}
+	const m = 200_000
+	counts := make([][4]float64, o.Scale)
+	for k := range m {
+		u, v := rmatEdge(7, uint64(k), thr)
+		for l := range o.Scale {
+			q := (u>>l&1)<<1 | v>>l&1
+			counts[l][q]++
+		}
+	}
+	p := []float64{o.A, o.B, o.C, 1 - o.A - o.B - o.C}
+	for l, c := range counts {
+		chi := 0.0
+		for q := range 4 {
+			e := p[q] * m
+			chi += (c[q] - e) * (c[q] - e) / e
+		}
+		// The 1 - 1e-6 quantile of chi-square with 3 degrees of freedom is 30.66.
+		if chi > 30.66 {
+			t.Errorf("level %d: counts %v, chi-square %.1f > 30.66", l, c, chi)
+		}
+	}
+}
+
+func TestRMATPermutation(t *testing.T) {
+	p := randomPermutation(1000, 5, streamRMATPerm)
+	s := slices.Clone(p)
+	slices.Sort(s)
+	for i, v := range s {
+		if int(v) != i {
+			t.Fatalf("not a permutation: sorted[%d] = %d", i, v)
+		}
+	}
+	fixed := 0
+	for i, v := range p {
+		if int(v) == i {
+			fixed++
+		}
+	}
+	if fixed > 10 { // expected 1 fixed point; 10 has probability < 1e-7
+		t.Errorf("%d fixed points", fixed)
+	}
+}
+
+func BenchmarkRMAT(b *testing.B) {
+	for _, threads := range []int{1, 2} {
+		b.Run(fmt.Sprintf("scale18/threads%d", threads), func(b *testing.B) {
+			opt := RMATOptions{Scale: 18, Seed: 1, Threads: threads}
+			for b.Loop() {
+				if _, err := RMAT(opt); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(16<<18)*float64(b.N)/b.Elapsed().Seconds(), "edges/s")
+		})
+		b.Run(fmt.Sprintf("scale18_edgesonly/threads%d", threads), func(b *testing.B) {
+			opt := RMATOptions{Scale: 18, Seed: 1, Threads: threads}
+			for b.Loop() {
+				rmatEdges(opt)
+			}
+			b.ReportMetric(float64(16<<18)*float64(b.N)/b.Elapsed().Seconds(), "edges/s")
+		})
+	}
+}

@@ -1,0 +1,51 @@
+package dataset
+
+import "math"
+
+// The generators and splits draw every random number as a pure function of
+// (seed, stream, counter) through the SplitMix64 finaliser (Steele, Lea and
+// Flood, OOPSLA 2014), like sampling.Stream (which this package may not
+// import): a result never depends on the thread count or on the order in
+// which numbers are drawn.
+
+// Streams separate the uses of one seed.
+const (
+	streamSplit uint64 = iota + 1
+	streamRMATEdge
+	streamRMATPerm
+	streamRMATNoise
+	streamPPClass
+	streamPPWeight
+	streamPPEdge
+	streamPPMean
+	streamPPFeature
+)
+
+func mix64(z uint64) uint64 {
+	z ^= z >> 30
+	z *= 0xbf58476d1ce4e5b9
+	z ^= z >> 27
+	z *= 0x94d049bb133111eb
+	z ^= z >> 31
+	return z
+}
+
+// hash3 returns 64 random bits for (seed, stream, i).
+func hash3(seed, stream, i uint64) uint64 {
+	return mix64(mix64(seed+0x9e3779b97f4a7c15+stream*0xc2b2ae3d27d4eb4f) + (i+1)*0xa0761d6478bd642f)
+}
+
+// unit maps 64 random bits to a uniform float64 in the open interval (0, 1).
+func unit(x uint64) float64 {
+	return (float64(x>>11) + 0.5) * (1.0 / (1 << 53))
+}
+
+// normalPair returns two independent standard normal numbers from the bits
+// of (seed, stream, i) by the Box-Muller transform.
+func normalPair(seed, stream, i uint64) (float64, float64) {
+	u1 := unit(hash3(seed, stream, 2*i))
+	u2 := unit(hash3(seed, stream, 2*i+1))
+	r := math.Sqrt(-2 * math.Log(u1))
+	s, c := math.Sincos(2 * math.Pi * u2)
+	return r * c, r * s
+}

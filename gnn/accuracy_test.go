@@ -1,0 +1,77 @@
+package gnn
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/sampling"
+)
+
+// loadShared loads ../shared/data/<name>.npz next to the repository with its
+// default split (stratified: 20 labelled vertices per class for training,
+// 500 valid, 1000 test), or skips the test when the file is absent.
+func loadShared(t *testing.T, name string) *dataset.Dataset {
+	t.Helper()
+	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", name+".npz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Skipf("%s not available (%v): this accuracy test needs %s", name, err, path)
+	}
+	ds, err := dataset.Load(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ds.Train) != 20*ds.NumClasses || len(ds.Valid) != 500 || len(ds.Test) != 1000 {
+		t.Fatalf("%s split: %d/%d/%d vertices; want %d/500/1000", name, len(ds.Train), len(ds.Valid), len(ds.Test), 20*ds.NumClasses)
+	}
+	return ds
+}
+
+// medianSAGEAccuracy trains a 2-layer GraphSAGE (hidden 64, fanouts 10,10,
+// batch 64 in bulks of 4, lr 0.01, dropout 0.5, weight decay 5e-4) with
+// seeds 0..4 and returns the median of the best-valid epochs' test
+// accuracies.
+func medianSAGEAccuracy(t *testing.T, ds *dataset.Dataset, epochs int) float64 {
+	accs := make([]float64, 0, 5)
+	for seed := range uint64(5) {
+		s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{10, 10}, Seed: 1000 + seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := train(t, ds, s, TrainOptions{Arch: SAGE, Hidden: 64, Dropout: 0.5, BatchSize: 64, BulkSize: 4,
+			Epochs: epochs, Seed: seed, Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}})
+		t.Logf("seed %d: test %.3f (best valid %.3f at epoch %d)", seed, res.TestAcc, res.BestValAcc, res.BestEpoch)
+		accs = append(accs, res.TestAcc)
+	}
+	slices.Sort(accs)
+	return accs[2]
+}
+
+// TestSAGECora: the median test accuracy of 5 seeds on Cora is at least
+// 0.78 (published GraphSAGE-mean results on this protocol are 0.79-0.82).
+func TestSAGECora(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 5 models; skipped in -short")
+	}
+	ds := loadShared(t, "cora")
+	if med := medianSAGEAccuracy(t, ds, 20); med < 0.78 {
+		t.Errorf("Cora: median test accuracy %.3f; want >= 0.78", med)
+	}
+}
+
+// TestSAGECiteSeer: the median test accuracy of 5 seeds on CiteSeer is at
+// least 0.66.
+func TestSAGECiteSeer(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 5 models; skipped in -short")
+	}
+	ds := loadShared(t, "citeseer")
+	if med := medianSAGEAccuracy(t, ds, 20); med < 0.66 {
+		t.Errorf("CiteSeer: median test accuracy %.3f; want >= 0.66", med)
+	}
+}

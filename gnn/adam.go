@@ -1,0 +1,105 @@
+package gnn
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// Defaults of AdamOptions' zero fields (those of Kingma and Ba, ICLR 2015,
+// and of PyTorch).
+const (
+	DefaultLR    = 0.01
+	DefaultBeta1 = 0.9
+	DefaultBeta2 = 0.999
+	DefaultEps   = 1e-8
+)
+
+// AdamOptions configure Adam. A zero field means its default; WeightDecay 0
+// means none.
+type AdamOptions struct {
+	LR           float64 // learning rate; 0 means DefaultLR
+	Beta1, Beta2 float64 // moment decay rates in [0, 1); 0 means the defaults
+	Eps          float64 // denominator guard; 0 means DefaultEps
+	// WeightDecay is the L2 penalty coefficient λ: λ·p is added to the
+	// gradient of every parameter before the moments are updated (PyTorch's
+	// Adam, not AdamW).
+	WeightDecay float64
+}
+
+func (o AdamOptions) withDefaults() (AdamOptions, error) {
+	def := func(v *float64, d float64) {
+		if *v == 0 {
+			*v = d
+		}
+	}
+	def(&o.LR, DefaultLR)
+	def(&o.Beta1, DefaultBeta1)
+	def(&o.Beta2, DefaultBeta2)
+	def(&o.Eps, DefaultEps)
+	switch {
+	case !(o.LR > 0) || math.IsInf(o.LR, 0):
+		return o, fmt.Errorf("gnn: AdamOptions.LR = %g, want > 0", o.LR)
+	case !(o.Beta1 > 0 && o.Beta1 < 1):
+		return o, fmt.Errorf("gnn: AdamOptions.Beta1 = %g, want in (0, 1)", o.Beta1)
+	case !(o.Beta2 > 0 && o.Beta2 < 1):
+		return o, fmt.Errorf("gnn: AdamOptions.Beta2 = %g, want in (0, 1)", o.Beta2)
+	case !(o.Eps > 0):
+		return o, fmt.Errorf("gnn: AdamOptions.Eps = %g, want > 0", o.Eps)
+	case !(o.WeightDecay >= 0) || math.IsInf(o.WeightDecay, 0):
+		return o, fmt.Errorf("gnn: AdamOptions.WeightDecay = %g, want >= 0", o.WeightDecay)
+	}
+	return o, nil
+}
+
+// Adam is the Adam optimiser's state for one parameter array: the first and
+// second moment estimates and the step count.
+type Adam struct {
+	opt  AdamOptions
+	M, V []float32 // moment estimates, parallel to the parameters
+	T    int64     // steps taken
+}
+
+// NewAdam returns Adam's initial state for n parameters. It returns an error
+// naming the invalid field of opt.
+func NewAdam(n int, opt AdamOptions) (*Adam, error) {
+	o, err := opt.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	return &Adam{opt: o, M: make([]float32, n), V: make([]float32, n)}, nil
+}
+
+// Options returns the optimiser's options with the defaults filled in.
+func (a *Adam) Options() AdamOptions { return a.opt }
+
+// Step updates params in place from grads (which it leaves unchanged):
+//
+//	g = grad + λ·p;  m = β1·m + (1-β1)·g;  v = β2·v + (1-β2)·g²
+//	p -= lr · (m/(1-β1^t)) / (sqrt(v/(1-β2^t)) + eps)
+//
+// It panics with a spgemm.ShapeError if the lengths differ from the state's.
+func (a *Adam) Step(params, grads []float32) {
+	if len(params) != len(a.M) || len(grads) != len(a.M) {
+		panic(spgemm.ShapeError{Op: "gnn.Adam.Step", ARows: len(params), ACols: len(grads), BRows: len(a.M), BCols: len(a.M)})
+	}
+	a.T++
+	o := a.opt
+	c1 := 1 - math.Pow(o.Beta1, float64(a.T))
+	c2 := 1 - math.Pow(o.Beta2, float64(a.T))
+	b1, b2 := float32(o.Beta1), float32(o.Beta2)
+	wd := float32(o.WeightDecay)
+	stepSize := float32(o.LR / c1)
+	invSqrtC2 := float32(1 / math.Sqrt(c2))
+	eps := float32(o.Eps)
+	m, v := a.M, a.V
+	for i, g := range grads {
+		p := params[i]
+		g += wd * p
+		mi := b1*m[i] + (1-b1)*g
+		vi := b2*v[i] + (1-b2)*g*g
+		m[i], v[i] = mi, vi
+		params[i] = p - stepSize*mi/(float32(math.Sqrt(float64(vi)))*invSqrtC2+eps)
+	}
+}

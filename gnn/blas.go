@@ -1,0 +1,49 @@
+package gnn
+
+import (
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/gonum"
+)
+
+// PureGoBLAS is the name of gonum's pure-Go BLAS, the backend of builds
+// without the openblas tag and of TrainOptions.PureGoBLAS.
+const PureGoBLAS = "gonum"
+
+// blasFor returns the dense backend: gonum's pure-Go BLAS when pureGo is
+// set, otherwise the build's native one (see BLAS).
+func blasFor(pureGo bool) (blas.Float32, string) {
+	if pureGo {
+		return gonum.Implementation{}, PureGoBLAS
+	}
+	return nativeBLAS(), BLAS
+}
+
+// gemm sets c = alpha·op(a)·op(b) + beta·c for row-major matrices, where
+// op(a) is m x k and op(b) k x n, with leading dimensions equal to the
+// stored row lengths. Unlike the BLAS routine it accepts empty operands:
+// with k = 0 it only scales c by beta.
+func gemm(impl blas.Float32, tA, tB bool, m, n, k int, alpha float32, a, b []float32, beta float32, c []float32) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		c = c[:m*n]
+		if beta == 0 {
+			clear(c)
+			return
+		}
+		for i := range c {
+			c[i] *= beta
+		}
+		return
+	}
+	ta, lda := blas.NoTrans, k
+	if tA {
+		ta, lda = blas.Trans, m
+	}
+	tb, ldb := blas.NoTrans, n
+	if tB {
+		tb, ldb = blas.Trans, k
+	}
+	impl.Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n)
+}

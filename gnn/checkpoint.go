@@ -1,0 +1,147 @@
+package gnn
+
+import (
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// CheckpointFile is the name of the checkpoint inside TrainOptions'
+// CheckpointDir.
+const CheckpointFile = "checkpoint.gob"
+
+// checkpointVersion changes whenever the layout of checkpoint does.
+const checkpointVersion = 1
+
+// checkpoint is what a checkpoint file holds (encoding/gob).
+type checkpoint struct {
+	Version int
+	// Config holds the options that must match for a resume to continue
+	// the same run, by name.
+	Config     map[string]string
+	EpochsDone int
+	Params     []float32
+	AdamM      []float32
+	AdamV      []float32
+	AdamT      int64
+	History    []EpochStats
+}
+
+// config returns the options a resumed run must share with the run that
+// wrote the checkpoint. Threads, the BLAS and the epoch count may differ.
+func (t *Trainer) config() map[string]string {
+	o, a := t.model.Options(), t.adam.Options()
+	p := t.plan.Options()
+	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	return map[string]string{
+		"model":        o.Arch.String(),
+		"layers":       strconv.Itoa(o.Layers),
+		"hidden":       strconv.Itoa(o.Hidden),
+		"features":     strconv.Itoa(o.InFeatures),
+		"classes":      strconv.Itoa(o.Classes),
+		"dropout":      g(float64(o.Dropout)),
+		"seed":         strconv.FormatUint(o.Seed, 10),
+		"lr":           g(a.LR),
+		"beta1":        g(a.Beta1),
+		"beta2":        g(a.Beta2),
+		"eps":          g(a.Eps),
+		"weight-decay": g(a.WeightDecay),
+		"batch":        strconv.Itoa(p.BatchSize),
+		"bulk":         strconv.Itoa(p.BulkSize),
+		"nodes":        strconv.Itoa(t.ds.NumNodes()),
+		"train":        strconv.Itoa(len(t.ds.Train)),
+	}
+}
+
+// save writes the checkpoint after epochsDone epochs: to a temporary file in
+// the directory, synced, then renamed over CheckpointFile, so that a crash
+// leaves either the old or the new checkpoint, never a torn one.
+func (t *Trainer) save(epochsDone int, history []EpochStats) error {
+	dir := t.opt.CheckpointDir
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("gnn: checkpoint: %w", err)
+	}
+	ck := checkpoint{
+		Version: checkpointVersion, Config: t.config(), EpochsDone: epochsDone,
+		Params: t.model.Params(), AdamM: t.adam.M, AdamV: t.adam.V, AdamT: t.adam.T,
+		History: history,
+	}
+	f, err := os.CreateTemp(dir, ".checkpoint-*.tmp")
+	if err != nil {
+		return fmt.Errorf("gnn: checkpoint: %w", err)
+	}
+	tmp := f.Name()
+	err = gob.NewEncoder(f).Encode(&ck)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, filepath.Join(dir, CheckpointFile))
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("gnn: write checkpoint in %s: %w", dir, err)
+	}
+	return nil
+}
+
+// loadCheckpoint reads the checkpoint of dir; it returns nil, nil when there
+// is none.
+func loadCheckpoint(dir string) (*checkpoint, error) {
+	path := filepath.Join(dir, CheckpointFile)
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gnn: read checkpoint: %w", err)
+	}
+	defer f.Close()
+	var ck checkpoint
+	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+		return nil, fmt.Errorf("gnn: read checkpoint %s: %w", path, err)
+	}
+	if ck.Version != checkpointVersion {
+		return nil, fmt.Errorf("gnn: checkpoint %s has version %d, want %d", path, ck.Version, checkpointVersion)
+	}
+	return &ck, nil
+}
+
+// restore loads ck into the trainer after checking that it comes from the
+// same configuration.
+func (t *Trainer) restore(ck *checkpoint) error {
+	path := filepath.Join(t.opt.CheckpointDir, CheckpointFile)
+	want := t.config()
+	keys := make([]string, 0, len(want))
+	for k := range want {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		if got, ok := ck.Config[k]; !ok || got != want[k] {
+			return fmt.Errorf("gnn: checkpoint %s was written with %s=%q; this run has %s=%q", path, k, got, k, want[k])
+		}
+	}
+	n := len(t.model.Params())
+	switch {
+	case len(ck.Params) != n:
+		return fmt.Errorf("gnn: checkpoint %s: Params has %d values, want %d", path, len(ck.Params), n)
+	case len(ck.AdamM) != n || len(ck.AdamV) != n:
+		return fmt.Errorf("gnn: checkpoint %s: Adam moments have %d and %d values, want %d", path, len(ck.AdamM), len(ck.AdamV), n)
+	case ck.EpochsDone < 0 || ck.EpochsDone != len(ck.History) || ck.AdamT < 0:
+		return fmt.Errorf("gnn: checkpoint %s: %d epochs done but %d in the history", path, ck.EpochsDone, len(ck.History))
+	}
+	copy(t.model.Params(), ck.Params)
+	copy(t.adam.M, ck.AdamM)
+	copy(t.adam.V, ck.AdamV)
+	t.adam.T = ck.AdamT
+	return nil
+}

@@ -1,0 +1,2 @@
+// Package gnn trains graph neural networks on bulk-sampled minibatches.
+package gnn

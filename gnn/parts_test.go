@@ -1,0 +1,334 @@
+package gnn
+
+import (
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+func TestCrossEntropy(t *testing.T) {
+	// Row 0: equal logits, label 0: loss ln 2, gradient (-1/2, 1/2) / 2.
+	// Row 1: unlabelled, ignored. Row 2: logits (ln 3, 0), label 0:
+	// softmax (3/4, 1/4), loss ln(4/3), gradient (-1/4, 1/4) / 2.
+	logits := []float32{0, 0, 5, -5, float32(math.Log(3)), 0}
+	labels := []int32{0, -1, 0}
+	d := make([]float32, len(logits))
+	loss, correct, labelled := CrossEntropy(d, logits, 2, labels)
+	wantLoss := (math.Ln2 + math.Log(4.0/3)) / 2
+	if math.Abs(loss-wantLoss) > 1e-6 || correct != 2 || labelled != 2 {
+		t.Errorf("loss, correct, labelled = %v, %d, %d; want %v, 2, 2", loss, correct, labelled, wantLoss)
+	}
+	want := []float32{-0.25, 0.25, 0, 0, -0.125, 0.125}
+	for i := range want {
+		if math.Abs(float64(d[i]-want[i])) > 1e-6 {
+			t.Errorf("dLogits = %v; want %v", d, want)
+			break
+		}
+	}
+	// Large logits must not overflow.
+	loss, _, _ = CrossEntropy(d[:2], []float32{1000, -1000}, 2, []int32{1})
+	if math.Abs(loss-2000) > 1e-3 {
+		t.Errorf("loss of logits (1000, -1000) with label 1 = %v; want 2000", loss)
+	}
+	// No labelled row: loss 0 and a zero gradient.
+	loss, _, labelled = CrossEntropy(d[:2], []float32{1, 2}, 2, []int32{-1})
+	if loss != 0 || labelled != 0 || d[0] != 0 || d[1] != 0 {
+		t.Errorf("all unlabelled: loss %v, labelled %d, grad %v; want 0, 0, zero", loss, labelled, d[:2])
+	}
+}
+
+func TestAdam(t *testing.T) {
+	// The first step moves every parameter by lr against its gradient's
+	// sign (m̂ = g, v̂ = g²), whatever the gradient's size.
+	a, err := NewAdam(3, AdamOptions{LR: 0.1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := []float32{1, 1, 1}
+	a.Step(p, []float32{2, -0.001, 30})
+	for i, want := range []float32{0.9, 1.1, 0.9} {
+		if math.Abs(float64(p[i]-want)) > 1e-5 {
+			t.Errorf("after one step p = %v; want (0.9, 1.1, 0.9)", p)
+			break
+		}
+	}
+
+	// Several steps with weight decay against a float64 transcription of
+	// the update rule.
+	opt := AdamOptions{LR: 0.01, Beta1: 0.8, Beta2: 0.99, Eps: 1e-6, WeightDecay: 0.1}
+	a, _ = NewAdam(2, opt)
+	p = []float32{0.5, -2}
+	ref, m, v := []float64{0.5, -2}, make([]float64, 2), make([]float64, 2)
+	for step := 1; step <= 5; step++ {
+		g := []float32{float32(step) * 0.3, -0.7 / float32(step)}
+		a.Step(p, g)
+		for i := range ref {
+			gi := float64(g[i]) + opt.WeightDecay*ref[i]
+			m[i] = opt.Beta1*m[i] + (1-opt.Beta1)*gi
+			v[i] = opt.Beta2*v[i] + (1-opt.Beta2)*gi*gi
+			mh := m[i] / (1 - math.Pow(opt.Beta1, float64(step)))
+			vh := v[i] / (1 - math.Pow(opt.Beta2, float64(step)))
+			ref[i] -= opt.LR * mh / (math.Sqrt(vh) + opt.Eps)
+		}
+	}
+	for i := range ref {
+		if math.Abs(float64(p[i])-ref[i]) > 1e-5 {
+			t.Errorf("after 5 steps p = %v; want %v", p, ref)
+		}
+	}
+
+	for _, bad := range []AdamOptions{{LR: -1}, {Beta1: 1}, {Beta2: -0.5}, {Eps: -1}, {WeightDecay: -1}, {LR: math.NaN()}} {
+		if _, err := NewAdam(1, bad); err == nil {
+			t.Errorf("NewAdam(%+v) succeeded; want an error", bad)
+		}
+	}
+}
+
+// TestDropoutLaw checks that dropout zeroes elements with probability p,
+// independently of the neighbouring element drawn from the same 64 random
+// bits, scales the kept ones by 1/(1-p), and repeats a pass's mask exactly.
+// The bounds are chi-square critical values at p < 1e-6 (1 degree of
+// freedom: 23.93; 3: 30.66).
+func TestDropoutLaw(t *testing.T) {
+	const n, p = 400000, 0.3
+	m, err := NewModel(ModelOptions{Arch: Linear, InFeatures: 1, Classes: 2, Dropout: p, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := make([]float32, n)
+	for i := range h {
+		h[i] = 1
+	}
+	pass := Pass{Train: true, Epoch: 2, Minibatch: 7}
+	m.dropout(h, pass, 1)
+	var counts [4]float64 // (h[2i] kept, h[2i+1] kept) pairs
+	dropped := 0.0
+	for i := 0; i < n; i += 2 {
+		a, b := h[i] != 0, h[i+1] != 0
+		for _, v := range h[i : i+2] {
+			if v != 0 && math.Abs(float64(v)-1/(1-p)) > 1e-6 {
+				t.Fatalf("kept value %v; want %v", v, 1/(1-p))
+			}
+		}
+		k := 0
+		if a {
+			k |= 1
+		}
+		if b {
+			k |= 2
+		}
+		counts[k]++
+		if !a {
+			dropped++
+		}
+		if !b {
+			dropped++
+		}
+	}
+	// Marginal law.
+	e := n * p
+	if chi := (dropped-e)*(dropped-e)/e + (dropped-e)*(dropped-e)/(n-e); chi > 23.93 {
+		t.Errorf("dropped %v of %d; want about %v (chi-square %.1f)", dropped, n, e, chi)
+	}
+	// Joint law of the two elements of one draw.
+	pairs := float64(n / 2)
+	probs := [4]float64{p * p, (1 - p) * p, p * (1 - p), (1 - p) * (1 - p)}
+	chi := 0.0
+	for k, c := range counts {
+		want := pairs * probs[k]
+		chi += (c - want) * (c - want) / want
+	}
+	if chi > 30.66 {
+		t.Errorf("pair counts %v; chi-square %.1f against independence", counts, chi)
+	}
+	// The same pass gives the same mask; another minibatch another mask.
+	again := make([]float32, n)
+	other := make([]float32, n)
+	for i := range again {
+		again[i], other[i] = 1, 1
+	}
+	m.dropout(again, pass, 1)
+	m.dropout(other, Pass{Train: true, Epoch: 2, Minibatch: 8}, 1)
+	same, diff := true, 0
+	for i := range h {
+		same = same && again[i] == h[i]
+		if other[i] != h[i] {
+			diff++
+		}
+	}
+	if !same {
+		t.Error("repeating a pass changed its dropout mask")
+	}
+	if diff < n/4 {
+		t.Errorf("the masks of minibatches 7 and 8 differ in %d of %d elements", diff, n)
+	}
+}
+
+// naiveGemm is the float64 reference of gemm.
+func naiveGemm(tA, tB bool, m, n, k int, a, b []float32) []float64 {
+	c := make([]float64, m*n)
+	for i := range m {
+		for j := range n {
+			var s float64
+			for l := range k {
+				av, bv := a[i*k+l], b[l*n+j]
+				if tA {
+					av = a[l*m+i]
+				}
+				if tB {
+					bv = b[j*k+l]
+				}
+				s += float64(av) * float64(bv)
+			}
+			c[i*n+j] = s
+		}
+	}
+	return c
+}
+
+// TestGemmBackends checks the build's BLAS and gonum's pure-Go BLAS against
+// a float64 reference, for every transpose combination and for alpha and
+// beta, so that the two backends agree (under the openblas tag the native
+// one is OpenBLAS).
+func TestGemmBackends(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	t.Logf("native BLAS: %s", BLAS)
+	for _, pureGo := range []bool{false, true} {
+		impl, name := blasFor(pureGo)
+		for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {130, 64, 257}, {0, 4, 3}, {4, 3, 0}} {
+			m, n, k := sz[0], sz[1], sz[2]
+			for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
+				a, b := randomSlice(rng, m*k, 1), randomSlice(rng, k*n, 1)
+				c0 := randomSlice(rng, m*n, 1)
+				c := append([]float32(nil), c0...)
+				gemm(impl, tr[0], tr[1], m, n, k, 0.5, a, b, 2, c)
+				want := naiveGemm(tr[0], tr[1], m, n, k, a, b)
+				for i := range want {
+					w := 0.5*want[i] + 2*float64(c0[i])
+					if math.Abs(float64(c[i])-w) > 1e-4*(1+math.Abs(w)) {
+						t.Fatalf("%s %dx%dx%d trans %v: c[%d] = %v; want %v", name, m, n, k, tr, i, c[i], w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestBackendsAgreeOnModel runs the same forward and backward pass with the
+// native and the pure-Go BLAS.
+func TestBackendsAgreeOnModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	mb := testMinibatch(rng, 20, []int{60, 150}, false)
+	x := randomSlice(rng, 150*30, 1)
+	labels := make([]int32, 20)
+	for i := range labels {
+		labels[i] = int32(i % 5)
+	}
+	var grads [2][]float32
+	var losses [2]float64
+	for i, pureGo := range []bool{false, true} {
+		m, err := NewModel(ModelOptions{Arch: SAGE, Hidden: 40, InFeatures: 30, Classes: 5, Dropout: 0.5, Seed: 1, PureGoBLAS: pureGo})
+		if err != nil {
+			t.Fatal(err)
+		}
+		losses[i] = lossOf(m, mb, x, labels, Pass{Train: true}, true)
+		grads[i] = m.Grads()
+	}
+	if math.Abs(losses[0]-losses[1]) > 1e-5 {
+		t.Errorf("loss %v (%s) vs %v (%s)", losses[0], BLAS, losses[1], PureGoBLAS)
+	}
+	for i := range grads[0] {
+		if d := math.Abs(float64(grads[0][i] - grads[1][i])); d > 1e-5*(1+math.Abs(float64(grads[1][i]))) {
+			t.Fatalf("gradient %d: %v (%s) vs %v (%s)", i, grads[0][i], BLAS, grads[1][i], PureGoBLAS)
+		}
+	}
+}
+
+// TestPredictMatchesForward: full-neighbour inference in chunks equals a
+// forward pass whose blocks are the whole graph (every vertex a seed and a
+// source).
+func TestPredictMatchesForward(t *testing.T) {
+	const n, f, classes = 50, 6, 4
+	for _, arch := range []Arch{SAGE, GCN, Linear} {
+		for _, weighted := range []bool{false, true} {
+			rng := rand.New(rand.NewPCG(3, uint64(arch)))
+			adj := randomBlock(rng, n, n, 0.1, weighted)
+			if arch == GCN && weighted {
+				continue // weighted blocks are used as given, the full graph is normalised
+			}
+			ids := make([]int32, n)
+			for i := range ids {
+				ids[i] = int32(i)
+			}
+			mb := &sampling.Minibatch{Seeds: ids}
+			layers := 0
+			if arch != Linear {
+				layers = 3
+				for range layers {
+					mb.Blocks = append(mb.Blocks, sampling.Block{Adj: adj, Src: ids})
+				}
+			}
+			m, err := NewModel(ModelOptions{Arch: arch, Layers: max(layers, 1), Hidden: 7, InFeatures: f, Classes: classes, Seed: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			x := randomSlice(rng, n*f, 1)
+			logits := m.Forward(mb, x, Pass{})
+			for _, chunk := range []int{0, 1, 7, n} {
+				pred, err := m.Predict(context.Background(), &adj, x, chunk)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for v := range n {
+					if want := argmax(logits[v*classes : (v+1)*classes]); int(pred[v]) != want {
+						t.Errorf("%v weighted=%v chunk %d: vertex %d predicted %d; forward says %d", arch, weighted, chunk, v, pred[v], want)
+						break
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestModelOptionsErrors(t *testing.T) {
+	for _, o := range []ModelOptions{
+		{InFeatures: 0, Classes: 2},
+		{InFeatures: 3, Classes: 1},
+		{InFeatures: 3, Classes: 2, Hidden: -1},
+		{InFeatures: 3, Classes: 2, Layers: -2},
+		{InFeatures: 3, Classes: 2, Dropout: -0.1},
+		{InFeatures: 3, Classes: 2, Arch: Arch(7)},
+	} {
+		if _, err := NewModel(o); err == nil {
+			t.Errorf("NewModel(%+v) succeeded; want an error", o)
+		}
+	}
+	if a, err := ParseArch("gcn"); err != nil || a != GCN {
+		t.Errorf("ParseArch(gcn) = %v, %v", a, err)
+	}
+	if _, err := ParseArch("mlp"); err == nil {
+		t.Error("ParseArch(mlp) succeeded")
+	}
+}
+
+// TestForwardShapePanics: a minibatch that does not fit the model is a
+// caller bug and panics with a ShapeError.
+func TestForwardShapePanics(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	m, _ := NewModel(ModelOptions{Arch: SAGE, Layers: 2, InFeatures: 3, Classes: 2})
+	mb := testMinibatch(rng, 2, []int{4, 6}, false)
+	for name, fn := range map[string]func(){
+		"short input": func() { m.Forward(mb, make([]float32, 5*3), Pass{}) },
+		"one block":   func() { m.Forward(testMinibatch(rng, 2, []int{4}, false), make([]float32, 4*3), Pass{}) },
+	} {
+		var se spgemm.ShapeError
+		if err := spgemm.Maybe(fn); !errors.As(err, &se) {
+			t.Errorf("%s: got %v; want a ShapeError panic", name, err)
+		}
+	}
+}

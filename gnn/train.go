@@ -1,0 +1,351 @@
+package gnn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/sampling"
+)
+
+// DefaultEpochs is the number of epochs when TrainOptions.Epochs is 0.
+const DefaultEpochs = 10
+
+// TrainOptions configure a training run. The zero value of each field means
+// its documented default.
+type TrainOptions struct {
+	// Arch, Hidden and Dropout describe the model (see ModelOptions). The
+	// number of graph layers is the sampler's NumLayers.
+	Arch    Arch
+	Hidden  int
+	Dropout float32
+	// Adam configures the optimiser.
+	Adam AdamOptions
+	// BatchSize (b) and BulkSize (k) cut each epoch's permutation of the
+	// training vertices into minibatches and bulks; 0 means the defaults of
+	// sampling.PlanOptions.
+	BatchSize, BulkSize int
+	// Epochs is the number of epochs of the whole run (a resumed run
+	// continues up to it); 0 means DefaultEpochs.
+	Epochs int
+	// Seed determines the epochs' permutations, the initial weights and the
+	// dropout masks (the sampler has its own seed).
+	Seed uint64
+	// Threads is the number of goroutines of the sparse products and, with
+	// OpenBLAS, of the dense ones; 0 means GOMAXPROCS.
+	Threads int
+	// PureGoBLAS selects gonum's pure-Go BLAS even in builds with OpenBLAS.
+	PureGoBLAS bool
+	// InferChunkRows is the chunk size of the evaluation's inference; 0
+	// means Predict's default.
+	InferChunkRows int
+	// CheckpointDir, when set, is the directory where the model, the
+	// optimiser state and the history are saved atomically after every
+	// epoch.
+	CheckpointDir string
+	// Resume continues from the checkpoint in CheckpointDir when there is
+	// one (and starts afresh when there is none).
+	Resume bool
+	// OnMinibatch, when set, is called after every minibatch of every epoch
+	// with the number of minibatches done and the epoch's total (for
+	// progress bars). It runs on the training goroutine.
+	OnMinibatch func(epoch, done, total int)
+}
+
+// PhaseTimes are the wall times of the phases of training.
+type PhaseTimes struct {
+	Sample   time.Duration // SampleBulk
+	Extract  time.Duration // feature and label gathering
+	Forward  time.Duration // forward pass and loss
+	Backward time.Duration // backward pass
+	Update   time.Duration // Adam step
+	Eval     time.Duration // full-neighbour inference on all vertices
+}
+
+// Train returns the sum of the training phases (all but Eval).
+func (p PhaseTimes) Train() time.Duration {
+	return p.Sample + p.Extract + p.Forward + p.Backward + p.Update
+}
+
+// EpochStats are the figures of one epoch.
+type EpochStats struct {
+	Epoch       int     // 0-based
+	Loss        float64 // mean training loss over the labelled seeds
+	TrainAcc    float64 // accuracy on the seeds during training (with dropout)
+	ValAcc      float64 // accuracy of full-neighbour inference on the valid set
+	TestAcc     float64 // and on the test set
+	Minibatches int
+	// SampledEdges is the number of entries of all the epoch's blocks.
+	SampledEdges int64
+	Phases       PhaseTimes
+	// Seconds is the epoch's training wall time (without evaluation).
+	Seconds float64
+	// SEPS is SampledEdges divided by the sampling time (DESIGN.md section
+	// 8): the sampler's throughput inside training.
+	SEPS float64
+}
+
+// Result is the outcome of a run.
+type Result struct {
+	// Epochs holds every epoch's figures, including those of the epochs a
+	// resumed run found in its checkpoint.
+	Epochs []EpochStats
+	// BestEpoch is the epoch of the highest valid accuracy (the first on
+	// ties), and BestValAcc and TestAcc are its accuracies: the reported
+	// test accuracy is the best-valid epoch's, never the best test.
+	BestEpoch  int
+	BestValAcc float64
+	TestAcc    float64
+	// ResumedFrom is the number of epochs loaded from a checkpoint (0 for a
+	// fresh run).
+	ResumedFrom int
+	// BLAS names the dense backend used.
+	BLAS string
+}
+
+// Trainer trains a model on a dataset from the minibatches of a sampler.
+// A Trainer is not safe for concurrent use.
+type Trainer struct {
+	ds      *dataset.Dataset
+	sampler sampling.Sampler
+	opt     TrainOptions
+	plan    *sampling.Plan
+	model   *Model
+	adam    *Adam
+
+	// Reused buffers of the minibatch loop.
+	x       []float32
+	labels  []int32
+	dLogits []float32
+}
+
+// NewTrainer returns a trainer of a fresh model (or, with Resume, of the
+// checkpointed one when Run starts) for ds, whose Features, Labels and Train
+// split are required, with the minibatches of s. It returns an error naming
+// the dataset field or option that is invalid.
+func NewTrainer(ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions) (*Trainer, error) {
+	if err := checkDataset(ds); err != nil {
+		return nil, err
+	}
+	if s == nil {
+		return nil, errors.New("gnn: NewTrainer: nil sampler")
+	}
+	if opt.Epochs < 0 {
+		return nil, fmt.Errorf("gnn: TrainOptions.Epochs = %d, want > 0 (or 0 for %d)", opt.Epochs, DefaultEpochs)
+	}
+	if opt.Epochs == 0 {
+		opt.Epochs = DefaultEpochs
+	}
+	if opt.Resume && opt.CheckpointDir == "" {
+		return nil, errors.New("gnn: TrainOptions.Resume needs a CheckpointDir")
+	}
+	layers := s.NumLayers()
+	if opt.Arch != Linear && layers < 1 {
+		return nil, fmt.Errorf("gnn: the sampler gives %d layers; %v needs at least one", layers, opt.Arch)
+	}
+	m, err := NewModel(ModelOptions{
+		Arch: opt.Arch, Layers: max(layers, 1), Hidden: opt.Hidden,
+		InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Dropout: opt.Dropout,
+		Seed: opt.Seed, Threads: opt.Threads, PureGoBLAS: opt.PureGoBLAS,
+	})
+	if err != nil {
+		return nil, err
+	}
+	adam, err := NewAdam(len(m.Params()), opt.Adam)
+	if err != nil {
+		return nil, err
+	}
+	plan, err := sampling.NewPlan(ds.Train, sampling.PlanOptions{BatchSize: opt.BatchSize, BulkSize: opt.BulkSize, Seed: opt.Seed})
+	if err != nil {
+		return nil, fmt.Errorf("gnn: %w", err)
+	}
+	return &Trainer{ds: ds, sampler: s, opt: opt, plan: plan, model: m, adam: adam}, nil
+}
+
+// checkDataset returns an error naming the first field of ds that training
+// cannot use.
+func checkDataset(ds *dataset.Dataset) error {
+	if ds == nil || ds.Adj == nil {
+		return errors.New("gnn: dataset has no adjacency (Adj)")
+	}
+	n := ds.NumNodes()
+	name := ds.Name
+	if name == "" {
+		name = "dataset"
+	}
+	switch {
+	case ds.Adj.Cols != n:
+		return fmt.Errorf("gnn: %s: Adj is %d x %d, want square", name, n, ds.Adj.Cols)
+	case ds.NumFeatures <= 0 || ds.Features == nil:
+		return fmt.Errorf("gnn: %s has no node features (Features, NumFeatures = %d)", name, ds.NumFeatures)
+	case len(ds.Features) != n*ds.NumFeatures:
+		return fmt.Errorf("gnn: %s: Features has %d values, want %d nodes x %d features", name, len(ds.Features), n, ds.NumFeatures)
+	case ds.Labels == nil || ds.NumClasses < 2:
+		return fmt.Errorf("gnn: %s has no labels (Labels, NumClasses = %d)", name, ds.NumClasses)
+	case len(ds.Labels) != n:
+		return fmt.Errorf("gnn: %s: Labels has %d entries, want one per node (%d)", name, len(ds.Labels), n)
+	case len(ds.Train) == 0:
+		return fmt.Errorf("gnn: %s has an empty training split (Train)", name)
+	}
+	for v, y := range ds.Labels {
+		if y < -1 || y >= int32(ds.NumClasses) {
+			return fmt.Errorf("gnn: %s: Labels[%d] = %d outside [-1, %d)", name, v, y, ds.NumClasses)
+		}
+	}
+	for _, split := range []struct {
+		name string
+		ids  []int32
+	}{{"Train", ds.Train}, {"Valid", ds.Valid}, {"Test", ds.Test}} {
+		for i, v := range split.ids {
+			if v < 0 || int(v) >= n {
+				return fmt.Errorf("gnn: %s: %s[%d] = %d is not a node id (n = %d)", name, split.name, i, v, n)
+			}
+		}
+	}
+	return nil
+}
+
+// Model returns the model being trained.
+func (t *Trainer) Model() *Model { return t.model }
+
+// Run trains for the remaining epochs, evaluating after each one, and
+// returns the figures. progress, when non-nil, is called after every epoch.
+// When ctx is cancelled, Run stops between minibatches and returns the
+// result of the completed epochs with ctx's error.
+func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
+	setBLASThreads(t.opt.Threads)
+	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1}
+	if t.opt.Resume {
+		ck, err := loadCheckpoint(t.opt.CheckpointDir)
+		if err != nil {
+			return nil, err
+		}
+		if ck != nil {
+			if err := t.restore(ck); err != nil {
+				return nil, err
+			}
+			res.ResumedFrom = ck.EpochsDone
+			for _, st := range ck.History {
+				res.add(st)
+			}
+		}
+	}
+	for epoch := res.ResumedFrom; epoch < t.opt.Epochs; epoch++ {
+		st, err := t.epoch(ctx, epoch)
+		if err != nil {
+			return res, err
+		}
+		res.add(st)
+		if t.opt.CheckpointDir != "" {
+			if err := t.save(epoch+1, res.Epochs); err != nil {
+				return res, err
+			}
+		}
+		if progress != nil {
+			progress(st)
+		}
+	}
+	return res, nil
+}
+
+func (r *Result) add(st EpochStats) {
+	r.Epochs = append(r.Epochs, st)
+	if r.BestEpoch < 0 || st.ValAcc > r.BestValAcc {
+		r.BestEpoch, r.BestValAcc, r.TestAcc = st.Epoch, st.ValAcc, st.TestAcc
+	}
+}
+
+// epoch trains one epoch and evaluates the model.
+func (t *Trainer) epoch(ctx context.Context, epoch int) (EpochStats, error) {
+	st := EpochStats{Epoch: epoch}
+	ep := t.plan.Epoch(epoch)
+	total := len(ep.Minibatches)
+	var lossSum float64
+	var correct, labelled int
+	start := time.Now()
+	for b := range ep.NumBulks() {
+		if err := ctx.Err(); err != nil {
+			return st, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
+		}
+		first, seeds := ep.Bulk(b)
+		t0 := time.Now()
+		bulk, err := t.sampler.SampleBulk(ctx, epoch, first, seeds)
+		if err != nil {
+			return st, fmt.Errorf("gnn: epoch %d: sample minibatches %d..%d: %w", epoch, first, first+len(seeds)-1, err)
+		}
+		st.Phases.Sample += time.Since(t0)
+		st.SampledEdges += bulk.SampledEdges()
+		for i := range bulk.Len() {
+			if i > 0 {
+				if err := ctx.Err(); err != nil {
+					return st, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
+				}
+			}
+			mb := bulk.Minibatch(i)
+			loss, c, n := t.step(&mb, epoch, &st.Phases)
+			lossSum += loss * float64(n)
+			correct += c
+			labelled += n
+			st.Minibatches++
+			if t.opt.OnMinibatch != nil {
+				t.opt.OnMinibatch(epoch, st.Minibatches, total)
+			}
+		}
+	}
+	st.Seconds = time.Since(start).Seconds()
+	if labelled > 0 {
+		st.Loss = lossSum / float64(labelled)
+		st.TrainAcc = float64(correct) / float64(labelled)
+	}
+	if st.Phases.Sample > 0 {
+		st.SEPS = float64(st.SampledEdges) / st.Phases.Sample.Seconds()
+	}
+	t0 := time.Now()
+	pred, err := t.model.Predict(ctx, t.ds.Adj, t.ds.Features, t.opt.InferChunkRows)
+	if err != nil {
+		return st, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
+	}
+	st.ValAcc, _ = Accuracy(pred, t.ds.Labels, t.ds.Valid)
+	st.TestAcc, _ = Accuracy(pred, t.ds.Labels, t.ds.Test)
+	st.Phases.Eval = time.Since(t0)
+	return st, nil
+}
+
+// step trains on one minibatch and returns its loss, the number of its
+// labelled seeds predicted correctly and the number of labelled seeds.
+func (t *Trainer) step(mb *sampling.Minibatch, epoch int, ph *PhaseTimes) (loss float64, correct, labelled int) {
+	t0 := time.Now()
+	f := t.ds.NumFeatures
+	in := mb.InputNodes()
+	if t.opt.Arch == Linear {
+		in = mb.Seeds // the seeds are a prefix of every block's sources
+	}
+	t.x = grow(t.x, len(in)*f)
+	featurex.Gather(t.x, t.ds.Features, f, in)
+	t.labels = growInt32(t.labels, len(mb.Seeds))
+	featurex.Labels(t.labels, t.ds.Labels, mb.Seeds)
+	t1 := time.Now()
+	logits := t.model.Forward(mb, t.x, Pass{Train: true, Epoch: epoch, Minibatch: mb.Index})
+	t.dLogits = grow(t.dLogits, len(logits))
+	loss, correct, labelled = CrossEntropy(t.dLogits, logits, t.ds.NumClasses, t.labels)
+	t2 := time.Now()
+	t.model.Backward(t.dLogits)
+	t3 := time.Now()
+	t.adam.Step(t.model.Params(), t.model.Grads())
+	t4 := time.Now()
+	ph.Extract += t1.Sub(t0)
+	ph.Forward += t2.Sub(t1)
+	ph.Backward += t3.Sub(t2)
+	ph.Update += t4.Sub(t3)
+	return loss, correct, labelled
+}
+
+func growInt32(buf []int32, n int) []int32 {
+	if cap(buf) >= n {
+		return buf[:n]
+	}
+	return make([]int32, n, n+n/4)
+}

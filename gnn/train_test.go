@@ -1,0 +1,298 @@
+package gnn
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// smallGraph returns a labelled graph of n vertices in classes communities
+// where each vertex has about deg neighbours, a fraction homophily of them in
+// its own class, and features whose class signal is weak (signal) against
+// unit Gaussian noise, so that the graph helps. Vertices are split
+// 50/25/25 into train, valid and test.
+func smallGraph(t testing.TB, n, classes, deg, f int, homophily, signal float64, seed uint64) *dataset.Dataset {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 99))
+	labels := make([]int32, n)
+	byClass := make([][]int32, classes)
+	for v := range labels {
+		labels[v] = int32(v % classes)
+		byClass[v%classes] = append(byClass[v%classes], int32(v))
+	}
+	var src, dst []int32
+	for v := range n {
+		for range deg / 2 {
+			u := int32(rng.IntN(n))
+			if rng.Float64() < homophily {
+				c := byClass[labels[v]]
+				u = c[rng.IntN(len(c))]
+			}
+			src, dst = append(src, int32(v)), append(dst, u)
+		}
+	}
+	adj, err := spgemm.FromCOO(n, n, src, dst, nil, &spgemm.COOOptions{Symmetrize: true, Duplicates: spgemm.KeepFirst, DropSelfLoops: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	feats := make([]float32, n*f)
+	for v := range n {
+		for j := range f {
+			x := rng.NormFloat64()
+			if j%classes == int(labels[v]) {
+				x += signal
+			}
+			feats[v*f+j] = float32(x)
+		}
+	}
+	ds := &dataset.Dataset{Name: "small", Adj: adj, Features: feats, NumFeatures: f, Labels: labels, NumClasses: classes}
+	perm := rng.Perm(n)
+	for i, v := range perm {
+		switch {
+		case i < n/2:
+			ds.Train = append(ds.Train, int32(v))
+		case i < 3*n/4:
+			ds.Valid = append(ds.Valid, int32(v))
+		default:
+			ds.Test = append(ds.Test, int32(v))
+		}
+	}
+	for _, s := range [][]int32{ds.Train, ds.Valid, ds.Test} {
+		slices.Sort(s)
+	}
+	return ds
+}
+
+func nodeWise(t testing.TB, ds *dataset.Dataset, fanouts []int, seed uint64) sampling.Sampler {
+	t.Helper()
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: fanouts, Seed: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func train(t testing.TB, ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions) *Result {
+	t.Helper()
+	tr, err := NewTrainer(ds, s, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestTrainGraphHelps trains SAGE, GCN and the features-only baseline on a
+// homophilous graph with weak features: both GNNs must beat the baseline
+// clearly, and every architecture must beat chance.
+func TestTrainGraphHelps(t *testing.T) {
+	ds := smallGraph(t, 1200, 4, 10, 16, 0.9, 0.5, 1)
+	opt := TrainOptions{Hidden: 32, Dropout: 0.2, BatchSize: 64, BulkSize: 4, Epochs: 8, Seed: 3, Adam: AdamOptions{LR: 0.01}}
+	acc := map[Arch]float64{}
+	for _, arch := range []Arch{Linear, SAGE, GCN} {
+		o := opt
+		o.Arch = arch
+		var s sampling.Sampler = SeedsOnly{}
+		if arch != Linear {
+			s = nodeWise(t, ds, []int{10, 10}, 5)
+		}
+		res := train(t, ds, s, o)
+		last := res.Epochs[len(res.Epochs)-1]
+		t.Logf("%v: test %.3f (best valid %.3f at epoch %d), loss %.3f, train acc %.3f", arch, res.TestAcc, res.BestValAcc, res.BestEpoch, last.Loss, last.TrainAcc)
+		if first := res.Epochs[0]; !(last.Loss < first.Loss) {
+			t.Errorf("%v: loss did not fall: %.4f then %.4f", arch, first.Loss, last.Loss)
+		}
+		acc[arch] = res.TestAcc
+	}
+	if acc[Linear] < 0.3 {
+		t.Errorf("linear test accuracy %.3f, want above chance (0.25)", acc[Linear])
+	}
+	for _, arch := range []Arch{SAGE, GCN} {
+		if acc[arch] < acc[Linear]+0.15 {
+			t.Errorf("%v test accuracy %.3f does not beat the features-only %.3f by 0.15", arch, acc[arch], acc[Linear])
+		}
+	}
+}
+
+// TestTrainDeterministic: two runs with the same options give the same
+// weights bit for bit, whatever the bulk size and thread count; another
+// seed gives other weights.
+func TestTrainDeterministic(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 2)
+	run := func(seed uint64, bulk, threads int) []float32 {
+		opt := TrainOptions{Hidden: 8, Dropout: 0.5, BatchSize: 32, BulkSize: bulk, Epochs: 2, Seed: seed, Threads: threads}
+		tr, err := NewTrainer(ds, nodeWise(t, ds, []int{4, 3}, 7), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		return tr.Model().Params()
+	}
+	a := run(1, 3, 1)
+	if b := run(1, 3, 1); !slices.Equal(a, b) {
+		t.Error("two identical runs differ")
+	}
+	if b := run(1, 1, 2); !slices.Equal(a, b) {
+		t.Error("bulk size 1 and 2 threads change the weights")
+	}
+	if b := run(2, 3, 1); slices.Equal(a, b) {
+		t.Error("seeds 1 and 2 give the same weights")
+	}
+}
+
+// TestCheckpointResume interrupts a 3-epoch run after its first epoch (by
+// cancelling its context), resumes it and compares the final weights and
+// optimiser state with those of an uninterrupted run, bit for bit.
+func TestCheckpointResume(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	base := TrainOptions{Arch: SAGE, Hidden: 8, Dropout: 0.5, BatchSize: 32, BulkSize: 2, Epochs: 3, Seed: 11,
+		Adam: AdamOptions{WeightDecay: 5e-4}}
+	sampler := nodeWise(t, ds, []int{4, 3}, 7)
+
+	whole, err := NewTrainer(ds, sampler, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantRes, err := whole.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	dir := t.TempDir()
+	opt := base
+	opt.CheckpointDir = dir
+	ctx, cancel := context.WithCancel(context.Background())
+	first, err := NewTrainer(ds, sampler, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = first.Run(ctx, func(st EpochStats) {
+		if st.Epoch == 0 {
+			cancel()
+		}
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted run: err = %v; want context.Canceled", err)
+	}
+
+	opt.Resume = true
+	second, err := NewTrainer(ds, sampler, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := second.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ResumedFrom != 1 || len(res.Epochs) != 3 {
+		t.Errorf("resumed from %d with %d epochs; want 1 and 3", res.ResumedFrom, len(res.Epochs))
+	}
+	if !slices.Equal(second.Model().Params(), whole.Model().Params()) {
+		t.Error("resumed weights differ from the uninterrupted run's")
+	}
+	if !slices.Equal(second.adam.M, whole.adam.M) || !slices.Equal(second.adam.V, whole.adam.V) || second.adam.T != whole.adam.T {
+		t.Error("resumed optimiser state differs from the uninterrupted run's")
+	}
+	for e := range res.Epochs {
+		g, w := res.Epochs[e], wantRes.Epochs[e]
+		if g.Loss != w.Loss || g.ValAcc != w.ValAcc || g.TestAcc != w.TestAcc {
+			t.Errorf("epoch %d: loss %v, val %v, test %v; uninterrupted %v, %v, %v", e, g.Loss, g.ValAcc, g.TestAcc, w.Loss, w.ValAcc, w.TestAcc)
+		}
+	}
+	if res.TestAcc != wantRes.TestAcc || res.BestEpoch != wantRes.BestEpoch {
+		t.Errorf("best epoch %d test %v; uninterrupted %d %v", res.BestEpoch, res.TestAcc, wantRes.BestEpoch, wantRes.TestAcc)
+	}
+
+	// A run with another configuration refuses the checkpoint, naming the
+	// option.
+	other := opt
+	other.Hidden = 16
+	tr, err := NewTrainer(ds, sampler, other)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "hidden") {
+		t.Errorf("resume with another hidden size: err = %v; want one naming hidden", err)
+	}
+
+	// A damaged checkpoint is an error naming the file.
+	path := filepath.Join(dir, CheckpointFile)
+	if err := os.WriteFile(path, []byte("not a checkpoint"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tr, err = NewTrainer(ds, sampler, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("damaged checkpoint: err = %v; want one naming %s", err, path)
+	}
+}
+
+// TestTrainCancel: cancelling during an epoch stops after the current
+// minibatch.
+func TestTrainCancel(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := 0
+	opt := TrainOptions{Hidden: 8, BatchSize: 16, BulkSize: 4, Epochs: 2, OnMinibatch: func(epoch, d, total int) {
+		done = d
+		if d == 2 {
+			cancel()
+		}
+	}}
+	tr, err := NewTrainer(ds, nodeWise(t, ds, []int{3, 3}, 1), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run(ctx, nil)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v; want context.Canceled", err)
+	}
+	if done != 2 || len(res.Epochs) != 0 {
+		t.Errorf("stopped after %d minibatches and %d epochs; want 2 and 0", done, len(res.Epochs))
+	}
+}
+
+func TestNewTrainerErrors(t *testing.T) {
+	good := func() *dataset.Dataset { return smallGraph(t, 40, 2, 4, 3, 0.8, 1, 1) }
+	tests := []struct {
+		name   string
+		edit   func(*dataset.Dataset, *TrainOptions)
+		inside string
+	}{
+		{"no features", func(d *dataset.Dataset, _ *TrainOptions) { d.Features = nil }, "features"},
+		{"short features", func(d *dataset.Dataset, _ *TrainOptions) { d.Features = d.Features[1:] }, "Features"},
+		{"no labels", func(d *dataset.Dataset, _ *TrainOptions) { d.Labels = nil }, "labels"},
+		{"bad label", func(d *dataset.Dataset, _ *TrainOptions) { d.Labels[5] = 9 }, "Labels[5]"},
+		{"empty train", func(d *dataset.Dataset, _ *TrainOptions) { d.Train = nil }, "Train"},
+		{"bad valid id", func(d *dataset.Dataset, _ *TrainOptions) { d.Valid[0] = 40 }, "Valid[0]"},
+		{"negative epochs", func(_ *dataset.Dataset, o *TrainOptions) { o.Epochs = -1 }, "Epochs"},
+		{"dropout 1", func(_ *dataset.Dataset, o *TrainOptions) { o.Dropout = 1 }, "Dropout"},
+		{"negative lr", func(_ *dataset.Dataset, o *TrainOptions) { o.Adam.LR = -1 }, "LR"},
+		{"negative batch", func(_ *dataset.Dataset, o *TrainOptions) { o.BatchSize = -1 }, "BatchSize"},
+		{"resume without dir", func(_ *dataset.Dataset, o *TrainOptions) { o.Resume = true }, "CheckpointDir"},
+	}
+	for _, tc := range tests {
+		ds, opt := good(), TrainOptions{}
+		tc.edit(ds, &opt)
+		_, err := NewTrainer(ds, nodeWise(t, good(), []int{2}, 1), opt)
+		if err == nil || !strings.Contains(err.Error(), tc.inside) {
+			t.Errorf("%s: err = %v; want one naming %s", tc.name, err, tc.inside)
+		}
+	}
+}

@@ -1,0 +1,255 @@
+package sampling
+
+// Extraction of per-minibatch blocks (DESIGN.md 3.2 step 4).
+//
+// The matrix formulation is A_R = Q_R·A (row extraction: Q_R stacks the
+// frontier rows of every minibatch), then A_R·Q_C (column extraction: Q_C
+// maps the chosen columns of minibatch m to local columns of minibatch m
+// only). Because a vertex may be chosen by several minibatches, one Q_C for
+// a chunk of minibatches has one column per (minibatch, chosen vertex) pair
+// and A_R·Q_C also produces the off-diagonal blocks (rows of minibatch m
+// against columns of minibatch m'), which are then thrown away: its cost
+// grows with the chunk size. The kernel here computes exactly the diagonal
+// blocks instead: per chunk of `semibulk` minibatches it gathers the rows
+// once (spgemm.GatherRows on the chunk's concatenated frontiers), then for
+// each minibatch of the chunk relabels the columns through a dense column
+// map (spgemm.ExtractColumns on the minibatch's rows), so the work is
+// O(nnz(A_R)) whatever the chunk size. The tests check it against the
+// literal products Q_R·A·Q_C with explicit selection matrices. The chunk is
+// the unit of parallel work and bounds the transient A_R; each worker owns
+// one dense column map of a.Cols entries. DefaultSemibulk = 8 comes from
+// ladiesbench (R-MAT scale 18, b = s = 512, k = 64, 2 threads): semibulk 1,
+// 8 and 64 took 51, 33 and 42 ms per minibatch (one chunk of 64 leaves a
+// thread idle; chunks of 1 pay a gather call per minibatch).
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// DefaultSemibulk is the number of minibatches per extraction chunk when a
+// semibulk size of 0 is given.
+const DefaultSemibulk = 8
+
+// Extract returns the blocks A[rows[m], cols[m]] of the k = len(rows)
+// minibatches of a bulk, in the bulk layout of LayerArrays: block m has
+// len(rows[m]) rows and len(cols[m]) columns, its entry (i, j) is
+// a[rows[m][i], cols[m][j]] when a stores that entry (values copied), and
+// its sources Src are a copy of cols[m]. For an adjacency a, rows and
+// columns are vertex ids and the block is the induced submatrix; for a
+// selection S = SelectPerRow(P, ...) with one row per frontier entry, rows
+// are S's row numbers and the block holds exactly the selected entries
+// (column extraction S·Q_C). Rows may repeat (each occurrence is a row);
+// the columns of one minibatch must be distinct.
+//
+// The minibatches are processed semibulk at a time (0 means
+// DefaultSemibulk) on threads goroutines (<= 0 means GOMAXPROCS); the
+// result is the same for every semibulk and thread count. The cost is
+// O(sum of the degrees of the rows + total length of cols), plus a dense
+// column map of a.Cols int32 per goroutine. The result shares no arrays
+// with the arguments.
+//
+// It panics with an spgemm.ShapeError if len(cols) != len(rows), with an
+// spgemm.IndexError if a row is outside [0, a.Rows) or a column outside
+// [0, a.Cols),
+// and with an spgemm.ArgError naming the vertex if a column repeats in one
+// cols[m].
+func Extract(a *spgemm.CSR, rows [][]int32, cols [][]int32, semibulk, threads int) *LayerArrays {
+	if len(cols) != len(rows) {
+		panic(spgemm.ShapeError{Op: "Extract rows/cols lists", ARows: len(rows), ACols: 1, BRows: len(cols), BCols: 1})
+	}
+	spec := extractSpec{rows: rows, cols: cols, srcs: cols, widths: make([]int, len(cols))}
+	for m := range cols {
+		spec.widths[m] = len(cols[m])
+	}
+	return extractBlocks(a, &spec, semibulk, threads)
+}
+
+// extractSpec generalises Extract: the local column of cols[m][j] is
+// slots[m][j] (j when slots is nil) in a block of widths[m] columns whose
+// sources are srcs[m], and values in local column c are multiplied by
+// scale[m][c] (computed in float64; 1 when scale is nil). This is the
+// column extraction A_R·Q_C with Q_C[cols[m][j], slots[m][j]] = scale.
+type extractSpec struct {
+	rows, cols, slots, srcs [][]int32
+	widths                  []int
+	scale                   [][]float64
+}
+
+func extractBlocks(a *spgemm.CSR, spec *extractSpec, semibulk, threads int) *LayerArrays {
+	k := len(spec.rows)
+	if semibulk <= 0 {
+		semibulk = DefaultSemibulk
+	}
+	for m := range spec.rows {
+		for _, v := range spec.rows[m] {
+			if uint(v) >= uint(a.Rows) {
+				panic(spgemm.IndexError{Op: fmt.Sprintf("Extract rows[%d]", m), Index: int(v), Len: a.Rows})
+			}
+		}
+		for _, v := range spec.cols[m] {
+			if uint(v) >= uint(a.Cols) {
+				panic(spgemm.IndexError{Op: fmt.Sprintf("Extract cols[%d]", m), Index: int(v), Len: a.Cols})
+			}
+		}
+	}
+	blocks := make([]*spgemm.CSR, k)
+	nchunks := (k + semibulk - 1) / semibulk
+	workers := min(lwThreads(threads), nchunks)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	var failure any
+	var failOnce sync.Once
+	for range workers {
+		wg.Go(func() {
+			defer func() {
+				// Re-raise a caller-bug panic (a repeated column) on the
+				// calling goroutine rather than crashing the process.
+				if r := recover(); r != nil {
+					failOnce.Do(func() { failure = r })
+				}
+			}()
+			colMap := make([]int32, a.Cols)
+			for i := range colMap {
+				colMap[i] = -1
+			}
+			for {
+				c := int(next.Add(1) - 1)
+				if c >= nchunks {
+					return
+				}
+				lo, hi := c*semibulk, min((c+1)*semibulk, k)
+				extractChunk(a, spec, lo, hi, colMap, blocks)
+			}
+		})
+	}
+	wg.Wait()
+	if failure != nil {
+		panic(failure)
+	}
+	return assembleLayer(blocks, spec.srcs)
+}
+
+// extractChunk computes the blocks of minibatches [lo, hi): one row
+// gather for the chunk, then one column relabelling per minibatch. colMap
+// is all -1 on entry and on return.
+func extractChunk(a *spgemm.CSR, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR) {
+	var chunkRows []int32
+	for m := lo; m < hi; m++ {
+		chunkRows = append(chunkRows, spec.rows[m]...)
+	}
+	ar := spgemm.GatherRows(a, chunkRows, 1)
+	r0 := 0
+	for m := lo; m < hi; m++ {
+		nr := len(spec.rows[m])
+		view := rowRange(ar, r0, r0+nr)
+		r0 += nr
+		for j, v := range spec.cols[m] {
+			if colMap[v] >= 0 {
+				for _, w := range spec.cols[m][:j] {
+					colMap[w] = -1
+				}
+				panic(spgemm.ArgError{Op: "Extract", Msg: fmt.Sprintf("vertex %d appears twice in cols[%d]", v, m)})
+			}
+			if spec.slots != nil {
+				colMap[v] = spec.slots[m][j]
+			} else {
+				colMap[v] = int32(j)
+			}
+		}
+		b := spgemm.ExtractColumns(view, colMap, spec.widths[m], 1)
+		for _, v := range spec.cols[m] {
+			colMap[v] = -1
+		}
+		if spec.scale != nil {
+			sc := spec.scale[m]
+			for p, c := range b.Indices {
+				b.Data[p] = float32(float64(b.Data[p]) * sc[c])
+			}
+		}
+		blocks[m] = b
+	}
+}
+
+// rowRange returns rows [lo, hi) of a as a CSR whose offsets start at 0; it
+// shares a's Indices and Data.
+func rowRange(a *spgemm.CSR, lo, hi int) *spgemm.CSR {
+	base := a.Indptr[lo]
+	ptr := make([]int64, hi-lo+1)
+	for i := range ptr {
+		ptr[i] = a.Indptr[lo+i] - base
+	}
+	end := a.Indptr[hi]
+	return &spgemm.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ptr, Indices: a.Indices[base:end:end], Data: a.Data[base:end:end]}
+}
+
+// assembleLayer stores blocks back to back in the LayerArrays layout, with
+// srcs[m] as minibatch m's sources.
+func assembleLayer(blocks []*spgemm.CSR, srcs [][]int32) *LayerArrays {
+	k := len(blocks)
+	la := &LayerArrays{PtrStart: make([]int, k+1), EdgeStart: make([]int64, k+1), SrcStart: make([]int, k+1)}
+	for m, b := range blocks {
+		la.PtrStart[m+1] = la.PtrStart[m] + b.Rows + 1
+		la.EdgeStart[m+1] = la.EdgeStart[m] + b.NNZ()
+		la.SrcStart[m+1] = la.SrcStart[m] + len(srcs[m])
+	}
+	la.Indptr = make([]int64, 0, la.PtrStart[k])
+	la.Indices = make([]int32, 0, la.EdgeStart[k])
+	la.Data = make([]float32, 0, la.EdgeStart[k])
+	la.Src = make([]int32, 0, la.SrcStart[k])
+	for m, b := range blocks {
+		la.Indptr = append(la.Indptr, b.Indptr...)
+		la.Indices = append(la.Indices, b.Indices...)
+		la.Data = append(la.Data, b.Data...)
+		la.Src = append(la.Src, srcs[m]...)
+	}
+	return la
+}
+
+// NextFrontier returns frontier followed by the column ids of rows
+// [lo, hi) of sel that are not in frontier, each once, in increasing order:
+// the sources F_{l+1} of a block whose destinations are F_l = frontier
+// (DESIGN.md 3.1 step 4), ready to be the cols of Extract. frontier must
+// hold distinct vertices. It panics with an spgemm.IndexError if the row
+// range is outside [0, sel.Rows].
+func NextFrontier(frontier []int32, sel *spgemm.CSR, lo, hi int) []int32 {
+	if lo < 0 || hi > sel.Rows || lo > hi {
+		panic(spgemm.IndexError{Op: "NextFrontier rows", Index: max(hi, -lo), Len: sel.Rows + 1})
+	}
+	cols := slices.Clone(sel.Indices[sel.Indptr[lo]:sel.Indptr[hi]])
+	slices.Sort(cols)
+	src, _ := appendNew(frontier, slices.Compact(cols))
+	return src
+}
+
+// appendNew returns frontier followed by the vertices of cols (sorted,
+// distinct) that are not in frontier, and the position of each cols[j] in
+// that list.
+func appendNew(frontier, cols []int32) (src, slots []int32) {
+	// order lists the frontier positions sorted by vertex, merged with cols.
+	order := make([]int32, len(frontier))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(frontier[x], frontier[y]) })
+	src = append(make([]int32, 0, len(frontier)+len(cols)), frontier...)
+	slots = make([]int32, len(cols))
+	fi := 0
+	for j, v := range cols {
+		for fi < len(order) && frontier[order[fi]] < v {
+			fi++
+		}
+		if fi < len(order) && frontier[order[fi]] == v {
+			slots[j] = order[fi]
+		} else {
+			slots[j] = int32(len(src))
+			src = append(src, v)
+		}
+	}
+	return src, slots
+}

@@ -1,0 +1,350 @@
+package sampling
+
+// Layer-wise sampling in bulk (DESIGN.md 3.2): LADIES (Zou et al., NeurIPS
+// 2019) and FastGCN (Chen, Ma and Xiao, ICLR 2018).
+//
+// For layer l, the k minibatches of a bulk have frontiers F_l^m (F_0^m are
+// the seeds). LADIES forms Q_l with one row per minibatch and ones at its
+// frontier vertices and computes P_l = Q_l·(A∘A): P_l[m, v] is the squared
+// norm of column v of A restricted to the rows F_l^m. FastGCN uses the
+// squared column norms of the whole A, 1ᵀ·(A∘A), for every minibatch. Each
+// minibatch draws s_l columns C_l^m from its row (SelectPerMinibatch), the block
+// A[F_l^m, C_l^m] is extracted (extractBlocks) and normalised, and
+// F_{l+1}^m = F_l^m followed by the vertices of C_l^m not in F_l^m, in
+// increasing id order.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// LayerWiseMethod chooses the column probabilities of a layer-wise sampler.
+type LayerWiseMethod int
+
+const (
+	// LADIES samples columns with probability proportional to the squared
+	// norm of the column restricted to the minibatch's frontier rows,
+	// P = Q·(A∘A).
+	LADIES LayerWiseMethod = iota
+	// FastGCN samples columns with probability proportional to the squared
+	// norm of the whole column of A, the same law for every minibatch.
+	FastGCN
+)
+
+// String returns "ladies" or "fastgcn".
+func (m LayerWiseMethod) String() string {
+	switch m {
+	case LADIES:
+		return "ladies"
+	case FastGCN:
+		return "fastgcn"
+	}
+	return fmt.Sprintf("LayerWiseMethod(%d)", int(m))
+}
+
+// LayerWiseOptions configure a layer-wise sampler. The zero value of every
+// field but Budgets means its documented default.
+//
+// # Normalisation
+//
+// Let p_v = P[m, v] / Σ_w P[m, w] be the probability that one draw of
+// minibatch m picks column v, s the number of draws (the budget, or the
+// number of positive columns when that is smaller and Replace is false),
+// and c_v the number of draws that picked v (1 without replacement). The
+// block entry (u, v) for a frontier vertex u and a chosen column v is
+//
+//	default:   A[u,v]·c_v/(s·p_v), then each row scaled to sum to 1 (LADIES)
+//	RowMean:   A[u,v], then each row scaled to sum to 1 (plain weighted mean)
+//	Unbiased:  A[u,v]·c_v/(s·p_v), not row-normalised
+//
+// With Replace and Unbiased, Σ_v block[u,v]·H[v] is an unbiased estimate of
+// Σ_v A[u,v]·H[v] = (A·H)[u]: the importance-sampling estimator. Row
+// normalisation, the default, gives up that unbiasedness (it divides by a
+// random row sum) for a much smaller variance and a bounded output, as the
+// LADIES paper does; without replacement c_v/(s·p_v) only approximates the
+// inverse inclusion probability. Entries exist only where A has an edge
+// from a frontier vertex to a chosen column: a row with no chosen neighbour
+// stays empty, and no self loop is added (a model that wants a self term
+// finds each destination among the sources, Dst being a prefix of Src).
+type LayerWiseOptions struct {
+	// Method is LADIES (the default) or FastGCN.
+	Method LayerWiseMethod
+	// Budgets is the number of columns s_l drawn per minibatch for each
+	// layer, the layer nearest the seeds first; required, each > 0.
+	Budgets []int
+	// Semibulk is the number of minibatches whose blocks are extracted
+	// together; 0 means DefaultSemibulk. It does not change the result.
+	Semibulk int
+	// Replace draws columns with replacement (s independent draws);
+	// default false: s distinct columns by successive sampling.
+	Replace bool
+	// RowMean replaces the LADIES normalisation by a plain row mean of A's
+	// values over the chosen columns.
+	RowMean bool
+	// Unbiased skips the row normalisation (see Normalisation); it
+	// excludes RowMean.
+	Unbiased bool
+	// Seed selects the random stream.
+	Seed uint64
+	// Threads is the number of goroutines; 0 means GOMAXPROCS.
+	Threads int
+}
+
+// Validate returns an error naming the first invalid field, or nil.
+func (o *LayerWiseOptions) Validate() error {
+	switch {
+	case o.Method != LADIES && o.Method != FastGCN:
+		return fmt.Errorf("sampling: LayerWiseOptions.Method = %d, want LADIES or FastGCN", int(o.Method))
+	case len(o.Budgets) == 0:
+		return fmt.Errorf("sampling: LayerWiseOptions.Budgets is empty, want one column budget per layer")
+	case o.Semibulk < 0:
+		return fmt.Errorf("sampling: LayerWiseOptions.Semibulk = %d, want >= 0", o.Semibulk)
+	case o.Threads < 0:
+		return fmt.Errorf("sampling: LayerWiseOptions.Threads = %d, want >= 0", o.Threads)
+	case o.RowMean && o.Unbiased:
+		return fmt.Errorf("sampling: LayerWiseOptions.RowMean and Unbiased are exclusive")
+	}
+	for l, s := range o.Budgets {
+		if s <= 0 {
+			return fmt.Errorf("sampling: LayerWiseOptions.Budgets[%d] = %d, want > 0", l, s)
+		}
+	}
+	return nil
+}
+
+// LayerWise is the bulk layer-wise sampler (LADIES or FastGCN). It
+// implements Sampler; it is immutable and safe for concurrent use.
+type LayerWise struct {
+	a   *spgemm.CSR // the adjacency
+	a2  *spgemm.CSR // A∘A (a itself when every value is 1)
+	fg  *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
+	opt LayerWiseOptions
+}
+
+// NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
+// it keeps (do not modify a afterwards). Row v of a lists the vertices v
+// aggregates from, with their edge weights. It returns an error if the
+// options are invalid or a is not a valid square CSR matrix.
+func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, fmt.Errorf("sampling: NewLayerWise: nil adjacency")
+	}
+	if a.Rows != a.Cols {
+		return nil, fmt.Errorf("sampling: NewLayerWise: adjacency is %d x %d, want square", a.Rows, a.Cols)
+	}
+	if err := a.Validate(); err != nil {
+		return nil, fmt.Errorf("sampling: NewLayerWise: adjacency: %w", err)
+	}
+	opt.Budgets = append([]int(nil), opt.Budgets...)
+	s := &LayerWise{a: a, a2: squareValues(a), opt: opt}
+	if opt.Method == FastGCN {
+		ones := &spgemm.CSR{Rows: 1, Cols: a.Rows, Indptr: []int64{0, int64(a.Rows)},
+			Indices: make([]int32, a.Rows), Data: make([]float32, a.Rows)}
+		for v := range ones.Indices {
+			ones.Indices[v], ones.Data[v] = int32(v), 1
+		}
+		s.fg = spgemm.Mul(ones, s.a2, &spgemm.MulOptions{Threads: opt.Threads})
+	}
+	return s, nil
+}
+
+// squareValues returns A∘A, or a itself when every value is 1.
+func squareValues(a *spgemm.CSR) *spgemm.CSR {
+	unit := true
+	for _, x := range a.Data {
+		if x != 1 {
+			unit = false
+			break
+		}
+	}
+	if unit {
+		return a
+	}
+	a2 := a.Clone()
+	for i, x := range a2.Data {
+		a2.Data[i] = x * x
+	}
+	return a2
+}
+
+// NumLayers returns the number of layers, len(Budgets).
+func (s *LayerWise) NumLayers() int { return len(s.opt.Budgets) }
+
+// Options returns the sampler's options.
+func (s *LayerWise) Options() LayerWiseOptions {
+	o := s.opt
+	o.Budgets = append([]int(nil), o.Budgets...)
+	return o
+}
+
+// SampleBulk samples the minibatches first, ..., first+len(seeds)-1 of
+// epoch (see Sampler). Duplicate seeds of a minibatch are sampled once:
+// F_0 keeps each seed's first occurrence, and Bulk.Seeds holds these
+// deduplicated seeds. Minibatch m's block of layer l has the frontier
+// F_l^m as rows and F_{l+1}^m as sources, with the normalised values of
+// LayerWiseOptions. The column draws of minibatch g at layer l use the
+// stream row (epoch, g, l, vertex -1): the result depends only on (Seed,
+// epoch, g, seeds[g-first]), never on the bulk size, Semibulk or Threads.
+// It returns an error naming the minibatch and position of a seed outside
+// [0, n), or the context's error if ctx is done between layers.
+func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	n := s.a.Rows
+	k := len(seeds)
+	for m, sd := range seeds {
+		for i, v := range sd {
+			if uint(v) >= uint(n) {
+				return nil, fmt.Errorf("sampling: LayerWise.SampleBulk: minibatch %d seed %d: vertex %d outside [0, %d)", first+m, i, v, n)
+			}
+		}
+	}
+	bulk := &Bulk{First: first, SeedStart: make([]int, k+1)}
+	frontiers := dedupFirst(seeds)
+	for m, f := range frontiers {
+		bulk.SeedStart[m+1] = bulk.SeedStart[m] + len(f)
+		bulk.Seeds = append(bulk.Seeds, f...)
+	}
+	stream := NewStream(s.opt.Seed)
+	for l, budget := range s.opt.Budgets {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		keys := make([]RowKey, k)
+		for m := range keys {
+			keys[m] = stream.Row(epoch, first+m, l, -1)
+		}
+		p, chosen := s.choose(frontiers, keys, budget)
+		spec := s.layerSpec(frontiers, p, chosen)
+		la := extractBlocks(s.a, spec, s.opt.Semibulk, s.opt.Threads)
+		if !s.opt.Unbiased {
+			normalizeBlocks(la, s.opt.Threads)
+		}
+		bulk.Layers = append(bulk.Layers, *la)
+		frontiers = spec.srcs
+	}
+	return bulk, nil
+}
+
+// choose returns the probability matrix P (k x n, or for FastGCN the single
+// shared row) and the chosen columns (k x n; a column drawn c times has
+// value c·P[m, v]).
+func (s *LayerWise) choose(frontiers [][]int32, keys []RowKey, budget int) (*spgemm.CSR, *spgemm.CSR) {
+	if s.fg != nil {
+		// One shared row: select from it once per minibatch, each with
+		// its own key, without materialising k copies.
+		k := len(frontiers)
+		rows := make([]*spgemm.CSR, k)
+		opt := SelectOptions{Weighted: true, Replace: s.opt.Replace}
+		lwParallel(k, s.opt.Threads, func(lo, hi int) {
+			for m := lo; m < hi; m++ {
+				rows[m] = SelectPerRow(s.fg, keys[m:m+1], budget, opt)
+			}
+		})
+		return s.fg, stackRows(rows, s.a.Cols)
+	}
+	q := QPerMinibatch(frontiers, s.a.Rows)
+	p := spgemm.Mul(q, s.a2, &spgemm.MulOptions{Threads: s.opt.Threads})
+	return p, selectPerMinibatch(p, keys, budget, s.opt.Replace, s.opt.Threads)
+}
+
+// layerSpec builds the extraction of one layer: the chosen columns of
+// minibatch m, their slots in F_{l+1}^m = F_l^m followed by the new
+// vertices, and the per-slot scale of the normalisation.
+func (s *LayerWise) layerSpec(frontiers [][]int32, p, chosen *spgemm.CSR) *extractSpec {
+	k := len(frontiers)
+	spec := &extractSpec{rows: frontiers, cols: make([][]int32, k), slots: make([][]int32, k),
+		srcs: make([][]int32, k), widths: make([]int, k), scale: make([][]float64, k)}
+	lwParallel(k, s.opt.Threads, func(lo, hi int) {
+		for m := lo; m < hi; m++ {
+			prow := m
+			if s.fg != nil {
+				prow = 0
+			}
+			pIdx, pVal := p.Row(prow)
+			cIdx, cVal := chosen.Row(m)
+			src, slots := appendNew(frontiers[m], cIdx)
+			spec.cols[m], spec.slots[m], spec.srcs[m], spec.widths[m] = cIdx, slots, src, len(src)
+			sc := make([]float64, len(src))
+			if s.opt.RowMean {
+				for _, c := range slots {
+					sc[c] = 1
+				}
+			} else {
+				total := 0.0
+				for _, x := range pVal {
+					if x > 0 {
+						total += float64(x)
+					}
+				}
+				// A column drawn c times has value c·P[m, v]; draws is the
+				// budget with replacement and the number of columns taken
+				// without. sc first holds c/p_v with p_v = P[m, v]/total.
+				draws := 0.0
+				pi := 0
+				for j, v := range cIdx {
+					for pIdx[pi] != v {
+						pi++
+					}
+					c := 1.0
+					if s.opt.Replace {
+						c = math.Round(float64(cVal[j]) / float64(pVal[pi]))
+					}
+					draws += c
+					sc[slots[j]] = c * total / float64(pVal[pi])
+				}
+				for j := range cIdx {
+					sc[slots[j]] /= draws
+				}
+			}
+			spec.scale[m] = sc
+		}
+	})
+	return spec
+}
+
+// normalizeBlocks scales every row of every block of la to sum to 1.
+func normalizeBlocks(la *LayerArrays, threads int) {
+	k := len(la.PtrStart) - 1
+	lwParallel(k, threads, func(lo, hi int) {
+		for m := lo; m < hi; m++ {
+			ptr := la.Indptr[la.PtrStart[m]:la.PtrStart[m+1]]
+			e0, e1 := la.EdgeStart[m], la.EdgeStart[m+1]
+			b := spgemm.CSR{Rows: len(ptr) - 1, Cols: la.SrcStart[m+1] - la.SrcStart[m],
+				Indptr: ptr, Indices: la.Indices[e0:e1:e1], Data: la.Data[e0:e1:e1]}
+			spgemm.NormalizeRows(&b, 1)
+		}
+	})
+}
+
+// dedupFirst returns each minibatch's seeds without repeats, first
+// occurrences in order (as NodeWise does).
+func dedupFirst(seeds [][]int32) [][]int32 {
+	out := make([][]int32, len(seeds))
+	seen := make(map[int32]struct{})
+	for m, sd := range seeds {
+		clear(seen)
+		f := make([]int32, 0, len(sd))
+		for _, v := range sd {
+			if _, ok := seen[v]; !ok {
+				seen[v] = struct{}{}
+				f = append(f, v)
+			}
+		}
+		out[m] = f
+	}
+	return out
+}
+
+// lwThreads resolves a thread count: <= 0 means GOMAXPROCS.
+func lwThreads(n int) int {
+	if n <= 0 {
+		return runtime.GOMAXPROCS(0)
+	}
+	return n
+}

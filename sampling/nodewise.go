@@ -1,0 +1,265 @@
+package sampling
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// FrontierMode says which vertices of a minibatch's frontier a layer
+// expands.
+type FrontierMode int
+
+const (
+	// FrontierAll expands every vertex of F_l at layer l: block l is
+	// |F_l| x |F_{l+1}| with every row sampled. This is DGL's block
+	// semantics, which GraphSAGE's root (self) weights need.
+	FrontierAll FrontierMode = iota
+	// FrontierNew expands at layer l only the vertices first reached at
+	// hop l (all seeds at layer 0), as PyG's NeighborLoader does. Blocks
+	// keep FrontierAll's shapes, so a GNN consumes them the same way, but
+	// the rows of vertices expanded at an earlier layer are empty: the union
+	// of a minibatch's blocks, in the numbering of its last block's sources,
+	// is PyG's one sampled subgraph per minibatch (see Subgraph).
+	FrontierNew
+)
+
+// String returns "all" or "new".
+func (m FrontierMode) String() string {
+	switch m {
+	case FrontierAll:
+		return "all"
+	case FrontierNew:
+		return "new"
+	}
+	return fmt.Sprintf("FrontierMode(%d)", int(m))
+}
+
+// ParseFrontierMode parses "all" or "new".
+func ParseFrontierMode(s string) (FrontierMode, error) {
+	switch strings.ToLower(s) {
+	case "all":
+		return FrontierAll, nil
+	case "new":
+		return FrontierNew, nil
+	}
+	return 0, fmt.Errorf("sampling: frontier mode %q, want all or new", s)
+}
+
+// DefaultMaxBulkEdges is the cap on the entries selected at once when
+// NodeWiseOptions.MaxBulkEdges is 0: 2^25 entries, 256 MiB of selection
+// buffers.
+const DefaultMaxBulkEdges = 1 << 25
+
+// NodeWiseOptions configure the node-wise (GraphSAGE) sampler. Fanouts is
+// required; the zero value of every other field is its default.
+type NodeWiseOptions struct {
+	// Fanouts are s_1..s_L, s_1 for the layer nearest to the seeds
+	// (Blocks[0]). Each is > 0, or -1 to take all neighbours.
+	Fanouts []int
+	// Replace samples with replacement (default: without). A neighbour
+	// drawn c times appears once, with value c (times its weight).
+	Replace bool
+	// Weighted samples proportionally to the values of A (default:
+	// uniformly); blocks then carry the selected weights normalised to sum
+	// to 1 per row, and edges of weight <= 0 are never sampled.
+	Weighted bool
+	// Frontier chooses which frontier vertices each layer expands.
+	Frontier FrontierMode
+	// Seed selects the random stream.
+	Seed uint64
+	// Threads is the number of goroutines; 0 means GOMAXPROCS.
+	Threads int
+	// MaxBulkEdges caps the entries selected at one time before column
+	// extraction (the sampled edges a layer of a group of minibatches
+	// holds in global ids). A bulk whose layer would exceed it is sampled
+	// in groups of consecutive minibatches, with the same output; a single
+	// minibatch is never split. The cap counts rows times fanout, or rows
+	// for a fanout of -1. 0 means DefaultMaxBulkEdges.
+	MaxBulkEdges int64
+}
+
+// validate checks the options against a graph of n vertices.
+func (o *NodeWiseOptions) validate() error {
+	if len(o.Fanouts) == 0 {
+		return errors.New("sampling: NodeWiseOptions.Fanouts is empty: give one fanout per layer")
+	}
+	for l, s := range o.Fanouts {
+		if s == 0 || s < -1 {
+			return fmt.Errorf("sampling: NodeWiseOptions.Fanouts[%d] = %d, want > 0 or -1 (all neighbours)", l, s)
+		}
+	}
+	if o.Frontier != FrontierAll && o.Frontier != FrontierNew {
+		return fmt.Errorf("sampling: NodeWiseOptions.Frontier = %d, want FrontierAll or FrontierNew", int(o.Frontier))
+	}
+	if o.Threads < 0 {
+		return fmt.Errorf("sampling: NodeWiseOptions.Threads = %d, want >= 0", o.Threads)
+	}
+	if o.MaxBulkEdges < 0 {
+		return fmt.Errorf("sampling: NodeWiseOptions.MaxBulkEdges = %d, want >= 0", o.MaxBulkEdges)
+	}
+	return nil
+}
+
+// NodeWise is the bulk node-wise sampler of DESIGN.md 3.1. It is safe for
+// concurrent use.
+//
+// For each layer l it gathers the adjacency row of every frontier entry of
+// every minibatch (P_l = Q_l·A, read in place from the RowSource rather than
+// materialised), selects per row with the row key
+// Stream.Row(epoch, minibatch, l, vertex) (SelectPerRow's laws), and
+// extracts columns: each minibatch's picks are renumbered into its own
+// local columns, F_{l+1} = F_l followed by the new vertices in order of
+// first appearance (rows in order, picks of a row in column order). The
+// selection runs in parallel over rows, the extraction over minibatches.
+// The result equals QPerEntry, spgemm.Mul, SelectPerRow and
+// spgemm.ExtractColumns applied minibatch by minibatch (tested).
+type NodeWise struct {
+	src     RowSource
+	csr     *spgemm.CSR // the local matrix behind src when it is a CSRRows
+	opt     NodeWiseOptions
+	stream  Stream
+	threads int
+	workers sync.Pool // *nwWorker, reused across calls
+}
+
+// NewNodeWise returns the node-wise sampler of the n x n adjacency a (row v
+// lists the vertices v samples from). a is read, never modified, and must
+// not change while the sampler is in use. It returns an error naming the
+// field for bad options, or if a is not square, or if opt.Weighted and a
+// value of a is negative, infinite or NaN.
+func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
+	if a == nil {
+		return nil, errors.New("sampling: NewNodeWise: nil adjacency")
+	}
+	if a.Rows != a.Cols {
+		return nil, fmt.Errorf("sampling: NewNodeWise: adjacency is %d x %d, want square", a.Rows, a.Cols)
+	}
+	if len(a.Indptr) != a.Rows+1 || int64(len(a.Indices)) != a.NNZ() || len(a.Data) != len(a.Indices) {
+		return nil, fmt.Errorf("sampling: NewNodeWise: adjacency arrays inconsistent (indptr %d, indices %d, data %d for %d rows)",
+			len(a.Indptr), len(a.Indices), len(a.Data), a.Rows)
+	}
+	if opt.Weighted {
+		for p, v := range a.Data {
+			if !(v >= 0) || math.IsInf(float64(v), 1) {
+				return nil, fmt.Errorf("sampling: NewNodeWise: Weighted, but edge weight data[%d] = %v; want finite and >= 0", p, v)
+			}
+		}
+	}
+	nw, err := NewNodeWiseFrom(CSRRows{A: a}, opt)
+	if err != nil {
+		return nil, err
+	}
+	nw.csr = a
+	return nw, nil
+}
+
+// NewNodeWiseFrom returns the node-wise sampler of the rows of src. It
+// returns an error naming the field for bad options.
+func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
+	if src == nil {
+		return nil, errors.New("sampling: NewNodeWiseFrom: nil RowSource")
+	}
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	opt.Fanouts = append([]int(nil), opt.Fanouts...)
+	if opt.MaxBulkEdges == 0 {
+		opt.MaxBulkEdges = DefaultMaxBulkEdges
+	}
+	threads := opt.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	return &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads}, nil
+}
+
+// NumLayers returns the number of fanouts.
+func (nw *NodeWise) NumLayers() int { return len(nw.opt.Fanouts) }
+
+// Options returns the sampler's options with the defaults filled in.
+func (nw *NodeWise) Options() NodeWiseOptions {
+	o := nw.opt
+	o.Fanouts = append([]int(nil), o.Fanouts...)
+	return o
+}
+
+// SampleBulk samples minibatches first..first+len(seeds)-1 of epoch (see
+// Sampler). Duplicate seeds of a minibatch are sampled once: F_0 keeps each
+// seed's first occurrence, and Bulk.Seeds holds these deduplicated seeds.
+// It returns an error if a seed is outside [0, n) or ctx is cancelled.
+func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	n := nw.src.NumVertices()
+	for m, s := range seeds {
+		for i, v := range s {
+			if uint32(v) >= uint32(n) {
+				return nil, fmt.Errorf("sampling: minibatch %d seed %d: vertex %d outside [0, %d)", first+m, i, v, n)
+			}
+		}
+	}
+	k := len(seeds)
+	bulk := &Bulk{First: first, Layers: make([]LayerArrays, len(nw.opt.Fanouts))}
+	frontiers := nw.dedupSeeds(seeds)
+	bulk.Seeds, bulk.SeedStart = concat(frontiers)
+	for m := range frontiers {
+		frontiers[m] = bulk.Seeds[bulk.SeedStart[m]:bulk.SeedStart[m+1]:bulk.SeedStart[m+1]]
+	}
+	expanded := make([]int, k) // rows of F_l^m already expanded (FrontierNew)
+	for l, s := range nw.opt.Fanouts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		la := &bulk.Layers[l]
+		next, err := nw.sampleLayer(ctx, la, epoch, first, l, s, frontiers, expanded)
+		if err != nil {
+			return nil, err
+		}
+		la.Src, la.SrcStart = concat(next)
+		for m := range frontiers {
+			if nw.opt.Frontier == FrontierNew {
+				expanded[m] = len(frontiers[m])
+			}
+			frontiers[m] = la.Src[la.SrcStart[m]:la.SrcStart[m+1]:la.SrcStart[m+1]]
+		}
+	}
+	return bulk, nil
+}
+
+// dedupSeeds returns each minibatch's seeds without repeats, first
+// occurrences in order.
+func (nw *NodeWise) dedupSeeds(seeds [][]int32) [][]int32 {
+	out := make([][]int32, len(seeds))
+	w := nw.getWorker()
+	defer nw.workers.Put(w)
+	for m, s := range seeds {
+		f := make([]int32, 0, len(s))
+		for _, v := range s {
+			if w.ids[v] < 0 {
+				w.ids[v] = 0
+				f = append(f, v)
+			}
+		}
+		w.reset(f)
+		out[m] = f
+	}
+	return out
+}
+
+// concat stores the lists back to back and returns the offsets (len+1).
+func concat(lists [][]int32) ([]int32, []int) {
+	start := make([]int, len(lists)+1)
+	for m, f := range lists {
+		start[m+1] = start[m] + len(f)
+	}
+	all := make([]int32, start[len(lists)])
+	for m, f := range lists {
+		copy(all[start[m]:], f)
+	}
+	return all, start
+}

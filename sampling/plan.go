@@ -1,0 +1,124 @@
+package sampling
+
+import (
+	"fmt"
+	"math/bits"
+)
+
+// Defaults of PlanOptions' zero fields.
+const (
+	DefaultBatchSize = 1024
+	DefaultBulkSize  = 16
+)
+
+// PlanOptions configure a minibatch plan. The zero value means the defaults.
+type PlanOptions struct {
+	// BatchSize is the number of seed vertices per minibatch, b;
+	// 0 means DefaultBatchSize.
+	BatchSize int
+	// BulkSize is the number of minibatches sampled together, k;
+	// 0 means DefaultBulkSize.
+	BulkSize int
+	// Seed selects the random permutations of the epochs.
+	Seed uint64
+}
+
+// Plan cuts a vertex set into the minibatches of every epoch: each epoch
+// permutes the vertices (a pure function of the seed and the epoch), cuts the
+// permutation into minibatches of BatchSize vertices (the last one may be
+// shorter) and groups consecutive minibatches into bulks of BulkSize (the last
+// one may be shorter). Nothing is dropped. A Plan is immutable and safe for
+// concurrent use.
+type Plan struct {
+	vertices []int32
+	opt      PlanOptions
+}
+
+// NewPlan returns the plan of the vertex set vertices, which it copies. The
+// set may be empty (every epoch then has no minibatch) and may hold
+// duplicates, which are kept. It returns an error naming the field when
+// BatchSize or BulkSize is negative.
+func NewPlan(vertices []int32, opt PlanOptions) (*Plan, error) {
+	if opt.BatchSize < 0 {
+		return nil, fmt.Errorf("sampling: PlanOptions.BatchSize = %d, want > 0 (or 0 for the default %d)", opt.BatchSize, DefaultBatchSize)
+	}
+	if opt.BulkSize < 0 {
+		return nil, fmt.Errorf("sampling: PlanOptions.BulkSize = %d, want > 0 (or 0 for the default %d)", opt.BulkSize, DefaultBulkSize)
+	}
+	if opt.BatchSize == 0 {
+		opt.BatchSize = DefaultBatchSize
+	}
+	if opt.BulkSize == 0 {
+		opt.BulkSize = DefaultBulkSize
+	}
+	return &Plan{vertices: append([]int32(nil), vertices...), opt: opt}, nil
+}
+
+// Options returns the plan's options with the defaults filled in.
+func (p *Plan) Options() PlanOptions { return p.opt }
+
+// NumVertices returns the size of the vertex set.
+func (p *Plan) NumVertices() int { return len(p.vertices) }
+
+// NumMinibatches returns the number of minibatches of every epoch,
+// ceil(NumVertices / BatchSize).
+func (p *Plan) NumMinibatches() int {
+	return (len(p.vertices) + p.opt.BatchSize - 1) / p.opt.BatchSize
+}
+
+// Coordinates of the plan's draws in the random stream. Samplers use
+// minibatch indices >= 0, so -1 cannot collide with a sampling draw.
+const (
+	planMinibatch = -1
+	planLayer     = -1
+)
+
+// Epoch returns the minibatches of epoch: a Fisher-Yates permutation of the
+// vertex set whose swap at position i is drawn from the stream at
+// (Seed, epoch, planMinibatch, planLayer, 0, i), cut into minibatches. It
+// costs O(NumVertices) time and allocates one permuted copy of the set.
+func (p *Plan) Epoch(epoch int) *EpochPlan {
+	perm := append([]int32(nil), p.vertices...)
+	key := NewStream(p.opt.Seed).Row(epoch, planMinibatch, planLayer, 0)
+	for i := len(perm) - 1; i > 0; i-- {
+		// Lemire's multiply-shift maps 64 random bits to [0, i]; its bias,
+		// below 2^-32 for any int32-sized set, is far under sampling noise.
+		j, _ := bits.Mul64(key.Uint64(int64(i)), uint64(i)+1)
+		perm[i], perm[j] = perm[j], perm[i]
+	}
+	e := &EpochPlan{Epoch: epoch, BulkSize: p.opt.BulkSize}
+	b := p.opt.BatchSize
+	e.Minibatches = make([][]int32, 0, p.NumMinibatches())
+	for lo := 0; lo < len(perm); lo += b {
+		hi := min(lo+b, len(perm))
+		e.Minibatches = append(e.Minibatches, perm[lo:hi:hi])
+	}
+	return e
+}
+
+// EpochPlan is the sequence of minibatches of one epoch. Minibatches[i] holds
+// the seed vertices of global minibatch i.
+type EpochPlan struct {
+	Epoch       int
+	BulkSize    int
+	Minibatches [][]int32
+}
+
+// NumBulks returns the number of bulks, ceil(len(Minibatches) / BulkSize).
+func (e *EpochPlan) NumBulks() int {
+	k := max(e.BulkSize, 1)
+	return (len(e.Minibatches) + k - 1) / k
+}
+
+// Bulk returns bulk i (0 <= i < NumBulks()): the global index of its first
+// minibatch and the seeds of its minibatches, which are views of
+// Minibatches. It panics with an spgemm.IndexError if i is out of range.
+func (e *EpochPlan) Bulk(i int) (first int, seeds [][]int32) {
+	if uint(i) >= uint(e.NumBulks()) {
+		panic(indexError("EpochPlan.Bulk", i, e.NumBulks()))
+	}
+	k := max(e.BulkSize, 1)
+	first = i * k
+	hi := min(first+k, len(e.Minibatches))
+	return first, e.Minibatches[first:hi:hi]
+}

@@ -1,0 +1,329 @@
+package sampling
+
+// Per-row selection (DESIGN.md 3.1 step 3). Every method is a pure function
+// of the row's key and the row itself (its column ids, which a CSR keeps
+// sorted and unique, and its values), so any thread or rank that holds the
+// row draws the same entries.
+//
+//   - Uniform without replacement: rows with deg <= s are taken whole.
+//     Larger rows use Floyd's algorithm (Bentley and Floyd, CACM 1987) on
+//     positions 0..deg-1, drawing its j-th number at stream position j:
+//     every s-subset is equally likely and the cost is O(s), not O(deg).
+//     Keeping the s smallest of deg per-column keys would give the same law
+//     but costs deg hashes per row, and the rows a frontier reaches are
+//     biased toward hubs (the mean degree of a vertex reached by an edge of
+//     an R-MAT scale-20 graph is in the thousands, against 30 overall).
+//   - Weighted without replacement: exponential keys -ln(u_c)/w_c with u_c
+//     drawn at stream position c, the entry's column id; the s smallest win.
+//     This is successive sampling proportional to weight (Efraimidis and
+//     Spirakis, IPL 2006) and does not depend on the order of the entries.
+//     Entries of weight <= 0 (or NaN) are never selected.
+//   - With replacement: s draws j = 0..s-1 at stream positions j; uniform
+//     draws map 64 bits to a position by multiply-shift, weighted draws
+//     invert the inclusive float64 prefix sums of the weights: the pick is
+//     the first position whose inclusive sum exceeds u·total, so a
+//     position's probability is exactly its own weight over the total.
+//     An entry drawn c times appears once with multiplicity c.
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"sort"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// SelectOptions choose the law of SelectPerRow. The zero value selects
+// uniformly without replacement.
+type SelectOptions struct {
+	// Weighted draws proportionally to the values of p instead of uniformly;
+	// entries whose value is <= 0 or NaN are then never selected.
+	Weighted bool
+	// Replace draws with replacement: s independent draws per row.
+	Replace bool
+}
+
+// SelectPerRow returns the entries that row r of p draws with keys[r]:
+// min(s, deg) distinct entries without replacement (deg counts only the
+// positive entries when weighted), or s draws with replacement. s = -1
+// takes every entry (every positive entry when weighted) and s = 0 none.
+// The result has p's shape and sorted rows; an entry drawn c times (only
+// with replacement) has the value c·p[r][j], every other selected entry its
+// value in p. The law of each method is in the comment at the top of
+// select.go. It panics with a ShapeError if len(keys) != p.Rows and panics
+// if s < -1.
+func SelectPerRow(p *spgemm.CSR, keys []RowKey, s int, opt SelectOptions) *spgemm.CSR {
+	if len(keys) != p.Rows {
+		panic(spgemm.ShapeError{Op: "SelectPerRow keys", ARows: p.Rows, ACols: p.Cols, BRows: len(keys), BCols: 1})
+	}
+	if s < -1 {
+		panic(fmt.Sprintf("sampling: SelectPerRow: fanout %d, want >= -1", s))
+	}
+	out := &spgemm.CSR{Rows: p.Rows, Cols: p.Cols, Indptr: make([]int64, p.Rows+1)}
+	var sel rowSelector
+	for r := 0; r < p.Rows; r++ {
+		lo, hi := p.Indptr[r], p.Indptr[r+1]
+		cols, vals := p.Indices[lo:hi], p.Data[lo:hi]
+		pos, mult := sel.choose(keys[r], cols, vals, s, opt)
+		for i, q := range pos {
+			out.Indices = append(out.Indices, cols[q])
+			out.Data = append(out.Data, pickValue(vals[q], mult, i))
+		}
+		out.Indptr[r+1] = int64(len(out.Indices))
+	}
+	return out
+}
+
+// pickValue is the value of the i-th selected entry, whose value in the
+// row is v: v times its multiplicity (1 when mult is nil).
+func pickValue(v float32, mult []int32, i int) float32 {
+	if mult == nil {
+		return v
+	}
+	return float32(mult[i]) * v
+}
+
+// selectBound returns the most entries a row of deg entries can yield with
+// fanout s, for every law: the exact count when unweighted without
+// replacement.
+func selectBound(deg, s int) int {
+	if s < 0 {
+		return deg
+	}
+	return min(s, deg) // with replacement: distinct picks after merging
+}
+
+// rowSelector holds the scratch space of per-row selection; its zero value
+// is ready. It is not safe for concurrent use: each goroutine has its own.
+type rowSelector struct {
+	pos    []int32   // chosen positions, ascending
+	mult   []int32   // multiplicities, parallel to pos (with replacement)
+	fkeys  []float64 // heap keys (weighted) or prefix sums (weighted, replace)
+	draws  []int32   // raw draws before merging (with replacement)
+	bitset []uint64  // membership for Floyd's algorithm when s is large
+}
+
+// floydLinear is the largest s for which Floyd's membership test scans the
+// chosen positions instead of using a bitset: below it a scan of at most
+// floydLinear int32s (two cache lines) beats clearing a bitset.
+const floydLinear = 32
+
+// choose selects entries of the row (cols, vals) with key and returns their
+// positions in the row, ascending, and their multiplicities (nil unless
+// opt.Replace). Both slices are scratch, valid until the next call.
+func (sel *rowSelector) choose(key RowKey, cols []int32, vals []float32, s int, opt SelectOptions) (pos, mult []int32) {
+	deg := len(cols)
+	sel.pos = sel.pos[:0]
+	if deg == 0 || s == 0 {
+		return sel.pos, nil
+	}
+	if opt.Weighted {
+		if opt.Replace && s >= 0 {
+			return sel.weightedReplace(key, vals, s)
+		}
+		return sel.weighted(key, cols, vals, s), nil
+	}
+	return sel.uniform(key, deg, s, opt.Replace)
+}
+
+// uniform selects uniformly among deg entries (deg > 0, s != 0): it needs
+// only the row's length, not its entries, which lets the node-wise kernel
+// draw the positions of many rows before it reads any of them.
+func (sel *rowSelector) uniform(key RowKey, deg, s int, replace bool) (pos, mult []int32) {
+	if s < 0 || (deg <= s && !replace) {
+		pos = sel.pos[:0]
+		for i := range deg {
+			pos = append(pos, int32(i))
+		}
+		sel.pos = pos
+		return pos, nil
+	}
+	if replace {
+		return sel.uniformReplace(key, deg, s)
+	}
+	return sel.floyd(key, deg, s), nil
+}
+
+// floyd draws a uniform s-subset of 0..deg-1 (s < deg) by Floyd's
+// algorithm: for j = deg-s..deg-1 draw t uniform in [0, j]; add t, or j
+// when t is already chosen.
+func (sel *rowSelector) floyd(key RowKey, deg, s int) []int32 {
+	pos := sel.pos[:0]
+	if s <= floydLinear {
+		for j := deg - s; j < deg; j++ {
+			hi, _ := bits.Mul64(key.Uint64(int64(j)), uint64(j)+1)
+			t := int32(hi)
+			if slices.Contains(pos, t) {
+				t = int32(j)
+			}
+			pos = append(pos, t)
+		}
+	} else {
+		words := (deg + 63) / 64
+		if cap(sel.bitset) < words {
+			sel.bitset = make([]uint64, words)
+		}
+		set := sel.bitset[:words]
+		for j := deg - s; j < deg; j++ {
+			hi, _ := bits.Mul64(key.Uint64(int64(j)), uint64(j)+1)
+			t := int32(hi)
+			if set[t>>6]&(1<<(t&63)) != 0 {
+				t = int32(j)
+			}
+			set[t>>6] |= 1 << (t & 63)
+			pos = append(pos, t)
+		}
+		for _, t := range pos {
+			set[t>>6] = 0
+		}
+	}
+	slices.Sort(pos)
+	sel.pos = pos
+	return pos
+}
+
+// uniformReplace makes s uniform draws from 0..deg-1 at stream positions
+// 0..s-1 and merges them.
+func (sel *rowSelector) uniformReplace(key RowKey, deg, s int) ([]int32, []int32) {
+	d := sel.draws[:0]
+	for j := range s {
+		hi, _ := bits.Mul64(key.Uint64(int64(j)), uint64(deg))
+		d = append(d, int32(hi))
+	}
+	sel.draws = d
+	return sel.merge(d)
+}
+
+// weightedReplace makes s draws proportional to vals by inverse transform
+// on the inclusive prefix sums and merges them.
+func (sel *rowSelector) weightedReplace(key RowKey, vals []float32, s int) ([]int32, []int32) {
+	prefix := sel.fkeys[:0]
+	total := 0.0
+	last := -1 // last position of positive weight
+	for i, v := range vals {
+		if v > 0 { // false for NaN
+			total += float64(v)
+			last = i
+		}
+		prefix = append(prefix, total)
+	}
+	sel.fkeys = prefix
+	if last < 0 {
+		return sel.pos[:0], nil
+	}
+	d := sel.draws[:0]
+	for j := range s {
+		u := key.Float64(int64(j)) * total
+		// First i with prefix[i] > u: entries of weight 0 have
+		// prefix[i] == prefix[i-1] and can never be first.
+		i := sort.Search(len(prefix), func(i int) bool { return prefix[i] > u })
+		if i > last { // u rounded up to total
+			i = last
+		}
+		d = append(d, int32(i))
+	}
+	sel.draws = d
+	return sel.merge(d)
+}
+
+// merge sorts draws and returns the distinct positions with their counts.
+func (sel *rowSelector) merge(d []int32) ([]int32, []int32) {
+	slices.Sort(d)
+	pos, mult := sel.pos[:0], sel.mult[:0]
+	for i, t := range d {
+		if i > 0 && t == d[i-1] {
+			mult[len(mult)-1]++
+			continue
+		}
+		pos = append(pos, t)
+		mult = append(mult, 1)
+	}
+	sel.pos, sel.mult = pos, mult
+	return pos, mult
+}
+
+// weighted keeps the s smallest exponential keys (all positive entries when
+// s < 0 or there are at most s of them), returned as ascending positions.
+func (sel *rowSelector) weighted(key RowKey, cols []int32, vals []float32, s int) []int32 {
+	pos := sel.pos[:0]
+	npos := 0
+	for _, v := range vals {
+		if v > 0 {
+			npos++
+		}
+	}
+	if s < 0 || npos <= s {
+		for i, v := range vals {
+			if v > 0 {
+				pos = append(pos, int32(i))
+			}
+		}
+		sel.pos = pos
+		return pos
+	}
+	// A max-heap of the s smallest keys seen so far; ties go to the
+	// smaller position so that the choice is deterministic.
+	hk := sel.fkeys[:0]
+	for i, v := range vals {
+		if !(v > 0) {
+			continue
+		}
+		k := key.ExpKey(int64(cols[i]), float64(v))
+		if len(pos) < s {
+			pos, hk = append(pos, int32(i)), append(hk, k)
+			siftUp(hk, pos, len(pos)-1)
+			continue
+		}
+		if k < hk[0] {
+			hk[0], pos[0] = k, int32(i)
+			siftDown(hk, pos, 0)
+		}
+	}
+	sel.fkeys = hk
+	slices.Sort(pos)
+	sel.pos = pos
+	return pos
+}
+
+// heapLess orders heap entries by key, then position: the heap's top is
+// the largest.
+func heapLess(k []float64, p []int32, i, j int) bool {
+	return k[i] < k[j] || (k[i] == k[j] && p[i] < p[j])
+}
+
+func siftUp(k []float64, p []int32, i int) {
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !heapLess(k, p, parent, i) {
+			return
+		}
+		k[i], k[parent] = k[parent], k[i]
+		p[i], p[parent] = p[parent], p[i]
+		i = parent
+	}
+}
+
+func siftDown(k []float64, p []int32, i int) {
+	n := len(k)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			return
+		}
+		if c+1 < n && heapLess(k, p, c, c+1) {
+			c++
+		}
+		if !heapLess(k, p, i, c) {
+			return
+		}
+		k[i], k[c] = k[c], k[i]
+		p[i], p[c] = p[c], p[i]
+		i = c
+	}
+}
+
+// indexError is the panic value for an index outside [0, n).
+func indexError(op string, i, n int) spgemm.IndexError {
+	return spgemm.IndexError{Op: op, Index: i, Len: n}
+}

@@ -1,0 +1,85 @@
+package sampling
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// SelectPerMinibatch draws the columns of layer-wise sampling (DESIGN.md 3.2
+// step 3) from a probability matrix p with one row per minibatch, such as
+// Q·(A∘A) for LADIES (QPerMinibatch builds Q). Row m draws from keys[m],
+// which layer-wise samplers take as stream.Row(epoch, g, layer, -1) for
+// global minibatch g: vertex -1 marks the minibatch-level row and cannot
+// collide with a vertex's row.
+//
+// It is SelectPerRow with opt.Weighted forced on (uniform selection is p
+// with equal values): min(s, positive entries) distinct columns by
+// successive sampling proportional to p's values via exponential keys at
+// the column id, or, with opt.Replace, s draws by inverse transform. An
+// entry drawn c times has value c·p[m][v]; every other selected entry keeps
+// its value. Rows are spread over GOMAXPROCS goroutines; the result does not
+// depend on their number. It panics like SelectPerRow.
+func SelectPerMinibatch(p *spgemm.CSR, keys []RowKey, s int, opt SelectOptions) *spgemm.CSR {
+	return selectPerMinibatch(p, keys, s, opt.Replace, 0)
+}
+
+// selectPerMinibatch is SelectPerMinibatch on threads goroutines.
+func selectPerMinibatch(p *spgemm.CSR, keys []RowKey, s int, replace bool, threads int) *spgemm.CSR {
+	if len(keys) != p.Rows {
+		panic(spgemm.ShapeError{Op: "SelectPerMinibatch keys", ARows: p.Rows, ACols: p.Cols, BRows: len(keys), BCols: 1})
+	}
+	opt := SelectOptions{Weighted: true, Replace: replace}
+	parts := make([]*spgemm.CSR, p.Rows)
+	lwParallel(p.Rows, threads, func(lo, hi int) {
+		for m := lo; m < hi; m++ {
+			parts[m] = SelectPerRow(rowRange(p, m, m+1), keys[m:m+1], s, opt)
+		}
+	})
+	return stackRows(parts, p.Cols)
+}
+
+// stackRows stacks matrices of cols columns vertically.
+func stackRows(parts []*spgemm.CSR, cols int) *spgemm.CSR {
+	out := &spgemm.CSR{Cols: cols, Indptr: []int64{0}}
+	for _, r := range parts {
+		base := int64(len(out.Indices))
+		for i := 0; i < r.Rows; i++ {
+			out.Indptr = append(out.Indptr, base+r.Indptr[i+1])
+		}
+		out.Indices = append(out.Indices, r.Indices...)
+		out.Data = append(out.Data, r.Data...)
+		out.Rows += r.Rows
+	}
+	return out
+}
+
+// lwParallel runs body over [0, n) split into contiguous ranges on up to
+// threads goroutines (<= 0 means GOMAXPROCS), handing out ranges
+// dynamically.
+func lwParallel(n, threads int, body func(lo, hi int)) {
+	if n == 0 {
+		return
+	}
+	workers := min(lwThreads(threads), n)
+	if workers == 1 {
+		body(0, n)
+		return
+	}
+	grain := max(1, n/(4*workers))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(int64(grain)) - int64(grain))
+				if lo >= n {
+					return
+				}
+				body(lo, min(lo+grain, n))
+			}
+		})
+	}
+	wg.Wait()
+}

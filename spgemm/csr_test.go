@@ -1,0 +1,99 @@
+package spgemm
+
+import (
+	"errors"
+	"strings"
+	"testing"
+)
+
+// TestValidate checks that every kind of malformed CSR is reported with a
+// message naming the problem.
+func TestValidate(t *testing.T) {
+	good := func() *CSR { // [[1 0 2] [0 0 0] [0 3 0]]
+		return &CSR{Rows: 3, Cols: 3, Indptr: []int64{0, 2, 2, 3}, Indices: []int32{0, 2, 1}, Data: []float32{1, 2, 3}}
+	}
+	tests := []struct {
+		name   string
+		modify func(m *CSR)
+		want   string // substring of the error; "" means valid
+	}{
+		{"valid", func(m *CSR) {}, ""},
+		{"zero value", func(m *CSR) { *m = CSR{} }, ""},
+		{"0 x 5 without indptr", func(m *CSR) { *m = CSR{Cols: 5} }, ""},
+		{"0 x 0 with indptr", func(m *CSR) { *m = CSR{Indptr: []int64{0}} }, ""},
+		{"unsorted", func(m *CSR) { m.Indices[0], m.Indices[1] = 2, 0 }, "not sorted"},
+		{"duplicate", func(m *CSR) { m.Indices[1] = 0 }, "duplicate column id 0"},
+		{"column out of range", func(m *CSR) { m.Indices[2] = 3 }, "column id 3 (entry 2) outside [0, 3)"},
+		{"negative column", func(m *CSR) { m.Indices[0] = -1 }, "column id -1"},
+		{"non-monotone indptr", func(m *CSR) { m.Indptr[2] = 1 }, "indptr decreases at row 1"},
+		{"indptr[0] not 0", func(m *CSR) { m.Indptr[0] = 1 }, "indptr[0] = 1"},
+		{"negative indptr", func(m *CSR) { m.Indptr[0] = -1 }, "indptr[0] = -1"},
+		{"indptr too short", func(m *CSR) { m.Indptr = m.Indptr[:3] }, "indptr has length 3, want rows+1 = 4"},
+		{"indptr missing", func(m *CSR) { m.Indptr = nil }, "indptr has length 0"},
+		{"indices too short", func(m *CSR) { m.Indices = m.Indices[:2] }, "indices has length 2, want indptr[rows] = 3"},
+		{"data too long", func(m *CSR) { m.Data = append(m.Data, 4) }, "data has length 4, want indptr[rows] = 3"},
+		{"negative rows", func(m *CSR) { m.Rows = -1 }, "negative shape -1 x 3"},
+		{"negative cols", func(m *CSR) { m.Cols = -2 }, "negative shape 3 x -2"},
+		{"too many columns", func(m *CSR) { m.Cols = 1<<31 + 1 }, "exceed the int32"},
+		{"0 rows with entries", func(m *CSR) { *m = CSR{Cols: 2, Indices: []int32{0}, Data: []float32{1}} }, "0 rows but 1 column ids"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			m := good()
+			tc.modify(m)
+			err := m.Validate()
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("Validate() = %v; want nil", err)
+			case tc.want != "" && err == nil:
+				t.Errorf("Validate() = nil; want an error containing %q", tc.want)
+			case tc.want != "" && (!strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalid)):
+				t.Errorf("Validate() = %v; want an ErrInvalid containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCSRAccessors(t *testing.T) {
+	m := csrFromRows(3, [][]float32{{1, 0, 2}, {0, 0, 0}, {0, 3, 0}})
+	if got := m.NNZ(); got != 3 {
+		t.Errorf("NNZ = %d; want 3", got)
+	}
+	if got := m.RowNNZ(0); got != 2 {
+		t.Errorf("RowNNZ(0) = %d; want 2", got)
+	}
+	idx, val := m.Row(2)
+	if len(idx) != 1 || idx[0] != 1 || val[0] != 3 {
+		t.Errorf("Row(2) = %v, %v; want [1], [3]", idx, val)
+	}
+	checkPanic(t, func() { m.Row(3) }, IndexError{Op: "Row", Index: 3, Len: 3})
+	checkPanic(t, func() { m.RowNNZ(-1) }, IndexError{Op: "RowNNZ", Index: -1, Len: 3})
+	c := m.Clone()
+	c.Data[0] = 9
+	if m.Data[0] != 1 {
+		t.Error("Clone shares Data with the original")
+	}
+	if err := (&CSR{}).Clone().Validate(); err != nil {
+		t.Errorf("clone of the zero CSR: %v", err)
+	}
+}
+
+func TestMaybe(t *testing.T) {
+	err := Maybe(func() { Mul(&CSR{Rows: 2, Cols: 3}, &CSR{Rows: 2, Cols: 2}, nil) })
+	var se ShapeError
+	if !errors.As(err, &se) || se.ARows != 2 || se.BCols != 2 {
+		t.Errorf("Maybe = %v; want a ShapeError", err)
+	}
+	if !strings.Contains(err.Error(), "spgemm: Mul: shape mismatch: 2 x 3 and 2 x 2") {
+		t.Errorf("message %q does not name both shapes", err)
+	}
+	if err := Maybe(func() {}); err != nil {
+		t.Errorf("Maybe(no panic) = %v", err)
+	}
+	defer func() {
+		if r := recover(); r != "other" {
+			t.Errorf("other panic: recovered %v; want it to propagate", r)
+		}
+	}()
+	_ = Maybe(func() { panic("other") })
+}

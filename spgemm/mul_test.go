@@ -1,0 +1,303 @@
+package spgemm
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+)
+
+func TestMulHandChecked(t *testing.T) {
+	path := csrFromRows(3, [][]float32{{0, 1, 0}, {1, 0, 1}, {0, 1, 0}})
+	tests := []struct {
+		name string
+		a, b *CSR
+		opt  *MulOptions
+		want [][]float32
+	}{
+		{
+			name: "2x3 times 3x2",
+			a:    csrFromRows(3, [][]float32{{1, 0, 2}, {0, 3, 0}}),
+			b:    csrFromRows(2, [][]float32{{4, 0}, {0, 5}, {6, 7}}),
+			want: [][]float32{{16, 14}, {0, 15}},
+		},
+		{
+			name: "path of 3 vertices squared",
+			a:    path, b: path,
+			want: [][]float32{{1, 0, 1}, {0, 2, 0}, {1, 0, 1}},
+		},
+		{
+			name: "path squared, masked by the diagonal",
+			a:    path, b: path,
+			opt:  &MulOptions{Mask: csrFromRows(3, [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}})},
+			want: [][]float32{{1, 0, 0}, {0, 2, 0}, {0, 0, 1}},
+		},
+		{
+			name: "path squared, off the diagonal (complemented mask)",
+			a:    path, b: path,
+			opt:  &MulOptions{Mask: csrFromRows(3, [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}}), ComplementMask: true},
+			want: [][]float32{{0, 0, 1}, {0, 0, 0}, {1, 0, 0}},
+		},
+		{
+			name: "path squared, structure only",
+			a:    path, b: path,
+			opt:  &MulOptions{StructureOnly: true},
+			want: [][]float32{{1, 0, 1}, {0, 1, 0}, {1, 0, 1}},
+		},
+		{
+			name: "row selection Q = I[[2 0 2], :] times path",
+			a:    csrFromRows(3, [][]float32{{0, 0, 1}, {1, 0, 0}, {0, 0, 1}}),
+			b:    csrFromRows(3, [][]float32{{1, 2, 0}, {0, 0, 3}, {4, 0, 5}}),
+			want: [][]float32{{4, 0, 5}, {1, 2, 0}, {4, 0, 5}},
+		},
+		{
+			name: "scaled selection",
+			a:    csrFromRows(2, [][]float32{{0, -2}, {0.5, 0}}),
+			b:    csrFromRows(2, [][]float32{{2, 4}, {1, 0}}),
+			want: [][]float32{{-2, 0}, {1, 2}},
+		},
+	}
+	for _, tc := range tests {
+		for _, acc := range []Accumulator{AutoAccumulator, DenseAccumulator, HashAccumulator} {
+			t.Run(fmt.Sprintf("%s/%v", tc.name, acc), func(t *testing.T) {
+				var opt MulOptions
+				if tc.opt != nil {
+					opt = *tc.opt
+				}
+				opt.Accumulator = acc
+				got := Mul(tc.a, tc.b, &opt)
+				if err := got.Validate(); err != nil {
+					t.Fatal(err)
+				}
+				want := csrFromRows(len(tc.want[0]), tc.want)
+				if err := sameBits(got, want); err != nil {
+					t.Errorf("got %v; want %v (%v)", got, want, err)
+				}
+			})
+		}
+	}
+}
+
+// mulCase is one random product shape.
+type mulCase struct {
+	m, k, n          int
+	densA, densB     float64
+	kindA, kindB     matrixKind
+	integer          bool
+	maskDensity      float64
+	maskKind         matrixKind
+	label            string
+	skipUnderShort   bool
+	expectMultiChunk bool
+}
+
+func mulCases() []mulCase {
+	return []mulCase{
+		{label: "0x0", m: 0, k: 0, n: 0},
+		{label: "0 inner", m: 3, k: 0, n: 4},
+		{label: "0 rows", m: 0, k: 5, n: 3, densB: 0.5},
+		{label: "0 cols", m: 4, k: 3, n: 0, densA: 0.5},
+		{label: "1x1", m: 1, k: 1, n: 1, densA: 1, densB: 1},
+		{label: "all empty", m: 7, k: 5, n: 6},
+		{label: "empty rows", m: 30, k: 20, n: 25, densA: 0.3, densB: 0.3, kindA: emptyRowsKind, kindB: emptyRowsKind},
+		{label: "skewed A", m: 40, k: 60, n: 50, densA: 0.02, densB: 0.1, kindA: skewedKind},
+		{label: "skewed B", m: 40, k: 60, n: 50, densA: 0.1, densB: 0.02, kindB: skewedKind},
+		{label: "selection", m: 50, k: 40, n: 30, densB: 0.2, kindA: selectionKind},
+		{label: "selection into wide", m: 20, k: 30, n: 2000, densB: 0.01, kindA: selectionKind},
+		{label: "tall", m: 200, k: 10, n: 15, densA: 0.3, densB: 0.3},
+		{label: "wide", m: 10, k: 15, n: 300, densA: 0.3, densB: 0.1},
+		{label: "dense", m: 20, k: 20, n: 20, densA: 1, densB: 1},
+		{label: "wide sparse (hash rows)", m: 60, k: 80, n: 3000, densA: 0.05, densB: 0.01},
+		{label: "power law", m: 300, k: 300, n: 300, densA: 0.02, densB: 0.02, kindA: powerLawKind, kindB: powerLawKind},
+		{label: "float values", m: 50, k: 40, n: 60, densA: 0.2, densB: 0.2},
+	}
+}
+
+// TestMulRandom checks Mul against the dense reference on random matrices of
+// many shapes, for every accumulator, mask mode and structure-only.
+func TestMulRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for ci, tc := range mulCases() {
+		integer := tc.label != "float values"
+		a := randomMatrix(rng, tc.m, tc.k, tc.densA, tc.kindA, integer)
+		b := randomMatrix(rng, tc.k, tc.n, tc.densB, tc.kindB, integer)
+		mask := randomMatrix(rng, tc.m, tc.n, 0.3, emptyRowsKind, true)
+		tol := 0.0
+		if !integer {
+			tol = 1e-4 * float64(tc.k)
+		}
+		plain := denseProduct(denseOf(a), denseOf(b))
+		for _, mode := range []string{"plain", "mask", "complement", "complement of none", "structure", "structure+mask"} {
+			for _, acc := range []Accumulator{AutoAccumulator, DenseAccumulator, HashAccumulator} {
+				name := fmt.Sprintf("%d %s/%s/%v", ci, tc.label, mode, acc)
+				opt := &MulOptions{Accumulator: acc, Threads: 1 + ci%3}
+				want := &denseMatrix{rows: plain.rows, cols: plain.cols,
+					val: append([]float64(nil), plain.val...), present: append([]bool(nil), plain.present...)}
+				switch mode {
+				case "mask", "structure+mask":
+					opt.Mask = mask
+					applyMask(want, mask, false)
+				case "complement":
+					opt.Mask, opt.ComplementMask = mask, true
+					applyMask(want, mask, true)
+				case "complement of none":
+					opt.ComplementMask = true
+					applyMask(want, nil, true)
+				}
+				if mode == "structure" || mode == "structure+mask" {
+					opt.StructureOnly = true
+					for p := range want.val {
+						if want.present[p] {
+							want.val[p] = 1
+						}
+					}
+				}
+				got := Mul(a, b, opt)
+				checkMatchesDense(t, name, got, want, tol)
+				if mode != "complement of none" {
+					// The serial reference adds in the same order: same bits.
+					if err := sameBits(got, mulReference(a, b, opt)); err != nil {
+						t.Fatalf("%s: differs from mulReference: %v", name, err)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMulThreadsBitIdentical checks that the product has the same bits for
+// any thread count and accumulator, on inputs big enough to be split into
+// many ranges.
+func TestMulThreadsBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	n, density := 2000, 0.005
+	if testing.Short() {
+		n, density = 1000, 0.01
+	}
+	a := randomMatrix(rng, n, n, density, powerLawKind, false)
+	mask := randomMatrix(rng, n, n, 0.01, uniformKind, true)
+	q := randomMatrix(rng, n/2, n, 0, selectionKind, false)
+	if bounds := splitWork(RowFlops(a, a, 1), 8*chunksPerThread); len(bounds) < 16 {
+		t.Fatalf("test matrix too small: only %d ranges", len(bounds)-1)
+	}
+	for _, tc := range []struct {
+		name string
+		a    *CSR
+		opt  MulOptions
+	}{
+		{"A·A", a, MulOptions{}},
+		{"A·A masked", a, MulOptions{Mask: mask}},
+		{"A·A complemented", a, MulOptions{Mask: mask, ComplementMask: true}},
+		{"A·A structure", a, MulOptions{StructureOnly: true}},
+		{"Q·A", q, MulOptions{}},
+	} {
+		opt := tc.opt
+		opt.Threads = 1
+		if tc.a == q {
+			opt.Mask = nil
+		}
+		want := Mul(tc.a, a, &opt)
+		if err := want.Validate(); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, threads := range []int{2, 3, 8} {
+			for _, acc := range []Accumulator{AutoAccumulator, DenseAccumulator, HashAccumulator} {
+				opt.Threads, opt.Accumulator = threads, acc
+				if err := sameBits(Mul(tc.a, a, &opt), want); err != nil {
+					t.Errorf("%s, %d threads, %v accumulator: %v", tc.name, threads, acc, err)
+				}
+			}
+		}
+	}
+}
+
+// TestMulReusesDestination checks that a second product into the same CSR
+// reuses its arrays and gives the same result as a fresh one.
+func TestMulReusesDestination(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	a := randomMatrix(rng, 100, 100, 0.05, uniformKind, false)
+	small := randomMatrix(rng, 100, 100, 0.01, uniformKind, false)
+	var c CSR
+	c.Mul(a, a, nil)
+	ptr, idx, val := &c.Indptr[0], &c.Indices[0], &c.Data[0]
+	c.Mul(small, small, nil)
+	if &c.Indptr[0] != ptr || &c.Indices[0] != idx || &c.Data[0] != val {
+		t.Error("second Mul into a larger destination reallocated")
+	}
+	if err := sameBits(&c, Mul(small, small, nil)); err != nil {
+		t.Errorf("reused destination: %v", err)
+	}
+	// Reuse through the selection (gather) path too.
+	q := randomMatrix(rng, 10, 100, 0, selectionKind, false)
+	c.Mul(q, a, nil)
+	if err := sameBits(&c, mulReference(q, a, nil)); err != nil {
+		t.Errorf("gather into reused destination: %v", err)
+	}
+}
+
+func TestMulPanics(t *testing.T) {
+	a := csrFromRows(3, [][]float32{{1, 0, 2}, {0, 3, 0}}) // 2 x 3
+	b := csrFromRows(2, [][]float32{{4, 0}, {0, 5}})       // 2 x 2
+	sq := csrFromRows(3, [][]float32{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}})
+	alias := *sq // shares sq's arrays
+	tests := []struct {
+		name string
+		fn   func()
+		want any
+	}{
+		{"inner dimensions", func() { Mul(a, b, nil) }, ShapeError{Op: "Mul", ARows: 2, ACols: 3, BRows: 2, BCols: 2}},
+		{"mask shape", func() { Mul(b, b, &MulOptions{Mask: sq}) }, ShapeError{Op: "Mul mask", ARows: 3, ACols: 3, BRows: 2, BCols: 2}},
+		{"destination is a", func() { sq.Mul(sq, sq, nil) }, ArgError{Op: "Mul", Msg: "destination aliases operand a"}},
+		{"destination is b", func() { b.Mul(b.Clone(), b, nil) }, ArgError{Op: "Mul", Msg: "destination aliases operand b"}},
+		{"destination shares arrays", func() { alias.Mul(sq, sq.Clone(), nil) }, ArgError{Op: "Mul", Msg: "destination aliases operand a"}},
+		{"destination is the mask", func() { sq.Mul(sq.Clone(), sq.Clone(), &MulOptions{Mask: sq}) }, ArgError{Op: "Mul", Msg: "destination aliases operand mask"}},
+		{"row flops shape", func() { RowFlops(a, b, 1) }, ShapeError{Op: "RowFlops", ARows: 2, ACols: 3, BRows: 2, BCols: 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			checkPanic(t, tc.fn, tc.want)
+		})
+	}
+}
+
+// checkPanic fails t unless fn panics with exactly want.
+func checkPanic(t *testing.T, fn func(), want any) {
+	t.Helper()
+	defer func() {
+		t.Helper()
+		got := recover()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("panic value %#v; want %#v", got, want)
+		}
+	}()
+	fn()
+}
+
+func TestRowFlops(t *testing.T) {
+	a := csrFromRows(3, [][]float32{{1, 0, 2}, {0, 0, 0}, {0, 3, 0}})
+	b := csrFromRows(4, [][]float32{{1, 1, 0, 0}, {0, 0, 0, 1}, {1, 1, 1, 1}})
+	got := RowFlops(a, b, 2)
+	if want := []int64{0, 6, 6, 7}; !reflect.DeepEqual(got, want) {
+		t.Errorf("RowFlops = %v; want %v", got, want)
+	}
+}
+
+func TestSplitWork(t *testing.T) {
+	tests := []struct {
+		work  []int64
+		parts int
+		want  []int
+	}{
+		{[]int64{0}, 4, []int{0, 0}},
+		{[]int64{0, 5}, 4, []int{0, 1}},
+		{[]int64{0, 0, 0, 0}, 2, []int{0, 3}}, // too little work to split
+		{[]int64{0, minChunkWork, 2 * minChunkWork, 3 * minChunkWork, 4 * minChunkWork}, 2, []int{0, 2, 4}},
+		// Row 1 holds all the work: the cut falls right after it.
+		{[]int64{0, 0, 10 * minChunkWork, 10 * minChunkWork, 10 * minChunkWork}, 4, []int{0, 2, 3, 4}},
+	}
+	for _, tc := range tests {
+		if got := splitWork(tc.work, tc.parts); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("splitWork(%v, %d) = %v; want %v", tc.work, tc.parts, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,63 @@
+package spgemm
+
+// Sorting of the column ids of one output row. Short rows (the common case
+// in sampling and in hash-accumulated rows) use insertion sort; longer ones
+// an LSD radix sort on the 31 significant bits when the row is long enough
+// to pay for its passes, pdqsort (slices.Sort) otherwise.
+
+import (
+	"math"
+	"slices"
+)
+
+// insertionSortMax is the row length below which insertion sort beats
+// pdqsort's setup; pdqsort itself switches at 12.
+const insertionSortMax = 32
+
+// sortInt32s sorts s ascending.
+func sortInt32s(s []int32) {
+	if len(s) < insertionSortMax {
+		insertionSortInt32s(s)
+		return
+	}
+	slices.Sort(s)
+}
+
+// insertionSortInt32s sorts s ascending by insertion.
+func insertionSortInt32s(s []int32) {
+	for i := 1; i < len(s); i++ {
+		v := s[i]
+		j := i
+		for ; j > 0 && s[j-1] > v; j-- {
+			s[j] = s[j-1]
+		}
+		s[j] = v
+	}
+}
+
+// sortPairs sorts idx ascending and permutes val alongside, using buf (grown
+// if needed and returned) for long rows. The order of equal ids is not
+// specified.
+func sortPairs(idx []int32, val []float32, buf []uint64) []uint64 {
+	n := len(idx)
+	if n < insertionSortMax {
+		for i := 1; i < n; i++ {
+			v, x := idx[i], val[i]
+			j := i
+			for ; j > 0 && idx[j-1] > v; j-- {
+				idx[j], val[j] = idx[j-1], val[j-1]
+			}
+			idx[j], val[j] = v, x
+		}
+		return buf
+	}
+	buf = reuse(buf, n)
+	for t, j := range idx {
+		buf[t] = uint64(uint32(j))<<32 | uint64(math.Float32bits(val[t]))
+	}
+	slices.Sort(buf)
+	for t, k := range buf {
+		idx[t], val[t] = int32(k>>32), math.Float32frombits(uint32(k))
+	}
+	return buf
+}

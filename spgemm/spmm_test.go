@@ -1,0 +1,144 @@
+package spgemm
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// randomDense returns rows x f seeded values; integers when integer is set.
+func randomDense(rng *rand.Rand, rows, f int, integer bool) []float32 {
+	x := make([]float32, rows*f)
+	for i := range x {
+		if integer {
+			x[i] = float32(rng.IntN(9) - 4)
+		} else {
+			x[i] = float32(rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// denseTimes is the naive float64 product of a (expanded) and the row-major
+// k x f matrix x; transposed uses aᵀ.
+func denseTimes(a *CSR, x []float32, f int, transposed bool) []float64 {
+	d := denseOf(a)
+	rows, inner := a.Rows, a.Cols
+	if transposed {
+		rows, inner = inner, rows
+	}
+	out := make([]float64, rows*f)
+	for i := range rows {
+		for k := range inner {
+			var v float64
+			if transposed {
+				v = d.val[k*a.Cols+i]
+			} else {
+				v = d.val[i*a.Cols+k]
+			}
+			for j := range f {
+				out[i*f+j] += v * float64(x[k*f+j])
+			}
+		}
+	}
+	return out
+}
+
+func TestMulDense(t *testing.T) {
+	t.Run("hand checked", func(t *testing.T) {
+		a := csrFromRows(3, [][]float32{{1, 0, 2}, {0, 0, 0}}) // 2 x 3
+		x := []float32{1, 2, 3, 4, 5, 6}                       // 3 x 2
+		dst := []float32{9, 9, 9, 9}
+		MulDense(dst, a, x, 2, 1)
+		if want := []float32{11, 14, 0, 0}; !slices.Equal(dst, want) {
+			t.Errorf("A·X = %v; want %v", dst, want)
+		}
+		dstT := make([]float32, 6)
+		MulDenseT(dstT, a, []float32{1, 2, 3, 4}, 2, 1) // Aᵀ (3 x 2) · (2 x 2)
+		if want := []float32{1, 2, 0, 0, 2, 4}; !slices.Equal(dstT, want) {
+			t.Errorf("Aᵀ·X = %v; want %v", dstT, want)
+		}
+	})
+	rng := rand.New(rand.NewPCG(7, 8))
+	for ci, tc := range mulCases() {
+		a := randomMatrix(rng, tc.m, tc.k, tc.densA, tc.kindA, true)
+		for _, f := range []int{0, 1, 3, 4, 7, 16} {
+			x := randomDense(rng, tc.k, f, true)
+			xt := randomDense(rng, tc.m, f, true)
+			want, wantT := denseTimes(a, x, f, false), denseTimes(a, xt, f, true)
+			var first, firstT []float32
+			for _, threads := range []int{1, 2, 3, 8} {
+				name := fmt.Sprintf("%d %s f=%d threads=%d", ci, tc.label, f, threads)
+				dst := randomDense(rng, tc.m, f, true) // overwritten
+				MulDense(dst, a, x, f, threads)
+				dstT := randomDense(rng, tc.k, f, true)
+				MulDenseT(dstT, a, xt, f, threads)
+				for i := range want {
+					if float64(dst[i]) != want[i] {
+						t.Fatalf("%s: A·X[%d] = %v; want %v", name, i, dst[i], want[i])
+					}
+				}
+				for i := range wantT {
+					if float64(dstT[i]) != wantT[i] {
+						t.Fatalf("%s: Aᵀ·X[%d] = %v; want %v", name, i, dstT[i], wantT[i])
+					}
+				}
+				if first == nil {
+					first, firstT = dst, dstT
+				}
+				if !bitsEqual(dst, first) || !bitsEqual(dstT, firstT) {
+					t.Fatalf("%s: bits differ from 1 thread", name)
+				}
+			}
+		}
+	}
+}
+
+// TestMulDenseThreadsBitIdentical uses float values and an input large
+// enough for the parallel (transpose) path of MulDenseT.
+func TestMulDenseThreadsBitIdentical(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	a := randomMatrix(rng, 2000, 1500, 0.005, powerLawKind, false)
+	f := 33
+	x, xt := randomDense(rng, a.Cols, f, false), randomDense(rng, a.Rows, f, false)
+	want, wantT := make([]float32, a.Rows*f), make([]float32, a.Cols*f)
+	mulDenseReference(want, a, x, f, 1)
+	mulDenseTReference(wantT, a, xt, f, 1)
+	for _, threads := range []int{1, 2, 3, 8} {
+		dst, dstT := make([]float32, a.Rows*f), make([]float32, a.Cols*f)
+		MulDense(dst, a, x, f, threads)
+		MulDenseT(dstT, a, xt, f, threads)
+		if !bitsEqual(dst, want) {
+			t.Errorf("MulDense, %d threads: bits differ from the serial reference", threads)
+		}
+		if !bitsEqual(dstT, wantT) {
+			t.Errorf("MulDenseT, %d threads: bits differ from the serial reference", threads)
+		}
+	}
+}
+
+func bitsEqual(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestMulDensePanics(t *testing.T) {
+	a := csrFromRows(3, [][]float32{{1, 0, 2}, {0, 0, 0}}) // 2 x 3
+	checkPanic(t, func() { MulDense(make([]float32, 4), a, make([]float32, 4), 2, 1) },
+		ShapeError{Op: "MulDense", ARows: 2, ACols: 3, BRows: 2, BCols: 2})
+	checkPanic(t, func() { MulDense(make([]float32, 3), a, make([]float32, 6), 2, 1) },
+		ShapeError{Op: "MulDense", ARows: 2, ACols: 3, BRows: 3, BCols: 2})
+	checkPanic(t, func() { MulDenseT(make([]float32, 6), a, make([]float32, 6), 2, 1) },
+		ShapeError{Op: "MulDenseT", ARows: 3, ACols: 2, BRows: 3, BCols: 2})
+	checkPanic(t, func() { MulDense(nil, a, nil, -1, 1) },
+		ShapeError{Op: "MulDense", ARows: 2, ACols: 3, BRows: 0, BCols: -1})
+}
