@@ -104,6 +104,18 @@ func parseValue(b []byte) (float32, bool) {
 	return float32(v), true
 }
 
+// checkNodeCount rejects a vertex count far beyond what the edges can
+// touch: the row offsets alone take 8 bytes per vertex, so a corrupt or
+// sparse-id file could otherwise make us allocate gigabytes for a few edges.
+// Up to 2^20 vertices, or 64 per edge, pass.
+func checkNodeCount(name string, n, edges int64) error {
+	if n > 1<<20 && n > 64*edges {
+		return fmt.Errorf("%s: %w: %d vertices for only %d edges; ids must be dense and 0-based (relabel the vertices)",
+			name, ErrFormat, n, edges)
+	}
+	return nil
+}
+
 // loadEdgeList reads an edge list file. An edge "u v" is a message u -> v:
 // it becomes entry (v, u) of Adj, whose row v lists v's in-neighbours. The
 // vertex count is the largest id + 1. With a third column the graph is
@@ -165,6 +177,9 @@ func readEdgeList(ctx context.Context, name string, r io.Reader, threads int) (*
 		}
 	}
 	n := int(maxID + 1)
+	if err := checkNodeCount(name, int64(n), int64(len(src))); err != nil {
+		return nil, err
+	}
 	opt := &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: threads}
 	if weighted == 1 {
 		opt.Duplicates = spgemm.SumDuplicates
@@ -291,6 +306,9 @@ func readMatrixMarket(ctx context.Context, name string, r io.Reader, size int64,
 			}
 			vals = append(vals, v)
 		}
+	}
+	if err := checkNodeCount(name, rows, nnz); err != nil {
+		return nil, err
 	}
 	if b, err := lr.next(true); err != nil || b != nil {
 		if err != nil {

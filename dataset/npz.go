@@ -21,6 +21,7 @@ import (
 // npzArchive is an open .npz file.
 type npzArchive struct {
 	name    string // the file's path, for error messages
+	size    int64  // the file's size in bytes
 	members map[string]*zip.File
 	closer  io.Closer
 }
@@ -51,7 +52,7 @@ func newNPZ(name string, ra io.ReaderAt, size int64) (*npzArchive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w: not a zip (.npz) archive: %v", name, ErrFormat, err)
 	}
-	z := &npzArchive{name: name, members: map[string]*zip.File{}}
+	z := &npzArchive{name: name, size: size, members: map[string]*zip.File{}}
 	for _, f := range zr.File {
 		key := strings.TrimSuffix(f.Name, ".npy")
 		if _, dup := z.members[key]; dup {
@@ -82,14 +83,14 @@ func (z *npzArchive) open(key string) (io.ReadCloser, npyHeader, error) {
 	if !ok {
 		return nil, npyHeader{}, fmt.Errorf("%s: %w: missing array %q", z.name, ErrFormat, key)
 	}
-	// A deflate stream expands at most ~1032 times; a larger declared size is
-	// a lie that would make us allocate for data that is not there.
-	if f.Method != zip.Store && f.UncompressedSize64 > f.CompressedSize64*1100+1024 {
-		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: declared size %d cannot come from %d compressed bytes",
-			ErrFormat, f.UncompressedSize64, f.CompressedSize64))
-	}
-	if f.UncompressedSize64 > 1<<62 {
-		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: declared size %d", ErrFormat, f.UncompressedSize64))
+	// Sizes come from the zip directory, which may lie: a member cannot be
+	// larger than the archive, and a deflate stream expands at most ~1032
+	// times, so a larger declared size would make us allocate for data that
+	// is not there.
+	if f.CompressedSize64 > uint64(z.size) || f.Method == zip.Store && f.UncompressedSize64 != f.CompressedSize64 ||
+		f.UncompressedSize64 > f.CompressedSize64*1100+1024 {
+		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: declared size %d (compressed %d) impossible in a %d-byte archive",
+			ErrFormat, f.UncompressedSize64, f.CompressedSize64, z.size))
 	}
 	rc, err := f.Open()
 	if err != nil {
@@ -200,6 +201,13 @@ func (z *npzArchive) readCSR(prefix string, threads int) (*spgemm.CSR, error) {
 	data, err := z.float32s(prefix + "data")
 	if err != nil {
 		return nil, err
+	}
+	// COO builds and CSC transposes allocate offsets for the shape's rows
+	// and columns, which must therefore be plausible for the entries.
+	if format != "csr" {
+		if err := checkNodeCount(z.name, int64(max(rows, cols)), int64(len(data))); err != nil {
+			return nil, err
+		}
 	}
 	switch format {
 	case "coo":
@@ -483,8 +491,11 @@ func (z *npzArchive) readGNNBenchmark(ctx context.Context, d *Dataset, threads i
 		if a.Rows != n {
 			return z.errf("attr_shape", fmt.Errorf("%w: %d rows for %d nodes", ErrFormat, a.Rows, n))
 		}
-		if int64(a.Rows)*int64(a.Cols) > 1<<34 {
-			return z.errf("attr_shape", fmt.Errorf("%w: dense %d x %d features are too large", ErrFormat, a.Rows, a.Cols))
+		// Dense features of a sparse file: allow 64 MiB, or 1024 times the
+		// file (Cora's are 1.3% dense), so that a corrupt shape cannot make
+		// us allocate without bound.
+		if dense := 4 * int64(a.Rows) * int64(a.Cols); dense > 1<<26 && dense > 1024*z.size {
+			return z.errf("attr_shape", fmt.Errorf("%w: dense %d x %d features are too large for a %d-byte file", ErrFormat, a.Rows, a.Cols, z.size))
 		}
 		d.NumFeatures = a.Cols
 		d.Features = make([]float32, a.Rows*a.Cols)

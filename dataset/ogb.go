@@ -166,6 +166,9 @@ func loadOGBCSV(ctx context.Context, raw string, o *LoadOptions) (*Dataset, erro
 	}
 	n := int(n64)
 	path := filepath.Join(raw, "edge.csv.gz")
+	if err := checkNodeCount(filepath.Join(raw, "num-node-list.csv.gz"), n64, m); err != nil {
+		return nil, err
+	}
 	l, err := openGzLines(path)
 	if err != nil {
 		return nil, err
@@ -359,6 +362,9 @@ func loadOGBBinary(ctx context.Context, raw string, o *LoadOptions) (*Dataset, e
 		return nil, z.errf("edge_index", fmt.Errorf("%w: shape %v, want (2, E)", ErrFormat, shape))
 	}
 	m := shape[1]
+	if err := checkNodeCount(path, n64, m); err != nil {
+		return nil, err
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -47,11 +47,29 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 	}
 	pred := make([]int32, n)
 	in := features
-	var out, agg []float32
-	var ptr []int64
+	var out, agg, t []float32
+	var aPtr, xPtr []int64
+	// Sparse features take the sparse-input path of the first layer (see
+	// forwardSparse): t = x·W_neigh (SAGE) or x·W (GCN) for all vertices
+	// first, then each chunk aggregates t.
+	var xs *spgemm.CSR
+	if sparseEnough(features, m.sparseDensity) {
+		l := &m.layers[0]
+		xs = denseToCSR(features, n, l.fin)
+		if m.opt.Arch != Linear {
+			w := l.w1
+			if m.opt.Arch == SAGE {
+				w = l.w2
+			}
+			t = make([]float32, n*l.fout)
+			spgemm.MulDense(t, xs, w, l.fout, m.opt.Threads)
+		}
+	}
+	th := m.opt.Threads
 	for li := range m.layers {
 		l := &m.layers[li]
 		lastLayer := li == len(m.layers)-1
+		sparse := li == 0 && xs != nil
 		chunk := chunkRows
 		if chunk <= 0 {
 			chunk = max(1, DefaultInferChunkFloats/max(l.fin, l.fout))
@@ -73,24 +91,41 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 			} else {
 				dst = out[lo*l.fout : hi*l.fout]
 			}
+			// The chunk's rows of the normalised adjacency and of the sparse
+			// features, sharing their column ids and values.
+			var part, xsPart spgemm.CSR
+			if m.opt.Arch != Linear {
+				part, aPtr = rowsOf(&full, lo, hi, aPtr)
+			}
+			if sparse {
+				xsPart, xPtr = rowsOf(xs, lo, hi, xPtr)
+			}
 			inRows := in[lo*l.fin : hi*l.fin]
-			if m.opt.Arch == Linear {
-				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, inRows, l.w1, 0, dst)
-			} else {
-				// The chunk's rows of the normalised adjacency, sharing its
-				// column ids and values.
-				ptr = rowRange(ptr, full.Indptr, lo, hi)
-				p0, p1 := full.Indptr[lo], full.Indptr[hi]
-				part := spgemm.CSR{Rows: rows, Cols: n, Indptr: ptr, Indices: full.Indices[p0:p1], Data: full.Data[p0:p1]}
-				agg = grow(agg, rows*l.fin)
-				spgemm.MulDense(agg, &part, in, l.fin, m.opt.Threads)
-				if m.opt.Arch == SAGE {
-					gemm(m.blas, false, false, rows, l.fout, l.fin, 1, inRows, l.w1, 0, dst)
-					gemm(m.blas, false, false, rows, l.fout, l.fin, 1, agg, l.w2, 1, dst)
-				} else {
-					addSelf(agg, self[lo:hi], inRows, l.fin)
-					gemm(m.blas, false, false, rows, l.fout, l.fin, 1, agg, l.w1, 0, dst)
+			switch {
+			case sparse && m.opt.Arch == Linear:
+				spgemm.MulDense(dst, &xsPart, l.w1, l.fout, th)
+			case sparse && m.opt.Arch == SAGE:
+				spgemm.MulDense(dst, &part, t, l.fout, th)
+				agg = grow(agg, rows*l.fout)
+				spgemm.MulDense(agg, &xsPart, l.w1, l.fout, th)
+				for e, v := range agg {
+					dst[e] += v
 				}
+			case sparse: // GCN
+				spgemm.MulDense(dst, &part, t, l.fout, th)
+				addSelf(dst, self[lo:hi], t[lo*l.fout:hi*l.fout], l.fout)
+			case m.opt.Arch == Linear:
+				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, inRows, l.w1, 0, dst)
+			case m.opt.Arch == SAGE:
+				agg = grow(agg, rows*l.fin)
+				spgemm.MulDense(agg, &part, in, l.fin, th)
+				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, inRows, l.w1, 0, dst)
+				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, agg, l.w2, 1, dst)
+			default: // GCN
+				agg = grow(agg, rows*l.fin)
+				spgemm.MulDense(agg, &part, in, l.fin, th)
+				addSelf(agg, self[lo:hi], inRows, l.fin)
+				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, agg, l.w1, 0, dst)
 			}
 			addBias(dst, l.b)
 			if lastLayer {
@@ -111,18 +146,43 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 	return pred, nil
 }
 
-// rowRange returns the row offsets of rows [lo, hi) of a CSR with offsets
-// indptr, shifted to start at 0, reusing buf.
-func rowRange(buf, indptr []int64, lo, hi int) []int64 {
-	if cap(buf) < hi-lo+1 {
-		buf = make([]int64, hi-lo+1)
-	}
-	buf = buf[:hi-lo+1]
-	base := indptr[lo]
+// rowsOf returns rows [lo, hi) of a as a CSR sharing a's column ids and
+// values, with offsets shifted to start at 0 in buf (reused and returned).
+func rowsOf(a *spgemm.CSR, lo, hi int, buf []int64) (spgemm.CSR, []int64) {
+	buf = growInt64(buf, hi-lo+1)
+	base := a.Indptr[lo]
 	for i := range buf {
-		buf[i] = indptr[lo+i] - base
+		buf[i] = a.Indptr[lo+i] - base
 	}
-	return buf
+	p1 := a.Indptr[hi]
+	return spgemm.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: buf, Indices: a.Indices[base:p1:p1], Data: a.Data[base:p1:p1]}, buf
+}
+
+// sparseEnough reports whether x has few enough nonzeros for the
+// sparse-input path.
+func sparseEnough(x []float32, density float64) bool {
+	nnz := 0
+	for _, v := range x {
+		if v != 0 {
+			nnz++
+		}
+	}
+	return float64(nnz) < density*float64(len(x))
+}
+
+// denseToCSR returns the rows x cols row-major matrix x as a CSR matrix.
+func denseToCSR(x []float32, rows, cols int) *spgemm.CSR {
+	a := &spgemm.CSR{Rows: rows, Cols: cols, Indptr: make([]int64, rows+1)}
+	for r := range rows {
+		for c, v := range x[r*cols : (r+1)*cols] {
+			if v != 0 {
+				a.Indices = append(a.Indices, int32(c))
+				a.Data = append(a.Data, v)
+			}
+		}
+		a.Indptr[r+1] = int64(len(a.Indices))
+	}
+	return a
 }
 
 // Accuracy returns the fraction of the vertices ids whose prediction equals

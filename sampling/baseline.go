@@ -2,7 +2,6 @@ package sampling
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -152,7 +151,7 @@ func BulkOf(first int, mbs []Minibatch, numLayers int) *Bulk {
 	for m := range mbs {
 		mb := &mbs[m]
 		if mb.Index != first+m {
-			panic(errors.New("sampling: BulkOf: minibatch indices must be first, first+1, ..."))
+			panic(fmt.Sprintf("sampling: BulkOf: minibatch %d has Index %d, want first+%d = %d", m, mb.Index, m, first+m))
 		}
 		if len(mb.Blocks) != numLayers {
 			panic(indexError("BulkOf: blocks of a minibatch", len(mb.Blocks), numLayers))
@@ -176,4 +175,3 @@ func BulkOf(first int, mbs []Minibatch, numLayers int) *Bulk {
 	}
 	return b
 }
-

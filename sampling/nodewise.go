@@ -108,7 +108,9 @@ func (o *NodeWiseOptions) validate() error {
 }
 
 // NodeWise is the bulk node-wise sampler of DESIGN.md 3.1. It is safe for
-// concurrent use.
+// concurrent use. It keeps its scratch space (an n-entry vertex map per
+// thread, the selection buffers of the largest group) for later calls;
+// the garbage collector reclaims what stays unused.
 //
 // For each layer l it gathers the adjacency row of every frontier entry of
 // every minibatch (P_l = Q_l·A, read in place from the RowSource rather than
@@ -127,6 +129,7 @@ type NodeWise struct {
 	stream  Stream
 	threads int
 	workers sync.Pool // *nwWorker, reused across calls
+	states  sync.Pool // *layerState, reused across groups and calls
 }
 
 // NewNodeWise returns the node-wise sampler of the n x n adjacency a (row v

@@ -158,12 +158,6 @@ func nwCompare(t *testing.T, name string, got, want *Bulk, tol float64) {
 	}
 }
 
-func nwDigest(b *Bulk) string {
-	d := NewDigest()
-	d.AddBulk(b)
-	return d.Sum()
-}
-
 // nwCases are the option sets the equivalence tests run.
 func nwCases() []NodeWiseOptions {
 	var out []NodeWiseOptions
@@ -551,4 +545,40 @@ func TestNodeWiseRowFetcher(t *testing.T) {
 		t.Errorf("%d fetches: the cap should split the layers into groups", src.calls)
 	}
 	nwCompare(t, "fetching source vs general", got, nwGeneral(a, opt, 1, 0, seeds), 0)
+}
+
+// TestSubgraphFrontierNew: with FrontierNew, the union of the blocks has
+// every sampled edge once, rows of the vertices expanded at each hop.
+func TestSubgraphFrontierNew(t *testing.T) {
+	a := nwGraph(300, 10, false, 6)
+	seeds := nwSeeds(300, 3, 10, 1)
+	nw, _ := NewNodeWise(a, NodeWiseOptions{Fanouts: []int{3, 2, 2}, Frontier: FrontierNew, Seed: 3})
+	b, err := nw.SampleBulk(context.Background(), 0, 0, seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for m := range b.Len() {
+		mb := b.Minibatch(m)
+		g := mb.Subgraph()
+		if err := g.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		var total int64
+		for _, blk := range mb.Blocks {
+			total += blk.Adj.NNZ()
+		}
+		if g.NNZ() != total || g.Rows != len(mb.InputNodes()) {
+			t.Errorf("minibatch %d: subgraph %dx%d with %d entries; blocks have %d entries over %d nodes",
+				m, g.Rows, g.Cols, g.NNZ(), total, len(mb.InputNodes()))
+		}
+		nodes := mb.InputNodes()
+		for r := range g.Rows {
+			cols, _ := g.Row(r)
+			for _, c := range cols {
+				if _, ok := slices.BinarySearch(a.Indices[a.Indptr[nodes[r]]:a.Indptr[nodes[r]+1]], nodes[c]); !ok {
+					t.Fatalf("subgraph edge %d->%d not in A", nodes[r], nodes[c])
+				}
+			}
+		}
+	}
 }

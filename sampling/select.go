@@ -109,6 +109,10 @@ type rowSelector struct {
 // floydLinear int32s (two cache lines) beats clearing a bitset.
 const floydLinear = 32
 
+// floydMaskWords is the number of 64-bit words of the bit mask that holds
+// Floyd's chosen set for rows of at most 64·floydMaskWords entries.
+const floydMaskWords = 4
+
 // choose selects entries of the row (cols, vals) with key and returns their
 // positions in the row, ascending, and their multiplicities (nil unless
 // opt.Replace). Both slices are scratch, valid until the next call.
@@ -150,6 +154,27 @@ func (sel *rowSelector) uniform(key RowKey, deg, s int, replace bool) (pos, mult
 // when t is already chosen.
 func (sel *rowSelector) floyd(key RowKey, deg, s int) []int32 {
 	pos := sel.pos[:0]
+	if deg <= 64*floydMaskWords {
+		// Small rows: the chosen set is a bit mask, whose set bits are
+		// read back in ascending order without sorting.
+		var mask [floydMaskWords]uint64
+		for j := deg - s; j < deg; j++ {
+			hi, _ := bits.Mul64(key.Uint64(int64(j)), uint64(j)+1)
+			t := uint(hi)
+			if mask[t>>6]&(1<<(t&63)) != 0 {
+				t = uint(j)
+			}
+			mask[t>>6] |= 1 << (t & 63)
+		}
+		for w, m := range mask[:(deg+63)/64] {
+			for m != 0 {
+				pos = append(pos, int32(w*64+bits.TrailingZeros64(m)))
+				m &= m - 1
+			}
+		}
+		sel.pos = pos
+		return pos
+	}
 	if s <= floydLinear {
 		for j := deg - s; j < deg; j++ {
 			hi, _ := bits.Mul64(key.Uint64(int64(j)), uint64(j)+1)

@@ -152,8 +152,9 @@ func TestSelectPerRowPanics(t *testing.T) {
 }
 
 // TestSelectUniformSubsets: d = 5, s = 2 gives 10 subsets, each of
-// probability 1/10; also d = 40, s = 3 through the bitset-free path and
-// d = 70, s = 40 through the bitset path, by inclusion counts.
+// probability 1/10; larger rows through each of Floyd's membership tests
+// (bit mask up to 256 entries, linear scan for small s, bitset for large
+// s) are checked by inclusion counts.
 func TestSelectUniformSubsets(t *testing.T) {
 	cols := []int32{2, 3, 5, 7, 11}
 	ones := []float32{1, 1, 1, 1, 1}
@@ -169,14 +170,14 @@ func TestSelectUniformSubsets(t *testing.T) {
 	if stat, pv := nwChiSquare(obs, prob); pv < 1e-6 {
 		t.Errorf("subsets of 2 of 5: chi-square %.1f, p = %.2g; counts %v", stat, pv, counts)
 	}
-	for _, tc := range []struct{ d, s int }{{40, 3}, {70, 40}} {
+	for _, tc := range []struct{ d, s int }{{40, 3}, {70, 40}, {300, 3}, {300, 200}} {
 		var c []int32
 		for i := range tc.d {
 			c = append(c, int32(i))
 		}
 		w := make([]float32, tc.d)
-		draws := nwDraws() / 4
-		p := nwOneRow(draws, 100, c, w)
+		draws := nwDraws() / 4 * 40 / max(tc.d, 40) // about 2M entries at most
+		p := nwOneRow(draws, tc.d, c, w)
 		sel := SelectPerRow(p, nwKeys(9, draws), tc.s, SelectOptions{})
 		obs := make([]int, tc.d)
 		for _, j := range sel.Indices {

@@ -84,8 +84,13 @@ func TestStreamAdjacentIndependent(t *testing.T) {
 	n := nwDraws()
 	s := NewStream(11)
 	pairs := map[string]func(i int) (float64, float64){
-		"position":  func(i int) (float64, float64) { k := s.Row(0, 0, 0, 0); return k.Float64(int64(i)), k.Float64(int64(i) + 1) },
-		"vertex":    func(i int) (float64, float64) { return s.Float64(0, 0, 0, int32(i), 0), s.Float64(0, 0, 0, int32(i)+1, 0) },
+		"position": func(i int) (float64, float64) {
+			k := s.Row(0, 0, 0, 0)
+			return k.Float64(int64(i)), k.Float64(int64(i) + 1)
+		},
+		"vertex": func(i int) (float64, float64) {
+			return s.Float64(0, 0, 0, int32(i), 0), s.Float64(0, 0, 0, int32(i)+1, 0)
+		},
 		"minibatch": func(i int) (float64, float64) { return s.Float64(0, i, 0, 5, 0), s.Float64(0, i+1, 0, 5, 0) },
 		"layer":     func(i int) (float64, float64) { return s.Float64(0, i, 0, 5, 0), s.Float64(0, i, 1, 5, 0) },
 		"epoch":     func(i int) (float64, float64) { return s.Float64(i, 0, 0, 5, 0), s.Float64(i+1, 0, 0, 5, 0) },

@@ -51,7 +51,7 @@ if [ -d benchmarks/spgemmbench ]; then
     sed 's/^/  /' "$bindir/graphblas.log" >&2
     build spgemmbench "$blas" || failed+=("spgemmbench (build)")
   fi
-  [ ! -x "$bindir/spgemmbench" ] || bench spgemmbench 900 --threads "$threads" --out benchmarks/results/spgemm.md ${BENCH_ARGS_SPGEMM:-}
+  [ ! -x "$bindir/spgemmbench" ] || bench spgemmbench 1200 --threads "$threads" --out benchmarks/results/spgemm.md ${BENCH_ARGS_SPGEMM:-}
 fi
 
 # --- dataset: loaders and generators (benchmarks/databench) ---

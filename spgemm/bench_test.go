@@ -1,6 +1,7 @@
 package spgemm
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"sync"
@@ -70,11 +71,20 @@ func randomRows(n, k int, seed uint64) []int32 {
 	return rows
 }
 
+// benchBigReference runs the serial reference on products of more than
+// referenceMaxFlops flops too; its insertion sort makes them take minutes.
+var benchBigReference = flag.Bool("spgemm.bigref", false, "benchmark the reference SpGEMM on big products too")
+
+const referenceMaxFlops = 5e7
+
 // benchMul benchmarks C = A·B for the fast kernel and the reference body.
 func benchMul(b *testing.B, a, x *CSR, opt *MulOptions) {
 	flops := RowFlops(a, x, 0)[a.Rows]
 	for _, impl := range []string{"fast", "reference"} {
 		b.Run("impl="+impl, func(b *testing.B) {
+			if impl == "reference" && flops > referenceMaxFlops && !*benchBigReference {
+				b.Skipf("%d flops: the reference takes minutes; run with -spgemm.bigref", flops)
+			}
 			var c CSR
 			for b.Loop() {
 				if impl == "fast" {
@@ -138,6 +148,36 @@ func BenchmarkGatherRowsRMAT20(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(g.NNZ())*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
+		})
+	}
+}
+
+// BenchmarkExtractColumnsRMAT20 relabels the columns of a sampled block:
+// the rows of 32,768 random vertices, keeping a random half of the columns
+// under a random new numbering (the rows then need sorting).
+func BenchmarkExtractColumnsRMAT20(b *testing.B) {
+	a := rmatGraph(20)
+	p := GatherRows(a, randomRows(a.Rows, 32768, 6), 0)
+	rng := rand.New(rand.NewPCG(7, 8))
+	colMap := make([]int32, a.Cols)
+	perm := rng.Perm(a.Cols / 2)
+	for j := range colMap {
+		colMap[j] = -1
+	}
+	for t, j := range rng.Perm(a.Cols)[:len(perm)] {
+		colMap[j] = int32(perm[t])
+	}
+	for _, impl := range []string{"fast", "reference"} {
+		b.Run("impl="+impl, func(b *testing.B) {
+			var e *CSR
+			for b.Loop() {
+				if impl == "fast" {
+					e = ExtractColumns(p, colMap, len(perm), 0)
+				} else {
+					e = extractColumnsReference(p, colMap, len(perm), 1)
+				}
+			}
+			b.ReportMetric(float64(e.NNZ())*float64(b.N)/b.Elapsed().Seconds(), "entries/s")
 		})
 	}
 }

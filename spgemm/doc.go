@@ -1,8 +1,11 @@
 // Package spgemm owns the CSR sparse matrix type and the single-process,
 // multithreaded sparse kernels that every other part of bulksample is built on:
-// sparse times sparse products (SpGEMM), sparse times dense products (SpMM),
-// transposition, row and column extraction, element-wise operations, row sums
-// and row normalisation.
+// sparse times sparse products (SpGEMM: Mul, with masks and a structure-only
+// variant), sparse times dense products (SpMM: MulDense, MulDenseT),
+// transposition, row and column extraction (GatherRows, ExtractColumns),
+// element-wise operations (Scale, Square), row sums and row normalisation,
+// building from coordinates (FromCOO) and conversion to and from gonum's mat
+// types (*CSR is a mat.Matrix; ToDense, FromMatrix).
 //
 // It imports nothing else from bulksample; distributed products live in
 // package dist and only move blocks between ranks.
@@ -17,23 +20,34 @@
 // non-decreasing, len(Indices) == len(Data) == Indptr[Rows], and the column
 // ids of every row are strictly increasing (sorted, no duplicates) and lie in
 // [0, Cols). The zero value CSR{} is a valid 0 x 0 matrix and a valid
-// destination.
+// destination. Every kernel assumes valid operands and returns valid results.
 //
 // Functions that leave their inputs unchanged are functions; operations
 // that fill a result are methods on the destination, whose arrays are reused
-// when their capacity suffices.
+// when their capacity suffices (c.Mul(a, b, opt), c.Square(a, threads)).
+// Every kernel takes a thread count; 0 or less means GOMAXPROCS.
+//
+// # Aliasing
+//
+// The destination of Mul must not be an operand or share an array with one
+// (the mask included); Mul panics with an ArgError if it does. Element-wise
+// methods may work in place (a.Scale(2, a, 0)). Results of the functions
+// share no arrays with their inputs. Row returns views, not copies.
 //
 // # Errors and panics
 //
 // Data that come from outside (files, users) are checked by Validate, which
-// returns an error naming the problem. A shape mismatch or an index out of
-// range in a kernel call is a caller bug and panics with a ShapeError or an
-// IndexError, in the manner of gonum's mat package; Maybe converts such
-// panics into errors at an API boundary.
+// returns an error wrapping ErrInvalid and naming the problem. A shape
+// mismatch, an index out of range or illegal aliasing in a kernel call is a
+// caller bug and panics with a ShapeError, IndexError or ArgError, in the
+// manner of gonum's mat package; Maybe converts such panics into errors at an
+// API boundary.
 //
 // # Determinism
 //
 // Every kernel returns the same bits for any thread count: work is split
-// into contiguous row ranges and each output row is computed by exactly one
-// goroutine in a fixed order.
+// into contiguous row ranges of equal cost and each output row is computed by
+// exactly one goroutine, adding its terms in a fixed order (for Mul, the order
+// of A's row; see mul.go). Mul's result also does not depend on the
+// accumulator chosen.
 package spgemm

@@ -111,6 +111,9 @@ func TestExtractColumns(t *testing.T) {
 				}
 			}
 			want := mulReference(a, columnMatrix(colMap, newCols), nil)
+			if err := sameBits(extractColumnsReference(a, colMap, newCols, 1), want); err != nil {
+				t.Fatalf("%d %s %s: the two references disagree: %v", ci, tc.label, order, err)
+			}
 			for _, threads := range []int{1, 2, 8} {
 				name := fmt.Sprintf("%d %s %s, %d threads", ci, tc.label, order, threads)
 				got := ExtractColumns(a, colMap, newCols, threads)

@@ -19,14 +19,23 @@ package spgemm
 //
 // Accumulator per row, GraphBLAS's rule: the hash table for a row would have
 // h = the next power of two >= 2·flops_i slots; if h > b.Cols/16 the row uses
-// the dense accumulator (a value array of b.Cols per thread and an int32
-// generation stamp per column, so that it never needs clearing), otherwise
-// the hash accumulator (open addressing, linear probing, multiplicative
-// hashing of the column id; the table is cleared per row in O(h)). The dense
-// row's columns come out sorted either by scanning the stamps between the
-// row's least and greatest column, when that range is at most
-// nnz·log2(nnz) wide, or by sorting; hash rows sort their columns and look
-// their values up again.
+// the dense accumulator, otherwise the hash accumulator.
+//
+//   - Dense (Gustavson's SPA), per thread: a bitmap of b.Cols bits marks the
+//     row's columns and a float32 array of b.Cols holds their values; the
+//     symbolic phase only sets bits and counts them, the numeric phase adds
+//     every term without a branch (bit |= 1; acc[j] += a·b) and emits the row
+//     by walking the bitmap's set bits, which gives the columns sorted with no
+//     sort and leaves bitmap and array zeroed for the next row. The bitmap
+//     (b.Cols/8 bytes) stays in L1/L2 where an int32 marker would not; the walk
+//     costs b.Cols/64 words, at most about 2·flops_i by the rule above.
+//   - Hash: open addressing with linear probing and multiplicative hashing of
+//     the column id (Knuth), cleared per row in O(h); the row's columns are
+//     appended on first insertion, sorted (insertion sort below 32, pdqsort
+//     above) and their values looked up again.
+//
+// Masked rows keep an int32 generation stamp per column (never cleared) to
+// tell listed, forbidden and touched columns apart.
 //
 // Special rows: a row of A with one entry is a scaled copy of a row of B and
 // needs no accumulator; when every row of A has exactly one entry and there is
@@ -37,9 +46,12 @@ package spgemm
 // allowed columns and C(i,:) is emitted by walking M(i,:), already sorted;
 // with C<¬M>, M(i,:) is loaded as forbidden columns.
 //
-// Determinism: the contributions to C(i,j) are added in float32 in the order
-// of A's row i and then of B's row k, whatever the thread count, the split or
-// the accumulator, so the result has the same bits for any of them.
+// Determinism: C(i,j) = 0 + the terms float32(A(i,k)·B(k,j)) added in float32
+// in the order of A's row i (k ascending), whatever the thread count, the
+// split or the accumulator, so the result has the same bits for any of them
+// (and the same as the serial Gustavson reference). The products are
+// converted explicitly so that no compiler fuses them into FMAs. A row of A
+// with one entry gives exactly A(i,k)·B(k,:) (the sign of a zero kept).
 //
 // The thresholds are GraphBLAS's starting points; BenchmarkMul* in
 // bench_test.go is where to re-tune them.

@@ -80,15 +80,10 @@ func TestMulHandChecked(t *testing.T) {
 
 // mulCase is one random product shape.
 type mulCase struct {
-	m, k, n          int
-	densA, densB     float64
-	kindA, kindB     matrixKind
-	integer          bool
-	maskDensity      float64
-	maskKind         matrixKind
-	label            string
-	skipUnderShort   bool
-	expectMultiChunk bool
+	label        string
+	m, k, n      int
+	densA, densB float64
+	kindA, kindB matrixKind
 }
 
 func mulCases() []mulCase {
@@ -300,4 +295,58 @@ func TestSplitWork(t *testing.T) {
 			t.Errorf("splitWork(%v, %d) = %v; want %v", tc.work, tc.parts, got, tc.want)
 		}
 	}
+}
+
+// FuzzMul decodes two small matrices and a mask from the fuzzer's bytes
+// (possibly malformed: then Validate must say so and nothing else runs) and
+// checks every accumulator and mask mode against the serial reference.
+func FuzzMul(f *testing.F) {
+	f.Add([]byte{3, 3, 0, 1, 2, 1, 0, 2, 2, 0, 1, 9, 4, 7})
+	f.Add([]byte{1, 1, 0, 1, 5, 0, 0, 0})
+	f.Add([]byte{4, 2, 0, 1, 1, 3, 3, 0, 2, 1, 1, 0, 0, 1, 1, 2, 2, 3})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		n := int(data[0]%8) + 1
+		k := int(data[1]%8) + 1
+		rest := data[2:]
+		// Entries come in (row, col, value) triples; rows and columns are
+		// taken modulo the shape, duplicates dropped by a dense marker.
+		build := func(rows, cols int) *CSR {
+			d := make([][]float32, rows)
+			for i := range d {
+				d[i] = make([]float32, cols)
+			}
+			for len(rest) >= 3 && rest[0] != 255 {
+				d[int(rest[0])%rows][int(rest[1])%cols] = float32(int(rest[2]%9) - 4)
+				rest = rest[3:]
+			}
+			if len(rest) > 0 {
+				rest = rest[1:]
+			}
+			return csrFromRows(cols, d)
+		}
+		a, b, mask := build(n, k), build(k, n), build(n, n)
+		for _, m := range []*CSR{a, b, mask} {
+			if err := m.Validate(); err != nil {
+				t.Fatalf("built an invalid matrix: %v", err)
+			}
+		}
+		for _, acc := range []Accumulator{AutoAccumulator, DenseAccumulator, HashAccumulator} {
+			for _, opt := range []MulOptions{{}, {Mask: mask}, {Mask: mask, ComplementMask: true}, {StructureOnly: true}} {
+				opt.Accumulator, opt.Threads = acc, 2
+				got := Mul(a, b, &opt)
+				if err := got.Validate(); err != nil {
+					t.Fatalf("%+v: invalid result: %v", opt, err)
+				}
+				if err := sameBits(got, mulReference(a, b, &opt)); err != nil {
+					t.Fatalf("%+v: %v", opt, err)
+				}
+			}
+		}
+		if err := sameBits(Transpose(a, 2), transposeReference(a, 1)); err != nil {
+			t.Fatalf("Transpose: %v", err)
+		}
+	})
 }

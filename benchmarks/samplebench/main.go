@@ -60,6 +60,7 @@ type config struct {
 	seed              uint64
 	baseline          bool
 	out, cpuProfile   string
+	loadAtStart       string // the 1-minute load average when the run began
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -139,14 +140,14 @@ func parseInts(s string, lo int) ([]int, error) {
 
 // row is one line of the table.
 type row struct {
-	sampler          string
-	threads, k       int
-	seps             []float64 // per repetition
-	cpuSEPS          []float64 // sampled edges per CPU-second of the process, per repetition
-	edges            int64
-	peakRSS          int64 // bytes, -1 when unknown
-	digest           string
-	baselineSEPS     float64
+	sampler      string
+	threads, k   int
+	seps         []float64 // per repetition
+	cpuSEPS      []float64 // sampled edges per CPU-second of the process, per repetition
+	edges        int64
+	peakRSS      int64 // bytes, -1 when unknown
+	digest       string
+	baselineSEPS float64
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -156,6 +157,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	} else if err != nil {
 		return 2
 	}
+	c.loadAtStart = loadAverage()
 	rows, gen, a, err := bench(ctx, c, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "samplebench: %v\n", err)
@@ -350,7 +352,7 @@ func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 		"uniform, without replacement, FrontierAll; %d repetitions per row (median, min-max).\n\n",
 		c.seeds, c.batch, c.fanouts, c.reps)
 	fmt.Fprintf(&b, "SEPS is wall-clock; CPU-SEPS divides by the process's CPU time (all threads), which\n"+
-		"other processes on a shared machine do not inflate. Load average at the start: %s.\n\n", loadAverage())
+		"other processes on a shared machine do not inflate. Load average at the start: %s (the machine has %d CPUs).\n\n", c.loadAtStart, runtime.NumCPU())
 	fmt.Fprintf(&b, "| sampler | threads | k | sampled edges | SEPS (M) | min-max (M) | vs baseline | CPU-SEPS (M) | peak RSS (MiB) |\n")
 	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {

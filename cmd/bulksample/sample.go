@@ -220,4 +220,3 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 	}
 	return nil
 }
-

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -165,5 +167,35 @@ func sampleSharedData(t *testing.T, name string) string {
 			t.Skipf("%s not found in shared/data above the package directory", name)
 		}
 		dir = parent
+	}
+}
+
+// TestSampleFlagsMapToOptions: every flag sets its one option field.
+func TestSampleFlagsMapToOptions(t *testing.T) {
+	var errb bytes.Buffer
+	e := &env{stdout: &bytes.Buffer{}, stderr: &errb}
+	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--batch", "7", "--fanout", "4,-1", "--bulk", "3",
+		"--seeds", "9", "--threads", "2", "--seed", "12", "--epoch", "4", "--frontier", "new", "--weighted",
+		"--replace", "--baseline", "--digest", "--max-bulk-edges", "99", "--json"})
+	if err != nil {
+		t.Fatalf("%v: %s", err, errb.String())
+	}
+	want := sampleConfig{
+		graph: "g.npz",
+		plan:  sampling.PlanOptions{BatchSize: 7, BulkSize: 3, Seed: 12},
+		nw: sampling.NodeWiseOptions{Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
+			Seed: 12, Threads: 2, MaxBulkEdges: 99},
+		seeds: 9, epoch: 4, baseline: true, digest: true, json: true,
+	}
+	if !reflect.DeepEqual(*c, want) {
+		t.Errorf("config %+v\nwant %+v", *c, want)
+	}
+	d, err := parseSampleFlags(e, []string{"--graph", "g.npz"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.plan.BatchSize != 1024 || d.plan.BulkSize != 16 || !reflect.DeepEqual(d.nw.Fanouts, []int{15, 10, 5}) ||
+		d.nw.Frontier != sampling.FrontierAll || d.nw.Weighted || d.nw.Replace || d.baseline || d.digest || d.json {
+		t.Errorf("defaults %+v", *d)
 	}
 }

@@ -1,0 +1,291 @@
+// Command databench measures the dataset package on an R-MAT graph: the
+// time and peak memory to generate it, to write it as a scipy .npz and as a
+// native file, and to load each back, with the ratio of the load times.
+//
+// Each phase runs in its own process (this program re-executed with
+// -phase), so that each peak resident set (VmHWM) belongs to that phase
+// alone; loads are repeated -reps times and the median is reported. The
+// files stay in the page cache between phases, so loads are warm-cache
+// loads for both formats alike.
+//
+// Usage:
+//
+//	databench [-scale 22] [-edge-factor 16] [-reps 3] [-dir DIR] [-out benchmarks/results/dataset.md]
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bulksample/bulksample/dataset"
+)
+
+// config is the parsed command line.
+type config struct {
+	scale, edgeFactor int
+	seed              uint64
+	threads           int
+	reps              int
+	dir               string
+	out               string
+	phase             string
+	keep              bool
+}
+
+// result is what one phase process reports, as one JSON line on stdout.
+type result struct {
+	Phase        string  `json:"phase"`
+	Seconds      float64 `json:"seconds"`
+	WriteNPZ     float64 `json:"write_npz_seconds,omitempty"`
+	WriteNative  float64 `json:"write_native_seconds,omitempty"`
+	Nodes        int     `json:"nodes"`
+	Edges        int64   `json:"edges"`
+	Generated    int64   `json:"generated_edges,omitempty"`
+	Threads      int     `json:"threads"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Checksum     int64   `json:"checksum"` // sum of row lengths of a few rows: proves the load is usable
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stderr, "databench: %v\n", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func parse(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("databench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &config{}
+	fs.IntVar(&c.scale, "scale", 22, "R-MAT scale (log2 of the vertex count)")
+	fs.IntVar(&c.edgeFactor, "edge-factor", 16, "R-MAT edge factor")
+	fs.Uint64Var(&c.seed, "seed", 1, "R-MAT seed")
+	fs.IntVar(&c.threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	fs.IntVar(&c.reps, "reps", 3, "load repetitions (the median is reported)")
+	fs.StringVar(&c.dir, "dir", "", "folder for the graph files; default a new temporary folder, removed at the end")
+	fs.StringVar(&c.out, "out", filepath.Join("benchmarks", "results", "dataset.md"), "markdown report path")
+	fs.StringVar(&c.phase, "phase", "", "internal: run one phase (gen, load-npz, load-native, load-native-noverify) and print its JSON")
+	fs.BoolVar(&c.keep, "keep", false, "keep the graph files")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return nil, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	case c.scale < 1 || c.scale > 30:
+		return nil, fmt.Errorf("-scale %d: want 1 to 30", c.scale)
+	case c.edgeFactor < 1:
+		return nil, fmt.Errorf("-edge-factor %d: want >= 1", c.edgeFactor)
+	case c.reps < 1:
+		return nil, fmt.Errorf("-reps %d: want >= 1", c.reps)
+	case c.threads < 0:
+		return nil, fmt.Errorf("-threads %d: want >= 0", c.threads)
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c, err := parse(args, stderr)
+	if err != nil {
+		return err
+	}
+	if c.phase != "" {
+		r, err := runPhase(c)
+		if err != nil {
+			return err
+		}
+		return json.NewEncoder(stdout).Encode(r)
+	}
+	if c.dir == "" {
+		if c.dir, err = os.MkdirTemp("", "databench"); err != nil {
+			return err
+		}
+		if !c.keep {
+			defer os.RemoveAll(c.dir)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	phase := func(name string) (result, error) {
+		fmt.Fprintf(stderr, "databench: %s (scale %d)\n", name, c.scale)
+		cmd := exec.CommandContext(ctx, self, "-phase", name, "-scale", strconv.Itoa(c.scale),
+			"-edge-factor", strconv.Itoa(c.edgeFactor), "-seed", strconv.FormatUint(c.seed, 10),
+			"-threads", strconv.Itoa(c.threads), "-dir", c.dir)
+		cmd.Stderr = stderr
+		out, err := cmd.Output()
+		if err != nil {
+			return result{}, fmt.Errorf("phase %s: %w", name, err)
+		}
+		var r result
+		if err := json.Unmarshal(bytes.TrimSpace(out), &r); err != nil {
+			return result{}, fmt.Errorf("phase %s: bad output %q: %w", name, out, err)
+		}
+		return r, nil
+	}
+	gen, err := phase("gen")
+	if err != nil {
+		return err
+	}
+	loads := map[string]result{}
+	for _, name := range []string{"load-npz", "load-native", "load-native-noverify"} {
+		var rs []result
+		for range c.reps {
+			r, err := phase(name)
+			if err != nil {
+				return err
+			}
+			if r.Checksum != gen.Checksum || r.Edges != gen.Edges {
+				return fmt.Errorf("phase %s loaded %d edges (checksum %d), generated %d (%d)", name, r.Edges, r.Checksum, gen.Edges, gen.Checksum)
+			}
+			rs = append(rs, r)
+		}
+		slices.SortFunc(rs, func(a, b result) int { return compareFloat(a.Seconds, b.Seconds) })
+		loads[name] = rs[len(rs)/2]
+	}
+	report := markdown(c, gen, loads)
+	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
+		return err
+	}
+	if err := os.WriteFile(c.out, []byte(report), 0o644); err != nil {
+		return err
+	}
+	fmt.Fprint(stdout, report)
+	return nil
+}
+
+func compareFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (c *config) paths() (npz, native string) {
+	base := filepath.Join(c.dir, fmt.Sprintf("rmat-s%d-e%d", c.scale, c.edgeFactor))
+	return base + ".npz", base + ".bsn"
+}
+
+// runPhase runs one phase in this process.
+func runPhase(c *config) (result, error) {
+	npz, native := c.paths()
+	threads := c.threads
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	r := result{Phase: c.phase, Threads: threads}
+	start := time.Now()
+	var d *dataset.Dataset
+	switch c.phase {
+	case "gen":
+		a, err := dataset.RMAT(dataset.RMATOptions{Scale: c.scale, EdgeFactor: c.edgeFactor, Seed: c.seed, Threads: c.threads})
+		if err != nil {
+			return r, err
+		}
+		r.Seconds = time.Since(start).Seconds()
+		r.Generated = int64(c.edgeFactor) << c.scale
+		d = &dataset.Dataset{Name: "rmat", Adj: a}
+		t := time.Now()
+		if err := dataset.Save(npz, d); err != nil {
+			return r, err
+		}
+		r.WriteNPZ = time.Since(t).Seconds()
+		t = time.Now()
+		if err := dataset.Save(native, d); err != nil {
+			return r, err
+		}
+		r.WriteNative = time.Since(t).Seconds()
+	case "load-npz", "load-native", "load-native-noverify":
+		p := npz
+		if c.phase != "load-npz" {
+			p = native
+		}
+		var err error
+		d, err = dataset.Load(p, &dataset.LoadOptions{SkipVerify: c.phase == "load-native-noverify", Threads: c.threads})
+		if err != nil {
+			return r, err
+		}
+		r.Seconds = time.Since(start).Seconds()
+	default:
+		return r, fmt.Errorf("unknown -phase %q", c.phase)
+	}
+	r.Nodes, r.Edges = d.NumNodes(), d.Adj.NNZ()
+	for i := 0; i < d.NumNodes(); i += max(d.NumNodes()/64, 1) {
+		r.Checksum += int64(d.Adj.RowNNZ(i))
+	}
+	r.PeakRSSBytes = peakRSS()
+	return r, nil
+}
+
+// peakRSS returns VmHWM in bytes, or -1 where /proc is not available.
+func peakRSS() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+func mib(b int64) string {
+	if b < 0 {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+}
+
+func markdown(c *config, gen result, loads map[string]result) string {
+	var b strings.Builder
+	npz, native := loads["load-npz"], loads["load-native"]
+	noverify := loads["load-native-noverify"]
+	fmt.Fprintf(&b, "# Dataset I/O: R-MAT scale %d, edge factor %d\n\n", c.scale, c.edgeFactor)
+	fmt.Fprintf(&b, "%d vertices, %d generated edges, %d stored entries after symmetrisation and deduplication; "+
+		"%d threads (GOMAXPROCS %d), %s/%s, %s. Each phase is its own process; loads are the median of %d runs "+
+		"with the files in the page cache.\n\n",
+		gen.Nodes, gen.Generated, gen.Edges, gen.Threads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), c.reps)
+	b.WriteString("| phase | seconds | peak RSS | rate |\n|---|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| generate (R-MAT + CSR build) | %.3f | %s | %.2f M generated edges/s (%.2f M/s per thread) |\n",
+		gen.Seconds, mib(gen.PeakRSSBytes), float64(gen.Generated)/gen.Seconds/1e6, float64(gen.Generated)/gen.Seconds/1e6/float64(gen.Threads))
+	fmt.Fprintf(&b, "| write scipy .npz | %.3f | (in generate) | %.2f M entries/s |\n", gen.WriteNPZ, float64(gen.Edges)/gen.WriteNPZ/1e6)
+	fmt.Fprintf(&b, "| write native | %.3f | (in generate) | %.2f M entries/s |\n", gen.WriteNative, float64(gen.Edges)/gen.WriteNative/1e6)
+	fmt.Fprintf(&b, "| load scipy .npz | %.3f | %s | %.2f M entries/s |\n", npz.Seconds, mib(npz.PeakRSSBytes), float64(npz.Edges)/npz.Seconds/1e6)
+	fmt.Fprintf(&b, "| load native, verified (CRC-32C + CSR check) | %.3f | %s | %.2f M entries/s |\n", native.Seconds, mib(native.PeakRSSBytes), float64(native.Edges)/native.Seconds/1e6)
+	fmt.Fprintf(&b, "| load native, -no-verify (mmap only) | %.4f | %s | %.0f M entries/s |\n", noverify.Seconds, mib(noverify.PeakRSSBytes), float64(noverify.Edges)/noverify.Seconds/1e6)
+	fmt.Fprintf(&b, "\nLoad time ratio npz / native: **%.1fx** verified, **%.0fx** without verification "+
+		"(mmap defers reading pages to first use; the verified load reads every byte).\n",
+		npz.Seconds/native.Seconds, npz.Seconds/noverify.Seconds)
+	return b.String()
+}

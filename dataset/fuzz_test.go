@@ -1,0 +1,174 @@
+package dataset
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+)
+
+// The fuzz targets feed arbitrary bytes to every parser: none may panic,
+// hang or allocate beyond the input's size, and whatever a parser accepts
+// must be a valid Dataset. Their seed corpora live in testdata/fuzz/<Name>/
+// (TestFuzzSeedCorpus writes them with -write-fuzz-seeds).
+
+var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "rewrite the seed corpora under testdata/fuzz")
+
+func checkAccepted(t *testing.T, d *Dataset, err error) {
+	t.Helper()
+	if err != nil {
+		return
+	}
+	if verr := d.Validate(); verr != nil {
+		t.Fatalf("accepted an invalid dataset: %v", verr)
+	}
+}
+
+func FuzzReadNPY(f *testing.F) {
+	for _, s := range fuzzSeeds(f)["FuzzReadNPY"] {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		r := bytes.NewReader(b)
+		h, err := readNPYHeader(r, int64(len(b)))
+		if err != nil {
+			return
+		}
+		if h.dtype.isNumeric() {
+			v := make([]float32, h.count())
+			_ = readNPYData(r, &h, v, toFloat32)
+		} else {
+			_, _ = readNPYString(r, &h)
+		}
+	})
+}
+
+func FuzzReadNPZ(f *testing.F) {
+	for _, s := range fuzzSeeds(f)["FuzzReadNPZ"] {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := readNPZBytes("f.npz", b)
+		checkAccepted(t, d, err)
+	})
+}
+
+func FuzzReadNative(f *testing.F) {
+	for _, s := range fuzzSeeds(f)["FuzzReadNative"] {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := decodeNative("f.bsn", b, true, 1)
+		checkAccepted(t, d, err)
+		_, _ = decodeNative("f.bsn", b, false, 1)
+	})
+}
+
+func FuzzReadEdgeList(f *testing.F) {
+	for _, s := range fuzzSeeds(f)["FuzzReadEdgeList"] {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := readEdgeList(context.Background(), "f.txt", bytes.NewReader(b), 1)
+		checkAccepted(t, d, err)
+	})
+}
+
+func FuzzReadMatrixMarket(f *testing.F) {
+	for _, s := range fuzzSeeds(f)["FuzzReadMatrixMarket"] {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		d, err := readMatrixMarket(context.Background(), "f.mtx", bytes.NewReader(b), int64(len(b)), 1)
+		checkAccepted(t, d, err)
+	})
+}
+
+// fuzzSeeds returns the seed inputs of every fuzz target, built from the
+// same hand-made files the unit tests use.
+func fuzzSeeds(t testing.TB) map[string][][]byte {
+	var native bytes.Buffer
+	if err := writeNative(&native, smallDataset()); err != nil {
+		t.Fatal(err)
+	}
+	var npz bytes.Buffer
+	if err := writeNPZ(&npz, smallDataset()); err != nil {
+		t.Fatal(err)
+	}
+	i4 := func(v ...int32) npzMember { return npzMember{descr: "<i4", shape: []int64{int64(len(v))}, data: le(v...)} }
+	f4 := func(v ...float32) npzMember { return npzMember{descr: "<f4", shape: []int64{int64(len(v))}, data: le(v...)} }
+	deflated := scipyMembers(i4(0, 1, 1, 3), i4(1, 0, 2), f4(2, 1, 3))
+	for i := range deflated {
+		deflated[i].deflate = true
+	}
+	gnn := buildNPZ(t, []npzMember{
+		{name: "adj_indptr", descr: "<i4", shape: []int64{3}, data: le[int32](0, 1, 2)},
+		{name: "adj_indices", descr: "<i4", shape: []int64{2}, data: le[int32](1, 0)},
+		{name: "adj_data", descr: "<f4", shape: []int64{2}, data: le[float32](1, 1)},
+		{name: "adj_shape", descr: "<i8", shape: []int64{2}, data: le[int64](2, 2)},
+		{name: "attr_indptr", descr: "<i4", shape: []int64{3}, data: le[int32](0, 1, 1)},
+		{name: "attr_indices", descr: "<i4", shape: []int64{1}, data: le[int32](2)},
+		{name: "attr_data", descr: "<f4", shape: []int64{1}, data: le[float32](1)},
+		{name: "attr_shape", descr: "<i8", shape: []int64{2}, data: le[int64](2, 3)},
+		{name: "labels", descr: "|i1", shape: []int64{2}, data: le[int8](0, 1)},
+		{name: "class_names", descr: "<U2", shape: []int64{2}, data: make([]byte, 16)},
+	})
+	npy := func(descr string, shape []int64, data []byte) []byte {
+		return append(npyHeaderBytes(descr, shape), data...)
+	}
+	return map[string][][]byte{
+		"FuzzReadNPY": {
+			npy("<f4", []int64{3}, le[float32](1, 2, 3)),
+			npy(">i8", []int64{2, 1}, be[int64](5, 6)),
+			npy("<f2", []int64{2}, le[uint16](0x3c00, 0x7e00)),
+			npy("|b1", []int64{2}, []byte{0, 1}),
+			npy("<U3", nil, unicode0d("csr")),
+		},
+		"FuzzReadNPZ":    {npz.Bytes(), buildNPZ(t, deflated), gnn},
+		"FuzzReadNative": {native.Bytes()},
+		"FuzzReadEdgeList": {
+			[]byte("# c\n0 1\n1 2\n2 0\n"),
+			[]byte("0,1,0.5\n1,0,2\n"),
+			[]byte("%x\n3\t4\n"),
+		},
+		"FuzzReadMatrixMarket": {
+			[]byte("%%MatrixMarket matrix coordinate real general\n% c\n3 3 3\n1 2 0.5\n3 1 2\n3 3 1\n"),
+			[]byte("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n3 3\n"),
+			[]byte("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 7\n"),
+		},
+	}
+}
+
+// TestFuzzSeedCorpus checks that the committed seed corpora hold the seeds
+// of fuzzSeeds (so `go test` runs every parser on them), and rewrites them
+// when run with -write-fuzz-seeds.
+func TestFuzzSeedCorpus(t *testing.T) {
+	for name, seeds := range fuzzSeeds(t) {
+		dir := filepath.Join("testdata", "fuzz", name)
+		for i, s := range seeds {
+			p := filepath.Join(dir, fmt.Sprintf("seed%d", i))
+			want := []byte("go test fuzz v1\n[]byte(" + strconv.Quote(string(s)) + ")\n")
+			if *writeFuzzSeeds {
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(p, want, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			got, err := os.ReadFile(p)
+			if err != nil {
+				t.Errorf("%v (run go test ./dataset -run TestFuzzSeedCorpus -write-fuzz-seeds)", err)
+				continue
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s is stale (run go test ./dataset -run TestFuzzSeedCorpus -write-fuzz-seeds)", p)
+			}
+		}
+	}
+}
