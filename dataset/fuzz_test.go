@@ -99,8 +99,12 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 	if err := writeNPZ(&npz, smallDataset()); err != nil {
 		t.Fatal(err)
 	}
-	i4 := func(v ...int32) npzMember { return npzMember{descr: "<i4", shape: []int64{int64(len(v))}, data: le(v...)} }
-	f4 := func(v ...float32) npzMember { return npzMember{descr: "<f4", shape: []int64{int64(len(v))}, data: le(v...)} }
+	i4 := func(v ...int32) npzMember {
+		return npzMember{descr: "<i4", shape: []int64{int64(len(v))}, data: le(v...)}
+	}
+	f4 := func(v ...float32) npzMember {
+		return npzMember{descr: "<f4", shape: []int64{int64(len(v))}, data: le(v...)}
+	}
 	deflated := scipyMembers(i4(0, 1, 1, 3), i4(1, 0, 2), f4(2, 1, 3))
 	for i := range deflated {
 		deflated[i].deflate = true

@@ -171,7 +171,7 @@ func alignUp(x, a int64) int64 { return (x + a - 1) / a * a }
 
 // loadNative maps the native file at path and decodes it in place.
 func loadNative(path string, verify bool, threads int) (*Dataset, error) {
-	buf, unmap, err := mapFile(path)
+	buf, unmap, err := mapFile(path, verify)
 	if err != nil {
 		return nil, err
 	}

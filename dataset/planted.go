@@ -136,17 +136,18 @@ func PlantedPartition(opt PlantedPartitionOptions) (*Dataset, error) {
 
 	m := int(o.AvgDegree * float64(n) / 2)
 	src, dst := make([]int32, m), make([]int32, m)
+	key := newKey(o.Seed, streamPPEdge)
 	parallelNodes(m, t, func(lo, hi int) {
 		for k := lo; k < hi; k++ {
 			base := 4 * uint64(k)
-			u := all.pick(unit(hash3(o.Seed, streamPPEdge, base)))
+			u := all.pick(unit(key.at(base)))
 			cu := int(labels[u])
 			cv := cu
-			if unit(hash3(o.Seed, streamPPEdge, base+1)) >= o.Homophily {
+			if unit(key.at(base+1)) >= o.Homophily {
 				// Uniform over the other classes.
-				cv = (cu + 1 + int(hash3(o.Seed, streamPPEdge, base+2)%uint64(c-1))) % c
+				cv = (cu + 1 + int(key.at(base+2)%uint64(c-1))) % c
 			}
-			src[k], dst[k] = u, byClass[cv].pick(unit(hash3(o.Seed, streamPPEdge, base+3)))
+			src[k], dst[k] = u, byClass[cv].pick(unit(key.at(base+3)))
 		}
 	})
 	adj, err := spgemm.FromCOO(n, n, src, dst, nil, &spgemm.COOOptions{
@@ -158,8 +159,9 @@ func PlantedPartition(opt PlantedPartitionOptions) (*Dataset, error) {
 
 	f := o.Features
 	means := make([]float64, c*f)
+	meanKey, featKey := newKey(o.Seed, streamPPMean), newKey(o.Seed, streamPPFeature)
 	for i := 0; i < len(means); i += 2 {
-		a, b := normalPair(o.Seed, streamPPMean, uint64(i/2))
+		a, b := normalPair(meanKey, uint64(i/2))
 		means[i] = a
 		if i+1 < len(means) {
 			means[i+1] = b
@@ -172,7 +174,7 @@ func PlantedPartition(opt PlantedPartitionOptions) (*Dataset, error) {
 			mu := means[int(labels[v])*f:][:f]
 			x := feats[v*f:][:f]
 			for j := 0; j < f; j += 2 {
-				a, b := normalPair(o.Seed, streamPPFeature, uint64(v*pairs+j/2))
+				a, b := normalPair(featKey, uint64(v*pairs+j/2))
 				x[j] = float32(mu[j] + o.Noise*a)
 				if j+1 < f {
 					x[j+1] = float32(mu[j+1] + o.Noise*b)

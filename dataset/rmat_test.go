@@ -79,20 +79,28 @@ func TestRMATGraph(t *testing.T) {
 // level of the unpermuted edges picks quadrants with probabilities a, b, c, d.
 func TestRMATQuadrantLaw(t *testing.T) {
 	o, _ := RMATOptions{Scale: 6}.withDefaults()
-	thr := make([][3]uint32, o.Scale)
-	for l := range thr {
-		thr[l] = [3]uint32{uint32(o.A * 65536), uint32((o.A + o.B) * 65536), uint32((o.A + o.B + o.C) * 65536)}
-	}
+	levels := rmatLevels(o)
 	const m = 200_000
 	counts := make([][4]float64, o.Scale)
+	key := newKey(7, streamRMATEdge)
 	for k := range m {
-		u, v := rmatEdge(7, uint64(k), thr)
+		u, v := rmatEdge(key, uint64(k), levels)
 		for l := range o.Scale {
 			q := (u>>l&1)<<1 | v>>l&1
 			counts[l][q]++
 		}
 	}
-	p := []float64{o.A, o.B, o.C, 1 - o.A - o.B - o.C}
+	// The law on the 12-bit grid: a = 2335/4096 etc.; the table must agree.
+	p := []float64{2335.0 / 4096, 778.0 / 4096, 778.0 / 4096, 205.0 / 4096}
+	var tbl [4]float64
+	for _, q := range levels[0] {
+		tbl[q]++
+	}
+	for q := range 4 {
+		if tbl[q]/4096 != p[q] {
+			t.Fatalf("quadrant %d has %v of 4096 table entries, want %v", q, tbl[q], p[q]*4096)
+		}
+	}
 	for l, c := range counts {
 		chi := 0.0
 		for q := range 4 {

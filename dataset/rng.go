@@ -30,10 +30,19 @@ func mix64(z uint64) uint64 {
 	return z
 }
 
-// hash3 returns 64 random bits for (seed, stream, i).
-func hash3(seed, stream, i uint64) uint64 {
-	return mix64(mix64(seed+0x9e3779b97f4a7c15+stream*0xc2b2ae3d27d4eb4f) + (i+1)*0xa0761d6478bd642f)
+// rngKey is the hashed (seed, stream) pair: draws from one stream cost one
+// mix each (Go does not hoist the key out of loops by itself).
+type rngKey uint64
+
+func newKey(seed, stream uint64) rngKey {
+	return rngKey(mix64(seed + 0x9e3779b97f4a7c15 + stream*0xc2b2ae3d27d4eb4f))
 }
+
+// at returns the 64 random bits at counter i.
+func (k rngKey) at(i uint64) uint64 { return mix64(uint64(k) + (i+1)*0xa0761d6478bd642f) }
+
+// hash3 returns 64 random bits for (seed, stream, i).
+func hash3(seed, stream, i uint64) uint64 { return newKey(seed, stream).at(i) }
 
 // unit maps 64 random bits to a uniform float64 in the open interval (0, 1).
 func unit(x uint64) float64 {
@@ -41,10 +50,10 @@ func unit(x uint64) float64 {
 }
 
 // normalPair returns two independent standard normal numbers from the bits
-// of (seed, stream, i) by the Box-Muller transform.
-func normalPair(seed, stream, i uint64) (float64, float64) {
-	u1 := unit(hash3(seed, stream, 2*i))
-	u2 := unit(hash3(seed, stream, 2*i+1))
+// at counters 2i and 2i+1 of key, by the Box-Muller transform.
+func normalPair(key rngKey, i uint64) (float64, float64) {
+	u1 := unit(key.at(2 * i))
+	u2 := unit(key.at(2*i + 1))
 	r := math.Sqrt(-2 * math.Log(u1))
 	s, c := math.Sincos(2 * math.Pi * u2)
 	return r * c, r * s

@@ -66,3 +66,27 @@ func Labels(dst []int32, labels []int32, ids []int32) {
 		dst[r] = labels[id]
 	}
 }
+
+// NormalizeRows scales each row of the n x f row-major features in place so
+// that its values sum to 1 (the row normalisation of bag-of-words features
+// that the Planetoid protocol applies to Cora and CiteSeer); rows summing to
+// 0 are left unchanged. Sums are accumulated in float64. It panics with a
+// ShapeError if f <= 0 or len(features) is not a multiple of f.
+func NormalizeRows(features []float32, f int) {
+	if f <= 0 || len(features)%f != 0 {
+		panic(spgemm.ShapeError{Op: "featurex.NormalizeRows", ARows: len(features) / max(f, 1), ACols: f, BRows: len(features), BCols: f})
+	}
+	for r := 0; r < len(features); r += f {
+		row := features[r : r+f]
+		var s float64
+		for _, v := range row {
+			s += float64(v)
+		}
+		if s == 0 {
+			continue
+		}
+		for j, v := range row {
+			row[j] = float32(float64(v) / s)
+		}
+	}
+}

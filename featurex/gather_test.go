@@ -60,6 +60,15 @@ func TestLabels(t *testing.T) {
 	}
 }
 
+func TestNormalizeRows(t *testing.T) {
+	x := []float32{1, 3, 0, 0, 0, 0, 2, 2, 4}
+	NormalizeRows(x, 3)
+	want := []float32{0.25, 0.75, 0, 0, 0, 0, 0.25, 0.25, 0.5}
+	if !slices.Equal(x, want) {
+		t.Errorf("NormalizeRows = %v; want %v", x, want)
+	}
+}
+
 func TestPanics(t *testing.T) {
 	features := make([]float32, 6) // 3 x 2
 	tests := []struct {
@@ -73,6 +82,8 @@ func TestPanics(t *testing.T) {
 		{"gather negative id", func() { Gather(make([]float32, 2), features, 2, []int32{-1}) }, true},
 		{"labels short dst", func() { Labels(make([]int32, 1), []int32{0, 1}, []int32{0, 1}) }, false},
 		{"labels id too big", func() { Labels(make([]int32, 1), []int32{0, 1}, []int32{2}) }, true},
+		{"normalize ragged", func() { NormalizeRows(make([]float32, 5), 2) }, false},
+		{"normalize zero width", func() { NormalizeRows(nil, 0) }, false},
 	}
 	for _, tc := range tests {
 		err := spgemm.Maybe(tc.fn)

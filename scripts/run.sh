@@ -1,5 +1,37 @@
 #!/usr/bin/env bash
-# The main job of `make run`. Replaced as the trainer lands.
+# The main job of `make run`: generates the default labelled planted-partition
+# graph (100,000 nodes, 10 classes), trains a 2-layer GraphSAGE on minibatches
+# sampled in bulk (fanouts 15,10, batch 1024, 16 minibatches per bulk) for a
+# few epochs, then the features-only baseline (softmax regression) on the same
+# split, and prints the accuracies, SEPS and per-phase times. It takes well
+# under 3 minutes on 2 cores.
+#
+# usage: scripts/run.sh [path/to/bulksample]
 set -euo pipefail
-bin=$1
-"$bin" help
+bin=${1:-bin/bulksample}
+cd "$(dirname "$0")/.."
+
+if [ -n "$(scripts/blas-tags.sh)" ]; then
+  echo "BLAS: OpenBLAS through cgo"
+else
+  echo "BLAS: pure-Go gonum (OpenBLAS could not be linked; install libopenblas-dev for faster dense products)"
+fi
+
+out=$(mktemp)
+trap 'rm -f "$out"' EXIT
+start=$(date +%s)
+
+echo
+echo "== GraphSAGE, 2 layers, hidden 64, bulk node-wise sampling =="
+"$bin" train --data synthetic --model sage --fanout 15,10 --batch 1024 --bulk 16 \
+  --epochs 4 --hidden 64 --lr 0.01 --dropout 0.5 --seed 1 --json | tee "$out"
+sage=$(tail -n 1 "$out" | sed -n 's/.*"test_acc":\([0-9.e-]*\).*/\1/p')
+
+echo
+echo "== features-only baseline (softmax regression on the same split) =="
+"$bin" train --data synthetic --model linear --batch 1024 --bulk 16 \
+  --epochs 20 --lr 0.01 --dropout 0 --seed 1 --json | tee "$out"
+linear=$(tail -n 1 "$out" | sed -n 's/.*"test_acc":\([0-9.e-]*\).*/\1/p')
+
+echo
+echo "test accuracy: GraphSAGE $sage, features only $linear; $(($(date +%s) - start)) s in all"

@@ -270,14 +270,18 @@ func (b *cooBuilder) place(c *CSR, lo, hi int) {
 // the range. It returns the number of entries kept.
 func (b *cooBuilder) finish(c *CSR, lo, hi int, newLen []int64) int64 {
 	var keys []uint64
+	var ibuf []int32
 	var vbuf []float32
 	out := c.Indptr[lo]
 	for i := lo; i < hi; i++ {
 		p, q := c.Indptr[i], c.Indptr[i+1]
 		idx, val := c.Indices[p:q], c.Data[p:q]
-		if len(idx) > cooInsertionMax {
+		switch {
+		case len(idx) >= cooRadixMin:
+			ibuf, vbuf = cooRadixSortRow(idx, val, ibuf, vbuf)
+		case len(idx) > cooInsertionMax:
 			keys, vbuf = cooSortRow(idx, val, keys, vbuf)
-		} else {
+		default:
 			cooInsertionSort(idx, val)
 		}
 		m := cooMerge(idx, val, b.opt.Duplicates)
@@ -323,6 +327,53 @@ func cooSortRow(idx []int32, val []float32, keys []uint64, vbuf []float32) ([]ui
 		val[j] = vbuf[uint32(k)]
 	}
 	return keys, vbuf
+}
+
+// cooRadixMin is the shortest row sorted by LSD radix sort (8-bit digits,
+// passes over digits above the largest column skipped): from a few hundred
+// entries its linear passes beat the O(n log n) comparisons of pdqsort
+// (BenchmarkFromCOO on R-MAT hubs).
+const cooRadixMin = 256
+
+// cooRadixSortRow sorts idx ascending, moving val along, by a stable LSD
+// radix sort. ibuf and vbuf are scratch buffers, grown as needed and
+// returned for reuse.
+func cooRadixSortRow(idx []int32, val []float32, ibuf []int32, vbuf []float32) ([]int32, []float32) {
+	n := len(idx)
+	ibuf = slices.Grow(ibuf[:0], n)[:n]
+	vbuf = slices.Grow(vbuf[:0], n)[:n]
+	var bitsUsed uint32
+	for _, c := range idx {
+		bitsUsed |= uint32(c)
+	}
+	src, srcV, dst, dstV := idx, val, ibuf, vbuf
+	var count [256]int
+	for shift := 0; shift < 32 && bitsUsed>>shift != 0; shift += 8 {
+		count = [256]int{}
+		for _, c := range src {
+			count[uint32(c)>>shift&0xff]++
+		}
+		if count[uint32(src[0])>>shift&0xff] == n {
+			continue // one digit value: the pass would not move anything
+		}
+		sum := 0
+		for d, k := range count {
+			count[d] = sum
+			sum += k
+		}
+		for j, c := range src {
+			d := uint32(c) >> shift & 0xff
+			p := count[d]
+			dst[p], dstV[p] = c, srcV[j]
+			count[d] = p + 1
+		}
+		src, dst, srcV, dstV = dst, src, dstV, srcV
+	}
+	if &src[0] != &idx[0] {
+		copy(idx, src)
+		copy(val, srcV)
+	}
+	return ibuf, vbuf
 }
 
 // cooMerge merges runs of equal columns of a sorted row in place by policy

@@ -133,12 +133,20 @@ func TestFromCOORandom(t *testing.T) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		n := 1 + r.IntN(60)
 		m := r.IntN(400)
-		if seed == 6 {
-			n, m = 5, 2000 // many duplicates per row: exercises the long-row sort
+		switch seed {
+		case 4:
+			n, m = 20, 1500 // rows of 75 to 150 entries: pdqsort on packed keys
+		case 5:
+			n, m = 3000, 3000 // rows of ~1000 entries over 3000 columns: radix sort
+		case 6:
+			n, m = 5, 2000 // many duplicates per row: exercises the long-row sorts
 		}
 		src, dst, vals := make([]int32, m), make([]int32, m), make([]float32, m)
 		for k := range m {
 			src[k], dst[k] = int32(r.IntN(n)), int32(r.IntN(n))
+			if seed == 5 {
+				src[k] = int32(r.IntN(3)) // three long rows
+			}
 			vals[k] = float32(r.IntN(9)) - 2
 		}
 		for _, pol := range []DuplicatePolicy{SumDuplicates, KeepFirst, DropDuplicates} {

@@ -20,7 +20,8 @@
 // copies a spgemm.CSR into memory allocated by C and hands that memory to
 // GraphBLAS; C never holds a Go pointer. Mul returns a finished matrix: it
 // waits for GraphBLAS's deferred work (sorting a jumbled result), so timing
-// Mul measures the whole product, as timing spgemm.Mul does.
+// Mul measures the whole product, as timing spgemm.Mul does. MulUnfinished
+// skips that wait, to measure what the deferred sort costs.
 //
 // # Resources
 //

@@ -177,9 +177,16 @@ func FromCSR(a *spgemm.CSR) (*Matrix, error) {
 
 // Mul returns C = A·B over GrB_PLUS_TIMES_SEMIRING_FP32, computed by GrB_mxm
 // and finished with GrB_Matrix_wait(GrB_MATERIALIZE), so that the returned
-// matrix has no pending work. It panics with a spgemm.ShapeError if
-// a's column count is not b's row count, like spgemm.Mul.
-func Mul(a, b *Matrix) (*Matrix, error) {
+// matrix has no pending work and sorted rows, like spgemm.Mul's result. It
+// panics with a spgemm.ShapeError if a's column count is not b's row count.
+func Mul(a, b *Matrix) (*Matrix, error) { return mul(a, b, true) }
+
+// MulUnfinished is Mul without the final GrB_Matrix_wait: GraphBLAS may
+// return the rows of C unsorted ("jumbled") and sort them only when C is
+// next used. It measures how much of Mul's time that deferred sort takes.
+func MulUnfinished(a, b *Matrix) (*Matrix, error) { return mul(a, b, false) }
+
+func mul(a, b *Matrix, finish bool) (*Matrix, error) {
 	if a.cols != b.rows {
 		panic(spgemm.ShapeError{Op: "graphblas.Mul", ARows: a.rows, ACols: a.cols, BRows: b.rows, BCols: b.cols})
 	}
@@ -195,10 +202,12 @@ func Mul(a, b *Matrix) (*Matrix, error) {
 		C.GrB_Matrix_free(&c)
 		return nil, err
 	}
-	if info := C.GrB_Matrix_wait(c, C.GrB_MATERIALIZE); info != C.GrB_SUCCESS {
-		err := newError("GrB_Matrix_wait", info, c)
-		C.GrB_Matrix_free(&c)
-		return nil, err
+	if finish {
+		if info := C.GrB_Matrix_wait(c, C.GrB_MATERIALIZE); info != C.GrB_SUCCESS {
+			err := newError("GrB_Matrix_wait", info, c)
+			C.GrB_Matrix_free(&c)
+			return nil, err
+		}
 	}
 	runtime.KeepAlive(a)
 	runtime.KeepAlive(b)

@@ -143,6 +143,29 @@ func TestMulMatchesOursAndDense(t *testing.T) {
 	}
 }
 
+func TestMulUnfinishedEqualsMul(t *testing.T) {
+	initForTest(t)
+	rng := rand.New(rand.NewPCG(11, 3))
+	a := randomCSR(rng, 60, 70, 0.1)
+	b := randomCSR(rng, 70, 50, 0.1)
+	ga, _ := FromCSR(a)
+	gb, _ := FromCSR(b)
+	defer ga.Free()
+	defer gb.Free()
+	c, err := MulUnfinished(ga, gb)
+	if err != nil {
+		t.Fatalf("MulUnfinished: %v", err)
+	}
+	defer c.Free()
+	got, err := c.ToCSR() // finishes the pending work
+	if err != nil {
+		t.Fatalf("ToCSR: %v", err)
+	}
+	if want := gbProduct(t, a, b); !equalCSR(got, want) {
+		t.Errorf("MulUnfinished then ToCSR differs from Mul")
+	}
+}
+
 func TestRoundTrip(t *testing.T) {
 	initForTest(t)
 	rng := rand.New(rand.NewPCG(5, 5))

@@ -28,6 +28,11 @@ func FromCSR(a *spgemm.CSR) (*Matrix, error) { return nil, fmt.Errorf("FromCSR: 
 // Mul returns an error wrapping ErrNotBuilt: this build has no GraphBLAS.
 func Mul(a, b *Matrix) (*Matrix, error) { return nil, fmt.Errorf("Mul: %w", ErrNotBuilt) }
 
+// MulUnfinished returns an error wrapping ErrNotBuilt: this build has no GraphBLAS.
+func MulUnfinished(a, b *Matrix) (*Matrix, error) {
+	return nil, fmt.Errorf("MulUnfinished: %w", ErrNotBuilt)
+}
+
 // Dims returns the number of rows and columns.
 func (m *Matrix) Dims() (rows, cols int) { return m.rows, m.cols }
 

@@ -26,6 +26,9 @@ func TestStubReturnsErrNotBuilt(t *testing.T) {
 	if _, err := Mul(&m, &m); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("Mul = %v; want ErrNotBuilt", err)
 	}
+	if _, err := MulUnfinished(&m, &m); !errors.Is(err, ErrNotBuilt) {
+		t.Errorf("MulUnfinished = %v; want ErrNotBuilt", err)
+	}
 	if _, err := m.NVals(); !errors.Is(err, ErrNotBuilt) {
 		t.Errorf("NVals = %v; want ErrNotBuilt", err)
 	}

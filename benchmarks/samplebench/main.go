@@ -60,6 +60,7 @@ type config struct {
 	seed              uint64
 	baseline          bool
 	out, cpuProfile   string
+	appendOut         bool
 	loadAtStart       string // the 1-minute load average when the run began
 }
 
@@ -84,6 +85,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the graph, the seed permutation and the sampler")
 	fs.BoolVar(&c.baseline, "baseline", true, "also time the per-minibatch baseline")
 	fs.StringVar(&c.out, "out", "benchmarks/results/sampling.md", "file to write the table to; empty for none")
+	fs.BoolVar(&c.appendOut, "append", false, "append this run's section to --out instead of replacing the file")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -165,7 +167,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	table := markdown(c, rows, gen, a)
 	if c.out != "" {
-		if err := os.WriteFile(c.out, []byte(table), 0o644); err != nil {
+		if err := writeOut(c.out, table, c.appendOut); err != nil {
 			fmt.Fprintf(stderr, "samplebench: write --out: %v\n", err)
 			return 1
 		}
@@ -301,6 +303,22 @@ func median(xs []float64) float64 {
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
+// writeOut writes (or appends) text to path.
+func writeOut(path, text string, appendTo bool) error {
+	if !appendTo {
+		return os.WriteFile(path, []byte(text), 0o644)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
 // cpuSeconds returns the user and system CPU time of the process so far,
 // or NaN where getrusage is not available.
 func cpuSeconds() float64 {
@@ -343,7 +361,12 @@ func loadAverage() string {
 
 func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Node-wise sampling throughput\n\n")
+	if !c.appendOut {
+		fmt.Fprintf(&b, "# Node-wise sampling throughput\n\n")
+		fmt.Fprintf(&b, "`make bench` writes the scale-%d section; a larger scale is appended with\n"+
+			"`go run ./benchmarks/samplebench --scale 22 --append`.\n\n", c.scale)
+	}
+	fmt.Fprintf(&b, "## R-MAT scale %d\n\n", c.scale)
 	fmt.Fprintf(&b, "Written by `benchmarks/samplebench` (`make bench`) on %s, GOMAXPROCS %d, %s.\n\n",
 		time.Now().UTC().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version())
 	fmt.Fprintf(&b, "Graph: R-MAT scale %d, edge factor %d, symmetrised: %d vertices, %d edges (generated in %.1fs).\n",
@@ -368,6 +391,6 @@ func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f-%.2f | %s | %.2f | %s |\n", r.sampler, r.threads, r.k, r.edges,
 			med/1e6, slices.Min(r.seps)/1e6, slices.Max(r.seps)/1e6, ratio, median(r.cpuSEPS)/1e6, rss)
 	}
-	fmt.Fprintf(&b, "\nAll rows produced the same samples (digest %s).\n", rows[0].digest[:16])
+	fmt.Fprintf(&b, "\nAll rows produced the same samples (digest %s).\n\n", rows[0].digest[:16])
 	return b.String()
 }

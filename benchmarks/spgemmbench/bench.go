@@ -7,8 +7,10 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"slices"
 	"time"
 
@@ -37,6 +39,7 @@ type caseResult struct {
 	inner     int       // products per timed run
 	ours      []float64 // seconds per product of each timed run of spgemm.Mul
 	peer      []float64 // seconds per product of each timed run of GraphBLAS; nil without it
+	unsorted  []float64 // the same for GraphBLAS without its final wait (--unsorted-peer)
 	verified  bool      // the warm-up products agreed entry by entry
 	genSecond float64   // seconds to generate the graph (not part of the timing)
 }
@@ -165,11 +168,11 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 		}
 		return time.Since(start).Seconds() / float64(cr.inner), nil
 	}
-	timePeer := func() (float64, error) {
+	timePeer := func(mul func(a, b *graphblas.Matrix) (*graphblas.Matrix, error)) (float64, error) {
 		runtime.GC()
 		start := time.Now()
 		for range cr.inner {
-			gc, err := graphblas.Mul(gl, ga)
+			gc, err := mul(gl, ga)
 			if err != nil {
 				return 0, err
 			}
@@ -183,20 +186,30 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 		}
 		return time.Since(start).Seconds() / float64(cr.inner), nil
 	}
+	if cfg.profile != "" {
+		stop, err := startProfile(cfg.profile, bc.name)
+		if err != nil {
+			return cr, err
+		}
+		defer stop()
+	}
 	for r := 0; r < cfg.reps; r++ {
 		if err := ctx.Err(); err != nil {
 			return cr, err
 		}
-		var o, p float64
+		var o, p, u float64
 		var err error
 		if r%2 == 0 || !withPeer {
 			if o, err = timeOurs(); err == nil && withPeer {
-				p, err = timePeer()
+				p, err = timePeer(graphblas.Mul)
 			}
 		} else {
-			if p, err = timePeer(); err == nil {
+			if p, err = timePeer(graphblas.Mul); err == nil {
 				o, err = timeOurs()
 			}
+		}
+		if err == nil && withPeer && cfg.unsorted {
+			u, err = timePeer(graphblas.MulUnfinished)
 		}
 		if err != nil {
 			return cr, err
@@ -204,7 +217,12 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 		cr.ours = append(cr.ours, o)
 		if withPeer {
 			cr.peer = append(cr.peer, p)
-			fmt.Fprintf(progress, "%s: run %d/%d: bulksample %.4gs, GraphBLAS %.4gs\n", bc.name, r+1, cfg.reps, o, p)
+			msg := fmt.Sprintf("%s: run %d/%d: bulksample %.4gs, GraphBLAS %.4gs", bc.name, r+1, cfg.reps, o, p)
+			if cfg.unsorted {
+				cr.unsorted = append(cr.unsorted, u)
+				msg += fmt.Sprintf(", GraphBLAS unsorted %.4gs", u)
+			}
+			fmt.Fprintln(progress, msg)
 		} else {
 			fmt.Fprintf(progress, "%s: run %d/%d: bulksample %.4gs\n", bc.name, r+1, cfg.reps, o)
 		}
@@ -284,4 +302,18 @@ func median(s []float64) float64 {
 		return t[len(t)/2]
 	}
 	return (t[len(t)/2-1] + t[len(t)/2]) / 2
+}
+
+// startProfile starts a CPU profile of the timed runs of case name into
+// file.name (one profile per case) and returns its stop function.
+func startProfile(file, name string) (stop func(), err error) {
+	f, err := os.Create(file + "." + name)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
 }

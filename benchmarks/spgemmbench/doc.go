@@ -23,7 +23,7 @@
 // timing, and the program fails if they differ.
 //
 // Flags: --cases, --threads, --reps, --warmup, --mintime, --seed, --qrows,
-// --out (the markdown file; "" for none), --json (the last line of standard
+// --out (the markdown file; "" for none), --cpuprofile, --json (the last line of standard
 // output is one JSON object with every figure), --help. Progress goes to
 // standard error.
 package main

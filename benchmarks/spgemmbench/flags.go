@@ -22,6 +22,10 @@ type config struct {
 	qRows   int
 	out     string
 	json    bool
+	profile string // CPU profile file; "" for none
+	// unsorted also times GraphBLAS without its final GrB_Matrix_wait, which
+	// sorts the rows of the result (graphblas.MulUnfinished).
+	unsorted bool
 }
 
 // productKind is the shape of a benchmarked product.
@@ -63,6 +67,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the R-MAT graphs and of Q's rows")
 	fs.IntVar(&cfg.qRows, "qrows", 32768, "rows of Q, distinct random vertices, for the qa cases")
 	fs.StringVar(&cfg.out, "out", "benchmarks/results/spgemm.md", "file to write the markdown table to; empty for none")
+	fs.BoolVar(&cfg.unsorted, "unsorted-peer", false, "also time GraphBLAS without its final GrB_Matrix_wait (rows left unsorted), in an extra column")
+	fs.StringVar(&cfg.profile, "cpuprofile", "", "write CPU profiles (pprof) of the timed runs of both libraries to FILE.<case>")
 	fs.BoolVar(&cfg.json, "json", false, "print the run's figures as one JSON object on the last line of standard output")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -143,8 +149,12 @@ func (cfg *config) command(withGraphBLAS bool) string {
 	if withGraphBLAS {
 		tags = "-tags graphblas "
 	}
-	return fmt.Sprintf("go run %s./benchmarks/spgemmbench --cases %s --threads %d --reps %d --warmup %d --mintime %v --seed %d --qrows %d",
-		tags, strings.Join(names, ","), cfg.threads, cfg.reps, cfg.warmup, cfg.minTime, cfg.seed, cfg.qRows)
+	extra := ""
+	if cfg.unsorted {
+		extra = " --unsorted-peer"
+	}
+	return fmt.Sprintf("go run %s./benchmarks/spgemmbench --cases %s --threads %d --reps %d --warmup %d --mintime %v --seed %d --qrows %d%s",
+		tags, strings.Join(names, ","), cfg.threads, cfg.reps, cfg.warmup, cfg.minTime, cfg.seed, cfg.qRows, extra)
 }
 
 // writeJSON writes v as a single line of JSON to w.

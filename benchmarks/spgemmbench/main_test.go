@@ -82,7 +82,7 @@ func TestHelp(t *testing.T) {
 // libraries are compared and must agree; without it bulksample runs alone.
 func TestRunSmall(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "spgemm.md")
-	args := []string{"--cases", "aa7,qa9", "--qrows", "64", "--reps", "3", "--mintime", "0", "--out", out, "--json"}
+	args := []string{"--cases", "aa7,qa9", "--qrows", "64", "--reps", "3", "--mintime", "0", "--out", out, "--json", "--unsorted-peer"}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("run(%q) = %d; stderr:\n%s", args, code, stderr.String())
@@ -131,6 +131,9 @@ func TestRunSmall(t *testing.T) {
 	}
 	if !strings.Contains(sum.Command, "--cases aa7,qa9 --threads 2 --reps 3") {
 		t.Errorf("command %q does not reproduce the run", sum.Command)
+	}
+	if got := strings.Contains(string(file), "GraphBLAS unsorted s"); got != graphblas.Built {
+		t.Errorf("--unsorted-peer column shown: %v; want %v (GraphBLAS built)", got, graphblas.Built)
 	}
 	if !strings.Contains(string(file), "| aa7 | A·A | 128 |") {
 		t.Errorf("table lacks the aa7 row:\n%s", file)

@@ -68,9 +68,16 @@ func (r *results) markdown() string {
 	fmt.Fprintf(&b, "- timing: %d warm-up and %d timed runs per library, alternating which goes first; a run repeats a product "+
 		"shorter than %v (column \"×\"); seconds are the median per product; products/s = 1/median; "+
 		"GFLOP/s = 2·flops/median, flops = multiplications\n", r.cfg.warmup, r.cfg.reps, r.cfg.minTime)
-	fmt.Fprintf(&b, "- verified: the first warm-up products of both libraries are compared entry by entry (same pattern, values within 1e-5 relative)\n\n")
-	fmt.Fprintf(&b, "| case | product | n | nnz(A) | rows(left) | flops | nnz(C) | × | bulksample s | GraphBLAS s | bulksample products/s | GraphBLAS products/s | bulksample GFLOP/s | GraphBLAS GFLOP/s | ratio bulksample/GraphBLAS | goal | verified |\n")
-	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|---|\n")
+	fmt.Fprintf(&b, "- verified: the first warm-up products of both libraries are compared entry by entry (same pattern, values within 1e-5 relative)\n")
+	unsortedHead, unsortedRule := "", ""
+	if r.cfg.unsorted && r.peer != "" {
+		fmt.Fprintf(&b, "- GraphBLAS unsorted: GrB_mxm without the final GrB_Matrix_wait, which leaves the rows of the result unsorted; "+
+			"not comparable to bulksample's sorted result, shown to size GraphBLAS's deferred sort\n")
+		unsortedHead, unsortedRule = " GraphBLAS unsorted s |", "--:|"
+	}
+	b.WriteString("\n")
+	fmt.Fprintf(&b, "| case | product | n | nnz(A) | rows(left) | flops | nnz(C) | × | bulksample s | GraphBLAS s |%s bulksample products/s | GraphBLAS products/s | bulksample GFLOP/s | GraphBLAS GFLOP/s | ratio bulksample/GraphBLAS | goal | verified |\n", unsortedHead)
+	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|--:|--:|--:|---|---|\n", unsortedRule)
 	for _, c := range r.cases {
 		o := median(c.ours)
 		peerS, peerPS, peerGF, ratio, goal, verified := "n/a", "n/a", "n/a", "n/a", fmt.Sprintf("≤ %.1f", c.goal()), "no peer"
@@ -88,8 +95,12 @@ func (r *results) markdown() string {
 				verified = "**MISMATCH**"
 			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.4g | %s | %.2f | %s | %.3f | %s | %s | %s | %s |\n",
-			c.name, c.product(), c.n, c.nnzA, c.leftRows, c.flops, c.nnzC, c.inner, o, peerS, 1/o, peerPS, gflops(c.flops, o), peerGF, ratio, goal, verified)
+		unsorted := ""
+		if unsortedHead != "" {
+			unsorted = fmt.Sprintf(" %.4g |", median(c.unsorted))
+		}
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.4g | %s |%s %.2f | %s | %.3f | %s | %s | %s | %s |\n",
+			c.name, c.product(), c.n, c.nnzA, c.leftRows, c.flops, c.nnzC, c.inner, o, peerS, unsorted, 1/o, peerPS, gflops(c.flops, o), peerGF, ratio, goal, verified)
 	}
 	return b.String()
 }
@@ -113,6 +124,7 @@ type caseSummary struct {
 	OursGFLOPS      float64   `json:"ours_gflops"`
 	PeerSeconds     []float64 `json:"graphblas_seconds,omitempty"`
 	PeerMedian      *float64  `json:"graphblas_median_seconds"`
+	UnsortedSeconds []float64 `json:"graphblas_unsorted_seconds,omitempty"`
 	PeerGFLOPS      *float64  `json:"graphblas_gflops"`
 	Ratio           *float64  `json:"ratio"`
 	Goal            float64   `json:"goal"`
@@ -132,7 +144,7 @@ func (r *results) summary() any {
 		o := median(c.ours)
 		cs := caseSummary{Case: c.name, Product: c.product(), Scale: c.scale, N: c.n, NNZA: c.nnzA, LeftRows: c.leftRows,
 			Flops: c.flops, NNZC: c.nnzC, ProductsPerRun: c.inner, GenerateSeconds: c.genSecond, OursSeconds: c.ours, OursMedian: o,
-			OursGFLOPS: gflops(c.flops, o), PeerSeconds: c.peer, Goal: c.goal(), Verified: c.verified}
+			OursGFLOPS: gflops(c.flops, o), PeerSeconds: c.peer, UnsortedSeconds: c.unsorted, Goal: c.goal(), Verified: c.verified}
 		if c.peer != nil {
 			p := median(c.peer)
 			gf, ratio := gflops(c.flops, p), o/p

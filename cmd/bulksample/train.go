@@ -3,13 +3,489 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/sampling"
 )
 
-// runTrain is not written yet; its issue replaces this file.
-func runTrain(ctx context.Context, e *env, args []string) error {
-	fs, _ := newFlags(e, "train", "[flags]", "(not yet available)")
+// trainConfig is the parsed command line of `bulksample train`; each flag
+// sets one field.
+type trainConfig struct {
+	data         string
+	split        string
+	normFeatures bool
+	sampler      string
+	fanouts      []int // node-wise fanouts, or layer-wise budgets
+	opt          gnn.TrainOptions
+	plot         string
+	json         bool
+}
+
+// dataEnv names the environment variable of the directory holding cora.npz
+// and citeseer.npz.
+const dataEnv = "BULKSAMPLE_DATA"
+
+func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
+	fs, jsonOut := newFlags(e, "train", "--data PATH|cora|citeseer|synthetic[:k=v,...] [flags]",
+		"Trains GraphSAGE or GCN on minibatches sampled in bulk, evaluates it after every epoch by\n"+
+			"full-neighbour inference, and reports the test accuracy of the best-valid epoch, the\n"+
+			"per-phase times and the sampled edges per second (SEPS). cora and citeseer are looked up\n"+
+			"in $"+dataEnv+" and in shared/data next to the working directory's ancestors.\n"+
+			"synthetic is the labelled planted-partition graph; its options are nodes, classes, degree,\n"+
+			"exponent, homophily, features, noise, seed and, last, split (synthetic:nodes=20000,classes=8).")
+	c := &trainConfig{}
+	fs.StringVar(&c.data, "data", "", "dataset: a path (any format bulksample reads), cora, citeseer or synthetic[:k=v,...]; required")
+	fs.StringVar(&c.split, "split", "", `split of a dataset read from a file: "" keeps the stored one or the default, planetoid[:T,V,E], random:a,b,c`)
+	fs.BoolVar(&c.normFeatures, "norm-features", false, "scale every feature row to sum 1 (the Planetoid protocol for bag-of-words features)")
+	model := fs.String("model", "sage", "model: sage (GraphSAGE mean), gcn, or linear (features only)")
+	fs.StringVar(&c.sampler, "sampler", "node", "sampler: node (node-wise), ladies or fastgcn (layer-wise)")
+	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
+	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours")
+	fs.IntVar(&c.opt.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
+	fs.IntVar(&c.opt.BatchSize, "batch", 512, "seeds per minibatch b")
+	fs.IntVar(&c.opt.BulkSize, "bulk", 16, "minibatches sampled together k")
+	fs.IntVar(&c.opt.Epochs, "epochs", gnn.DefaultEpochs, "epochs E")
+	fs.Float64Var(&c.opt.Adam.LR, "lr", gnn.DefaultLR, "Adam learning rate")
+	fs.Float64Var(&c.opt.Adam.WeightDecay, "weight-decay", 0, "L2 weight decay of Adam")
+	dropout := fs.Float64("dropout", 0.5, "dropout probability on every layer's input, in [0, 1)")
+	fs.IntVar(&c.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	fs.Uint64Var(&c.opt.Seed, "seed", 1, "seed of the permutations, weights, dropout and sampler")
+	blas := fs.String("blas", "native", "dense BLAS: native (the build's, "+gnn.BLAS+") or gonum (pure Go)")
+	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch")
+	fs.BoolVar(&c.opt.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
+	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
 	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	c.json = *jsonOut
+	c.opt.Dropout = float32(*dropout)
+	var err error
+	switch {
+	case fs.NArg() > 0:
+		return nil, usageError(fs, "unexpected argument %q", fs.Arg(0))
+	case c.data == "":
+		return nil, usageError(fs, "--data is required")
+	case *layers < 0:
+		return nil, usageError(fs, "--layers %d: want >= 1 (or 0 for the number of --fanout values)", *layers)
+	case c.opt.Hidden < 1:
+		return nil, usageError(fs, "--hidden %d: want >= 1", c.opt.Hidden)
+	case c.opt.BatchSize < 1:
+		return nil, usageError(fs, "--batch %d: want >= 1", c.opt.BatchSize)
+	case c.opt.BulkSize < 1:
+		return nil, usageError(fs, "--bulk %d: want >= 1", c.opt.BulkSize)
+	case c.opt.Epochs < 1:
+		return nil, usageError(fs, "--epochs %d: want >= 1", c.opt.Epochs)
+	case !(c.opt.Adam.LR > 0):
+		return nil, usageError(fs, "--lr %g: want > 0", c.opt.Adam.LR)
+	case !(c.opt.Adam.WeightDecay >= 0):
+		return nil, usageError(fs, "--weight-decay %g: want >= 0", c.opt.Adam.WeightDecay)
+	case !(*dropout >= 0 && *dropout < 1):
+		return nil, usageError(fs, "--dropout %g: want a probability in [0, 1)", *dropout)
+	case c.opt.Threads < 0:
+		return nil, usageError(fs, "--threads %d: want >= 0", c.opt.Threads)
+	case c.opt.Resume && c.opt.CheckpointDir == "":
+		return nil, usageError(fs, "--resume needs --checkpoint DIR")
+	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
+		return nil, usageError(fs, "--plot %q: want a .png file", c.plot)
+	}
+	if c.opt.Arch, err = gnn.ParseArch(*model); err != nil {
+		return nil, usageError(fs, "--model %q: want sage, gcn or linear", *model)
+	}
+	switch c.sampler {
+	case "node", "ladies", "fastgcn":
+	default:
+		return nil, usageError(fs, "--sampler %q: want node, ladies or fastgcn", c.sampler)
+	}
+	switch *blas {
+	case "native":
+	case "gonum":
+		c.opt.PureGoBLAS = true
+	default:
+		return nil, usageError(fs, "--blas %q: want native or gonum", *blas)
+	}
+	if c.fanouts, err = sampleFanouts(*fanout); err != nil {
+		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
+	}
+	if c.sampler != "node" && slices.Contains(c.fanouts, -1) {
+		return nil, usageError(fs, "--fanout %q: a layer-wise budget must be > 0", *fanout)
+	}
+	if *layers > 0 {
+		switch len(c.fanouts) {
+		case *layers:
+		case 1:
+			c.fanouts = slices.Repeat(c.fanouts, *layers)
+		default:
+			return nil, usageError(fs, "--layers %d but --fanout %q has %d values", *layers, *fanout, len(c.fanouts))
+		}
+	}
+	return c, nil
+}
+
+// trainSummary is the --json object of `bulksample train`. Times are
+// seconds; the per-epoch figures are medians over the run's epochs.
+type trainSummary struct {
+	Data         string       `json:"data"`
+	Nodes        int          `json:"nodes"`
+	Edges        int64        `json:"edges"`
+	Model        string       `json:"model"`
+	Sampler      string       `json:"sampler"`
+	Layers       int          `json:"layers"`
+	Fanouts      []int        `json:"fanouts"`
+	Hidden       int          `json:"hidden"`
+	Batch        int          `json:"batch"`
+	Bulk         int          `json:"bulk"`
+	Threads      int          `json:"threads"`
+	BLAS         string       `json:"blas"`
+	Epochs       int          `json:"epochs"`
+	ResumedFrom  int          `json:"resumed_from"`
+	BestEpoch    int          `json:"best_epoch"`
+	ValAcc       float64      `json:"val_acc"`
+	TestAcc      float64      `json:"test_acc"`
+	FinalLoss    float64      `json:"final_loss"`
+	EpochSeconds float64      `json:"epoch_seconds"`
+	SEPS         float64      `json:"seps"`
+	Phases       phaseSeconds `json:"phase_seconds"`
+	LoadSeconds  float64      `json:"load_seconds"`
+}
+
+type phaseSeconds struct {
+	Sample   float64 `json:"sample"`
+	Extract  float64 `json:"extract"`
+	Forward  float64 `json:"forward"`
+	Backward float64 `json:"backward"`
+	Update   float64 `json:"update"`
+	Eval     float64 `json:"eval"`
+}
+
+func runTrain(ctx context.Context, e *env, args []string) error {
+	c, err := parseTrainFlags(e, args)
+	if err != nil {
 		return err
 	}
-	return errors.New("not available in this build yet")
+	t0 := time.Now()
+	ds, err := loadTrainData(ctx, e, c)
+	if err != nil {
+		return err
+	}
+	loadSec := time.Since(t0).Seconds()
+	if c.normFeatures && ds.NumFeatures > 0 {
+		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
+	}
+	s, err := newTrainSampler(ds, c)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s\n",
+		c.opt.Arch, c.sampler, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt))
+	bar := newEpochProgress(e.stderr, c.opt.Epochs)
+	c.opt.OnMinibatch = bar.minibatch
+	tr, err := gnn.NewTrainer(ds, s, c.opt)
+	if err != nil {
+		return err
+	}
+	res, err := tr.Run(ctx, func(st gnn.EpochStats) {
+		bar.done()
+		printEpoch(e.stdout, c.opt.Epochs, st)
+	})
+	bar.done()
+	if err != nil {
+		return err
+	}
+	sum := summarize(c, ds, res, loadSec)
+	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f), %.3gM SEPS, BLAS %s\n",
+		sum.BestEpoch+1, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
+		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sum.SEPS/1e6, sum.BLAS)
+	if c.plot != "" {
+		if err := plotCurves(c.plot, res); err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stderr, "wrote %s\n", c.plot)
+	}
+	if c.json {
+		return writeJSON(e.stdout, sum)
+	}
+	return nil
+}
+
+func blasName(o gnn.TrainOptions) string {
+	if o.PureGoBLAS {
+		return gnn.PureGoBLAS
+	}
+	return gnn.BLAS
+}
+
+// loadTrainData resolves --data: cora and citeseer by name, synthetic
+// through the planted-partition generator, anything else as a path.
+func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Dataset, error) {
+	name, opts, _ := strings.Cut(c.data, ":")
+	switch name {
+	case "synthetic":
+		p, err := plantedOptions(opts)
+		if err != nil {
+			return nil, fmt.Errorf("--data %q: %w", c.data, err)
+		}
+		p.Threads = c.opt.Threads
+		fmt.Fprintf(e.stderr, "generating the planted-partition dataset %q\n", c.data)
+		return dataset.PlantedPartition(p)
+	case "cora", "citeseer":
+		if opts != "" {
+			return nil, fmt.Errorf("--data %q: %s takes no options", c.data, name)
+		}
+		path, err := findSharedData(name + ".npz")
+		if err != nil {
+			return nil, err
+		}
+		return dataset.LoadContext(ctx, path, &dataset.LoadOptions{Split: c.split, Threads: c.opt.Threads, Progress: e.stderr})
+	}
+	return dataset.LoadContext(ctx, c.data, &dataset.LoadOptions{Split: c.split, Threads: c.opt.Threads, Progress: e.stderr})
+}
+
+// plantedOptions parses "nodes=20000,classes=8": the options of the
+// synthetic dataset. split, whose value may hold commas, must come last.
+func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
+	p := dataset.PlantedPartitionOptions{Seed: 1}
+	for s != "" {
+		var kv string
+		if strings.HasPrefix(s, "split=") {
+			kv, s = s, ""
+		} else {
+			kv, s, _ = strings.Cut(s, ",")
+		}
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return p, fmt.Errorf("option %q: want key=value", kv)
+		}
+		var err error
+		switch k {
+		case "nodes":
+			p.Nodes, err = strconv.Atoi(v)
+		case "classes":
+			p.Classes, err = strconv.Atoi(v)
+		case "features":
+			p.Features, err = strconv.Atoi(v)
+		case "degree":
+			p.AvgDegree, err = strconv.ParseFloat(v, 64)
+		case "exponent":
+			p.Exponent, err = strconv.ParseFloat(v, 64)
+		case "homophily":
+			p.Homophily, err = strconv.ParseFloat(v, 64)
+		case "noise":
+			p.Noise, err = strconv.ParseFloat(v, 64)
+		case "seed":
+			p.Seed, err = strconv.ParseUint(v, 10, 64)
+		case "split":
+			p.Split = v
+		default:
+			return p, fmt.Errorf("unknown option %q (want nodes, classes, features, degree, exponent, homophily, noise, seed or split)", k)
+		}
+		if err != nil {
+			return p, fmt.Errorf("option %s=%q: %w", k, v, err)
+		}
+	}
+	return p, nil
+}
+
+// findSharedData returns the path of file in $BULKSAMPLE_DATA or in
+// shared/data under the working directory's ancestors or the executable's
+// (the repository sits next to shared/ in the project layout), or an error
+// listing where it looked.
+func findSharedData(file string) (string, error) {
+	var dirs []string
+	if d := os.Getenv(dataEnv); d != "" {
+		dirs = append(dirs, d)
+	}
+	ancestors := func(dir string) {
+		for {
+			dirs = append(dirs, filepath.Join(dir, "shared", "data"))
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				return
+			}
+			dir = parent
+		}
+	}
+	if wd, err := os.Getwd(); err == nil {
+		ancestors(wd)
+	}
+	if exe, err := os.Executable(); err == nil {
+		ancestors(filepath.Dir(exe))
+	}
+	var looked []string
+	for _, d := range dirs {
+		p := filepath.Join(d, file)
+		if slices.Contains(looked, p) {
+			continue
+		}
+		looked = append(looked, p)
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		} else if !errors.Is(err, os.ErrNotExist) {
+			return "", fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return "", fmt.Errorf("%s not found; looked in %s (set %s to its directory)", file, strings.Join(looked, ", "), dataEnv)
+}
+
+// newTrainSampler returns the sampler of --sampler for ds; the linear model
+// reads no edge and gets minibatches of seeds only.
+func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, error) {
+	if ds.Adj == nil {
+		return nil, fmt.Errorf("%s has no graph", c.data)
+	}
+	if c.opt.Arch == gnn.Linear {
+		return gnn.SeedsOnly{}, nil
+	}
+	var s sampling.Sampler
+	var err error
+	switch c.sampler {
+	case "node":
+		s, err = sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
+	case "ladies", "fastgcn":
+		method := sampling.LADIES
+		if c.sampler == "fastgcn" {
+			method = sampling.FastGCN
+		}
+		s, err = sampling.NewLayerWise(ds.Adj, sampling.LayerWiseOptions{Method: method, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.data, err)
+	}
+	return s, nil
+}
+
+// epochProgress shows the minibatches of the current epoch: a progress bar
+// when w is a terminal, otherwise a plain line every few seconds.
+type epochProgress struct {
+	w      io.Writer
+	epochs int
+	bar    *progressbar.ProgressBar
+	tty    bool
+	last   time.Time
+}
+
+func newEpochProgress(w io.Writer, epochs int) *epochProgress {
+	p := &epochProgress{w: w, epochs: epochs, last: time.Now()}
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		p.tty = true
+	}
+	return p
+}
+
+func (p *epochProgress) minibatch(epoch, done, total int) {
+	if p.tty {
+		if p.bar == nil {
+			p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
+				progressbar.OptionSetDescription(fmt.Sprintf("epoch %d/%d", epoch+1, p.epochs)),
+				progressbar.OptionShowCount(), progressbar.OptionSetItsString("minibatches"), progressbar.OptionShowIts(),
+				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		}
+		p.bar.Set(done)
+		return
+	}
+	if time.Since(p.last) >= 5*time.Second {
+		p.last = time.Now()
+		fmt.Fprintf(p.w, "epoch %d/%d: %d/%d minibatches\n", epoch+1, p.epochs, done, total)
+	}
+}
+
+// done ends the current epoch's bar.
+func (p *epochProgress) done() {
+	if p.bar != nil {
+		p.bar.Finish()
+		p.bar = nil
+	}
+}
+
+func printEpoch(w io.Writer, epochs int, st gnn.EpochStats) {
+	ph := st.Phases
+	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s | %.3gM SEPS\n",
+		st.Epoch+1, epochs, st.Loss, st.TrainAcc, st.ValAcc, st.TestAcc, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(),
+		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), st.SEPS/1e6)
+}
+
+// summarize returns the JSON summary of a run: per-epoch figures are medians
+// over the epochs trained in this run (not those loaded from a checkpoint).
+func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec float64) trainSummary {
+	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
+		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
+		Threads: c.opt.Threads, BLAS: res.BLAS, Epochs: len(res.Epochs), ResumedFrom: res.ResumedFrom,
+		BestEpoch: res.BestEpoch, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec}
+	if c.opt.Arch == gnn.Linear {
+		sum.Sampler, sum.Layers, sum.Fanouts = "seeds-only", 0, nil
+	}
+	if n := len(res.Epochs); n > 0 {
+		sum.FinalLoss = res.Epochs[n-1].Loss
+	}
+	run := res.Epochs[min(res.ResumedFrom, len(res.Epochs)):]
+	med := func(f func(gnn.EpochStats) float64) float64 {
+		if len(run) == 0 {
+			return 0
+		}
+		v := make([]float64, len(run))
+		for i, st := range run {
+			v[i] = f(st)
+		}
+		slices.Sort(v)
+		if len(v)%2 == 1 {
+			return v[len(v)/2]
+		}
+		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	sum.EpochSeconds = med(func(s gnn.EpochStats) float64 { return s.Seconds })
+	sum.SEPS = med(func(s gnn.EpochStats) float64 { return s.SEPS })
+	sum.Phases = phaseSeconds{
+		Sample:   med(func(s gnn.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
+		Extract:  med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
+		Forward:  med(func(s gnn.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
+		Backward: med(func(s gnn.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
+		Update:   med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
+		Eval:     med(func(s gnn.EpochStats) float64 { return s.Phases.Eval.Seconds() }),
+	}
+	return sum
+}
+
+// plotCurves writes the training loss and the train, valid and test
+// accuracies per epoch to a PNG file.
+func plotCurves(path string, res *gnn.Result) error {
+	p := plot.New()
+	p.Title.Text = "bulksample train"
+	p.X.Label.Text = "epoch"
+	p.Y.Label.Text = "loss / accuracy"
+	p.Legend.Top = true
+	series := func(f func(gnn.EpochStats) float64) plotter.XYs {
+		xy := make(plotter.XYs, len(res.Epochs))
+		for i, st := range res.Epochs {
+			xy[i].X, xy[i].Y = float64(st.Epoch+1), f(st)
+		}
+		return xy
+	}
+	if err := plotutil.AddLinePoints(p,
+		"training loss", series(func(s gnn.EpochStats) float64 { return s.Loss }),
+		"train accuracy", series(func(s gnn.EpochStats) float64 { return s.TrainAcc }),
+		"valid accuracy", series(func(s gnn.EpochStats) float64 { return s.ValAcc }),
+		"test accuracy", series(func(s gnn.EpochStats) float64 { return s.TestAcc }),
+	); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return nil
 }

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/bulksample/bulksample/gnn"
+)
+
+// runTrainCLI runs `bulksample train args...` and returns the exit code,
+// stdout and stderr.
+func runTrainCLI(args ...string) (int, string, string) {
+	var out, errb bytes.Buffer
+	code := run(context.Background(), append([]string{"train"}, args...), &env{stdout: &out, stderr: &errb})
+	return code, out.String(), errb.String()
+}
+
+// trainJSON decodes the last line of stdout into the summary.
+func trainJSON(t *testing.T, stdout string) trainSummary {
+	t.Helper()
+	lines := strings.Split(strings.TrimSpace(stdout), "\n")
+	var s trainSummary
+	dec := json.NewDecoder(strings.NewReader(lines[len(lines)-1]))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&s); err != nil {
+		t.Fatalf("last line of stdout is not the JSON summary: %v\n%s", err, stdout)
+	}
+	return s
+}
+
+const smallSynthetic = "synthetic:nodes=3000,classes=4,split=random:0.2,0.2,0.6"
+
+// TestTrainCLI trains on a small synthetic graph and checks the summary: the
+// JSON line carries the accuracies, the epoch time, SEPS and the phases, and
+// the run learns.
+func TestTrainCLI(t *testing.T) {
+	plot := filepath.Join(t.TempDir(), "curves.png")
+	code, stdout, stderr := runTrainCLI("--data", smallSynthetic, "--fanout", "5,5", "--batch", "128", "--bulk", "4",
+		"--epochs", "3", "--hidden", "16", "--plot", plot, "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	s := trainJSON(t, stdout)
+	if s.Epochs != 3 || s.Nodes != 3000 || s.Model != "sage" || s.Sampler != "node" || !reflect.DeepEqual(s.Fanouts, []int{5, 5}) {
+		t.Errorf("summary %+v does not describe the run", s)
+	}
+	if s.TestAcc < 0.5 || s.ValAcc < 0.5 {
+		t.Errorf("valid %.3f, test %.3f: the model did not learn (4 classes)", s.ValAcc, s.TestAcc)
+	}
+	if !(s.EpochSeconds > 0 && s.SEPS > 0 && s.Phases.Sample > 0 && s.Phases.Forward > 0 && s.Phases.Backward > 0 && s.Phases.Eval > 0) {
+		t.Errorf("missing times or SEPS: %+v", s)
+	}
+	if s.BLAS != gnn.BLAS {
+		t.Errorf("blas %q; want %q", s.BLAS, gnn.BLAS)
+	}
+	if n := strings.Count(stdout, "epoch "); n < 3 {
+		t.Errorf("stdout has %d epoch lines; want one per epoch\n%s", n, stdout)
+	}
+	if b, err := os.ReadFile(plot); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+		t.Errorf("--plot did not write a PNG: %v", err)
+	}
+}
+
+// TestTrainCLIResume runs one epoch with a checkpoint, then resumes to two
+// epochs; the resumed run reports the first epoch from the checkpoint.
+func TestTrainCLIResume(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--data", smallSynthetic, "--fanout", "4,4", "--batch", "256", "--hidden", "8", "--checkpoint", dir, "--json"}
+	if code, _, stderr := runTrainCLI(append(args, "--epochs", "1")...); code != 0 {
+		t.Fatalf("first run: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, gnn.CheckpointFile)); err != nil {
+		t.Fatalf("no checkpoint written: %v", err)
+	}
+	code, stdout, stderr := runTrainCLI(append(args, "--epochs", "2", "--resume")...)
+	if code != 0 {
+		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
+	}
+	if s := trainJSON(t, stdout); s.ResumedFrom != 1 || s.Epochs != 2 {
+		t.Errorf("resumed from %d with %d epochs; want 1 and 2", s.ResumedFrom, s.Epochs)
+	}
+	// Another model size refuses the checkpoint, naming the option.
+	code, _, stderr = runTrainCLI(append(args, "--epochs", "2", "--resume", "--hidden", "9")...)
+	if code != 1 || !strings.Contains(stderr, "hidden") {
+		t.Errorf("resume with another --hidden: exit %d, stderr %q; want 1 and a message naming hidden", code, stderr)
+	}
+}
+
+// TestTrainCLILinear: the features-only baseline runs without a sampler.
+func TestTrainCLILinear(t *testing.T) {
+	code, stdout, stderr := runTrainCLI("--data", smallSynthetic, "--model", "linear", "--epochs", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if s := trainJSON(t, stdout); s.Model != "linear" || s.Sampler != "seeds-only" || s.TestAcc <= 0.25 {
+		t.Errorf("summary %+v; want the linear model above chance", s)
+	}
+}
+
+// TestTrainFlags checks that each flag sets its option.
+func TestTrainFlags(t *testing.T) {
+	var errb bytes.Buffer
+	c, err := parseTrainFlags(&env{stdout: &errb, stderr: &errb}, []string{
+		"--data", "x.npz", "--model", "gcn", "--sampler", "ladies", "--layers", "3", "--fanout", "64",
+		"--hidden", "32", "--batch", "100", "--bulk", "5", "--epochs", "7", "--lr", "0.05", "--weight-decay", "0.001",
+		"--dropout", "0.25", "--threads", "2", "--seed", "9", "--blas", "gonum", "--checkpoint", "ck", "--resume",
+		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := gnn.TrainOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001},
+		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true}
+	if !reflect.DeepEqual(c.opt, want) {
+		t.Errorf("options %+v; want %+v", c.opt, want)
+	}
+	if c.data != "x.npz" || c.sampler != "ladies" || !reflect.DeepEqual(c.fanouts, []int{64, 64, 64}) || c.split != "planetoid" ||
+		!c.normFeatures || c.plot != "p.png" || !c.json {
+		t.Errorf("config %+v", c)
+	}
+}
+
+func TestTrainUsageErrors(t *testing.T) {
+	tests := []struct {
+		args []string
+		flag string
+	}{
+		{[]string{}, "--data"},
+		{[]string{"--data", "cora", "--model", "mlp"}, "--model"},
+		{[]string{"--data", "cora", "--sampler", "random"}, "--sampler"},
+		{[]string{"--data", "cora", "--fanout", "10,x"}, "--fanout"},
+		{[]string{"--data", "cora", "--sampler", "ladies", "--fanout", "-1"}, "--fanout"},
+		{[]string{"--data", "cora", "--layers", "3", "--fanout", "10,10"}, "--layers"},
+		{[]string{"--data", "cora", "--layers", "-1"}, "--layers"},
+		{[]string{"--data", "cora", "--hidden", "0"}, "--hidden"},
+		{[]string{"--data", "cora", "--batch", "0"}, "--batch"},
+		{[]string{"--data", "cora", "--bulk", "0"}, "--bulk"},
+		{[]string{"--data", "cora", "--epochs", "0"}, "--epochs"},
+		{[]string{"--data", "cora", "--lr", "0"}, "--lr"},
+		{[]string{"--data", "cora", "--weight-decay", "-1"}, "--weight-decay"},
+		{[]string{"--data", "cora", "--dropout", "1"}, "--dropout"},
+		{[]string{"--data", "cora", "--threads", "-2"}, "--threads"},
+		{[]string{"--data", "cora", "--blas", "mkl"}, "--blas"},
+		{[]string{"--data", "cora", "--resume"}, "--resume"},
+		{[]string{"--data", "cora", "--plot", "curves.svg"}, "--plot"},
+		{[]string{"--data", "cora", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"--data", "cora", "extra"}, "extra"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := runTrainCLI(tc.args...)
+		if code != 2 || !strings.Contains(stderr, tc.flag) {
+			t.Errorf("train %q: exit %d, stderr %q; want 2 and a message naming %s", tc.args, code, firstLine(stderr), tc.flag)
+		}
+	}
+	if code, _, _ := runTrainCLI("--help"); code != 0 {
+		t.Errorf("--help: exit %d; want 0", code)
+	}
+}
+
+// TestTrainDataErrors: bad --data values are run errors that say what is
+// wrong.
+func TestTrainDataErrors(t *testing.T) {
+	t.Setenv(dataEnv, t.TempDir())
+	t.Chdir(t.TempDir())
+	tests := []struct {
+		data, inside string
+	}{
+		{"synthetic:nodes=ten", "nodes"},
+		{"synthetic:colour=red", "colour"},
+		{"synthetic:nodes", "key=value"},
+		{"cora:x=1", "no options"},
+		{filepath.Join(t.TempDir(), "missing.npz"), "missing.npz"},
+	}
+	for _, tc := range tests {
+		code, _, stderr := runTrainCLI("--data", tc.data, "--epochs", "1")
+		if code != 1 || !strings.Contains(stderr, tc.inside) {
+			t.Errorf("--data %q: exit %d, stderr %q; want 1 and a message with %q", tc.data, code, firstLine(stderr), tc.inside)
+		}
+	}
+}
+
+// TestFindSharedData looks cora.npz up through BULKSAMPLE_DATA and through
+// shared/data under the working directory's ancestors, and lists where it
+// looked when it is absent.
+func TestFindSharedData(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "shared", "data")
+	deep := filepath.Join(root, "repo", "pkg")
+	for _, d := range []string{data, deep} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(data, "cora.npz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(deep)
+	t.Setenv(dataEnv, "")
+	if got, err := findSharedData("cora.npz"); err != nil || got != filepath.Join(data, "cora.npz") {
+		t.Errorf("from %s: %q, %v; want %s", deep, got, err, filepath.Join(data, "cora.npz"))
+	}
+	env := t.TempDir()
+	if err := os.WriteFile(filepath.Join(env, "cora.npz"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv(dataEnv, env)
+	if got, _ := findSharedData("cora.npz"); got != filepath.Join(env, "cora.npz") {
+		t.Errorf("with %s set: %q; want the file in %s", dataEnv, got, env)
+	}
+	_, err := findSharedData("citeseer.npz")
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(env, "citeseer.npz")) || !strings.Contains(err.Error(), filepath.Join(data, "citeseer.npz")) {
+		t.Errorf("absent file: err = %v; want one listing the places looked", err)
+	}
+}
+
+// TestTrainCora trains a few epochs on the real Cora file by name, when it is
+// there.
+func TestTrainCora(t *testing.T) {
+	if _, err := findSharedData("cora.npz"); err != nil {
+		t.Skipf("Cora not available: %v", err)
+	}
+	code, stdout, stderr := runTrainCLI("--data", "cora", "--norm-features", "--epochs", "10", "--batch", "64", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	if s := trainJSON(t, stdout); s.Nodes != 2708 || s.TestAcc < 0.5 {
+		t.Errorf("Cora: %d nodes, test accuracy %.3f", s.Nodes, s.TestAcc)
+	}
+}
