@@ -87,7 +87,9 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (*Dataset, 
 		fmt.Fprintf(o.Progress, "loading %s (%s)\n", path, format)
 	}
 	var d *Dataset
-	symmetrize := false
+	// symmetrize: the format's default; built: the reader has already
+	// symmetrised while building the CSR (saving a second build).
+	symmetrize, built := false, false
 	switch format {
 	case FormatNative:
 		d, err = loadNative(path, !o.SkipVerify, o.Threads)
@@ -100,9 +102,7 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (*Dataset, 
 		z.Close()
 		symmetrize = format == FormatGNNBench
 	case FormatOGB:
-		var flavour ogbFlavour
-		d, flavour, err = loadOGB(ctx, path, &o)
-		symmetrize = flavour == ogbCSV
+		d, built, err = loadOGB(ctx, path, &o)
 	case FormatMatrixMkt:
 		d, err = loadMatrixMarket(ctx, path, o.Threads)
 	case FormatEdgeList:
@@ -117,6 +117,7 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (*Dataset, 
 	case AsStored:
 		symmetrize = false
 	}
+	symmetrize = symmetrize && !built
 	if symmetrize {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, "symmetrising %d edges\n", d.Adj.NNZ())
@@ -132,7 +133,7 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (*Dataset, 
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	// A native load has validated itself, or was told to trust the file.
-	if format != FormatNative || symmetrize || o.Split != "" {
+	if format != FormatNative || symmetrize || built || o.Split != "" {
 		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}

@@ -14,9 +14,11 @@ package dataset
 //	split/<name>/{train,valid,test}.csv.gz  optional, one node id per line
 //
 // Edge src -> dst becomes entry (dst, src) of Adj (row = the receiving node).
-// Edges are parsed in chunks straight into the COO arrays, whose size comes
-// from num-edge-list, so a load holds the COO arrays and the final CSR but no
-// text beyond one chunk.
+// Edges are parsed line by line straight into the COO arrays, whose size
+// comes from num-edge-list (binary: from edge_index's shape, converted in
+// chunks), so a load holds the COO arrays (8 bytes per edge), FromCOO's
+// scratch and the final CSR, and never the text. Reverse edges are added
+// during that one CSR build.
 
 import (
 	"bufio"
@@ -30,13 +32,6 @@ import (
 	"strconv"
 
 	"github.com/bulksample/bulksample/spgemm"
-)
-
-type ogbFlavour int
-
-const (
-	ogbCSV ogbFlavour = iota + 1
-	ogbBinary
 )
 
 func isOGBFolder(dir string) bool {
@@ -124,26 +119,29 @@ func readCount(path string) (int64, error) {
 	return total, nil
 }
 
-// loadOGB reads an OGB node-property folder (see the file comment).
-func loadOGB(ctx context.Context, dir string, o *LoadOptions) (*Dataset, ogbFlavour, error) {
+// loadOGB reads an OGB node-property folder (see the file comment). It adds
+// reverse edges (and drops self loops) while building the CSR when o asks
+// for it, or by default for the CSV flavour, as OGB's own loaders do, and
+// reports whether it did.
+func loadOGB(ctx context.Context, dir string, o *LoadOptions) (d *Dataset, symmetrized bool, err error) {
 	raw := filepath.Join(dir, "raw")
-	var d *Dataset
-	var flavour ogbFlavour
-	var err error
-	if _, statErr := os.Stat(filepath.Join(raw, "data.npz")); statErr == nil {
-		flavour = ogbBinary
-		d, err = loadOGBBinary(ctx, raw, o)
+	binary := fileExists(filepath.Join(raw, "data.npz"))
+	coo := &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: o.Threads}
+	if o.Symmetry == Symmetrize || o.Symmetry == SymmetryDefault && !binary {
+		coo.Symmetrize, coo.DropSelfLoops = true, true
+	}
+	if binary {
+		d, err = loadOGBBinary(ctx, raw, coo, o)
 	} else {
-		flavour = ogbCSV
-		d, err = loadOGBCSV(ctx, raw, o)
+		d, err = loadOGBCSV(ctx, raw, coo, o)
 	}
 	if err != nil {
-		return nil, flavour, err
+		return nil, false, err
 	}
 	if err := loadOGBSplit(dir, d); err != nil {
-		return nil, flavour, err
+		return nil, false, err
 	}
-	return d, flavour, nil
+	return d, coo.Symmetrize, nil
 }
 
 func progress(o *LoadOptions, format string, a ...any) {
@@ -152,7 +150,7 @@ func progress(o *LoadOptions, format string, a ...any) {
 	}
 }
 
-func loadOGBCSV(ctx context.Context, raw string, o *LoadOptions) (*Dataset, error) {
+func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions) (*Dataset, error) {
 	n64, err := readCount(filepath.Join(raw, "num-node-list.csv.gz"))
 	if err != nil {
 		return nil, err
@@ -214,7 +212,7 @@ func loadOGBCSV(ctx context.Context, raw string, o *LoadOptions) (*Dataset, erro
 		return nil, fmt.Errorf("%s: %w: truncated: %d edges, num-edge-list.csv.gz declares %d", path, ErrFormat, k, m)
 	}
 	progress(o, "building the CSR")
-	adj, err := spgemm.FromCOO(n, n, dst, src, nil, &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: o.Threads})
+	adj, err := spgemm.FromCOO(n, n, dst, src, nil, coo)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
@@ -328,7 +326,7 @@ func readLabelCSV(path string, n int) ([]int32, error) {
 	return labels, nil
 }
 
-func loadOGBBinary(ctx context.Context, raw string, o *LoadOptions) (*Dataset, error) {
+func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions) (*Dataset, error) {
 	path := filepath.Join(raw, "data.npz")
 	z, err := openNPZ(path)
 	if err != nil {
@@ -369,7 +367,7 @@ func loadOGBBinary(ctx context.Context, raw string, o *LoadOptions) (*Dataset, e
 		return nil, err
 	}
 	progress(o, "building the CSR of %d edges", m)
-	adj, err := spgemm.FromCOO(n, n, ei[m:], ei[:m], nil, &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: o.Threads})
+	adj, err := spgemm.FromCOO(n, n, ei[m:], ei[:m], nil, coo)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}

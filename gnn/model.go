@@ -364,27 +364,67 @@ func (m *Model) setInput(l *layer, x []float32, p Pass, i int) bool {
 // scale of kept elements. Element e of the layer's input (row-major) uses
 // bits 16·(e mod 4) .. 16·(e mod 4)+15 of draw e/4 of the row, so Dropout is
 // applied rounded to a multiple of 2^-16.
-func (m *Model) dropoutKey(p Pass, layer int) (sampling.RowKey, uint64, float32) {
+func (m *Model) dropoutKey(p Pass, layer int) (sampling.RowKey, uint32, float32) {
 	key := sampling.NewStream(m.opt.Seed^dropoutSalt).Row(p.Epoch, p.Minibatch, layer, 0)
-	threshold := uint64(math.Round(math.Ldexp(float64(m.opt.Dropout), 16)))
+	threshold := uint32(math.Round(math.Ldexp(float64(m.opt.Dropout), 16)))
 	return key, threshold, 1 / (1 - m.opt.Dropout)
 }
 
 // dropout zeroes each element of h with probability Dropout and scales the
 // others by 1/(1-Dropout) (inverted dropout), with the masks of dropoutKey.
 func (m *Model) dropout(h []float32, p Pass, layer int) {
-	if !p.Train || m.opt.Dropout == 0 {
+	if p.Train && m.opt.Dropout > 0 {
+		m.maskGroups(h, p, layer, false)
+	}
+}
+
+// reluDropout applies ReLU and then, in a training pass, dropout to h in
+// place, in one pass. Afterwards h[e] > 0 exactly where the pre-activation
+// was positive and the element was kept, which is where the gradient passes:
+// backward needs no mask.
+func (m *Model) reluDropout(h []float32, p Pass, layer int) {
+	if p.Train && m.opt.Dropout > 0 {
+		m.maskGroups(h, p, layer, true)
 		return
 	}
+	for e, v := range h {
+		if v < 0 {
+			h[e] = 0
+		}
+	}
+}
+
+// maskGroups multiplies each element of h by 0 when dropout drops it (or,
+// with relu, when it is negative) and by the dropout scale otherwise,
+// four elements per random draw. The choice is made without branches (an
+// index into a two-entry table): the drops are random, so branches would be
+// mispredicted half the time. Negative elements become -0, which compares
+// as not > 0.
+func (m *Model) maskGroups(h []float32, p Pass, layer int, relu bool) {
 	key, threshold, scale := m.dropoutKey(p, layer)
-	for e0 := 0; e0 < len(h); e0 += 4 {
-		r := key.Uint64(int64(e0 / 4))
-		for e := e0; e < min(e0+4, len(h)); e++ {
-			if r&0xffff < threshold {
-				h[e] = 0
-			} else {
-				h[e] *= scale
-			}
+	factor := [2]float32{scale, 0}
+	var signShift uint32 = 31
+	if !relu {
+		signShift = 32 // shifts the sign bit out: never zero for sign
+	}
+	one := func(v float32, r uint64) float32 {
+		drop := (uint32(r&0xffff) - threshold) >> 31 // 1 iff r16 < threshold
+		neg := uint32(uint64(math.Float32bits(v)) >> signShift)
+		return v * factor[(drop|neg)&1]
+	}
+	e := 0
+	for ; e+4 <= len(h); e += 4 {
+		r := key.Uint64(int64(e / 4))
+		h4 := h[e : e+4 : e+4]
+		h4[0] = one(h4[0], r)
+		h4[1] = one(h4[1], r>>16)
+		h4[2] = one(h4[2], r>>32)
+		h4[3] = one(h4[3], r>>48)
+	}
+	if e < len(h) {
+		r := key.Uint64(int64(e / 4))
+		for ; e < len(h); e++ {
+			h[e] = one(h[e], r)
 			r >>= 16
 		}
 	}
@@ -398,25 +438,13 @@ func (m *Model) dropoutSparse(xs *spgemm.CSR, p Pass, layer int) {
 	for r := range xs.Rows {
 		for q := xs.Indptr[r]; q < xs.Indptr[r+1]; q++ {
 			e := r*xs.Cols + int(xs.Indices[q])
-			if key.Uint64(int64(e/4))>>(16*(e%4))&0xffff < threshold {
+			if uint32(key.Uint64(int64(e/4))>>(16*(e%4))&0xffff) < threshold {
 				xs.Data[q] = 0
 			} else {
 				xs.Data[q] *= scale
 			}
 		}
 	}
-}
-
-// reluDropout applies ReLU and then dropout to h in place. Afterwards h[e] > 0
-// exactly where the pre-activation was positive and the element was kept,
-// which is where the gradient passes: backward needs no mask.
-func (m *Model) reluDropout(h []float32, p Pass, layer int) {
-	for e, v := range h {
-		if v < 0 {
-			h[e] = 0
-		}
-	}
-	m.dropout(h, p, layer)
 }
 
 // dense sets l.out = in·w + b for in with l.nDst rows.

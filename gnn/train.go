@@ -39,6 +39,9 @@ type TrainOptions struct {
 	Threads int
 	// PureGoBLAS selects gonum's pure-Go BLAS even in builds with OpenBLAS.
 	PureGoBLAS bool
+	// NoEval skips the evaluation after each epoch (ValAcc and TestAcc stay
+	// 0), for benchmarks of the training loop.
+	NoEval bool
 	// InferChunkRows is the chunk size of the evaluation's inference; 0
 	// means Predict's default.
 	InferChunkRows int
@@ -302,6 +305,9 @@ func (t *Trainer) epoch(ctx context.Context, epoch int) (EpochStats, error) {
 	}
 	if st.Phases.Sample > 0 {
 		st.SEPS = float64(st.SampledEdges) / st.Phases.Sample.Seconds()
+	}
+	if t.opt.NoEval {
+		return st, nil
 	}
 	t0 := time.Now()
 	pred, err := t.model.Predict(ctx, t.ds.Adj, t.ds.Features, t.opt.InferChunkRows)

@@ -1,23 +1,29 @@
 package spgemm
 
-// FromCOO builds a CSR from coordinate (COO) triples in three passes:
+// FromCOO builds a CSR from coordinate (COO) triples in four passes, a
+// two-level (blocked) stable counting sort that keeps every random write
+// inside a cache-sized region:
 //
-//  1. count: every goroutine scans all of src (and dst when symmetrising) and
-//     counts the entries of its own contiguous range of rows, straight into
-//     Indptr, which is then prefix-summed;
-//  2. place: the rows are split into ranges of equal entry counts; every
-//     goroutine scans the whole input again and writes the entries of its
-//     rows in input order (a stable counting sort that needs no scratch array
-//     and no atomics, at the price of each goroutine reading all of src);
-//  3. finish: every goroutine sorts its rows by column with a stable sort,
-//     merges duplicates and compacts its rows to the front of its range; the
-//     ranges are then moved together serially, in order, with memmove.
+//  1. count: the input is split into one contiguous chunk per goroutine;
+//     each counts its entries per row block (blocks of 2^k consecutive rows,
+//     about cooBlockEntries entries each on average);
+//  2. partition: each goroutine copies its chunk's (row, column, value)
+//     triples into a scratch array grouped by block, at offsets that put
+//     chunk 0 before chunk 1 within a block, so input order is kept;
+//  3. place: each goroutine takes whole blocks, counts their rows, and after
+//     a serial prefix sum writes their entries to the final arrays; a block's
+//     destination region is small, so the scattered writes hit the cache;
+//  4. finish: each goroutine sorts its rows by column with a stable sort
+//     (insertion, pdqsort on packed keys, or LSD radix by length), merges
+//     duplicates and compacts its rows to the front of its range; the ranges
+//     are then moved together serially, in order, with memmove.
 //
-// Peak memory is the input plus the output sized for every entry before
-// duplicates are merged (12 bytes per entry incl. the temporary per-goroutine
-// sort buffers of the longest row). Each output row is produced by one
-// goroutine from entries in input order, so the result, including the
-// floating-point sums of duplicates, is identical for any thread count.
+// Peak memory is the input, the scratch triples (8 bytes per entry, 12 with
+// values) and the output sized for every entry before duplicates are merged
+// (8 bytes per entry plus the row offsets): about twice the output. Every
+// row's entries reach it in input order and each row is finished by one
+// goroutine, so the result, including the floating-point sums of duplicates,
+// is identical for any thread count.
 
 import (
 	"errors"
@@ -98,12 +104,13 @@ func FromCOO(rows, cols int, src, dst []int32, vals []float32, opt *COOOptions) 
 	if err := checkCOO(rows, cols, src, dst, vals, &o); err != nil {
 		return nil, err
 	}
-	return fromCOO(rows, cols, src, dst, vals, o, cooMinPerThread), nil
+	return fromCOO(rows, cols, src, dst, vals, o, cooMinPerThread, cooBlockEntries), nil
 }
 
 // fromCOO builds the CSR of checked input with at most one goroutine per
-// minPerThread entries (tests lower it to exercise the parallel paths).
-func fromCOO(rows, cols int, src, dst []int32, vals []float32, o COOOptions, minPerThread int) *CSR {
+// minPerThread entries and row blocks of about blockEntries entries (tests
+// lower both to exercise the parallel and blocked paths on small inputs).
+func fromCOO(rows, cols int, src, dst []int32, vals []float32, o COOOptions, minPerThread int, blockEntries int64) *CSR {
 	t := threadsOf(o.Threads)
 	if maxT := len(src)/minPerThread + 1; t > maxT {
 		t = maxT
@@ -114,7 +121,7 @@ func fromCOO(rows, cols int, src, dst []int32, vals []float32, o COOOptions, min
 	if t < 1 {
 		t = 1
 	}
-	b := cooBuilder{rows: rows, cols: cols, src: src, dst: dst, vals: vals, opt: o, threads: t}
+	b := cooBuilder{rows: rows, cols: cols, src: src, dst: dst, vals: vals, opt: o, threads: t, blockEntries: blockEntries}
 	return b.build()
 }
 
@@ -160,29 +167,81 @@ type cooBuilder struct {
 	vals     []float32
 	opt      COOOptions
 	threads  int
+
+	blockEntries int64 // average entries per row block of the placement
 }
 
 func (b *cooBuilder) build() *CSR {
 	c := &CSR{Rows: b.rows, Cols: b.cols, Indptr: make([]int64, b.rows+1)}
 	t := b.threads
+	if b.rows == 0 {
+		c.Indices, c.Data = []int32{}, []float32{}
+		return c
+	}
+	// Row blocks of 2^shift rows, about cooBlockEntries entries each.
+	est := int64(len(b.src))
+	if b.opt.Symmetrize {
+		est *= 2
+	}
+	target := max(1, est/b.blockEntries)
+	shift := 0
+	for shift < 31 && int64((b.rows-1)>>shift+1) > target {
+		shift++
+	}
+	nb := (b.rows-1)>>shift + 1
 
-	// Pass 1: count per row, each goroutine for an even share of row ids.
+	// Pass 1: entries per (chunk, block).
+	chunk := func(w int) (int, int) { return len(b.src) * w / t, len(b.src) * (w + 1) / t }
+	counts := make([][]int64, t)
 	cooParallel(t, func(w int) {
-		lo, hi := int32(int64(b.rows)*int64(w)/int64(t)), int32(int64(b.rows)*int64(w+1)/int64(t))
-		b.count(c.Indptr, lo, hi)
+		counts[w] = make([]int64, nb)
+		lo, hi := chunk(w)
+		b.countBlocks(counts[w], lo, hi, shift)
 	})
-	for i := 0; i < b.rows; i++ {
+	// Offsets: blocks in order, chunks in order within a block.
+	blockStart := make([]int64, nb+1)
+	var pos int64
+	for k := range nb {
+		blockStart[k] = pos
+		for w := range t {
+			cnt := counts[w][k]
+			counts[w][k] = pos
+			pos += cnt
+		}
+	}
+	blockStart[nb] = pos
+	nnz := pos
+
+	// Pass 2: partition the triples by block.
+	sc := cooScratch{rows: make([]int32, nnz), cols: make([]int32, nnz)}
+	if b.vals != nil {
+		sc.vals = make([]float32, nnz)
+	}
+	cooParallel(t, func(w int) {
+		lo, hi := chunk(w)
+		b.partition(&sc, counts[w], lo, hi, shift)
+	})
+
+	// Pass 3: row counts, prefix sum, placement, whole blocks per goroutine.
+	bb := cooSplitRows(blockStart, t)
+	cooParallel(t, func(w int) {
+		for _, r := range sc.rows[blockStart[bb[w]]:blockStart[bb[w+1]]] {
+			c.Indptr[r+1]++
+		}
+	})
+	for i := range b.rows {
 		c.Indptr[i+1] += c.Indptr[i]
 	}
-	nnz := c.Indptr[b.rows]
 	c.Indices = make([]int32, nnz)
 	c.Data = make([]float32, nnz)
-
-	// Pass 2: place, each goroutine for a range of rows with ~nnz/t entries.
-	bounds := cooSplitRows(c.Indptr, t)
 	cooParallel(t, func(w int) {
-		b.place(c, bounds[w], bounds[w+1])
+		for k := bb[w]; k < bb[w+1]; k++ {
+			lo, hi := k<<shift, min((k+1)<<shift, b.rows)
+			sc.place(c, blockStart[k], blockStart[k+1], lo, hi)
+		}
 	})
+	sc = cooScratch{}
+	bounds := cooSplitRows(c.Indptr, t)
 
 	// Pass 3: sort rows, merge duplicates, compact within each range.
 	kept := make([]int64, t) // entries kept by range w, compacted at Indptr[bounds[w]]
@@ -216,52 +275,78 @@ func (b *cooBuilder) build() *CSR {
 	return c
 }
 
-// count adds to indptr[i+1] the number of entries of every row i in [lo, hi).
-func (b *cooBuilder) count(indptr []int64, lo, hi int32) {
-	cnt := indptr[1:]
-	drop := b.opt.DropSelfLoops
-	for k, s := range b.src {
-		d := b.dst[k]
-		if drop && s == d {
+// cooBlockEntries is the average number of entries per row block of the
+// placement pass: 64Ki entries are 512 KiB of output, which stays in a
+// core's L2 cache while the block's entries are scattered into it.
+const cooBlockEntries = 1 << 16
+
+// countBlocks adds to cnt[k] the number of entries of input chunk [lo, hi)
+// (reverse entries included) whose row lies in block k.
+func (b *cooBuilder) countBlocks(cnt []int64, lo, hi, shift int) {
+	drop, sym := b.opt.DropSelfLoops, b.opt.Symmetrize
+	for k, s := range b.src[lo:hi] {
+		d := b.dst[lo+k]
+		if s == d {
+			if !drop {
+				cnt[s>>shift]++
+			}
 			continue
 		}
-		if s >= lo && s < hi {
-			cnt[s]++
-		}
-		if b.opt.Symmetrize && s != d && d >= lo && d < hi {
-			cnt[d]++
+		cnt[s>>shift]++
+		if sym {
+			cnt[d>>shift]++
 		}
 	}
 }
 
-// place writes the entries of rows [lo, hi) in input order, keeping the
-// next free slot of each of its rows in a local array.
-func (b *cooBuilder) place(c *CSR, lo, hi int) {
-	if lo == hi {
-		return
-	}
-	next := slices.Clone(c.Indptr[lo:hi])
-	l, h := int32(lo), int32(hi)
+// cooScratch holds the triples grouped by row block.
+type cooScratch struct {
+	rows, cols []int32
+	vals       []float32 // nil: all ones
+}
+
+// partition copies the entries of input chunk [lo, hi) (and their reverses)
+// to the scratch arrays, advancing next[k], the chunk's next free slot in
+// block k.
+func (b *cooBuilder) partition(sc *cooScratch, next []int64, lo, hi, shift int) {
 	drop, sym := b.opt.DropSelfLoops, b.opt.Symmetrize
-	for k, s := range b.src {
-		d := b.dst[k]
-		if drop && s == d {
+	put := func(r, c int32, k int) {
+		p := next[r>>shift]
+		sc.rows[p], sc.cols[p] = r, c
+		if sc.vals != nil {
+			sc.vals[p] = b.vals[k]
+		}
+		next[r>>shift] = p + 1
+	}
+	for k := lo; k < hi; k++ {
+		s, d := b.src[k], b.dst[k]
+		if s == d {
+			if !drop {
+				put(s, d, k)
+			}
 			continue
 		}
-		v := float32(1)
-		if b.vals != nil {
-			v = b.vals[k]
+		put(s, d, k)
+		if sym {
+			put(d, s, k)
 		}
-		if s >= l && s < h {
-			p := next[s-l]
-			c.Indices[p], c.Data[p] = d, v
-			next[s-l] = p + 1
+	}
+}
+
+// place writes scratch entries [p, q), which all lie in rows [lo, hi), to
+// their rows in c in order.
+func (sc *cooScratch) place(c *CSR, p, q int64, lo, hi int) {
+	next := slices.Clone(c.Indptr[lo:hi])
+	for i := p; i < q; i++ {
+		r := int(sc.rows[i]) - lo
+		o := next[r]
+		c.Indices[o] = sc.cols[i]
+		if sc.vals != nil {
+			c.Data[o] = sc.vals[i]
+		} else {
+			c.Data[o] = 1
 		}
-		if sym && s != d && d >= l && d < h {
-			p := next[d-l]
-			c.Indices[p], c.Data[p] = s, v
-			next[d-l] = p + 1
-		}
+		next[r] = o + 1
 	}
 }
 

@@ -157,7 +157,8 @@ func TestFromCOORandom(t *testing.T) {
 					want := referenceCOO(n, src, dst, vals, o)
 					for _, threads := range []int{1, 2, 3, 7} {
 						o.Threads = threads
-						got := fromCOO(n, n, src, dst, vals, o, 1)
+						// Blocks of ~8 entries: many blocks, some empty.
+						got := fromCOO(n, n, src, dst, vals, o, 1, int64(4+threads))
 						if err := got.Validate(); err != nil {
 							t.Fatalf("%s threads %d: %v", name, threads, err)
 						}
@@ -229,10 +230,10 @@ func TestFromCOOThreadsBitIdentical(t *testing.T) {
 		vals[k] = r.Float32() * float32(math.Pow(10, float64(r.IntN(8))))
 	}
 	o := COOOptions{Symmetrize: true}
-	want := fromCOO(n, n, src, dst, vals, o, 1)
+	want := fromCOO(n, n, src, dst, vals, o, 1, 1<<20)
 	for _, threads := range []int{2, 3, 5, 16} {
 		o.Threads = threads
-		got := fromCOO(n, n, src, dst, vals, o, 1)
+		got := fromCOO(n, n, src, dst, vals, o, 1, int64(100*threads))
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("threads %d: result differs from 1 thread", threads)
 		}

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/bulksample/bulksample/gnn"
+)
+
+// TestSmallRun runs the benchmark on a tiny graph and checks the table: one
+// row per backend, with the native BLAS first.
+func TestSmallRun(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "train.md")
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--nodes", "3000", "--epochs", "1", "--hidden", "8", "--fanout", "3,3",
+		"--batch", "64", "--bulk", "2", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	table := string(b)
+	for _, want := range []string{"| " + gnn.BLAS + " | ", "| " + gnn.PureGoBLAS + " | ", "3000 vertices", "| 1.00x |"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+	if table != stdout.String() {
+		t.Error("the file and standard output differ")
+	}
+}
+
+func TestFlagErrors(t *testing.T) {
+	for _, args := range [][]string{{"--nodes", "10"}, {"--epochs", "0"}, {"--fanout", "3,x"}, {"--blas", "mkl"}, {"extra"}} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
+			t.Errorf("%q: exit %d; want 2", args, code)
+		}
+	}
+}
