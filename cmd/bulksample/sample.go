@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,6 +20,8 @@ type sampleConfig struct {
 	nw       sampling.NodeWiseOptions
 	seeds    int
 	epoch    int
+	method   string // node, ladies or fastgcn
+	semibulk int
 	baseline bool
 	digest   bool
 	json     bool
@@ -26,10 +29,13 @@ type sampleConfig struct {
 
 func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs, jsonOut := newFlags(e, "sample", "--graph PATH [flags]",
-		"Samples minibatches of GraphSAGE node-wise neighbourhoods in bulk (sparse matrix products)\n"+
-			"and reports sampled edges per second (SEPS). The seeds are a random permutation (by --seed)\n"+
-			"of the training vertices when the dataset has a split, otherwise of all vertices.")
+		"Samples minibatches in bulk as sparse matrix products, node-wise (GraphSAGE) or layer-wise\n"+
+			"(LADIES, FastGCN), and reports sampled edges per second (SEPS). The seeds are a random\n"+
+			"permutation (by --seed) of the training vertices when the dataset has a split, otherwise of\n"+
+			"all vertices.")
 	c := &sampleConfig{}
+	fs.StringVar(&c.method, "method", "node", "node (GraphSAGE neighbour sampling), ladies or fastgcn (layer-wise; --fanout is then the per-layer column budget)")
+	fs.IntVar(&c.semibulk, "semibulk", 0, "layer-wise only: minibatches whose blocks are extracted together (0: the default); does not change the result")
 	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
 	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
 	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours")
@@ -66,9 +72,18 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 		return nil, usageError(fs, "--max-bulk-edges %d: want >= 0", c.nw.MaxBulkEdges)
 	case c.epoch < 0:
 		return nil, usageError(fs, "--epoch %d: want >= 0", c.epoch)
+	case c.method != "node" && c.method != "ladies" && c.method != "fastgcn":
+		return nil, usageError(fs, "--method %q: want node, ladies or fastgcn", c.method)
+	case c.semibulk < 0:
+		return nil, usageError(fs, "--semibulk %d: want >= 0", c.semibulk)
+	case c.method != "node" && (c.baseline || c.nw.Weighted):
+		return nil, usageError(fs, "--method %s: --baseline and --weighted apply to --method node only", c.method)
 	}
 	if c.nw.Fanouts, err = sampleFanouts(*fanout); err != nil {
 		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
+	}
+	if c.method != "node" && slices.Contains(c.nw.Fanouts, -1) {
+		return nil, usageError(fs, "--fanout %q: --method %s needs a column budget > 0 per layer", *fanout, c.method)
 	}
 	if c.nw.Frontier, err = sampling.ParseFrontierMode(*frontier); err != nil {
 		return nil, usageError(fs, "--frontier %q: want all or new", *frontier)
@@ -142,10 +157,19 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	var s sampling.Sampler
 	name := "bulk"
-	if c.baseline {
+	switch {
+	case c.method != "node":
+		name = c.method
+		method := sampling.LADIES
+		if c.method == "fastgcn" {
+			method = sampling.FastGCN
+		}
+		s, err = sampling.NewLayerWise(d.Adj, sampling.LayerWiseOptions{Method: method, Budgets: c.nw.Fanouts,
+			Semibulk: c.semibulk, Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads})
+	case c.baseline:
 		name = "baseline"
 		s, err = sampling.NewBaseline(d.Adj, c.nw)
-	} else {
+	default:
 		s, err = sampling.NewNodeWise(d.Adj, c.nw)
 	}
 	if err != nil {

@@ -199,3 +199,53 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		t.Errorf("defaults %+v", *d)
 	}
 }
+
+// The layer-wise methods give the same digest for any --bulk, --semibulk and
+// --threads, and a different one from each other.
+func TestSampleLayerWiseDigestInvariant(t *testing.T) {
+	g := sampleTestGraph(t)
+	digests := map[string]string{}
+	for _, method := range []string{"ladies", "fastgcn"} {
+		for _, args := range [][]string{
+			{"--bulk", "1", "--threads", "1", "--semibulk", "1"},
+			{"--bulk", "3", "--threads", "2", "--semibulk", "2"},
+			{"--bulk", "25", "--threads", "8"},
+		} {
+			args = append([]string{"--graph", g, "--method", method, "--batch", "16", "--fanout", "20,10", "--seed", "5", "--digest", "--json"}, args...)
+			code, stdout, stderr := runSampleCLI(args...)
+			if code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, stderr)
+			}
+			m := sampleLastJSON(t, stdout)
+			if m["sampler"] != method || m["minibatches"].(float64) != 25 || m["sampled_edges"].(float64) <= 0 {
+				t.Errorf("%v: summary %v", args, m)
+			}
+			d := m["digest"].(string)
+			if want, ok := digests[method]; ok && d != want {
+				t.Errorf("%v: digest %s, want %s", args, d, want)
+			}
+			digests[method] = d
+		}
+	}
+	if digests["ladies"] == digests["fastgcn"] {
+		t.Errorf("LADIES and FastGCN gave the same digest %s", digests["ladies"])
+	}
+}
+
+func TestSampleLayerWiseFlagErrors(t *testing.T) {
+	g := sampleTestGraph(t)
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--method", "walk"}, "--method"},
+		{[]string{"--method", "ladies", "--fanout", "-1,5"}, "--fanout"},
+		{[]string{"--method", "ladies", "--baseline"}, "--baseline"},
+		{[]string{"--method", "fastgcn", "--semibulk", "-2"}, "--semibulk"},
+	} {
+		code, _, stderr := runSampleCLI(append([]string{"--graph", g}, tc.args...)...)
+		if code != 2 || !strings.Contains(stderr, tc.flag) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %s", tc.args, code, firstLine(stderr), tc.flag)
+		}
+	}
+}
