@@ -144,7 +144,7 @@ func readEdgeList(ctx context.Context, name string, r io.Reader, threads int) (*
 		if b == nil {
 			break
 		}
-		if lr.line%(1<<20) == 0 {
+		if len(src)%(1<<20) == 0 {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}

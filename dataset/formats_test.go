@@ -254,7 +254,7 @@ func readNPZBytes(name string, b []byte) (*Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, _, err := readNPZDataset(context.Background(), z, 1)
+	d, err := readNPZDataset(context.Background(), z, 1)
 	return d, err
 }
 
@@ -315,11 +315,15 @@ func TestReadGNNBenchmarkSparseLabels(t *testing.T) {
 		named("labels_indptr", i4(0, 1, 2, 2)), named("labels_indices", i4(2, 0)), named("labels_data", f4(1, 1)),
 		{name: "labels_shape", descr: "<i8", shape: []int64{2}, data: le[int64](3, 4)},
 		{name: "idx_to_node", descr: "<U5", shape: []int64{3}, data: make([]byte, 60)},
+		{name: "idx_train", descr: "<i8", shape: []int64{2}, data: le[int64](2, 0)},
 		{name: "class_names", descr: "|O", shape: []int64{4}, data: make([]byte, 32)},
 	})
 	d, err := readNPZBytes("g.npz", b)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(d.Train, []int32{0, 2}) {
+		t.Errorf("train %v, want [0 2]", d.Train)
 	}
 	if !reflect.DeepEqual(d.Labels, []int32{2, 0, -1}) || d.NumClasses != 4 ||
 		!reflect.DeepEqual(d.Features, []float32{1, 2, 3, 4, 5, 6}) || d.NumFeatures != 2 {
@@ -670,9 +674,16 @@ func TestLoadOGBBinary(t *testing.T) {
 		{name: "edge_index", descr: "<i8", shape: []int64{2, 3}, data: le[int64](0, 1, 3, 1, 2, 9)},
 		{name: "num_nodes_list", descr: "<i8", shape: []int64{1}, data: le[int64](4)},
 	})
-	os.WriteFile(filepath.Join(raw, "data.npz"), bad, 0o644)
-	if _, err := Load(dir, nil); err == nil || !strings.Contains(err.Error(), `array "edge_index"`) || !strings.Contains(err.Error(), "node id 9") {
-		t.Errorf("error %v", err)
+	// int32 ids are read in place, and still range-checked.
+	bad32 := buildNPZ(t, []npzMember{
+		{name: "edge_index", descr: "<i4", shape: []int64{2, 3}, data: le[int32](0, 1, 3, 1, -2, 2)},
+		{name: "num_nodes_list", descr: "<i8", shape: []int64{1}, data: le[int64](4)},
+	})
+	for _, b := range [][]byte{bad, bad32} {
+		os.WriteFile(filepath.Join(raw, "data.npz"), b, 0o644)
+		if _, err := Load(dir, nil); err == nil || !strings.Contains(err.Error(), `array "edge_index"`) || !strings.Contains(err.Error(), "node id") {
+			t.Errorf("error %v", err)
+		}
 	}
 }
 
@@ -700,5 +711,50 @@ func TestSaveFailureLeavesNoFile(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 		t.Errorf("left %v behind", entries)
+	}
+}
+
+// TestLoadCancelled checks that the long readers stop on a done context.
+func TestLoadCancelled(t *testing.T) {
+	dir := t.TempDir()
+	ogb := filepath.Join(dir, "ogbn")
+	ogbCSVFolder(t, ogb, "0,1\n1,2\n3,2\n")
+	el := filepath.Join(dir, "g.txt")
+	os.WriteFile(el, []byte("0 1\n"), 0o644)
+	mtx := filepath.Join(dir, "g.mtx")
+	os.WriteFile(mtx, []byte("%%MatrixMarket matrix coordinate pattern general\n2 2 1\n1 2\n"), 0o644)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, p := range []string{ogb, el, mtx} {
+		if _, err := LoadContext(ctx, p, nil); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s: error %v, want context.Canceled", p, err)
+		}
+	}
+	// Progress lines go to LoadOptions.Progress.
+	var log bytes.Buffer
+	if _, err := Load(ogb, &LoadOptions{Progress: &log}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "reading 3 edges of 4 nodes") {
+		t.Errorf("progress %q", log.String())
+	}
+}
+
+// TestReadLabelsInPlace checks the label rule (negative = unlabelled) on
+// int32 labels, which are read in place.
+func TestReadLabelsInPlace(t *testing.T) {
+	b := buildNPZ(t, []npzMember{
+		{name: "adj_indptr", descr: "<i4", shape: []int64{4}, data: le[int32](0, 0, 0, 0)},
+		{name: "adj_indices", descr: "<i4", shape: []int64{0}},
+		{name: "adj_data", descr: "<f4", shape: []int64{0}},
+		{name: "adj_shape", descr: "<i8", shape: []int64{2}, data: le[int64](3, 3)},
+		{name: "labels", descr: "<i4", shape: []int64{3}, data: le[int32](-5, 1, 0)},
+	})
+	d, err := readNPZBytes("g.npz", b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(d.Labels, []int32{-1, 1, 0}) || d.NumClasses != 2 {
+		t.Errorf("labels %v (%d classes)", d.Labels, d.NumClasses)
 	}
 }

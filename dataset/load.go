@@ -74,10 +74,13 @@ func Load(path string, opt *LoadOptions) (*Dataset, error) {
 // stop with ctx's error when ctx is done. Every problem with the input comes
 // back as an error naming the file and, where it applies, the array, field
 // or line.
-func LoadContext(ctx context.Context, path string, opt *LoadOptions) (*Dataset, error) {
+func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset, err error) {
 	var o LoadOptions
 	if opt != nil {
 		o = *opt
+	}
+	if o.Symmetry < SymmetryDefault || o.Symmetry > AsStored {
+		return nil, fmt.Errorf("dataset: LoadOptions.Symmetry %d unknown", o.Symmetry)
 	}
 	format, err := Detect(path)
 	if err != nil {
@@ -98,7 +101,7 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (*Dataset, 
 		if z, err = openNPZ(path); err != nil {
 			return nil, err
 		}
-		d, _, err = readNPZDataset(ctx, z, o.Threads)
+		d, err = readNPZDataset(ctx, z, o.Threads)
 		z.Close()
 		symmetrize = format == FormatGNNBench
 	case FormatOGB:
@@ -111,6 +114,11 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (*Dataset, 
 	if err != nil {
 		return nil, err
 	}
+	defer func() {
+		if err != nil {
+			d.Close() // release a native file's mapping
+		}
+	}()
 	switch o.Symmetry {
 	case Symmetrize:
 		symmetrize = true
@@ -203,9 +211,9 @@ func Detect(path string) (string, error) {
 		case layoutScipy:
 			return FormatScipyNPZ, nil
 		}
-		_, _, err = readNPZDataset(context.Background(), z, 1) // for its error naming the arrays
+		_, err = readNPZDataset(context.Background(), z, 1) // for its error naming the arrays
 		return "", err
-	case bytes.HasPrefix(head, []byte("%%MatrixMarket")) || bytes.HasPrefix(bytes.ToLower(head), []byte("%%matrixmarket")):
+	case bytes.HasPrefix(bytes.ToLower(head), []byte("%%matrixmarket")):
 		return FormatMatrixMkt, nil
 	case bytes.HasPrefix(head, []byte{0x1f, 0x8b}):
 		return "", fmt.Errorf("%s: %w: a gzip file; decompress it, or give the OGB dataset folder", path, ErrFormat)

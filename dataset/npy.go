@@ -351,11 +351,20 @@ var hostLittleEndian = func() bool {
 	return *(*byte)(unsafe.Pointer(&x)) == 1
 }()
 
-// readNPYData reads h.count() elements from r and converts each with conv,
-// which gets the element either as an integer (isInt) or as a float. conv
-// returns an error for a value the target cannot hold.
-func readNPYData[T int32 | int64 | float32](r io.Reader, h *npyHeader, dst []T, conv func(i int64, iv int64, fv float64, isInt bool) (T, error)) error {
+// npyConv converts element i, given as an integer (isInt) or a float, to
+// T, or returns an error for a value T cannot hold.
+type npyConv[T int32 | int64 | float32] func(i int64, iv int64, fv float64, isInt bool) (T, error)
+
+// readNPYData reads h.count() elements from r into dst, converting each
+// with conv. A nil conv is the plain conversion to T (toInt64, toInt32 or
+// toFloat32); a non-nil one (a range check, the label rule) also sees the
+// elements that were stored as T already.
+func readNPYData[T int32 | int64 | float32](r io.Reader, h *npyHeader, dst []T, conv npyConv[T]) error {
 	dt := h.dtype
+	custom := conv != nil
+	if !custom {
+		conv = plainConv[T]()
+	}
 	if !dt.isNumeric() {
 		return fmt.Errorf("%w: dtype %s is not numeric", ErrFormat, dt.descr)
 	}
@@ -368,6 +377,22 @@ func readNPYData[T int32 | int64 | float32](r io.Reader, h *npyHeader, dst []T, 
 		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)*dt.size)
 		if _, err := io.ReadFull(r, b); err != nil {
 			return fmt.Errorf("%w: reading %d elements: %v", ErrFormat, len(dst), shortRead(err))
+		}
+		if custom {
+			for i, x := range dst {
+				var err error
+				switch x := any(x).(type) {
+				case float32:
+					dst[i], err = conv(int64(i), 0, float64(x), false)
+				case int32:
+					dst[i], err = conv(int64(i), int64(x), 0, true)
+				case int64:
+					dst[i], err = conv(int64(i), x, 0, true)
+				}
+				if err != nil {
+					return err
+				}
+			}
 		}
 		return nil
 	}
@@ -467,6 +492,20 @@ func halfToFloat32(h uint16) float32 {
 		return f
 	}
 	return math.Float32frombits(sign | (exp+112)<<23 | frac<<13)
+}
+
+// plainConv returns the plain conversion to T.
+func plainConv[T int32 | int64 | float32]() npyConv[T] {
+	var conv any
+	switch any(*new(T)).(type) {
+	case int32:
+		conv = npyConv[int32](toInt32)
+	case int64:
+		conv = npyConv[int64](toInt64)
+	case float32:
+		conv = npyConv[float32](toFloat32)
+	}
+	return conv.(npyConv[T])
 }
 
 // Element converters for readNPYData.

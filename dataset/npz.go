@@ -11,6 +11,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -117,7 +118,7 @@ func (z *npzArchive) finish(key string, rc io.ReadCloser) error {
 
 // readNumeric reads member key, converting each element with conv. ndim, if
 // non-zero, is the required number of dimensions.
-func readNumeric[T int32 | int64 | float32](z *npzArchive, key string, ndim int, conv func(int64, int64, float64, bool) (T, error)) ([]T, []int64, error) {
+func readNumeric[T int32 | int64 | float32](z *npzArchive, key string, ndim int, conv npyConv[T]) ([]T, []int64, error) {
 	rc, h, err := z.open(key)
 	if err != nil {
 		return nil, nil, err
@@ -138,17 +139,17 @@ func readNumeric[T int32 | int64 | float32](z *npzArchive, key string, ndim int,
 }
 
 func (z *npzArchive) int64s(key string) ([]int64, error) {
-	v, _, err := readNumeric(z, key, 1, toInt64)
+	v, _, err := readNumeric[int64](z, key, 1, nil)
 	return v, err
 }
 
 func (z *npzArchive) int32s(key string) ([]int32, error) {
-	v, _, err := readNumeric(z, key, 1, toInt32)
+	v, _, err := readNumeric[int32](z, key, 1, nil)
 	return v, err
 }
 
 func (z *npzArchive) float32s(key string) ([]float32, error) {
-	v, _, err := readNumeric(z, key, 1, toFloat32)
+	v, _, err := readNumeric[float32](z, key, 1, nil)
 	return v, err
 }
 
@@ -331,38 +332,32 @@ func (z *npzArchive) layout() npzLayout {
 
 // readNPZDataset reads an .npz of either layout into a Dataset. It leaves
 // symmetrisation and splitting to the caller.
-func readNPZDataset(ctx context.Context, z *npzArchive, threads int) (*Dataset, npzLayout, error) {
+func readNPZDataset(ctx context.Context, z *npzArchive, threads int) (*Dataset, error) {
 	layout := z.layout()
 	var d Dataset
 	var err error
 	switch layout {
 	case layoutScipy:
 		if d.Adj, err = z.readCSR("", threads); err != nil {
-			return nil, layout, err
+			return nil, err
 		}
 		if err := z.readExtras(&d); err != nil {
-			return nil, layout, err
+			return nil, err
 		}
 	case layoutGNNBenchmark:
 		if err := z.readGNNBenchmark(ctx, &d, threads); err != nil {
-			return nil, layout, err
+			return nil, err
 		}
 	default:
-		names := slices.Sorted(func(yield func(string) bool) {
-			for k := range z.members {
-				if !yield(k) {
-					return
-				}
-			}
-		})
-		return nil, layout, fmt.Errorf("%s: %w: neither a scipy sparse .npz (indptr, indices, data, shape, format) nor a gnn-benchmark .npz (adj_*, attr_*, labels); arrays: %s",
+		names := slices.Sorted(maps.Keys(z.members))
+		return nil, fmt.Errorf("%s: %w: neither a scipy sparse .npz (indptr, indices, data, shape, format) nor a gnn-benchmark .npz (adj_*, attr_*, labels); arrays: %s",
 			z.name, ErrFormat, truncate(strings.Join(names, ", "), 200))
 	}
 	if d.Adj.Rows != d.Adj.Cols {
-		return nil, layout, fmt.Errorf("%s: %w: adjacency is %d x %d, not square", z.name, ErrFormat, d.Adj.Rows, d.Adj.Cols)
+		return nil, fmt.Errorf("%s: %w: adjacency is %d x %d, not square", z.name, ErrFormat, d.Adj.Rows, d.Adj.Cols)
 	}
 	d.Weighted = !allOnes(d.Adj.Data)
-	return &d, layout, nil
+	return &d, nil
 }
 
 func allOnes(v []float32) bool {
@@ -390,7 +385,7 @@ const (
 func (z *npzArchive) readExtras(d *Dataset) error {
 	n := d.Adj.Rows
 	if z.has(npzFeatures) {
-		f, shape, err := readNumeric(z, npzFeatures, 2, toFloat32)
+		f, shape, err := readNumeric[float32](z, npzFeatures, 2, nil)
 		if err != nil {
 			return err
 		}
@@ -506,7 +501,7 @@ func (z *npzArchive) readGNNBenchmark(ctx context.Context, d *Dataset, threads i
 			}
 		}
 	case z.has("attr_matrix"):
-		f, shape, err := readNumeric(z, "attr_matrix", 2, toFloat32)
+		f, shape, err := readNumeric[float32](z, "attr_matrix", 2, nil)
 		if err != nil {
 			return err
 		}

@@ -375,7 +375,7 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
 	if z.has("node_feat") {
 		progress(o, "reading node_feat")
-		f, shape, err := readNumeric(z, "node_feat", 2, toFloat32)
+		f, shape, err := readNumeric[float32](z, "node_feat", 2, nil)
 		if err != nil {
 			return nil, err
 		}

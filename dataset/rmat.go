@@ -39,7 +39,8 @@ type RMATOptions struct {
 	Threads int
 }
 
-// rmatParams returns the validated options with defaults filled in.
+// withDefaults returns the options with defaults filled in, or an error
+// naming the first invalid field.
 func (o RMATOptions) withDefaults() (RMATOptions, error) {
 	if o.Scale < 1 || o.Scale > 30 {
 		return o, fmt.Errorf("dataset: RMAT: Scale %d outside [1, 30]", o.Scale)

@@ -126,7 +126,7 @@ type Model struct {
 	params []float32
 	grads  []float32
 	layers []layer
-	degs []float64 // scratch of the GCN normalisation
+	degs   []float64 // scratch of the GCN normalisation
 	// sparseDensity is the density under which the first layer takes the
 	// sparse-input path: sparseMaxDensity, or 0 in tests of the dense path.
 	sparseDensity float64

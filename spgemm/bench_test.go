@@ -238,3 +238,40 @@ func BenchmarkMulAccumulatorRMAT14(b *testing.B) {
 		})
 	}
 }
+
+func BenchmarkXTransposeVariants(b *testing.B) {
+	a := rmatGraph(18)
+	for _, v := range []struct {
+		th  int
+		per int64
+	}{{1, 1 << 16}} {
+		b.Run(fmt.Sprintf("th=%d/blk=%d", v.th, v.per), func(b *testing.B) {
+			for b.Loop() {
+				if v.th == 0 {
+					transposeReference(a, 1)
+				} else {
+					transposeBlocked(a, v.th, v.per)
+				}
+			}
+		})
+	}
+}
+
+func BenchmarkXMulDenseTVariants(b *testing.B) {
+	a := rmatGraph(16)
+	for _, f := range []int{16, 128} {
+		x := randomDense(rand.New(rand.NewPCG(4, 5)), a.Rows, f, false)
+		dst := make([]float32, a.Rows*f)
+		for _, mode := range []int{-1, 0, 1} {
+			b.Run(fmt.Sprintf("f=%d/mode=%d", f, mode), func(b *testing.B) {
+				for b.Loop() {
+					if mode < 0 {
+						mulDenseTReference(dst, a, x, f, 1)
+					} else {
+						mulDenseTMode(dst, a, x, f, 2, mode)
+					}
+				}
+			})
+		}
+	}
+}

@@ -165,7 +165,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		slices.SortFunc(rs, func(a, b result) int { return compareFloat(a.Seconds, b.Seconds) })
 		loads[name] = rs[len(rs)/2]
 	}
-	report := markdown(c, gen, loads)
+	report := markdown(c, gen, loads) + loadAverage()
 	if err := os.MkdirAll(filepath.Dir(c.out), 0o755); err != nil {
 		return err
 	}
@@ -243,6 +243,21 @@ func runPhase(c *config) (result, error) {
 	}
 	r.PeakRSSBytes = peakRSS()
 	return r, nil
+}
+
+// loadAverage returns a note with the machine's load average, which tells
+// how far the wall-clock times were stretched by other processes.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return fmt.Sprintf("\nLoad average at the end (1, 5, 15 min): %s %s %s on %d CPUs; on a shared machine the CPU seconds are the steadier figure.\n",
+		f[0], f[1], f[2], runtime.NumCPU())
 }
 
 // cpuSeconds returns the user and system CPU time of this process so far.

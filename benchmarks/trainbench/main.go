@@ -7,7 +7,7 @@
 //
 // Usage:
 //
-//	go run -tags openblas ./benchmarks/trainbench [--nodes 200000] [--epochs 2] [--threads 2]
+//	go run -tags openblas ./benchmarks/trainbench [--nodes 150000] [--epochs 2] [--threads 2]
 //
 // The workload is issue 5's: a 3-layer GraphSAGE, hidden 256, fanouts
 // 15,10,5, batch 1024, k = 32 minibatches per bulk, dropout 0.5, Adam, on a
@@ -64,7 +64,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		fs.PrintDefaults()
 	}
 	c := &config{}
-	fs.IntVar(&c.nodes, "nodes", 200_000, "vertices of the products-like planted-partition graph")
+	fs.IntVar(&c.nodes, "nodes", 150_000, "vertices of the products-like planted-partition graph")
 	fs.IntVar(&c.epochs, "epochs", 2, "epochs per BLAS backend (the table gives the median)")
 	fs.IntVar(&c.threads, "threads", 2, "threads of sampling and the sparse products (and of OpenBLAS)")
 	fs.IntVar(&c.hidden, "hidden", 256, "hidden width")

@@ -192,8 +192,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	samplerName := c.sampler
+	if c.opt.Arch == gnn.Linear {
+		samplerName = "seeds-only"
+	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s\n",
-		c.opt.Arch, c.sampler, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt))
+		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt))
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
 	c.opt.OnMinibatch = bar.minibatch
 	tr, err := gnn.NewTrainer(ds, s, c.opt)
