@@ -186,22 +186,30 @@ func BenchmarkMulDenseRMAT16F128(b *testing.B) { benchMulDense(b, 16, 128, false
 
 func BenchmarkMulDenseTRMAT16F128(b *testing.B) { benchMulDense(b, 16, 128, true) }
 
+func BenchmarkMulDenseTRMAT16F16(b *testing.B) { benchMulDense(b, 16, 16, true) }
+
+// benchMulDense runs the kernel on GOMAXPROCS threads ("fast") and on one
+// ("fast1"), and the serial reference body.
 func benchMulDense(b *testing.B, scale, f int, transposed bool) {
 	a := rmatGraph(scale)
 	x := randomDense(rand.New(rand.NewPCG(4, 5)), a.Rows, f, false)
 	dst := make([]float32, a.Rows*f)
-	for _, impl := range []string{"fast", "reference"} {
+	for _, impl := range []string{"fast", "fast1", "reference"} {
 		b.Run("impl="+impl, func(b *testing.B) {
+			threads := 0
+			if impl == "fast1" {
+				threads = 1
+			}
 			for b.Loop() {
 				switch {
-				case impl == "fast" && transposed:
-					MulDenseT(dst, a, x, f, 0)
-				case impl == "fast":
-					MulDense(dst, a, x, f, 0)
-				case transposed:
+				case impl == "reference" && transposed:
 					mulDenseTReference(dst, a, x, f, 1)
-				default:
+				case impl == "reference":
 					mulDenseReference(dst, a, x, f, 1)
+				case transposed:
+					MulDenseT(dst, a, x, f, threads)
+				default:
+					MulDense(dst, a, x, f, threads)
 				}
 			}
 			b.ReportMetric(float64(a.NNZ())*float64(f)*float64(b.N)/b.Elapsed().Seconds(), "flops/s")
@@ -209,14 +217,19 @@ func benchMulDense(b *testing.B, scale, f int, transposed bool) {
 	}
 }
 
+// BenchmarkTransposeRMAT18 runs Transpose on GOMAXPROCS threads ("fast")
+// and on one ("fast1"), and the serial reference body.
 func BenchmarkTransposeRMAT18(b *testing.B) {
 	a := rmatGraph(18)
-	for _, impl := range []string{"fast", "reference"} {
+	for _, impl := range []string{"fast", "fast1", "reference"} {
 		b.Run("impl="+impl, func(b *testing.B) {
 			for b.Loop() {
-				if impl == "fast" {
+				switch impl {
+				case "fast":
 					Transpose(a, 0)
-				} else {
+				case "fast1":
+					Transpose(a, 1)
+				default:
 					transposeReference(a, 1)
 				}
 			}
@@ -236,42 +249,5 @@ func BenchmarkMulAccumulatorRMAT14(b *testing.B) {
 				c.Mul(a, a, &MulOptions{Accumulator: acc})
 			}
 		})
-	}
-}
-
-func BenchmarkXTransposeVariants(b *testing.B) {
-	a := rmatGraph(18)
-	for _, v := range []struct {
-		th  int
-		per int64
-	}{{1, 1 << 16}} {
-		b.Run(fmt.Sprintf("th=%d/blk=%d", v.th, v.per), func(b *testing.B) {
-			for b.Loop() {
-				if v.th == 0 {
-					transposeReference(a, 1)
-				} else {
-					transposeBlocked(a, v.th, v.per)
-				}
-			}
-		})
-	}
-}
-
-func BenchmarkXMulDenseTVariants(b *testing.B) {
-	a := rmatGraph(16)
-	for _, f := range []int{16, 128} {
-		x := randomDense(rand.New(rand.NewPCG(4, 5)), a.Rows, f, false)
-		dst := make([]float32, a.Rows*f)
-		for _, mode := range []int{-1, 0, 1} {
-			b.Run(fmt.Sprintf("f=%d/mode=%d", f, mode), func(b *testing.B) {
-				for b.Loop() {
-					if mode < 0 {
-						mulDenseTReference(dst, a, x, f, 1)
-					} else {
-						mulDenseTMode(dst, a, x, f, 2, mode)
-					}
-				}
-			})
-		}
 	}
 }

@@ -142,3 +142,70 @@ func TestMulDensePanics(t *testing.T) {
 	checkPanic(t, func() { MulDense(nil, a, nil, -1, 1) },
 		ShapeError{Op: "MulDense", ARows: 2, ACols: 3, BRows: 0, BCols: -1})
 }
+
+// TestAxpy checks that axpy, whichever loop it runs, gives the bits of the
+// plain loop, including alpha = 0 against infinities (0·Inf = NaN must be
+// added, not skipped) and lengths around the unrolling and assembly cutoffs.
+func TestAxpy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(15, 16))
+	inf := float32(math.Inf(1))
+	for n := range 41 {
+		for _, alpha := range []float32{0, 1, -2.5, 1e-3} {
+			x, y := randomDense(rng, 1, n+3, false), randomDense(rng, 1, n, false)
+			if n > 5 {
+				x[5], y[n-1] = inf, -inf
+			}
+			want := slices.Clone(y)
+			for i := range want {
+				want[i] += float32(alpha * x[i])
+			}
+			axpy(y, x, alpha)
+			if !bitsEqual(y, want) {
+				t.Fatalf("n=%d alpha=%v: axpy = %v; want %v", n, alpha, y, want)
+			}
+		}
+	}
+}
+
+// TestMulDenseTRanges checks that MulDenseT's output row ranges, however
+// they are cut, give the bits of the serial scatter (the reference): the
+// parallel path's split depends on the thread count and on splitWork.
+func TestMulDenseTRanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 18))
+	n := 3000
+	if testing.Short() {
+		n = 1000
+	}
+	mats := []*CSR{
+		randomMatrix(rng, n, n*2/3, 0.02, powerLawKind, false),
+		randomMatrix(rng, 200, 150, 0.1, emptyRowsKind, false),
+		randomMatrix(rng, 100, 80, 0.05, skewedKind, false),
+	}
+	for mi, a := range mats {
+		for _, f := range []int{1, 5, 16, 33} {
+			x := randomDense(rng, a.Rows, f, false)
+			want := make([]float32, a.Cols*f)
+			mulDenseTReference(want, a, x, f, 1)
+			// Random cuts of the output rows, as MulDenseT's ranges.
+			got := randomDense(rng, a.Cols, f, false) // overwritten
+			cuts := []int{0, a.Cols}
+			for range 5 {
+				cuts = append(cuts, rng.IntN(a.Cols+1))
+			}
+			slices.Sort(cuts)
+			for k := range len(cuts) - 1 {
+				mulDenseTColumns(got, a, x, f, cuts[k], cuts[k+1])
+			}
+			if !bitsEqual(got, want) {
+				t.Fatalf("matrix %d f=%d cuts %v: bits differ from the serial reference", mi, f, cuts)
+			}
+			for _, threads := range []int{2, 3, 8} {
+				clear(got)
+				MulDenseT(got, a, x, f, threads)
+				if !bitsEqual(got, want) {
+					t.Fatalf("matrix %d f=%d, %d threads: bits differ from the serial reference", mi, f, threads)
+				}
+			}
+		}
+	}
+}

@@ -31,9 +31,6 @@ package spgemm
 
 import "math/bits"
 
-// transposeMinNNZ is the least nnz worth transposing in parallel.
-const transposeMinNNZ = 1 << 16
-
 // transposeBlockEntries is the average number of entries in one column
 // block: 64Ki entries are 768 KiB of block scratch (row, value, column),
 // within the L2 cache of current cores.

@@ -42,3 +42,37 @@ func checkTranspose(t *testing.T, name string, a *CSR) {
 		}
 	}
 }
+
+// TestTransposeBlocked forces the blocked bucket sort onto small matrices by
+// shrinking the block size, so that every block and range boundary case
+// (one column per block, a last block narrower than the others, empty
+// blocks, several row ranges) is checked against the reference.
+func TestTransposeBlocked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	var mats []*CSR
+	for _, tc := range mulCases() {
+		mats = append(mats, randomMatrix(rng, tc.m, tc.k, tc.densA, tc.kindA, false))
+	}
+	mats = append(mats,
+		randomMatrix(rng, 500, 300, 0.05, powerLawKind, false),
+		randomMatrix(rng, 300, 777, 0.03, emptyRowsKind, false),
+		randomMatrix(rng, 40, 5000, 0, selectionKind, false), // hypersparse
+		randomMatrix(rng, 20, 3, 1, uniformKind, false),      // dense columns
+		// Enough nonzeros (> 8·minChunkWork) for several row ranges.
+		randomMatrix(rng, 1000, 1200, 0.12, uniformKind, false),
+		randomMatrix(rng, 3000, 2000, 0.02, powerLawKind, false))
+	for mi, a := range mats {
+		want := transposeReference(a, 1)
+		for _, blockEntries := range []int64{1, 3, 16, 200, 4096} {
+			for _, threads := range []int{1, 2, 3, 8} {
+				got := transposeBlocked(a, threads, blockEntries)
+				if err := got.Validate(); err != nil {
+					t.Fatalf("matrix %d (%dx%d), block %d, %d threads: %v", mi, a.Rows, a.Cols, blockEntries, threads, err)
+				}
+				if err := sameBits(got, want); err != nil {
+					t.Fatalf("matrix %d (%dx%d), block %d, %d threads: %v", mi, a.Rows, a.Cols, blockEntries, threads, err)
+				}
+			}
+		}
+	}
+}

@@ -105,13 +105,3 @@ func parallelRows(work []int64, threads int, fn func(worker, lo, hi int)) {
 	bounds := splitWork(work, threads*chunksPerThread)
 	parallelFor(len(bounds)-1, threads, func(w, c int) { fn(w, bounds[c], bounds[c+1]) })
 }
-
-// uniformWork returns a work prefix for n items of equal cost, for kernels
-// whose rows all cost the same (e.g. dense rows of a fixed width).
-func uniformWork(n int, cost int64) []int64 {
-	w := make([]int64, n+1)
-	for i := range n {
-		w[i+1] = w[i] + cost
-	}
-	return w
-}

@@ -116,46 +116,39 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 		}
 	}
 
-	// Warm-up; the first products are verified.
-	var warmOurs time.Duration
-	for w := 0; w < cfg.warmup; w++ {
-		start := time.Now()
-		c := spgemm.Mul(left, a, opt)
-		warmOurs = time.Since(start)
-		if w == 0 {
-			cr.nnzC = c.NNZ()
-			if err := c.Validate(); err != nil {
-				return cr, fmt.Errorf("spgemm.Mul returned an invalid CSR: %w", err)
-			}
-		}
-		if !withPeer {
-			continue
-		}
+	// The first product of each library is verified against the other's.
+	start = time.Now()
+	c := spgemm.Mul(left, a, opt)
+	first := time.Since(start)
+	cr.nnzC = c.NNZ()
+	if err := c.Validate(); err != nil {
+		return cr, fmt.Errorf("spgemm.Mul returned an invalid CSR: %w", err)
+	}
+	if withPeer {
 		gc, err := graphblas.Mul(gl, ga)
 		if err != nil {
 			return cr, err
 		}
-		if w == 0 {
-			err = gc.View(func(indptr, indices []uint64, data []float32) error {
-				return compareCSR(c, indptr, indices, data)
-			})
-			if err == nil {
-				cr.verified = true
-			} else {
-				fmt.Fprintf(progress, "%s: MISMATCH: %v\n", bc.name, err)
-			}
+		err = gc.View(func(indptr, indices []uint64, data []float32) error {
+			return compareCSR(c, indptr, indices, data)
+		})
+		if err == nil {
+			cr.verified = true
+		} else {
+			fmt.Fprintf(progress, "%s: MISMATCH: %v\n", bc.name, err)
 		}
 		if err := gc.Free(); err != nil {
 			return cr, err
 		}
 	}
+	c = nil
 
 	// A timed run repeats the product inner times, so that it lasts at least
 	// --mintime and short products are not lost in timer and scheduler noise;
 	// both libraries get the same count. Results are dropped as they come, as
 	// a caller would: Go's garbage collection and GraphBLAS's free are timed.
 	cr.inner = 1
-	if w := warmOurs.Seconds(); w < cfg.minTime.Seconds() {
+	if w := first.Seconds(); w < cfg.minTime.Seconds() {
 		cr.inner = int(math.Ceil(cfg.minTime.Seconds() / max(w, 1e-6)))
 	}
 	timeOurs := func() (float64, error) {
@@ -185,6 +178,18 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 			}
 		}
 		return time.Since(start).Seconds() / float64(cr.inner), nil
+	}
+	// Warm-up runs, as long as timed ones, let both libraries reach their
+	// steady state (heap grown, pages mapped) before anything is timed.
+	for range cfg.warmup {
+		if _, err := timeOurs(); err != nil {
+			return cr, err
+		}
+		if withPeer {
+			if _, err := timePeer(graphblas.Mul); err != nil {
+				return cr, err
+			}
+		}
 	}
 	if cfg.profile != "" {
 		stop, err := startProfile(cfg.profile, bc.name)

@@ -15,12 +15,11 @@
 // graph is Graph500 R-MAT, (a,b,c,d) = (0.57,0.19,0.19,0.05), edge factor
 // 16, symmetrised, without self loops or duplicates, values 1.
 //
-// Each product runs --warmup times untimed and --reps times timed for each
-// library, alternating the two (and which goes first) so that a noisy
-// neighbour hurts both alike; a product shorter than --mintime is repeated
-// within each timed run. The table reports medians per product. The first
-// warm-up products of the two libraries are compared entry by entry before
-// timing, and the program fails if they differ.
+// The first product of each library is compared with the other's entry by
+// entry, and the program fails if they differ. Then each library runs
+// --warmup untimed and --reps timed runs, alternating the two (and which goes
+// first) so that a noisy neighbour hurts both alike; a run repeats a product
+// shorter than --mintime. The table reports medians per product.
 //
 // Flags: --cases, --threads, --reps, --warmup, --mintime, --seed, --qrows,
 // --out (the markdown file; "" for none), --cpuprofile, --json (the last line of standard

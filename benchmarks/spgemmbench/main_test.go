@@ -50,7 +50,7 @@ func TestBadFlagsAreUsageErrors(t *testing.T) {
 	}{
 		{[]string{"--threads", "0"}, "--threads"},
 		{[]string{"--reps", "0"}, "--reps"},
-		{[]string{"--warmup", "0"}, "--warmup"},
+		{[]string{"--warmup", "-1"}, "--warmup"},
 		{[]string{"--mintime", "-1s"}, "--mintime"},
 		{[]string{"--qrows", "0"}, "--qrows"},
 		{[]string{"--cases", "qa8", "--qrows", "257"}, "--qrows 257 exceeds the 256 vertices of case qa8"},

@@ -68,7 +68,7 @@ func (r *results) markdown() string {
 	fmt.Fprintf(&b, "- timing: %d warm-up and %d timed runs per library, alternating which goes first; a run repeats a product "+
 		"shorter than %v (column \"×\"); seconds are the median per product; products/s = 1/median; "+
 		"GFLOP/s = 2·flops/median, flops = multiplications\n", r.cfg.warmup, r.cfg.reps, r.cfg.minTime)
-	fmt.Fprintf(&b, "- verified: the first warm-up products of both libraries are compared entry by entry (same pattern, values within 1e-5 relative)\n")
+	fmt.Fprintf(&b, "- verified: the first product of each library, before any timing, is compared with the other's entry by entry (same pattern, values within 1e-5 relative)\n")
 	unsortedHead, unsortedRule := "", ""
 	if r.cfg.unsorted && r.peer != "" {
 		fmt.Fprintf(&b, "- GraphBLAS unsorted: GrB_mxm without the final GrB_Matrix_wait, which leaves the rows of the result unsorted; "+
