@@ -5,8 +5,8 @@ GOBIN    := $(shell $(GO) env GOPATH)/bin
 # The BLAS build tag: "openblas" when OpenBLAS links, otherwise pure-Go BLAS.
 # Evaluated after `deps`, which may install OpenBLAS.
 TAGS      = $(shell scripts/blas-tags.sh)
-# Packages whose tests also run under the race detector (within CI's budget).
-RACE_PKGS := ./spgemm/... ./sampling/... ./dataset/...
+# Packages whose tests also run under the race detector (-short keeps it within budget).
+RACE_PKGS := ./...
 FUZZTIME ?= 10s
 
 .PHONY: all build run test deps bench fuzz vet clean

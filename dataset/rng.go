@@ -1,12 +1,16 @@
 package dataset
 
-import "math"
+import (
+	"math"
+
+	"github.com/bulksample/bulksample/internal/hash"
+)
 
 // The generators and splits draw every random number as a pure function of
 // (seed, stream, counter) through the SplitMix64 finaliser (Steele, Lea and
-// Flood, OOPSLA 2014), like sampling.Stream (which this package may not
-// import): a result never depends on the thread count or on the order in
-// which numbers are drawn.
+// Flood, OOPSLA 2014; internal/hash.Mix64, shared with sampling.Stream, which
+// this package may not import): a result never depends on the thread count or
+// on the order in which numbers are drawn.
 
 // Streams separate the uses of one seed.
 const (
@@ -21,25 +25,16 @@ const (
 	streamPPFeature
 )
 
-func mix64(z uint64) uint64 {
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	z ^= z >> 31
-	return z
-}
-
 // rngKey is the hashed (seed, stream) pair: draws from one stream cost one
 // mix each (Go does not hoist the key out of loops by itself).
 type rngKey uint64
 
 func newKey(seed, stream uint64) rngKey {
-	return rngKey(mix64(seed + 0x9e3779b97f4a7c15 + stream*0xc2b2ae3d27d4eb4f))
+	return rngKey(hash.Mix64(seed + 0x9e3779b97f4a7c15 + stream*0xc2b2ae3d27d4eb4f))
 }
 
 // at returns the 64 random bits at counter i.
-func (k rngKey) at(i uint64) uint64 { return mix64(uint64(k) + (i+1)*0xa0761d6478bd642f) }
+func (k rngKey) at(i uint64) uint64 { return hash.Mix64(uint64(k) + (i+1)*0xa0761d6478bd642f) }
 
 // hash3 returns 64 random bits for (seed, stream, i).
 func hash3(seed, stream, i uint64) uint64 { return newKey(seed, stream).at(i) }

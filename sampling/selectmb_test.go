@@ -11,16 +11,6 @@ import (
 
 // lwRepeatedRow returns a rows x n matrix whose rows all hold the entries
 // (cols, vals): many independent minibatch rows of one law.
-func lwRepeatedRow(rows, n int, cols []int32, vals []float32) *spgemm.CSR {
-	p := &spgemm.CSR{Rows: rows, Cols: n, Indptr: make([]int64, rows+1)}
-	for r := range rows {
-		p.Indices = append(p.Indices, cols...)
-		p.Data = append(p.Data, vals...)
-		p.Indptr[r+1] = int64(len(p.Indices))
-	}
-	return p
-}
-
 // lwKeys returns the minibatch-level keys of minibatches 0..n-1.
 func lwKeys(seed uint64, n int) []RowKey {
 	st := NewStream(seed)
@@ -67,7 +57,7 @@ func TestSelectPerMinibatchPairLaw(t *testing.T) {
 		t.Fatalf("closed-form pair law sums to %v", sum)
 	}
 	n := lwDraws(t)
-	got := SelectPerMinibatch(lwRepeatedRow(n, 10, cols, vals), lwKeys(1, n), 2, SelectOptions{})
+	got := SelectPerMinibatch(nwOneRow(n, 10, cols, vals), lwKeys(1, n), 2, SelectOptions{})
 	obs := make([]float64, 3)
 	for r := range n {
 		idx, val := got.Row(r)
@@ -129,7 +119,7 @@ func TestSelectPerMinibatchReplaceLaw(t *testing.T) {
 	prob := []float64{0.1, 0.2, 0.3, 0.4}
 	const s = 5
 	n := lwDraws(t) / s
-	got := SelectPerMinibatch(lwRepeatedRow(n, 9, cols, vals), lwKeys(2, n), s, SelectOptions{Replace: true})
+	got := SelectPerMinibatch(nwOneRow(n, 9, cols, vals), lwKeys(2, n), s, SelectOptions{Replace: true})
 	obs := make([]float64, 4)
 	slot := map[int32]int{0: 0, 4: 1, 5: 2, 8: 3}
 	for r := range n {

@@ -1,6 +1,10 @@
 package sampling
 
-import "math"
+import (
+	"math"
+
+	"github.com/bulksample/bulksample/internal/hash"
+)
 
 // Stream is the counter-based random stream of DESIGN.md 3.3. Every draw is a
 // pure function of (seed, epoch, global minibatch index, layer, vertex id,
@@ -32,15 +36,6 @@ const (
 	kPos   = 0xe7037ed1a0b428db
 )
 
-func mix64(z uint64) uint64 {
-	z ^= z >> 30
-	z *= 0xbf58476d1ce4e5b9
-	z ^= z >> 27
-	z *= 0x94d049bb133111eb
-	z ^= z >> 31
-	return z
-}
-
 // RowKey is the stream restricted to one (epoch, minibatch, layer, vertex):
 // the key of one row of a selection. Draws at positions of the row cost one
 // mix each.
@@ -57,20 +52,20 @@ func (s Stream) Row(epoch, minibatch, layer int, vertex int32) RowKey {
 type layerKey uint64
 
 func (s Stream) layer(epoch, minibatch, layer int) layerKey {
-	h := mix64(s.seed + kSeed)
-	h = mix64(h + uint64(int64(epoch))*kEpoch)
-	h = mix64(h + uint64(int64(minibatch))*kMB)
-	h = mix64(h + uint64(int64(layer))*kLayer)
+	h := hash.Mix64(s.seed + kSeed)
+	h = hash.Mix64(h + uint64(int64(epoch))*kEpoch)
+	h = hash.Mix64(h + uint64(int64(minibatch))*kMB)
+	h = hash.Mix64(h + uint64(int64(layer))*kLayer)
 	return layerKey(h)
 }
 
 func (k layerKey) row(vertex int32) RowKey {
-	return RowKey(mix64(uint64(k) + uint64(int64(vertex))*kVert))
+	return RowKey(hash.Mix64(uint64(k) + uint64(int64(vertex))*kVert))
 }
 
 // Uint64 returns the 64 random bits at position pos of the row.
 func (k RowKey) Uint64(pos int64) uint64 {
-	return mix64(uint64(k) + uint64(pos+1)*kPos)
+	return hash.Mix64(uint64(k) + uint64(pos+1)*kPos)
 }
 
 // Float64 returns a uniform number in the open interval (0, 1) at position

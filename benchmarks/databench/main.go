@@ -14,8 +14,8 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,10 +30,11 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 )
 
 // config is the parsed command line.
@@ -162,7 +163,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 			rs = append(rs, r)
 		}
-		slices.SortFunc(rs, func(a, b result) int { return compareFloat(a.Seconds, b.Seconds) })
+		slices.SortFunc(rs, func(a, b result) int { return cmp.Compare(a.Seconds, b.Seconds) })
 		loads[name] = rs[len(rs)/2]
 	}
 	report := markdown(c, gen, loads) + loadAverage()
@@ -174,16 +175,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprint(stdout, report)
 	return nil
-}
-
-func compareFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func (c *config) paths() (npz, native string) {
@@ -199,7 +190,7 @@ func runPhase(c *config) (result, error) {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	r := result{Phase: c.phase, Threads: threads}
-	cpu0 := cpuSeconds()
+	cpu0 := benchutil.CPUSeconds()
 	start := time.Now()
 	var d *dataset.Dataset
 	switch c.phase {
@@ -209,7 +200,7 @@ func runPhase(c *config) (result, error) {
 			return r, err
 		}
 		r.Seconds = time.Since(start).Seconds()
-		r.CPUSeconds = cpuSeconds() - cpu0
+		r.CPUSeconds = benchutil.CPUSeconds() - cpu0
 		r.Generated = int64(c.edgeFactor) << c.scale
 		d = &dataset.Dataset{Name: "rmat", Adj: a}
 		t := time.Now()
@@ -233,7 +224,7 @@ func runPhase(c *config) (result, error) {
 			return r, err
 		}
 		r.Seconds = time.Since(start).Seconds()
-		r.CPUSeconds = cpuSeconds() - cpu0
+		r.CPUSeconds = benchutil.CPUSeconds() - cpu0
 	default:
 		return r, fmt.Errorf("unknown -phase %q", c.phase)
 	}
@@ -241,52 +232,19 @@ func runPhase(c *config) (result, error) {
 	for i := 0; i < d.NumNodes(); i += max(d.NumNodes()/64, 1) {
 		r.Checksum += int64(d.Adj.RowNNZ(i))
 	}
-	r.PeakRSSBytes = peakRSS()
+	r.PeakRSSBytes = procstat.PeakRSS()
 	return r, nil
 }
 
 // loadAverage returns a note with the machine's load average, which tells
 // how far the wall-clock times were stretched by other processes.
 func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
-		return ""
-	}
-	f := strings.Fields(string(b))
-	if len(f) < 3 {
+	f, ok := benchutil.LoadAverages()
+	if !ok {
 		return ""
 	}
 	return fmt.Sprintf("\nLoad average at the end (1, 5, 15 min): %s %s %s on %d CPUs; on a shared machine the CPU seconds are the steadier figure.\n",
 		f[0], f[1], f[2], runtime.NumCPU())
-}
-
-// cpuSeconds returns the user and system CPU time of this process so far.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-// peakRSS returns VmHWM in bytes, or -1 where /proc is not available.
-func peakRSS() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return -1
-			}
-			return kb << 10
-		}
-	}
-	return -1
 }
 
 func mib(b int64) string {

@@ -7,10 +7,10 @@ import (
 	"os"
 	"runtime"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"time"
 
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/sampling"
 )
@@ -114,9 +114,9 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 				fmt.Fprintf(progress, "ladiesbench: k=%d %s rep %d/%d: %d minibatches, %d edges, %.3fs\n", k, name, rep+1, cfg.reps, nmb, sampled, sec)
 			}
 		}
-		nodeSec := median(times["node"]) / float64(nmb)
+		nodeSec := benchutil.Median(times["node"]) / float64(nmb)
 		for _, name := range order {
-			sec := median(times[name])
+			sec := benchutil.Median(times[name])
 			m := measurement{Method: name, K: k, Minibatches: nmb, SampledEdges: edges[name],
 				SecPerMB: sec / float64(nmb), SEPS: float64(edges[name]) / sec}
 			if name != "node" {
@@ -128,30 +128,13 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 	return res, nil
 }
 
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-func ints(x []int) string {
-	s := make([]string, len(x))
-	for i, v := range x {
-		s[i] = fmt.Sprint(v)
-	}
-	return strings.Join(s, ",")
-}
-
 // markdown returns the section for benchmarks/results/sampling.md.
 func (r *result) markdown() string {
 	var b strings.Builder
 	c := r.cfg
 	fmt.Fprintf(&b, "## Layer-wise sampling (LADIES) vs node-wise, R-MAT scale %d\n\n", c.scale)
 	fmt.Fprintf(&b, "Graph: %d vertices, %d stored entries (Graph500 R-MAT, edge factor 16, symmetrised). ", r.vertices, r.edges)
-	fmt.Fprintf(&b, "Batch b = %d; layer-wise budgets s = %s per layer; node-wise fanouts %s. ", c.batch, ints(c.budgets), ints(c.fanouts))
+	fmt.Fprintf(&b, "Batch b = %d; layer-wise budgets s = %s per layer; node-wise fanouts %s. ", c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.fanouts))
 	fmt.Fprintf(&b, "Threads: %d (GOMAXPROCS %d); semibulk %d (0 = default); %d timed runs per row, medians; methods alternate within each run.\n\n",
 		c.threads, r.gomax, c.semibulk, c.reps)
 	b.WriteString("| method | k | minibatches | sampled edges | ms / minibatch | SEPS (M/s) | time vs node-wise |\n")
@@ -164,7 +147,7 @@ func (r *result) markdown() string {
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f | %s |\n", m.Method, m.K, m.Minibatches, m.SampledEdges, 1e3*m.SecPerMB, m.SEPS/1e6, vs)
 	}
 	fmt.Fprintf(&b, "\nCommand: `go run ./benchmarks/ladiesbench --scale %d --batch %d --budgets %s --fanouts %s --bulks %s --minibatches %d --reps %d`\n",
-		c.scale, c.batch, ints(c.budgets), ints(c.fanouts), ints(c.bulks), c.minibatches, c.reps)
+		c.scale, c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.fanouts), benchutil.JoinInts(c.bulks), c.minibatches, c.reps)
 	return b.String()
 }
 

@@ -1,13 +1,10 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"flag"
-	"fmt"
 	"io"
-	"strconv"
 	"strings"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 )
 
 // config is the parsed command line.
@@ -29,15 +26,10 @@ type config struct {
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
-	fs := flag.NewFlagSet("ladiesbench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run ./benchmarks/ladiesbench [flags]\n\n"+
-			"Times bulk LADIES (and FastGCN) sampling against bulk node-wise sampling of the\n"+
+	fs := benchutil.NewFlags("ladiesbench", "go run ./benchmarks/ladiesbench",
+		"Times bulk LADIES (and FastGCN) sampling against bulk node-wise sampling of the\n"+
 			"same minibatches on an R-MAT graph and writes a markdown section to --out and\n"+
-			"standard output.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+			"standard output.", stderr)
 	cfg := &config{}
 	fs.IntVar(&cfg.scale, "scale", 20, "R-MAT scale: the graph has 2^scale vertices and about 16·2^scale undirected edges")
 	fs.IntVar(&cfg.batch, "batch", 512, "seeds per minibatch, b")
@@ -53,28 +45,23 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&cfg.out, "out", "benchmarks/results/sampling-layerwise.md", "file to write the markdown section to; empty for none")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
 	fs.BoolVar(&cfg.json, "json", false, "print the run's figures as one JSON object on the last line of standard output")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, errUsage
+	if err := benchutil.ParseFlags(fs, args); err != nil {
+		return nil, err
 	}
 	bad := func(format string, a ...any) (*config, error) {
-		fmt.Fprintf(stderr, "ladiesbench: %s\n", fmt.Sprintf(format, a...))
-		fs.Usage()
-		return nil, errUsage
+		return nil, benchutil.UsageError(fs, format, a...)
 	}
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
-	if cfg.budgets, err = parseInts(*budgets); err != nil {
+	if cfg.budgets, err = benchutil.ParseInts(*budgets, 1); err != nil {
 		return bad("--budgets: %v", err)
 	}
-	if cfg.fanouts, err = parseInts(*fanouts); err != nil {
+	if cfg.fanouts, err = benchutil.ParseInts(*fanouts, 1); err != nil {
 		return bad("--fanouts: %v", err)
 	}
-	if cfg.bulks, err = parseInts(*bulks); err != nil {
+	if cfg.bulks, err = benchutil.ParseInts(*bulks, 1); err != nil {
 		return bad("--bulks: %v", err)
 	}
 	for _, m := range strings.Split(*methods, ",") {
@@ -100,30 +87,4 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return bad("--threads %d, want >= 0", cfg.threads)
 	}
 	return cfg, nil
-}
-
-// errUsage marks a command-line error already reported with the usage.
-var errUsage = errors.New("usage error")
-
-// parseInts parses a comma-separated list of positive integers.
-func parseInts(s string) ([]int, error) {
-	var out []int
-	for _, f := range strings.Split(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < 1 {
-			return nil, fmt.Errorf("%q is not a positive integer", f)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
-// writeJSON writes v as a single line of JSON to w.
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode JSON summary: %w", err)
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }

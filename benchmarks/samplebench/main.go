@@ -21,34 +21,24 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
-	"os/signal"
 	"runtime"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { benchutil.Main(run) }
 
 // config is the parsed command line.
 type config struct {
@@ -65,14 +55,9 @@ type config struct {
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
-	fs := flag.NewFlagSet("samplebench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run ./benchmarks/samplebench [flags]\n\n"+
-			"Times bulk node-wise sampling against the per-minibatch baseline on an R-MAT\n"+
-			"graph and writes a markdown table of SEPS to --out and standard output.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs := benchutil.NewFlags("samplebench", "go run ./benchmarks/samplebench",
+		"Times bulk node-wise sampling against the per-minibatch baseline on an R-MAT\n"+
+			"graph and writes a markdown table of SEPS to --out and standard output.", stderr)
 	c := &config{}
 	fs.IntVar(&c.scale, "scale", 20, "R-MAT scale: the graph has 2^scale vertices")
 	fs.IntVar(&c.edgeFactor, "edge-factor", 16, "R-MAT edges per vertex before symmetrisation")
@@ -87,29 +72,23 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.out, "out", "benchmarks/results/sampling.md", "file to write the table to; empty for none")
 	fs.BoolVar(&c.appendOut, "append", false, "append this run's section to --out instead of replacing the file")
 	fs.StringVar(&c.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
+	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	bad := func(format string, a ...any) (*config, error) {
-		err := fmt.Errorf(format, a...)
-		fmt.Fprintf(stderr, "samplebench: %v\n", err)
-		fs.Usage()
-		return nil, err
+		return nil, benchutil.UsageError(fs, format, a...)
 	}
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q", fs.Arg(0))
 	}
 	var err error
-	if c.threads, err = parseInts(*threads, 1); err != nil {
+	if c.threads, err = benchutil.ParseInts(*threads, 1); err != nil {
 		return bad("--threads: %v", err)
 	}
-	if c.bulks, err = parseInts(*bulks, 1); err != nil {
+	if c.bulks, err = benchutil.ParseInts(*bulks, 1); err != nil {
 		return bad("--bulk: %v", err)
 	}
-	if c.fanouts, err = parseInts(*fanout, -1); err != nil || slices.Contains(c.fanouts, 0) {
+	if c.fanouts, err = benchutil.ParseInts(*fanout, -1); err != nil || slices.Contains(c.fanouts, 0) {
 		return bad("--fanout %q: want positive integers or -1", *fanout)
 	}
 	switch {
@@ -127,19 +106,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	return c, nil
 }
 
-// parseInts parses a comma-separated list of integers >= lo.
-func parseInts(s string, lo int) ([]int, error) {
-	var out []int
-	for f := range strings.SplitSeq(s, ",") {
-		v, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil || v < lo {
-			return nil, fmt.Errorf("%q: want integers >= %d", f, lo)
-		}
-		out = append(out, v)
-	}
-	return out, nil
-}
-
 // row is one line of the table.
 type row struct {
 	sampler      string
@@ -154,26 +120,23 @@ type row struct {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, err := parseArgs(args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
-		return 0
-	} else if err != nil {
-		return 2
+	if err != nil {
+		return benchutil.ExitCode(err)
 	}
-	c.loadAtStart = loadAverage()
+	c.loadAtStart = "unknown"
+	if avg, ok := benchutil.LoadAverages(); ok {
+		c.loadAtStart = avg[0]
+	}
 	rows, gen, a, err := bench(ctx, c, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "samplebench: %v\n", err)
 		return 1
 	}
-	table := markdown(c, rows, gen, a)
-	if c.out != "" {
-		if err := writeOut(c.out, table, c.appendOut); err != nil {
-			fmt.Fprintf(stderr, "samplebench: write --out: %v\n", err)
-			return 1
-		}
-		fmt.Fprintf(stderr, "samplebench: wrote %s\n", c.out)
+	rep := benchutil.Report{Program: "samplebench", Path: c.out, Append: c.appendOut, Text: markdown(c, rows, gen, a)}
+	if err := rep.Write(stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "samplebench: %v\n", err)
+		return 1
 	}
-	fmt.Fprint(stdout, table)
 	for _, r := range rows {
 		if r.digest != rows[0].digest {
 			fmt.Fprintf(stderr, "samplebench: %s k=%d threads=%d sampled differently (digest %s, want %s)\n",
@@ -250,10 +213,10 @@ func bench(ctx context.Context, c *config, stderr io.Writer) ([]row, time.Durati
 			if r.edges, r.digest, err = sampleAll(ctx, s, mbs, k, true); err != nil {
 				return nil, 0, nil, err
 			}
-			resetPeakRSS()
+			procstat.ResetPeakRSS()
 			for rep := range c.reps {
 				runtime.GC()
-				cpu0 := cpuSeconds()
+				cpu0 := benchutil.CPUSeconds()
 				start := time.Now()
 				edges, _, err := sampleAll(ctx, s, mbs, k, false)
 				if err != nil {
@@ -261,13 +224,13 @@ func bench(ctx context.Context, c *config, stderr io.Writer) ([]row, time.Durati
 				}
 				sec := time.Since(start).Seconds()
 				r.seps = append(r.seps, float64(edges)/sec)
-				r.cpuSEPS = append(r.cpuSEPS, float64(edges)/(cpuSeconds()-cpu0))
+				r.cpuSEPS = append(r.cpuSEPS, float64(edges)/(benchutil.CPUSeconds()-cpu0))
 				fmt.Fprintf(stderr, "samplebench: %-8s threads=%d k=%-3d rep %d: %d edges in %.2fs, %.2fM SEPS\n",
 					cf.name, t, r.k, rep+1, edges, sec, float64(edges)/sec/1e6)
 			}
-			r.peakRSS = peakRSS()
+			r.peakRSS = procstat.PeakRSS()
 			if cf.name == "baseline" {
-				baseSEPS = median(r.seps)
+				baseSEPS = benchutil.Median(r.seps)
 			}
 			r.baselineSEPS = baseSEPS
 			rows = append(rows, r)
@@ -294,71 +257,6 @@ func sampleAll(ctx context.Context, s sampling.Sampler, mbs [][]int32, k int, di
 	return edges, d.Sum(), nil
 }
 
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
-}
-
-// writeOut writes (or appends) text to path.
-func writeOut(path, text string, appendTo bool) error {
-	if !appendTo {
-		return os.WriteFile(path, []byte(text), 0o644)
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(text); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
-
-// cpuSeconds returns the user and system CPU time of the process so far,
-// or NaN where getrusage is not available.
-func cpuSeconds() float64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return math.NaN()
-	}
-	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
-}
-
-// resetPeakRSS resets the kernel's peak resident set of this process
-// (Linux: writing 5 to /proc/self/clear_refs); elsewhere it does nothing.
-func resetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }
-
-// peakRSS returns VmHWM in bytes, or -1 when /proc is not there.
-func peakRSS() int64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	for line := range bytes.SplitSeq(b, []byte("\n")) {
-		if f := strings.Fields(string(line)); len(f) >= 2 && f[0] == "VmHWM:" {
-			kb, err := strconv.ParseInt(f[1], 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return -1
-}
-
-// loadAverage returns the 1-minute load average, or "unknown".
-func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if f := strings.Fields(string(b)); err == nil && len(f) > 0 {
-		return f[0]
-	}
-	return "unknown"
-}
-
 func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 	var b strings.Builder
 	if !c.appendOut {
@@ -368,7 +266,7 @@ func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 	}
 	fmt.Fprintf(&b, "## R-MAT scale %d\n\n", c.scale)
 	fmt.Fprintf(&b, "Written by `benchmarks/samplebench` (`make bench`) on %s, GOMAXPROCS %d, %s.\n\n",
-		time.Now().UTC().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version())
+		benchutil.Today(), runtime.GOMAXPROCS(0), runtime.Version())
 	fmt.Fprintf(&b, "Graph: R-MAT scale %d, edge factor %d, symmetrised: %d vertices, %d edges (generated in %.1fs).\n",
 		c.scale, c.edgeFactor, a.Rows, a.NNZ(), gen.Seconds())
 	fmt.Fprintf(&b, "Workload: %d seeds from a random permutation of all vertices, b = %d, fanouts %v, "+
@@ -379,7 +277,7 @@ func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 	fmt.Fprintf(&b, "| sampler | threads | k | sampled edges | SEPS (M) | min-max (M) | vs baseline | CPU-SEPS (M) | peak RSS (MiB) |\n")
 	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
-		med := median(r.seps)
+		med := benchutil.Median(r.seps)
 		ratio := "-"
 		if r.baselineSEPS > 0 {
 			ratio = fmt.Sprintf("%.2fx", med/r.baselineSEPS)
@@ -389,7 +287,7 @@ func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 			rss = fmt.Sprintf("%d", r.peakRSS>>20)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f-%.2f | %s | %.2f | %s |\n", r.sampler, r.threads, r.k, r.edges,
-			med/1e6, slices.Min(r.seps)/1e6, slices.Max(r.seps)/1e6, ratio, median(r.cpuSEPS)/1e6, rss)
+			med/1e6, slices.Min(r.seps)/1e6, slices.Max(r.seps)/1e6, ratio, benchutil.Median(r.cpuSEPS)/1e6, rss)
 	}
 	fmt.Fprintf(&b, "\nAll rows produced the same samples (digest %s).\n\n", rows[0].digest[:16])
 	return b.String()

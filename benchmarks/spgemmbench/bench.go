@@ -11,10 +11,10 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
-	"slices"
 	"time"
 
 	"github.com/bulksample/bulksample/benchmarks/graphblas"
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -22,7 +22,7 @@ import (
 type results struct {
 	cfg      *config
 	peer     string // the peer library's version; "" when not built
-	machine  machine
+	machine  benchutil.Machine
 	cases    []caseResult
 	mismatch error // the first disagreement between the libraries, if any
 }
@@ -53,7 +53,7 @@ func (c caseResult) product() string {
 
 // runBench runs every case of cfg, reporting progress on progress.
 func runBench(ctx context.Context, cfg *config, progress io.Writer) (*results, error) {
-	res := &results{cfg: cfg, machine: thisMachine(cfg.threads)}
+	res := &results{cfg: cfg, machine: benchutil.ThisMachine(cfg.threads)}
 	switch err := graphblas.Init(cfg.threads); {
 	case errors.Is(err, graphblas.ErrNotBuilt):
 		fmt.Fprintf(progress, "spgemmbench: %v\nspgemmbench: timing bulksample alone\n", err)
@@ -294,19 +294,6 @@ func compareCSR(ours *spgemm.CSR, indptr, indices []uint64, data []float32) erro
 		}
 	}
 	return nil
-}
-
-// median returns the median of s (the mean of the middle two for even length).
-func median(s []float64) float64 {
-	if len(s) == 0 {
-		return math.NaN()
-	}
-	t := slices.Clone(s)
-	slices.Sort(t)
-	if len(t)%2 == 1 {
-		return t[len(t)/2]
-	}
-	return (t[len(t)/2-1] + t[len(t)/2]) / 2
 }
 
 // startProfile starts a CPU profile of the timed runs of case name into

@@ -1,14 +1,13 @@
 package main
 
 import (
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 )
 
 // config is the parsed command line.
@@ -50,14 +49,9 @@ const (
 )
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
-	fs := flag.NewFlagSet("spgemmbench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run -tags graphblas ./benchmarks/spgemmbench [flags]\n\n"+
-			"Times bulksample's SpGEMM against SuiteSparse:GraphBLAS on R-MAT graphs and\n"+
-			"writes the comparison table (markdown) to --out and standard output.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs := benchutil.NewFlags("spgemmbench", "go run -tags graphblas ./benchmarks/spgemmbench",
+		"Times bulksample's SpGEMM against SuiteSparse:GraphBLAS on R-MAT graphs and\n"+
+			"writes the comparison table (markdown) to --out and standard output.", stderr)
 	cfg := &config{}
 	casesFlag := fs.String("cases", defaultCases, "comma-separated cases: aaS is A·A and qaS is Q·A for the R-MAT graph of scale S")
 	fs.IntVar(&cfg.threads, "threads", 2, "threads for both libraries (spgemm.MulOptions.Threads and GxB_NTHREADS)")
@@ -70,16 +64,11 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&cfg.unsorted, "unsorted-peer", false, "also time GraphBLAS without its final GrB_Matrix_wait (rows left unsorted), in an extra column")
 	fs.StringVar(&cfg.profile, "cpuprofile", "", "write CPU profiles (pprof) of the timed runs of both libraries to FILE.<case>")
 	fs.BoolVar(&cfg.json, "json", false, "print the run's figures as one JSON object on the last line of standard output")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, err
-		}
-		return nil, errUsage
+	if err := benchutil.ParseFlags(fs, args); err != nil {
+		return nil, err
 	}
 	bad := func(format string, a ...any) (*config, error) {
-		fmt.Fprintf(stderr, "spgemmbench: %s\n", fmt.Sprintf(format, a...))
-		fs.Usage()
-		return nil, errUsage
+		return nil, benchutil.UsageError(fs, format, a...)
 	}
 	if fs.NArg() > 0 {
 		return bad("unexpected argument %q", fs.Arg(0))
@@ -155,14 +144,4 @@ func (cfg *config) command(withGraphBLAS bool) string {
 	}
 	return fmt.Sprintf("go run %s./benchmarks/spgemmbench --cases %s --threads %d --reps %d --warmup %d --mintime %v --seed %d --qrows %d%s",
 		tags, strings.Join(names, ","), cfg.threads, cfg.reps, cfg.warmup, cfg.minTime, cfg.seed, cfg.qRows, extra)
-}
-
-// writeJSON writes v as a single line of JSON to w.
-func writeJSON(w io.Writer, v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return fmt.Errorf("encode JSON summary: %w", err)
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
 }

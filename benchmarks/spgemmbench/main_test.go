@@ -206,14 +206,3 @@ func TestCompareCSR(t *testing.T) {
 		}
 	}
 }
-
-func TestMedian(t *testing.T) {
-	for _, tc := range []struct {
-		in   []float64
-		want float64
-	}{{[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
-		if got := median(tc.in); got != tc.want {
-			t.Errorf("median(%v) = %g; want %g", tc.in, got, tc.want)
-		}
-	}
-}

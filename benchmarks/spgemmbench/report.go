@@ -1,44 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"runtime"
 	"strings"
-	"time"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 )
-
-// machine describes where the benchmark ran.
-type machine struct {
-	CPU        string `json:"cpu"`
-	Cores      int    `json:"cores"` // logical CPUs (runtime.NumCPU)
-	GOMAXPROCS int    `json:"gomaxprocs"`
-	Threads    int    `json:"threads"`
-	Go         string `json:"go"`
-	Date       string `json:"date"`
-}
-
-func thisMachine(threads int) machine {
-	return machine{CPU: cpuModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
-		Threads: threads, Go: runtime.Version(), Date: time.Now().UTC().Format("2006-01-02 15:04 MST")}
-}
-
-// cpuModel returns the first "model name" of /proc/cpuinfo.
-func cpuModel() string {
-	f, err := os.Open("/proc/cpuinfo")
-	if err != nil {
-		return "unknown CPU (" + runtime.GOARCH + ")"
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown CPU (" + runtime.GOARCH + ")"
-}
 
 // goal returns the issue's target for ours/GraphBLAS: Q·A at least as fast as
 // GraphBLAS, A·A within 1.5x.
@@ -79,10 +46,10 @@ func (r *results) markdown() string {
 	fmt.Fprintf(&b, "| case | product | n | nnz(A) | rows(left) | flops | nnz(C) | × | bulksample s | GraphBLAS s |%s bulksample products/s | GraphBLAS products/s | bulksample GFLOP/s | GraphBLAS GFLOP/s | ratio bulksample/GraphBLAS | goal | verified |\n", unsortedHead)
 	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|--:|--:|--:|---|---|\n", unsortedRule)
 	for _, c := range r.cases {
-		o := median(c.ours)
+		o := benchutil.Median(c.ours)
 		peerS, peerPS, peerGF, ratio, goal, verified := "n/a", "n/a", "n/a", "n/a", fmt.Sprintf("≤ %.1f", c.goal()), "no peer"
 		if c.peer != nil {
-			p := median(c.peer)
+			p := benchutil.Median(c.peer)
 			peerS, peerPS, peerGF = fmt.Sprintf("%.4g", p), fmt.Sprintf("%.2f", 1/p), fmt.Sprintf("%.3f", gflops(c.flops, p))
 			ratio = fmt.Sprintf("%.2f", o/p)
 			if o/p <= c.goal() {
@@ -97,7 +64,7 @@ func (r *results) markdown() string {
 		}
 		unsorted := ""
 		if unsortedHead != "" {
-			unsorted = fmt.Sprintf(" %.4g |", median(c.unsorted))
+			unsorted = fmt.Sprintf(" %.4g |", benchutil.Median(c.unsorted))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.4g | %s |%s %.2f | %s | %.3f | %s | %s | %s | %s |\n",
 			c.name, c.product(), c.n, c.nnzA, c.leftRows, c.flops, c.nnzC, c.inner, o, peerS, unsorted, 1/o, peerPS, gflops(c.flops, o), peerGF, ratio, goal, verified)
@@ -134,19 +101,19 @@ type caseSummary struct {
 // summary is the --json object.
 func (r *results) summary() any {
 	s := struct {
-		Command   string        `json:"command"`
-		Machine   machine       `json:"machine"`
-		GraphBLAS string        `json:"graphblas"`
-		Reps      int           `json:"reps"`
-		Cases     []caseSummary `json:"cases"`
+		Command   string            `json:"command"`
+		Machine   benchutil.Machine `json:"machine"`
+		GraphBLAS string            `json:"graphblas"`
+		Reps      int               `json:"reps"`
+		Cases     []caseSummary     `json:"cases"`
 	}{Command: r.cfg.command(r.peer != ""), Machine: r.machine, GraphBLAS: r.peer, Reps: r.cfg.reps}
 	for _, c := range r.cases {
-		o := median(c.ours)
+		o := benchutil.Median(c.ours)
 		cs := caseSummary{Case: c.name, Product: c.product(), Scale: c.scale, N: c.n, NNZA: c.nnzA, LeftRows: c.leftRows,
 			Flops: c.flops, NNZC: c.nnzC, ProductsPerRun: c.inner, GenerateSeconds: c.genSecond, OursSeconds: c.ours, OursMedian: o,
 			OursGFLOPS: gflops(c.flops, o), PeerSeconds: c.peer, UnsortedSeconds: c.unsorted, Goal: c.goal(), Verified: c.verified}
 		if c.peer != nil {
-			p := median(c.peer)
+			p := benchutil.Median(c.peer)
 			gf, ratio := gflops(c.flops, p), o/p
 			cs.PeerMedian, cs.PeerGFLOPS, cs.Ratio = &p, &gf, &ratio
 		}

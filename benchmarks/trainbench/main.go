@@ -21,28 +21,19 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"runtime"
-	"slices"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	os.Exit(code)
-}
+func main() { benchutil.Main(run) }
 
 // config is the parsed command line.
 type config struct {
@@ -55,14 +46,9 @@ type config struct {
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
-	fs := flag.NewFlagSet("trainbench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: go run -tags openblas ./benchmarks/trainbench [flags]\n\n"+
-			"Times GraphSAGE training epochs with the native and the pure-Go BLAS and writes a\n"+
-			"markdown table to --out and standard output.\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	fs := benchutil.NewFlags("trainbench", "go run -tags openblas ./benchmarks/trainbench",
+		"Times GraphSAGE training epochs with the native and the pure-Go BLAS and writes a\n"+
+			"markdown table to --out and standard output.", stderr)
 	c := &config{}
 	fs.IntVar(&c.nodes, "nodes", 150_000, "vertices of the products-like planted-partition graph")
 	fs.IntVar(&c.epochs, "epochs", 2, "epochs per BLAS backend (the table gives the median)")
@@ -74,13 +60,11 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	blas := fs.String("blas", "native,gonum", "comma-separated BLAS backends: native (the build's) and/or gonum")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the graph, the plan, the weights and the sampler")
 	fs.StringVar(&c.out, "out", "benchmarks/results/train.md", "markdown output file; empty for standard output only")
-	if err := fs.Parse(args); err != nil {
+	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	bad := func(format string, a ...any) (*config, error) {
-		err := fmt.Errorf(format, a...)
-		fmt.Fprintf(stderr, "trainbench: %v\n", err)
-		return nil, err
+		return nil, benchutil.UsageError(fs, format, a...)
 	}
 	switch {
 	case fs.NArg() > 0:
@@ -94,12 +78,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	case c.hidden < 1 || c.batch < 1 || c.bulk < 1:
 		return bad("--hidden, --batch and --bulk must be >= 1")
 	}
-	for f := range strings.SplitSeq(*fanout, ",") {
-		var v int
-		if _, err := fmt.Sscan(f, &v); err != nil || v < 1 {
-			return bad("--fanout %q: want positive integers", *fanout)
-		}
-		c.fanouts = append(c.fanouts, v)
+	var err error
+	if c.fanouts, err = benchutil.ParseInts(*fanout, 1); err != nil {
+		return bad("--fanout %q: want positive integers", *fanout)
 	}
 	for b := range strings.SplitSeq(*blas, ",") {
 		if b != "native" && b != "gonum" {
@@ -119,10 +100,7 @@ type result struct {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	c, err := parseArgs(args, stderr)
 	if err != nil {
-		if err == flag.ErrHelp {
-			return 0
-		}
-		return 2
+		return benchutil.ExitCode(err)
 	}
 	if err := bench(ctx, c, stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "trainbench: %v\n", err)
@@ -162,14 +140,8 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		}
 		results = append(results, result{blas: res.BLAS, epochs: res.Epochs})
 	}
-	report := format(c, ds, genSec, load, results)
-	fmt.Fprint(stdout, report)
-	if c.out != "" {
-		if err := os.WriteFile(c.out, []byte(report), 0o644); err != nil {
-			return fmt.Errorf("write %s: %w", c.out, err)
-		}
-	}
-	return nil
+	rep := benchutil.Report{Program: "trainbench", Path: c.out, Text: format(c, ds, genSec, load, results)}
+	return rep.Write(stdout, stderr)
 }
 
 // backendLabel names the backend of a trainer for progress lines.
@@ -177,20 +149,11 @@ func backendLabel(flagName string, tr *gnn.Trainer) string {
 	return fmt.Sprintf("%s (%s)", flagName, tr.Model().BLAS())
 }
 
-func median(v []float64) float64 {
-	v = slices.Clone(v)
-	slices.Sort(v)
-	if len(v)%2 == 1 {
-		return v[len(v)/2]
-	}
-	return (v[len(v)/2-1] + v[len(v)/2]) / 2
-}
-
 func format(c *config, ds *dataset.Dataset, genSec float64, load string, results []result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# GraphSAGE training epochs\n\n")
 	fmt.Fprintf(&b, "Written by `benchmarks/trainbench` (`make bench`) on %s, GOMAXPROCS %d, %s, %d threads.\n\n",
-		time.Now().Format("2006-01-02"), runtime.GOMAXPROCS(0), runtime.Version(), c.threads)
+		benchutil.Today(), runtime.GOMAXPROCS(0), runtime.Version(), c.threads)
 	fmt.Fprintf(&b, "Graph: products-like planted partition (average degree 50, 100 features, 47 classes, 8%% training "+
 		"vertices) at %d vertices, %d stored edges, %d training vertices (generated in %.1f s). ogbn-products "+
 		"(2.45M vertices) does not fit the benchmark's 5-minute budget on 2 cores; this is the largest scale that does.\n\n",
@@ -207,7 +170,7 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 			for j, st := range r.epochs {
 				v[j] = f(st)
 			}
-			return median(v)
+			return benchutil.Median(v)
 		}
 		epoch := med(func(s gnn.EpochStats) float64 { return s.Seconds })
 		if i == 0 {
@@ -227,15 +190,12 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 	return b.String()
 }
 
-// loadAverage returns the 1-minute load average, or "unknown".
+// loadAverage returns the 1-minute load average with the CPU count, or
+// "unknown".
 func loadAverage() string {
-	b, err := os.ReadFile("/proc/loadavg")
-	if err != nil {
+	avg, ok := benchutil.LoadAverages()
+	if !ok {
 		return "unknown"
 	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return "unknown"
-	}
-	return fmt.Sprintf("%s (the machine has %d CPUs)", f[0], runtime.NumCPU())
+	return fmt.Sprintf("%s (the machine has %d CPUs)", avg[0], runtime.NumCPU())
 }

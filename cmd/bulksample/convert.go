@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 )
 
 // convertSummary is the JSON object of `bulksample convert`.
@@ -67,7 +68,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	s := convertSummary{
 		In: in, Out: out, InFormat: inFormat, OutFormat: outFormat,
 		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
-		LoadSeconds: loaded.Sub(start).Seconds(), SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: peakRSS(),
+		LoadSeconds: loaded.Sub(start).Seconds(), SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
 	}
 	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",
 		in, inFormat, out, outFormat, s.Nodes, s.Edges, s.Features, s.Classes, s.LoadSeconds, s.SaveSeconds)

@@ -16,7 +16,7 @@ func TestConvertRoundTrip(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m := lastJSON(t, stdout)
+	m := lastJSON[map[string]any](t, stdout)
 	if m["out_format"] != "native" || m["nodes"] != float64(3312) || m["features"] != float64(3703) {
 		t.Errorf("summary %v", m)
 	}
@@ -29,7 +29,7 @@ func TestConvertRoundTrip(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("info %s failed", f)
 		}
-		m := lastJSON(t, stdout)
+		m := lastJSON[map[string]any](t, stdout)
 		delete(m, "path")
 		delete(m, "format")
 		delete(m, "load_seconds")

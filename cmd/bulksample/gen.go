@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 )
 
 // genSummary is the JSON object of `bulksample gen`.
@@ -113,7 +114,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	s.SaveSeconds = time.Since(saveStart).Seconds()
 	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
 	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
-	s.PeakRSSBytes = peakRSS()
+	s.PeakRSSBytes = procstat.PeakRSS()
 	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
 		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
 	if *jsonOut {

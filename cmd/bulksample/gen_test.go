@@ -2,32 +2,11 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runCLI runs the command line and returns its exit code, stdout and stderr.
-func runCLI(t *testing.T, args ...string) (int, string, string) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	code := run(context.Background(), args, &env{stdout: &out, stderr: &errOut})
-	return code, out.String(), errOut.String()
-}
-
-// lastJSON decodes the last line of stdout.
-func lastJSON(t *testing.T, stdout string) map[string]any {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	var m map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil {
-		t.Fatalf("last stdout line %q is not JSON: %v", lines[len(lines)-1], err)
-	}
-	return m
-}
 
 func TestGenRMATIdenticalForAnyThreads(t *testing.T) {
 	dir := t.TempDir()
@@ -39,7 +18,7 @@ func TestGenRMATIdenticalForAnyThreads(t *testing.T) {
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
-			m := lastJSON(t, stdout)
+			m := lastJSON[map[string]any](t, stdout)
 			if m["nodes"] != float64(1024) || m["generated_edges"] != float64(8192) {
 				t.Errorf("summary %v", m)
 			}
@@ -64,7 +43,7 @@ func TestGenSBM(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m := lastJSON(t, stdout)
+	m := lastJSON[map[string]any](t, stdout)
 	if m["nodes"] != float64(3000) || m["classes"] != float64(3) || m["features"] != float64(4) {
 		t.Errorf("summary %v", m)
 	}
@@ -75,7 +54,7 @@ func TestGenSBM(t *testing.T) {
 	if code != 0 {
 		t.Fatal("info failed")
 	}
-	info := lastJSON(t, stdout)
+	info := lastJSON[map[string]any](t, stdout)
 	if info["train"] != float64(60) || info["valid"] != float64(500) || info["test"] != float64(1000) {
 		t.Errorf("split %v/%v/%v, want the planetoid 60/500/1000", info["train"], info["valid"], info["test"])
 	}
@@ -105,7 +84,7 @@ func TestGenUsageErrors(t *testing.T) {
 		{[]string{"gen", "rmat", "--out", out, "extra"}, `unexpected argument "extra"`},
 	}
 	for _, tt := range tests {
-		code, _, stderr := runCLI(t, tt.args...)
+		code, _, stderr := runCLI(t, tt.args[0], tt.args[1:]...)
 		if code != 2 || !strings.Contains(stderr, tt.want) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", tt.args, code, firstLine(stderr), tt.want)
 		}

@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"flag"
 	"fmt"
-	"os"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 )
 
 // loadFlags are the flags of every command that reads a dataset with
@@ -121,7 +118,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		Path: path, Format: format, Name: d.Name, Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Weighted: d.Weighted,
 		Features: d.NumFeatures, Classes: d.NumClasses,
 		Train: len(d.Train), Valid: len(d.Valid), Test: len(d.Test),
-		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: peakRSS(),
+		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
 	}
 	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax = degreeStats(d.Adj.Indptr)
 	for _, l := range d.Labels {
@@ -169,27 +166,6 @@ func degreeStats(indptr []int64) (lo int64, mean float64, median int64, hi int64
 		}
 	}
 	return lo, float64(indptr[n]) / float64(n), median, hi
-}
-
-// peakRSS returns the process's peak resident set (VmHWM) in bytes, or -1
-// where /proc is not available.
-func peakRSS() int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return -1
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return -1
-			}
-			return kb << 10
-		}
-	}
-	return -1
 }
 
 func formatBytes(b int64) string {

@@ -7,22 +7,13 @@ import (
 	"testing"
 )
 
-func sharedDataset(t *testing.T, name string) string {
-	t.Helper()
-	p := filepath.Join("..", "..", "..", "shared", "data", name)
-	if _, err := os.Stat(p); err != nil {
-		t.Skipf("shared dataset %s not available (%v); it is not part of the repository", name, err)
-	}
-	return p
-}
-
 func TestInfoCora(t *testing.T) {
 	p := sharedDataset(t, "cora.npz")
 	code, stdout, stderr := runCLI(t, "info", p, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m := lastJSON(t, stdout)
+	m := lastJSON[map[string]any](t, stdout)
 	want := map[string]float64{"nodes": 2708, "edges": 10556, "features": 1433, "classes": 7, "train": 140, "valid": 500, "test": 1000,
 		"degree_min": 1, "degree_max": 168}
 	for k, v := range want {
@@ -39,7 +30,7 @@ func TestInfoCora(t *testing.T) {
 	if code != 0 {
 		t.Fatal("info failed")
 	}
-	m = lastJSON(t, stdout)
+	m = lastJSON[map[string]any](t, stdout)
 	if m["edges"] != float64(5429) || m["train"] != float64(1353) {
 		t.Errorf("stored/random split: edges %v, train %v", m["edges"], m["train"])
 	}
@@ -66,7 +57,7 @@ func TestInfoErrors(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
 	for _, args := range [][]string{{"info"}, {"info", "a", "b"}, {"info", bad, "--symmetry", "sideways"}, {"info", bad, "--threads", "-2"}} {
-		if code, _, _ := runCLI(t, args...); code != 2 {
+		if code, _, _ := runCLI(t, args[0], args[1:]...); code != 2 {
 			t.Errorf("%v: exit %d, want 2", args, code)
 		}
 	}

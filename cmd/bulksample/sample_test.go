@@ -2,9 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -37,25 +34,6 @@ func sampleTestGraph(t *testing.T) string {
 	return path
 }
 
-// runSampleCLI runs `bulksample sample args...` and returns the exit code,
-// stdout and stderr.
-func runSampleCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(context.Background(), append([]string{"sample"}, args...), &env{stdout: &out, stderr: &errb})
-	return code, out.String(), errb.String()
-}
-
-// sampleLastJSON decodes the last line of stdout.
-func sampleLastJSON(t *testing.T, stdout string) map[string]any {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	var m map[string]any
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &m); err != nil {
-		t.Fatalf("last line of stdout is not JSON: %v\n%s", err, stdout)
-	}
-	return m
-}
-
 func TestSampleDigestInvariant(t *testing.T) {
 	g := sampleTestGraph(t)
 	var want string
@@ -66,11 +44,11 @@ func TestSampleDigestInvariant(t *testing.T) {
 		{"--bulk", "2", "--baseline"},
 	} {
 		args = append([]string{"--graph", g, "--batch", "16", "--fanout", "4,3", "--seed", "5", "--digest", "--json"}, args...)
-		code, stdout, stderr := runSampleCLI(args...)
+		code, stdout, stderr := runCLI(t, "sample", args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", args, code, stderr)
 		}
-		m := sampleLastJSON(t, stdout)
+		m := lastJSON[map[string]any](t, stdout)
 		for _, key := range []string{"sampled_edges", "minibatches", "seconds", "seps", "digest"} {
 			if _, ok := m[key]; !ok {
 				t.Errorf("%v: JSON lacks %q: %v", args, key, m)
@@ -89,16 +67,16 @@ func TestSampleDigestInvariant(t *testing.T) {
 	// Another frontier mode, seed or law samples differently.
 	for _, extra := range [][]string{{"--frontier", "new"}, {"--seed", "6"}, {"--replace"}} {
 		args := append([]string{"--graph", g, "--batch", "16", "--fanout", "4,3", "--seed", "5", "--digest", "--json"}, extra...)
-		code, stdout, stderr := runSampleCLI(args...)
+		code, stdout, stderr := runCLI(t, "sample", args...)
 		if code != 0 {
 			t.Fatalf("%v: exit %d: %s", extra, code, stderr)
 		}
-		if sampleLastJSON(t, stdout)["digest"] == want {
+		if lastJSON[map[string]any](t, stdout)["digest"] == want {
 			t.Errorf("%v: same digest as the default", extra)
 		}
 	}
-	code, stdout, _ := runSampleCLI("--graph", g, "--batch", "16", "--seeds", "40", "--json")
-	if m := sampleLastJSON(t, stdout); code != 0 || m["seeds"].(float64) != 40 || m["minibatches"].(float64) != 3 {
+	code, stdout, _ := runCLI(t, "sample", "--graph", g, "--batch", "16", "--seeds", "40", "--json")
+	if m := lastJSON[map[string]any](t, stdout); code != 0 || m["seeds"].(float64) != 40 || m["minibatches"].(float64) != 3 {
 		t.Errorf("--seeds 40: exit %d, %v", code, m)
 	}
 }
@@ -123,7 +101,7 @@ func TestSampleFlagErrors(t *testing.T) {
 		{[]string{"--graph", g, "--seeds", "401"}, 1, "--seeds 401"},
 		{[]string{"--graph", filepath.Join(t.TempDir(), "missing.npz")}, 1, "missing.npz"},
 	} {
-		code, _, stderr := runSampleCLI(tc.args...)
+		code, _, stderr := runCLI(t, "sample", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d (want %d), stderr lacks %q:\n%s", tc.args, code, tc.code, tc.want, stderr)
 		}
@@ -133,40 +111,18 @@ func TestSampleFlagErrors(t *testing.T) {
 // TestSampleCoraTrainSplit: with a dataset that has a split, the seeds are
 // its training vertices.
 func TestSampleCoraTrainSplit(t *testing.T) {
-	path := sampleSharedData(t, "cora.npz")
+	path := sharedDataset(t, "cora.npz")
 	d, err := dataset.Load(path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, stdout, stderr := runSampleCLI("--graph", path, "--batch", "32", "--fanout", "10,5", "--json")
+	code, stdout, stderr := runCLI(t, "sample", "--graph", path, "--batch", "32", "--fanout", "10,5", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	m := sampleLastJSON(t, stdout)
+	m := lastJSON[map[string]any](t, stdout)
 	if int(m["seeds"].(float64)) != len(d.Train) || len(d.Train) == 0 || int(m["vertices"].(float64)) != d.NumNodes() {
 		t.Errorf("summary %v; Cora has %d training vertices of %d", m, len(d.Train), d.NumNodes())
-	}
-}
-
-// sampleSharedData returns the path of a file of the shared data folder,
-// shared/data next to the repository, found by walking up from the package
-// directory; it skips the test when the file is absent.
-func sampleSharedData(t *testing.T, name string) string {
-	t.Helper()
-	dir, err := filepath.Abs(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		path := filepath.Join(dir, "shared", "data", name)
-		if _, err := os.Stat(path); err == nil {
-			return path
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skipf("%s not found in shared/data above the package directory", name)
-		}
-		dir = parent
 	}
 }
 
@@ -212,11 +168,11 @@ func TestSampleLayerWiseDigestInvariant(t *testing.T) {
 			{"--bulk", "25", "--threads", "8"},
 		} {
 			args = append([]string{"--graph", g, "--method", method, "--batch", "16", "--fanout", "20,10", "--seed", "5", "--digest", "--json"}, args...)
-			code, stdout, stderr := runSampleCLI(args...)
+			code, stdout, stderr := runCLI(t, "sample", args...)
 			if code != 0 {
 				t.Fatalf("%v: exit %d: %s", args, code, stderr)
 			}
-			m := sampleLastJSON(t, stdout)
+			m := lastJSON[map[string]any](t, stdout)
 			if m["sampler"] != method || m["minibatches"].(float64) != 25 || m["sampled_edges"].(float64) <= 0 {
 				t.Errorf("%v: summary %v", args, m)
 			}
@@ -243,7 +199,7 @@ func TestSampleLayerWiseFlagErrors(t *testing.T) {
 		{[]string{"--method", "ladies", "--baseline"}, "--baseline"},
 		{[]string{"--method", "fastgcn", "--semibulk", "-2"}, "--semibulk"},
 	} {
-		code, _, stderr := runSampleCLI(append([]string{"--graph", g}, tc.args...)...)
+		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.flag) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming %s", tc.args, code, firstLine(stderr), tc.flag)
 		}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -138,7 +139,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	if s.Seconds > 0 {
 		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
 	}
-	s.PeakRSSBytes = peakRSS()
+	s.PeakRSSBytes = procstat.PeakRSS()
 
 	w := e.stdout
 	what := "A·B"

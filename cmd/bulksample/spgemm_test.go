@@ -44,7 +44,7 @@ func TestSpGEMMCommand(t *testing.T) {
 	if !strings.Contains(stderr, "product 2/2") {
 		t.Errorf("no progress on stderr: %q", stderr)
 	}
-	s := lastJSON(t, stdout)
+	s := lastJSON[map[string]any](t, stdout)
 	flops := spgemm.RowFlops(m, m, 1)[m.Rows]
 	for k, v := range map[string]float64{"a_rows": 5, "a_nnz": 9, "b_nnz": 9, "nnz_out": float64(want.NNZ()),
 		"flops": float64(flops), "products": 2, "threads": 2, "select_rows": 0} {
@@ -66,7 +66,7 @@ func TestSpGEMMCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("A·B: exit %d: %s", code, stderr)
 	}
-	s = lastJSON(t, stdout)
+	s = lastJSON[map[string]any](t, stdout)
 	if s["nnz_out"] != float64(spgemm.Mul(m, b, nil).NNZ()) || s["b_nnz"] != float64(3) || s["method"] != "hash" {
 		t.Errorf("A·B summary %v", s)
 	}
@@ -79,7 +79,7 @@ func TestSpGEMMCommand(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("Q·A: exit %d: %s", code, stderr)
 		}
-		s = lastJSON(t, stdout)
+		s = lastJSON[map[string]any](t, stdout)
 		if s["a_rows"] != float64(3) || s["a_cols"] != float64(5) || s["method"] != "gather" || s["nnz_out"] != s["flops"] {
 			t.Errorf("Q·A summary %v", s)
 		}
@@ -90,7 +90,7 @@ func TestSpGEMMCommand(t *testing.T) {
 	}
 	// All 5 rows: nnz_out is nnz(A) whatever the order.
 	code, stdout, _ = runCLI(t, "spgemm", "--a", pa, "--select-rows", "5", "--json")
-	if s = lastJSON(t, stdout); code != 0 || s["nnz_out"] != float64(9) {
+	if s = lastJSON[map[string]any](t, stdout); code != 0 || s["nnz_out"] != float64(9) {
 		t.Errorf("select all rows: exit %d, nnz_out %v; want 9", code, s["nnz_out"])
 	}
 }
@@ -101,7 +101,7 @@ func TestSpGEMMCora(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	s := lastJSON(t, stdout)
+	s := lastJSON[map[string]any](t, stdout)
 	// Cora as stored: 2,708 papers, 5,429 directed citations.
 	if s["a_rows"] != float64(2708) || s["a_nnz"] != float64(5429) {
 		t.Errorf("a_rows %v, a_nnz %v; want 2708, 5429", s["a_rows"], s["a_nnz"])
@@ -140,7 +140,7 @@ func TestSpGEMMErrors(t *testing.T) {
 		{[]string{"--a", garbage}, 1, "garbage.npz"},
 	}
 	for _, tc := range tests {
-		code, _, stderr := runCLI(t, append([]string{"spgemm"}, tc.args...)...)
+		code, _, stderr := runCLI(t, "spgemm", tc.args...)
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("spgemm %v: exit %d, stderr %q; want exit %d and %q", tc.args, code, stderr, tc.code, tc.want)
 		}

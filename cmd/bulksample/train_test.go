@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -13,27 +11,6 @@ import (
 	"github.com/bulksample/bulksample/gnn"
 )
 
-// runTrainCLI runs `bulksample train args...` and returns the exit code,
-// stdout and stderr.
-func runTrainCLI(args ...string) (int, string, string) {
-	var out, errb bytes.Buffer
-	code := run(context.Background(), append([]string{"train"}, args...), &env{stdout: &out, stderr: &errb})
-	return code, out.String(), errb.String()
-}
-
-// trainJSON decodes the last line of stdout into the summary.
-func trainJSON(t *testing.T, stdout string) trainSummary {
-	t.Helper()
-	lines := strings.Split(strings.TrimSpace(stdout), "\n")
-	var s trainSummary
-	dec := json.NewDecoder(strings.NewReader(lines[len(lines)-1]))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&s); err != nil {
-		t.Fatalf("last line of stdout is not the JSON summary: %v\n%s", err, stdout)
-	}
-	return s
-}
-
 const smallSynthetic = "synthetic:nodes=3000,classes=4,split=random:0.2,0.2,0.6"
 
 // TestTrainCLI trains on a small synthetic graph and checks the summary: the
@@ -41,12 +18,12 @@ const smallSynthetic = "synthetic:nodes=3000,classes=4,split=random:0.2,0.2,0.6"
 // the run learns.
 func TestTrainCLI(t *testing.T) {
 	plot := filepath.Join(t.TempDir(), "curves.png")
-	code, stdout, stderr := runTrainCLI("--data", smallSynthetic, "--fanout", "5,5", "--batch", "128", "--bulk", "4",
+	code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--fanout", "5,5", "--batch", "128", "--bulk", "4",
 		"--epochs", "3", "--hidden", "16", "--plot", plot, "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	s := trainJSON(t, stdout)
+	s := lastJSON[trainSummary](t, stdout)
 	if s.Epochs != 3 || s.Nodes != 3000 || s.Model != "sage" || s.Sampler != "node" || !reflect.DeepEqual(s.Fanouts, []int{5, 5}) {
 		t.Errorf("summary %+v does not describe the run", s)
 	}
@@ -72,21 +49,21 @@ func TestTrainCLI(t *testing.T) {
 func TestTrainCLIResume(t *testing.T) {
 	dir := t.TempDir()
 	args := []string{"--data", smallSynthetic, "--fanout", "4,4", "--batch", "256", "--hidden", "8", "--checkpoint", dir, "--json"}
-	if code, _, stderr := runTrainCLI(append(args, "--epochs", "1")...); code != 0 {
+	if code, _, stderr := runCLI(t, "train", append(args, "--epochs", "1")...); code != 0 {
 		t.Fatalf("first run: exit %d\n%s", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, gnn.CheckpointFile)); err != nil {
 		t.Fatalf("no checkpoint written: %v", err)
 	}
-	code, stdout, stderr := runTrainCLI(append(args, "--epochs", "2", "--resume")...)
+	code, stdout, stderr := runCLI(t, "train", append(args, "--epochs", "2", "--resume")...)
 	if code != 0 {
 		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
 	}
-	if s := trainJSON(t, stdout); s.ResumedFrom != 1 || s.Epochs != 2 {
+	if s := lastJSON[trainSummary](t, stdout); s.ResumedFrom != 1 || s.Epochs != 2 {
 		t.Errorf("resumed from %d with %d epochs; want 1 and 2", s.ResumedFrom, s.Epochs)
 	}
 	// Another model size refuses the checkpoint, naming the option.
-	code, _, stderr = runTrainCLI(append(args, "--epochs", "2", "--resume", "--hidden", "9")...)
+	code, _, stderr = runCLI(t, "train", append(args, "--epochs", "2", "--resume", "--hidden", "9")...)
 	if code != 1 || !strings.Contains(stderr, "hidden") {
 		t.Errorf("resume with another --hidden: exit %d, stderr %q; want 1 and a message naming hidden", code, stderr)
 	}
@@ -94,11 +71,11 @@ func TestTrainCLIResume(t *testing.T) {
 
 // TestTrainCLILinear: the features-only baseline runs without a sampler.
 func TestTrainCLILinear(t *testing.T) {
-	code, stdout, stderr := runTrainCLI("--data", smallSynthetic, "--model", "linear", "--epochs", "2", "--json")
+	code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--model", "linear", "--epochs", "2", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if s := trainJSON(t, stdout); s.Model != "linear" || s.Sampler != "seeds-only" || s.TestAcc <= 0.25 {
+	if s := lastJSON[trainSummary](t, stdout); s.Model != "linear" || s.Sampler != "seeds-only" || s.TestAcc <= 0.25 {
 		t.Errorf("summary %+v; want the linear model above chance", s)
 	}
 }
@@ -153,12 +130,12 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "extra"}, "extra"},
 	}
 	for _, tc := range tests {
-		code, _, stderr := runTrainCLI(tc.args...)
+		code, _, stderr := runCLI(t, "train", tc.args...)
 		if code != 2 || !strings.Contains(stderr, tc.flag) {
 			t.Errorf("train %q: exit %d, stderr %q; want 2 and a message naming %s", tc.args, code, firstLine(stderr), tc.flag)
 		}
 	}
-	if code, _, _ := runTrainCLI("--help"); code != 0 {
+	if code, _, _ := runCLI(t, "train", "--help"); code != 0 {
 		t.Errorf("--help: exit %d; want 0", code)
 	}
 }
@@ -178,7 +155,7 @@ func TestTrainDataErrors(t *testing.T) {
 		{filepath.Join(t.TempDir(), "missing.npz"), "missing.npz"},
 	}
 	for _, tc := range tests {
-		code, _, stderr := runTrainCLI("--data", tc.data, "--epochs", "1")
+		code, _, stderr := runCLI(t, "train", "--data", tc.data, "--epochs", "1")
 		if code != 1 || !strings.Contains(stderr, tc.inside) {
 			t.Errorf("--data %q: exit %d, stderr %q; want 1 and a message with %q", tc.data, code, firstLine(stderr), tc.inside)
 		}
@@ -222,14 +199,12 @@ func TestFindSharedData(t *testing.T) {
 // TestTrainCora trains a few epochs on the real Cora file by name, when it is
 // there.
 func TestTrainCora(t *testing.T) {
-	if _, err := findSharedData("cora.npz"); err != nil {
-		t.Skipf("Cora not available: %v", err)
-	}
-	code, stdout, stderr := runTrainCLI("--data", "cora", "--norm-features", "--epochs", "10", "--batch", "64", "--json")
+	sharedDataset(t, "cora.npz")
+	code, stdout, stderr := runCLI(t, "train", "--data", "cora", "--norm-features", "--epochs", "10", "--batch", "64", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if s := trainJSON(t, stdout); s.Nodes != 2708 || s.TestAcc < 0.5 {
+	if s := lastJSON[trainSummary](t, stdout); s.Nodes != 2708 || s.TestAcc < 0.5 {
 		t.Errorf("Cora: %d nodes, test accuracy %.3f", s.Nodes, s.TestAcc)
 	}
 }

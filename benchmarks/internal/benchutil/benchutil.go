@@ -1,0 +1,229 @@
+// Package benchutil holds what the benchmark programs under benchmarks/ share:
+// the process entry point and usage-error handling of their command lines,
+// integer-list flags, medians, a description of the machine, CPU time and
+// load average, and writing the markdown report and the --json summary.
+// (Peak resident memory is internal/procstat's, shared with the CLI.)
+package benchutil
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Main runs a benchmark program: run gets the command-line arguments, a
+// context cancelled by SIGINT or SIGTERM, and the standard streams, and
+// returns the exit code, with which the process then exits.
+func Main(run func(ctx context.Context, args []string, stdout, stderr io.Writer) int) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// NewFlags returns a flag set for program name that reports errors to
+// stderr and whose usage prints "usage: COMMAND [flags]", the description and
+// the flags.
+func NewFlags(name, command, description string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: %s [flags]\n\n%s\n\nflags:\n", command, description)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// ErrUsage marks a command-line error already reported with the usage.
+var ErrUsage = errors.New("usage error")
+
+// ParseFlags parses args into fs. It returns flag.ErrHelp for --help and
+// ErrUsage for a bad flag (which the flag package has already reported).
+func ParseFlags(fs *flag.FlagSet, args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return ErrUsage
+	}
+	return nil
+}
+
+// UsageError prints "NAME: message" and the usage of fs to its output and
+// returns ErrUsage.
+func UsageError(fs *flag.FlagSet, format string, a ...any) error {
+	fmt.Fprintf(fs.Output(), "%s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
+	fs.Usage()
+	return ErrUsage
+}
+
+// ExitCode is the exit code of a program whose command line failed to parse
+// with err: 0 for --help (flag.ErrHelp), 2 for anything else.
+func ExitCode(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
+}
+
+// ParseInts parses a comma-separated list of integers, each at least lo.
+func ParseInts(s string, lo int) ([]int, error) {
+	var out []int
+	for f := range strings.SplitSeq(s, ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v < lo {
+			return nil, fmt.Errorf("%q is not an integer >= %d", f, lo)
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// JoinInts writes x as a comma-separated list, the form ParseInts reads.
+func JoinInts(x []int) string {
+	s := make([]string, len(x))
+	for i, v := range x {
+		s[i] = strconv.Itoa(v)
+	}
+	return strings.Join(s, ",")
+}
+
+// Median returns the median of x (the mean of the middle two for an even
+// length), or NaN for an empty x. It does not modify x.
+func Median(x []float64) float64 {
+	if len(x) == 0 {
+		return math.NaN()
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// Machine describes where a benchmark ran.
+type Machine struct {
+	CPU        string `json:"cpu"`
+	Cores      int    `json:"cores"` // logical CPUs (runtime.NumCPU)
+	GOMAXPROCS int    `json:"gomaxprocs"`
+	Threads    int    `json:"threads"`
+	Go         string `json:"go"`
+	Date       string `json:"date"`
+}
+
+// ThisMachine describes this machine now, for a run with threads threads.
+func ThisMachine(threads int) Machine {
+	return Machine{CPU: CPUModel(), Cores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
+		Threads: threads, Go: runtime.Version(), Date: time.Now().UTC().Format("2006-01-02 15:04 MST")}
+}
+
+// Today returns the date in UTC as YYYY-MM-DD, for the reports' headers.
+func Today() string { return time.Now().UTC().Format("2006-01-02") }
+
+// CPUModel returns the first "model name" of /proc/cpuinfo, or a note
+// naming the architecture where there is none.
+func CPUModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU (" + runtime.GOARCH + ")"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU (" + runtime.GOARCH + ")"
+}
+
+// LoadAverages returns the 1-, 5- and 15-minute load averages as the kernel
+// writes them in /proc/loadavg, or ok false where they are not available.
+func LoadAverages() (avg [3]string, ok bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return avg, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return avg, false
+	}
+	return [3]string{f[0], f[1], f[2]}, true
+}
+
+// CPUSeconds returns the user and system CPU time of the process so far,
+// all threads together, or NaN where getrusage fails.
+func CPUSeconds() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return math.NaN()
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// WriteJSON writes v as a single line of JSON to w.
+func WriteJSON(w io.Writer, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode JSON summary: %w", err)
+	}
+	_, err = fmt.Fprintf(w, "%s\n", b)
+	return err
+}
+
+// Report is a program's output: a markdown report and an optional JSON
+// summary.
+type Report struct {
+	Program string // name prefixed to the line announcing the file
+	Path    string // file for Text; "" for none
+	Append  bool   // append Text to Path instead of replacing the file
+	Text    string // the markdown report
+	Summary any    // the --json object; nil for none
+}
+
+// Write writes r.Text to the file r.Path (unless it is empty), announcing it
+// on stderr, then to stdout, then, unless r.Summary is nil, r.Summary as one
+// JSON line on stdout.
+func (r Report) Write(stdout, stderr io.Writer) error {
+	if r.Path != "" {
+		if err := writeFile(r.Path, r.Text, r.Append); err != nil {
+			return fmt.Errorf("write --out: %w", err)
+		}
+		fmt.Fprintf(stderr, "%s: wrote %s\n", r.Program, r.Path)
+	}
+	fmt.Fprint(stdout, r.Text)
+	if r.Summary != nil {
+		return WriteJSON(stdout, r.Summary)
+	}
+	return nil
+}
+
+// writeFile writes text to path, or appends it when appendTo is set.
+func writeFile(path, text string, appendTo bool) error {
+	if !appendTo {
+		return os.WriteFile(path, []byte(text), 0o644)
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(text); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,130 @@
+package benchutil
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		in   []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		in := slices.Clone(tc.in)
+		if got := Median(in); got != tc.want {
+			t.Errorf("Median(%v) = %g; want %g", tc.in, got, tc.want)
+		}
+		if !slices.Equal(in, tc.in) {
+			t.Errorf("Median(%v) reordered its argument to %v", tc.in, in)
+		}
+	}
+	if got := Median(nil); !math.IsNaN(got) {
+		t.Errorf("Median(nil) = %g; want NaN", got)
+	}
+}
+
+func TestParseInts(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		lo   int
+		want []int // nil: an error
+	}{
+		{"1", 1, []int{1}},
+		{"15, 10,5", 1, []int{15, 10, 5}},
+		{"15,-1", -1, []int{15, -1}},
+		{"15,-1", 1, nil},
+		{"0", 1, nil},
+		{"3,x", 1, nil},
+		{"", 1, nil},
+		{"1,,2", 1, nil},
+	} {
+		got, err := ParseInts(tc.s, tc.lo)
+		switch {
+		case tc.want == nil && err == nil:
+			t.Errorf("ParseInts(%q, %d) = %v; want an error", tc.s, tc.lo, got)
+		case tc.want != nil && (err != nil || !slices.Equal(got, tc.want)):
+			t.Errorf("ParseInts(%q, %d) = %v, %v; want %v", tc.s, tc.lo, got, err, tc.want)
+		}
+	}
+	if got := JoinInts([]int{15, 10, 5}); got != "15,10,5" {
+		t.Errorf("JoinInts = %q", got)
+	}
+}
+
+func TestUsage(t *testing.T) {
+	var out bytes.Buffer
+	fs := flag.NewFlagSet("xbench", flag.ContinueOnError)
+	fs.SetOutput(&out)
+	fs.Int("reps", 1, "repetitions")
+	if err := ParseFlags(fs, []string{"--help"}); !errors.Is(err, flag.ErrHelp) || ExitCode(err) != 0 {
+		t.Errorf("--help: %v, exit %d; want flag.ErrHelp, 0", err, ExitCode(err))
+	}
+	if err := ParseFlags(fs, []string{"--bogus"}); err != ErrUsage || ExitCode(err) != 2 {
+		t.Errorf("--bogus: %v, exit %d; want ErrUsage, 2", err, ExitCode(err))
+	}
+	if err := ParseFlags(fs, []string{"--reps", "3"}); err != nil {
+		t.Errorf("--reps 3: %v", err)
+	}
+	out.Reset()
+	if err := UsageError(fs, "--reps %d, want > 0", 0); err != ErrUsage {
+		t.Errorf("UsageError = %v; want ErrUsage", err)
+	}
+	if s := out.String(); !strings.HasPrefix(s, "xbench: --reps 0, want > 0\n") || !strings.Contains(s, "-reps") {
+		t.Errorf("UsageError wrote %q; want the message and the flags", s)
+	}
+}
+
+func TestReportWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.md")
+	var stdout, stderr bytes.Buffer
+	r := Report{Program: "xbench", Path: path, Text: "# one\n", Summary: map[string]int{"n": 1}}
+	if err := r.Write(&stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := stdout.String(), "# one\n{\"n\":1}\n"; got != want {
+		t.Errorf("stdout %q; want %q", got, want)
+	}
+	if got, want := stderr.String(), "xbench: wrote "+path+"\n"; got != want {
+		t.Errorf("stderr %q; want %q", got, want)
+	}
+	r = Report{Program: "xbench", Path: path, Append: true, Text: "# two\n"}
+	stdout.Reset()
+	if err := r.Write(&stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if stdout.String() != "# two\n" {
+		t.Errorf("stdout without a summary: %q", stdout.String())
+	}
+	if b, err := os.ReadFile(path); err != nil || string(b) != "# one\n# two\n" {
+		t.Errorf("file after append: %q, %v", b, err)
+	}
+	r = Report{Program: "xbench", Path: filepath.Join(path, "sub"), Text: "x"}
+	if err := r.Write(&stdout, &stderr); err == nil || !strings.Contains(err.Error(), "--out") {
+		t.Errorf("write under a file: %v; want an error naming --out", err)
+	}
+}
+
+func TestMachine(t *testing.T) {
+	m := ThisMachine(3)
+	if m.CPU == "" || m.Cores < 1 || m.GOMAXPROCS < 1 || m.Threads != 3 || m.Go == "" || len(m.Date) < 10 {
+		t.Errorf("ThisMachine(3) = %+v", m)
+	}
+	if d := Today(); len(d) != 10 || d[4] != '-' || d[7] != '-' {
+		t.Errorf("Today() = %q; want YYYY-MM-DD", d)
+	}
+	if s := CPUSeconds(); !(s >= 0) {
+		t.Errorf("CPUSeconds() = %g", s)
+	}
+	if _, err := os.Stat("/proc/loadavg"); err == nil {
+		if avg, ok := LoadAverages(); !ok || avg[0] == "" || avg[2] == "" {
+			t.Errorf("LoadAverages() = %q, %v", avg, ok)
+		}
+	}
+}

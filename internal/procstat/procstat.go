@@ -1,0 +1,42 @@
+// Package procstat reads figures about the running process from the
+// operating system: the peak resident set size that the CLI's --json
+// summaries and the benchmark programs report.
+package procstat
+
+import (
+	"bufio"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// PeakRSS returns the process's peak resident set size (VmHWM of
+// /proc/self/status) in bytes, or -1 where /proc is not available.
+func PeakRSS() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	return parsePeakRSS(bufio.NewScanner(f))
+}
+
+// parsePeakRSS returns the VmHWM line's figure in bytes, or -1.
+func parsePeakRSS(sc *bufio.Scanner) int64 {
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				return -1
+			}
+			return kb << 10
+		}
+	}
+	return -1
+}
+
+// ResetPeakRSS resets the kernel's record of the peak resident set of this
+// process to the current resident set (Linux: writing 5 to
+// /proc/self/clear_refs), so that a later PeakRSS covers only what follows.
+// Where that is not possible it does nothing.
+func ResetPeakRSS() { _ = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) }

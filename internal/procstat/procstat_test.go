@@ -1,0 +1,47 @@
+package procstat
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestParsePeakRSS(t *testing.T) {
+	for _, tc := range []struct {
+		name, status string
+		want         int64
+	}{
+		{"present", "Name:\tx\nVmPeak:\t  9000 kB\nVmHWM:\t    1234 kB\nVmRSS:\t 1000 kB\n", 1234 << 10},
+		{"absent", "Name:\tx\nVmRSS:\t 1000 kB\n", -1},
+		{"garbled", "VmHWM:\t 12x kB\n", -1},
+		{"empty", "", -1},
+	} {
+		if got := parsePeakRSS(bufio.NewScanner(strings.NewReader(tc.status))); got != tc.want {
+			t.Errorf("%s: parsePeakRSS = %d; want %d", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestPeakRSS(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc/self/status on this system")
+	}
+	before := PeakRSS()
+	if before <= 0 {
+		t.Fatalf("PeakRSS = %d; want a positive size", before)
+	}
+	// Touching 64 MiB raises the peak by about that much.
+	buf := make([]byte, 64<<20)
+	for i := range buf {
+		buf[i] = 1
+	}
+	if after := PeakRSS(); after < before+32<<20 {
+		t.Errorf("PeakRSS after touching 64 MiB = %d; before %d", after, before)
+	}
+	ResetPeakRSS() // must not fail or panic; whether it resets depends on the kernel
+	if got := PeakRSS(); got <= 0 {
+		t.Errorf("PeakRSS after reset = %d", got)
+	}
+	_ = buf[len(buf)-1]
+}
