@@ -66,6 +66,12 @@ func (d *Dataset) Validate() error {
 	if err := d.Adj.Validate(); err != nil {
 		return fmt.Errorf("adjacency: %w", err)
 	}
+	return d.validateAttributes()
+}
+
+// validateAttributes is Validate without the O(nnz) check of Adj's rows,
+// which must have passed ValidateOffsets.
+func (d *Dataset) validateAttributes() error {
 	n := d.Adj.Rows
 	if d.Adj.Cols != n {
 		return fmt.Errorf("dataset: adjacency is %d x %d, not square", n, d.Adj.Cols)

@@ -121,7 +121,7 @@ func TestNativeCorrupt(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			b := tt.modify(bytes.Clone(good))
-			_, err := decodeNative("x.bsn", b, true, 1)
+			_, err := decodeNative("x.bsn", b, VerifyChecksums, 2, nil)
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -137,8 +137,13 @@ func TestNativeCorrupt(t *testing.T) {
 	if err := os.WriteFile(p, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Load(p, nil); err == nil || !strings.Contains(err.Error(), "checksum") {
+	if _, err := Load(p, &LoadOptions{Verify: VerifyChecksums}); err == nil || !strings.Contains(err.Error(), "checksum") {
 		t.Errorf("Load of a corrupt file: %v", err)
+	}
+	// The default level catches it too, as a structure error: the flipped
+	// byte is the high byte of the test split's node id 3.
+	if _, err := Load(p, nil); err == nil || !strings.Contains(err.Error(), "test split: entry 0: node 16777219 outside [0, 4)") {
+		t.Errorf("Load of a corrupt file at the default level: %v", err)
 	}
 }
 

@@ -62,9 +62,11 @@ func FuzzReadNative(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := decodeNative("f.bsn", b, true, 1)
-		checkAccepted(t, d, err)
-		_, _ = decodeNative("f.bsn", b, false, 1)
+		for _, level := range []VerifyLevel{VerifyStructure, VerifyChecksums} {
+			d, err := decodeNative("f.bsn", b, level, 2, nil)
+			checkAccepted(t, d, err)
+		}
+		_, _ = decodeNative("f.bsn", b, VerifyNone, 1, nil)
 	})
 }
 

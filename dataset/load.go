@@ -31,8 +31,8 @@ const (
 
 // LoadOptions modify Load. The zero value (or nil) means: pick the format
 // from the file, symmetrise as the format's users expect, keep the stored
-// split or make the default one with seed 0, verify checksums, and use
-// GOMAXPROCS goroutines.
+// split or make the default one with seed 0, check the structure of native
+// files (VerifyStructure), and use GOMAXPROCS goroutines.
 type LoadOptions struct {
 	// Split is a split specification (see SplitPlanetoid); "" keeps the
 	// stored split, or applies the default to a labelled dataset without one.
@@ -41,8 +41,11 @@ type LoadOptions struct {
 	Seed uint64
 	// Symmetry says whether reverse edges are added.
 	Symmetry Symmetry
-	// SkipVerify skips the checksums and structure checks of native files,
-	// trusting them (faster reloads of files this program wrote).
+	// Verify says how much of a native file is checked before use (see
+	// VerifyLevel); the zero value checks the structure but not the
+	// checksums.
+	Verify VerifyLevel
+	// SkipVerify, when true, means Verify: VerifyNone, whatever Verify says.
 	SkipVerify bool
 	// Threads is the number of goroutines; <= 0 means runtime.GOMAXPROCS(0).
 	Threads int
@@ -82,6 +85,12 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset
 	if o.Symmetry < SymmetryDefault || o.Symmetry > AsStored {
 		return nil, fmt.Errorf("dataset: LoadOptions.Symmetry %d unknown", o.Symmetry)
 	}
+	if o.Verify < VerifyDefault || o.Verify > VerifyNone {
+		return nil, fmt.Errorf("dataset: LoadOptions.Verify %d unknown", o.Verify)
+	}
+	if o.SkipVerify {
+		o.Verify = VerifyNone
+	}
 	format, err := Detect(path)
 	if err != nil {
 		return nil, err
@@ -95,7 +104,7 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset
 	symmetrize, built := false, false
 	switch format {
 	case FormatNative:
-		d, err = loadNative(path, !o.SkipVerify, o.Threads)
+		d, err = loadNative(path, o.Verify, o.Threads)
 	case FormatScipyNPZ, FormatGNNBench:
 		var z *npzArchive
 		if z, err = openNPZ(path); err != nil {
@@ -105,7 +114,7 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset
 		z.Close()
 		symmetrize = format == FormatGNNBench
 	case FormatOGB:
-		d, built, err = loadOGB(ctx, path, &o)
+		d, built, err = loadOGB(ctx, path, &o, ogbChunk)
 	case FormatMatrixMkt:
 		d, err = loadMatrixMarket(ctx, path, o.Threads)
 	case FormatEdgeList:

@@ -170,12 +170,12 @@ func writeNative(w io.Writer, d *Dataset) error {
 func alignUp(x, a int64) int64 { return (x + a - 1) / a * a }
 
 // loadNative maps the native file at path and decodes it in place.
-func loadNative(path string, verify bool, threads int) (*Dataset, error) {
-	buf, unmap, err := mapFile(path, verify)
+func loadNative(path string, level VerifyLevel, threads int) (*Dataset, error) {
+	buf, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, err
 	}
-	d, err := decodeNative(path, buf, verify, threads)
+	d, err := decodeNative(path, buf, level, threads, populate)
 	if err != nil {
 		unmap()
 		return nil, err
@@ -185,10 +185,11 @@ func loadNative(path string, verify bool, threads int) (*Dataset, error) {
 }
 
 // decodeNative decodes a native file held in buf; the Dataset's arrays alias
-// buf where it is suitably aligned. With verify, every array's CRC-32C and
-// the CSR structure are checked; without, only the header and the array
-// bounds are (O(1) work: nothing is read but the header).
-func decodeNative(name string, buf []byte, verify bool, threads int) (*Dataset, error) {
+// buf where it is suitably aligned. The header and the array bounds are
+// always checked (O(1) work: nothing is read but the header); level says what
+// else is (see VerifyLevel). populate, if non-nil, is called on the bytes
+// about to be verified.
+func decodeNative(name string, buf []byte, level VerifyLevel, threads int, populate func([]byte)) (*Dataset, error) {
 	bad := func(format string, a ...any) (*Dataset, error) {
 		return nil, fmt.Errorf("%s: %w: %s", name, ErrFormat, fmt.Sprintf(format, a...))
 	}
@@ -261,11 +262,6 @@ func decodeNative(name string, buf []byte, verify bool, threads int) (*Dataset, 
 			return bad("array %q has %d elements, want %d", k, a.Count, n)
 		}
 	}
-	if verify {
-		if err := verifyNative(name, buf, h.Arrays, threads); err != nil {
-			return nil, err
-		}
-	}
 	d := &Dataset{Name: h.Name, Weighted: h.Weighted, NumFeatures: int(h.NumFeatures), NumClasses: int(h.NumClasses)}
 	d.Adj = &spgemm.CSR{
 		Rows: int(h.Nodes), Cols: int(h.Nodes),
@@ -289,37 +285,12 @@ func decodeNative(name string, buf []byte, verify bool, threads int) (*Dataset, 
 	if d.Labels == nil {
 		d.NumClasses = 0
 	}
-	if verify {
-		if err := d.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+	if level != VerifyNone {
+		if err := verifyNative(name, buf, h.Arrays, d, level, threads, populate); err != nil {
+			return nil, err
 		}
 	}
 	return d, nil
-}
-
-// verifyNative checks every array's CRC-32C, several arrays at a time.
-func verifyNative(name string, buf []byte, arrays []nativeArray, threads int) error {
-	errs := make([]error, len(arrays))
-	sem := make(chan struct{}, numThreads(threads))
-	var wg sync.WaitGroup
-	for i, a := range arrays {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			b := buf[a.Offset : a.Offset+a.Count*dtypeSize(a.Dtype)]
-			if sum := crc32.Checksum(b, castagnoli); sum != a.CRC32C {
-				errs[i] = fmt.Errorf("%s: array %q: %w: checksum mismatch (CRC-32C %08x, recorded %08x): the file is corrupt",
-					name, a.Name, ErrFormat, sum, a.CRC32C)
-			}
-		})
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // view returns array a of buf as a []T, in place when buf is aligned for T

@@ -10,9 +10,10 @@ import (
 
 // mapFile maps the file read-write, copy-on-write (MAP_PRIVATE): callers may
 // modify the arrays in memory without touching the file. Pages are read in
-// on first use, so loading costs only the pages touched, unless populate
-// asks for all of them at once.
-func mapFile(path string, populate bool) ([]byte, func() error, error) {
+// on first use, so loading costs only the pages touched. (MAP_POPULATE is
+// not used: on a writable private mapping it breaks copy-on-write for every
+// page, copying the whole file; see populate.)
+func mapFile(path string) ([]byte, func() error, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -29,11 +30,7 @@ func mapFile(path string, populate bool) ([]byte, func() error, error) {
 	if size != int64(int(size)) {
 		return nil, nil, fmt.Errorf("%s: %d bytes do not fit the address space", path, size)
 	}
-	flags := syscall.MAP_PRIVATE
-	if populate {
-		flags |= mapPopulate
-	}
-	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, flags)
+	b, err := syscall.Mmap(int(f.Fd()), 0, int(size), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
 	if err != nil {
 		return nil, nil, fmt.Errorf("mmap %s: %w", path, err)
 	}

@@ -1,6 +1,7 @@
-//go:build unix && !linux
+//go:build !linux
 
 package dataset
 
-// mapPopulate is Linux's MAP_POPULATE; elsewhere pages fault in on use.
-const mapPopulate = 0
+// populate does nothing where MADV_POPULATE_READ does not exist: the pages
+// of a mapping fault in on first use.
+func populate([]byte) {}

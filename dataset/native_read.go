@@ -8,7 +8,7 @@ import (
 )
 
 // mapFile reads the whole file where memory mapping is not available.
-func mapFile(path string, _ bool) ([]byte, func() error, error) {
+func mapFile(path string) ([]byte, func() error, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err

@@ -396,7 +396,7 @@ func readNPYData[T int32 | int64 | float32](r io.Reader, h *npyHeader, dst []T, 
 		}
 		return nil
 	}
-	buf := make([]byte, npyChunk*dt.size)
+	buf := make([]byte, min(npyChunk, len(dst))*dt.size)
 	for off := 0; off < len(dst); off += npyChunk {
 		m := min(npyChunk, len(dst)-off)
 		b := buf[:m*dt.size]

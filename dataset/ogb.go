@@ -14,17 +14,21 @@ package dataset
 //	split/<name>/{train,valid,test}.csv.gz  optional, one node id per line
 //
 // Edge src -> dst becomes entry (dst, src) of Adj (row = the receiving node).
-// Edges are parsed line by line straight into the COO arrays, whose size
-// comes from num-edge-list (binary: from edge_index's shape, converted in
-// chunks), so a load holds the COO arrays (8 bytes per edge), FromCOO's
-// scratch and the final CSR, and never the text. Reverse edges are added
-// during that one CSR build.
+// The edges are streamed twice through a spgemm.CSRBuilder, ogbChunk edges
+// at a time: the first pass counts the entries of every row (reverse edges
+// included), the second writes each entry into the final arrays, which are
+// then sorted and deduplicated row by row in place. A load therefore holds
+// the final CSR (plus the slots of dropped duplicates and self loops until
+// they are packed away), 8 bytes per node of counters and one chunk of ids;
+// never the text, nor a COO copy of the edges. The price is parsing (and
+// decompressing) the edges twice.
 
 import (
 	"bufio"
 	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,7 +52,8 @@ type gzFile struct {
 	path string
 	f    *os.File
 	zr   *gzip.Reader
-	size int64 // compressed bytes
+	ra   *readAhead // decompresses zr ahead of the parser
+	size int64      // compressed bytes
 }
 
 func openGz(path string) (*gzFile, error) {
@@ -66,10 +71,10 @@ func openGz(path string) (*gzFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w: not a gzip stream: %v", path, ErrFormat, err)
 	}
-	return &gzFile{path: path, f: f, zr: zr, size: st.Size()}, nil
+	return &gzFile{path: path, f: f, zr: zr, ra: newReadAhead(zr, 256<<10, 4), size: st.Size()}, nil
 }
 
-func (g *gzFile) Close() error { g.zr.Close(); return g.f.Close() }
+func (g *gzFile) Close() error { g.ra.Close(); g.zr.Close(); return g.f.Close() }
 
 // maxLines bounds the lines an honest gzip file of this size can hold (a
 // deflate stream expands at most ~1032 times; a line has >= 2 bytes).
@@ -86,7 +91,7 @@ func openGzLines(path string) (*gzLines, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &gzLines{newLineReader(path, g.zr), g}, nil
+	return &gzLines{newLineReader(path, g.ra), g}, nil
 }
 
 // readCount reads a num-*-list file: one count per graph, summed.
@@ -123,7 +128,7 @@ func readCount(path string) (int64, error) {
 // reverse edges (and drops self loops) while building the CSR when o asks
 // for it, or by default for the CSV flavour, as OGB's own loaders do, and
 // reports whether it did.
-func loadOGB(ctx context.Context, dir string, o *LoadOptions) (d *Dataset, symmetrized bool, err error) {
+func loadOGB(ctx context.Context, dir string, o *LoadOptions, chunk int64) (d *Dataset, symmetrized bool, err error) {
 	raw := filepath.Join(dir, "raw")
 	binary := fileExists(filepath.Join(raw, "data.npz"))
 	coo := &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: o.Threads}
@@ -131,9 +136,9 @@ func loadOGB(ctx context.Context, dir string, o *LoadOptions) (d *Dataset, symme
 		coo.Symmetrize, coo.DropSelfLoops = true, true
 	}
 	if binary {
-		d, err = loadOGBBinary(ctx, raw, coo, o)
+		d, err = loadOGBBinary(ctx, raw, coo, o, chunk)
 	} else {
-		d, err = loadOGBCSV(ctx, raw, coo, o)
+		d, err = loadOGBCSV(ctx, raw, coo, o, chunk)
 	}
 	if err != nil {
 		return nil, false, err
@@ -150,7 +155,7 @@ func progress(o *LoadOptions, format string, a ...any) {
 	}
 }
 
-func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions) (*Dataset, error) {
+func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions, chunk int64) (*Dataset, error) {
 	n64, err := readCount(filepath.Join(raw, "num-node-list.csv.gz"))
 	if err != nil {
 		return nil, err
@@ -167,56 +172,28 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 	if err := checkNodeCount(filepath.Join(raw, "num-node-list.csv.gz"), n64, m); err != nil {
 		return nil, err
 	}
-	l, err := openGzLines(path)
-	if err != nil {
-		return nil, err
-	}
-	defer l.g.Close()
-	if m > l.g.maxLines() {
-		return nil, fmt.Errorf("%s: %w: num-edge-list declares %d edges, more than the file can hold", path, ErrFormat, m)
-	}
-	progress(o, "reading %d edges of %d nodes from %s", m, n, path)
-	src, dst := make([]int32, m), make([]int32, m)
-	var fs [][]byte
-	var k int64
-	for {
-		b, err := l.next(true)
-		if err != nil {
-			return nil, err
-		}
-		if b == nil {
-			break
-		}
-		if k >= m {
-			return nil, l.errf("more edges than the %d of num-edge-list.csv.gz", m)
-		}
-		if k%(1<<20) == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-		}
-		fs = fields(b, fs)
-		if len(fs) != 2 {
-			return nil, l.errf("%d fields, want 2 (src,dst)", len(fs))
-		}
-		for j, dstArr := range [2][]int32{src, dst} {
-			v, ok := parseID(fs[j])
-			if !ok || v >= n64 {
-				return nil, l.errf("node id %q is not an integer in [0, %d)", truncate(string(fs[j]), 40), n)
-			}
-			dstArr[k] = int32(v)
-		}
-		k++
-	}
-	if k != m {
-		return nil, fmt.Errorf("%s: %w: truncated: %d edges, num-edge-list.csv.gz declares %d", path, ErrFormat, k, m)
-	}
-	progress(o, "building the CSR")
-	adj, err := spgemm.FromCOO(n, n, dst, src, nil, coo)
+	b, err := spgemm.NewCSRBuilder(n, n, coo)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	src, dst = nil, nil
+	for pass := range 2 {
+		progress(o, "reading %d edges of %d nodes from %s (pass %d of 2)", m, n, path, pass+1)
+		err := readEdgeCSV(ctx, path, n64, m, chunk, func(src, dst []int32) error {
+			// Edge src -> dst is entry (dst, src).
+			if pass == 0 {
+				return b.Count(dst, src)
+			}
+			return b.Place(dst, src, nil)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	progress(o, "sorting the rows of the CSR")
+	adj, err := b.CSR()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
 	if feat := filepath.Join(raw, "node-feat.csv.gz"); fileExists(feat) {
 		progress(o, "reading node features from %s", feat)
@@ -231,6 +208,81 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 		d.NumClasses = numClasses(d.Labels)
 	}
 	return d, nil
+}
+
+// ogbChunk is the number of edges a streaming reader parses before handing
+// them to the CSR builder: 8 MiB of ids, small next to any graph worth
+// streaming, large enough to amortise the builder's per-chunk work.
+const ogbChunk = 1 << 20
+
+// readEdgeCSV parses the "src,dst" lines of an OGB edge.csv.gz, which must
+// hold exactly m edges with ids in [0, n), and calls fn with chunks of at
+// most chunk edges, in order, on another goroutine while it parses the next.
+func readEdgeCSV(ctx context.Context, path string, n, m, chunk int64, fn func(src, dst []int32) error) (err error) {
+	l, err := openGzLines(path)
+	if err != nil {
+		return err
+	}
+	defer l.g.Close()
+	if m > l.g.maxLines() {
+		return fmt.Errorf("%s: %w: num-edge-list declares %d edges, more than the file can hold", path, ErrFormat, m)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	pipe := newChunkPipe(max(min(m, chunk), 1), fn)
+	defer func() {
+		if werr := pipe.wait(); err == nil && werr != nil {
+			err = fmt.Errorf("%s: %w", path, werr)
+		}
+	}()
+	src, dst := pipe.buffers()
+	var fs [][]byte
+	var k int64 // edges read
+	j := 0      // edges in the buffers
+	for {
+		b, err := l.next(true)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			break
+		}
+		if k >= m {
+			return l.errf("more edges than the %d of num-edge-list.csv.gz", m)
+		}
+		fs = fields(b, fs)
+		if len(fs) != 2 {
+			return l.errf("%d fields, want 2 (src,dst)", len(fs))
+		}
+		for i, ids := range [2][]int32{src, dst} {
+			v, ok := parseID(fs[i])
+			if !ok || v >= n {
+				return l.errf("node id %q is not an integer in [0, %d)", truncate(string(fs[i]), 40), n)
+			}
+			ids[j] = int32(v)
+		}
+		k++
+		if j++; j == len(src) {
+			if err := pipe.send(j); err != nil {
+				return fmt.Errorf("%s: %w", path, err)
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			src, dst = pipe.buffers()
+			j = 0
+		}
+	}
+	if k != m {
+		return fmt.Errorf("%s: %w: truncated: %d edges, num-edge-list.csv.gz declares %d", path, ErrFormat, k, m)
+	}
+	if j > 0 {
+		if err := pipe.send(j); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	return nil
 }
 
 func fileExists(p string) bool {
@@ -326,7 +378,7 @@ func readLabelCSV(path string, n int) ([]int32, error) {
 	return labels, nil
 }
 
-func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions) (*Dataset, error) {
+func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions, chunk int64) (*Dataset, error) {
 	path := filepath.Join(raw, "data.npz")
 	z, err := openNPZ(path)
 	if err != nil {
@@ -345,33 +397,28 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		n64 += v
 	}
 	n := int(n64)
-	progress(o, "reading edge_index of %s", path)
-	ei, shape, err := readNumeric(z, "edge_index", 2, func(i, iv int64, fv float64, isInt bool) (int32, error) {
-		v, err := toInt64(i, iv, fv, isInt)
-		if err == nil && uint64(v) >= uint64(n64) {
-			err = fmt.Errorf("%w: element %d: node id %d outside [0, %d)", ErrFormat, i, v, n64)
-		}
-		return int32(v), err
-	})
-	if err != nil {
-		return nil, err
-	}
-	if shape[0] != 2 {
-		return nil, z.errf("edge_index", fmt.Errorf("%w: shape %v, want (2, E)", ErrFormat, shape))
-	}
-	m := shape[1]
-	if err := checkNodeCount(path, n64, m); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	progress(o, "building the CSR of %d edges", m)
-	adj, err := spgemm.FromCOO(n, n, ei[m:], ei[:m], nil, coo)
+	b, err := spgemm.NewCSRBuilder(n, n, coo)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	ei = nil
+	for pass := range 2 {
+		progress(o, "pass %d of 2 over edge_index of %s", pass+1, path)
+		err := readEdgeIndex(ctx, z, "edge_index", n64, chunk, func(src, dst []int32) error {
+			// Edge src -> dst is entry (dst, src).
+			if pass == 0 {
+				return b.Count(dst, src)
+			}
+			return b.Place(dst, src, nil)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	progress(o, "sorting the rows of the CSR")
+	adj, err := b.CSR()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
 	if z.has("node_feat") {
 		progress(o, "reading node_feat")
@@ -395,6 +442,72 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		}
 	}
 	return d, nil
+}
+
+// readEdgeIndex reads member key of z, a 2 x E integer array of node ids in
+// [0, n) (row 0 the sources, row 1 the destinations), and calls fn with
+// chunks of at most chunk edges. The two rows are read side by side
+// through two readers of the member, so only one chunk is ever held.
+func readEdgeIndex(ctx context.Context, z *npzArchive, key string, n, chunk int64, fn func(src, dst []int32) error) (err error) {
+	rs, h, err := z.open(key)
+	if err != nil {
+		return err
+	}
+	defer rs.Close()
+	if len(h.shape) != 2 || h.shape[0] != 2 {
+		return z.errf(key, fmt.Errorf("%w: shape %v, want (2, E)", ErrFormat, h.shape))
+	}
+	m := h.shape[1]
+	if err := checkNodeCount(z.name, n, m); err != nil {
+		return err
+	}
+	rd, _, err := z.open(key)
+	if err != nil {
+		return err
+	}
+	defer rd.Close()
+	if _, err := io.CopyN(io.Discard, rd, m*int64(h.dtype.size)); err != nil {
+		return z.errf(key, fmt.Errorf("%w: reading row 1: %v", ErrFormat, shortRead(err)))
+	}
+	// ids checks and converts one element; element i of the chunk at
+	// element base of the array is element base+i.
+	ids := func(base int64) npyConv[int32] {
+		return func(i, iv int64, fv float64, isInt bool) (int32, error) {
+			v, err := toInt64(base+i, iv, fv, isInt)
+			if err == nil && uint64(v) >= uint64(n) {
+				err = fmt.Errorf("%w: element %d: node id %d outside [0, %d)", ErrFormat, base+i, v, n)
+			}
+			return int32(v), err
+		}
+	}
+	c := max(min(m, chunk), 1)
+	pipe := newChunkPipe(c, fn)
+	defer func() {
+		if werr := pipe.wait(); err == nil && werr != nil {
+			err = z.errf(key, werr)
+		}
+	}()
+	for off := int64(0); off < m; off += c {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		k := min(c, m-off)
+		src, dst := pipe.buffers()
+		if err := readNPYData(rs, &h, src[:k], ids(off)); err != nil {
+			return z.errf(key, err)
+		}
+		if err := readNPYData(rd, &h, dst[:k], ids(m+off)); err != nil {
+			return z.errf(key, err)
+		}
+		if err := pipe.send(int(k)); err != nil {
+			return z.errf(key, err)
+		}
+	}
+	if err := pipe.wait(); err != nil {
+		return z.errf(key, err)
+	}
+	// Reading the member to its end makes the zip reader check its CRC-32.
+	return z.finish(key, rd)
 }
 
 // loadOGBSplit reads split/<name>/{train,valid,test}.csv.gz when the folder

@@ -33,23 +33,28 @@ func Gather(dst []float32, features []float32, f int, ids []int32) {
 			panic(spgemm.IndexError{Op: "featurex.Gather", Index: int(id), Len: n})
 		}
 	}
-	copyRows := func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			src := int(ids[r]) * f
-			copy(dst[r*f:(r+1)*f], features[src:src+f])
-		}
-	}
 	workers := min(runtime.GOMAXPROCS(0), len(dst)/minParallelFloats)
 	if workers <= 1 {
-		copyRows(0, len(ids))
+		// A direct call, so that the serial path allocates nothing (a
+		// closure shared with the goroutines below would escape).
+		gatherRows(dst, features, f, ids, 0, len(ids))
 		return
 	}
 	var wg sync.WaitGroup
 	for w := range workers {
 		lo, hi := w*len(ids)/workers, (w+1)*len(ids)/workers
-		wg.Go(func() { copyRows(lo, hi) })
+		wg.Go(func() { gatherRows(dst, features, f, ids, lo, hi) })
 	}
 	wg.Wait()
+}
+
+// gatherRows copies the feature rows of ids[lo:hi] into rows lo..hi-1 of
+// dst.
+func gatherRows(dst, features []float32, f int, ids []int32, lo, hi int) {
+	for r := lo; r < hi; r++ {
+		src := int(ids[r]) * f
+		copy(dst[r*f:(r+1)*f], features[src:src+f])
+	}
 }
 
 // Labels copies the labels of ids into dst: dst[r] = labels[ids[r]]. dst must

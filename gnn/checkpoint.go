@@ -59,8 +59,9 @@ func (t *Trainer) config() map[string]string {
 }
 
 // save writes the checkpoint after epochsDone epochs: to a temporary file in
-// the directory, synced, then renamed over CheckpointFile, so that a crash
-// leaves either the old or the new checkpoint, never a torn one.
+// the directory, synced, then renamed over CheckpointFile and the directory
+// synced, so that a crash leaves either the old or the new checkpoint, never
+// a torn one.
 func (t *Trainer) save(epochsDone int, history []EpochStats) error {
 	dir := t.opt.CheckpointDir
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -90,7 +91,24 @@ func (t *Trainer) save(epochsDone int, history []EpochStats) error {
 		os.Remove(tmp)
 		return fmt.Errorf("gnn: write checkpoint in %s: %w", dir, err)
 	}
+	// The rename is durable only once the directory entry is on disk.
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("gnn: write checkpoint in %s: %w", dir, err)
+	}
 	return nil
+}
+
+// syncDir flushes the directory dir to stable storage.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // loadCheckpoint reads the checkpoint of dir; it returns nil, nil when there

@@ -46,8 +46,12 @@
 // instead keeps them as a CSR matrix and transforms first, so that its cost
 // follows the nonzeros. Buffers are kept in the model and the trainer and
 // reused from one minibatch to the next; they grow only when a minibatch is
-// larger than every earlier one (spgemm's kernels may allocate scratch of
-// their own).
+// larger than every earlier one. What a training step still allocates is
+// spgemm's and the BLAS's: with one thread and OpenBLAS, a few hundred bytes
+// of work split per step whatever the minibatch's size; with more threads
+// spgemm.MulDenseT adds a count per source vertex (8 bytes each), and
+// gonum's pure-Go BLAS its per-tile jobs. TestStepReusesBuffers checks this
+// and BenchmarkTrainStep reports it.
 //
 // # Training and evaluation
 //

@@ -24,7 +24,9 @@ const DefaultInferChunkFloats = 4 << 20
 // holds the row sums of A+I, Linear reads no edge. No dropout is applied.
 // The rows are processed in chunks of chunkRows (0: as many as keep each
 // chunk's aggregate under DefaultInferChunkFloats), so besides the two n x
-// Hidden layer outputs the memory is bounded by the chunk size.
+// Hidden layer outputs (three for the first layer of sparse features: x·W
+// too), the normalised copy of adj's values, a CSR copy of sparse features
+// and O(n) vectors, the memory is bounded by the chunk size.
 //
 // It returns ctx's error if ctx is cancelled between chunks, and panics
 // with a spgemm.ShapeError if adj or features do not conform to the model.
@@ -142,6 +144,9 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 		}
 		in = out
 		out = nil
+		if sparse {
+			t = nil // only the first layer reads x·W; let it go
+		}
 	}
 	return pred, nil
 }

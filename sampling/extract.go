@@ -10,17 +10,22 @@ package sampling
 // and A_R·Q_C also produces the off-diagonal blocks (rows of minibatch m
 // against columns of minibatch m'), which are then thrown away: its cost
 // grows with the chunk size. The kernel here computes exactly the diagonal
-// blocks instead: per chunk of `semibulk` minibatches it gathers the rows
-// once (spgemm.GatherRows on the chunk's concatenated frontiers), then for
-// each minibatch of the chunk relabels the columns through a dense column
-// map (spgemm.ExtractColumns on the minibatch's rows), so the work is
-// O(nnz(A_R)) whatever the chunk size. The tests check it against the
-// literal products Q_R·A·Q_C with explicit selection matrices. The chunk is
-// the unit of parallel work and bounds the transient A_R; each worker owns
-// one dense column map of a.Cols entries. DefaultSemibulk = 8 comes from
-// ladiesbench (R-MAT scale 18, b = s = 512, k = 64, 2 threads): semibulk 1,
-// 8 and 64 took 51, 33 and 42 ms per minibatch (one chunk of 64 leaves a
-// thread idle; chunks of 1 pay a gather call per minibatch).
+// blocks instead, minibatch by minibatch: it marks the minibatch's chosen
+// columns in a dense column map (its Q_C) and reads each of its frontier
+// rows of A in place (the row of Q_R·A, not copied), keeping and
+// renumbering the entries whose column is marked; a row much longer than
+// the chosen list (a hub) is searched for each chosen column instead of
+// scanned. The work is O(nnz(A_R)) at most, whatever the chunk size. The
+// tests check it against the literal products Q_R·A·Q_C with explicit
+// selection matrices. A chunk of `semibulk` minibatches is the unit of
+// parallel work; since neither A_R nor a chunk-wide Q_C is formed, the
+// chunk size bounds no memory and changes no result. Each worker owns one
+// dense column map of a.Cols entries. Profiles of ladiesbench (R-MAT scale
+// 20, b = s = 512) put the layer's time about equally in forming the rows
+// of P and in this extraction, both reading the frontier's rows of A, and
+// about a tenth in the selection. (Gathering A_R with spgemm.GatherRows and
+// relabelling it with spgemm.ExtractColumns, which checks its n-entry map
+// on every call, cost twice as much.)
 
 import (
 	"cmp"
@@ -32,8 +37,8 @@ import (
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// DefaultSemibulk is the number of minibatches per extraction chunk when a
-// semibulk size of 0 is given.
+// DefaultSemibulk is the number of minibatches per extraction chunk (the
+// unit of parallel work) when a semibulk size of 0 is given.
 const DefaultSemibulk = 8
 
 // Extract returns the blocks A[rows[m], cols[m]] of the k = len(rows)
@@ -50,9 +55,10 @@ const DefaultSemibulk = 8
 // The minibatches are processed semibulk at a time (0 means
 // DefaultSemibulk) on threads goroutines (<= 0 means GOMAXPROCS); the
 // result is the same for every semibulk and thread count. The cost is
-// O(sum of the degrees of the rows + total length of cols), plus a dense
-// column map of a.Cols int32 per goroutine. The result shares no arrays
-// with the arguments.
+// O(sum of the degrees of the rows + total length of cols) at most (rows
+// far longer than their minibatch's cols are binary-searched instead of
+// scanned), plus a dense column map of a.Cols int32 per goroutine. The
+// result shares no arrays with the arguments.
 //
 // It panics with an spgemm.ShapeError if len(cols) != len(rows), with an
 // spgemm.IndexError if a row is outside [0, a.Rows) or a column outside
@@ -118,6 +124,7 @@ func extractBlocks(a *spgemm.CSR, spec *extractSpec, semibulk, threads int) *Lay
 			for i := range colMap {
 				colMap[i] = -1
 			}
+
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= nchunks {
@@ -135,23 +142,14 @@ func extractBlocks(a *spgemm.CSR, spec *extractSpec, semibulk, threads int) *Lay
 	return assembleLayer(blocks, spec.srcs)
 }
 
-// extractChunk computes the blocks of minibatches [lo, hi): one row
-// gather for the chunk, then one column relabelling per minibatch. colMap
-// is all -1 on entry and on return.
+// extractChunk computes the blocks of minibatches [lo, hi). colMap is all
+// -1 on entry and on return.
 func extractChunk(a *spgemm.CSR, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR) {
-	var chunkRows []int32
 	for m := lo; m < hi; m++ {
-		chunkRows = append(chunkRows, spec.rows[m]...)
-	}
-	ar := spgemm.GatherRows(a, chunkRows, 1)
-	r0 := 0
-	for m := lo; m < hi; m++ {
-		nr := len(spec.rows[m])
-		view := rowRange(ar, r0, r0+nr)
-		r0 += nr
-		for j, v := range spec.cols[m] {
+		cols := spec.cols[m]
+		for j, v := range cols {
 			if colMap[v] >= 0 {
-				for _, w := range spec.cols[m][:j] {
+				for _, w := range cols[:j] {
 					colMap[w] = -1
 				}
 				panic(spgemm.ArgError{Op: "Extract", Msg: fmt.Sprintf("vertex %d appears twice in cols[%d]", v, m)})
@@ -162,19 +160,61 @@ func extractChunk(a *spgemm.CSR, spec *extractSpec, lo, hi int, colMap []int32, 
 				colMap[v] = int32(j)
 			}
 		}
-		b := spgemm.ExtractColumns(view, colMap, spec.widths[m], 1)
-		for _, v := range spec.cols[m] {
+		var scale []float64
+		if spec.scale != nil {
+			scale = spec.scale[m]
+		}
+		blocks[m] = relabelRows(a, spec.rows[m], cols, colMap, spec.widths[m], scale)
+		for _, v := range cols {
 			colMap[v] = -1
 		}
-		if spec.scale != nil {
-			sc := spec.scale[m]
-			for p, c := range b.Indices {
-				b.Data[p] = float32(float64(b.Data[p]) * sc[c])
-			}
-		}
-		blocks[m] = b
 	}
 }
+
+// relabelRows returns the block Q_R·A·Q_C of one minibatch: row i is row
+// rows[i] of a restricted to the columns v with colMap[v] >= 0 (exactly
+// the vertices of cols), renumbered to colMap[v], with values times
+// scale[colMap[v]] (computed in float64) when scale is not nil. Q_R·A is
+// read in place: a row is scanned once through the dense colMap or, when
+// it is much longer than cols (a hub), searched for each vertex of cols.
+func relabelRows(a *spgemm.CSR, rows, cols, colMap []int32, width int, scale []float64) *spgemm.CSR {
+	b := &spgemm.CSR{Rows: len(rows), Cols: width, Indptr: make([]int64, len(rows)+1)}
+	for i, u := range rows {
+		lo, hi := a.Indptr[u], a.Indptr[u+1]
+		idx, vals := a.Indices[lo:hi], a.Data[lo:hi]
+		start := len(b.Indices)
+		if len(idx) > hubFactor*len(cols) {
+			for _, v := range cols {
+				if p, ok := slices.BinarySearch(idx, v); ok {
+					b.Indices, b.Data = append(b.Indices, colMap[v]), append(b.Data, vals[p])
+				}
+			}
+		} else {
+			for p, v := range idx {
+				if c := colMap[v]; c >= 0 {
+					b.Indices, b.Data = append(b.Indices, c), append(b.Data, vals[p])
+				}
+			}
+		}
+		row, rv := b.Indices[start:], b.Data[start:]
+		if !slices.IsSorted(row) {
+			sortPairs(row, rv)
+		}
+		if scale != nil {
+			for p, c := range row {
+				rv[p] = float32(float64(rv[p]) * scale[c])
+			}
+		}
+		b.Indptr[i+1] = int64(len(b.Indices))
+	}
+	return b
+}
+
+// hubFactor is how many times longer than the chosen column list a row
+// must be for relabelRows to binary-search the columns in it rather than
+// scan it: a search costs about log2(deg) reads of the row, a scan one
+// random read of colMap per entry.
+const hubFactor = 16
 
 // rowRange returns rows [lo, hi) of a as a CSR whose offsets start at 0; it
 // shares a's Indices and Data.

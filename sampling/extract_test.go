@@ -146,6 +146,50 @@ func TestExtractInduced(t *testing.T) {
 	}
 }
 
+// TestExtractHubRows: rows far longer than their minibatch's columns take
+// the binary-search path; the blocks must still be the induced submatrices
+// with sorted rows, for unsorted column lists and mixed row lengths.
+func TestExtractHubRows(t *testing.T) {
+	const n = 500
+	r := rand.New(rand.NewPCG(8, 8))
+	d := lwDense(lwRandomGraph(n, 3, true, 8))
+	for u := range 4 { // hubs: rows 0..3 hold most columns
+		for v := range n {
+			if r.IntN(10) < 9 {
+				d[u][v] = float32(1 + r.IntN(7))
+			}
+		}
+	}
+	a := lwFromDense(d)
+	rows := [][]int32{{0, 7, 1, 9, 3}, {2, 2, 400}, {}, {3}}
+	cols := [][]int32{{499, 3, 0, 250, 17}, {1, 0}, {5}, {}}
+	la := Extract(a, rows, cols, 2, 2)
+	hubPath := false
+	for m := range rows {
+		b, src := lwBlock(la, m)
+		if err := b.Validate(); err != nil {
+			t.Fatalf("block %d: %v", m, err)
+		}
+		if !reflect.DeepEqual(src, cols[m]) && len(cols[m]) > 0 {
+			t.Errorf("block %d: sources %v, want %v", m, src, cols[m])
+		}
+		got := lwDense(b)
+		for i, u := range rows[m] {
+			if a.RowNNZ(int(u)) > hubFactor*len(cols[m]) {
+				hubPath = true
+			}
+			for j, v := range cols[m] {
+				if got[i][j] != d[u][v] {
+					t.Fatalf("block %d: (%d,%d) = %v, want A[%d,%d] = %v", m, i, j, got[i][j], u, v, d[u][v])
+				}
+			}
+		}
+	}
+	if !hubPath {
+		t.Fatal("no row took the hub path: the test does not cover it")
+	}
+}
+
 // TestExtractLiteralProducts checks the kernel against the matrix
 // formulation: A_R = Q_R·A, then A_R·Q_C with an explicit Q_C holding one
 // column per (minibatch, chosen vertex), keeping the diagonal blocks.

@@ -57,7 +57,7 @@ func TestLayerWiseProbabilities(t *testing.T) {
 	}
 	for _, c := range cases {
 		s := lwNew(t, a, LayerWiseOptions{Method: c.method, Budgets: []int{1}})
-		p, _ := s.choose(frontiers, lwKeys(1, len(frontiers)), 1)
+		p := s.probabilities(frontiers)
 		sums := spgemm.RowSums(p, 1)
 		d := lwDense(p)
 		if len(d) != len(c.want) {
@@ -70,6 +70,23 @@ func TestLayerWiseProbabilities(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLayerWiseProbabilitiesMatchMul: the dense-accumulator rows of P
+// that the sampler draws from equal the general product
+// spgemm.Mul(QPerMinibatch(frontiers), A∘A) bit for bit, on a weighted
+// graph with non-integer weights, repeated and empty frontiers.
+func TestLayerWiseProbabilitiesMatchMul(t *testing.T) {
+	a := nwGraph(400, 30, true, 12)
+	frontiers := nwSeeds(400, 6, 40, 13)
+	frontiers = append(frontiers, nil, []int32{5}, []int32{7, 7})
+	s := lwNew(t, a, LayerWiseOptions{Budgets: []int{3}})
+	got := s.probabilities(frontiers)
+	want := spgemm.Mul(QPerMinibatch(frontiers, a.Rows), squareValues(a), nil)
+	if !reflect.DeepEqual(got.Indptr, want.Indptr) || !reflect.DeepEqual(got.Indices, want.Indices) ||
+		!reflect.DeepEqual(got.Data, want.Data) {
+		t.Errorf("P differs from Q·(A∘A): %d entries, want %d", got.NNZ(), want.NNZ())
 	}
 }
 

@@ -8,16 +8,26 @@ package sampling
 // frontier vertices and computes P_l = Q_l·(A∘A): P_l[m, v] is the squared
 // norm of column v of A restricted to the rows F_l^m. FastGCN uses the
 // squared column norms of the whole A, 1ᵀ·(A∘A), for every minibatch. Each
-// minibatch draws s_l columns C_l^m from its row (SelectPerMinibatch), the block
-// A[F_l^m, C_l^m] is extracted (extractBlocks) and normalised, and
-// F_{l+1}^m = F_l^m followed by the vertices of C_l^m not in F_l^m, in
-// increasing id order.
+// minibatch draws s_l columns C_l^m from its row (SelectPerMinibatch's
+// law), the block A[F_l^m, C_l^m] is extracted (extractBlocks) and
+// normalised, and F_{l+1}^m = F_l^m followed by the vertices of C_l^m not
+// in F_l^m, in increasing id order.
+//
+// The k x n matrix P is never formed: each worker computes one row of P at
+// a time in a dense accumulator (probRow, equal bit for bit to the row of
+// spgemm.Mul(Q, A∘A), tested), draws from it and keeps only the chosen
+// columns and their probabilities. This saves Mul's symbolic pass and the
+// memory of P: at R-MAT scale 20 with b = s = 512, a minibatch's second
+// layer reads about 1.2 million entries of A and its row of P has about
+// 250,000.
 
 import (
 	"context"
 	"fmt"
-	"math"
+	"math/bits"
 	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -117,12 +127,15 @@ func (o *LayerWiseOptions) Validate() error {
 }
 
 // LayerWise is the bulk layer-wise sampler (LADIES or FastGCN). It
-// implements Sampler; it is immutable and safe for concurrent use.
+// implements Sampler and is safe for concurrent use. It keeps per-thread
+// scratch space (a dense row of n float32 and an n-bit set) for later
+// calls; the garbage collector reclaims what stays unused.
 type LayerWise struct {
-	a   *spgemm.CSR // the adjacency
-	a2  *spgemm.CSR // A∘A (a itself when every value is 1)
-	fg  *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
-	opt LayerWiseOptions
+	a       *spgemm.CSR // the adjacency
+	a2      *spgemm.CSR // A∘A (a itself when every value is 1)
+	fg      *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
+	opt     LayerWiseOptions
+	workers sync.Pool // *lwWorker, reused across layers and calls
 }
 
 // NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
@@ -219,8 +232,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		for m := range keys {
 			keys[m] = stream.Row(epoch, first+m, l, -1)
 		}
-		p, chosen := s.choose(frontiers, keys, budget)
-		spec := s.layerSpec(frontiers, p, chosen)
+		spec := s.chooseLayer(frontiers, keys, budget)
 		la := extractBlocks(s.a, spec, s.opt.Semibulk, s.opt.Threads)
 		if !s.opt.Unbiased {
 			normalizeBlocks(la, s.opt.Threads)
@@ -231,43 +243,114 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	return bulk, nil
 }
 
-// choose returns the probability matrix P (k x n, or for FastGCN the single
-// shared row) and the chosen columns (k x n; a column drawn c times has
-// value c·P[m, v]).
-func (s *LayerWise) choose(frontiers [][]int32, keys []RowKey, budget int) (*spgemm.CSR, *spgemm.CSR) {
-	if s.fg != nil {
-		// One shared row: select from it once per minibatch, each with
-		// its own key, without materialising k copies.
-		k := len(frontiers)
-		rows := make([]*spgemm.CSR, k)
-		opt := SelectOptions{Weighted: true, Replace: s.opt.Replace}
-		lwParallel(k, s.opt.Threads, func(lo, hi int) {
-			for m := lo; m < hi; m++ {
-				rows[m] = SelectPerRow(s.fg, keys[m:m+1], budget, opt)
-			}
-		})
-		return s.fg, stackRows(rows, s.a.Cols)
-	}
-	q := QPerMinibatch(frontiers, s.a.Rows)
-	p := spgemm.Mul(q, s.a2, &spgemm.MulOptions{Threads: s.opt.Threads})
-	return p, selectPerMinibatch(p, keys, budget, s.opt.Replace, s.opt.Threads)
+// lwWorker is the scratch space of one goroutine of a layer-wise sampler.
+type lwWorker struct {
+	acc  []float32 // dense row of P being accumulated; zero between rows
+	seen []uint64  // bit set of the columns acc holds
+	q    []int32   // the frontier, sorted, without repeats
+	cols []int32   // P's row: column ids, ascending
+	vals []float32 // and values
+	sel  rowSelector
 }
 
-// layerSpec builds the extraction of one layer: the chosen columns of
-// minibatch m, their slots in F_{l+1}^m = F_l^m followed by the new
-// vertices, and the per-slot scale of the normalisation.
-func (s *LayerWise) layerSpec(frontiers [][]int32, p, chosen *spgemm.CSR) *extractSpec {
+func (s *LayerWise) getWorker() *lwWorker {
+	if w, ok := s.workers.Get().(*lwWorker); ok {
+		return w
+	}
+	n := s.a.Cols
+	return &lwWorker{acc: make([]float32, n), seen: make([]uint64, (n+63)/64)}
+}
+
+// probRow computes row m of P = Q·(A∘A) for the frontier f into w.cols
+// and w.vals: the squared values of A's rows f, summed per column. It is
+// spgemm.Mul(QPerMinibatch(...), A∘A) for one row (tested bit for bit):
+// a column's sum is accumulated in float32 over the frontier in increasing
+// vertex order, as Mul's accumulator does, and the row comes out sorted.
+// The dense accumulator and bit set avoid Mul's symbolic pass, its
+// allocation of P, and any sort.
+func (s *LayerWise) probRow(w *lwWorker, f []int32) {
+	q := append(w.q[:0], f...)
+	slices.Sort(q)
+	q = slices.Compact(q)
+	w.q = q
+	a2, acc, seen := s.a2, w.acc, w.seen
+	wlo, whi := len(seen), 0 // range of bit-set words touched
+	for _, u := range q {
+		lo, hi := a2.Indptr[u], a2.Indptr[u+1]
+		if lo == hi {
+			continue
+		}
+		idx, val := a2.Indices[lo:hi], a2.Data[lo:hi]
+		val = val[:len(idx)]
+		wlo, whi = min(wlo, int(idx[0]>>6)), max(whi, int(idx[len(idx)-1]>>6)+1)
+		for t, v := range idx {
+			seen[v>>6] |= 1 << (uint32(v) & 63)
+			acc[v] += val[t]
+		}
+	}
+	cols, vals := w.cols[:0], w.vals[:0]
+	for i := wlo; i < whi; i++ {
+		for b := seen[i]; b != 0; b &= b - 1 {
+			v := int32(i<<6 | bits.TrailingZeros64(b))
+			cols, vals = append(cols, v), append(vals, acc[v])
+			acc[v] = 0
+		}
+		seen[i] = 0
+	}
+	w.cols, w.vals = cols, vals
+}
+
+// probabilities returns P: for LADIES the k x n matrix whose row m is
+// probRow of frontiers[m], for FastGCN the one row 1ᵀ·(A∘A) that every
+// minibatch shares.
+func (s *LayerWise) probabilities(frontiers [][]int32) *spgemm.CSR {
+	if s.fg != nil {
+		return s.fg
+	}
+	w := s.getWorker()
+	defer s.workers.Put(w)
+	p := &spgemm.CSR{Rows: len(frontiers), Cols: s.a.Cols, Indptr: make([]int64, len(frontiers)+1)}
+	for m, f := range frontiers {
+		s.probRow(w, f)
+		p.Indices, p.Data = append(p.Indices, w.cols...), append(p.Data, w.vals...)
+		p.Indptr[m+1] = int64(len(p.Indices))
+	}
+	return p
+}
+
+// chooseLayer draws the columns of every minibatch from its row of P with
+// keys[m] (SelectPerMinibatch's law) and builds the extraction of the
+// layer: the chosen columns of minibatch m, their slots in F_{l+1}^m =
+// F_l^m followed by the new vertices, and the per-slot scale of the
+// normalisation. Minibatches run in parallel, each computing its row of P
+// in a worker's dense accumulator; no k x n matrix is formed.
+func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) *extractSpec {
 	k := len(frontiers)
 	spec := &extractSpec{rows: frontiers, cols: make([][]int32, k), slots: make([][]int32, k),
 		srcs: make([][]int32, k), widths: make([]int, k), scale: make([][]float64, k)}
+	opt := SelectOptions{Weighted: true, Replace: s.opt.Replace}
+	fgTotal := 0.0
+	if s.fg != nil {
+		fgTotal = positiveSum(s.fg.Data)
+	}
 	lwParallel(k, s.opt.Threads, func(lo, hi int) {
+		w := s.getWorker()
+		defer s.workers.Put(w)
 		for m := lo; m < hi; m++ {
-			prow := m
+			var pCols []int32
+			var pVals []float32
+			var total float64
 			if s.fg != nil {
-				prow = 0
+				pCols, pVals, total = s.fg.Indices, s.fg.Data, fgTotal
+			} else {
+				s.probRow(w, frontiers[m])
+				pCols, pVals, total = w.cols, w.vals, positiveSum(w.vals)
 			}
-			pIdx, pVal := p.Row(prow)
-			cIdx, cVal := chosen.Row(m)
+			pos, mult := w.sel.choose(keys[m], pCols, pVals, budget, opt)
+			cIdx := make([]int32, len(pos))
+			for j, p := range pos {
+				cIdx[j] = pCols[p]
+			}
 			src, slots := appendNew(frontiers[m], cIdx)
 			spec.cols[m], spec.slots[m], spec.srcs[m], spec.widths[m] = cIdx, slots, src, len(src)
 			sc := make([]float64, len(src))
@@ -276,36 +359,37 @@ func (s *LayerWise) layerSpec(frontiers [][]int32, p, chosen *spgemm.CSR) *extra
 					sc[c] = 1
 				}
 			} else {
-				total := 0.0
-				for _, x := range pVal {
-					if x > 0 {
-						total += float64(x)
-					}
-				}
-				// A column drawn c times has value c·P[m, v]; draws is the
-				// budget with replacement and the number of columns taken
-				// without. sc first holds c/p_v with p_v = P[m, v]/total.
+				// A column drawn c times contributes c/p_v with
+				// p_v = P[m, v]/total; draws is the budget with
+				// replacement and the number of columns taken without.
 				draws := 0.0
-				pi := 0
-				for j, v := range cIdx {
-					for pIdx[pi] != v {
-						pi++
-					}
+				for j, p := range pos {
 					c := 1.0
-					if s.opt.Replace {
-						c = math.Round(float64(cVal[j]) / float64(pVal[pi]))
+					if mult != nil {
+						c = float64(mult[j])
 					}
 					draws += c
-					sc[slots[j]] = c * total / float64(pVal[pi])
+					sc[slots[j]] = c * total / float64(pVals[p])
 				}
-				for j := range cIdx {
-					sc[slots[j]] /= draws
+				for _, c := range slots {
+					sc[c] /= draws
 				}
 			}
 			spec.scale[m] = sc
 		}
 	})
 	return spec
+}
+
+// positiveSum returns the float64 sum of the positive values, in order.
+func positiveSum(vals []float32) float64 {
+	total := 0.0
+	for _, x := range vals {
+		if x > 0 {
+			total += float64(x)
+		}
+	}
+	return total
 }
 
 // normalizeBlocks scales every row of every block of la to sum to 1.

@@ -27,6 +27,7 @@ package sampling
 
 import (
 	"fmt"
+	"math"
 	"math/bits"
 	"slices"
 	"sort"
@@ -294,13 +295,21 @@ func (sel *rowSelector) weighted(key RowKey, cols []int32, vals []float32, s int
 		if !(v > 0) {
 			continue
 		}
-		k := key.ExpKey(int64(cols[i]), float64(v))
+		u := key.Float64(int64(cols[i]))
 		if len(pos) < s {
-			pos, hk = append(pos, int32(i)), append(hk, k)
+			pos, hk = append(pos, int32(i)), append(hk, -math.Log(u)/float64(v))
 			siftUp(hk, pos, len(pos)-1)
 			continue
 		}
-		if k < hk[0] {
+		// Since -ln(u) >= 1-u, the key is at least (1-u)/w: when that
+		// bound reaches the largest kept key, the entry cannot enter and
+		// the logarithm is skipped (most entries of a long row, once the
+		// heap holds small keys). The margin exceeds the rounding of both
+		// sides, so the choice is exactly that of comparing the full keys.
+		if 1-u >= hk[0]*float64(v)*(1+1e-9) {
+			continue
+		}
+		if k := -math.Log(u) / float64(v); k < hk[0] {
 			hk[0], pos[0] = k, int32(i)
 			siftDown(hk, pos, 0)
 		}

@@ -147,14 +147,20 @@ func checkCOO(rows, cols int, src, dst []int32, vals []float32, o *COOOptions) e
 	default:
 		return fmt.Errorf("%w: unknown duplicate policy %v", ErrCOO, o.Duplicates)
 	}
+	return cooCheckIDs(rows, cols, src, dst, 0)
+}
+
+// cooCheckIDs returns an error naming the first entry whose row or column id
+// is out of range; entry k is called base+k.
+func cooCheckIDs(rows, cols int, src, dst []int32, base int64) error {
 	// One compare per id catches negatives too. The scan is memory-bound and
 	// cheap next to the build, so it stays serial and reports the first entry.
 	for k := range src {
 		if uint32(src[k]) >= uint32(rows) {
-			return fmt.Errorf("%w: entry %d: row id %d outside [0, %d)", ErrCOO, k, src[k], rows)
+			return fmt.Errorf("%w: entry %d: row id %d outside [0, %d)", ErrCOO, base+int64(k), src[k], rows)
 		}
 		if uint32(dst[k]) >= uint32(cols) {
-			return fmt.Errorf("%w: entry %d: column id %d outside [0, %d)", ErrCOO, k, dst[k], cols)
+			return fmt.Errorf("%w: entry %d: column id %d outside [0, %d)", ErrCOO, base+int64(k), dst[k], cols)
 		}
 	}
 	return nil
@@ -241,13 +247,21 @@ func (b *cooBuilder) build() *CSR {
 		}
 	})
 	sc = cooScratch{}
-	bounds := cooSplitRows(c.Indptr, t)
+	cooFinish(c, t, b.opt.Duplicates, make([]int64, b.rows), 8)
+	return c
+}
 
-	// Pass 3: sort rows, merge duplicates, compact within each range.
+// cooFinish sorts every row of c, whose entries have been placed in input
+// order (duplicates included) in the ranges of c.Indptr, merges duplicates by
+// policy and packs the rows together, on t goroutines. newLen is scratch of
+// c.Rows elements. When more than 1/shrink of the entries were dropped, the
+// arrays are copied to their new length to give the memory back.
+func cooFinish(c *CSR, t int, policy DuplicatePolicy, newLen []int64, shrink int64) {
+	nnz := c.Indptr[c.Rows]
+	bounds := cooSplitRows(c.Indptr, t)
 	kept := make([]int64, t) // entries kept by range w, compacted at Indptr[bounds[w]]
-	newLen := make([]int64, b.rows)
 	cooParallel(t, func(w int) {
-		kept[w] = b.finish(c, bounds[w], bounds[w+1], newLen)
+		kept[w] = cooFinishRows(c, bounds[w], bounds[w+1], newLen, policy)
 	})
 	// Move the compacted ranges together. Range w's destination never passes
 	// the start of range w+1's data, so in-order memmoves are safe.
@@ -260,11 +274,11 @@ func (b *cooBuilder) build() *CSR {
 		}
 		out += kept[w]
 	}
-	for i := 0; i < b.rows; i++ {
+	for i := 0; i < c.Rows; i++ {
 		c.Indptr[i+1] = c.Indptr[i] + newLen[i]
 	}
 	if out < nnz {
-		if nnz-out > nnz/8 {
+		if nnz-out > nnz/shrink {
 			// Give back the memory of many dropped duplicates.
 			c.Indices = slices.Clone(c.Indices[:out])
 			c.Data = slices.Clone(c.Data[:out])
@@ -272,7 +286,6 @@ func (b *cooBuilder) build() *CSR {
 			c.Indices, c.Data = c.Indices[:out:out], c.Data[:out:out]
 		}
 	}
-	return c
 }
 
 // cooBlockEntries is the average number of entries per row block of the
@@ -350,10 +363,10 @@ func (sc *cooScratch) place(c *CSR, p, q int64, lo, hi int) {
 	}
 }
 
-// finish sorts every row of [lo, hi) by column (stably), merges duplicates,
-// records each row's new length in newLen and packs the rows to the front of
-// the range. It returns the number of entries kept.
-func (b *cooBuilder) finish(c *CSR, lo, hi int, newLen []int64) int64 {
+// cooFinishRows sorts every row of [lo, hi) by column (stably), merges
+// duplicates by policy, records each row's new length in newLen and packs the
+// rows to the front of the range. It returns the number of entries kept.
+func cooFinishRows(c *CSR, lo, hi int, newLen []int64, policy DuplicatePolicy) int64 {
 	var keys []uint64
 	var ibuf []int32
 	var vbuf []float32
@@ -369,7 +382,7 @@ func (b *cooBuilder) finish(c *CSR, lo, hi int, newLen []int64) int64 {
 		default:
 			cooInsertionSort(idx, val)
 		}
-		m := cooMerge(idx, val, b.opt.Duplicates)
+		m := cooMerge(idx, val, policy)
 		copy(c.Indices[out:], idx[:m])
 		copy(c.Data[out:], val[:m])
 		out += int64(m)

@@ -59,8 +59,20 @@ func (m *CSR) Clone() *CSR {
 var ErrInvalid = errors.New("spgemm: invalid CSR")
 
 // Validate checks the CSR invariant and returns an error naming the first
-// violation found, or nil. It costs O(Rows + nnz).
+// violation found, or nil. It costs O(Rows + nnz). It is ValidateOffsets
+// followed by ValidateRows(0, m.Rows).
 func (m *CSR) Validate() error {
+	if err := m.ValidateOffsets(); err != nil {
+		return err
+	}
+	return m.ValidateRows(0, m.Rows)
+}
+
+// ValidateOffsets checks the part of the CSR invariant that costs O(Rows):
+// the shape, the row offsets and the lengths of the arrays. A CSR that
+// passes it may be checked row range by row range, in parallel, with
+// ValidateRows.
+func (m *CSR) ValidateOffsets() error {
 	if m.Rows < 0 || m.Cols < 0 {
 		return fmt.Errorf("%w: negative shape %d x %d", ErrInvalid, m.Rows, m.Cols)
 	}
@@ -91,21 +103,59 @@ func (m *CSR) Validate() error {
 	if int64(len(m.Data)) != nnz {
 		return fmt.Errorf("%w: data has length %d, want indptr[rows] = %d", ErrInvalid, len(m.Data), nnz)
 	}
-	for i := 0; i < m.Rows; i++ {
-		prev := int32(-1)
-		for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
-			c := m.Indices[p]
-			if c < 0 || int(c) >= m.Cols {
-				return fmt.Errorf("%w: row %d: column id %d (entry %d) outside [0, %d)", ErrInvalid, i, c, p, m.Cols)
-			}
-			if c <= prev {
-				if c == prev {
-					return fmt.Errorf("%w: row %d: duplicate column id %d (entry %d)", ErrInvalid, i, c, p)
-				}
-				return fmt.Errorf("%w: row %d: column ids not sorted (%d after %d, entry %d)", ErrInvalid, i, c, prev, p)
-			}
-			prev = c
+	return nil
+}
+
+// ValidateRows checks that the column ids of rows [lo, hi) are strictly
+// increasing and lie in [0, Cols), and returns an error naming the first
+// violation. m must have passed ValidateOffsets; lo and hi outside
+// 0 <= lo <= hi <= Rows panic with an IndexError.
+func (m *CSR) ValidateRows(lo, hi int) error {
+	if lo < 0 || lo > hi {
+		panic(IndexError{Op: "ValidateRows", Index: lo, Len: m.Rows + 1})
+	}
+	if hi > m.Rows {
+		panic(IndexError{Op: "ValidateRows", Index: hi, Len: m.Rows + 1})
+	}
+	last := int64(m.Cols) - 1
+	for i := lo; i < hi; i++ {
+		row := m.Indices[m.Indptr[i]:m.Indptr[i+1]]
+		if len(row) == 0 {
+			continue
 		}
+		// A row is valid when it is strictly increasing, its first id is
+		// >= 0 and its last < Cols. Every check is a difference that is
+		// negative exactly when it fails; OR-ing them needs no branch per
+		// entry, which makes this loop about twice as fast (it checks
+		// every native file on load). A failing row is rescanned for the
+		// message.
+		acc := int64(row[0]) | (last - int64(row[len(row)-1]))
+		prev := int64(row[0])
+		for _, c := range row[1:] {
+			acc |= int64(c) - prev - 1
+			prev = int64(c)
+		}
+		if acc < 0 {
+			return m.rowError(i)
+		}
+	}
+	return nil
+}
+
+// rowError describes the first bad column id of row i.
+func (m *CSR) rowError(i int) error {
+	prev := int32(-1)
+	for p := m.Indptr[i]; p < m.Indptr[i+1]; p++ {
+		c := m.Indices[p]
+		switch {
+		case c < 0 || int(c) >= m.Cols:
+			return fmt.Errorf("%w: row %d: column id %d (entry %d) outside [0, %d)", ErrInvalid, i, c, p, m.Cols)
+		case c == prev:
+			return fmt.Errorf("%w: row %d: duplicate column id %d (entry %d)", ErrInvalid, i, c, p)
+		case c < prev:
+			return fmt.Errorf("%w: row %d: column ids not sorted (%d after %d, entry %d)", ErrInvalid, i, c, prev, p)
+		}
+		prev = c
 	}
 	return nil
 }

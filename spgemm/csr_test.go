@@ -2,6 +2,9 @@ package spgemm
 
 import (
 	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -96,4 +99,50 @@ func TestMaybe(t *testing.T) {
 		}
 	}()
 	_ = Maybe(func() { panic("other") })
+}
+
+// TestValidateRowsRandom corrupts one column id of random matrices and
+// checks ValidateRows (and Validate) against a per-entry check, on ranges of
+// rows, including extreme ids that would overflow 32-bit differences.
+func TestValidateRowsRandom(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	extremes := []int32{math.MinInt32, math.MaxInt32, -1, 0}
+	for trial := range 300 {
+		m := randomMatrix(r, 1+r.IntN(12), 1+r.IntN(12), 0.4, matrixKind(r.IntN(3)), true)
+		if m.NNZ() == 0 {
+			continue
+		}
+		p := r.Int64N(m.NNZ())
+		v := int32(r.IntN(m.Cols+2) - 1)
+		if trial%5 == 0 {
+			v = extremes[r.IntN(len(extremes))]
+		}
+		m.Indices[p] = v
+		bad := -1 // the first bad row, by the obvious check
+		for i := 0; i < m.Rows && bad < 0; i++ {
+			prev := int32(-1)
+			for q := m.Indptr[i]; q < m.Indptr[i+1]; q++ {
+				if c := m.Indices[q]; c < 0 || int(c) >= m.Cols || c <= prev {
+					bad = i
+					break
+				} else {
+					prev = c
+				}
+			}
+		}
+		err := m.Validate()
+		if (err != nil) != (bad >= 0) || err != nil && !strings.Contains(err.Error(), fmt.Sprintf("row %d:", bad)) {
+			t.Fatalf("trial %d: %+v: Validate() = %v, first bad row %d", trial, m, err, bad)
+		}
+		for lo := 0; lo <= m.Rows; lo++ {
+			hi := lo + r.IntN(m.Rows-lo+1)
+			err := m.ValidateRows(lo, hi)
+			if want := bad >= lo && bad < hi; (err != nil) != want {
+				t.Fatalf("trial %d: ValidateRows(%d, %d) = %v, bad row %d", trial, lo, hi, err, bad)
+			}
+		}
+	}
+	m := csrFromRows(3, [][]float32{{1, 0, 2}})
+	checkPanic(t, func() { m.ValidateRows(0, 2) }, IndexError{Op: "ValidateRows", Index: 2, Len: 2})
+	checkPanic(t, func() { m.ValidateRows(-1, 0) }, IndexError{Op: "ValidateRows", Index: -1, Len: 2})
 }

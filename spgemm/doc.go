@@ -4,7 +4,8 @@
 // variant), sparse times dense products (SpMM: MulDense, MulDenseT),
 // transposition, row and column extraction (GatherRows, ExtractColumns),
 // element-wise operations (Scale, Square), row sums and row normalisation,
-// building from coordinates (FromCOO) and conversion to and from gonum's mat
+// building from coordinates (FromCOO, or CSRBuilder in two passes over
+// a stream of entries too large to hold) and conversion to and from gonum's mat
 // types (*CSR is a mat.Matrix; ToDense, FromMatrix).
 //
 // It imports nothing else from bulksample; distributed products live in

@@ -78,6 +78,8 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 		return nil, usageError(fs, "--semibulk %d: want >= 0", c.semibulk)
 	case c.method != "node" && (c.baseline || c.nw.Weighted):
 		return nil, usageError(fs, "--method %s: --baseline and --weighted apply to --method node only", c.method)
+	case c.method != "node" && c.nw.MaxBulkEdges != 0:
+		return nil, usageError(fs, "--method %s: --max-bulk-edges applies to --method node only", c.method)
 	}
 	if c.nw.Fanouts, err = sampleFanouts(*fanout); err != nil {
 		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
@@ -87,6 +89,9 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	}
 	if c.nw.Frontier, err = sampling.ParseFrontierMode(*frontier); err != nil {
 		return nil, usageError(fs, "--frontier %q: want all or new", *frontier)
+	}
+	if c.method != "node" && c.nw.Frontier != sampling.FrontierAll {
+		return nil, usageError(fs, "--method %s: --frontier %s applies to --method node only (layer-wise samplers expand the whole frontier)", c.method, *frontier)
 	}
 	c.plan.Seed = c.nw.Seed
 	return c, nil

@@ -173,6 +173,11 @@ func TestSampleLayerWiseDigestInvariant(t *testing.T) {
 				t.Fatalf("%v: exit %d: %s", args, code, stderr)
 			}
 			m := lastJSON[map[string]any](t, stdout)
+			for _, key := range []string{"sampled_edges", "minibatches", "seconds", "seps", "digest"} {
+				if _, ok := m[key]; !ok {
+					t.Errorf("%v: JSON lacks %q: %v", args, key, m)
+				}
+			}
 			if m["sampler"] != method || m["minibatches"].(float64) != 25 || m["sampled_edges"].(float64) <= 0 {
 				t.Errorf("%v: summary %v", args, m)
 			}
@@ -198,6 +203,9 @@ func TestSampleLayerWiseFlagErrors(t *testing.T) {
 		{[]string{"--method", "ladies", "--fanout", "-1,5"}, "--fanout"},
 		{[]string{"--method", "ladies", "--baseline"}, "--baseline"},
 		{[]string{"--method", "fastgcn", "--semibulk", "-2"}, "--semibulk"},
+		{[]string{"--method", "ladies", "--frontier", "new"}, "--frontier"},
+		{[]string{"--method", "fastgcn", "--max-bulk-edges", "100"}, "--max-bulk-edges"},
+		{[]string{"--method", "ladies", "--weighted"}, "--weighted"},
 	} {
 		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.flag) {

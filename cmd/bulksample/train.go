@@ -30,7 +30,7 @@ import (
 type trainConfig struct {
 	data         string
 	split        string
-	normFeatures bool
+	normFeatures normMode
 	sampler      string
 	fanouts      []int // node-wise fanouts, or layer-wise budgets
 	opt          gnn.TrainOptions
@@ -53,7 +53,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	c := &trainConfig{}
 	fs.StringVar(&c.data, "data", "", "dataset: a path (any format bulksample reads), cora, citeseer or synthetic[:k=v,...]; required")
 	fs.StringVar(&c.split, "split", "", `split of a dataset read from a file: "" keeps the stored one or the default, planetoid[:T,V,E], random:a,b,c`)
-	fs.BoolVar(&c.normFeatures, "norm-features", false, "scale every feature row to sum 1 (the Planetoid protocol for bag-of-words features)")
+	fs.Var(&c.normFeatures, "norm-features", "scale every feature row to sum 1, the Planetoid protocol for bag-of-words features\n"+
+		"(PyG's NormalizeFeatures): auto (on for cora and citeseer, by name or file name, off otherwise), on or off;\n"+
+		"the bare flag means on; give the others as --norm-features=off (default auto)")
 	model := fs.String("model", "sage", "model: sage (GraphSAGE mean), gcn, or linear (features only)")
 	fs.StringVar(&c.sampler, "sampler", "node", "sampler: node (node-wise), ladies or fastgcn (layer-wise)")
 	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
@@ -78,6 +80,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	c.opt.Dropout = float32(*dropout)
 	var err error
 	switch {
+	case fs.NArg() > 0 && isNormMode(fs.Arg(0)):
+		return nil, usageError(fs, "unexpected argument %q (write --norm-features=%s)", fs.Arg(0), fs.Arg(0))
 	case fs.NArg() > 0:
 		return nil, usageError(fs, "unexpected argument %q", fs.Arg(0))
 	case c.data == "":
@@ -163,6 +167,55 @@ type trainSummary struct {
 	SEPS         float64      `json:"seps"`
 	Phases       phaseSeconds `json:"phase_seconds"`
 	LoadSeconds  float64      `json:"load_seconds"`
+	// NormFeatures says whether the feature rows were scaled to sum 1
+	// (--norm-features).
+	NormFeatures bool `json:"norm_features"`
+}
+
+// normMode is the value of --norm-features: "auto" (the zero value), "on"
+// or "off". It is a boolean flag, so the bare --norm-features means on.
+type normMode string
+
+func (m *normMode) String() string {
+	if m == nil || *m == "" {
+		return "auto"
+	}
+	return string(*m)
+}
+
+// isNormMode reports whether s is a value of --norm-features other than true
+// and false.
+func isNormMode(s string) bool { return s == "auto" || s == "on" || s == "off" }
+
+func (m *normMode) Set(s string) error {
+	switch {
+	case isNormMode(s):
+		*m = normMode(s)
+	case s == "true":
+		*m = "on"
+	case s == "false":
+		*m = "off"
+	default:
+		return fmt.Errorf("want auto, on or off")
+	}
+	return nil
+}
+
+func (m *normMode) IsBoolFlag() bool { return true }
+
+// applies reports whether the features of the dataset called name (as
+// dataset.Load names it: the file name without extensions) are normalised.
+// auto normalises the gnn-benchmark bag-of-words datasets cora and citeseer,
+// as PyG users' Planetoid datasets with NormalizeFeatures are.
+func (m normMode) applies(name string) bool {
+	switch m {
+	case "on":
+		return true
+	case "off":
+		return false
+	}
+	name = strings.ToLower(name)
+	return name == "cora" || name == "citeseer"
 }
 
 type phaseSeconds struct {
@@ -185,7 +238,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	loadSec := time.Since(t0).Seconds()
-	if c.normFeatures && ds.NumFeatures > 0 {
+	normalized := c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
+	if normalized {
 		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
 	}
 	s, err := newTrainSampler(ds, c)
@@ -196,8 +250,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if c.opt.Arch == gnn.Linear {
 		samplerName = "seeds-only"
 	}
-	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s\n",
-		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt))
+	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s, feature rows normalised: %v\n",
+		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt), normalized)
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
 	c.opt.OnMinibatch = bar.minibatch
 	tr, err := gnn.NewTrainer(ds, s, c.opt)
@@ -213,6 +267,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	sum := summarize(c, ds, res, loadSec)
+	sum.NormFeatures = normalized
 	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f), %.3gM SEPS, BLAS %s\n",
 		sum.BestEpoch+1, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
 		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sum.SEPS/1e6, sum.BLAS)

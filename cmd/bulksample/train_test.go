@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"image/png"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -39,8 +40,99 @@ func TestTrainCLI(t *testing.T) {
 	if n := strings.Count(stdout, "epoch "); n < 3 {
 		t.Errorf("stdout has %d epoch lines; want one per epoch\n%s", n, stdout)
 	}
-	if b, err := os.ReadFile(plot); err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
-		t.Errorf("--plot did not write a PNG: %v", err)
+	if s.NormFeatures {
+		t.Error("norm_features is true for a synthetic graph with --norm-features auto")
+	}
+	checkPNG(t, plot)
+}
+
+// checkPNG decodes the image at path and checks that it has a plausible size
+// and is not blank.
+func checkPNG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("--plot did not write its file: %v", err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatalf("--plot wrote %s, which does not decode as PNG: %v", path, err)
+	}
+	b := img.Bounds()
+	if b.Dx() < 200 || b.Dy() < 100 {
+		t.Errorf("plot is %d x %d pixels; want a readable size", b.Dx(), b.Dy())
+	}
+	colours := map[[4]uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, a := img.At(x, y).RGBA()
+			colours[[4]uint32{r, g, bl, a}] = true
+		}
+	}
+	if len(colours) < 3 {
+		t.Errorf("plot has %d distinct colours; want axes, text and curves", len(colours))
+	}
+}
+
+// TestTrainCLILayerWise trains GCN end to end on LADIES and FastGCN samples.
+func TestTrainCLILayerWise(t *testing.T) {
+	for _, sampler := range []string{"ladies", "fastgcn"} {
+		code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--model", "gcn", "--sampler", sampler,
+			"--fanout", "256,256", "--batch", "128", "--bulk", "4", "--epochs", "3", "--hidden", "16", "--json")
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", sampler, code, stderr)
+		}
+		s := lastJSON[trainSummary](t, stdout)
+		if s.Model != "gcn" || s.Sampler != sampler || s.Epochs != 3 || !reflect.DeepEqual(s.Fanouts, []int{256, 256}) {
+			t.Errorf("%s: summary %+v does not describe the run", sampler, s)
+		}
+		if s.TestAcc < 0.4 || !(s.SEPS > 0) {
+			t.Errorf("%s: test accuracy %.3f (4 classes), SEPS %g: the run did not learn or sample", sampler, s.TestAcc, s.SEPS)
+		}
+	}
+}
+
+// TestNormFeaturesFlag: --norm-features takes auto (the default), on or off
+// (also true and false, and bare for on); auto normalises cora and citeseer
+// only.
+func TestNormFeaturesFlag(t *testing.T) {
+	tests := []struct {
+		args []string
+		want normMode
+	}{
+		{nil, ""},
+		{[]string{"--norm-features"}, "on"},
+		{[]string{"--norm-features=on"}, "on"},
+		{[]string{"--norm-features=true"}, "on"},
+		{[]string{"--norm-features=off"}, "off"},
+		{[]string{"--norm-features=false"}, "off"},
+		{[]string{"--norm-features=auto"}, "auto"},
+	}
+	for _, tc := range tests {
+		var buf bytes.Buffer
+		c, err := parseTrainFlags(&env{stdout: &buf, stderr: &buf}, append([]string{"--data", "x.npz"}, tc.args...))
+		if err != nil || c.normFeatures != tc.want {
+			t.Errorf("%q: mode %q, err %v; want %q", tc.args, c.normFeatures, err, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		mode normMode
+		name string
+		want bool
+	}{
+		{"", "cora", true}, {"auto", "citeseer", true}, {"auto", "CiteSeer", true}, {"auto", "planted-partition", false},
+		{"auto", "products", false}, {"on", "products", true}, {"off", "cora", false},
+	} {
+		if got := tc.mode.applies(tc.name); got != tc.want {
+			t.Errorf("mode %q on %s: normalise %v; want %v", tc.mode, tc.name, got, tc.want)
+		}
+	}
+	for _, args := range [][]string{{"--norm-features=maybe"}, {"--norm-features", "off"}} {
+		code, _, stderr := runCLI(t, "train", append([]string{"--data", "cora"}, args...)...)
+		if code != 2 || !strings.Contains(stderr, "norm-features") {
+			t.Errorf("train %q: exit %d, stderr %q; want 2 and a message naming --norm-features", args, code, firstLine(stderr))
+		}
 	}
 }
 
@@ -98,7 +190,7 @@ func TestTrainFlags(t *testing.T) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
 	}
 	if c.data != "x.npz" || c.sampler != "ladies" || !reflect.DeepEqual(c.fanouts, []int{64, 64, 64}) || c.split != "planetoid" ||
-		!c.normFeatures || c.plot != "p.png" || !c.json {
+		c.normFeatures != "on" || c.plot != "p.png" || !c.json {
 		t.Errorf("config %+v", c)
 	}
 }
@@ -197,14 +289,18 @@ func TestFindSharedData(t *testing.T) {
 }
 
 // TestTrainCora trains a few epochs on the real Cora file by name, when it is
-// there.
+// there; --norm-features auto normalises its features.
 func TestTrainCora(t *testing.T) {
 	sharedDataset(t, "cora.npz")
-	code, stdout, stderr := runCLI(t, "train", "--data", "cora", "--norm-features", "--epochs", "10", "--batch", "64", "--json")
+	code, stdout, stderr := runCLI(t, "train", "--data", "cora", "--epochs", "10", "--batch", "64", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
-	if s := lastJSON[trainSummary](t, stdout); s.Nodes != 2708 || s.TestAcc < 0.5 {
+	s := lastJSON[trainSummary](t, stdout)
+	if s.Nodes != 2708 || s.TestAcc < 0.5 {
 		t.Errorf("Cora: %d nodes, test accuracy %.3f", s.Nodes, s.TestAcc)
+	}
+	if !s.NormFeatures {
+		t.Error("Cora: --norm-features auto did not normalise the features")
 	}
 }
