@@ -90,6 +90,53 @@ func FuzzReadMatrixMarket(f *testing.F) {
 	})
 }
 
+// FuzzReadOGBCSV feeds an OGB CSV folder to the streaming loader. The input
+// holds the texts of num-node-list, num-edge-list, edge.csv and
+// node-label.csv, separated by lines "===" (missing sections are empty);
+// they are gzipped into a temporary folder and loaded with chunks of 3
+// edges, so that every input crosses chunk boundaries.
+func FuzzReadOGBCSV(f *testing.F) {
+	for _, s := range fuzzSeeds(f)["FuzzReadOGBCSV"] {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		parts := bytes.SplitN(b, []byte("\n===\n"), 4)
+		for len(parts) < 4 {
+			parts = append(parts, nil)
+		}
+		dir := t.TempDir()
+		raw := filepath.Join(dir, "raw")
+		for i, name := range []string{"num-node-list.csv.gz", "num-edge-list.csv.gz", "edge.csv.gz", "node-label.csv.gz"} {
+			if i < 3 || len(parts[i]) > 0 {
+				gzWrite(t, filepath.Join(raw, name), string(parts[i]))
+			}
+		}
+		for _, sym := range []Symmetry{SymmetryDefault, AsStored} {
+			d, _, err := loadOGB(context.Background(), dir, &LoadOptions{Symmetry: sym, Threads: 2}, 3)
+			checkAccepted(t, d, err)
+		}
+	})
+}
+
+// FuzzReadOGBBinary feeds arbitrary bytes as raw/data.npz of an OGB binary
+// folder to the streaming edge_index reader, with chunks of 3 edges.
+func FuzzReadOGBBinary(f *testing.F) {
+	for _, s := range fuzzSeeds(f)["FuzzReadOGBBinary"] {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		dir := t.TempDir()
+		if err := os.MkdirAll(filepath.Join(dir, "raw"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "raw", "data.npz"), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		d, _, err := loadOGB(context.Background(), dir, &LoadOptions{Threads: 2}, 3)
+		checkAccepted(t, d, err)
+	})
+}
+
 // fuzzSeeds returns the seed inputs of every fuzz target, built from the
 // same hand-made files the unit tests use.
 func fuzzSeeds(t testing.TB) map[string][][]byte {
@@ -140,6 +187,22 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 			[]byte("# c\n0 1\n1 2\n2 0\n"),
 			[]byte("0,1,0.5\n1,0,2\n"),
 			[]byte("%x\n3\t4\n"),
+		},
+		"FuzzReadOGBCSV": {
+			[]byte("4\n===\n5\n===\n0,1\n1,2\n3,2\n2,2\n0,1\n===\n0\n1\nnan\n1\n"),
+			[]byte("3\n===\n2\n===\n# c\n0 1\n\n2,0\n"),
+			[]byte("1\n===\n0\n===\n"),
+		},
+		"FuzzReadOGBBinary": {
+			buildNPZ(t, []npzMember{
+				{name: "edge_index", descr: "<i8", shape: []int64{2, 4}, data: le[int64](0, 1, 3, 2, 1, 2, 2, 2)},
+				{name: "num_nodes_list", descr: "<i8", shape: []int64{1}, data: le[int64](4)},
+			}),
+			buildNPZ(t, []npzMember{
+				{name: "edge_index", descr: "<i4", shape: []int64{2, 2}, data: le[int32](0, 1, 1, 0), deflate: true},
+				{name: "num_nodes_list", descr: "<i8", shape: []int64{1}, data: le[int64](2)},
+				{name: "node_feat", descr: "<f2", shape: []int64{2, 1}, data: le[uint16](0x3c00, 0x4000)},
+			}),
 		},
 		"FuzzReadMatrixMarket": {
 			[]byte("%%MatrixMarket matrix coordinate real general\n% c\n3 3 3\n1 2 0.5\n3 1 2\n3 3 1\n"),

@@ -128,7 +128,7 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 	return res, nil
 }
 
-// markdown returns the section for benchmarks/results/sampling.md.
+// markdown returns the section that --out receives.
 func (r *result) markdown() string {
 	var b strings.Builder
 	c := r.cfg

@@ -1,7 +1,7 @@
 // Command ladiesbench measures bulk layer-wise sampling (LADIES, and
 // optionally FastGCN) against bulk node-wise sampling of the same
-// minibatches, and writes a markdown section for
-// benchmarks/results/sampling.md.
+// minibatches, and writes a markdown section to --out
+// (benchmarks/results/sampling-layerwise.md by default).
 //
 // Usage (what `make bench` runs):
 //

@@ -15,13 +15,15 @@ import (
 type loadFlags struct {
 	opt      dataset.LoadOptions
 	symmetry string
+	verify   string
 }
 
 func (l *loadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.opt.Split, "split", "", `split: "" keeps the stored one (or the default for labelled data), none, planetoid[:T,V,E] or random:a,b,c`)
 	fs.Uint64Var(&l.opt.Seed, "seed", 0, "seed of the split")
 	fs.StringVar(&l.symmetry, "symmetry", "default", "default (per format), symmetrize (add reverse edges, drop self loops) or stored")
-	fs.BoolVar(&l.opt.SkipVerify, "no-verify", false, "skip the checksums and structure checks of native files")
+	fs.StringVar(&l.verify, "verify", "structure", "checks of a native file before use: structure (CSR offsets, sorted in-range column ids,\nlabels, splits), checksums (structure and the CRC-32C of every array: reads the whole file)\nor none (trust the file)")
+	fs.BoolVar(&l.opt.SkipVerify, "no-verify", false, "the same as --verify none")
 	fs.IntVar(&l.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
 }
 
@@ -36,6 +38,19 @@ func (l *loadFlags) finish(fs *flag.FlagSet) error {
 		l.opt.Symmetry = dataset.AsStored
 	default:
 		return usageError(fs, "--symmetry %q: want default, symmetrize or stored", l.symmetry)
+	}
+	switch l.verify {
+	case "structure":
+		l.opt.Verify = dataset.VerifyStructure
+	case "checksums":
+		l.opt.Verify = dataset.VerifyChecksums
+	case "none":
+		l.opt.Verify = dataset.VerifyNone
+	default:
+		return usageError(fs, "--verify %q: want structure, checksums or none", l.verify)
+	}
+	if l.opt.SkipVerify {
+		l.opt.Verify = dataset.VerifyNone
 	}
 	if l.opt.Threads < 0 {
 		return usageError(fs, "--threads %d: want >= 0", l.opt.Threads)
@@ -83,6 +98,7 @@ type infoSummary struct {
 	Test         int     `json:"test"`
 	LoadSeconds  float64 `json:"load_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Verify       string  `json:"verify"` // the checks of a native file: structure, checksums or none
 }
 
 func runInfo(ctx context.Context, e *env, args []string) error {
@@ -118,7 +134,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		Path: path, Format: format, Name: d.Name, Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Weighted: d.Weighted,
 		Features: d.NumFeatures, Classes: d.NumClasses,
 		Train: len(d.Train), Valid: len(d.Valid), Test: len(d.Test),
-		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
+		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: procstat.PeakRSS(), Verify: lf.opt.Verify.String(),
 	}
 	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax = degreeStats(d.Adj.Indptr)
 	for _, l := range d.Labels {

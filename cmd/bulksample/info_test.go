@@ -62,3 +62,45 @@ func TestInfoErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInfoVerifyLevels checks that --verify reaches the native loader: a
+// corrupted edge value passes the default structure check and fails
+// --verify checksums, naming the array.
+func TestInfoVerifyLevels(t *testing.T) {
+	dir := t.TempDir()
+	el := filepath.Join(dir, "g.txt")
+	os.WriteFile(el, []byte("0 1\n1 2\n2 0\n"), 0o644)
+	p := filepath.Join(dir, "g.bsn")
+	if code, _, stderr := runCLI(t, "convert", el, p); code != 0 {
+		t.Fatalf("convert: exit %d: %s", code, stderr)
+	}
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)-1] ^= 1 // the high byte of the last edge value (data is the last array)
+	os.WriteFile(p, b, 0o644)
+	for _, tt := range []struct {
+		args   []string
+		code   int
+		verify string
+		stderr string
+	}{
+		{nil, 0, "structure", ""},
+		{[]string{"--verify", "none"}, 0, "none", ""},
+		{[]string{"--no-verify"}, 0, "none", ""},
+		{[]string{"--verify", "checksums"}, 1, "", `g.bsn: array "data": dataset: bad input: checksum mismatch`},
+		{[]string{"--verify", "everything"}, 2, "", `--verify "everything"`},
+	} {
+		code, stdout, stderr := runCLI(t, "info", append([]string{p, "--json"}, tt.args...)...)
+		if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+			t.Errorf("%v: exit %d, stderr %q", tt.args, code, stderr)
+			continue
+		}
+		if code == 0 {
+			if m := lastJSON[map[string]any](t, stdout); m["verify"] != tt.verify || m["edges"] != float64(3) {
+				t.Errorf("%v: verify %v, edges %v", tt.args, m["verify"], m["edges"])
+			}
+		}
+	}
+}
