@@ -62,12 +62,21 @@ fi
 
 # --- sampling: bulk node-wise sampling, SEPS (benchmarks/samplebench -> results/sampling.md) ---
 if [ -d benchmarks/samplebench ]; then
-  if build samplebench "$blas"; then bench samplebench 300 ${BENCH_ARGS_SAMPLE:-}; else failed+=("samplebench (build)"); fi
+  if build samplebench "$blas"; then
+    bench samplebench 300 ${BENCH_ARGS_SAMPLE:-}
+    bench samplebench 300 --scale 22 --threads 1,2 --bulk 1,16,256 --append ${BENCH_ARGS_SAMPLE:-}
+  else failed+=("samplebench (build)"); fi
 fi
 
 # --- layer-wise: LADIES / FastGCN sampling (benchmarks/ladiesbench) ---
 if [ -d benchmarks/ladiesbench ]; then
-  if build ladiesbench "$blas"; then bench ladiesbench 240 ${BENCH_ARGS_LADIES:-}; else failed+=("ladiesbench (build)"); fi
+  # Its section goes after the node-wise ones in results/sampling.md.
+  if build ladiesbench "$blas"; then
+    bench ladiesbench 240 --out "$bindir/layerwise.md" ${BENCH_ARGS_LADIES:-}
+    if [ -s "$bindir/layerwise.md" ]; then
+      { echo; cat "$bindir/layerwise.md"; } >>benchmarks/results/sampling.md
+    fi
+  else failed+=("ladiesbench (build)"); fi
 fi
 
 # --- training: GraphSAGE / GCN epochs (benchmarks/trainbench -> results/train.md) ---

@@ -1,7 +1,8 @@
 // Command ladiesbench measures bulk layer-wise sampling (LADIES, and
 // optionally FastGCN) against bulk node-wise sampling of the same
 // minibatches, and writes a markdown section to --out
-// (benchmarks/results/sampling-layerwise.md by default).
+// (benchmarks/results/sampling-layerwise.md by default; `make bench` appends
+// the section to benchmarks/results/sampling.md instead).
 //
 // Usage (what `make bench` runs):
 //
