@@ -159,7 +159,7 @@ type trainSummary struct {
 	BLAS         string       `json:"blas"`
 	Epochs       int          `json:"epochs"`
 	ResumedFrom  int          `json:"resumed_from"`
-	BestEpoch    int          `json:"best_epoch"`
+	BestEpoch    int          `json:"best_epoch"` // 1-based, like the progress lines
 	ValAcc       float64      `json:"val_acc"`
 	TestAcc      float64      `json:"test_acc"`
 	FinalLoss    float64      `json:"final_loss"`
@@ -269,7 +269,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	sum := summarize(c, ds, res, loadSec)
 	sum.NormFeatures = normalized
 	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f), %.3gM SEPS, BLAS %s\n",
-		sum.BestEpoch+1, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
+		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
 		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sum.SEPS/1e6, sum.BLAS)
 	if c.plot != "" {
 		if err := plotCurves(c.plot, res); err != nil {
@@ -485,7 +485,7 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
 		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
 		Threads: c.opt.Threads, BLAS: res.BLAS, Epochs: len(res.Epochs), ResumedFrom: res.ResumedFrom,
-		BestEpoch: res.BestEpoch, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec}
+		BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec}
 	if c.opt.Arch == gnn.Linear {
 		sum.Sampler, sum.Layers, sum.Fanouts = "seeds-only", 0, nil
 	}

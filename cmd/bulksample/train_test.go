@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"image/png"
 	"os"
 	"path/filepath"
@@ -302,5 +303,22 @@ func TestTrainCora(t *testing.T) {
 	}
 	if !s.NormFeatures {
 		t.Error("Cora: --norm-features auto did not normalise the features")
+	}
+}
+
+// The JSON's best_epoch counts from 1, as the "best epoch N" line does.
+func TestTrainBestEpochOneBased(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "train", "--data", "synthetic:nodes=2000,classes=4", "--epochs", "3", "--hidden", "16",
+		"--fanout", "5,5", "--batch", "256", "--seed", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	m := lastJSON[map[string]any](t, stdout)
+	best := int(m["best_epoch"].(float64))
+	if best < 1 || best > 3 {
+		t.Fatalf("best_epoch %d, want 1..3", best)
+	}
+	if want := fmt.Sprintf("best epoch %d:", best); !strings.Contains(stdout, want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout)
 	}
 }
