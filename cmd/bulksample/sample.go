@@ -76,6 +76,8 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 		return nil, usageError(fs, "--method %q: want node, ladies or fastgcn", c.method)
 	case c.semibulk < 0:
 		return nil, usageError(fs, "--semibulk %d: want >= 0", c.semibulk)
+	case c.semibulk > 0 && c.method == "node":
+		return nil, usageError(fs, "--semibulk applies to --method ladies and fastgcn only")
 	case c.method != "node" && (c.baseline || c.nw.Weighted):
 		return nil, usageError(fs, "--method %s: --baseline and --weighted apply to --method node only", c.method)
 	case c.method != "node" && c.nw.MaxBulkEdges != 0:

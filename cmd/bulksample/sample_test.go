@@ -132,7 +132,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 	e := &env{stdout: &bytes.Buffer{}, stderr: &errb}
 	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--batch", "7", "--fanout", "4,-1", "--bulk", "3",
 		"--seeds", "9", "--threads", "2", "--seed", "12", "--epoch", "4", "--frontier", "new", "--weighted",
-		"--replace", "--baseline", "--digest", "--max-bulk-edges", "99", "--method", "node", "--semibulk", "5", "--json"})
+		"--replace", "--baseline", "--digest", "--max-bulk-edges", "99", "--method", "node", "--json"})
 	if err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
@@ -141,7 +141,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		plan:  sampling.PlanOptions{BatchSize: 7, BulkSize: 3, Seed: 12},
 		nw: sampling.NodeWiseOptions{Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
 			Seed: 12, Threads: 2, MaxBulkEdges: 99},
-		seeds: 9, epoch: 4, method: "node", semibulk: 5, baseline: true, digest: true, json: true,
+		seeds: 9, epoch: 4, method: "node", baseline: true, digest: true, json: true,
 	}
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("config %+v\nwant %+v", *c, want)
@@ -203,6 +203,7 @@ func TestSampleLayerWiseFlagErrors(t *testing.T) {
 		{[]string{"--method", "ladies", "--fanout", "-1,5"}, "--fanout"},
 		{[]string{"--method", "ladies", "--baseline"}, "--baseline"},
 		{[]string{"--method", "fastgcn", "--semibulk", "-2"}, "--semibulk"},
+		{[]string{"--method", "node", "--semibulk", "4"}, "--semibulk"},
 		{[]string{"--method", "ladies", "--frontier", "new"}, "--frontier"},
 		{[]string{"--method", "fastgcn", "--max-bulk-edges", "100"}, "--max-bulk-edges"},
 		{[]string{"--method", "ladies", "--weighted"}, "--weighted"},
