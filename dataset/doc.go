@@ -12,10 +12,13 @@
 // read as messages: the edge "u v" (u -> v) becomes entry (v, u). Vertex ids
 // are int32, row offsets int64, values and features float32.
 //
-// OGB folders are read in two streaming passes over the edges (counting the
-// entries of each row, then placing them into the final arrays), so a load
-// never holds more than the final CSR, 8 bytes per node of counters and two
-// chunks of 2^20 edges: not a copy of the edges, nor their text.
+// OGB folders, edge lists and Matrix Market files are read in two streaming
+// passes over the edges (counting the entries of each row, then placing them
+// into the final arrays), so a load never holds more than the final CSR, 8
+// bytes per node of counters and two chunks of 2^20 edges: not a copy of the
+// edges, nor their text. An edge list, whose vertex count is only known once
+// every id has been seen, takes one more pass first; reading twice or three
+// times costs time (about 2x a one-pass load) to halve the peak memory.
 //
 // Load symmetrises gnn-benchmark files (Cora's stored adjacency is directed
 // citations; PyG and DGL use it undirected) and OGB CSV folders (which store

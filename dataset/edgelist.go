@@ -116,6 +116,16 @@ func checkNodeCount(name string, n, edges int64) error {
 	return nil
 }
 
+// The readers build the CSR like the OGB readers (see ogb.go): the entries
+// are streamed through a spgemm.CSRBuilder, ogbChunk at a time, once to
+// count the entries of every row and once to place them, so a load holds
+// the final CSR, 8 bytes per vertex and a chunk of ids, never a COO copy of
+// the edges. A Matrix Market file declares its size, so it is parsed twice;
+// an edge list's vertex count is its largest id + 1, which a first pass has
+// to find before the builder exists, so it is parsed three times. Both read
+// regular files (io.ReadSeeker); Load accepts neither stdin nor compressed
+// text, so no one-pass fallback is needed.
+
 // loadEdgeList reads an edge list file. An edge "u v" is a message u -> v:
 // it becomes entry (v, u) of Adj, whose row v lists v's in-neighbours. The
 // vertex count is the largest id + 1. With a third column the graph is
@@ -126,69 +136,158 @@ func loadEdgeList(ctx context.Context, path string, threads int) (*Dataset, erro
 		return nil, err
 	}
 	defer f.Close()
-	return readEdgeList(ctx, path, f, threads)
+	return readEdgeList(ctx, path, f, threads, ogbChunk)
 }
 
-func readEdgeList(ctx context.Context, name string, r io.Reader, threads int) (*Dataset, error) {
+// rewind seeks r to its start for another pass.
+func rewind(name string, r io.Seeker) error {
+	if _, err := r.Seek(0, io.SeekStart); err != nil {
+		return fmt.Errorf("%s: rewinding for the next pass: %w", name, err)
+	}
+	return nil
+}
+
+// readEdgeList reads the edge list r in three passes (see the comment above
+// loadEdgeList) with chunks of at most chunk edges.
+func readEdgeList(ctx context.Context, name string, r io.ReadSeeker, threads int, chunk int64) (*Dataset, error) {
+	// Pass 0: the vertex count, the edge count and whether there are weights.
+	scan := edgeListScan{n: math.MaxInt32, weighted: -1}
+	if err := scan.read(ctx, name, r, chunk, nil); err != nil {
+		return nil, err
+	}
+	n := scan.maxID + 1
+	if err := checkNodeCount(name, n, scan.edges); err != nil {
+		return nil, err
+	}
+	opt := &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: threads}
+	if scan.weighted == 1 {
+		opt.Duplicates = spgemm.SumDuplicates
+	}
+	b, err := spgemm.NewCSRBuilder(int(n), int(n), opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for pass := range 2 {
+		if err := rewind(name, r); err != nil {
+			return nil, err
+		}
+		p := edgeListScan{n: n, weighted: scan.weighted}
+		err := p.read(ctx, name, r, chunk, func(src, dst []int32, vals []float32) error {
+			// Edge u -> v is entry (v, u).
+			if pass == 0 {
+				return b.Count(dst, src)
+			}
+			return b.Place(dst, src, vals)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if p.edges != scan.edges {
+			return nil, fmt.Errorf("%s: %w: %d edges, %d on the first pass (the file changed while being read)",
+				name, ErrFormat, p.edges, scan.edges)
+		}
+	}
+	adj, err := b.CSR()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Dataset{Adj: adj, Weighted: scan.weighted == 1}, nil
+}
+
+// edgeListScan is one pass over an edge list: what it requires and what it
+// found.
+type edgeListScan struct {
+	n        int64 // ids must lie in [0, n)
+	weighted int   // 1: three columns, 0: two, -1: whichever the first line has
+	maxID    int64 // the largest id seen
+	edges    int64 // edges read
+}
+
+// read parses the edge list r from its start. With fn non-nil it hands the
+// edges to fn in chunks of at most chunk, in order, on another goroutine
+// while it parses the next; weighted must then be known.
+func (s *edgeListScan) read(ctx context.Context, name string, r io.Reader, chunk int64, fn func(src, dst []int32, vals []float32) error) (err error) {
 	lr := newLineReader(name, r)
+	s.maxID, s.edges = -1, 0
+	var pipe *chunkPipe
 	var src, dst []int32
 	var vals []float32
-	weighted := -1 // unknown until the first edge
-	maxID := int64(-1)
+	if fn != nil {
+		pipe = newWeightedChunkPipe(max(chunk, 1), s.weighted == 1, fn)
+		defer func() {
+			if werr := pipe.wait(); err == nil && werr != nil {
+				err = fmt.Errorf("%s: %w", name, werr)
+			}
+		}()
+		src, dst = pipe.buffers()
+		vals = pipe.values()
+	}
 	var fs [][]byte
+	j := 0 // edges in the buffers
 	for {
 		b, err := lr.next(true)
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if b == nil {
 			break
 		}
-		if len(src)%(1<<20) == 0 {
+		if pipe == nil && s.edges%(1<<20) == 0 {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 		fs = fields(b, fs)
 		if len(fs) != 2 && len(fs) != 3 {
-			return nil, lr.errf("%d fields, want 2 (u v) or 3 (u v weight)", len(fs))
+			return lr.errf("%d fields, want 2 (u v) or 3 (u v weight)", len(fs))
 		}
-		if weighted < 0 {
-			weighted = len(fs) - 2
-		} else if len(fs)-2 != weighted {
-			return nil, lr.errf("%d fields, but earlier lines have %d", len(fs), weighted+2)
+		if s.weighted < 0 {
+			s.weighted = len(fs) - 2
+		} else if len(fs)-2 != s.weighted {
+			return lr.errf("%d fields, but earlier lines have %d", len(fs), s.weighted+2)
 		}
 		var id [2]int64
 		for k := range 2 {
 			v, ok := parseID(fs[k])
-			if !ok || v >= math.MaxInt32 {
-				return nil, lr.errf("vertex id %q is not an integer in [0, %d)", truncate(string(fs[k]), 40), math.MaxInt32)
+			if !ok || v >= s.n {
+				return lr.errf("vertex id %q is not an integer in [0, %d)", truncate(string(fs[k]), 40), s.n)
 			}
 			id[k] = v
-			maxID = max(maxID, v)
+			s.maxID = max(s.maxID, v)
 		}
-		src, dst = append(src, int32(id[0])), append(dst, int32(id[1]))
-		if weighted == 1 {
-			w, ok := parseValue(fs[2])
-			if !ok {
-				return nil, lr.errf("weight %q is not a finite number", truncate(string(fs[2]), 40))
+		var w float32
+		if s.weighted == 1 {
+			var ok bool
+			if w, ok = parseValue(fs[2]); !ok {
+				return lr.errf("weight %q is not a finite number", truncate(string(fs[2]), 40))
 			}
-			vals = append(vals, w)
+		}
+		s.edges++
+		if pipe == nil {
+			continue
+		}
+		src[j], dst[j] = int32(id[0]), int32(id[1])
+		if vals != nil {
+			vals[j] = w
+		}
+		if j++; j == len(src) {
+			if err := pipe.send(j); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			src, dst = pipe.buffers()
+			vals = pipe.values()
+			j = 0
 		}
 	}
-	n := int(maxID + 1)
-	if err := checkNodeCount(name, int64(n), int64(len(src))); err != nil {
-		return nil, err
+	if j > 0 {
+		if err := pipe.send(j); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
-	opt := &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: threads}
-	if weighted == 1 {
-		opt.Duplicates = spgemm.SumDuplicates
-	}
-	adj, err := spgemm.FromCOO(n, n, dst, src, vals, opt)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &Dataset{Adj: adj, Weighted: weighted == 1}, nil
+	return nil
 }
 
 // loadMatrixMarket reads a Matrix Market coordinate file (see readMatrixMarket).
@@ -202,85 +301,149 @@ func loadMatrixMarket(ctx context.Context, path string, threads int) (*Dataset, 
 	if err != nil {
 		return nil, err
 	}
-	return readMatrixMarket(ctx, path, f, st.Size(), threads)
+	return readMatrixMarket(ctx, path, f, st.Size(), threads, ogbChunk)
 }
 
-// readMatrixMarket reads "%%MatrixMarket matrix coordinate F S" with field
-// F real, integer or pattern and symmetry S general or symmetric. The matrix
-// is the adjacency as stored (row i, column j); a symmetric file's entries
-// are mirrored. size bounds the preallocation (-1: unknown).
-func readMatrixMarket(ctx context.Context, name string, r io.Reader, size int64, threads int) (*Dataset, error) {
-	lr := newLineReader(name, r)
+// mmHeader is what a Matrix Market file's first lines declare.
+type mmHeader struct {
+	field, symmetry string
+	dims            [3]int64 // rows, cols, entries
+}
+
+// readMMHeader reads the header and size lines.
+func readMMHeader(name string, lr *lineReader) (mmHeader, error) {
+	var h mmHeader
 	head, err := lr.next(false)
 	if err != nil {
-		return nil, err
+		return h, err
 	}
 	if head == nil {
-		return nil, fmt.Errorf("%s: %w: empty file", name, ErrFormat)
+		return h, fmt.Errorf("%s: %w: empty file", name, ErrFormat)
 	}
-	h := bytes.Fields(bytes.ToLower(head))
-	if len(h) != 5 || string(h[0]) != "%%matrixmarket" || string(h[1]) != "matrix" {
-		return nil, lr.errf("header %q, want %%%%MatrixMarket matrix coordinate <field> <symmetry>", truncate(string(head), 80))
+	f := bytes.Fields(bytes.ToLower(head))
+	if len(f) != 5 || string(f[0]) != "%%matrixmarket" || string(f[1]) != "matrix" {
+		return h, lr.errf("header %q, want %%%%MatrixMarket matrix coordinate <field> <symmetry>", truncate(string(head), 80))
 	}
-	if string(h[2]) != "coordinate" {
-		return nil, lr.errf("format %q: only sparse (coordinate) matrices are supported", h[2])
+	if string(f[2]) != "coordinate" {
+		return h, lr.errf("format %q: only sparse (coordinate) matrices are supported", f[2])
 	}
-	field, symmetry := string(h[3]), string(h[4])
-	if field != "real" && field != "integer" && field != "pattern" {
-		return nil, lr.errf("field %q: want real, integer or pattern", field)
+	h.field, h.symmetry = string(f[3]), string(f[4])
+	if h.field != "real" && h.field != "integer" && h.field != "pattern" {
+		return h, lr.errf("field %q: want real, integer or pattern", h.field)
 	}
-	if symmetry != "general" && symmetry != "symmetric" {
-		return nil, lr.errf("symmetry %q: want general or symmetric", symmetry)
+	if h.symmetry != "general" && h.symmetry != "symmetric" {
+		return h, lr.errf("symmetry %q: want general or symmetric", h.symmetry)
 	}
 	b, err := lr.next(true)
 	if err != nil {
-		return nil, err
+		return h, err
 	}
 	if b == nil {
-		return nil, fmt.Errorf("%s: %w: no size line", name, ErrFormat)
+		return h, fmt.Errorf("%s: %w: no size line", name, ErrFormat)
 	}
 	fs := fields(b, nil)
 	if len(fs) != 3 {
-		return nil, lr.errf("size line %q, want: rows cols entries", truncate(string(b), 80))
+		return h, lr.errf("size line %q, want: rows cols entries", truncate(string(b), 80))
 	}
-	var dims [3]int64
 	for k := range 3 {
 		v, ok := parseID(fs[k])
 		if !ok {
-			return nil, lr.errf("size %q is not a non-negative integer", truncate(string(fs[k]), 40))
+			return h, lr.errf("size %q is not a non-negative integer", truncate(string(fs[k]), 40))
 		}
-		dims[k] = v
+		h.dims[k] = v
 	}
-	rows, cols, nnz := dims[0], dims[1], dims[2]
+	rows, cols := h.dims[0], h.dims[1]
 	if rows > math.MaxInt32 || cols > math.MaxInt32 {
-		return nil, lr.errf("%d x %d exceeds the int32 vertex id range", rows, cols)
+		return h, lr.errf("%d x %d exceeds the int32 vertex id range", rows, cols)
 	}
 	if rows != cols {
-		return nil, lr.errf("matrix is %d x %d; an adjacency must be square", rows, cols)
+		return h, lr.errf("matrix is %d x %d; an adjacency must be square", rows, cols)
 	}
-	pattern := field == "pattern"
-	// Each entry takes at least 4 bytes ("1 1\n"), which bounds an honest nnz.
-	prealloc := nnz
+	return h, nil
+}
+
+// readMatrixMarket reads "%%MatrixMarket matrix coordinate F S" with field
+// F real, integer or pattern and symmetry S general or symmetric, in two
+// passes with chunks of at most chunk entries. The matrix is the adjacency
+// as stored (row i, column j); a symmetric file's entries are mirrored. size
+// is the file's size in bytes (-1: unknown), which bounds an honest entry
+// count.
+func readMatrixMarket(ctx context.Context, name string, r io.ReadSeeker, size int64, threads int, chunk int64) (*Dataset, error) {
+	h, err := readMMHeader(name, newLineReader(name, r))
+	if err != nil {
+		return nil, err
+	}
+	rows, nnz := h.dims[0], h.dims[2]
+	// Each entry takes at least 4 bytes ("1 1\n"), which bounds an honest
+	// nnz before the builder allocates its row offsets.
+	entries := nnz
 	if size >= 0 {
-		prealloc = min(prealloc, size/4)
+		entries = min(entries, size/4)
 	}
-	src, dst := make([]int32, 0, prealloc), make([]int32, 0, prealloc)
-	var vals []float32
-	if !pattern {
-		vals = make([]float32, 0, prealloc)
+	if err := checkNodeCount(name, rows, entries); err != nil {
+		return nil, err
 	}
-	for int64(len(src)) < nnz {
-		b, err := lr.next(true)
+	pattern := h.field == "pattern"
+	opt := &spgemm.COOOptions{Symmetrize: h.symmetry == "symmetric", Threads: threads}
+	if pattern {
+		opt.Duplicates = spgemm.DropDuplicates
+	}
+	b, err := spgemm.NewCSRBuilder(int(rows), int(rows), opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for pass := range 2 {
+		if err := rewind(name, r); err != nil {
+			return nil, err
+		}
+		err := readMMEntries(ctx, name, r, h, min(chunk, entries), func(src, dst []int32, vals []float32) error {
+			if pass == 0 {
+				return b.Count(src, dst)
+			}
+			return b.Place(src, dst, vals)
+		})
 		if err != nil {
 			return nil, err
 		}
-		if b == nil {
-			return nil, fmt.Errorf("%s: %w: truncated: %d of %d entries", name, ErrFormat, len(src), nnz)
+	}
+	adj, err := b.CSR()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Dataset{Adj: adj, Weighted: !pattern}, nil
+}
+
+// readMMEntries parses the Matrix Market file r from its start, which must
+// have header h, and hands its entries to fn in chunks of at most chunk, in
+// order, on another goroutine while it parses the next.
+func readMMEntries(ctx context.Context, name string, r io.Reader, h mmHeader, chunk int64, fn func(src, dst []int32, vals []float32) error) (err error) {
+	lr := newLineReader(name, r)
+	if again, err := readMMHeader(name, lr); err != nil || again != h {
+		if err != nil {
+			return err
 		}
-		if len(src)%(1<<20) == 0 {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
+		return fmt.Errorf("%s: %w: the header changed between passes", name, ErrFormat)
+	}
+	pattern := h.field == "pattern"
+	pipe := newWeightedChunkPipe(max(chunk, 1), !pattern, fn)
+	defer func() {
+		if werr := pipe.wait(); err == nil && werr != nil {
+			err = fmt.Errorf("%s: %w", name, werr)
+		}
+	}()
+	src, dst := pipe.buffers()
+	vals := pipe.values()
+	nnz := h.dims[2]
+	var fs [][]byte
+	var k int64 // entries read
+	j := 0      // entries in the buffers
+	for k < nnz {
+		b, err := lr.next(true)
+		if err != nil {
+			return err
+		}
+		if b == nil {
+			return fmt.Errorf("%s: %w: truncated: %d of %d entries", name, ErrFormat, k, nnz)
 		}
 		fs = fields(b, fs)
 		want := 3
@@ -288,41 +451,45 @@ func readMatrixMarket(ctx context.Context, name string, r io.Reader, size int64,
 			want = 2
 		}
 		if len(fs) != want {
-			return nil, lr.errf("%d fields, want %d for a %s matrix", len(fs), want, field)
+			return lr.errf("%d fields, want %d for a %s matrix", len(fs), want, h.field)
 		}
-		var id [2]int64
-		for k := range 2 {
-			v, ok := parseID(fs[k])
-			if !ok || v < 1 || v > dims[k] {
-				return nil, lr.errf("index %q outside [1, %d]", truncate(string(fs[k]), 40), dims[k])
+		for i, ids := range [2][]int32{src, dst} {
+			v, ok := parseID(fs[i])
+			if !ok || v < 1 || v > h.dims[i] {
+				return lr.errf("index %q outside [1, %d]", truncate(string(fs[i]), 40), h.dims[i])
 			}
-			id[k] = v - 1
+			ids[j] = int32(v - 1)
 		}
-		src, dst = append(src, int32(id[0])), append(dst, int32(id[1]))
 		if !pattern {
 			v, ok := parseValue(fs[2])
-			if !ok || field == "integer" && v != float32(math.Trunc(float64(v))) {
-				return nil, lr.errf("value %q is not a finite %s", truncate(string(fs[2]), 40), field)
+			if !ok || h.field == "integer" && v != float32(math.Trunc(float64(v))) {
+				return lr.errf("value %q is not a finite %s", truncate(string(fs[2]), 40), h.field)
 			}
-			vals = append(vals, v)
+			vals[j] = v
 		}
-	}
-	if err := checkNodeCount(name, rows, nnz); err != nil {
-		return nil, err
+		k++
+		if j++; j == len(src) {
+			if err := pipe.send(j); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			src, dst = pipe.buffers()
+			vals = pipe.values()
+			j = 0
+		}
 	}
 	if b, err := lr.next(true); err != nil || b != nil {
 		if err != nil {
-			return nil, err
+			return err
 		}
-		return nil, lr.errf("more entries than the %d the size line declares", nnz)
+		return lr.errf("more entries than the %d the size line declares", nnz)
 	}
-	opt := &spgemm.COOOptions{Symmetrize: symmetry == "symmetric", Threads: threads}
-	if pattern {
-		opt.Duplicates = spgemm.DropDuplicates
+	if j > 0 {
+		if err := pipe.send(j); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
 	}
-	adj, err := spgemm.FromCOO(int(rows), int(cols), src, dst, vals, opt)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &Dataset{Adj: adj, Weighted: !pattern}, nil
+	return nil
 }

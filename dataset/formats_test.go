@@ -392,7 +392,7 @@ func TestReadEdgeList(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := readEdgeList(context.Background(), "g.txt", strings.NewReader(tt.text), 1)
+			d, err := readEdgeList(context.Background(), "g.txt", strings.NewReader(tt.text), 1, ogbChunk)
 			if tt.want == nil {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("error %v, want one containing %q", err, tt.wantErr)
@@ -430,7 +430,7 @@ func TestReadMatrixMarket(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := readMatrixMarket(context.Background(), "m.mtx", strings.NewReader(tt.text), int64(len(tt.text)), 1)
+			d, err := readMatrixMarket(context.Background(), "m.mtx", strings.NewReader(tt.text), int64(len(tt.text)), 1, ogbChunk)
 			if tt.want == nil {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) || !strings.HasPrefix(err.Error(), "m.mtx") {
 					t.Errorf("error %v, want one starting with m.mtx containing %q", err, tt.wantErr)

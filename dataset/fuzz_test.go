@@ -75,7 +75,7 @@ func FuzzReadEdgeList(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := readEdgeList(context.Background(), "f.txt", bytes.NewReader(b), 1)
+		d, err := readEdgeList(context.Background(), "f.txt", bytes.NewReader(b), 1, 3)
 		checkAccepted(t, d, err)
 	})
 }
@@ -85,7 +85,7 @@ func FuzzReadMatrixMarket(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := readMatrixMarket(context.Background(), "f.mtx", bytes.NewReader(b), int64(len(b)), 1)
+		d, err := readMatrixMarket(context.Background(), "f.mtx", bytes.NewReader(b), int64(len(b)), 1, 3)
 		checkAccepted(t, d, err)
 	})
 }

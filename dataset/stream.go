@@ -91,18 +91,29 @@ func (ra *readAhead) Close() {
 
 // chunkPipe hands chunks of edges to a consumer (the CSR builder) on a
 // second goroutine while the producer fills the next chunk: two buffers
-// alternate, and chunks reach the consumer one at a time, in order.
+// alternate, and chunks reach the consumer one at a time, in order. A
+// weighted pipe also carries one value per edge.
 type chunkPipe struct {
 	bufs    [2][2][]int32 // [buffer][src, dst]
+	vals    [2][]float32  // [buffer]; nil unless weighted
 	cur     int           // the buffer the producer fills
 	pending chan error    // the consumer's result on the other buffer; nil if idle
-	fn      func(src, dst []int32) error
+	fn      func(src, dst []int32, vals []float32) error
 }
 
 func newChunkPipe(size int64, fn func(src, dst []int32) error) *chunkPipe {
+	return newWeightedChunkPipe(size, false, func(src, dst []int32, _ []float32) error { return fn(src, dst) })
+}
+
+// newWeightedChunkPipe is newChunkPipe whose chunks carry values when
+// weighted (nil values otherwise).
+func newWeightedChunkPipe(size int64, weighted bool, fn func(src, dst []int32, vals []float32) error) *chunkPipe {
 	p := &chunkPipe{fn: fn}
 	for i := range p.bufs {
 		p.bufs[i] = [2][]int32{make([]int32, size), make([]int32, size)}
+		if weighted {
+			p.vals[i] = make([]float32, size)
+		}
 	}
 	return p
 }
@@ -110,15 +121,21 @@ func newChunkPipe(size int64, fn func(src, dst []int32) error) *chunkPipe {
 // buffers returns the buffers to fill.
 func (p *chunkPipe) buffers() (src, dst []int32) { return p.bufs[p.cur][0], p.bufs[p.cur][1] }
 
+// values returns the value buffer to fill, nil unless the pipe is weighted.
+func (p *chunkPipe) values() []float32 { return p.vals[p.cur] }
+
 // send hands the first k entries of the buffers to the consumer and returns
 // the consumer's error on the previous chunk, if any.
 func (p *chunkPipe) send(k int) error {
 	if err := p.wait(); err != nil {
 		return err
 	}
-	src, dst := p.bufs[p.cur][0][:k], p.bufs[p.cur][1][:k]
+	src, dst, vals := p.bufs[p.cur][0][:k], p.bufs[p.cur][1][:k], p.vals[p.cur]
+	if vals != nil {
+		vals = vals[:k]
+	}
 	ch := make(chan error, 1)
-	go func() { ch <- p.fn(src, dst) }()
+	go func() { ch <- p.fn(src, dst, vals) }()
 	p.pending = ch
 	p.cur ^= 1
 	return nil

@@ -26,6 +26,7 @@ package spgemm
 // no FMA fusion can change the bits on other architectures.
 
 import (
+	"math/bits"
 	"slices"
 
 	"gonum.org/v1/gonum/blas/gonum"
@@ -106,19 +107,41 @@ func MulDenseT(dst []float32, a *CSR, x []float32, f int, threads int) {
 		return
 	}
 	// The cost of output row j is its number of terms, the count of column
-	// j in A (plus one row, counted by splitWork).
-	work := make([]int64, a.Cols+1)
+	// j in A, plus one. Counting into at most mulDenseTBuckets buckets of
+	// consecutive columns rather than per column keeps the counts on the
+	// stack (a.Cols+1 counts were allocated on every call); the ranges then
+	// start on bucket edges, which with a few ranges per thread costs little
+	// balance.
+	shift := max(bits.Len(uint(a.Cols-1))-mulDenseTBucketBits, 0)
+	var hist [mulDenseTBuckets + 1]int64
 	for _, j := range a.Indices {
-		work[j+1]++
+		hist[j>>shift+1]++
 	}
-	for j := range a.Cols {
-		work[j+1] += work[j]
+	nb := (a.Cols-1)>>shift + 1
+	for b := range nb {
+		width := min((b+1)<<shift, a.Cols) - b<<shift
+		hist[b+1] += hist[b] + int64(width)
 	}
-	bounds := splitWork(work, threads*mulDenseTRangesPerThread)
+	parts := threads * mulDenseTRangesPerThread
+	bounds := make([]int, 1, parts+1)
+	for k := 1; k < parts; k++ {
+		b, _ := slices.BinarySearch(hist[:nb+1], hist[nb]*int64(k)/int64(parts))
+		if j := min(b<<shift, a.Cols); j > bounds[len(bounds)-1] && j < a.Cols {
+			bounds = append(bounds, j)
+		}
+	}
+	bounds = append(bounds, a.Cols)
 	parallelFor(len(bounds)-1, threads, func(_, c int) {
 		mulDenseTColumns(dst, a, x, f, bounds[c], bounds[c+1])
 	})
 }
+
+// mulDenseTBucketBits is the log2 of the most column buckets MulDenseT counts
+// terms in to split its work.
+const (
+	mulDenseTBucketBits = 10
+	mulDenseTBuckets    = 1 << mulDenseTBucketBits
+)
 
 // mulDenseTMinWork is the least nnz·f worth running MulDenseT in parallel.
 const mulDenseTMinWork = 1 << 16

@@ -43,25 +43,11 @@ func splitWork(work []int64, parts int) []int {
 	if rows <= 0 {
 		return []int{0, 0}
 	}
-	total := work[rows] - work[0] + int64(rows)
-	if p := total / minChunkWork; int64(parts) > p {
-		parts = int(max(p, 1))
-	}
-	parts = min(parts, rows)
+	total, parts := splitParts(work, parts)
 	bounds := make([]int, 1, parts+1)
 	lo := 0
 	for k := 1; k < parts; k++ {
-		target := total * int64(k) / int64(parts)
-		// Smallest i > lo with cost(i) >= target.
-		i, j := lo+1, rows
-		for i < j {
-			h := int(uint(i+j) >> 1)
-			if work[h]-work[0]+int64(h) < target {
-				i = h + 1
-			} else {
-				j = h
-			}
-		}
+		i := costSearch(work, lo+1, total*int64(k)/int64(parts))
 		if i >= rows {
 			break
 		}
@@ -71,10 +57,38 @@ func splitWork(work []int64, parts int) []int {
 	return append(bounds, rows)
 }
 
+// splitParts returns the total cost of the rows of work (see splitWork) and
+// how many ranges to cut them into: at most parts, at most one per row, and
+// at most one per minChunkWork of cost, but at least one.
+func splitParts(work []int64, parts int) (total int64, n int) {
+	rows := len(work) - 1
+	total = work[rows] - work[0] + int64(rows)
+	if p := total / minChunkWork; int64(parts) > p {
+		parts = int(max(p, 1))
+	}
+	return total, max(min(parts, rows), 1)
+}
+
+// costSearch returns the smallest i in [lo, rows] with cost(i) >= target
+// (see splitWork), or rows if there is none; cost is strictly increasing.
+func costSearch(work []int64, lo int, target int64) int {
+	i, j := lo, len(work)-1
+	for i < j {
+		h := int(uint(i+j) >> 1)
+		if work[h]-work[0]+int64(h) < target {
+			i = h + 1
+		} else {
+			j = h
+		}
+	}
+	return i
+}
+
 // parallelFor calls fn(worker, chunk) for every chunk in [0, chunks) on at
-// most threads goroutines; worker in [0, threads) identifies the goroutine so
-// that fn may use per-worker scratch space. It returns when all calls have
-// returned. With one thread or one chunk it runs on the caller's goroutine.
+// most threads goroutines, the caller's among them; worker in [0, threads)
+// identifies the goroutine so that fn may use per-worker scratch space. It
+// returns when all calls have returned. With one thread or one chunk it runs
+// on the caller's goroutine alone.
 func parallelFor(chunks, threads int, fn func(worker, chunk int)) {
 	threads = min(threads, chunks)
 	if threads <= 1 {
@@ -83,25 +97,59 @@ func parallelFor(chunks, threads int, fn func(worker, chunk int)) {
 		}
 		return
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for w := range threads {
-		wg.Go(func() {
-			for {
-				c := int(next.Add(1) - 1)
-				if c >= chunks {
-					return
-				}
-				fn(w, c)
-			}
-		})
+	// One allocation for the shared state rather than one per variable.
+	s := &parallelState{chunks: chunks, fn: fn}
+	for w := 1; w < threads; w++ {
+		s.wg.Go(func() { s.work(w) })
 	}
-	wg.Wait()
+	s.work(0)
+	s.wg.Wait()
 }
 
-// parallelRows splits rows by work (see splitWork) and calls fn(worker, lo,
-// hi) for each range on threads goroutines.
+// parallelState is what the goroutines of one parallelFor share.
+type parallelState struct {
+	next   atomic.Int64
+	wg     sync.WaitGroup
+	chunks int
+	fn     func(worker, chunk int)
+}
+
+// work calls fn for the chunks not yet taken, as worker w.
+func (s *parallelState) work(w int) {
+	for {
+		c := int(s.next.Add(1) - 1)
+		if c >= s.chunks {
+			return
+		}
+		s.fn(w, c)
+	}
+}
+
+// parallelRows splits rows by work as splitWork does and calls fn(worker,
+// lo, hi) for each range on threads goroutines. When the rows make one range
+// or threads is 1 it calls fn(0, 0, rows) once on the caller's goroutine;
+// otherwise each range's bounds are found by binary search when it is taken
+// (possibly empty ranges are skipped), so no bounds are allocated.
 func parallelRows(work []int64, threads int, fn func(worker, lo, hi int)) {
-	bounds := splitWork(work, threads*chunksPerThread)
-	parallelFor(len(bounds)-1, threads, func(w, c int) { fn(w, bounds[c], bounds[c+1]) })
+	rows := len(work) - 1
+	if threads <= 1 || rows <= 1 {
+		fn(0, 0, max(rows, 0))
+		return
+	}
+	total, parts := splitParts(work, threads*chunksPerThread)
+	if parts == 1 {
+		fn(0, 0, rows)
+		return
+	}
+	bound := func(k int) int {
+		if k == parts {
+			return rows
+		}
+		return costSearch(work, 0, total*int64(k)/int64(parts))
+	}
+	parallelFor(parts, threads, func(w, c int) {
+		if lo, hi := bound(c), bound(c+1); lo < hi {
+			fn(w, lo, hi)
+		}
+	})
 }

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinyArgs is a run small enough for a unit test: 256 vertices, 64 seeds in
+// minibatches of 8.
+var tinyArgs = []string{"--scale", "8", "--edge-factor", "4", "--batch", "8", "--seeds", "64",
+	"--fanout", "4,3", "--reps", "1", "--threads", "1,2", "--bulk", "1,4"}
+
+// TestRunSmall runs the program on a tiny graph and checks the table file:
+// one row per sampler, thread count and k, and one digest for all of them.
+func TestRunSmall(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "sampling.md")
+	var stdout, stderr bytes.Buffer
+	args := append(append([]string(nil), tinyArgs...), "--out", out)
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(md, stdout.Bytes()) {
+		t.Errorf("stdout differs from --out file")
+	}
+	for _, want := range []string{"## R-MAT scale 8", "| baseline | 1 | 1 |", "| bulk | 1 | 1 |", "| bulk | 1 | 4 |",
+		"| baseline | 2 | 1 |", "| bulk | 2 | 1 |", "| bulk | 2 | 4 |", "All rows produced the same samples (digest "} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+	var rows int
+	for line := range strings.SplitSeq(string(md), "\n") {
+		if strings.HasPrefix(line, "| baseline |") || strings.HasPrefix(line, "| bulk |") {
+			rows++
+			// Column 4 is the sampled edges.
+			if f := strings.Split(line, "|"); len(f) < 5 || strings.TrimSpace(f[4]) == "0" {
+				t.Errorf("row without sampled edges: %s", line)
+			}
+		}
+	}
+	if rows != 6 {
+		t.Errorf("%d table rows, want 6:\n%s", rows, md)
+	}
+}
+
+// TestDigestsAgree checks directly that every configuration (baseline and
+// bulk, every k and thread count) samples the same minibatches.
+func TestDigestsAgree(t *testing.T) {
+	c, err := parseArgs(tinyArgs, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows, _, _, err := bench(context.Background(), c, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 6 {
+		t.Fatalf("%d rows, want 6", len(rows))
+	}
+	for _, r := range rows {
+		if r.digest != rows[0].digest || r.edges != rows[0].edges || r.edges <= 0 {
+			t.Errorf("%s threads=%d k=%d: %d edges, digest %.16s; first row %d edges, digest %.16s",
+				r.sampler, r.threads, r.k, r.edges, r.digest, rows[0].edges, rows[0].digest)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string // must appear in stderr
+	}{
+		{[]string{"--threads", "1,x"}, "--threads"},
+		{[]string{"--threads", "0"}, "--threads"},
+		{[]string{"--bulk", "0"}, "--bulk"},
+		{[]string{"--fanout", "4,0"}, "--fanout"},
+		{[]string{"--fanout", "4,-2"}, "--fanout"},
+		{[]string{"--scale", "0"}, "--scale"},
+		{[]string{"--scale", "31"}, "--scale"},
+		{[]string{"--scale", "x"}, "-scale"}, // the flag package's own message
+		{[]string{"--edge-factor", "0"}, "--edge-factor"},
+		{[]string{"--batch", "0"}, "--batch"},
+		{[]string{"--seeds", "0"}, "--seeds"},
+		{[]string{"--reps", "0"}, "--reps"},
+		{[]string{"--no-such-flag"}, "no-such-flag"},
+		{[]string{"extra"}, "extra"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), c.args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2", c.args, code)
+		}
+		if !strings.Contains(stderr.String(), c.flag) || !strings.Contains(stderr.String(), "usage:") {
+			t.Errorf("%v: stderr does not name %s with the usage:\n%s", c.args, c.flag, stderr.String())
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--help"}, &stdout, &stderr); code != 0 {
+		t.Errorf("--help: exit %d, want 0", code)
+	}
+	if !strings.Contains(stderr.String(), "-bulk") {
+		t.Errorf("--help does not list the flags:\n%s", stderr.String())
+	}
+}
