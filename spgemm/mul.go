@@ -415,16 +415,7 @@ func (w *mulWorkspace) count(p *mulProblem, i int, cols []int32) int {
 		return n
 	}
 	table, _, state, shift := w.table(hashSize(keys), len(mrow) > 0)
-	mask := uint32(len(table) - 1)
-	for _, j := range mrow {
-		key := uint32(j) + 1
-		h := (uint32(j) * hashMul) >> shift
-		for table[h] != 0 {
-			h = (h + 1) & mask
-		}
-		table[h] = key
-		state[h] = slotListed
-	}
+	mask := hashList(table, state, shift, mrow)
 	n := 0
 	for _, k := range a.Indices[alo:ahi] {
 		for _, j := range b.Indices[b.Indptr[k]:b.Indptr[k+1]] {
@@ -487,15 +478,7 @@ func (w *mulWorkspace) countAllowed(p *mulProblem, i int, mrow []int32, f int64,
 		return n
 	}
 	table, _, state, shift := w.table(hashSize(int64(len(mrow))), true)
-	mask := uint32(len(table) - 1)
-	for _, j := range mrow {
-		h := (uint32(j) * hashMul) >> shift
-		for table[h] != 0 {
-			h = (h + 1) & mask
-		}
-		table[h] = uint32(j) + 1
-		state[h] = slotListed
-	}
+	mask := hashList(table, state, shift, mrow)
 	for _, k := range a.Indices[alo:ahi] {
 		for _, j := range b.Indices[b.Indptr[k]:b.Indptr[k+1]] {
 			key := uint32(j) + 1
@@ -522,6 +505,22 @@ func (w *mulWorkspace) countAllowed(p *mulProblem, i int, mrow []int32, f int64,
 		}
 	}
 	return n
+}
+
+// hashList inserts the columns of a mask row into an empty hash table,
+// marking them slotListed (allowed, not yet produced), and returns the
+// table's index mask.
+func hashList(table []uint32, state []uint8, shift uint, mrow []int32) uint32 {
+	mask := uint32(len(table) - 1)
+	for _, j := range mrow {
+		h := (uint32(j) * hashMul) >> shift
+		for table[h] != 0 {
+			h = (h + 1) & mask
+		}
+		table[h] = uint32(j) + 1
+		state[h] = slotListed
+	}
+	return mask
 }
 
 // hashFind returns the slot of column j in table, or -1.
@@ -609,15 +608,7 @@ func (w *mulWorkspace) fill(p *mulProblem, i int, cols []int32, vals []float32) 
 		return
 	}
 	table, hv, state, shift := w.table(hashSize(keys), len(mrow) > 0)
-	mask := uint32(len(table) - 1)
-	for _, j := range mrow {
-		h := (uint32(j) * hashMul) >> shift
-		for table[h] != 0 {
-			h = (h + 1) & mask
-		}
-		table[h] = uint32(j) + 1
-		state[h] = slotListed
-	}
+	mask := hashList(table, state, shift, mrow)
 	n := 0
 	for pa := alo; pa < ahi; pa++ {
 		k, av := a.Indices[pa], a.Data[pa]
@@ -688,15 +679,7 @@ func (w *mulWorkspace) fillAllowed(p *mulProblem, i int, mrow []int32, f int64, 
 		return
 	}
 	table, hv, state, shift := w.table(hashSize(int64(len(mrow))), true)
-	mask := uint32(len(table) - 1)
-	for _, j := range mrow {
-		h := (uint32(j) * hashMul) >> shift
-		for table[h] != 0 {
-			h = (h + 1) & mask
-		}
-		table[h] = uint32(j) + 1
-		state[h] = slotListed
-	}
+	mask := hashList(table, state, shift, mrow)
 	for pa := alo; pa < ahi; pa++ {
 		k, av := a.Indices[pa], a.Data[pa]
 		blo, bhi := b.Indptr[k], b.Indptr[k+1]
