@@ -163,33 +163,22 @@ func readEdgeList(ctx context.Context, name string, r io.ReadSeeker, threads int
 	if scan.weighted == 1 {
 		opt.Duplicates = spgemm.SumDuplicates
 	}
-	b, err := spgemm.NewCSRBuilder(int(n), int(n), opt)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	for pass := range 2 {
+	adj, err := buildCSR(name, int(n), opt, func(_ int, emit func(rows, cols []int32, vals []float32) error) error {
 		if err := rewind(name, r); err != nil {
-			return nil, err
+			return err
 		}
 		p := edgeListScan{n: n, weighted: scan.weighted}
 		err := p.read(ctx, name, r, chunk, func(src, dst []int32, vals []float32) error {
-			// Edge u -> v is entry (v, u).
-			if pass == 0 {
-				return b.Count(dst, src)
-			}
-			return b.Place(dst, src, vals)
+			return emit(dst, src, vals) // edge u -> v is entry (v, u)
 		})
-		if err != nil {
-			return nil, err
-		}
-		if p.edges != scan.edges {
-			return nil, fmt.Errorf("%s: %w: %d edges, %d on the first pass (the file changed while being read)",
+		if err == nil && p.edges != scan.edges {
+			err = fmt.Errorf("%s: %w: %d edges, %d on the first pass (the file changed while being read)",
 				name, ErrFormat, p.edges, scan.edges)
 		}
-	}
-	adj, err := b.CSR()
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	return &Dataset{Adj: adj, Weighted: scan.weighted == 1}, nil
 }
@@ -388,27 +377,14 @@ func readMatrixMarket(ctx context.Context, name string, r io.ReadSeeker, size in
 	if pattern {
 		opt.Duplicates = spgemm.DropDuplicates
 	}
-	b, err := spgemm.NewCSRBuilder(int(rows), int(rows), opt)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	for pass := range 2 {
+	adj, err := buildCSR(name, int(rows), opt, func(_ int, emit func(rows, cols []int32, vals []float32) error) error {
 		if err := rewind(name, r); err != nil {
-			return nil, err
+			return err
 		}
-		err := readMMEntries(ctx, name, r, h, min(chunk, entries), func(src, dst []int32, vals []float32) error {
-			if pass == 0 {
-				return b.Count(src, dst)
-			}
-			return b.Place(src, dst, vals)
-		})
-		if err != nil {
-			return nil, err
-		}
-	}
-	adj, err := b.CSR()
+		return readMMEntries(ctx, name, r, h, min(chunk, entries), emit)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
+		return nil, err
 	}
 	return &Dataset{Adj: adj, Weighted: !pattern}, nil
 }

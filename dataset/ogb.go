@@ -172,27 +172,18 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 	if err := checkNodeCount(filepath.Join(raw, "num-node-list.csv.gz"), n64, m); err != nil {
 		return nil, err
 	}
-	b, err := spgemm.NewCSRBuilder(n, n, coo)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for pass := range 2 {
+	adj, err := buildCSR(path, n, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
 		progress(o, "reading %d edges of %d nodes from %s (pass %d of 2)", m, n, path, pass+1)
 		err := readEdgeCSV(ctx, path, n64, m, chunk, func(src, dst []int32) error {
-			// Edge src -> dst is entry (dst, src).
-			if pass == 0 {
-				return b.Count(dst, src)
-			}
-			return b.Place(dst, src, nil)
+			return emit(dst, src, nil) // edge src -> dst is entry (dst, src)
 		})
-		if err != nil {
-			return nil, err
+		if err == nil && pass == 1 {
+			progress(o, "sorting the rows of the CSR")
 		}
-	}
-	progress(o, "sorting the rows of the CSR")
-	adj, err := b.CSR()
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
 	if feat := filepath.Join(raw, "node-feat.csv.gz"); fileExists(feat) {
@@ -397,27 +388,18 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		n64 += v
 	}
 	n := int(n64)
-	b, err := spgemm.NewCSRBuilder(n, n, coo)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	for pass := range 2 {
+	adj, err := buildCSR(path, n, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
 		progress(o, "pass %d of 2 over edge_index of %s", pass+1, path)
 		err := readEdgeIndex(ctx, z, "edge_index", n64, chunk, func(src, dst []int32) error {
-			// Edge src -> dst is entry (dst, src).
-			if pass == 0 {
-				return b.Count(dst, src)
-			}
-			return b.Place(dst, src, nil)
+			return emit(dst, src, nil) // edge src -> dst is entry (dst, src)
 		})
-		if err != nil {
-			return nil, err
+		if err == nil && pass == 1 {
+			progress(o, "sorting the rows of the CSR")
 		}
-	}
-	progress(o, "sorting the rows of the CSR")
-	adj, err := b.CSR()
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
 	if z.has("node_feat") {

@@ -7,7 +7,10 @@ package dataset
 // cores, for a few MiB of buffers.
 
 import (
+	"fmt"
 	"io"
+
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // readAhead reads an io.Reader on its own goroutine into a few blocks ahead
@@ -150,4 +153,32 @@ func (p *chunkPipe) wait() error {
 	err := <-p.pending
 	p.pending = nil
 	return err
+}
+
+// buildCSR builds an n x n CSR in the two streaming passes of a
+// spgemm.CSRBuilder. read(pass, emit) must hand emit the same entries
+// (rows, cols and, for weighted input, vals; nil otherwise) on both passes:
+// the first pass counts them, the second places them into the final arrays.
+// Errors of the builder are prefixed with name.
+func buildCSR(name string, n int, opt *spgemm.COOOptions, read func(pass int, emit func(rows, cols []int32, vals []float32) error) error) (*spgemm.CSR, error) {
+	b, err := spgemm.NewCSRBuilder(n, n, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	for pass := range 2 {
+		err := read(pass, func(rows, cols []int32, vals []float32) error {
+			if pass == 0 {
+				return b.Count(rows, cols)
+			}
+			return b.Place(rows, cols, vals)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	adj, err := b.CSR()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return adj, nil
 }
