@@ -1,0 +1,42 @@
+// Package dist owns distribution over ranks (DESIGN.md section 4): the
+// communicator interface Comm and its two backends (MPI through a thin cgo
+// binding behind the mpi build tag, and an in-process backend of goroutine
+// ranks for tests), the (p/c) x c process Grid, row-distributed matrices,
+// and the per-phase communication counters.
+//
+// # Conventions
+//
+// Buffers are slices of one of the element types []byte, []int32, []int64,
+// []float32 and []float64; MPI moves them with the fixed-width types
+// MPI_BYTE, MPI_INT32_T, MPI_INT64_T, MPI_FLOAT and MPI_DOUBLE. Counts and
+// displacements are in elements of the buffer's type. Every v-collective
+// takes exact counts: the protocol of this package is "counts first, then
+// the payload" (Exchange), and no value ever marks an empty slot.
+//
+// Global vertex ids are named gid, rows of a rank's block lrow; the Grid is
+// the only place that maps one to the other (Grid.Locate) and the only place
+// that computes rank numbers from grid coordinates.
+//
+// # Counting
+//
+// Every call counts, under the Phase it is given, the bytes this rank sends
+// to other ranks and the number of non-empty messages, as if the collective
+// were done by direct sends (Alltoallv: the counts of the other ranks;
+// Allgatherv, Allreduce: the buffer to each other rank; Bcast: the buffer to
+// each other rank, at the root). Data a rank keeps for itself is free.
+// Counts above the backend's MaxCount elements are split into several
+// messages, each counted. Stats returns one rank's counters; ReduceStats
+// sums and maximises them over the ranks of a Comm.
+//
+// # Errors and failure
+//
+// Calls return errors naming the call and the rank; a caller bug (a buffer
+// of an unsupported type, counts that do not match the buffer) is an error
+// too, since the other ranks must be told. An error on one rank must end the
+// job: Fail prints "rank R: <error>" and calls Comm.Abort, which under MPI is
+// MPI_Abort (the launcher kills every rank) and in-process makes every
+// pending and later call of every rank return ErrAborted.
+//
+// A Comm is used by one goroutine at a time; every rank of a communicator
+// makes the same sequence of collective calls.
+package dist

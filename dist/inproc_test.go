@@ -1,0 +1,126 @@
+package dist_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/dist/commtest"
+)
+
+func TestInProcConformance(t *testing.T) {
+	for _, p := range []int{1, 2, 3, 4, 8} {
+		for _, maxCount := range []int{0, 5} {
+			t.Run(fmt.Sprintf("p=%d/maxCount=%d", p, maxCount), func(t *testing.T) {
+				ranks, err := dist.NewInProcWorld(p, dist.Options{MaxCount: maxCount})
+				if err != nil {
+					t.Fatal(err)
+				}
+				commtest.Run(t, ranks, maxCount)
+			})
+		}
+	}
+}
+
+func TestNewInProcWorldErrors(t *testing.T) {
+	if _, err := dist.NewInProcWorld(0, dist.Options{}); err == nil {
+		t.Error("p = 0: no error")
+	}
+	if _, err := dist.NewInProcWorld(2, dist.Options{MaxCount: -1}); err == nil {
+		t.Error("MaxCount = -1: no error")
+	}
+}
+
+// TestInProcAbort injects an error on one rank while the others wait in a
+// collective: they must all return ErrAborted promptly, never hang.
+func TestInProcAbort(t *testing.T) {
+	const p = 4
+	ranks, err := dist.NewInProcWorld(p, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	errs := make([]error, p)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for r, c := range ranks {
+		wg.Go(func() {
+			if r == 2 {
+				time.Sleep(10 * time.Millisecond)
+				c.Abort(errors.New("injected failure"))
+				errs[r] = c.Barrier(ctx, dist.PhaseControl)
+				return
+			}
+			errs[r] = c.Barrier(ctx, dist.PhaseControl)
+		})
+	}
+	wg.Wait()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("abort took %v", d)
+	}
+	for r, err := range errs {
+		if !errors.Is(err, dist.ErrAborted) {
+			t.Errorf("rank %d: got %v; want ErrAborted", r, err)
+		}
+	}
+}
+
+// TestInProcCancel: a rank whose context is cancelled while it waits ends
+// the job for every rank.
+func TestInProcCancel(t *testing.T) {
+	ranks, err := dist.NewInProcWorld(3, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	errs := make([]error, 3)
+	for r, c := range ranks[:2] {
+		wg.Go(func() {
+			c2 := context.Background()
+			if r == 0 {
+				c2 = ctx
+			}
+			errs[r] = c.Barrier(c2, dist.PhaseControl)
+		})
+	}
+	time.Sleep(10 * time.Millisecond)
+	cancel()
+	wg.Wait()
+	if !errors.Is(errs[0], context.Canceled) {
+		t.Errorf("rank 0: %v; want context.Canceled", errs[0])
+	}
+	if !errors.Is(errs[1], dist.ErrAborted) {
+		t.Errorf("rank 1: %v; want ErrAborted", errs[1])
+	}
+}
+
+func TestBlockRange(t *testing.T) {
+	for _, tc := range []struct{ n, parts int }{{10, 3}, {0, 2}, {7, 7}, {5, 8}, {1000003, 16}} {
+		prev := 0
+		for i := range tc.parts {
+			lo, hi := dist.BlockRange(tc.n, tc.parts, i)
+			if lo != prev || hi < lo || hi-lo > tc.n/tc.parts+1 {
+				t.Fatalf("BlockRange(%d, %d, %d) = [%d, %d); previous ended at %d", tc.n, tc.parts, i, lo, hi, prev)
+			}
+			for x := lo; x < hi; x += max(1, (hi-lo)/7) {
+				if b := dist.BlockOf(tc.n, tc.parts, x); b != i {
+					t.Fatalf("BlockOf(%d, %d, %d) = %d; want %d", tc.n, tc.parts, x, b, i)
+				}
+			}
+			if hi > lo {
+				if b := dist.BlockOf(tc.n, tc.parts, hi-1); b != i {
+					t.Fatalf("BlockOf(%d, %d, %d) = %d; want %d", tc.n, tc.parts, hi-1, b, i)
+				}
+			}
+			prev = hi
+		}
+		if prev != tc.n {
+			t.Fatalf("BlockRange(%d, %d, ·) ends at %d", tc.n, tc.parts, prev)
+		}
+	}
+}

@@ -1,0 +1,268 @@
+//go:build mpi
+
+package dist
+
+// The MPI backend: a thin cgo binding against mpi.h (Open MPI from Debian's
+// libopenmpi-dev; MPICH through Debian's mpi-c alternative too). Each call
+// is one MPI call on a communicator duplicated from MPI_COMM_WORLD, so the
+// library's messages never mix with the user's; every status becomes an
+// error naming the call with MPI_Error_string's text. Predefined handles
+// are C macros, so small C functions return them. Point-to-point messages
+// are nonblocking and their buffers pinned until MPI_Waitall returns.
+
+/*
+#cgo pkg-config: mpi-c
+#include <mpi.h>
+#include <stdlib.h>
+
+static MPI_Comm bs_world(void) { return MPI_COMM_WORLD; }
+static MPI_Comm bs_null(void) { return MPI_COMM_NULL; }
+static void *bs_in_place(void) { return MPI_IN_PLACE; }
+
+static MPI_Datatype bs_type(int t) {
+	switch (t) {
+	case 0: return MPI_BYTE;
+	case 1: return MPI_INT32_T;
+	case 2: return MPI_INT64_T;
+	case 3: return MPI_FLOAT;
+	default: return MPI_DOUBLE;
+	}
+}
+
+static MPI_Op bs_op(int o) { return o == 0 ? MPI_SUM : MPI_MAX; }
+
+static int bs_init(int *provided) {
+	int inited = 0;
+	int rc = MPI_Initialized(&inited);
+	if (rc != MPI_SUCCESS) return rc;
+	if (inited) return MPI_Query_thread(provided);
+	return MPI_Init_thread(NULL, NULL, MPI_THREAD_MULTIPLE, provided);
+}
+
+static int bs_dup_world(MPI_Comm *out) {
+	int rc = MPI_Comm_dup(MPI_COMM_WORLD, out);
+	if (rc != MPI_SUCCESS) return rc;
+	return MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+}
+
+static int bs_split(MPI_Comm c, int color, int key, MPI_Comm *out) {
+	int rc = MPI_Comm_split(c, color, key, out);
+	if (rc != MPI_SUCCESS) return rc;
+	return MPI_Comm_set_errhandler(*out, MPI_ERRORS_RETURN);
+}
+
+static int bs_finalize(void) {
+	int done = 0;
+	MPI_Finalized(&done);
+	return done ? MPI_SUCCESS : MPI_Finalize();
+}
+
+static MPI_Request *bs_requests(int n) { return (MPI_Request *)calloc(n > 0 ? n : 1, sizeof(MPI_Request)); }
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"unsafe"
+)
+
+// MPIAvailable reports whether this binary was built with MPI.
+const MPIAvailable = true
+
+// mpiTagBase offsets user tags so that the internal negative tags map to
+// MPI tags >= 0; MPI guarantees tags up to 32767.
+const mpiTagBase = 16
+
+// NewMPIWorld initialises MPI (once per process; MPI_THREAD_SERIALIZED at
+// least) and returns a duplicate of MPI_COMM_WORLD. Close it after every
+// communicator split from it: that frees the duplicate and finalises MPI,
+// after which MPI cannot be used again in this process. There is no
+// finalizer: finalising MPI behind the back of live sub-communicators would
+// break them.
+func NewMPIWorld(opt Options) (Comm, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	var provided C.int
+	if rc := C.bs_init(&provided); rc != C.MPI_SUCCESS {
+		return nil, mpiError("MPI_Init_thread", rc)
+	}
+	if provided < C.MPI_THREAD_SERIALIZED {
+		return nil, fmt.Errorf("dist: MPI_Init_thread: thread level %d, want MPI_THREAD_SERIALIZED or better", int(provided))
+	}
+	m := &mpiComm{world: true}
+	if rc := C.bs_dup_world(&m.c); rc != C.MPI_SUCCESS {
+		return nil, mpiError("MPI_Comm_dup", rc)
+	}
+	var r, s C.int
+	if rc := C.MPI_Comm_rank(m.c, &r); rc != C.MPI_SUCCESS {
+		return nil, mpiError("MPI_Comm_rank", rc)
+	}
+	if rc := C.MPI_Comm_size(m.c, &s); rc != C.MPI_SUCCESS {
+		return nil, mpiError("MPI_Comm_size", rc)
+	}
+	m.me, m.n = int(r), int(s)
+	return newComm(m, opt), nil
+}
+
+// mpiError turns an MPI status into an error with MPI's own message.
+func mpiError(call string, rc C.int) error {
+	var buf [C.MPI_MAX_ERROR_STRING + 1]C.char
+	var n C.int
+	if C.MPI_Error_string(rc, &buf[0], &n) != C.MPI_SUCCESS {
+		return fmt.Errorf("%s: MPI error %d", call, int(rc))
+	}
+	return fmt.Errorf("%s: %s (MPI error %d)", call, C.GoStringN(&buf[0], n), int(rc))
+}
+
+type mpiComm struct {
+	c     C.MPI_Comm
+	me, n int
+	world bool // finalise MPI on close
+}
+
+var _ transport = (*mpiComm)(nil)
+
+func (m *mpiComm) rank() int { return m.me }
+func (m *mpiComm) size() int { return m.n }
+
+// ptr returns the address of b's first byte, or nil for an empty b (a
+// count-0 call reads nothing, and &b[0] would panic).
+func ptr(b []byte) unsafe.Pointer {
+	if len(b) == 0 {
+		return nil
+	}
+	return unsafe.Pointer(unsafe.SliceData(b))
+}
+
+func cints(xs []int) []C.int {
+	out := make([]C.int, len(xs))
+	for i, x := range xs {
+		out[i] = C.int(x)
+	}
+	return out
+}
+
+func (m *mpiComm) barrier(ctx context.Context) error {
+	if rc := C.MPI_Barrier(m.c); rc != C.MPI_SUCCESS {
+		return mpiError("MPI_Barrier", rc)
+	}
+	return nil
+}
+
+func (m *mpiComm) bcast(ctx context.Context, root int, t dtype, buf []byte) error {
+	n := len(buf) / dtypeSize[t]
+	if rc := C.MPI_Bcast(ptr(buf), C.int(n), C.bs_type(C.int(t)), C.int(root), m.c); rc != C.MPI_SUCCESS {
+		return mpiError("MPI_Bcast", rc)
+	}
+	return nil
+}
+
+func (m *mpiComm) allreduce(ctx context.Context, t dtype, op Op, buf []byte) error {
+	n := len(buf) / dtypeSize[t]
+	if rc := C.MPI_Allreduce(C.bs_in_place(), ptr(buf), C.int(n), C.bs_type(C.int(t)), C.bs_op(C.int(op)), m.c); rc != C.MPI_SUCCESS {
+		return mpiError("MPI_Allreduce", rc)
+	}
+	return nil
+}
+
+func (m *mpiComm) allgatherv(ctx context.Context, t dtype, send, recv []byte, counts, displs []int) error {
+	cc, cd := cints(counts), cints(displs)
+	dt := C.bs_type(C.int(t))
+	rc := C.MPI_Allgatherv(ptr(send), C.int(len(send)/dtypeSize[t]), dt, ptr(recv), &cc[0], &cd[0], dt, m.c)
+	if rc != C.MPI_SUCCESS {
+		return mpiError("MPI_Allgatherv", rc)
+	}
+	return nil
+}
+
+func (m *mpiComm) alltoallv(ctx context.Context, t dtype, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
+	sc, sd, rc_, rd := cints(scounts), cints(sdispls), cints(rcounts), cints(rdispls)
+	dt := C.bs_type(C.int(t))
+	rc := C.MPI_Alltoallv(ptr(send), &sc[0], &sd[0], dt, ptr(recv), &rc_[0], &rd[0], dt, m.c)
+	if rc != C.MPI_SUCCESS {
+		return mpiError("MPI_Alltoallv", rc)
+	}
+	return nil
+}
+
+func (m *mpiComm) exchange(ctx context.Context, t dtype, sends, recvs []message) error {
+	n := len(sends) + len(recvs)
+	reqs := C.bs_requests(C.int(n))
+	defer C.free(unsafe.Pointer(reqs))
+	req := unsafe.Slice(reqs, max(n, 1))
+	var pin runtime.Pinner // MPI holds the buffers until MPI_Waitall
+	defer pin.Unpin()
+	dt := C.bs_type(C.int(t))
+	posted := 0
+	var err error
+	for _, msg := range recvs {
+		if len(msg.buf) > 0 {
+			pin.Pin(&msg.buf[0])
+		}
+		if rc := C.MPI_Irecv(ptr(msg.buf), C.int(len(msg.buf)/dtypeSize[t]), dt, C.int(msg.peer), C.int(msg.tag+mpiTagBase), m.c, &req[posted]); rc != C.MPI_SUCCESS {
+			err = mpiError("MPI_Irecv", rc)
+			break
+		}
+		posted++
+	}
+	for _, msg := range sends {
+		if err != nil {
+			break
+		}
+		if len(msg.buf) > 0 {
+			pin.Pin(&msg.buf[0])
+		}
+		if rc := C.MPI_Isend(ptr(msg.buf), C.int(len(msg.buf)/dtypeSize[t]), dt, C.int(msg.peer), C.int(msg.tag+mpiTagBase), m.c, &req[posted]); rc != C.MPI_SUCCESS {
+			err = mpiError("MPI_Isend", rc)
+			break
+		}
+		posted++
+	}
+	if posted > 0 {
+		// Wait even after an error: MPI must release the pinned buffers.
+		if rc := C.MPI_Waitall(C.int(posted), reqs, nil); rc != C.MPI_SUCCESS && err == nil {
+			err = mpiError("MPI_Waitall", rc)
+		}
+	}
+	return err
+}
+
+func (m *mpiComm) split(ctx context.Context, color, key int) (transport, error) {
+	out := &mpiComm{}
+	if rc := C.bs_split(m.c, C.int(color), C.int(key), &out.c); rc != C.MPI_SUCCESS {
+		return nil, mpiError("MPI_Comm_split", rc)
+	}
+	var r, s C.int
+	if rc := C.MPI_Comm_rank(out.c, &r); rc != C.MPI_SUCCESS {
+		return nil, mpiError("MPI_Comm_rank", rc)
+	}
+	if rc := C.MPI_Comm_size(out.c, &s); rc != C.MPI_SUCCESS {
+		return nil, mpiError("MPI_Comm_size", rc)
+	}
+	out.me, out.n = int(r), int(s)
+	return out, nil
+}
+
+// abort ends every process of the job (MPI_Abort on the world, as the
+// launcher expects); it does not return.
+func (m *mpiComm) abort(err error) {
+	C.MPI_Abort(C.bs_world(), 1)
+	select {} // MPI_Abort should not return; never continue past it
+}
+
+func (m *mpiComm) close() error {
+	if m.c != C.bs_null() {
+		if rc := C.MPI_Comm_free(&m.c); rc != C.MPI_SUCCESS {
+			return mpiError("MPI_Comm_free", rc)
+		}
+	}
+	if m.world {
+		if rc := C.bs_finalize(); rc != C.MPI_SUCCESS {
+			return mpiError("MPI_Finalize", rc)
+		}
+	}
+	return nil
+}

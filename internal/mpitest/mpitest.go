@@ -1,0 +1,51 @@
+// Package mpitest runs test programs under a real MPI launcher (Open MPI's
+// mpirun). Tests that need one call Require: without mpirun, or in a binary
+// built without the mpi tag, the test is skipped with the reason, except in
+// CI (the CI variable set), where it fails: CI must run the real path.
+package mpitest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strconv"
+	"testing"
+
+	"github.com/bulksample/bulksample/dist"
+)
+
+// Require returns the path of mpirun, or ends the test: skipped with the
+// reason, or failed when CI is set.
+func Require(t testing.TB) string {
+	t.Helper()
+	why := ""
+	path, err := exec.LookPath("mpirun")
+	switch {
+	case !dist.MPIAvailable:
+		why = "built without the mpi build tag (make build enables it when mpicc is present; scripts/deps.sh installs Open MPI)"
+	case err != nil:
+		why = "mpirun not found (Debian: openmpi-bin; scripts/deps.sh installs it when root)"
+	}
+	if why != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI: the real-MPI test cannot run: %s", why)
+		}
+		t.Skipf("real-MPI test skipped: %s", why)
+	}
+	return path
+}
+
+// Command returns `mpirun --oversubscribe -np N prog args...` with the
+// environment Open MPI needs to run as root and on a loopback-only
+// machine, and with the child's launch variables unset from this process's
+// environment so that it starts a fresh job.
+func Command(ctx context.Context, mpirun string, np int, prog string, args ...string) *exec.Cmd {
+	full := append([]string{"--oversubscribe", "--bind-to", "none", "-np", strconv.Itoa(np), prog}, args...)
+	cmd := exec.CommandContext(ctx, mpirun, full...)
+	cmd.Env = append(os.Environ(),
+		"OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+		// Loopback only, shared memory between ranks; no network probing.
+		"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo",
+		"OMPI_MCA_rmaps_base_oversubscribe=1", "PMIX_MCA_gds=hash")
+	return cmd
+}
