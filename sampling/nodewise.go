@@ -124,7 +124,8 @@ func (o *NodeWiseOptions) validate() error {
 // spgemm.ExtractColumns applied minibatch by minibatch (tested).
 type NodeWise struct {
 	src     RowSource
-	csr     *spgemm.CSR // the local matrix behind src when it is a CSRRows
+	packed  PackedRows  // src, when its rows are packed (the uniform fast path)
+	picker  PickFetcher // src, when its owners select the picks (push)
 	opt     NodeWiseOptions
 	stream  Stream
 	threads int
@@ -155,12 +156,7 @@ func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
 			}
 		}
 	}
-	nw, err := NewNodeWiseFrom(CSRRows{A: a}, opt)
-	if err != nil {
-		return nil, err
-	}
-	nw.csr = a
-	return nw, nil
+	return NewNodeWiseFrom(CSRRows{A: a}, opt)
 }
 
 // NewNodeWiseFrom returns the node-wise sampler of the rows of src. It
@@ -180,7 +176,10 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	return &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads}, nil
+	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads}
+	nw.packed, _ = src.(PackedRows)
+	nw.picker, _ = src.(PickFetcher)
+	return nw, nil
 }
 
 // NumLayers returns the number of fanouts.

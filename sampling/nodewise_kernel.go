@@ -23,6 +23,7 @@ package sampling
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"sync"
@@ -113,8 +114,10 @@ type layerState struct {
 	mbOf     []int32   // group-relative minibatch of each row
 	skip     []int32   // per group minibatch: rows before this are not expanded
 	off      []int64   // len rows+1: row r's picks are picks[off[r]:off[r]+cnt[r]]
-	lo       []int64   // CSR path: where row r's vertex's row starts in A
-	deg      []int32   // CSR path: its degree
+	lo       []int64   // packed path: where row r's vertex's row starts in ind
+	deg      []int32   // packed path: its degree
+	ind      []int32   // packed path: the source's packed column ids
+	val      []float32 // packed path: its packed values (nil when not fetched)
 	cnt      []int32   // number of picks of each row
 	picks    []int32   // global ids of the picks
 	pvals    []float32 // values of the picks when hasVals
@@ -179,34 +182,44 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, la *LayerArrays, epoch, fir
 			g.mbOf = append(g.mbOf, int32(m-m0))
 		}
 	}
-	if f, ok := nw.src.(RowFetcher); ok {
-		if err := f.FetchRows(ctx, nw.expandedVertices(g)); err != nil {
+	g.hasVals = nw.opt.Weighted || nw.opt.Replace
+	if nw.picker != nil {
+		// Push: the owners of the rows select (passes 1 and 2 run there).
+		if err := nw.pushGroup(ctx, g, epoch, first, l, s); err != nil {
 			return err
 		}
-	}
+	} else {
+		if f, ok := nw.src.(RowFetcher); ok {
+			if err := f.FetchRows(ctx, nw.expandedVertices(g)); err != nil {
+				return err
+			}
+		}
+		if nw.packed != nil {
+			g.ind, g.val = nw.packed.Packed()
+		}
 
-	// Pass 1: sizes.
-	g.off = resize(g.off, rows+1)
-	clear(g.off)
-	if nw.csr != nil {
-		g.lo, g.deg = resize(g.lo, rows), resize(g.deg, rows)
-	}
-	nw.parallel(rows, rowGrain, func(w *nwWorker, lo, hi int) { nw.sizeRows(g, s, lo, hi) })
-	for r := range rows {
-		g.off[r+1] += g.off[r]
-	}
-	total := g.off[rows]
+		// Pass 1: sizes.
+		g.off = resize(g.off, rows+1)
+		clear(g.off)
+		if nw.packed != nil {
+			g.lo, g.deg = resize(g.lo, rows), resize(g.deg, rows)
+		}
+		nw.parallel(rows, rowGrain, func(w *nwWorker, lo, hi int) { nw.sizeRows(g, s, lo, hi) })
+		for r := range rows {
+			g.off[r+1] += g.off[r]
+		}
+		total := g.off[rows]
 
-	// Pass 2: selection.
-	g.cnt = resize(g.cnt, rows)
-	clear(g.cnt)
-	g.picks = resize(g.picks, int(total))
-	g.hasVals = nw.opt.Weighted || nw.opt.Replace
-	if g.hasVals {
-		g.pvals = resize(g.pvals, int(total))
+		// Pass 2: selection.
+		g.cnt = resize(g.cnt, rows)
+		clear(g.cnt)
+		g.picks = resize(g.picks, int(total))
+		if g.hasVals {
+			g.pvals = resize(g.pvals, int(total))
+		}
+		key := nw.stream
+		nw.parallel(rows, rowGrain, func(w *nwWorker, lo, hi int) { nw.selectRows(w, g, key, epoch, first, l, s, lo, hi) })
 	}
-	key := nw.stream
-	nw.parallel(rows, rowGrain, func(w *nwWorker, lo, hi int) { nw.selectRows(w, g, key, epoch, first, l, s, lo, hi) })
 
 	// Where each minibatch's entries go in the layer's arrays.
 	base := int64(len(la.Indices))
@@ -235,6 +248,45 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, la *LayerArrays, epoch, fir
 	return ctx.Err()
 }
 
+// pushGroup has the owners of the group's expanded rows select their picks
+// (PickFetcher) and stores the result as passes 1 and 2 would.
+func (nw *NodeWise) pushGroup(ctx context.Context, g *layerState, epoch, first, l, s int) error {
+	rows := len(g.verts)
+	req := &PickRequest{Epoch: epoch, Layer: l, Fanout: s}
+	for r, v := range g.verts {
+		if g.expands(r) {
+			req.Vertex = append(req.Vertex, v)
+			req.Minibatch = append(req.Minibatch, int32(first+g.mb0+int(g.mbOf[r])))
+		}
+	}
+	if err := nw.picker.FetchPicks(ctx, req); err != nil {
+		return err
+	}
+	if len(req.Count) != len(req.Vertex) || (g.hasVals && len(req.Values) != len(req.Picks)) {
+		return fmt.Errorf("sampling: FetchPicks returned %d counts and %d values for %d rows and %d picks", len(req.Count), len(req.Values), len(req.Vertex), len(req.Picks))
+	}
+	g.off = resize(g.off, rows+1)
+	g.cnt = resize(g.cnt, rows)
+	g.off[0] = 0
+	i := 0
+	for r := range rows {
+		g.cnt[r] = 0
+		if g.expands(r) {
+			g.cnt[r] = req.Count[i]
+			i++
+		}
+		g.off[r+1] = g.off[r] + int64(g.cnt[r])
+	}
+	if g.off[rows] != int64(len(req.Picks)) {
+		return fmt.Errorf("sampling: FetchPicks returned %d picks, its counts sum to %d", len(req.Picks), g.off[rows])
+	}
+	g.picks = req.Picks
+	if g.hasVals {
+		g.pvals = req.Values
+	}
+	return nil
+}
+
 // expandedVertices returns the distinct vertices of the group's rows that
 // the layer expands.
 func (nw *NodeWise) expandedVertices(g *layerState) []int32 {
@@ -260,14 +312,15 @@ func (g *layerState) expands(r int) bool {
 // sizeRows stores the selection bound of rows lo..hi-1 in off[r+1] (and,
 // on the CSR path, where each row starts and its degree).
 func (nw *NodeWise) sizeRows(g *layerState, s, lo, hi int) {
-	if a := nw.csr; a != nil {
+	if pk := nw.packed; pk != nil {
 		for r := lo; r < hi; r++ {
-			v := g.verts[r]
-			start, end := a.Indptr[v], a.Indptr[v+1]
-			g.lo[r], g.deg[r] = start, int32(end-start)
-			if g.expands(r) {
-				g.off[r+1] = int64(selectBound(int(end-start), s))
+			if !g.expands(r) {
+				g.lo[r], g.deg[r] = 0, 0 // not fetched: no span to read
+				continue
 			}
+			start, deg := pk.RowSpan(g.verts[r])
+			g.lo[r], g.deg[r] = start, deg
+			g.off[r+1] = int64(selectBound(int(deg), s))
 		}
 		return
 	}
@@ -282,7 +335,7 @@ func (nw *NodeWise) sizeRows(g *layerState, s, lo, hi int) {
 // selectRows draws the picks of rows lo..hi-1.
 func (nw *NodeWise) selectRows(w *nwWorker, g *layerState, stream Stream, epoch, first, l, s, lo, hi int) {
 	opt := SelectOptions{Weighted: nw.opt.Weighted, Replace: nw.opt.Replace}
-	if nw.csr != nil && !opt.Weighted {
+	if nw.packed != nil && !opt.Weighted {
 		nw.selectRowsUniform(w, g, stream, epoch, first, l, s, lo, hi)
 		return
 	}
@@ -294,35 +347,48 @@ func (nw *NodeWise) selectRows(w *nwWorker, g *layerState, stream Stream, epoch,
 		v := g.verts[r]
 		var cols []int32
 		var vals []float32
-		if a := nw.csr; a != nil {
-			start := g.lo[r]
-			cols, vals = a.Indices[start:start+int64(g.deg[r])], a.Data[start:start+int64(g.deg[r])]
+		if nw.packed != nil {
+			start, end := g.lo[r], g.lo[r]+int64(g.deg[r])
+			cols = g.ind[start:end]
+			if g.val != nil {
+				vals = g.val[start:end]
+			}
 		} else {
 			cols, vals = nw.src.Row(v)
 		}
 		if i := int(g.mbOf[r]); i != cur {
 			cur, lk = i, stream.layer(epoch, first+g.mb0+i, l)
 		}
-		pos, mult := w.sel.choose(lk.row(v), cols, vals, s, opt)
-		out := g.picks[g.off[r]:]
-		for j, p := range pos {
-			out[j] = cols[p]
-		}
+		var pv []float32
 		if g.hasVals {
-			pv := g.pvals[g.off[r]:]
-			for j, p := range pos {
-				wt := float32(1)
-				if opt.Weighted {
-					wt = vals[p]
-				}
-				pv[j] = pickValue(wt, mult, j)
-			}
+			pv = g.pvals[g.off[r]:]
 		}
-		g.cnt[r] = int32(len(pos))
+		g.cnt[r] = int32(w.sel.pick(lk.row(v), cols, vals, s, opt, g.picks[g.off[r]:], pv))
 	}
 }
 
-// selectRowsUniform is selectRows for uniform selection from a local CSR.
+// pick selects from the row (cols, vals) with key, writes the picks' global
+// ids into picks and, when pvals is not nil, their values (pickValue), and
+// returns their number. It is the selection of one row wherever it runs:
+// in the sampler, or at the row's owner for push sampling (RowPicker).
+func (sel *rowSelector) pick(key RowKey, cols []int32, vals []float32, s int, opt SelectOptions, picks []int32, pvals []float32) int {
+	pos, mult := sel.choose(key, cols, vals, s, opt)
+	for j, p := range pos {
+		picks[j] = cols[p]
+	}
+	if pvals != nil {
+		for j, p := range pos {
+			wt := float32(1)
+			if opt.Weighted {
+				wt = vals[p]
+			}
+			pvals[j] = pickValue(wt, mult, j)
+		}
+	}
+	return len(pos)
+}
+
+// selectRowsUniform is selectRows for uniform selection from packed rows.
 // Uniform positions depend only on the row's degree, so it first draws the
 // positions of all rows lo..hi-1 without touching A, then gathers the
 // column ids in a loop whose loads are independent of each other: the CPU
@@ -351,7 +417,7 @@ func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream,
 		}
 		g.cnt[r] = int32(len(pos))
 	}
-	ind := nw.csr.Indices
+	ind := g.ind
 	for r := lo; r < hi; r++ {
 		o := g.off[r]
 		picks := g.picks[o : o+int64(g.cnt[r])]

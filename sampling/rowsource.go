@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"context"
+	"slices"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -31,7 +32,8 @@ type RowFetcher interface {
 	FetchRows(ctx context.Context, vertices []int32) error
 }
 
-// CSRRows is the RowSource of a local adjacency matrix held in memory.
+// CSRRows is the RowSource of a local adjacency matrix held in memory. It
+// is also PackedRows.
 type CSRRows struct {
 	A *spgemm.CSR
 }
@@ -42,3 +44,91 @@ func (c CSRRows) NumVertices() int { return c.A.Rows }
 // Row returns views of row v of A. It panics with an spgemm.IndexError if v
 // is out of range.
 func (c CSRRows) Row(v int32) ([]int32, []float32) { return c.A.Row(int(v)) }
+
+// RowSpan returns where row v starts in A.Indices and its degree.
+func (c CSRRows) RowSpan(v int32) (int64, int32) {
+	return c.A.Indptr[v], int32(c.A.Indptr[v+1] - c.A.Indptr[v])
+}
+
+// Packed returns A.Indices and A.Data.
+func (c CSRRows) Packed() ([]int32, []float32) { return c.A.Indices, c.A.Data }
+
+// PackedRows is an optional capability of a RowSource whose rows lie in
+// shared packed arrays, as a CSR's do: row v is
+// indices[start:start+deg] (and values alike) for start, deg = RowSpan(v).
+// The node-wise sampler's uniform kernel then draws every row's positions
+// from the degrees alone and gathers the column ids afterwards, in a loop of
+// independent loads. A local CSR (CSRRows) and the rows a distributed
+// source has fetched (sampling.DistRows) both provide it.
+type PackedRows interface {
+	RowSource
+	// RowSpan returns where row v starts in the packed arrays and its
+	// length. For a RowFetcher, only rows fetched by the last FetchRows.
+	RowSpan(v int32) (start int64, deg int32)
+	// Packed returns the packed arrays; values may be nil when the
+	// sampler does not read them (unweighted). A RowFetcher's arrays may
+	// change with each FetchRows: the sampler calls Packed after it.
+	Packed() (indices []int32, values []float32)
+}
+
+// PickFetcher is an optional capability of a RowSource whose rows are
+// selected by the ranks that own them (push sampling, DESIGN.md section 4):
+// the node-wise sampler then sends the rows to sample and receives only the
+// picks, instead of reading the rows. The owners must select exactly as the
+// sampler would, with a RowPicker, so that the sample does not change.
+type PickFetcher interface {
+	FetchPicks(ctx context.Context, req *PickRequest) error
+}
+
+// PickRequest is one layer's rows of a group of minibatches, to be
+// selected by their owners (PickFetcher).
+type PickRequest struct {
+	Epoch, Layer, Fanout int
+	Vertex               []int32 // the row's vertex
+	Minibatch            []int32 // its global minibatch index
+	// Filled by FetchPicks: the number of picks of each row, the picks'
+	// global ids (rows back to back, each in RowPicker's order) and, when
+	// the sampler is weighted or samples with replacement, their values.
+	Count  []int32
+	Picks  []int32
+	Values []float32
+}
+
+// RowPicker selects the picks of single rows exactly as the node-wise
+// sampler with the same options does; owners use it to serve PickFetcher
+// requests. It is not safe for concurrent use.
+type RowPicker struct {
+	stream Stream
+	opt    SelectOptions
+	sel    rowSelector
+}
+
+// NewRowPicker returns the picker of a node-wise sampler with options opt
+// (only Seed, Weighted and Replace matter).
+func NewRowPicker(opt NodeWiseOptions) *RowPicker {
+	return &RowPicker{stream: NewStream(opt.Seed), opt: SelectOptions{Weighted: opt.Weighted, Replace: opt.Replace}}
+}
+
+// HasValues reports whether picks carry values (weighted or with
+// replacement); otherwise every value is 1.
+func (p *RowPicker) HasValues() bool { return p.opt.Weighted || p.opt.Replace }
+
+// Pick appends the picks of row (cols, vals) of vertex v in minibatch mb,
+// layer, epoch with fanout s to picks and, when HasValues, their values to
+// pvals, and returns both and the number of picks.
+func (p *RowPicker) Pick(epoch, mb, layer int, v int32, cols []int32, vals []float32, s int, picks []int32, pvals []float32) ([]int32, []float32, int) {
+	n0 := len(picks)
+	bound := selectBound(len(cols), s)
+	picks = slices.Grow(picks, bound)[:n0+bound]
+	var pv []float32
+	if p.HasValues() {
+		m0 := len(pvals)
+		pvals = slices.Grow(pvals, bound)[:m0+bound]
+		pv = pvals[m0:]
+	}
+	n := p.sel.pick(p.stream.Row(epoch, mb, layer, v), cols, vals, s, p.opt, picks[n0:], pv)
+	if p.HasValues() {
+		pvals = pvals[:len(pvals)-bound+n]
+	}
+	return picks[:n0+n], pvals, n
+}

@@ -1,0 +1,121 @@
+package dist
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Grid is the (p/c) x c process grid of the 1.5D layout (DESIGN.md section
+// 4). World rank w sits at process row w / c and process column w % c.
+// Vertex block i (of p/c contiguous blocks) is held by the c ranks of
+// process row i; process column j holds one replica of every block, so a
+// rank finds every row of A inside its column communicator.
+//
+// The grid owns its communicators (a duplicate of the world, its row and
+// its column) and all rank arithmetic: no other code computes ranks from
+// grid coordinates.
+type Grid struct {
+	world Comm // the grid's own communicator (a Split of the caller's)
+	row   Comm // the c ranks of this process row, ordered by column
+	col   Comm // the p/c ranks of this process column, ordered by row
+	c     int
+	n     int // vertices: blocks partition [0, n)
+}
+
+// NewGrid builds the grid of n vertices over the ranks of world with
+// replication c. It is collective. It returns an error if c < 1 or c does
+// not divide the number of ranks, or n < 0.
+func NewGrid(ctx context.Context, world Comm, c, n int) (*Grid, error) {
+	p := world.Size()
+	switch {
+	case c < 1:
+		return nil, fmt.Errorf("dist: NewGrid: replication %d, want >= 1", c)
+	case p%c != 0:
+		return nil, fmt.Errorf("dist: NewGrid: replication %d does not divide the %d ranks", c, p)
+	case n < 0:
+		return nil, fmt.Errorf("dist: NewGrid: %d vertices", n)
+	}
+	g := &Grid{c: c, n: n}
+	var err error
+	// Our own communicator, so the grid's traffic never matches the
+	// caller's messages on world.
+	if g.world, err = world.Split(ctx, 0, world.Rank()); err != nil {
+		return nil, err
+	}
+	me := g.world.Rank()
+	if g.row, err = g.world.Split(ctx, me/c, me%c); err != nil {
+		g.Close()
+		return nil, err
+	}
+	if g.col, err = g.world.Split(ctx, me%c, me/c); err != nil {
+		g.Close()
+		return nil, err
+	}
+	return g, nil
+}
+
+// Close frees the grid's communicators; it is idempotent.
+func (g *Grid) Close() error {
+	var errs []error
+	for _, c := range []Comm{g.col, g.row, g.world} {
+		if c != nil {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// World returns the grid's communicator of all p ranks.
+func (g *Grid) World() Comm { return g.world }
+
+// Row returns the communicator of this rank's process row: the c replicas
+// of its block.
+func (g *Grid) Row() Comm { return g.row }
+
+// Col returns the communicator of this rank's process column: one rank per
+// block, its rank there being the block's number.
+func (g *Grid) Col() Comm { return g.col }
+
+// Comms returns the world, row and column communicators, for ReduceStats.
+func (g *Grid) Comms() []Comm { return []Comm{g.world, g.row, g.col} }
+
+// Size returns p; Replication returns c; Blocks returns p/c.
+func (g *Grid) Size() int        { return g.world.Size() }
+func (g *Grid) Replication() int { return g.c }
+func (g *Grid) Blocks() int      { return g.world.Size() / g.c }
+
+// Rank returns this rank's world rank; ProcRow and ProcCol its grid
+// coordinates.
+func (g *Grid) Rank() int    { return g.world.Rank() }
+func (g *Grid) ProcRow() int { return g.world.Rank() / g.c }
+func (g *Grid) ProcCol() int { return g.world.Rank() % g.c }
+
+// RankAt returns the world rank at process row i, column j.
+func (g *Grid) RankAt(i, j int) int { return i*g.c + j }
+
+// NumVertices returns n.
+func (g *Grid) NumVertices() int { return g.n }
+
+// BlockRows returns the global rows [lo, hi) of vertex block i.
+func (g *Grid) BlockRows(i int) (lo, hi int32) {
+	l, h := BlockRange(g.n, g.Blocks(), i)
+	return int32(l), int32(h)
+}
+
+// MyRows returns the global rows of this rank's block.
+func (g *Grid) MyRows() (lo, hi int32) { return g.BlockRows(g.ProcRow()) }
+
+// Locate returns the block holding global vertex gid, which is also the
+// rank in Col() that serves it, and gid's row in that block. It panics if
+// gid is outside [0, n).
+func (g *Grid) Locate(gid int32) (block int, lrow int32) {
+	b := BlockOf(g.n, g.Blocks(), int(gid))
+	lo, _ := g.BlockRows(b)
+	return b, gid - lo
+}
+
+// Minibatches returns the run [lo, hi) of the k minibatches of a bulk that
+// this rank samples: contiguous runs in rank order, so that concatenating
+// the ranks' runs gives the bulk in order.
+func (g *Grid) Minibatches(k int) (lo, hi int) { return BlockRange(k, g.Size(), g.Rank()) }

@@ -1,0 +1,46 @@
+package dist
+
+import (
+	"fmt"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// Matrix is a row-distributed n x n matrix: this rank's block of rows
+// [Lo, Hi) as a local CSR with global column ids, on a Grid. Global rows
+// are gids; the local CSR's rows are lrow = gid - Lo.
+type Matrix struct {
+	Grid   *Grid
+	Lo, Hi int32
+	Local  *spgemm.CSR // (Hi-Lo) x n
+}
+
+// NewMatrix checks that local is this rank's block of an n x n matrix on g
+// (its row count and column count) and wraps it.
+func NewMatrix(g *Grid, local *spgemm.CSR) (*Matrix, error) {
+	lo, hi := g.MyRows()
+	if local == nil || local.Rows != int(hi-lo) || local.Cols != g.NumVertices() {
+		r, c := -1, -1
+		if local != nil {
+			r, c = local.Rows, local.Cols
+		}
+		return nil, fmt.Errorf("dist: rank %d: block of rows [%d, %d) of an %d-vertex graph is %d x %d; want %d x %d",
+			g.Rank(), lo, hi, g.NumVertices(), r, c, hi-lo, g.NumVertices())
+	}
+	return &Matrix{Grid: g, Lo: lo, Hi: hi, Local: local}, nil
+}
+
+// Distribute returns this rank's block of the whole matrix a (rows [lo, hi)
+// of a, copied), for tests and for ranks that have read a whole file.
+func Distribute(g *Grid, a *spgemm.CSR) (*Matrix, error) {
+	lo, hi := g.MyRows()
+	if a.Rows != g.NumVertices() {
+		return nil, fmt.Errorf("dist: rank %d: matrix has %d rows, the grid %d vertices", g.Rank(), a.Rows, g.NumVertices())
+	}
+	rows := make([]int32, hi-lo)
+	for i := range rows {
+		rows[i] = lo + int32(i)
+	}
+	return NewMatrix(g, spgemm.GatherRows(a, rows, 0))
+}
+
