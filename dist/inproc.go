@@ -208,7 +208,6 @@ func reduceTyped[T int64 | float32 | float64](op Op, acc, x []T) {
 	}
 }
 
-
 func castBytes[T int64 | float32 | float64](b []byte) []T {
 	if len(b) == 0 {
 		return nil
@@ -323,4 +322,3 @@ func (r *inproc) split(ctx context.Context, color, key int) (transport, error) {
 func (r *inproc) abort(err error) { r.g.job.abort(fmt.Errorf("rank %d of %d: %w", r.me, r.g.n, err)) }
 
 func (r *inproc) close() error { return nil }
-

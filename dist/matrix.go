@@ -43,4 +43,3 @@ func Distribute(g *Grid, a *spgemm.CSR) (*Matrix, error) {
 	}
 	return NewMatrix(g, spgemm.GatherRows(a, rows, 0))
 }
-

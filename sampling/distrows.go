@@ -1,0 +1,496 @@
+package sampling
+
+// Distributed node-wise sampling (DESIGN.md section 4). Rows of A are
+// split in p/c blocks over the process rows of a dist.Grid; a rank finds
+// every block inside its process column. The sampler is the ordinary
+// NodeWise reading A through DistRows, which fetches what a group of
+// minibatches needs in exchange rounds on the column communicator:
+//
+//	header   one int64 record per pair: active, request count, epoch,
+//	         layer, fanout (a rank that has finished its own work still
+//	         takes part, inactive, until every rank of the column is done)
+//	pull     ids of the distinct rows; row lengths back; column ids back
+//	         (and values when the sampler is weighted)
+//	push     (vertex, minibatch) of every row to expand; pick counts back;
+//	         picks back (and their values when weighted or with
+//	         replacement), selected by the owner with RowPicker
+//
+// Counts go first and payloads are exact (dist.Exchange); ranks may run
+// different numbers of rounds (groups, short last bulks), which the active
+// flag of the header reconciles: SampleBulk ends with Drain.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/bulksample/bulksample/dist"
+)
+
+// FetchMode is how a distributed sampler gets the rows it samples.
+type FetchMode int
+
+const (
+	// FetchPull brings the rows of A to the sampling rank (the paper's
+	// 1.5D sparsity-aware product): deg words per row.
+	FetchPull FetchMode = iota
+	// FetchPush sends the rows to sample to their owners, which select
+	// and return only the picks: about s words per row.
+	FetchPush
+)
+
+// String returns "pull" or "push".
+func (m FetchMode) String() string {
+	switch m {
+	case FetchPull:
+		return "pull"
+	case FetchPush:
+		return "push"
+	}
+	return fmt.Sprintf("FetchMode(%d)", int(m))
+}
+
+// ParseFetchMode parses "pull" or "push".
+func ParseFetchMode(s string) (FetchMode, error) {
+	switch s {
+	case "pull":
+		return FetchPull, nil
+	case "push":
+		return FetchPush, nil
+	}
+	return 0, fmt.Errorf("sampling: fetch mode %q, want pull or push", s)
+}
+
+// headerLen is the number of int64 of one header record.
+const headerLen = 5
+
+// DistRows is the RowSource of a row-distributed adjacency (dist.Matrix):
+// local rows are read in place, the others fetched from their owners in
+// this rank's process column. It is a RowFetcher and PackedRows; with
+// FetchPush, NewDistNodeWise samples through its PickFetcher face
+// instead, and it serves picks rather than rows. Every rank of the grid must
+// make the same kind of DistRows with the same sampler options, and call
+// Drain after its own work of a bulk. It is used by one goroutine (the
+// sampler's), apart from Row, RowSpan and Packed, which may be called
+// concurrently between fetches.
+type DistRows struct {
+	m      *dist.Matrix
+	col    dist.Comm
+	mode   FetchMode
+	values bool // pull: fetch values (weighted sampling)
+	picker *RowPicker
+
+	// Rows of the last FetchRows, packed: row of gid v is
+	// ind[ptr[slot[v]]:ptr[slot[v]+1]].
+	slot    []int32 // per global vertex, -1 when not fetched
+	fetched []int32 // the vertices whose slot is set
+	ptr     []int64
+	ind     []int32
+	val     []float32
+}
+
+// NewDistRows returns the row source over m for a node-wise sampler with
+// options opt (Seed, Weighted and Replace are used by the owners).
+func NewDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions) (*DistRows, error) {
+	if m == nil || m.Grid == nil || m.Local == nil {
+		return nil, errors.New("sampling: NewDistRows: nil matrix")
+	}
+	if mode != FetchPull && mode != FetchPush {
+		return nil, fmt.Errorf("sampling: NewDistRows: fetch mode %d", int(mode))
+	}
+	d := &DistRows{m: m, col: m.Grid.Col(), mode: mode, values: opt.Weighted, picker: NewRowPicker(opt)}
+	d.slot = make([]int32, m.Grid.NumVertices())
+	for i := range d.slot {
+		d.slot[i] = -1
+	}
+	return d, nil
+}
+
+// Mode returns the fetch mode.
+func (d *DistRows) Mode() FetchMode { return d.mode }
+
+// NumVertices returns n.
+func (d *DistRows) NumVertices() int { return len(d.slot) }
+
+// Row returns row v as fetched by the last FetchRows (pull). It panics if v
+// was not fetched.
+func (d *DistRows) Row(v int32) ([]int32, []float32) {
+	s, deg := d.RowSpan(v)
+	cols := d.ind[s : s+int64(deg)]
+	if d.val == nil {
+		return cols, nil
+	}
+	return cols, d.val[s : s+int64(deg)]
+}
+
+// RowSpan returns where fetched row v lies in Packed's arrays.
+func (d *DistRows) RowSpan(v int32) (int64, int32) {
+	k := d.slot[v]
+	if k < 0 {
+		panic(fmt.Sprintf("sampling: DistRows: row %d was not fetched", v))
+	}
+	return d.ptr[k], int32(d.ptr[k+1] - d.ptr[k])
+}
+
+// Packed returns the fetched rows' arrays (values nil unless weighted).
+func (d *DistRows) Packed() ([]int32, []float32) { return d.ind, d.val }
+
+// localRow returns row gid of this rank's block.
+func (d *DistRows) localRow(gid int32) ([]int32, []float32, error) {
+	if gid < d.m.Lo || gid >= d.m.Hi {
+		return nil, nil, fmt.Errorf("sampling: rank %d holds rows [%d, %d) but was asked for row %d", d.m.Grid.Rank(), d.m.Lo, d.m.Hi, gid)
+	}
+	c, v := d.m.Local.Row(int(gid - d.m.Lo))
+	return c, v, nil
+}
+
+// bucket orders vs by owner block (stable) and returns them with the
+// count per block.
+func (d *DistRows) bucket(vs []int32, extra []int32) ([]int32, []int32, []int, []int) {
+	g := d.m.Grid
+	q := g.Blocks()
+	counts := make([]int, q)
+	owner := make([]int, len(vs))
+	for i, v := range vs {
+		b, _ := g.Locate(v)
+		owner[i] = b
+		counts[b]++
+	}
+	start := make([]int, q+1)
+	for b := range q {
+		start[b+1] = start[b] + counts[b]
+	}
+	pos := slices.Clone(start[:q])
+	order := make([]int, len(vs))
+	outV := make([]int32, len(vs))
+	var outX []int32
+	if extra != nil {
+		outX = make([]int32, len(vs))
+	}
+	for i, v := range vs {
+		b := owner[i]
+		order[i] = pos[b]
+		outV[pos[b]] = v
+		if extra != nil {
+			outX[pos[b]] = extra[i]
+		}
+		pos[b]++
+	}
+	return outV, outX, counts, order
+}
+
+// header runs the header exchange of a round and returns every rank's
+// record to this one and whether any rank of the column is active.
+func (d *DistRows) header(ctx context.Context, active bool, counts []int, epoch, layer, fanout int) ([]int64, bool, error) {
+	q := d.col.Size()
+	send := make([]int64, headerLen*q)
+	for r := range q {
+		h := send[headerLen*r:]
+		if active {
+			h[0] = 1
+		}
+		if counts != nil {
+			h[1] = int64(counts[r])
+		}
+		h[2], h[3], h[4] = int64(epoch), int64(layer), int64(fanout)
+	}
+	hl := make([]int, q)
+	for r := range hl {
+		hl[r] = headerLen
+	}
+	recv, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, send, hl, hl)
+	if err != nil {
+		return nil, false, err
+	}
+	anyActive := false
+	for r := range q {
+		anyActive = anyActive || recv[headerLen*r] != 0
+	}
+	return recv, anyActive, nil
+}
+
+// FetchRows brings the rows of vertices (distinct) in: one pull round.
+func (d *DistRows) FetchRows(ctx context.Context, vertices []int32) error {
+	if d.mode != FetchPull {
+		return fmt.Errorf("sampling: DistRows.FetchRows in %v mode", d.mode)
+	}
+	ids, _, counts, _ := d.bucket(vertices, nil)
+	hdr, _, err := d.header(ctx, true, counts, 0, 0, 0)
+	if err != nil {
+		return err
+	}
+	return d.pullRound(ctx, hdr, ids, counts)
+}
+
+// pullRound is a pull round after the header: this rank asks for ids
+// (ordered by owner, counts per owner) and serves the others.
+func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, counts []int) error {
+	q := d.col.Size()
+	rc := make([]int, q)
+	for r := range q {
+		rc[r] = int(hdr[headerLen*r+1])
+	}
+	asked, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, ids, counts, rc)
+	if err != nil {
+		return err
+	}
+	// Serve: the lengths, then the rows, of what each rank asked for.
+	lens := make([]int32, len(asked))
+	colCounts := make([]int, q)
+	o := 0
+	for r := range q {
+		for range rc[r] {
+			c, _, err := d.localRow(asked[o])
+			if err != nil {
+				return err
+			}
+			lens[o] = int32(len(c))
+			colCounts[r] += len(c)
+			o++
+		}
+	}
+	gotLens, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, lens, rc, counts)
+	if err != nil {
+		return err
+	}
+	cols := make([]int32, 0, sum(colCounts))
+	var vals []float32
+	if d.values {
+		vals = make([]float32, 0, cap(cols))
+	}
+	for _, gid := range asked {
+		c, v, _ := d.localRow(gid)
+		cols = append(cols, c...)
+		if d.values {
+			vals = append(vals, v...)
+		}
+	}
+	recvCols := make([]int, q)
+	o = 0
+	for r := range q {
+		for range counts[r] {
+			recvCols[r] += int(gotLens[o])
+			o++
+		}
+	}
+	gotCols, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, cols, colCounts, recvCols)
+	if err != nil {
+		return err
+	}
+	var gotVals []float32
+	if d.values {
+		if gotVals, err = dist.ExchangeWith(ctx, d.col, dist.PhaseSample, vals, colCounts, recvCols); err != nil {
+			return err
+		}
+	}
+	// Pack what came back, in the order asked.
+	for _, v := range d.fetched {
+		d.slot[v] = -1
+	}
+	d.fetched = append(d.fetched[:0], ids...)
+	d.ptr = resize(d.ptr, len(ids)+1)
+	d.ptr[0] = 0
+	for i, v := range ids {
+		d.slot[v] = int32(i)
+		d.ptr[i+1] = d.ptr[i] + int64(gotLens[i])
+	}
+	d.ind, d.val = gotCols, gotVals
+	return nil
+}
+
+func sum(xs []int) int {
+	s := 0
+	for _, x := range xs {
+		s += x
+	}
+	return s
+}
+
+// pushSource is the push face of a DistRows: a PickFetcher, whose rows are
+// never read where they are sampled.
+type pushSource struct{ d *DistRows }
+
+func (p pushSource) NumVertices() int { return p.d.NumVertices() }
+func (p pushSource) Row(v int32) ([]int32, []float32) {
+	panic("sampling: a push source selects at the owners; its rows are not read")
+}
+func (p pushSource) FetchPicks(ctx context.Context, req *PickRequest) error {
+	return p.d.fetchPicks(ctx, req)
+}
+
+// fetchPicks has the owners of req's rows select them: one push round.
+func (d *DistRows) fetchPicks(ctx context.Context, req *PickRequest) error {
+	if d.mode != FetchPush {
+		return fmt.Errorf("sampling: DistRows: push request in %v mode", d.mode)
+	}
+	vs, mbs, counts, order := d.bucket(req.Vertex, req.Minibatch)
+	hdr, _, err := d.header(ctx, true, counts, req.Epoch, req.Layer, req.Fanout)
+	if err != nil {
+		return err
+	}
+	cnt, picks, vals, err := d.pushRound(ctx, hdr, vs, mbs, counts)
+	if err != nil {
+		return err
+	}
+	// Back from owner order to request order.
+	start := make([]int64, len(cnt)+1)
+	for i, c := range cnt {
+		start[i+1] = start[i] + int64(c)
+	}
+	req.Count = make([]int32, len(req.Vertex))
+	req.Picks = make([]int32, 0, len(picks))
+	if vals != nil {
+		req.Values = make([]float32, 0, len(vals))
+	}
+	for i, j := range order {
+		req.Count[i] = cnt[j]
+		req.Picks = append(req.Picks, picks[start[j]:start[j+1]]...)
+		if vals != nil {
+			req.Values = append(req.Values, vals[start[j]:start[j+1]]...)
+		}
+	}
+	return nil
+}
+
+// pushRound is a push round after the header: this rank asks for the rows
+// (vs, mbs), ordered by owner with counts per owner, and serves the others
+// with the epoch, layer and fanout of their headers.
+func (d *DistRows) pushRound(ctx context.Context, hdr []int64, vs, mbs []int32, counts []int) (cnt, picks []int32, vals []float32, err error) {
+	q := d.col.Size()
+	rc := make([]int, q)
+	for r := range q {
+		rc[r] = int(hdr[headerLen*r+1])
+	}
+	// Rows travel as (vertex, minibatch) pairs.
+	pairs := make([]int32, 0, 2*len(vs))
+	for i, v := range vs {
+		pairs = append(pairs, v, mbs[i])
+	}
+	twice := func(c []int) []int {
+		out := make([]int, len(c))
+		for i, x := range c {
+			out[i] = 2 * x
+		}
+		return out
+	}
+	asked, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, pairs, twice(counts), twice(rc))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var sc []int32
+	var sp []int32
+	var sv []float32
+	pickCounts := make([]int, q)
+	o := 0
+	for r := range q {
+		h := hdr[headerLen*r:]
+		epoch, layer, fanout := int(h[2]), int(h[3]), int(h[4])
+		for range rc[r] {
+			v, mb := asked[2*o], asked[2*o+1]
+			c, w, err := d.localRow(v)
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			var n int
+			sp, sv, n = d.picker.Pick(epoch, int(mb), layer, v, c, w, fanout, sp, sv)
+			sc = append(sc, int32(n))
+			pickCounts[r] += n
+			o++
+		}
+	}
+	if cnt, err = dist.ExchangeWith(ctx, d.col, dist.PhaseSample, sc, rc, counts); err != nil {
+		return nil, nil, nil, err
+	}
+	recvPicks := make([]int, q)
+	o = 0
+	for r := range q {
+		for range counts[r] {
+			recvPicks[r] += int(cnt[o])
+			o++
+		}
+	}
+	if picks, err = dist.ExchangeWith(ctx, d.col, dist.PhaseSample, sp, pickCounts, recvPicks); err != nil {
+		return nil, nil, nil, err
+	}
+	if d.picker.HasValues() {
+		if vals, err = dist.ExchangeWith(ctx, d.col, dist.PhaseSample, sv, pickCounts, recvPicks); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return cnt, picks, vals, nil
+}
+
+// Drain serves the other ranks of the column until every one of them has
+// finished its own rounds. Call it after this rank's work of a bulk.
+func (d *DistRows) Drain(ctx context.Context) error {
+	for {
+		hdr, active, err := d.header(ctx, false, nil, 0, 0, 0)
+		if err != nil || !active {
+			return err
+		}
+		none := make([]int, d.col.Size())
+		if d.mode == FetchPull {
+			err = d.pullRound(ctx, hdr, nil, none)
+		} else {
+			_, _, _, err = d.pushRound(ctx, hdr, nil, nil, none)
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// DistNodeWise is the node-wise sampler of a row-distributed graph: the
+// ordinary NodeWise reading A through a DistRows. SampleBulk is collective
+// over the grid: every rank calls it once per bulk with its own run of the
+// bulk's minibatches (dist.Grid.Minibatches), possibly none, and gets the
+// same sample for them as a single-process NodeWise with the same options.
+type DistNodeWise struct {
+	nw   *NodeWise
+	rows *DistRows
+}
+
+var _ Sampler = (*DistNodeWise)(nil)
+
+// NewDistNodeWise returns the distributed node-wise sampler over m.
+func NewDistNodeWise(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions) (*DistNodeWise, error) {
+	rows, err := NewDistRows(m, mode, opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Weighted {
+		for p, v := range m.Local.Data {
+			if !(v >= 0) || v > maxFinite32 {
+				return nil, fmt.Errorf("sampling: NewDistNodeWise: Weighted, but edge weight data[%d] = %v of rank %d's block; want finite and >= 0", p, v, m.Grid.Rank())
+			}
+		}
+	}
+	var src RowSource = rows
+	if mode == FetchPush {
+		src = pushSource{rows}
+	}
+	nw, err := NewNodeWiseFrom(src, opt)
+	if err != nil {
+		return nil, err
+	}
+	return &DistNodeWise{nw: nw, rows: rows}, nil
+}
+
+const maxFinite32 = 3.4028234663852886e38
+
+// NumLayers returns the number of fanouts.
+func (s *DistNodeWise) NumLayers() int { return s.nw.NumLayers() }
+
+// SampleBulk samples minibatches first..first+len(seeds)-1 of epoch, this
+// rank's share of a bulk, serving the other ranks of its column meanwhile.
+func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	b, err := s.nw.SampleBulk(ctx, epoch, first, seeds)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.rows.Drain(ctx); err != nil {
+		return nil, err
+	}
+	return b, nil
+}

@@ -1,0 +1,175 @@
+package sampling
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// distDigest samples the bulks of mbs (k minibatches each) on p in-process
+// ranks with replication c, each rank its run of every bulk, and returns
+// the digest of every minibatch in global order. mode < 0 means the graph
+// replicated on every rank (no communication).
+func distDigest(t *testing.T, a *spgemm.CSR, p, c int, mode FetchMode, replicated bool, opt NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats) {
+	t.Helper()
+	world, err := dist.NewInProcWorld(p, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	nb := (len(mbs) + k - 1) / k
+	bulks := make([][]*Bulk, p) // rank -> bulk -> its part
+	errs := make([]error, p)
+	stats := make([]dist.Stats, p)
+	var wg sync.WaitGroup
+	for r := range p {
+		wg.Go(func() {
+			errs[r] = func() error {
+				g, err := dist.NewGrid(ctx, world[r], c, a.Rows)
+				if err != nil {
+					return err
+				}
+				defer g.Close()
+				var s Sampler
+				if replicated {
+					s, err = NewNodeWise(a, opt)
+				} else {
+					m, err2 := dist.Distribute(g, a)
+					if err2 != nil {
+						return err2
+					}
+					s, err = NewDistNodeWise(m, mode, opt)
+				}
+				if err != nil {
+					return err
+				}
+				for i := range nb {
+					lo, hi := i*k, min((i+1)*k, len(mbs))
+					mlo, mhi := g.Minibatches(hi - lo)
+					b, err := s.SampleBulk(ctx, 0, lo+mlo, mbs[lo+mlo:lo+mhi])
+					if err != nil {
+						return err
+					}
+					bulks[r] = append(bulks[r], b)
+				}
+				for _, cm := range g.Comms() {
+					stats[r].Add(cm.Stats())
+				}
+				return nil
+			}()
+			if errs[r] != nil {
+				world[r].Abort(errs[r])
+			}
+		})
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	d := NewDigest()
+	var total dist.Stats
+	for i := range nb {
+		for r := range p {
+			d.AddBulk(bulks[r][i])
+		}
+	}
+	for r := range p {
+		total.Add(stats[r])
+	}
+	return d.Sum(), total
+}
+
+func oneProcessDigest(t *testing.T, a *spgemm.CSR, opt NodeWiseOptions, mbs [][]int32) string {
+	t.Helper()
+	s, err := NewNodeWise(a, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := s.SampleBulk(context.Background(), 0, 0, mbs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDigest()
+	d.AddBulk(b)
+	return d.Sum()
+}
+
+// TestDistNodeWiseEqualsOneProcess: pull, push and replicated sampling on
+// p in-process ranks with replication c give the single-process digest,
+// for every p and c of the issue, both frontier modes, weighted and with
+// replacement, bulks that leave some ranks without minibatches, and a
+// MaxBulkEdges that makes ranks run different numbers of rounds.
+func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
+	a := nwGraph(300, 8, true, 5)
+	mbs := nwSeeds(a.Rows, 11, 12, 3)
+	type cfg struct{ p, c int }
+	var grids []cfg
+	for _, p := range []int{1, 2, 3, 4, 8} {
+		for _, c := range []int{1, 2, 4} {
+			if p%c == 0 {
+				grids = append(grids, cfg{p, c})
+			}
+		}
+	}
+	opts := []NodeWiseOptions{
+		{Fanouts: []int{3, 2}, Seed: 11},
+		{Fanouts: []int{2, 4, -1}, Frontier: FrontierNew, Seed: 12, MaxBulkEdges: 40},
+	}
+	if !testing.Short() {
+		opts = append(opts, nwCases()...)
+	}
+	for _, opt := range opts {
+		want := oneProcessDigest(t, a, opt, mbs)
+		for i, gc := range grids {
+			if len(opts) > 2 && i%3 != 0 && opt.Seed == 11 && len(opt.Fanouts) == 3 {
+				continue // the full option matrix on a third of the grids keeps the test short
+			}
+			for _, k := range []int{5, 11} {
+				for _, mode := range []string{"pull", "push", "replicated"} {
+					name := fmt.Sprintf("%s/p=%d/c=%d/k=%d/%s", nwName(opt), gc.p, gc.c, k, mode)
+					fm, _ := ParseFetchMode(mode)
+					got, st := distDigest(t, a, gc.p, gc.c, fm, mode == "replicated", opt, mbs, k)
+					if got != want {
+						t.Errorf("%s: digest %s; want %s", name, got, want)
+					}
+					if mode == "replicated" && st.Bytes[dist.PhaseSample] != 0 {
+						t.Errorf("%s: %d bytes sent while sampling a replicated graph", name, st.Bytes[dist.PhaseSample])
+					}
+					if mode != "replicated" && gc.p/gc.c > 1 && st.Bytes[dist.PhaseSample] == 0 {
+						t.Errorf("%s: no bytes counted", name)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestDistNodeWisePushSendsLess: at fanout 15 on a graph of average
+// degree about 60, push moves far fewer sampling bytes than pull.
+func TestDistNodeWisePushSendsLess(t *testing.T) {
+	a := nwGraph(2000, 120, false, 9)
+	mbs := nwSeeds(a.Rows, 4, 64, 4)
+	opt := NodeWiseOptions{Fanouts: []int{15, 10}, Seed: 3}
+	_, pull := distDigest(t, a, 4, 1, FetchPull, false, opt, mbs, 4)
+	_, push := distDigest(t, a, 4, 1, FetchPush, false, opt, mbs, 4)
+	ratio := float64(push.Bytes[dist.PhaseSample]) / float64(pull.Bytes[dist.PhaseSample])
+	t.Logf("push/pull sampling bytes = %d/%d = %.3f", push.Bytes[dist.PhaseSample], pull.Bytes[dist.PhaseSample], ratio)
+	if ratio >= 0.5 {
+		t.Errorf("push sent %.2f of pull's bytes; want well under 0.5 at fanout 15", ratio)
+	}
+}
+
+func TestDistRowsErrors(t *testing.T) {
+	if _, err := NewDistRows(nil, FetchPull, NodeWiseOptions{}); err == nil {
+		t.Error("nil matrix: no error")
+	}
+	if _, err := ParseFetchMode("pool"); err == nil {
+		t.Error(`ParseFetchMode("pool"): no error`)
+	}
+}
