@@ -1,10 +1,12 @@
 package sampling
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
 	"hash"
+	"io"
 	"math"
 )
 
@@ -16,12 +18,30 @@ import (
 // NewDigest.
 type Digest struct {
 	h   hash.Hash
+	w   io.Writer // where encoded bytes go: h, or a buffer (AppendBulkEncoding)
 	buf []byte
 }
 
 // NewDigest returns an empty digest (SHA-256 of a canonical little-endian
 // encoding).
-func NewDigest() *Digest { return &Digest{h: sha256.New()} }
+func NewDigest() *Digest {
+	h := sha256.New()
+	return &Digest{h: h, w: h}
+}
+
+// AppendBulkEncoding appends to dst the bytes that AddBulk(b) hashes, so
+// that a rank can send its minibatches' encoding to the rank that digests
+// the whole run in order (AddEncoded).
+func AppendBulkEncoding(dst []byte, b *Bulk) []byte {
+	buf := bytes.NewBuffer(dst)
+	d := &Digest{w: buf}
+	d.AddBulk(b)
+	return buf.Bytes()
+}
+
+// AddEncoded adds minibatches encoded by AppendBulkEncoding: the digest
+// is the same as if their bulks had been added.
+func (d *Digest) AddEncoded(p []byte) { d.h.Write(p) }
 
 // AddBulk adds every minibatch of b in order.
 func (d *Digest) AddBulk(b *Bulk) {
@@ -53,7 +73,7 @@ const flushAt = 1 << 15
 
 func (d *Digest) flush(force bool) {
 	if len(d.buf) >= flushAt || (force && len(d.buf) > 0) {
-		d.h.Write(d.buf)
+		d.w.Write(d.buf)
 		d.buf = d.buf[:0]
 	}
 }

@@ -25,6 +25,7 @@ type sampleConfig struct {
 	baseline bool
 	digest   bool
 	json     bool
+	dist     distFlags // --replication, --fetch, --replicate-graph (sample_dist.go)
 }
 
 func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
@@ -50,10 +51,14 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs.BoolVar(&c.baseline, "baseline", false, "use the conventional per-minibatch sampler instead of the bulk sampler")
 	fs.BoolVar(&c.digest, "digest", false, "hash all blocks and vertex lists in minibatch order (the same for any --bulk and --threads)")
 	fs.Int64Var(&c.nw.MaxBulkEdges, "max-bulk-edges", 0, "cap on entries selected at once; a bulk over it is sampled in groups (0: the default)")
+	c.dist.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	c.json = *jsonOut
+	if err := c.dist.validate(fs, c); err != nil {
+		return nil, err
+	}
 	var err error
 	switch {
 	case fs.NArg() > 0:
@@ -137,6 +142,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	c, err := parseSampleFlags(e, args)
 	if err != nil {
 		return err
+	}
+	if c.dist.distributed() {
+		return runSampleDist(ctx, e, c)
 	}
 	t0 := time.Now()
 	d, err := dataset.LoadContext(ctx, c.graph, &dataset.LoadOptions{Threads: c.nw.Threads, Progress: e.stderr})

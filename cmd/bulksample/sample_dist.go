@@ -1,0 +1,312 @@
+package main
+
+// The distributed path of `bulksample sample`: the same command line run
+// under mpirun or srun (or on in-process ranks with --inproc-ranks, for
+// tests), each rank sampling its run of every bulk. Only rank 0 prints.
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/sampling"
+)
+
+// distFlags are the flags of distributed sampling.
+type distFlags struct {
+	replication int
+	fetch       string
+	replicate   bool
+	inproc      int
+	failRank    int // test hook: this rank fails after its first bulk (-1: none)
+	mode        sampling.FetchMode
+}
+
+func (d *distFlags) add(fs *flag.FlagSet) {
+	fs.IntVar(&d.replication, "replication", 1, "distributed runs: replication factor c of the graph's row blocks (ranks form a (p/c) x c grid); must divide the number of ranks")
+	fs.StringVar(&d.fetch, "fetch", "pull", "distributed runs: pull (fetch the rows of A from their owners, 1.5D) or push (owners sample and return only the picks)")
+	fs.BoolVar(&d.replicate, "replicate-graph", false, "distributed runs: every rank holds the whole graph; sampling needs no communication")
+	fs.IntVar(&d.inproc, "inproc-ranks", 0, "run the distributed sampler on this many in-process ranks (goroutines) instead of MPI; for tests and debugging")
+	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
+}
+
+func (d *distFlags) validate(fs *flag.FlagSet, c *sampleConfig) error {
+	var err error
+	if d.mode, err = sampling.ParseFetchMode(d.fetch); err != nil {
+		return usageError(fs, "--fetch %q: want pull or push", d.fetch)
+	}
+	switch {
+	case d.replication < 1:
+		return usageError(fs, "--replication %d: want >= 1", d.replication)
+	case d.inproc < 0:
+		return usageError(fs, "--inproc-ranks %d: want >= 0", d.inproc)
+	case d.inproc > 0 && dist.LaunchedSize() > 0:
+		return usageError(fs, "--inproc-ranks: not under an MPI launcher (this process is one of %d launched ranks)", dist.LaunchedSize())
+	case d.distributed() && c.method != "node":
+		return usageError(fs, "--method %s: distributed sampling (mpirun, srun or --inproc-ranks) supports --method node only so far", c.method)
+	case d.distributed() && c.baseline:
+		return usageError(fs, "--baseline: not in a distributed run")
+	}
+	return nil
+}
+
+// distributed reports whether this run is distributed: started by an MPI
+// launcher (even with one rank) or on in-process ranks.
+func (d *distFlags) distributed() bool { return d.inproc > 0 || dist.LaunchedSize() > 0 }
+
+// phaseJSON is one phase's traffic: summed over ranks, and of the busiest
+// rank.
+type phaseJSON struct {
+	BytesSent    int64 `json:"bytes_sent"`
+	Messages     int64 `json:"messages"`
+	BytesSentMax int64 `json:"bytes_sent_max"`
+	MessagesMax  int64 `json:"messages_max"`
+}
+
+// distSummary is the --json object of a distributed `bulksample sample`.
+type distSummary struct {
+	sampleSummary
+	Ranks       int                  `json:"ranks"`
+	Replication int                  `json:"replication"`
+	Fetch       string               `json:"fetch"`
+	Phases      map[string]phaseJSON `json:"phases"`
+	PeakRSSMax  int64                `json:"peak_rss_max"`
+}
+
+func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
+	if c.dist.inproc == 0 {
+		world, err := dist.NewMPIWorld(dist.Options{})
+		if err != nil {
+			return err // dist.ErrNoMPI in a build without MPI: never run as a lone rank
+		}
+		if err := sampleRank(ctx, e, c, world); err != nil {
+			dist.Fail(e.stderr, world, err) // MPI_Abort: ends every rank
+		}
+		return world.Close()
+	}
+	world, err := dist.NewInProcWorld(c.dist.inproc, dist.Options{})
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(world))
+	var wg sync.WaitGroup
+	for r, w := range world {
+		wg.Go(func() {
+			re := e
+			if r != 0 {
+				re = &env{stdout: io.Discard, stderr: e.stderr}
+			}
+			if errs[r] = sampleRank(ctx, re, c, w); errs[r] != nil && !errors.Is(errs[r], dist.ErrAborted) {
+				dist.Fail(e.stderr, w, errs[r]) // the other ranks' calls now fail
+			}
+		})
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil && !errors.Is(err, dist.ErrAborted) {
+			return fmt.Errorf("rank %d: %w", r, err)
+		}
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sampleRank is one rank's run.
+func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) error {
+	t0 := time.Now()
+	// TODO(dist): read only this rank's block (see loadBlock).
+	d, m, grid, err := loadDistGraph(ctx, e, c, world)
+	if err != nil {
+		return err
+	}
+	defer grid.Close()
+	loadSec := time.Since(t0).Seconds()
+	vertices := d.Train
+	if len(vertices) == 0 {
+		vertices = make([]int32, d.N)
+		for i := range vertices {
+			vertices[i] = int32(i)
+		}
+	}
+	if c.seeds > len(vertices) {
+		return fmt.Errorf("--seeds %d: %s has only %d seed vertices", c.seeds, c.graph, len(vertices))
+	}
+	plan, err := sampling.NewPlan(vertices, c.plan)
+	if err != nil {
+		return err
+	}
+	ep := plan.Epoch(c.epoch)
+	if c.seeds > 0 {
+		ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
+	}
+	var s sampling.Sampler
+	if c.dist.replicate {
+		s, err = sampling.NewNodeWise(d.Adj, c.nw)
+	} else {
+		s, err = sampling.NewDistNodeWise(m, c.dist.mode, c.nw)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", c.graph, err)
+	}
+	fetch := c.dist.mode.String()
+	if c.dist.replicate {
+		fetch = "replicated"
+	}
+	sum := distSummary{
+		sampleSummary: sampleSummary{Graph: c.graph, Vertices: d.N, Edges: d.NNZ, Sampler: "bulk",
+			Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
+			Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec},
+		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch,
+	}
+	for _, mb := range ep.Minibatches {
+		sum.Seeds += len(mb)
+	}
+	var dg *sampling.Digest
+	if c.digest && grid.Rank() == 0 {
+		dg = sampling.NewDigest()
+	}
+	var busy time.Duration
+	var edges int64
+	lastReport := time.Now()
+	for i := range ep.NumBulks() {
+		first, seeds := ep.Bulk(i)
+		lo, hi := grid.Minibatches(len(seeds))
+		start := time.Now()
+		b, err := s.SampleBulk(ctx, ep.Epoch, first+lo, seeds[lo:hi])
+		if err != nil {
+			return fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first+lo, first+hi-1, err)
+		}
+		busy += time.Since(start)
+		edges += b.SampledEdges()
+		if c.digest {
+			if err := gatherDigest(ctx, grid.World(), dg, b); err != nil {
+				return err
+			}
+		}
+		if i == 0 && grid.Rank() == c.dist.failRank {
+			return fmt.Errorf("injected failure after bulk %d (--fail-rank %d)", i, c.dist.failRank)
+		}
+		if grid.Rank() == 0 && time.Since(lastReport) > 2*time.Second {
+			lastReport = time.Now()
+			fmt.Fprintf(e.stderr, "sample: %d/%d bulks on rank 0, %d sampled edges there\n", i+1, ep.NumBulks(), edges)
+		}
+	}
+	totals := []int64{edges, procstat.PeakRSS()}
+	w := grid.World()
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpSum, totals[:1]); err != nil {
+		return err
+	}
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpMax, totals[1:]); err != nil {
+		return err
+	}
+	secs := []float64{busy.Seconds()}
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpMax, secs); err != nil {
+		return err
+	}
+	tot, most, err := dist.ReduceStats(ctx, w, grid.Comms()...)
+	if err != nil {
+		return err
+	}
+	sum.SampledEdges, sum.PeakRSSMax, sum.Seconds = totals[0], totals[1], secs[0]
+	if sum.Seconds > 0 {
+		sum.SEPS = float64(sum.SampledEdges) / sum.Seconds
+	}
+	sum.Phases = make(map[string]phaseJSON)
+	for ph := range dist.NumPhases {
+		sum.Phases[ph.String()] = phaseJSON{tot.Bytes[ph], tot.Messages[ph], most.Bytes[ph], most.Messages[ph]}
+	}
+	if grid.Rank() != 0 {
+		return nil
+	}
+	if dg != nil {
+		sum.Digest = dg.Sum()
+	}
+	fmt.Fprintf(e.stdout, "bulk sampler on %d ranks (replication %d, %s): %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges in %.3fs: %.2fM SEPS\n",
+		sum.Ranks, sum.Replication, fetch, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
+	fmt.Fprintf(e.stdout, "sample traffic: %d bytes in %d messages over all ranks (most on one rank: %d bytes); peak RSS of a rank %d MiB\n",
+		tot.Bytes[dist.PhaseSample], tot.Messages[dist.PhaseSample], most.Bytes[dist.PhaseSample], sum.PeakRSSMax>>20)
+	if c.digest {
+		fmt.Fprintf(e.stdout, "digest %s\n", sum.Digest)
+	}
+	if c.json {
+		return writeJSON(e.stdout, sum)
+	}
+	return nil
+}
+
+// graphInfo is what a rank knows of the whole graph.
+type graphInfo struct {
+	*dataset.Dataset // Adj is nil unless the graph is replicated
+	N                int
+	NNZ              int64
+}
+
+// loadDistGraph loads the graph for this rank: the whole of it with
+// --replicate-graph, otherwise this rank's block of rows.
+func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) (*graphInfo, *dist.Matrix, *dist.Grid, error) {
+	d, err := dataset.LoadContext(ctx, c.graph, &dataset.LoadOptions{Threads: c.nw.Threads, Progress: progressOf(e, world)})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	grid, err := dist.NewGrid(ctx, world, c.dist.replication, d.NumNodes())
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	info := &graphInfo{Dataset: d, N: d.NumNodes(), NNZ: d.Adj.NNZ()}
+	if c.dist.replicate {
+		return info, nil, grid, nil
+	}
+	m, err := dist.Distribute(grid, d.Adj)
+	if err != nil {
+		grid.Close()
+		return nil, nil, nil, err
+	}
+	d.Adj = nil // this rank keeps only its block
+	return info, m, grid, nil
+}
+
+// progressOf returns where rank 0 reports loading progress; the others
+// are silent.
+func progressOf(e *env, c dist.Comm) io.Writer {
+	if c.Rank() == 0 {
+		return e.stderr
+	}
+	return nil
+}
+
+// gatherDigest sends every rank's encoding of its part of a bulk to rank 0,
+// which adds them in rank order: the minibatches' global order.
+func gatherDigest(ctx context.Context, w dist.Comm, dg *sampling.Digest, b *sampling.Bulk) error {
+	const tag = 1
+	enc := sampling.AppendBulkEncoding(nil, b)
+	if w.Rank() != 0 {
+		if err := w.Send(ctx, dist.PhaseControl, 0, tag, []int64{int64(len(enc))}); err != nil {
+			return err
+		}
+		return w.Send(ctx, dist.PhaseControl, 0, tag, enc)
+	}
+	dg.AddEncoded(enc)
+	for r := 1; r < w.Size(); r++ {
+		n := []int64{0}
+		if err := w.Recv(ctx, dist.PhaseControl, r, tag, n); err != nil {
+			return err
+		}
+		buf := make([]byte, n[0])
+		if err := w.Recv(ctx, dist.PhaseControl, r, tag, buf); err != nil {
+			return err
+		}
+		dg.AddEncoded(buf)
+	}
+	return nil
+}
