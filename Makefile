@@ -2,9 +2,10 @@
 GO       ?= go
 BIN      := bin/bulksample
 GOBIN    := $(shell $(GO) env GOPATH)/bin
-# The BLAS build tag: "openblas" when OpenBLAS links, otherwise pure-Go BLAS.
-# Evaluated after `deps`, which may install OpenBLAS.
-TAGS      = $(shell scripts/blas-tags.sh)
+# Build tags: "openblas" when OpenBLAS links (otherwise pure-Go BLAS), "mpi"
+# when Open MPI's C library does (otherwise the binary refuses MPI launches).
+# Evaluated after `deps`, which may install both.
+TAGS      = $(shell scripts/build-tags.sh)
 # Packages whose tests also run under the race detector (-short keeps it within budget).
 RACE_PKGS := ./...
 FUZZTIME ?= 10s
@@ -18,6 +19,7 @@ deps:
 
 build: deps
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/bulksample
+	@echo "built $(BIN) with build tags: $(or $(TAGS),none) ($(if $(findstring mpi,$(TAGS)),runs under mpirun and srun,no MPI: install libopenmpi-dev for mpirun and srun))"
 
 run: build
 	@scripts/run.sh $(BIN)

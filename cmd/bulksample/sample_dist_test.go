@@ -1,0 +1,167 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bulksample/bulksample/internal/mpitest"
+)
+
+// distGraph writes a small R-MAT graph and returns its path.
+func distGraph(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rmat12.bsg")
+	if code, _, stderr := runCLI(t, "gen", "rmat", "--scale", "12", "--seed", "3", "--out", path); code != 0 {
+		t.Fatalf("gen: exit %d\n%s", code, stderr)
+	}
+	return path
+}
+
+var digestRE = regexp.MustCompile(`(?m)^digest ([0-9a-f]{64})$`)
+
+func digestOf(t *testing.T, stdout string) string {
+	t.Helper()
+	m := digestRE.FindAllStringSubmatch(stdout, -1)
+	if len(m) != 1 {
+		t.Fatalf("want exactly one digest line (only rank 0 prints), got %d:\n%s", len(m), stdout)
+	}
+	return m[0][1]
+}
+
+// sampleArgs are the flags of every distributed test run: a short last bulk
+// (50 minibatches in bulks of 8) and FrontierNew on some runs.
+var sampleArgs = []string{"--batch", "40", "--bulk", "8", "--seeds", "2000", "--fanout", "15,10,5", "--seed", "7", "--digest"}
+
+// TestSampleInProcRanksDigest: the distributed path on in-process ranks
+// gives the single-process digest for pull, push and a replicated graph.
+func TestSampleInProcRanksDigest(t *testing.T) {
+	g := distGraph(t)
+	code, out, stderr := runCLI(t, "sample", append([]string{"--graph", g}, sampleArgs...)...)
+	if code != 0 {
+		t.Fatalf("single process: exit %d\n%s", code, stderr)
+	}
+	want := digestOf(t, out)
+	for _, tc := range []struct {
+		p, c  int
+		extra []string
+	}{
+		{4, 1, []string{"--fetch", "pull"}},
+		{4, 2, []string{"--fetch", "push"}},
+		{3, 1, []string{"--fetch", "push"}},
+		{8, 4, []string{"--fetch", "pull"}},
+		{2, 1, []string{"--replicate-graph"}},
+	} {
+		args := append([]string{"--graph", g, "--inproc-ranks", fmt.Sprint(tc.p), "--replication", fmt.Sprint(tc.c), "--json"}, sampleArgs...)
+		args = append(args, tc.extra...)
+		code, out, stderr := runCLI(t, "sample", args...)
+		if code != 0 {
+			t.Fatalf("p=%d c=%d %v: exit %d\n%s", tc.p, tc.c, tc.extra, code, stderr)
+		}
+		if got := digestOf(t, out); got != want {
+			t.Errorf("p=%d c=%d %v: digest %s; want %s (one process)", tc.p, tc.c, tc.extra, got, want)
+		}
+		s := lastJSON[distSummary](t, out)
+		if s.Ranks != tc.p || s.Replication != tc.c || s.PeakRSSMax <= 0 || s.SampledEdges <= 0 {
+			t.Errorf("p=%d c=%d: JSON ranks %d replication %d peak_rss_max %d sampled_edges %d", tc.p, tc.c, s.Ranks, s.Replication, s.PeakRSSMax, s.SampledEdges)
+		}
+		sample := s.Phases["sample"]
+		if replicated := tc.extra[0] == "--replicate-graph"; replicated != (sample.BytesSent == 0) || sample.BytesSentMax > sample.BytesSent {
+			t.Errorf("p=%d c=%d %v: sample phase %+v", tc.p, tc.c, tc.extra, sample)
+		}
+	}
+}
+
+// TestSampleInProcFailure: an error on one rank ends the whole job, with
+// "rank R: <error>" on stderr, promptly.
+func TestSampleInProcFailure(t *testing.T) {
+	g := distGraph(t)
+	start := time.Now()
+	code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g, "--inproc-ranks", "3", "--fail-rank", "1"}, sampleArgs...)...)
+	if code != 1 || !strings.Contains(stderr, "rank 1: injected failure") {
+		t.Errorf("exit %d; want 1 and \"rank 1: injected failure\" on stderr:\n%s", code, stderr)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the failed job took %v to end; want under 10 s", d)
+	}
+}
+
+func TestSampleDistFlagErrors(t *testing.T) {
+	g := distGraph(t)
+	for _, args := range [][]string{
+		{"--inproc-ranks", "4", "--replication", "3"},
+		{"--inproc-ranks", "2", "--fetch", "pool"},
+		{"--inproc-ranks", "2", "--replication", "0"},
+		{"--inproc-ranks", "2", "--method", "ladies"},
+	} {
+		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, args...)...)
+		if code == 0 || stderr == "" {
+			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, stderr)
+		}
+	}
+}
+
+// mpiSample runs the test binary as `bulksample sample` under mpirun.
+func mpiSample(t *testing.T, mpirun string, np int, args ...string) (string, string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := mpitest.Command(ctx, mpirun, np, exe, append([]string{"sample"}, args...)...)
+	cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
+	var out, errOut strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err = cmd.Run()
+	return out.String(), errOut.String(), err
+}
+
+// TestSampleMPI runs `bulksample sample --digest` on real MPI ranks: -np 4
+// with c = 1 and 2, pull and push, and -np 3, each equal to the
+// single-process digest.
+func TestSampleMPI(t *testing.T) {
+	mpirun := mpitest.Require(t)
+	g := distGraph(t)
+	code, out, stderr := runCLI(t, "sample", append([]string{"--graph", g}, sampleArgs...)...)
+	if code != 0 {
+		t.Fatalf("single process: exit %d\n%s", code, stderr)
+	}
+	want := digestOf(t, out)
+	for _, tc := range []struct {
+		np, c int
+		fetch string
+	}{{4, 1, "pull"}, {4, 2, "push"}, {4, 2, "pull"}, {4, 1, "push"}, {3, 1, "pull"}} {
+		out, stderr, err := mpiSample(t, mpirun, tc.np, append([]string{"--graph", g, "--replication", fmt.Sprint(tc.c), "--fetch", tc.fetch, "--json"}, sampleArgs...)...)
+		if err != nil {
+			t.Fatalf("mpirun -np %d --replication %d --fetch %s: %v\n%s\n%s", tc.np, tc.c, tc.fetch, err, out, stderr)
+		}
+		if got := digestOf(t, out); got != want {
+			t.Errorf("mpirun -np %d --replication %d --fetch %s: digest %s; want %s", tc.np, tc.c, tc.fetch, got, want)
+		}
+		if s := lastJSON[distSummary](t, out); s.Ranks != tc.np || s.Phases["sample"].BytesSent == 0 {
+			t.Errorf("mpirun -np %d: JSON ranks %d, sample bytes %d", tc.np, s.Ranks, s.Phases["sample"].BytesSent)
+		}
+	}
+}
+
+// TestSampleMPIFailure injects an error on rank 2 of an mpirun job: the
+// job must end (MPI_Abort) within 10 seconds with "rank 2: ..." on stderr.
+func TestSampleMPIFailure(t *testing.T) {
+	mpirun := mpitest.Require(t)
+	g := distGraph(t)
+	start := time.Now()
+	out, stderr, err := mpiSample(t, mpirun, 4, append([]string{"--graph", g, "--fail-rank", "2"}, sampleArgs...)...)
+	if err == nil || !strings.Contains(stderr, "rank 2: injected failure") || !strings.Contains(stderr, "MPI_ABORT") {
+		t.Errorf("mpirun with --fail-rank 2: err %v; want a failed job, \"rank 2: injected failure\" and MPI_ABORT on stderr\n%s\n%s", err, out, stderr)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the failed MPI job took %v to end; want under 10 s", d)
+	}
+}
