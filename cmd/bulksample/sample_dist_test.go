@@ -127,6 +127,9 @@ func mpiSample(t *testing.T, mpirun string, np int, args ...string) (string, str
 // with c = 1 and 2, pull and push, and -np 3, each equal to the
 // single-process digest.
 func TestSampleMPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the mpirun runs are in the full test pass")
+	}
 	mpirun := mpitest.Require(t)
 	g := distGraph(t)
 	code, out, stderr := runCLI(t, "sample", append([]string{"--graph", g}, sampleArgs...)...)

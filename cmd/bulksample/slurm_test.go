@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bulksample/bulksample/internal/mpitest"
+)
+
+// TestSlurmJob runs scripts/slurm-test.sh: a one-node Slurm cluster on
+// loopback, `srun --mpi=pmix --overcommit -n 4` and `sbatch --wait` of
+// examples/slurm/sample.sbatch, both equal to the single-process digest.
+// The test binary serves as bulksample (TestMain). It needs root and
+// Debian's slurm-wlm and munge; without them it is skipped with the reason,
+// except in CI, where it fails.
+func TestSlurmJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the Slurm job runs in the full test pass")
+	}
+	mpitest.Require(t)
+	why := ""
+	if os.Geteuid() != 0 {
+		why = "not root (slurmd and munged must be started as root)"
+	}
+	for _, c := range []string{"slurmctld", "slurmd", "srun", "sbatch", "munged", "mungekey"} {
+		if _, err := exec.LookPath(c); err != nil && why == "" {
+			why = c + " not found (Debian: slurm-wlm, munge; scripts/deps.sh installs them)"
+		}
+	}
+	if why != "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("CI: the Slurm test cannot run: %s", why)
+		}
+		t.Skipf("Slurm test skipped: %s", why)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "../../scripts/slurm-test.sh")
+	cmd.Env = append(os.Environ(), "BULKSAMPLE="+exe, "BULKSAMPLE_TEST_MAIN=1")
+	cmd.WaitDelay = 30 * time.Second // the script's trap stops its daemons on SIGKILL's way out
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "slurm-test: PASS") {
+		t.Fatalf("scripts/slurm-test.sh: %v\n%s", err, out)
+	}
+	t.Logf("%s", out)
+}

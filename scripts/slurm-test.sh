@@ -1,0 +1,177 @@
+#!/usr/bin/env bash
+# Starts a one-node Slurm cluster on this machine (loopback only), runs
+# distributed sampling through it, and checks that the digests equal the
+# single-process digest:
+#   1. srun --mpi=pmix --overcommit -n 4 bulksample sample --fetch pull
+#   2. sbatch --wait of examples/slurm/sample.sbatch (4 ranks, --fetch push)
+# It starts munged (as user munge, its own key and socket), slurmctld and
+# slurmd, and stops exactly those processes, by pid, on every exit path.
+# Needs root (slurmd) and Debian's slurm-wlm and munge (scripts/deps.sh).
+#
+# usage: scripts/slurm-test.sh
+#   BULKSAMPLE  the binary to run (built with the mpi tag); default: build
+#               one with `go build -tags "$(scripts/build-tags.sh)"`.
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d /tmp/bulksample-slurm.XXXXXX)
+chmod 755 "$work"
+pids=()
+names=()
+
+say() { echo "slurm-test: $*" >&2; }
+fail() { say "FAIL: $*"; exit 1; }
+
+cleanup() {
+  local rc=$?
+  trap - EXIT
+  if [ -n "${SLURM_CONF:-}" ] && [ ${#pids[@]} -ge 2 ]; then
+    timeout 10 scancel --quiet --user=root >/dev/null 2>&1 || true
+  fi
+  # Stop what we started, newest first, by pid; wait at most 10 s each.
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    pid=${pids[$i]}
+    kill -TERM "$pid" 2>/dev/null || continue
+    for _ in $(seq 1 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+    if kill -0 "$pid" 2>/dev/null; then
+      say "${names[$i]} (pid $pid) ignored SIGTERM: SIGKILL"
+      kill -KILL "$pid" 2>/dev/null || true
+    fi
+  done
+  if [ $rc -ne 0 ]; then
+    for f in "$work"/*.log "$work"/munge/*.log "$work"/*.out; do
+      [ -f "$f" ] || continue
+      say "---- $f (last 40 lines)"
+      tail -n 40 "$f" >&2
+    done
+  fi
+  rm -rf "$work"
+  exit $rc
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# start NAME CMD...: runs CMD in the background and records its pid.
+start() {
+  local name=$1
+  shift
+  "$@" >>"$work/$name.stderr.log" 2>&1 &
+  pids+=($!)
+  names+=("$name")
+}
+
+# waitfor SECONDS WHAT CMD...: polls CMD until it succeeds, or fails.
+waitfor() {
+  local secs=$1 what=$2
+  shift 2
+  for _ in $(seq 1 $((secs * 5))); do
+    if "$@" >/dev/null 2>&1; then return 0; fi
+    sleep 0.2
+  done
+  fail "$what: not ready after ${secs}s"
+}
+
+[ "$(id -u)" = 0 ] || fail "must run as root (slurmd runs jobs as their users)"
+for c in munged mungekey munge unmunge runuser setpriv slurmctld slurmd srun sbatch sinfo scancel; do
+  command -v "$c" >/dev/null || fail "$c not found (Debian: slurm-wlm, munge; scripts/deps.sh installs them)"
+done
+id munge >/dev/null 2>&1 || fail "no user munge (the munge package creates it)"
+
+bin=${BULKSAMPLE:-}
+if [ -z "$bin" ]; then
+  tags=$("$root/scripts/build-tags.sh")
+  case " $tags " in *" mpi "*) ;; *) fail "no MPI build possible (build tags: '$tags'); install libopenmpi-dev" ;; esac
+  say "building bulksample (tags: $tags)"
+  (cd "$root" && go build -tags "$tags" -o "$work/bulksample" ./cmd/bulksample) || fail "go build"
+  bin=$work/bulksample
+fi
+
+# munge: our own key, socket and files, run as user munge (setpriv execs
+# munged itself, so the pid we keep is the daemon's).
+mkdir -p "$work/munge" /run/munge
+chown munge: "$work/munge" && chmod 700 "$work/munge"
+chown munge: /run/munge 2>/dev/null || true
+chmod 755 /run/munge
+sock=/run/munge/bulksample-$$.socket
+runuser -u munge -- mungekey --create --keyfile="$work/munge/munge.key" || fail "mungekey"
+start munged setpriv --reuid=munge --regid=munge --init-groups munged --foreground --socket="$sock" --key-file="$work/munge/munge.key" \
+  --pid-file="$work/munge/munged.pid" --log-file="$work/munge/munged.log" --seed-file="$work/munge/munge.seed"
+waitfor 10 "munged" sh -c "munge --socket='$sock' -n | unmunge --socket='$sock'"
+say "munged up (socket $sock)"
+
+# slurm.conf from this machine's NodeName line, loopback only.
+node=$(slurmd -C | sed -n 's/^NodeName=\([^ ]*\).*/\1/p')
+[ -n "$node" ] || fail "slurmd -C printed no NodeName line"
+nodeline=$(slurmd -C | head -n 1)
+base=$((20000 + $$ % 20000))
+mkdir -p "$work/state" "$work/spool"
+cat >"$work/slurm.conf" <<CONF
+ClusterName=bulksample
+SlurmctldHost=$node(127.0.0.1)
+SlurmctldPort=$base
+SlurmdPort=$((base + 1))
+SrunPortRange=$((base + 2))-$((base + 200))
+AuthType=auth/munge
+AuthInfo=socket=$sock
+CredType=cred/munge
+SlurmUser=root
+SlurmdUser=root
+StateSaveLocation=$work/state
+SlurmdSpoolDir=$work/spool
+SlurmctldPidFile=$work/slurmctld.pid
+SlurmdPidFile=$work/slurmd.pid
+SlurmctldLogFile=$work/slurmctld.log
+SlurmdLogFile=$work/slurmd.log
+ProctrackType=proctrack/linuxproc
+TaskPlugin=task/none
+MpiDefault=none
+SchedulerType=sched/builtin
+SelectType=select/cons_tres
+SelectTypeParameters=CR_Core
+ReturnToService=2
+JobAcctGatherType=jobacct_gather/none
+AccountingStorageType=accounting_storage/none
+JobCompType=jobcomp/none
+InactiveLimit=0
+KillWait=5
+$nodeline NodeAddr=127.0.0.1 State=UNKNOWN
+PartitionName=test Nodes=ALL Default=YES MaxTime=INFINITE State=UP OverSubscribe=FORCE
+CONF
+sed -i 's/ UpTime=[^ ]*//' "$work/slurm.conf"
+export SLURM_CONF=$work/slurm.conf
+
+start slurmctld slurmctld -D -i -f "$SLURM_CONF"
+waitfor 20 "slurmctld (sinfo)" sinfo
+start slurmd slurmd -D -N "$node" -f "$SLURM_CONF"
+waitfor 30 "node $node idle in sinfo" sh -c "sinfo -h -N -o '%T' | grep -q idle"
+say "slurm up: $(sinfo -h -N -o '%N %T %c CPUs')"
+
+# The graph and the single-process digest.
+"$bin" gen rmat --scale 13 --seed 5 --out "$work/graph.bsg" >/dev/null
+args=(--batch 64 --bulk 8 --seeds 4096 --fanout 15,10,5 --seed 9 --digest)
+want=$("$bin" sample --graph "$work/graph.bsg" "${args[@]}" | sed -n 's/^digest //p')
+[ -n "$want" ] || fail "single-process run printed no digest"
+say "single process: digest $want"
+
+export OMPI_MCA_btl=self,vader OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_if_include=lo PMIX_MCA_gds=hash
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# 1. srun, pull.
+timeout 120 srun --mpi=pmix --overcommit -n 4 "$bin" sample --graph "$work/graph.bsg" "${args[@]}" \
+  --replication 2 --fetch pull >"$work/srun.out" 2>"$work/srun.log" || fail "srun -n 4 failed (exit $?)"
+got=$(sed -n 's/^digest //p' "$work/srun.out")
+cat "$work/srun.out"
+[ "$(grep -c '^digest ' "$work/srun.out")" = 1 ] || fail "srun: want one digest line (rank 0 only)"
+[ "$got" = "$want" ] || fail "srun -n 4 --fetch pull: digest $got, want $want"
+say "srun --mpi=pmix --overcommit -n 4 (pull, c=2): digest equal"
+
+# 2. sbatch --wait of the example job script, push.
+timeout 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
+  --time=00:05:00 --output="$work/sbatch.out" \
+  --export=ALL,GRAPH="$work/graph.bsg",BULKSAMPLE="$bin",REPLICATION=2,FETCH=push,EXTRA="--batch 64 --bulk 8 --seeds 4096 --seed 9 --digest" \
+  "$root/examples/slurm/sample.sbatch" >"$work/sbatch.log" 2>&1 || fail "sbatch --wait failed (exit $?)"
+cat "$work/sbatch.out"
+got=$(sed -n 's/^digest //p' "$work/sbatch.out")
+[ "$got" = "$want" ] || fail "sbatch of examples/slurm/sample.sbatch: digest '$got', want $want"
+say "sbatch --wait examples/slurm/sample.sbatch (push, c=2): digest equal"
+say "PASS"
