@@ -17,6 +17,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // distFlags are the flags of distributed sampling.
@@ -76,6 +77,7 @@ type distSummary struct {
 	Ranks       int                  `json:"ranks"`
 	Replication int                  `json:"replication"`
 	Fetch       string               `json:"fetch"`
+	BlockMapped bool                 `json:"block_mapped"` // each rank read only its block's bytes
 	Phases      map[string]phaseJSON `json:"phases"`
 	PeakRSSMax  int64                `json:"peak_rss_max"`
 }
@@ -125,12 +127,11 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 // sampleRank is one rank's run.
 func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) error {
 	t0 := time.Now()
-	// TODO(dist): read only this rank's block (see loadBlock).
-	d, m, grid, err := loadDistGraph(ctx, e, c, world)
+	d, m, grid, release, err := loadDistGraph(ctx, e, c, world)
 	if err != nil {
 		return err
 	}
-	defer grid.Close()
+	defer release()
 	loadSec := time.Since(t0).Seconds()
 	vertices := d.Train
 	if len(vertices) == 0 {
@@ -167,7 +168,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		sampleSummary: sampleSummary{Graph: c.graph, Vertices: d.N, Edges: d.NNZ, Sampler: "bulk",
 			Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
 			Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec},
-		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch,
+		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch, BlockMapped: d.Mapped,
 	}
 	for _, mb := range ep.Minibatches {
 		sum.Seeds += len(mb)
@@ -247,33 +248,54 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 
 // graphInfo is what a rank knows of the whole graph.
 type graphInfo struct {
-	*dataset.Dataset // Adj is nil unless the graph is replicated
-	N                int
-	NNZ              int64
+	N      int
+	NNZ    int64
+	Train  []int32
+	Adj    *spgemm.CSR // the whole graph, with --replicate-graph only
+	Mapped bool        // the block was read by offsets from a native file
 }
 
 // loadDistGraph loads the graph for this rank: the whole of it with
-// --replicate-graph, otherwise this rank's block of rows.
-func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) (*graphInfo, *dist.Matrix, *dist.Grid, error) {
-	d, err := dataset.LoadContext(ctx, c.graph, &dataset.LoadOptions{Threads: c.nw.Threads, Progress: progressOf(e, world)})
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	grid, err := dist.NewGrid(ctx, world, c.dist.replication, d.NumNodes())
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	info := &graphInfo{Dataset: d, N: d.NumNodes(), NNZ: d.Adj.NNZ()}
+// --replicate-graph, otherwise only this rank's block of rows (read by
+// offsets from a native file; other formats are read whole, then all but
+// the block dropped).
+func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) (*graphInfo, *dist.Matrix, *dist.Grid, func(), error) {
+	opt := &dataset.LoadOptions{Threads: c.nw.Threads, Progress: progressOf(e, world)}
 	if c.dist.replicate {
-		return info, nil, grid, nil
+		d, err := dataset.LoadContext(ctx, c.graph, opt)
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		grid, err := dist.NewGrid(ctx, world, c.dist.replication, d.NumNodes())
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		info := &graphInfo{N: d.NumNodes(), NNZ: d.Adj.NNZ(), Train: d.Train, Adj: d.Adj}
+		return info, nil, grid, func() { grid.Close(); d.Close() }, nil
 	}
-	m, err := dist.Distribute(grid, d.Adj)
+	var grid *dist.Grid
+	var gridErr error
+	blk, mapped, err := dataset.LoadRowBlock(ctx, c.graph, func(n int) (int, int) {
+		if grid, gridErr = dist.NewGrid(ctx, world, c.dist.replication, n); gridErr != nil {
+			return 0, 0
+		}
+		lo, hi := grid.MyRows()
+		return int(lo), int(hi)
+	}, opt)
+	if gridErr != nil {
+		return nil, nil, nil, nil, gridErr
+	}
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	m, err := dist.NewMatrix(grid, blk.Adj)
 	if err != nil {
 		grid.Close()
-		return nil, nil, nil, err
+		blk.Close()
+		return nil, nil, nil, nil, err
 	}
-	d.Adj = nil // this rank keeps only its block
-	return info, m, grid, nil
+	info := &graphInfo{N: blk.N, NNZ: blk.NNZ, Train: blk.Train, Mapped: mapped}
+	return info, m, grid, func() { grid.Close(); blk.Close() }, nil
 }
 
 // progressOf returns where rank 0 reports loading progress; the others
