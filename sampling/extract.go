@@ -73,7 +73,7 @@ func Extract(a *spgemm.CSR, rows [][]int32, cols [][]int32, semibulk, threads in
 	for m := range cols {
 		spec.widths[m] = len(cols[m])
 	}
-	return extractBlocks(a, &spec, semibulk, threads)
+	return extractBlocks(CSRRows{A: a}, a.Cols, &spec, semibulk, threads)
 }
 
 // extractSpec generalises Extract: the local column of cols[m][j] is
@@ -87,20 +87,24 @@ type extractSpec struct {
 	scale                   [][]float64
 }
 
-func extractBlocks(a *spgemm.CSR, spec *extractSpec, semibulk, threads int) *LayerArrays {
+// extractBlocks computes the blocks of spec from the rows of src, whose
+// column ids are < ncols (the rows of spec.rows, which a RowFetcher source
+// must have fetched).
+func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, threads int) *LayerArrays {
 	k := len(spec.rows)
+	n := src.NumVertices()
 	if semibulk <= 0 {
 		semibulk = DefaultSemibulk
 	}
 	for m := range spec.rows {
 		for _, v := range spec.rows[m] {
-			if uint(v) >= uint(a.Rows) {
-				panic(spgemm.IndexError{Op: fmt.Sprintf("Extract rows[%d]", m), Index: int(v), Len: a.Rows})
+			if uint(v) >= uint(n) {
+				panic(spgemm.IndexError{Op: fmt.Sprintf("Extract rows[%d]", m), Index: int(v), Len: n})
 			}
 		}
 		for _, v := range spec.cols[m] {
-			if uint(v) >= uint(a.Cols) {
-				panic(spgemm.IndexError{Op: fmt.Sprintf("Extract cols[%d]", m), Index: int(v), Len: a.Cols})
+			if uint(v) >= uint(ncols) {
+				panic(spgemm.IndexError{Op: fmt.Sprintf("Extract cols[%d]", m), Index: int(v), Len: ncols})
 			}
 		}
 	}
@@ -120,7 +124,7 @@ func extractBlocks(a *spgemm.CSR, spec *extractSpec, semibulk, threads int) *Lay
 					failOnce.Do(func() { failure = r })
 				}
 			}()
-			colMap := make([]int32, a.Cols)
+			colMap := make([]int32, ncols)
 			for i := range colMap {
 				colMap[i] = -1
 			}
@@ -131,7 +135,7 @@ func extractBlocks(a *spgemm.CSR, spec *extractSpec, semibulk, threads int) *Lay
 					return
 				}
 				lo, hi := c*semibulk, min((c+1)*semibulk, k)
-				extractChunk(a, spec, lo, hi, colMap, blocks)
+				extractChunk(src, spec, lo, hi, colMap, blocks)
 			}
 		})
 	}
@@ -144,7 +148,7 @@ func extractBlocks(a *spgemm.CSR, spec *extractSpec, semibulk, threads int) *Lay
 
 // extractChunk computes the blocks of minibatches [lo, hi). colMap is all
 // -1 on entry and on return.
-func extractChunk(a *spgemm.CSR, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR) {
+func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR) {
 	for m := lo; m < hi; m++ {
 		cols := spec.cols[m]
 		for j, v := range cols {
@@ -164,7 +168,7 @@ func extractChunk(a *spgemm.CSR, spec *extractSpec, lo, hi int, colMap []int32, 
 		if spec.scale != nil {
 			scale = spec.scale[m]
 		}
-		blocks[m] = relabelRows(a, spec.rows[m], cols, colMap, spec.widths[m], scale)
+		blocks[m] = relabelRows(src, spec.rows[m], cols, colMap, spec.widths[m], scale)
 		for _, v := range cols {
 			colMap[v] = -1
 		}
@@ -177,11 +181,10 @@ func extractChunk(a *spgemm.CSR, spec *extractSpec, lo, hi int, colMap []int32, 
 // scale[colMap[v]] (computed in float64) when scale is not nil. Q_R·A is
 // read in place: a row is scanned once through the dense colMap or, when
 // it is much longer than cols (a hub), searched for each vertex of cols.
-func relabelRows(a *spgemm.CSR, rows, cols, colMap []int32, width int, scale []float64) *spgemm.CSR {
+func relabelRows(src RowSource, rows, cols, colMap []int32, width int, scale []float64) *spgemm.CSR {
 	b := &spgemm.CSR{Rows: len(rows), Cols: width, Indptr: make([]int64, len(rows)+1)}
 	for i, u := range rows {
-		lo, hi := a.Indptr[u], a.Indptr[u+1]
-		idx, vals := a.Indices[lo:hi], a.Data[lo:hi]
+		idx, vals := src.Row(u)
 		start := len(b.Indices)
 		if len(idx) > hubFactor*len(cols) {
 			for _, v := range cols {

@@ -83,10 +83,42 @@ func TestLayerWiseProbabilitiesMatchMul(t *testing.T) {
 	frontiers = append(frontiers, nil, []int32{5}, []int32{7, 7})
 	s := lwNew(t, a, LayerWiseOptions{Budgets: []int{3}})
 	got := s.probabilities(frontiers)
-	want := spgemm.Mul(QPerMinibatch(frontiers, a.Rows), squareValues(a), nil)
+	want := spgemm.Mul(QPerMinibatch(frontiers, a.Rows), lwSquared(a), nil)
 	if !reflect.DeepEqual(got.Indptr, want.Indptr) || !reflect.DeepEqual(got.Indices, want.Indices) ||
 		!reflect.DeepEqual(got.Data, want.Data) {
 		t.Errorf("P differs from Q·(A∘A): %d entries, want %d", got.NNZ(), want.NNZ())
+	}
+}
+
+// lwSquared returns A∘A.
+func lwSquared(a *spgemm.CSR) *spgemm.CSR {
+	a2 := a.Clone()
+	for i, x := range a2.Data {
+		a2.Data[i] = x * x
+	}
+	return a2
+}
+
+// TestFastGCNColumnSquaresMatchMul: FastGCN's row 1ᵀ·(A∘A), accumulated
+// by AddColumnSquares in one pass or in row blocks (as distributed ranks
+// do), equals spgemm.Mul(ones, A∘A) bit for bit on a weighted graph.
+func TestFastGCNColumnSquaresMatchMul(t *testing.T) {
+	a := nwGraph(500, 30, true, 21)
+	n := a.Rows
+	ones := &spgemm.CSR{Rows: 1, Cols: n, Indptr: []int64{0, int64(n)}, Indices: make([]int32, n), Data: make([]float32, n)}
+	for v := range ones.Indices {
+		ones.Indices[v], ones.Data[v] = int32(v), 1
+	}
+	want := spgemm.Mul(ones, lwSquared(a), nil)
+	for _, blocks := range []int{1, 3, 7} {
+		acc, touched := make([]float32, n), make([]bool, n)
+		for b := range blocks {
+			AddColumnSquares(CSRRows{A: a}, b*n/blocks, (b+1)*n/blocks, acc, touched)
+		}
+		got := ColumnSquaresRow(acc, touched)
+		if !reflect.DeepEqual(got.Indptr, want.Indptr) || !reflect.DeepEqual(got.Indices, want.Indices) || !reflect.DeepEqual(got.Data, want.Data) {
+			t.Errorf("%d blocks: column squares differ from Mul(ones, A∘A)", blocks)
+		}
 	}
 }
 

@@ -131,8 +131,8 @@ func (o *LayerWiseOptions) Validate() error {
 // scratch space (a dense row of n float32 and an n-bit set) for later
 // calls; the garbage collector reclaims what stays unused.
 type LayerWise struct {
-	a       *spgemm.CSR // the adjacency
-	a2      *spgemm.CSR // A∘A (a itself when every value is 1)
+	src     RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
+	n       int         // A is n x n
 	fg      *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
 	opt     LayerWiseOptions
 	workers sync.Pool // *lwWorker, reused across layers and calls
@@ -155,36 +155,64 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("sampling: NewLayerWise: adjacency: %w", err)
 	}
-	opt.Budgets = append([]int(nil), opt.Budgets...)
-	s := &LayerWise{a: a, a2: squareValues(a), opt: opt}
+	src := CSRRows{A: a}
+	var fg *spgemm.CSR
 	if opt.Method == FastGCN {
-		ones := &spgemm.CSR{Rows: 1, Cols: a.Rows, Indptr: []int64{0, int64(a.Rows)},
-			Indices: make([]int32, a.Rows), Data: make([]float32, a.Rows)}
-		for v := range ones.Indices {
-			ones.Indices[v], ones.Data[v] = int32(v), 1
-		}
-		s.fg = spgemm.Mul(ones, s.a2, &spgemm.MulOptions{Threads: opt.Threads})
+		acc := make([]float32, a.Rows)
+		touched := make([]bool, a.Rows)
+		AddColumnSquares(src, 0, a.Rows, acc, touched)
+		fg = ColumnSquaresRow(acc, touched)
 	}
-	return s, nil
+	return NewLayerWiseFrom(src, opt, fg)
 }
 
-// squareValues returns A∘A, or a itself when every value is 1.
-func squareValues(a *spgemm.CSR) *spgemm.CSR {
-	unit := true
-	for _, x := range a.Data {
-		if x != 1 {
-			unit = false
-			break
+// NewLayerWiseFrom returns the layer-wise sampler that reads the rows of A
+// through src: per layer it fetches the frontier rows of the whole bulk
+// (when src is a RowFetcher), computes LADIES' probabilities from their
+// squared values, and extracts the blocks from them. FastGCN needs the
+// squared column norms of the whole A, fastGCN = 1ᵀ·(A∘A) as a 1 x n row
+// (ColumnSquaresRow; nil for LADIES): a distributed caller computes them
+// once from the row blocks. It returns an error for invalid options.
+func NewLayerWiseFrom(src RowSource, opt LayerWiseOptions, fastGCN *spgemm.CSR) (*LayerWise, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if src == nil {
+		return nil, fmt.Errorf("sampling: NewLayerWiseFrom: nil RowSource")
+	}
+	n := src.NumVertices()
+	if (opt.Method == FastGCN) != (fastGCN != nil) || (fastGCN != nil && (fastGCN.Rows != 1 || fastGCN.Cols != n)) {
+		return nil, fmt.Errorf("sampling: NewLayerWiseFrom: %v needs the 1 x %d column norms exactly when the method is FastGCN", opt.Method, n)
+	}
+	opt.Budgets = append([]int(nil), opt.Budgets...)
+	return &LayerWise{src: src, n: n, fg: fastGCN, opt: opt}, nil
+}
+
+// AddColumnSquares adds the squared values of rows lo..hi-1 of src, in row
+// order, to acc (float32, the accumulation of spgemm.Mul), and marks the
+// columns it touches. Summing the row blocks of A in block order this way
+// gives 1ᵀ·(A∘A) bit for bit whatever the number of blocks.
+func AddColumnSquares(src RowSource, lo, hi int, acc []float32, touched []bool) {
+	for u := lo; u < hi; u++ {
+		idx, vals := src.Row(int32(u))
+		for t, v := range idx {
+			acc[v] += vals[t] * vals[t]
+			touched[v] = true
 		}
 	}
-	if unit {
-		return a
+}
+
+// ColumnSquaresRow returns the 1 x n row of the touched columns of acc:
+// FastGCN's column norms for NewLayerWiseFrom.
+func ColumnSquaresRow(acc []float32, touched []bool) *spgemm.CSR {
+	row := &spgemm.CSR{Rows: 1, Cols: len(acc), Indptr: []int64{0, 0}}
+	for v, ok := range touched {
+		if ok {
+			row.Indices, row.Data = append(row.Indices, int32(v)), append(row.Data, acc[v])
+		}
 	}
-	a2 := a.Clone()
-	for i, x := range a2.Data {
-		a2.Data[i] = x * x
-	}
-	return a2
+	row.Indptr[1] = int64(len(row.Indices))
+	return row
 }
 
 // NumLayers returns the number of layers, len(Budgets).
@@ -208,7 +236,7 @@ func (s *LayerWise) Options() LayerWiseOptions {
 // It returns an error naming the minibatch and position of a seed outside
 // [0, n), or the context's error if ctx is done between layers.
 func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
-	n := s.a.Rows
+	n := s.n
 	k := len(seeds)
 	for m, sd := range seeds {
 		for i, v := range sd {
@@ -228,12 +256,17 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		if f, ok := s.src.(RowFetcher); ok {
+			if err := f.FetchRows(ctx, frontierUnion(frontiers)); err != nil {
+				return nil, err
+			}
+		}
 		keys := make([]RowKey, k)
 		for m := range keys {
 			keys[m] = stream.Row(epoch, first+m, l, -1)
 		}
 		spec := s.chooseLayer(frontiers, keys, budget)
-		la := extractBlocks(s.a, spec, s.opt.Semibulk, s.opt.Threads)
+		la := extractBlocks(s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads)
 		if !s.opt.Unbiased {
 			normalizeBlocks(la, s.opt.Threads)
 		}
@@ -257,7 +290,7 @@ func (s *LayerWise) getWorker() *lwWorker {
 	if w, ok := s.workers.Get().(*lwWorker); ok {
 		return w
 	}
-	n := s.a.Cols
+	n := s.n
 	return &lwWorker{acc: make([]float32, n), seen: make([]uint64, (n+63)/64)}
 }
 
@@ -273,19 +306,18 @@ func (s *LayerWise) probRow(w *lwWorker, f []int32) {
 	slices.Sort(q)
 	q = slices.Compact(q)
 	w.q = q
-	a2, acc, seen := s.a2, w.acc, w.seen
+	acc, seen := w.acc, w.seen
 	wlo, whi := len(seen), 0 // range of bit-set words touched
 	for _, u := range q {
-		lo, hi := a2.Indptr[u], a2.Indptr[u+1]
-		if lo == hi {
+		idx, val := s.src.Row(u)
+		if len(idx) == 0 {
 			continue
 		}
-		idx, val := a2.Indices[lo:hi], a2.Data[lo:hi]
 		val = val[:len(idx)]
 		wlo, whi = min(wlo, int(idx[0]>>6)), max(whi, int(idx[len(idx)-1]>>6)+1)
 		for t, v := range idx {
 			seen[v>>6] |= 1 << (uint32(v) & 63)
-			acc[v] += val[t]
+			acc[v] += val[t] * val[t] // (A∘A)'s value: the same float32 product
 		}
 	}
 	cols, vals := w.cols[:0], w.vals[:0]
@@ -309,7 +341,7 @@ func (s *LayerWise) probabilities(frontiers [][]int32) *spgemm.CSR {
 	}
 	w := s.getWorker()
 	defer s.workers.Put(w)
-	p := &spgemm.CSR{Rows: len(frontiers), Cols: s.a.Cols, Indptr: make([]int64, len(frontiers)+1)}
+	p := &spgemm.CSR{Rows: len(frontiers), Cols: s.n, Indptr: make([]int64, len(frontiers)+1)}
 	for m, f := range frontiers {
 		s.probRow(w, f)
 		p.Indices, p.Data = append(p.Indices, w.cols...), append(p.Data, w.vals...)
@@ -423,6 +455,16 @@ func dedupFirst(seeds [][]int32) [][]int32 {
 		out[m] = f
 	}
 	return out
+}
+
+// frontierUnion returns the distinct vertices of all frontiers, ascending.
+func frontierUnion(frontiers [][]int32) []int32 {
+	var all []int32
+	for _, f := range frontiers {
+		all = append(all, f...)
+	}
+	slices.Sort(all)
+	return slices.Compact(all)
 }
 
 // lwThreads resolves a thread count: <= 0 means GOMAXPROCS.
