@@ -26,6 +26,7 @@ import (
 	"slices"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // FetchMode is how a distributed sampler gets the rows it samples.
@@ -486,6 +487,118 @@ func (s *DistNodeWise) NumLayers() int { return s.nw.NumLayers() }
 // rank's share of a bulk, serving the other ranks of its column meanwhile.
 func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
 	b, err := s.nw.SampleBulk(ctx, epoch, first, seeds)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.rows.Drain(ctx); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// DistLayerWise is the layer-wise sampler (LADIES, FastGCN) of a
+// row-distributed graph: the ordinary LayerWise reading A through a pull
+// DistRows, which brings in the frontier rows of the rank's minibatches at
+// every layer (with their values: LADIES squares them, extraction keeps
+// them). FastGCN's column norms 1ᵀ·(A∘A) are computed once at construction
+// by passing the partial sums along the blocks of each process column in
+// block order (so that they equal the single-process sums bit for bit) and
+// broadcasting the result. SampleBulk is collective, as DistNodeWise's.
+type DistLayerWise struct {
+	lw   *LayerWise
+	rows *DistRows
+}
+
+var _ Sampler = (*DistLayerWise)(nil)
+
+// blockRows is the RowSource of a rank's own block, in global row ids.
+type blockRows struct{ m *dist.Matrix }
+
+func (b blockRows) NumVertices() int { return b.m.Grid.NumVertices() }
+func (b blockRows) Row(v int32) ([]int32, []float32) {
+	return b.m.Local.Row(int(v - b.m.Lo))
+}
+
+// NewDistLayerWise returns the distributed layer-wise sampler over m. It is
+// collective over m's grid.
+func NewDistLayerWise(ctx context.Context, m *dist.Matrix, opt LayerWiseOptions) (*DistLayerWise, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	rows, err := NewDistRows(m, FetchPull, NodeWiseOptions{})
+	if err != nil {
+		return nil, err
+	}
+	rows.values = true
+	var fg *spgemm.CSR
+	if opt.Method == FastGCN {
+		if fg, err = distColumnSquares(ctx, m); err != nil {
+			return nil, err
+		}
+	}
+	lw, err := NewLayerWiseFrom(rows, opt, fg)
+	if err != nil {
+		return nil, err
+	}
+	return &DistLayerWise{lw: lw, rows: rows}, nil
+}
+
+// distColumnSquares computes 1ᵀ·(A∘A) over the blocks of this rank's
+// process column: block i adds its rows to the sums of blocks 0..i-1 and
+// passes them on; the last block broadcasts the result.
+func distColumnSquares(ctx context.Context, m *dist.Matrix) (*spgemm.CSR, error) {
+	col := m.Grid.Col()
+	n := m.Grid.NumVertices()
+	acc := make([]float32, n)
+	mark := make([]byte, n) // touched columns, as bytes on the wire
+	me, q := col.Rank(), col.Size()
+	const tag = 2
+	if me > 0 {
+		if err := col.Recv(ctx, dist.PhaseSample, me-1, tag, acc); err != nil {
+			return nil, err
+		}
+		if err := col.Recv(ctx, dist.PhaseSample, me-1, tag, mark); err != nil {
+			return nil, err
+		}
+	}
+	touched := make([]bool, n)
+	for i, b := range mark {
+		touched[i] = b != 0
+	}
+	AddColumnSquares(blockRows{m}, int(m.Lo), int(m.Hi), acc, touched)
+	for i, t := range touched {
+		mark[i] = 0
+		if t {
+			mark[i] = 1
+		}
+	}
+	if me < q-1 {
+		if err := col.Send(ctx, dist.PhaseSample, me+1, tag, acc); err != nil {
+			return nil, err
+		}
+		if err := col.Send(ctx, dist.PhaseSample, me+1, tag, mark); err != nil {
+			return nil, err
+		}
+	}
+	if err := col.Bcast(ctx, dist.PhaseSample, q-1, acc); err != nil {
+		return nil, err
+	}
+	if err := col.Bcast(ctx, dist.PhaseSample, q-1, mark); err != nil {
+		return nil, err
+	}
+	for i, b := range mark {
+		touched[i] = b != 0
+	}
+	return ColumnSquaresRow(acc, touched), nil
+}
+
+// NumLayers returns the number of layers.
+func (s *DistLayerWise) NumLayers() int { return s.lw.NumLayers() }
+
+// SampleBulk samples this rank's minibatches first..first+len(seeds)-1 of
+// epoch, serving the other ranks of its column meanwhile.
+func (s *DistLayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	b, err := s.lw.SampleBulk(ctx, epoch, first, seeds)
 	if err != nil {
 		return nil, err
 	}

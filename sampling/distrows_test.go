@@ -16,6 +16,21 @@ import (
 // replicated on every rank (no communication).
 func distDigest(t *testing.T, a *spgemm.CSR, p, c int, mode FetchMode, replicated bool, opt NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats) {
 	t.Helper()
+	return distDigestOf(t, a, p, c, mbs, k, func(ctx context.Context, g *dist.Grid) (Sampler, error) {
+		if replicated {
+			return NewNodeWise(a, opt)
+		}
+		m, err := dist.Distribute(g, a)
+		if err != nil {
+			return nil, err
+		}
+		return NewDistNodeWise(m, mode, opt)
+	})
+}
+
+// distDigestOf is distDigest with the sampler of each rank made by mk.
+func distDigestOf(t *testing.T, a *spgemm.CSR, p, c int, mbs [][]int32, k int, mk func(ctx context.Context, g *dist.Grid) (Sampler, error)) (string, dist.Stats) {
+	t.Helper()
 	world, err := dist.NewInProcWorld(p, dist.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -34,16 +49,7 @@ func distDigest(t *testing.T, a *spgemm.CSR, p, c int, mode FetchMode, replicate
 					return err
 				}
 				defer g.Close()
-				var s Sampler
-				if replicated {
-					s, err = NewNodeWise(a, opt)
-				} else {
-					m, err2 := dist.Distribute(g, a)
-					if err2 != nil {
-						return err2
-					}
-					s, err = NewDistNodeWise(m, mode, opt)
-				}
+				s, err := mk(ctx, g)
 				if err != nil {
 					return err
 				}
@@ -171,5 +177,42 @@ func TestDistRowsErrors(t *testing.T) {
 	}
 	if _, err := ParseFetchMode("pool"); err == nil {
 		t.Error(`ParseFetchMode("pool"): no error`)
+	}
+}
+
+// TestDistLayerWiseEqualsOneProcess: LADIES and FastGCN on row blocks
+// (frontier rows pulled per layer, FastGCN's column norms passed along the
+// blocks) give the single-process digest for every p and c, on a weighted
+// graph whose float sums depend on their order.
+func TestDistLayerWiseEqualsOneProcess(t *testing.T) {
+	a := nwGraph(300, 8, true, 6)
+	mbs := nwSeeds(a.Rows, 7, 12, 5)
+	for _, opt := range []LayerWiseOptions{
+		{Method: LADIES, Budgets: []int{20, 30}, Seed: 4},
+		{Method: FastGCN, Budgets: []int{25, 10}, Seed: 5, Replace: true},
+	} {
+		one, err := NewLayerWise(a, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := one.SampleBulk(context.Background(), 0, 0, mbs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDigest()
+		d.AddBulk(b)
+		want := d.Sum()
+		for _, gc := range [][2]int{{1, 1}, {2, 1}, {3, 1}, {4, 2}, {8, 2}, {4, 4}, {8, 1}} {
+			got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 3, func(ctx context.Context, g *dist.Grid) (Sampler, error) {
+				m, err := dist.Distribute(g, a)
+				if err != nil {
+					return nil, err
+				}
+				return NewDistLayerWise(ctx, m, opt)
+			})
+			if got != want {
+				t.Errorf("%v p=%d c=%d: digest %s; want %s", opt.Method, gc[0], gc[1], got, want)
+			}
+		}
 	}
 }

@@ -50,8 +50,8 @@ func (d *distFlags) validate(fs *flag.FlagSet, c *sampleConfig) error {
 		return usageError(fs, "--inproc-ranks %d: want >= 0", d.inproc)
 	case d.inproc > 0 && dist.LaunchedSize() > 0:
 		return usageError(fs, "--inproc-ranks: not under an MPI launcher (this process is one of %d launched ranks)", dist.LaunchedSize())
-	case d.distributed() && c.method != "node":
-		return usageError(fs, "--method %s: distributed sampling (mpirun, srun or --inproc-ranks) supports --method node only so far", c.method)
+	case d.distributed() && c.method != "node" && d.mode == sampling.FetchPush:
+		return usageError(fs, "--method %s: --fetch push applies to --method node (layer-wise samplers pull the frontier rows)", c.method)
 	case d.distributed() && c.baseline:
 		return usageError(fs, "--baseline: not in a distributed run")
 	}
@@ -152,9 +152,22 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
 	}
 	var s sampling.Sampler
-	if c.dist.replicate {
+	name := "bulk"
+	lwOpt := sampling.LayerWiseOptions{Method: sampling.LADIES, Budgets: c.nw.Fanouts, Semibulk: c.semibulk,
+		Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads}
+	if c.method == "fastgcn" {
+		lwOpt.Method = sampling.FastGCN
+	}
+	switch {
+	case c.method != "node" && c.dist.replicate:
+		name = c.method
+		s, err = sampling.NewLayerWise(d.Adj, lwOpt)
+	case c.method != "node":
+		name = c.method
+		s, err = sampling.NewDistLayerWise(ctx, m, lwOpt)
+	case c.dist.replicate:
 		s, err = sampling.NewNodeWise(d.Adj, c.nw)
-	} else {
+	default:
 		s, err = sampling.NewDistNodeWise(m, c.dist.mode, c.nw)
 	}
 	if err != nil {
@@ -165,7 +178,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		fetch = "replicated"
 	}
 	sum := distSummary{
-		sampleSummary: sampleSummary{Graph: c.graph, Vertices: d.N, Edges: d.NNZ, Sampler: "bulk",
+		sampleSummary: sampleSummary{Graph: c.graph, Vertices: d.N, Edges: d.NNZ, Sampler: name,
 			Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
 			Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec},
 		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch, BlockMapped: d.Mapped,
@@ -233,8 +246,8 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	if dg != nil {
 		sum.Digest = dg.Sum()
 	}
-	fmt.Fprintf(e.stdout, "bulk sampler on %d ranks (replication %d, %s): %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges in %.3fs: %.2fM SEPS\n",
-		sum.Ranks, sum.Replication, fetch, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
+	fmt.Fprintf(e.stdout, "%s sampler on %d ranks (replication %d, %s): %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges in %.3fs: %.2fM SEPS\n",
+		name, sum.Ranks, sum.Replication, fetch, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
 	fmt.Fprintf(e.stdout, "sample traffic: %d bytes in %d messages over all ranks (most on one rank: %d bytes); peak RSS of a rank %d MiB\n",
 		tot.Bytes[dist.PhaseSample], tot.Messages[dist.PhaseSample], most.Bytes[dist.PhaseSample], sum.PeakRSSMax>>20)
 	if c.digest {

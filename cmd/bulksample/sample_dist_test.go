@@ -80,6 +80,27 @@ func TestSampleInProcRanksDigest(t *testing.T) {
 	}
 }
 
+// TestSampleInProcLayerWise: LADIES and FastGCN on in-process ranks give
+// the single-process digest.
+func TestSampleInProcLayerWise(t *testing.T) {
+	g := distGraph(t)
+	for _, method := range []string{"ladies", "fastgcn"} {
+		args := []string{"--graph", g, "--method", method, "--batch", "64", "--bulk", "4", "--seeds", "640", "--fanout", "128,64", "--digest"}
+		code, out, stderr := runCLI(t, "sample", args...)
+		if code != 0 {
+			t.Fatalf("%s, one process: exit %d\n%s", method, code, stderr)
+		}
+		want := digestOf(t, out)
+		code, out, stderr = runCLI(t, "sample", append(args, "--inproc-ranks", "4", "--replication", "2")...)
+		if code != 0 {
+			t.Fatalf("%s, 4 ranks: exit %d\n%s", method, code, stderr)
+		}
+		if got := digestOf(t, out); got != want {
+			t.Errorf("%s on 4 in-process ranks: digest %s; want %s", method, got, want)
+		}
+	}
+}
+
 // TestSampleInProcFailure: an error on one rank ends the whole job, with
 // "rank R: <error>" on stderr, promptly.
 func TestSampleInProcFailure(t *testing.T) {
@@ -100,7 +121,7 @@ func TestSampleDistFlagErrors(t *testing.T) {
 		{"--inproc-ranks", "4", "--replication", "3"},
 		{"--inproc-ranks", "2", "--fetch", "pool"},
 		{"--inproc-ranks", "2", "--replication", "0"},
-		{"--inproc-ranks", "2", "--method", "ladies"},
+		{"--inproc-ranks", "2", "--method", "ladies", "--fetch", "push"},
 	} {
 		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, args...)...)
 		if code == 0 || stderr == "" {
@@ -154,6 +175,20 @@ func TestSampleMPI(t *testing.T) {
 		if s := lastJSON[distSummary](t, out); s.Ranks != tc.np || s.Phases["sample"].BytesSent == 0 {
 			t.Errorf("mpirun -np %d: JSON ranks %d, sample bytes %d", tc.np, s.Ranks, s.Phases["sample"].BytesSent)
 		}
+	}
+	// LADIES on 4 MPI ranks, c = 2.
+	lw := []string{"--graph", g, "--method", "ladies", "--batch", "64", "--bulk", "4", "--seeds", "640", "--fanout", "128,64", "--digest"}
+	code, out, stderr = runCLI(t, "sample", lw...)
+	if code != 0 {
+		t.Fatalf("ladies, one process: exit %d\n%s", code, stderr)
+	}
+	want = digestOf(t, out)
+	out, stderr, err := mpiSample(t, mpirun, 4, append(lw, "--replication", "2")...)
+	if err != nil {
+		t.Fatalf("mpirun -np 4 --method ladies: %v\n%s\n%s", err, out, stderr)
+	}
+	if got := digestOf(t, out); got != want {
+		t.Errorf("mpirun -np 4 --method ladies: digest %s; want %s", got, want)
 	}
 }
 
