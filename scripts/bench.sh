@@ -10,7 +10,8 @@
 #   BENCH_THREADS  threads of the SpGEMM comparison (default 2)
 #   BENCH_MEM_KB   address-space limit per program in KiB (default 3/4 of RAM)
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_LADIES,
-#   BENCH_ARGS_TRAIN  extra flags for one program, e.g. BENCH_ARGS_SPGEMM="--reps 9"
+#   BENCH_ARGS_TRAIN, BENCH_ARGS_DIST  extra flags for one program, e.g. BENCH_ARGS_SPGEMM="--reps 9"
+#   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -82,6 +83,18 @@ fi
 # --- training: GraphSAGE / GCN epochs (benchmarks/trainbench -> results/train.md) ---
 if [ -d benchmarks/trainbench ]; then
   if build trainbench "$blas"; then bench trainbench 300 ${BENCH_ARGS_TRAIN:-}; else failed+=("trainbench (build)"); fi
+fi
+
+# --- dist: distributed sampling under mpirun (benchmarks/distbench -> results/dist.md) ---
+if [ -d benchmarks/distbench ]; then
+  tags=$(scripts/build-tags.sh)
+  case " $tags " in
+    *" mpi "*)
+      if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$blas"; then
+        bench distbench 1200 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
+      else failed+=("distbench (build)"); fi ;;
+    *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh)" >&2; failed+=("distbench (no MPI)") ;;
+  esac
 fi
 
 echo

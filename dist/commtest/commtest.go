@@ -109,7 +109,7 @@ func checkBcast(ctx context.Context, c dist.Comm, maxCount int) error {
 			}
 			for i, v := range b {
 				if v != float64(root*1000+i) {
-					return fmt.Errorf("Bcast n=%d root %d: element %d = %v; want %v", n, root, i, v, root*1000+i)
+					return fmt.Errorf("dist.Bcast n=%d root %d: element %d = %v; want %v", n, root, i, v, root*1000+i)
 				}
 			}
 			bb := make([]byte, n)
@@ -123,7 +123,7 @@ func checkBcast(ctx context.Context, c dist.Comm, maxCount int) error {
 			}
 			for i, v := range bb {
 				if v != byte(root+i) {
-					return fmt.Errorf("Bcast []byte n=%d root %d: element %d = %d; want %d", n, root, i, v, byte(root+i))
+					return fmt.Errorf("dist.Bcast []byte n=%d root %d: element %d = %d; want %d", n, root, i, v, byte(root+i))
 				}
 			}
 		}
@@ -167,7 +167,7 @@ func checkAllreduce(ctx context.Context, c dist.Comm, maxCount int) error {
 			}
 			for i := range n {
 				if i64[i] != want[i] || f32[i] != float32(want[i]) || f64[i] != float64(want[i]) {
-					return fmt.Errorf("Allreduce %v n=%d: element %d = %d, %v, %v; want %d", op, n, i, i64[i], f32[i], f64[i], want[i])
+					return fmt.Errorf("dist.Allreduce %v n=%d: element %d = %d, %v, %v; want %d", op, n, i, i64[i], f32[i], f64[i], want[i])
 				}
 			}
 		}
@@ -208,7 +208,7 @@ func checkAllgatherv(ctx context.Context, c dist.Comm, maxCount int) error {
 	for r := range p {
 		for i := range counts[r] {
 			if recv[o] != int32(r*100000+i) {
-				return fmt.Errorf("Allgatherv: element %d of rank %d's part = %d; want %d", i, r, recv[o], r*100000+i)
+				return fmt.Errorf("dist.Allgatherv: element %d of rank %d's part = %d; want %d", i, r, recv[o], r*100000+i)
 			}
 			o++
 		}
@@ -218,7 +218,7 @@ func checkAllgatherv(ctx context.Context, c dist.Comm, maxCount int) error {
 		return err
 	}
 	if !slices.Equal(got, recv) || !slices.Equal(gc, counts) {
-		return fmt.Errorf("Allgather differs from Allgatherv")
+		return fmt.Errorf("dist.Allgather differs from Allgatherv")
 	}
 	return nil
 }
@@ -261,7 +261,7 @@ func checkAlltoallv(ctx context.Context, c dist.Comm, maxCount int) error {
 	for s := range p {
 		for i := range rc[s] {
 			if recv[o] != pairVal(s, me, i) {
-				return fmt.Errorf("Alltoallv: element %d from rank %d = %#x; want %#x", i, s, recv[o], pairVal(s, me, i))
+				return fmt.Errorf("dist.Alltoallv: element %d from rank %d = %#x; want %#x", i, s, recv[o], pairVal(s, me, i))
 			}
 			o++
 		}
@@ -286,17 +286,17 @@ func checkExchange(ctx context.Context, c dist.Comm, maxCount int) error {
 	o := 0
 	for s := range p {
 		if rc[s] != pairLen(s, me, maxCount) {
-			return fmt.Errorf("Exchange: count from rank %d = %d; want %d", s, rc[s], pairLen(s, me, maxCount))
+			return fmt.Errorf("dist.Exchange: count from rank %d = %d; want %d", s, rc[s], pairLen(s, me, maxCount))
 		}
 		for i := range rc[s] {
 			if want := float32(s*1000 + me*10 + i%10); recv[o] != want {
-				return fmt.Errorf("Exchange: element %d from rank %d = %v; want %v", i, s, recv[o], want)
+				return fmt.Errorf("dist.Exchange: element %d from rank %d = %v; want %v", i, s, recv[o], want)
 			}
 			o++
 		}
 	}
 	if o != len(recv) {
-		return fmt.Errorf("Exchange: %d elements received, counts sum to %d", len(recv), o)
+		return fmt.Errorf("dist.Exchange: %d elements received, counts sum to %d", len(recv), o)
 	}
 	return nil
 }
@@ -332,7 +332,7 @@ func checkSendRecv(ctx context.Context, c dist.Comm, maxCount int) error {
 		}
 		for i, v := range in {
 			if v != int64(from*1000+i) {
-				return fmt.Errorf("Recv n=%d from rank %d: element %d = %d; want %d", n, from, i, v, from*1000+i)
+				return fmt.Errorf("dist.Recv n=%d from rank %d: element %d = %d; want %d", n, from, i, v, from*1000+i)
 			}
 		}
 	}
@@ -354,7 +354,7 @@ func checkSplit(ctx context.Context, c dist.Comm, _ int) error {
 		}
 	}
 	if sub.Size() != len(members) || sub.Rank() != slices.Index(members, me) {
-		return fmt.Errorf("Split: rank %d/%d in the sub-communicator; want %d/%d", sub.Rank(), sub.Size(), slices.Index(members, me), len(members))
+		return fmt.Errorf("dist.Split: rank %d/%d in the sub-communicator; want %d/%d", sub.Rank(), sub.Size(), slices.Index(members, me), len(members))
 	}
 	ids := make([]int64, sub.Size())
 	ids[sub.Rank()] = int64(me)
@@ -363,7 +363,7 @@ func checkSplit(ctx context.Context, c dist.Comm, _ int) error {
 	}
 	for i, r := range members {
 		if ids[i] != int64(r) {
-			return fmt.Errorf("Split: sub-rank %d is world rank %d; want %d", i, ids[i], r)
+			return fmt.Errorf("dist.Split: sub-rank %d is world rank %d; want %d", i, ids[i], r)
 		}
 	}
 	return nil
@@ -395,10 +395,10 @@ func checkCounters(ctx context.Context, c dist.Comm, maxCount int) error {
 	}
 	got := c.Stats()
 	if db, dm := got.Bytes[dist.PhaseFeatures]-before.Bytes[dist.PhaseFeatures], got.Messages[dist.PhaseFeatures]-before.Messages[dist.PhaseFeatures]; db != wantBytes || dm != wantMsgs {
-		return fmt.Errorf("Alltoallv counted %d bytes in %d messages; want %d in %d", db, dm, wantBytes, wantMsgs)
+		return fmt.Errorf("dist.Alltoallv counted %d bytes in %d messages; want %d in %d", db, dm, wantBytes, wantMsgs)
 	}
 	if got.Bytes[dist.PhaseGradients] != before.Bytes[dist.PhaseGradients] {
-		return fmt.Errorf("Alltoallv under PhaseFeatures counted bytes under PhaseGradients")
+		return fmt.Errorf("dist.Alltoallv under PhaseFeatures counted bytes under PhaseGradients")
 	}
 	before = got
 	buf := make([]float64, 3)
@@ -407,7 +407,7 @@ func checkCounters(ctx context.Context, c dist.Comm, maxCount int) error {
 	}
 	got = c.Stats()
 	if db := got.Bytes[dist.PhaseGradients] - before.Bytes[dist.PhaseGradients]; db != int64(24*(p-1)) {
-		return fmt.Errorf("Allreduce of 3 float64 counted %d bytes; want %d", db, 24*(p-1))
+		return fmt.Errorf("dist.Allreduce of 3 float64 counted %d bytes; want %d", db, 24*(p-1))
 	}
 	sum, most, err := dist.ReduceStats(ctx, c, c)
 	if err != nil {
@@ -416,7 +416,7 @@ func checkCounters(ctx context.Context, c dist.Comm, maxCount int) error {
 	mine := c.Stats()
 	for ph := range dist.PhaseControl { // ReduceStats itself counts under PhaseControl
 		if sum.Bytes[ph] < most.Bytes[ph] || most.Bytes[ph] < mine.Bytes[ph] || sum.Messages[ph] < most.Messages[ph] {
-			return fmt.Errorf("ReduceStats phase %v: bytes sum %d, max %d, this rank %d", ph, sum.Bytes[ph], most.Bytes[ph], mine.Bytes[ph])
+			return fmt.Errorf("dist.ReduceStats phase %v: bytes sum %d, max %d, this rank %d", ph, sum.Bytes[ph], most.Bytes[ph], mine.Bytes[ph])
 		}
 	}
 	return nil
@@ -427,22 +427,22 @@ func checkCounters(ctx context.Context, c dist.Comm, maxCount int) error {
 func checkBadArguments(ctx context.Context, c dist.Comm, _ int) error {
 	p := c.Size()
 	if err := c.Allreduce(ctx, dist.PhaseControl, dist.OpSum, []int32{1}); err == nil {
-		return fmt.Errorf("Allreduce of []int32: no error")
+		return fmt.Errorf("dist.Allreduce of []int32: no error")
 	}
 	if err := c.Alltoallv(ctx, dist.PhaseControl, []int32{}, make([]int, p+1), []int32{}, make([]int, p)); err == nil {
-		return fmt.Errorf("Alltoallv with %d counts for %d ranks: no error", p+1, p)
+		return fmt.Errorf("dist.Alltoallv with %d counts for %d ranks: no error", p+1, p)
 	}
 	if err := c.Alltoallv(ctx, dist.PhaseControl, []int32{1}, make([]int, p), []int32{}, make([]int, p)); err == nil {
-		return fmt.Errorf("Alltoallv of 1 element with counts summing to 0: no error")
+		return fmt.Errorf("dist.Alltoallv of 1 element with counts summing to 0: no error")
 	}
 	if err := c.Bcast(ctx, dist.PhaseControl, p, []int64{1}); err == nil {
-		return fmt.Errorf("Bcast from root %d of %d ranks: no error", p, p)
+		return fmt.Errorf("dist.Bcast from root %d of %d ranks: no error", p, p)
 	}
 	if err := c.Send(ctx, dist.PhaseControl, 0, -1, []int64{1}); err == nil {
-		return fmt.Errorf("Send with tag -1: no error")
+		return fmt.Errorf("dist.Send with tag -1: no error")
 	}
 	if err := c.Bcast(ctx, dist.PhaseControl, 0, []string{"x"}); err == nil {
-		return fmt.Errorf("Bcast of []string: no error")
+		return fmt.Errorf("dist.Bcast of []string: no error")
 	}
 	return c.Barrier(ctx, dist.PhaseControl) // still usable
 }
@@ -459,7 +459,7 @@ func checkCloseTwice(ctx context.Context, c dist.Comm, _ int) error {
 		return fmt.Errorf("second Close: %w", err)
 	}
 	if err := sub.Barrier(ctx, dist.PhaseControl); err == nil {
-		return fmt.Errorf("Barrier after Close: no error")
+		return fmt.Errorf("dist.Barrier after Close: no error")
 	}
 	return nil
 }

@@ -1,0 +1,335 @@
+// Command distbench measures the communication of distributed node-wise
+// sampling (DESIGN.md section 4) under a real MPI launcher: `bulksample
+// sample` on --np ranks of mpirun, for each replication factor c and each
+// of pull, push and a replicated graph, on one R-MAT graph, and compares
+// the sampling bytes with a cost model computed from the same sample's
+// frontier sizes and degrees. It writes a markdown report to --out
+// (benchmarks/results/dist.md, as `make bench` runs it).
+//
+// Usage:
+//
+//	go run ./benchmarks/distbench --bulksample bin/bulksample [--scale 22] [--np 4]
+//
+// # Cost model
+//
+// A rank samples its run of k/p minibatches of each bulk. At layer l let
+// N_l be its expanded frontier rows (one per minibatch and vertex), D_l the
+// distinct vertices among them, and q = p/c the ranks of its process
+// column, which own one row block each: a random vertex is remote with
+// probability 1 - 1/q = 1 - c/p (R-MAT ids are permuted). In 4-byte words,
+// summing what a rank sends as requester and as owner (equal in
+// expectation):
+//
+//	pull: (1 - c/p) · Σ_l (2·D_l + Σ_{v∈D_l} deg v)              ids, lengths, rows
+//	push: (1 - c/p) · Σ_l (3·N_l + Σ_{rows} min(s_l, deg v))     (id, minibatch), counts, picks
+//
+// plus a header of 10 words to each of the q-1 others per round (L rounds
+// and one closing round per bulk). A replicated graph sends nothing.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+func main() { benchutil.Main(run) }
+
+type config struct {
+	bulksample, mpirun string
+	scale, np          int
+	reps               []int
+	batch, bulk, seeds int
+	fanouts            []int
+	seed               uint64
+	out                string
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := benchutil.NewFlags("distbench", "go run ./benchmarks/distbench --bulksample PATH",
+		"Runs `bulksample sample` under mpirun for replication factors c, pull, push and a replicated\n"+
+			"graph, and compares the sampling bytes with the cost model.", stderr)
+	c := &config{}
+	fs.StringVar(&c.bulksample, "bulksample", "", "bulksample binary built with the mpi tag (make build); required")
+	fs.StringVar(&c.mpirun, "mpirun", "mpirun", "the MPI launcher")
+	fs.IntVar(&c.scale, "scale", 22, "R-MAT scale (log2 vertices)")
+	fs.IntVar(&c.np, "np", 4, "ranks p")
+	reps := fs.String("replication", "1,2,4", "replication factors c (each must divide --np)")
+	fs.IntVar(&c.batch, "batch", 1024, "seeds per minibatch b")
+	fs.IntVar(&c.bulk, "bulk", 64, "minibatches per bulk k")
+	fs.IntVar(&c.seeds, "seeds", 0, "seeds sampled (0: one bulk, b·k)")
+	fan := fs.String("fanout", "15,10,5", "fanouts")
+	fs.Uint64Var(&c.seed, "seed", 1, "seed")
+	fs.StringVar(&c.out, "out", "benchmarks/results/dist.md", "markdown report")
+	if err := benchutil.ParseFlags(fs, args); err != nil {
+		return benchutil.ExitCode(err)
+	}
+	var err error
+	if c.reps, err = benchutil.ParseInts(*reps, 1); err != nil {
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--replication: %v", err))
+	}
+	if c.fanouts, err = benchutil.ParseInts(*fan, 1); err != nil {
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--fanout: %v", err))
+	}
+	if c.bulksample == "" {
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--bulksample is required"))
+	}
+	if c.seeds == 0 {
+		c.seeds = c.batch * c.bulk
+	}
+	if err := bench(ctx, c, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "distbench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// result is one mpirun run's figures, from its --json summary.
+type result struct {
+	c                  int
+	fetch              string
+	bytes, maxBytes    int64
+	msgs, maxMsgs      int64
+	seconds, seps      float64
+	peakRSS            int64
+	modelBytes         float64
+	wall               time.Duration
+	sampledEdges       int64
+	digest, oneProcess string
+}
+
+type summaryJSON struct {
+	SampledEdges int64   `json:"sampled_edges"`
+	Seconds      float64 `json:"seconds"`
+	SEPS         float64 `json:"seps"`
+	Digest       string  `json:"digest"`
+	PeakRSSMax   int64   `json:"peak_rss_max"`
+	Phases       map[string]struct {
+		BytesSent    int64 `json:"bytes_sent"`
+		Messages     int64 `json:"messages"`
+		BytesSentMax int64 `json:"bytes_sent_max"`
+		MessagesMax  int64 `json:"messages_max"`
+	} `json:"phases"`
+}
+
+func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
+	tmp, err := os.MkdirTemp("", "distbench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	graph := filepath.Join(tmp, fmt.Sprintf("rmat%d.bsg", c.scale))
+	t0 := time.Now()
+	if out, err := exec.CommandContext(ctx, c.bulksample, "gen", "rmat", "--scale", strconv.Itoa(c.scale), "--out", graph).CombinedOutput(); err != nil {
+		return fmt.Errorf("gen: %v\n%s", err, out)
+	}
+	fmt.Fprintf(stderr, "distbench: R-MAT scale %d generated in %.1fs\n", c.scale, time.Since(t0).Seconds())
+	d, err := dataset.Load(graph, nil)
+	if err != nil {
+		return err
+	}
+	common := []string{"sample", "--graph", graph, "--batch", strconv.Itoa(c.batch), "--bulk", strconv.Itoa(c.bulk),
+		"--seeds", strconv.Itoa(c.seeds), "--fanout", benchutil.JoinInts(c.fanouts), "--seed", strconv.FormatUint(c.seed, 10),
+		"--digest", "--json", "--threads", "1"}
+	one, err := runJSON(ctx, exec.CommandContext(ctx, c.bulksample, common...))
+	if err != nil {
+		return fmt.Errorf("one process: %w", err)
+	}
+	model, err := costModel(ctx, d.Adj, c)
+	if err != nil {
+		return err
+	}
+	load, _ := benchutil.LoadAverages()
+	var rows []result
+	for _, rc := range c.reps {
+		if c.np%rc != 0 {
+			return fmt.Errorf("--replication %d does not divide --np %d", rc, c.np)
+		}
+		for _, fetch := range []string{"pull", "push", "replicated"} {
+			args := append(slices.Clone(common), "--replication", strconv.Itoa(rc))
+			if fetch == "replicated" {
+				args = append(args, "--replicate-graph")
+			} else {
+				args = append(args, "--fetch", fetch)
+			}
+			full := append([]string{"--oversubscribe", "--bind-to", "none", "-np", strconv.Itoa(c.np), c.bulksample}, args...)
+			cmd := exec.CommandContext(ctx, c.mpirun, full...)
+			cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+				"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
+			start := time.Now()
+			s, err := runJSON(ctx, cmd)
+			if err != nil {
+				return fmt.Errorf("mpirun -np %d --replication %d %s: %w", c.np, rc, fetch, err)
+			}
+			ph := s.Phases["sample"]
+			r := result{c: rc, fetch: fetch, bytes: ph.BytesSent, maxBytes: ph.BytesSentMax, msgs: ph.Messages, maxMsgs: ph.MessagesMax,
+				seconds: s.Seconds, seps: s.SEPS, peakRSS: s.PeakRSSMax, wall: time.Since(start), sampledEdges: s.SampledEdges,
+				digest: s.Digest, oneProcess: one.Digest, modelBytes: model.bytes(fetch, c.np, rc)}
+			fmt.Fprintf(stderr, "distbench: c=%d %-10s %12d bytes (model %.0f), %.1fs\n", rc, fetch, r.bytes, r.modelBytes, r.wall.Seconds())
+			rows = append(rows, r)
+		}
+	}
+	text := report(c, d.Adj, rows, model, load)
+	return benchutil.Report{Program: "distbench", Path: c.out, Text: text}.Write(stdout, stderr)
+}
+
+func runJSON(ctx context.Context, cmd *exec.Cmd) (*summaryJSON, error) {
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var s summaryJSON
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
+		return nil, fmt.Errorf("JSON summary: %v\n%s", err, out)
+	}
+	return &s, nil
+}
+
+// modelInputs are the sums over ranks, layers and bulks of the model's
+// inputs.
+type modelInputs struct {
+	distinct, degSum float64 // Σ D_l, Σ deg over D_l
+	rows, pickSum    float64 // Σ N_l, Σ min(s_l, deg) over the rows
+	bulks, layers    int
+}
+
+// bytes returns the model's total sampling bytes over all ranks.
+func (m *modelInputs) bytes(fetch string, p, c int) float64 {
+	q := p / c
+	if fetch == "replicated" {
+		return 0
+	}
+	remote := 1 - 1/float64(q)
+	header := float64(p * (q - 1) * 40 * (m.layers + 1) * m.bulks)
+	if fetch == "pull" {
+		return remote*4*(2*m.distinct+m.degSum) + header
+	}
+	return remote*4*(3*m.rows+m.pickSum) + header
+}
+
+// costModel samples the minibatches of each rank in one process (the
+// sample is the same, DESIGN.md 3.3) and sums the model's inputs.
+func costModel(ctx context.Context, a *spgemm.CSR, c *config) (*modelInputs, error) {
+	vertices := make([]int32, a.Rows)
+	for i := range vertices {
+		vertices[i] = int32(i)
+	}
+	plan, err := sampling.NewPlan(vertices, sampling.PlanOptions{BatchSize: c.batch, BulkSize: c.bulk, Seed: c.seed})
+	if err != nil {
+		return nil, err
+	}
+	ep := plan.Epoch(0)
+	ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
+	nw, err := sampling.NewNodeWise(a, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.seed})
+	if err != nil {
+		return nil, err
+	}
+	m := &modelInputs{layers: len(c.fanouts), bulks: ep.NumBulks()}
+	seen := make([]bool, a.Rows)
+	deg := func(v int32) float64 { return float64(a.Indptr[v+1] - a.Indptr[v]) }
+	for i := range ep.NumBulks() {
+		first, seeds := ep.Bulk(i)
+		for r := range c.np {
+			lo, hi := dist.BlockRange(len(seeds), c.np, r)
+			b, err := nw.SampleBulk(ctx, 0, first+lo, seeds[lo:hi])
+			if err != nil {
+				return nil, err
+			}
+			for l, s := range c.fanouts {
+				var touched []int32
+				for mb := range b.Len() {
+					blk := b.Minibatch(mb).Blocks[l]
+					for _, v := range blk.Dst() {
+						m.rows++
+						m.pickSum += math.Min(float64(s), deg(v))
+						if !seen[v] {
+							seen[v] = true
+							touched = append(touched, v)
+						}
+					}
+				}
+				for _, v := range touched {
+					m.distinct++
+					m.degSum += deg(v)
+					seen[v] = false
+				}
+			}
+		}
+	}
+	return m, nil
+}
+
+// firstSeeds truncates the minibatches to their first n seeds.
+func firstSeeds(mbs [][]int32, n int) [][]int32 {
+	for i, mb := range mbs {
+		if n <= len(mb) {
+			out := mbs[:i+1]
+			out[i] = mb[:n]
+			return out
+		}
+		n -= len(mb)
+	}
+	return mbs
+}
+
+func report(c *config, a *spgemm.CSR, rows []result, m *modelInputs, load [3]string) string {
+	var b strings.Builder
+	mc := benchutil.ThisMachine(1)
+	fmt.Fprintf(&b, "# Distributed sampling: communication (distbench)\n\n")
+	fmt.Fprintf(&b, "R-MAT scale %d (%d vertices, %d stored edges), b = %d, fanouts %s, k = %d, %d seeds (%d bulk(s)), "+
+		"p = %d ranks under `mpirun --oversubscribe`, 1 thread per rank. %s, %d logical CPUs, %s, %s; load average at start %s %s %s.\n\n",
+		c.scale, a.Rows, a.NNZ(), c.batch, benchutil.JoinInts(c.fanouts), c.bulk, c.seeds, m.bulks, c.np, mc.CPU, mc.Cores, mc.Go, mc.Date, load[0], load[1], load[2])
+	fmt.Fprintf(&b, "Bytes and messages are those of the sampling phase (dist.PhaseSample), summed over ranks and of the busiest rank; "+
+		"the model is the cost model of benchmarks/distbench (package doc), evaluated on the frontiers of this very sample. "+
+		"Every run's digest equals the single-process digest.\n\n")
+	b.WriteString("| c | fetch | bytes (all ranks) | bytes (max rank) | messages (all / max) | model bytes | model error | sampling s (max rank) | SEPS | peak RSS (max rank) | digest |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, r := range rows {
+		errS := "–"
+		if r.bytes > 0 {
+			errS = fmt.Sprintf("%+.1f%%", 100*(r.modelBytes-float64(r.bytes))/float64(r.bytes))
+		}
+		ok := "= 1 process"
+		if r.digest != r.oneProcess {
+			ok = "DIFFERS"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %d | %d | %d / %d | %.0f | %s | %.2f | %.2fM | %d MiB | %s |\n",
+			r.c, r.fetch, r.bytes, r.maxBytes, r.msgs, r.maxMsgs, r.modelBytes, errS, r.seconds, r.seps/1e6, r.peakRSS>>20, ok)
+	}
+	b.WriteString("\nPush / pull sampling bytes:")
+	for _, rc := range c.reps {
+		var pull, push int64
+		for _, r := range rows {
+			if r.c == rc && r.fetch == "pull" {
+				pull = r.bytes
+			}
+			if r.c == rc && r.fetch == "push" {
+				push = r.bytes
+			}
+		}
+		if pull > 0 {
+			fmt.Fprintf(&b, " c = %d: %.3f;", rc, float64(push)/float64(pull))
+		}
+	}
+	fmt.Fprintf(&b, "\n\nModel inputs (sums over ranks, layers and bulks): Σ N_l = %.0f rows, Σ D_l = %.0f distinct rows, "+
+		"Σ deg over D_l = %.0f, Σ min(s_l, deg) = %.0f.\n", m.rows, m.distinct, m.degSum, m.pickSum)
+	return b.String()
+}
