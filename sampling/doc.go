@@ -14,6 +14,12 @@
 // columns index its source vertices. The blocks of a bulk are stored back to
 // back (LayerArrays) and a minibatch's blocks are views of them.
 //
+// DistNodeWise and DistLayerWise are the same samplers on a graph whose
+// rows are distributed over ranks (package dist, DESIGN.md section 4): they
+// read A through DistRows, a RowSource that pulls the rows a layer needs
+// from their owners, or has the owners select and push back the picks. The
+// samples are bit-identical to one process.
+//
 // The building blocks of the matrix formulation are exported for custom
 // samplers: QPerEntry and QPerMinibatch build selection matrices Q, the
 // spgemm package multiplies them with the adjacency, SelectPerRow and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -204,5 +205,32 @@ func TestSampleMPIFailure(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the failed MPI job took %v to end; want under 10 s", d)
+	}
+}
+
+// TestNoMPIBuildRefusesLauncher builds bulksample without the mpi tag and
+// starts it under `mpirun -np 2`: every rank must refuse (ErrNoMPI) rather
+// than run as two independent single-process jobs; run alone it samples.
+func TestNoMPIBuildRefusesLauncher(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds a second binary")
+	}
+	mpirun := mpitest.Require(t)
+	bin := filepath.Join(t.TempDir(), "bulksample-nompi")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build without tags: %v\n%s", err, out)
+	}
+	g := distGraph(t)
+	cmd := mpitest.Command(ctx, mpirun, 2, bin, append([]string{"sample", "--graph", g}, sampleArgs...)...)
+	out, err := cmd.CombinedOutput()
+	if err == nil || strings.Count(string(out), "built without MPI support") < 2 || strings.Contains(string(out), "digest ") {
+		t.Errorf("MPI-less build under mpirun -np 2: err %v; want every rank to refuse with ErrNoMPI and none to sample\n%s", err, out)
+	}
+	alone := exec.CommandContext(ctx, bin, append([]string{"sample", "--graph", g}, sampleArgs...)...)
+	if out, err := alone.CombinedOutput(); err != nil || !strings.Contains(string(out), "digest ") {
+		t.Errorf("MPI-less build alone: %v\n%s", err, out)
 	}
 }

@@ -1,0 +1,49 @@
+package dist_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/bulksample/bulksample/dist"
+)
+
+func TestNewGridErrors(t *testing.T) {
+	world, _ := dist.NewInProcWorld(1, dist.Options{})
+	for _, tc := range []struct{ c, n int }{{0, 10}, {2, 10}, {1, -1}} {
+		if _, err := dist.NewGrid(context.Background(), world[0], tc.c, tc.n); err == nil {
+			t.Errorf("NewGrid(c=%d, n=%d) on 1 rank: no error", tc.c, tc.n)
+		}
+	}
+}
+
+// TestGridLocate: every vertex is located in the block whose rows hold it,
+// on every rank of 6 with c = 2 and c = 3.
+func TestGridLocate(t *testing.T) {
+	for _, c := range []int{1, 2, 3, 6} {
+		world, _ := dist.NewInProcWorld(6, dist.Options{})
+		var wg sync.WaitGroup
+		for _, w := range world {
+			wg.Go(func() {
+				g, err := dist.NewGrid(context.Background(), w, c, 101)
+				if err != nil {
+					t.Error(err)
+					w.Abort(err)
+					return
+				}
+				defer g.Close()
+				if g.Blocks() != 6/c || g.RankAt(g.ProcRow(), g.ProcCol()) != g.Rank() || g.Row().Size() != c || g.Col().Size() != 6/c {
+					t.Errorf("c=%d rank %d: grid %d blocks, row comm %d, col comm %d", c, g.Rank(), g.Blocks(), g.Row().Size(), g.Col().Size())
+				}
+				for v := int32(0); v < 101; v++ {
+					b, lrow := g.Locate(v)
+					lo, hi := g.BlockRows(b)
+					if v < lo || v >= hi || lrow != v-lo {
+						t.Errorf("c=%d: Locate(%d) = block %d row %d; block rows [%d, %d)", c, v, b, lrow, lo, hi)
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
