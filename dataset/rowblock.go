@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -38,19 +39,32 @@ func (b *RowBlock) Close() error {
 }
 
 // LoadRowBlock reads the rows [lo, hi) = rows(n) of the graph at path,
-// where n is the graph's number of vertices. A native file is memory-mapped
-// and only the header, the block's row offsets and its column ids and
-// values are read (pages are read on first use), then the block's
-// structure is checked; other formats (and a native file with a Split or
-// Symmetrize option) are read whole and the block copied out: ok reports
-// false then, so that callers can say so. The block's
+// where n is the graph's number of vertices, holding no more than the
+// block: a native file is memory-mapped and only the header, the block's
+// row offsets and its column ids and values are read (pages are read on
+// first use); of a scipy CSR .npz the row pointers are read first, then
+// only the block's column ids and values are kept while the members are
+// streamed. The block's structure is checked. Other formats (and any file
+// with a Split or Symmetrize option) are read whole and the block copied
+// out: ok reports false then, so that callers can say so. rows is called
+// once (or not at all on an error before n is known). The block's
 // arrays may alias the mapping: call Close when done.
 func LoadRowBlock(ctx context.Context, path string, rows func(n int) (lo, hi int), opt *LoadOptions) (b *RowBlock, ok bool, err error) {
 	format, err := Detect(path)
 	if err != nil {
 		return nil, false, err
 	}
-	if format != FormatNative || (opt != nil && (opt.Split != "" || opt.Symmetry == Symmetrize)) {
+	whole := opt != nil && (opt.Split != "" || opt.Symmetry == Symmetrize)
+	if format == FormatScipyNPZ && !whole {
+		var threads int
+		if opt != nil {
+			threads = opt.Threads
+		}
+		if b, ok, err := readScipyRowBlock(path, rows, threads); ok || err != nil {
+			return b, ok, err
+		}
+	}
+	if format != FormatNative || whole {
 		d, err := LoadContext(ctx, path, opt)
 		if err != nil {
 			return nil, false, err
@@ -107,4 +121,99 @@ func LoadRowBlock(ctx context.Context, path string, rows func(n int) (lo, hi int
 		}
 	}
 	return &RowBlock{N: n, NNZ: int64(len(d.Adj.Indices)), Lo: lo, Hi: hi, Adj: blk, Weighted: d.Weighted, Train: d.Train, release: unmap}, true, nil
+}
+
+// readNumericRange reads elements [lo, hi) of the 1-d member key, skipping
+// the elements before lo without keeping them, and drains the rest (so that
+// the zip reader checks the member's CRC-32).
+func readNumericRange[T int32 | int64 | float32](z *npzArchive, key string, lo, hi int64) ([]T, error) {
+	rc, h, err := z.open(key)
+	if err != nil {
+		return nil, err
+	}
+	if len(h.shape) != 1 || lo < 0 || lo > hi || hi > h.shape[0] {
+		rc.Close()
+		return nil, z.errf(key, fmt.Errorf("%w: elements [%d, %d) of an array of shape %v", ErrFormat, lo, hi, h.shape))
+	}
+	if _, err := io.CopyN(io.Discard, rc, lo*int64(h.dtype.size)); err != nil {
+		rc.Close()
+		return nil, z.errf(key, fmt.Errorf("%w: skipping %d elements: %v", ErrFormat, lo, err))
+	}
+	part := h
+	part.shape = []int64{hi - lo}
+	v := make([]T, hi-lo)
+	if err := readNPYData(rc, &part, v, nil); err != nil {
+		rc.Close()
+		return nil, z.errf(key, err)
+	}
+	return v, z.finish(key, rc)
+}
+
+// readScipyRowBlock reads rows [lo, hi) = rows(n) of a scipy CSR .npz: the
+// row pointers first, then only the block's column ids and values are kept
+// while the members are streamed. It returns ok false (and nothing read)
+// for files it cannot cut this way: another layout or a CSC or COO matrix.
+func readScipyRowBlock(path string, rows func(n int) (int, int), threads int) (b *RowBlock, ok bool, err error) {
+	z, err := openNPZ(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer z.Close()
+	if z.layout() != layoutScipy {
+		return nil, false, nil
+	}
+	if z.has("format") {
+		f, err := z.str("format")
+		if err != nil {
+			return nil, false, err
+		}
+		if f != "csr" {
+			return nil, false, nil
+		}
+	}
+	nr, nc, err := z.shape2("shape")
+	if err != nil {
+		return nil, false, err
+	}
+	if nr != nc {
+		return nil, false, fmt.Errorf("%s: %w: adjacency is %d x %d, not square", path, ErrFormat, nr, nc)
+	}
+	indptr, err := z.int64s("indptr")
+	if err != nil {
+		return nil, false, err
+	}
+	if len(indptr) != nr+1 || indptr[0] != 0 {
+		return nil, false, z.errf("indptr", fmt.Errorf("%w: length %d (want %d) or indptr[0] = %d", ErrFormat, len(indptr), nr+1, indptr[0]))
+	}
+	lo, hi := rows(nr)
+	if lo < 0 || lo > hi || hi > nr {
+		return nil, false, fmt.Errorf("%s: row block [%d, %d) outside the %d rows", path, lo, hi, nr)
+	}
+	for i := lo; i < hi; i++ {
+		if indptr[i+1] < indptr[i] {
+			return nil, false, z.errf("indptr", fmt.Errorf("%w: decreases at row %d", ErrFormat, i))
+		}
+	}
+	s, e := indptr[lo], indptr[hi]
+	ind, err := readNumericRange[int32](z, "indices", s, e)
+	if err != nil {
+		return nil, false, err
+	}
+	data, err := readNumericRange[float32](z, "data", s, e)
+	if err != nil {
+		return nil, false, err
+	}
+	blk := &spgemm.CSR{Rows: hi - lo, Cols: nr, Indptr: make([]int64, hi-lo+1), Indices: ind, Data: data}
+	for i := range blk.Indptr {
+		blk.Indptr[i] = indptr[lo+i] - s
+	}
+	if err := canonicalize(path, "", blk, threads); err != nil {
+		return nil, false, err
+	}
+	var d Dataset
+	d.Adj = &spgemm.CSR{Rows: nr, Cols: nr}
+	if err := z.readSplit(&d, npzTrain, npzValid, npzTest); err != nil {
+		return nil, false, err
+	}
+	return &RowBlock{N: nr, NNZ: indptr[nr], Lo: lo, Hi: hi, Adj: blk, Weighted: !allOnes(data), Train: d.Train}, true, nil
 }

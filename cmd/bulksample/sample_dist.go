@@ -77,7 +77,7 @@ type distSummary struct {
 	Ranks       int                  `json:"ranks"`
 	Replication int                  `json:"replication"`
 	Fetch       string               `json:"fetch"`
-	BlockMapped bool                 `json:"block_mapped"` // each rank read only its block's bytes
+	BlockOnly   bool                 `json:"block_only"` // each rank read only its block of rows (native or scipy .npz)
 	Phases      map[string]phaseJSON `json:"phases"`
 	PeakRSSMax  int64                `json:"peak_rss_max"`
 }
@@ -181,7 +181,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		sampleSummary: sampleSummary{Graph: c.graph, Vertices: d.N, Edges: d.NNZ, Sampler: name,
 			Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
 			Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec},
-		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch, BlockMapped: d.Mapped,
+		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch, BlockOnly: d.BlockOnly,
 	}
 	for _, mb := range ep.Minibatches {
 		sum.Seeds += len(mb)
@@ -261,11 +261,11 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 
 // graphInfo is what a rank knows of the whole graph.
 type graphInfo struct {
-	N      int
-	NNZ    int64
-	Train  []int32
-	Adj    *spgemm.CSR // the whole graph, with --replicate-graph only
-	Mapped bool        // the block was read by offsets from a native file
+	N         int
+	NNZ       int64
+	Train     []int32
+	Adj       *spgemm.CSR // the whole graph, with --replicate-graph only
+	BlockOnly bool        // only the block was read (native or scipy .npz)
 }
 
 // loadDistGraph loads the graph for this rank: the whole of it with
@@ -288,7 +288,7 @@ func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm
 	}
 	var grid *dist.Grid
 	var gridErr error
-	blk, mapped, err := dataset.LoadRowBlock(ctx, c.graph, func(n int) (int, int) {
+	blk, blockOnly, err := dataset.LoadRowBlock(ctx, c.graph, func(n int) (int, int) {
 		if grid, gridErr = dist.NewGrid(ctx, world, c.dist.replication, n); gridErr != nil {
 			return 0, 0
 		}
@@ -307,7 +307,7 @@ func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm
 		blk.Close()
 		return nil, nil, nil, nil, err
 	}
-	info := &graphInfo{N: blk.N, NNZ: blk.NNZ, Train: blk.Train, Mapped: mapped}
+	info := &graphInfo{N: blk.N, NNZ: blk.NNZ, Train: blk.Train, BlockOnly: blockOnly}
 	return info, m, grid, func() { grid.Close(); blk.Close() }, nil
 }
 

@@ -71,8 +71,8 @@ func TestSampleInProcRanksDigest(t *testing.T) {
 		if s.Ranks != tc.p || s.Replication != tc.c || s.PeakRSSMax <= 0 || s.SampledEdges <= 0 {
 			t.Errorf("p=%d c=%d: JSON ranks %d replication %d peak_rss_max %d sampled_edges %d", tc.p, tc.c, s.Ranks, s.Replication, s.PeakRSSMax, s.SampledEdges)
 		}
-		if replicated := tc.extra[0] == "--replicate-graph"; s.BlockMapped == replicated {
-			t.Errorf("p=%d c=%d %v: block_mapped %v (a native file is read by row block unless replicated)", tc.p, tc.c, tc.extra, s.BlockMapped)
+		if replicated := tc.extra[0] == "--replicate-graph"; s.BlockOnly == replicated {
+			t.Errorf("p=%d c=%d %v: block_only %v (a native file is read by row block unless replicated)", tc.p, tc.c, tc.extra, s.BlockOnly)
 		}
 		sample := s.Phases["sample"]
 		if replicated := tc.extra[0] == "--replicate-graph"; replicated != (sample.BytesSent == 0) || sample.BytesSentMax > sample.BytesSent {
