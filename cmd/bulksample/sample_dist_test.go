@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/sampling"
 )
 
 // distGraph writes a small R-MAT graph and returns its path.
@@ -113,6 +114,20 @@ func TestSampleInProcFailure(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the failed job took %v to end; want under 10 s", d)
+	}
+}
+
+// TestSampleDistFlagsMapToOptions: every distributed flag sets its field.
+func TestSampleDistFlagsMapToOptions(t *testing.T) {
+	e := &env{stdout: &strings.Builder{}, stderr: &strings.Builder{}}
+	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--replication", "3", "--fetch", "push",
+		"--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := distFlags{replication: 3, fetch: "push", replicate: true, inproc: 6, failRank: 2, mode: sampling.FetchPush}
+	if c.dist != want {
+		t.Errorf("dist flags %+v; want %+v", c.dist, want)
 	}
 }
 
