@@ -125,7 +125,8 @@ func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
 	}
 	opts := []NodeWiseOptions{
 		{Fanouts: []int{3, 2}, Seed: 11},
-		{Fanouts: []int{2, 4, -1}, Frontier: FrontierNew, Seed: 12, MaxBulkEdges: 40},
+		{Fanouts: []int{2, 4, -1}, Frontier: FrontierNew, Seed: 12, MaxBulkEdges: 40, Threads: 3},
+		{Fanouts: []int{5, 3}, Weighted: true, Replace: true, Seed: 13, Threads: 1},
 	}
 	if !testing.Short() {
 		opts = append(opts, nwCases()...)
@@ -133,7 +134,7 @@ func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
 	for _, opt := range opts {
 		want := oneProcessDigest(t, a, opt, mbs)
 		for i, gc := range grids {
-			if len(opts) > 2 && i%3 != 0 && opt.Seed == 11 && len(opt.Fanouts) == 3 {
+			if len(opts) > 3 && i%3 != 0 && opt.Seed == 11 && len(opt.Fanouts) == 3 {
 				continue // the full option matrix on a third of the grids keeps the test short
 			}
 			for _, k := range []int{5, 11} {
