@@ -329,6 +329,16 @@ func report(c *config, a *spgemm.CSR, rows []result, m *modelInputs, load [3]str
 			fmt.Fprintf(&b, " c = %d: %.3f;", rc, float64(push)/float64(pull))
 		}
 	}
+	b.WriteString(" (the goal of issue 10 is at most 0.3 at fanout 15).\n\n")
+	b.WriteString("Cost model, in 4-byte words sent per rank (as requester and as owner, equal in expectation), with N_l the rank's " +
+		"expanded frontier rows at layer l, D_l the distinct vertices among them, s_l the fanout and q = p/c the ranks of its process " +
+		"column (a vertex is remote with probability 1 - c/p; R-MAT ids are permuted):\n\n" +
+		"    pull: (1 - c/p) · Σ_l (2·D_l + Σ_{v∈D_l} deg v)            ids out, lengths and rows back\n" +
+		"    push: (1 - c/p) · Σ_l (3·N_l + Σ_{rows} min(s_l, deg v))   (id, minibatch) out, counts and picks back\n\n" +
+		"plus 10 words of header to each of the q - 1 others per exchange round (L rounds and a closing one per bulk); nothing with a " +
+		"replicated graph. Pull pays the degree of every distinct row, push the fanout of every row: push wins when the sampled " +
+		"vertices' degrees exceed the fanout by more than the duplication N/D, which frontier sampling makes likely (neighbours " +
+		"are reached in proportion to their degree).")
 	fmt.Fprintf(&b, "\n\nModel inputs (sums over ranks, layers and bulks): Σ N_l = %.0f rows, Σ D_l = %.0f distinct rows, "+
 		"Σ deg over D_l = %.0f, Σ min(s_l, deg) = %.0f.\n", m.rows, m.distinct, m.degSum, m.pickSum)
 	return b.String()
