@@ -98,15 +98,16 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 		return err
 	}
 	errs := make([]error, len(world))
+	stderr := &syncWriter{w: e.stderr} // the ranks share it
 	var wg sync.WaitGroup
 	for r, w := range world {
 		wg.Go(func() {
-			re := e
+			re := &env{stdout: e.stdout, stderr: stderr}
 			if r != 0 {
-				re = &env{stdout: io.Discard, stderr: e.stderr}
+				re.stdout = io.Discard
 			}
 			if errs[r] = sampleRank(ctx, re, c, w); errs[r] != nil && !errors.Is(errs[r], dist.ErrAborted) {
-				dist.Fail(e.stderr, w, errs[r]) // the other ranks' calls now fail
+				dist.Fail(stderr, w, errs[r]) // the other ranks' calls now fail
 			}
 		})
 	}
@@ -122,6 +123,18 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 		}
 	}
 	return nil
+}
+
+// syncWriter serialises the writes of in-process ranks to one stream.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // sampleRank is one rank's run.
