@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -131,6 +132,8 @@ type sampleSummary struct {
 	SEPS         float64 `json:"seps"`
 	LoadSeconds  float64 `json:"load_seconds"`
 	Digest       string  `json:"digest,omitempty"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 }
 
 func runSample(ctx context.Context, e *env, args []string) error {
@@ -184,7 +187,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	sum := sampleSummary{Graph: c.graph, Vertices: d.NumNodes(), Edges: d.Adj.NNZ(), Sampler: name,
 		Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
-		Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
+		Threads: threadsUsed(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
 	for _, mb := range ep.Minibatches {
 		sum.Seeds += len(mb)
 	}
@@ -197,6 +200,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "digest %s\n", sum.Digest)
 	}
 	if c.json {
+		sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 		return writeJSON(e.stdout, sum)
 	}
 	return nil

@@ -22,6 +22,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -143,33 +144,59 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 }
 
 // trainSummary is the --json object of `bulksample train`. Times are
-// seconds; the per-epoch figures are medians over the run's epochs.
+// seconds; the run-level per-epoch figures are medians over the epochs
+// trained in this run, and Epochs lists every epoch. Fields that do not
+// apply to the model (the linear model has no graph layers, fanouts,
+// hidden width or sampled edges) are left out.
 type trainSummary struct {
 	Data         string       `json:"data"`
 	Nodes        int          `json:"nodes"`
 	Edges        int64        `json:"edges"`
 	Model        string       `json:"model"`
 	Sampler      string       `json:"sampler"`
-	Layers       int          `json:"layers"`
-	Fanouts      []int        `json:"fanouts"`
-	Hidden       int          `json:"hidden"`
+	Layers       int          `json:"layers,omitempty"`
+	Fanouts      []int        `json:"fanouts,omitempty"`
+	Hidden       int          `json:"hidden,omitempty"`
 	Batch        int          `json:"batch"`
 	Bulk         int          `json:"bulk"`
-	Threads      int          `json:"threads"`
+	Threads      int          `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
 	BLAS         string       `json:"blas"`
-	Epochs       int          `json:"epochs"`
 	ResumedFrom  int          `json:"resumed_from"`
 	BestEpoch    int          `json:"best_epoch"` // 1-based, like the progress lines
 	ValAcc       float64      `json:"val_acc"`
 	TestAcc      float64      `json:"test_acc"`
 	FinalLoss    float64      `json:"final_loss"`
 	EpochSeconds float64      `json:"epoch_seconds"`
-	SEPS         float64      `json:"seps"`
+	SEPS         float64      `json:"seps,omitempty"`
 	Phases       phaseSeconds `json:"phase_seconds"`
 	LoadSeconds  float64      `json:"load_seconds"`
 	// NormFeatures says whether the feature rows were scaled to sum 1
 	// (--norm-features).
-	NormFeatures bool `json:"norm_features"`
+	NormFeatures bool   `json:"norm_features"`
+	PeakRSSBytes int64  `json:"peak_rss_bytes"`
+	Version      string `json:"version"`
+	// Epochs holds one record per epoch, those loaded from a checkpoint
+	// included, in order.
+	Epochs []epochRecord `json:"epochs"`
+}
+
+// epochRecord is one epoch of trainSummary.Epochs. Times are seconds.
+// Figures that later work measures per epoch are added here as fields.
+type epochRecord struct {
+	Epoch        int     `json:"epoch"` // 1-based, like the progress lines
+	Loss         float64 `json:"loss"`
+	TrainAcc     float64 `json:"train_acc"`
+	ValAcc       float64 `json:"val_acc"`
+	TestAcc      float64 `json:"test_acc"`
+	Minibatches  int     `json:"minibatches"`
+	SampledEdges int64   `json:"sampled_edges,omitempty"`
+	SEPS         float64 `json:"seps,omitempty"`
+	// Seconds is the epoch's training time, without evaluation (Phases.Eval).
+	Seconds float64      `json:"seconds"`
+	Phases  phaseSeconds `json:"phase_seconds"`
+	// Resumed marks an epoch loaded from the checkpoint, not trained by
+	// this run.
+	Resumed bool `json:"resumed,omitempty"`
 }
 
 // normMode is the value of --norm-features: "auto" (the zero value), "on"
@@ -268,6 +295,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	sum := summarize(c, ds, res, loadSec)
 	sum.NormFeatures = normalized
+	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f), %.3gM SEPS, BLAS %s\n",
 		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
 		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sum.SEPS/1e6, sum.BLAS)
@@ -484,10 +512,21 @@ func printEpoch(w io.Writer, epochs int, st gnn.EpochStats) {
 func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec float64) trainSummary {
 	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
 		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
-		Threads: c.opt.Threads, BLAS: res.BLAS, Epochs: len(res.Epochs), ResumedFrom: res.ResumedFrom,
-		BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec}
+		Threads: threadsUsed(c.opt.Threads), BLAS: res.BLAS, ResumedFrom: res.ResumedFrom,
+		BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
+		Epochs: make([]epochRecord, len(res.Epochs))}
+	for i, st := range res.Epochs {
+		sum.Epochs[i] = epochRecord{Epoch: st.Epoch + 1, Loss: st.Loss, TrainAcc: st.TrainAcc, ValAcc: st.ValAcc, TestAcc: st.TestAcc,
+			Minibatches: st.Minibatches, SampledEdges: st.SampledEdges, SEPS: st.SEPS, Seconds: st.Seconds,
+			Phases: phasesOf(st.Phases), Resumed: i < res.ResumedFrom}
+	}
 	if c.opt.Arch == gnn.Linear {
-		sum.Sampler, sum.Layers, sum.Fanouts = "seeds-only", 0, nil
+		// Softmax regression on the seeds' own features: no graph layer,
+		// no hidden width, no sampled edge.
+		sum.Sampler, sum.Layers, sum.Fanouts, sum.Hidden = "seeds-only", 0, nil, 0
+		for i := range sum.Epochs {
+			sum.Epochs[i].SampledEdges, sum.Epochs[i].SEPS = 0, 0
+		}
 	}
 	if n := len(res.Epochs); n > 0 {
 		sum.FinalLoss = res.Epochs[n-1].Loss
@@ -508,7 +547,9 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
 	sum.EpochSeconds = med(func(s gnn.EpochStats) float64 { return s.Seconds })
-	sum.SEPS = med(func(s gnn.EpochStats) float64 { return s.SEPS })
+	if c.opt.Arch != gnn.Linear {
+		sum.SEPS = med(func(s gnn.EpochStats) float64 { return s.SEPS })
+	}
 	sum.Phases = phaseSeconds{
 		Sample:   med(func(s gnn.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
 		Extract:  med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
@@ -518,6 +559,12 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 		Eval:     med(func(s gnn.EpochStats) float64 { return s.Phases.Eval.Seconds() }),
 	}
 	return sum
+}
+
+// phasesOf returns the phase times of one epoch in seconds.
+func phasesOf(p gnn.PhaseTimes) phaseSeconds {
+	return phaseSeconds{Sample: p.Sample.Seconds(), Extract: p.Extract.Seconds(), Forward: p.Forward.Seconds(),
+		Backward: p.Backward.Seconds(), Update: p.Update.Seconds(), Eval: p.Eval.Seconds()}
 }
 
 // plotCurves writes the training loss and the train, valid and test

@@ -26,7 +26,7 @@ func TestTrainCLI(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	s := lastJSON[trainSummary](t, stdout)
-	if s.Epochs != 3 || s.Nodes != 3000 || s.Model != "sage" || s.Sampler != "node" || !reflect.DeepEqual(s.Fanouts, []int{5, 5}) {
+	if len(s.Epochs) != 3 || s.Nodes != 3000 || s.Model != "sage" || s.Sampler != "node" || !reflect.DeepEqual(s.Fanouts, []int{5, 5}) {
 		t.Errorf("summary %+v does not describe the run", s)
 	}
 	if s.TestAcc < 0.5 || s.ValAcc < 0.5 {
@@ -85,7 +85,7 @@ func TestTrainCLILayerWise(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s", sampler, code, stderr)
 		}
 		s := lastJSON[trainSummary](t, stdout)
-		if s.Model != "gcn" || s.Sampler != sampler || s.Epochs != 3 || !reflect.DeepEqual(s.Fanouts, []int{256, 256}) {
+		if s.Model != "gcn" || s.Sampler != sampler || len(s.Epochs) != 3 || !reflect.DeepEqual(s.Fanouts, []int{256, 256}) {
 			t.Errorf("%s: summary %+v does not describe the run", sampler, s)
 		}
 		if s.TestAcc < 0.4 || !(s.SEPS > 0) {
@@ -152,8 +152,8 @@ func TestTrainCLIResume(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
 	}
-	if s := lastJSON[trainSummary](t, stdout); s.ResumedFrom != 1 || s.Epochs != 2 {
-		t.Errorf("resumed from %d with %d epochs; want 1 and 2", s.ResumedFrom, s.Epochs)
+	if s := lastJSON[trainSummary](t, stdout); s.ResumedFrom != 1 || len(s.Epochs) != 2 {
+		t.Errorf("resumed from %d with %d epochs; want 1 and 2", s.ResumedFrom, len(s.Epochs))
 	}
 	// Another model size refuses the checkpoint, naming the option.
 	code, _, stderr = runCLI(t, "train", append(args, "--epochs", "2", "--resume", "--hidden", "9")...)
