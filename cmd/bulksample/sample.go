@@ -147,6 +147,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	loadSec := time.Since(t0).Seconds()
+	if d.NumNodes() == 0 || d.Adj.NNZ() == 0 {
+		return fmt.Errorf("%s: empty graph (%d vertices, %d edges): nothing to sample", c.graph, d.NumNodes(), d.Adj.NNZ())
+	}
 	vertices := d.Train
 	if len(vertices) == 0 {
 		vertices = make([]int32, d.NumNodes())

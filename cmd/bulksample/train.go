@@ -265,6 +265,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	loadSec := time.Since(t0).Seconds()
+	if err := checkTrainData(c, ds); err != nil {
+		return err
+	}
 	normalized := c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	if normalized {
 		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
@@ -307,6 +310,26 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	if c.json {
 		return writeJSON(e.stdout, sum)
+	}
+	return nil
+}
+
+// checkTrainData returns an error naming --data's file when ds cannot be
+// trained on: an empty graph, a graph without edges for a model that reads
+// them, no features or labels, or an empty train, valid or test split.
+func checkTrainData(c *trainConfig, ds *dataset.Dataset) error {
+	switch {
+	case ds.NumNodes() == 0:
+		return fmt.Errorf("%s: empty graph (0 vertices): nothing to train on", c.data)
+	case ds.Adj.NNZ() == 0 && c.opt.Arch != gnn.Linear:
+		return fmt.Errorf("%s: the graph has no edges, which --model %s aggregates over (--model linear trains on the features alone)", c.data, c.opt.Arch)
+	case ds.NumFeatures == 0:
+		return fmt.Errorf("%s has no node features; train needs features, labels and a split (a gnn-benchmark .npz, an OGB folder, a native file from `bulksample gen sbm`)", c.data)
+	case ds.NumClasses == 0:
+		return fmt.Errorf("%s has no labels; train needs features, labels and a split", c.data)
+	case len(ds.Train) == 0 || len(ds.Valid) == 0 || len(ds.Test) == 0:
+		return fmt.Errorf("%s: the split has %d train, %d valid and %d test vertices; training needs all three (set one with --split planetoid[:T,V,E] or random:a,b,c)",
+			c.data, len(ds.Train), len(ds.Valid), len(ds.Test))
 	}
 	return nil
 }
