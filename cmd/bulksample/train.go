@@ -47,8 +47,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs, jsonOut := newFlags(e, "train", "--data PATH|cora|citeseer|synthetic[:k=v,...] [flags]",
 		"Trains GraphSAGE or GCN on minibatches sampled in bulk, evaluates it after every epoch by\n"+
 			"full-neighbour inference, and reports the test accuracy of the best-valid epoch, the\n"+
-			"per-phase times and the sampled edges per second (SEPS). cora and citeseer are looked up\n"+
-			"in $"+dataEnv+" and in shared/data next to the working directory's ancestors.\n"+
+			"per-phase times and the sampled edges per second (SEPS). cora and citeseer (cora.npz,\n"+
+			"citeseer.npz) are looked up in $"+dataEnv+" when it is set, then in shared/data in the\n"+
+			"working directory and each of its parents, then in shared/data beside the executable and\n"+
+			"each of its parents.\n"+
 			"synthetic is the labelled planted-partition graph; its options are nodes, classes, degree,\n"+
 			"exponent, homophily, features, noise, seed and, last, split (synthetic:nodes=20000,classes=8).")
 	c := &trainConfig{}
@@ -109,6 +111,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--resume needs --checkpoint DIR")
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
 		return nil, usageError(fs, "--plot %q: want a .png file", c.plot)
+	}
+	if err := checkDataSpec(c.data); err != nil {
+		return nil, usageError(fs, "--data %q: %v", c.data, err)
 	}
 	if c.opt.Arch, err = gnn.ParseArch(*model); err != nil {
 		return nil, usageError(fs, "--model %q: want sage, gcn or linear", *model)
@@ -341,6 +346,22 @@ func blasName(o gnn.TrainOptions) string {
 	return gnn.BLAS
 }
 
+// checkDataSpec returns an error naming the bad option of a --data value
+// that names a built-in dataset (cora:..., synthetic:nodes=abc).
+func checkDataSpec(data string) error {
+	name, opts, _ := strings.Cut(data, ":")
+	switch name {
+	case "synthetic":
+		_, err := plantedOptions(opts)
+		return err
+	case "cora", "citeseer":
+		if opts != "" {
+			return fmt.Errorf("%s takes no options", name)
+		}
+	}
+	return nil
+}
+
 // loadTrainData resolves --data: cora and citeseer by name, synthetic
 // through the planted-partition generator, anything else as a path.
 func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Dataset, error) {
@@ -383,23 +404,35 @@ func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
 			return p, fmt.Errorf("option %q: want key=value", kv)
 		}
 		var err error
+		atoi := func(dst *int) {
+			if *dst, err = strconv.Atoi(v); err != nil {
+				err = errors.New("want an integer")
+			}
+		}
+		atof := func(dst *float64) {
+			if *dst, err = strconv.ParseFloat(v, 64); err != nil {
+				err = errors.New("want a number")
+			}
+		}
 		switch k {
 		case "nodes":
-			p.Nodes, err = strconv.Atoi(v)
+			atoi(&p.Nodes)
 		case "classes":
-			p.Classes, err = strconv.Atoi(v)
+			atoi(&p.Classes)
 		case "features":
-			p.Features, err = strconv.Atoi(v)
+			atoi(&p.Features)
 		case "degree":
-			p.AvgDegree, err = strconv.ParseFloat(v, 64)
+			atof(&p.AvgDegree)
 		case "exponent":
-			p.Exponent, err = strconv.ParseFloat(v, 64)
+			atof(&p.Exponent)
 		case "homophily":
-			p.Homophily, err = strconv.ParseFloat(v, 64)
+			atof(&p.Homophily)
 		case "noise":
-			p.Noise, err = strconv.ParseFloat(v, 64)
+			atof(&p.Noise)
 		case "seed":
-			p.Seed, err = strconv.ParseUint(v, 10, 64)
+			if p.Seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+				err = errors.New("want an integer >= 0")
+			}
 		case "split":
 			p.Split = v
 		default:
@@ -415,10 +448,16 @@ func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
 // findSharedData returns the path of file in $BULKSAMPLE_DATA or in
 // shared/data under the working directory's ancestors or the executable's
 // (the repository sits next to shared/ in the project layout), or an error
-// listing where it looked.
+// listing where it looked. A $BULKSAMPLE_DATA that is set but is not a
+// directory is an error naming it.
 func findSharedData(file string) (string, error) {
 	var dirs []string
 	if d := os.Getenv(dataEnv); d != "" {
+		if fi, err := os.Stat(d); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", dataEnv, d, err)
+		} else if !fi.IsDir() {
+			return "", fmt.Errorf("%s=%s is not a directory", dataEnv, d)
+		}
 		dirs = append(dirs, d)
 	}
 	ancestors := func(dir string) {

@@ -233,24 +233,45 @@ func TestTrainUsageErrors(t *testing.T) {
 	}
 }
 
-// TestTrainDataErrors: bad --data values are run errors that say what is
-// wrong.
+// TestTrainDataErrors: a bad option inside a --data spec is a usage error
+// (exit 2) naming the option; a file that cannot be read is a run error.
 func TestTrainDataErrors(t *testing.T) {
 	t.Setenv(dataEnv, t.TempDir())
 	t.Chdir(t.TempDir())
 	tests := []struct {
-		data, inside string
+		data   string
+		code   int
+		inside string
 	}{
-		{"synthetic:nodes=ten", "nodes"},
-		{"synthetic:colour=red", "colour"},
-		{"synthetic:nodes", "key=value"},
-		{"cora:x=1", "no options"},
-		{filepath.Join(t.TempDir(), "missing.npz"), "missing.npz"},
+		{"synthetic:nodes=ten", 2, `option nodes="ten": want an integer`},
+		{"synthetic:homophily=high", 2, `option homophily="high": want a number`},
+		{"synthetic:seed=-1", 2, `option seed="-1": want an integer >= 0`},
+		{"synthetic:colour=red", 2, "colour"},
+		{"synthetic:nodes", 2, "key=value"},
+		{"cora:x=1", 2, "no options"},
+		{filepath.Join(t.TempDir(), "missing.npz"), 1, "missing.npz"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, "train", "--data", tc.data, "--epochs", "1")
-		if code != 1 || !strings.Contains(stderr, tc.inside) {
-			t.Errorf("--data %q: exit %d, stderr %q; want 1 and a message with %q", tc.data, code, firstLine(stderr), tc.inside)
+		if code != tc.code || !strings.Contains(stderr, tc.inside) || strings.Contains(stderr, "strconv") {
+			t.Errorf("--data %q: exit %d, stderr %q; want %d and a message with %q", tc.data, code, firstLine(stderr), tc.code, tc.inside)
+		}
+	}
+}
+
+// TestDataEnvMustExist: a BULKSAMPLE_DATA that does not exist is an error
+// naming it, not silently skipped; train --help gives the search path.
+func TestDataEnvMustExist(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-dir")
+	t.Setenv(dataEnv, missing)
+	code, _, stderr := runCLI(t, "train", "--data", "cora", "--epochs", "1")
+	if msg := lastLine(stderr); code != 1 || !strings.Contains(msg, dataEnv) || !strings.Contains(msg, missing) || strings.Contains(msg, "looked in") {
+		t.Errorf("%s=%s: exit %d, error %q; want 1 and a message naming %s and the directory", dataEnv, missing, code, msg, dataEnv)
+	}
+	_, stdout, _ := runCLI(t, "train", "--help")
+	for _, want := range []string{"$" + dataEnv, "shared/data", "working directory", "executable"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("train --help does not give the data search path: no %q", want)
 		}
 	}
 }
