@@ -288,7 +288,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s, feature rows normalised: %v\n",
 		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt), normalized)
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
-	c.opt.OnMinibatch = bar.minibatch
+	resumed := announceResume(e.stderr, c)
+	c.opt.OnMinibatch = func(epoch, done, total int) {
+		resumed(epoch)
+		bar.minibatch(epoch, done, total)
+	}
 	tr, err := gnn.NewTrainer(ds, s, c.opt)
 	if err != nil {
 		return err
@@ -298,6 +302,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		printEpoch(e.stdout, c.opt.Epochs, st)
 	})
 	bar.done()
+	if res != nil {
+		resumed(res.ResumedFrom)
+	}
 	if err != nil {
 		return err
 	}
@@ -337,6 +344,28 @@ func checkTrainData(c *trainConfig, ds *dataset.Dataset) error {
 			c.data, len(ds.Train), len(ds.Valid), len(ds.Test))
 	}
 	return nil
+}
+
+// announceResume says, for --resume, where the run resumes from: at once
+// when there is no checkpoint (the run starts afresh), otherwise on the
+// first call of the returned function, whose argument is the first epoch
+// (0-based) the run trains, or the number of epochs the checkpoint held.
+func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
+	if !c.opt.Resume {
+		return func(int) {}
+	}
+	path := filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(w, "--resume: no checkpoint at %s; starting from epoch 1\n", path)
+		return func(int) {}
+	}
+	done := false
+	return func(epochsDone int) {
+		if !done {
+			done = true
+			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Epochs)
+		}
+	}
 }
 
 func blasName(o gnn.TrainOptions) string {
@@ -520,37 +549,60 @@ func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, err
 }
 
 // epochProgress shows the minibatches of the current epoch: a progress bar
-// when w is a terminal, otherwise a plain line every few seconds.
+// when w is a terminal, otherwise a plain line every few seconds. The rate
+// and the time left are measured from the end of the epoch's first
+// minibatch (which also waits for the first bulk's sampling), so the first
+// tick shows none rather than one minibatch over a few microseconds.
 type epochProgress struct {
 	w      io.Writer
 	epochs int
 	bar    *progressbar.ProgressBar
 	tty    bool
 	last   time.Time
+	first  time.Time        // when the current epoch's first minibatch ended
+	now    func() time.Time // the clock; time.Now outside tests
 }
 
 func newEpochProgress(w io.Writer, epochs int) *epochProgress {
-	p := &epochProgress{w: w, epochs: epochs, last: time.Now()}
+	p := &epochProgress{w: w, epochs: epochs, last: time.Now(), now: time.Now}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.tty = true
 	}
 	return p
 }
 
+// rate describes the minibatches per second after the first one and the
+// time the epoch has left, or returns "" after the first minibatch.
+func (p *epochProgress) rate(done, total int) string {
+	dt := p.now().Sub(p.first).Seconds()
+	if done < 2 || !(dt > 0) {
+		return ""
+	}
+	r := float64(done-1) / dt
+	left := time.Duration(float64(total-done) / r * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf(", %.3g minibatches/s, %v left", r, left)
+}
+
 func (p *epochProgress) minibatch(epoch, done, total int) {
+	if done == 1 {
+		p.first = p.now()
+	}
 	if p.tty {
+		desc := fmt.Sprintf("epoch %d/%d%s", epoch+1, p.epochs, p.rate(done, total))
 		if p.bar == nil {
 			p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
-				progressbar.OptionSetDescription(fmt.Sprintf("epoch %d/%d", epoch+1, p.epochs)),
-				progressbar.OptionShowCount(), progressbar.OptionSetItsString("minibatches"), progressbar.OptionShowIts(),
+				progressbar.OptionSetDescription(desc), progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(false), progressbar.OptionSetElapsedTime(false),
 				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		} else {
+			p.bar.Describe(desc)
 		}
 		p.bar.Set(done)
 		return
 	}
 	if time.Since(p.last) >= 5*time.Second {
 		p.last = time.Now()
-		fmt.Fprintf(p.w, "epoch %d/%d: %d/%d minibatches\n", epoch+1, p.epochs, done, total)
+		fmt.Fprintf(p.w, "epoch %d/%d: %d/%d minibatches%s\n", epoch+1, p.epochs, done, total, p.rate(done, total))
 	}
 }
 

@@ -152,8 +152,21 @@ func TestTrainCLIResume(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
 	}
+	if want := "resumed from " + filepath.Join(dir, gnn.CheckpointFile) + " after epoch 1 of 2"; !strings.Contains(stderr, want) {
+		t.Errorf("resumed run does not say where it resumed from (%q):\n%s", want, stderr)
+	}
 	if s := lastJSON[trainSummary](t, stdout); s.ResumedFrom != 1 || len(s.Epochs) != 2 {
 		t.Errorf("resumed from %d with %d epochs; want 1 and 2", s.ResumedFrom, len(s.Epochs))
+	}
+	// A checkpoint that already holds every epoch trains none and says so.
+	if _, _, stderr := runCLI(t, "train", append(args, "--epochs", "2", "--resume")...); !strings.Contains(stderr, "after epoch 2 of 2") {
+		t.Errorf("resuming a finished run does not say so:\n%s", stderr)
+	}
+	// --resume without a checkpoint starts afresh and says so.
+	fresh := t.TempDir()
+	code, _, stderr = runCLI(t, "train", "--data", smallSynthetic, "--fanout", "4,4", "--batch", "256", "--hidden", "8", "--checkpoint", fresh, "--epochs", "1", "--resume")
+	if code != 0 || !strings.Contains(stderr, "no checkpoint at "+filepath.Join(fresh, gnn.CheckpointFile)) {
+		t.Errorf("--resume without a checkpoint: exit %d; want 0 and a note that there is none:\n%s", code, stderr)
 	}
 	// Another model size refuses the checkpoint, naming the option.
 	code, _, stderr = runCLI(t, "train", append(args, "--epochs", "2", "--resume", "--hidden", "9")...)
