@@ -9,12 +9,16 @@ TAGS      = $(shell scripts/blas-tags.sh)
 RACE_PKGS := ./...
 FUZZTIME ?= 10s
 
-.PHONY: all build run test deps bench fuzz vet clean
+.PHONY: all build run test deps deps-test bench fuzz vet clean
 
 all: build
 
+# What building and running need (OpenBLAS); `make test` adds staticcheck.
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh run
+
+deps-test:
+	@scripts/deps.sh test
 
 build: deps
 	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/bulksample
@@ -22,7 +26,7 @@ build: deps
 run: build
 	@scripts/run.sh $(BIN)
 
-vet: deps
+vet: deps-test
 	$(GO) vet -tags '$(TAGS)' ./...
 	@if [ -x $(GOBIN)/staticcheck ]; then echo "$(GOBIN)/staticcheck ./..."; $(GOBIN)/staticcheck -tags '$(TAGS)' ./...; \
 	 else echo "staticcheck not installed: skipped"; fi
@@ -33,7 +37,7 @@ test: vet
 	$(GO) test -tags '$(TAGS)' -count=1 -race -short -timeout 20m $(RACE_PKGS)
 
 bench:
-	@scripts/deps.sh --bench
+	@scripts/deps.sh bench
 	@scripts/bench.sh
 
 fuzz: deps
