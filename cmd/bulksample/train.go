@@ -2,9 +2,9 @@ package main
 
 import (
 	"context"
-	"image/color"
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"path/filepath"
