@@ -144,7 +144,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		plan:  sampling.PlanOptions{BatchSize: 7, BulkSize: 3, Seed: 12},
 		nw: sampling.NodeWiseOptions{Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
 			Seed: 12, Threads: 2, MaxBulkEdges: 99},
-		seeds: 9, epoch: 4, method: "node", baseline: true, digest: true, json: true,
+		seeds: 9, epoch: 4, method: "node", ladies: "normalized", baseline: true, digest: true, json: true,
 	}
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("config %+v\nwant %+v", *c, want)

@@ -27,6 +27,7 @@ import (
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // trainConfig is the parsed command line of `bulksample train`; each flag
@@ -36,7 +37,8 @@ type trainConfig struct {
 	split        string
 	normFeatures normMode
 	sampler      string
-	fanouts      []int // node-wise fanouts, or layer-wise budgets
+	ladiesMatrix string // --ladies-matrix: normalized or raw
+	fanouts      []int  // node-wise fanouts, or layer-wise budgets
 	opt          gnn.TrainOptions
 	plot         string
 	json         bool
@@ -64,6 +66,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		"the bare flag means on; give the others as --norm-features=off (default auto)")
 	model := fs.String("model", "sage", "model: sage (GraphSAGE mean), gcn, or linear (features only)")
 	fs.StringVar(&c.sampler, "sampler", "node", "sampler: node (node-wise), ladies or fastgcn (layer-wise)")
+	fs.StringVar(&c.ladiesMatrix, "ladies-matrix", "normalized", ladiesMatrixUsage)
 	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
 	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours")
 	fs.IntVar(&c.opt.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
@@ -126,6 +129,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	default:
 		return nil, usageError(fs, "--sampler %q: want node, ladies or fastgcn", c.sampler)
 	}
+	if err := checkLadiesMatrix(fs, c.ladiesMatrix, c.sampler); err != nil {
+		return nil, err
+	}
 	switch *blas {
 	case "native":
 	case "gonum":
@@ -162,6 +168,7 @@ type trainSummary struct {
 	Edges        int64        `json:"edges"`
 	Model        string       `json:"model"`
 	Sampler      string       `json:"sampler"`
+	LadiesMatrix string       `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
 	Layers       int          `json:"layers,omitempty"`
 	Fanouts      []int        `json:"fanouts,omitempty"`
 	Hidden       int          `json:"hidden,omitempty"`
@@ -285,6 +292,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	samplerName := c.sampler
+	if c.sampler == "ladies" {
+		samplerName += " (" + c.ladiesMatrix + " matrix)"
+	}
 	if c.opt.Arch == gnn.Linear {
 		samplerName = "seeds-only"
 	}
@@ -543,7 +553,10 @@ func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, err
 		if c.sampler == "fastgcn" {
 			method = sampling.FastGCN
 		}
-		s, err = sampling.NewLayerWise(ds.Adj, sampling.LayerWiseOptions{Method: method, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
+		var a *spgemm.CSR
+		if a, err = layerWiseMatrix(ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads); err == nil {
+			s, err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{Method: method, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.data, err)
@@ -632,6 +645,9 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 		Threads: threadsUsed(c.opt.Threads), BLAS: res.BLAS, ResumedFrom: res.ResumedFrom,
 		BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
 		Epochs: make([]epochRecord, len(res.Epochs))}
+	if c.sampler == "ladies" && c.opt.Arch != gnn.Linear {
+		sum.LadiesMatrix = c.ladiesMatrix
+	}
 	for i, st := range res.Epochs {
 		sum.Epochs[i] = epochRecord{Epoch: st.Epoch + 1, Loss: st.Loss, TrainAcc: st.TrainAcc, ValAcc: st.ValAcc, TestAcc: st.TestAcc,
 			Minibatches: st.Minibatches, SampledEdges: st.SampledEdges, SEPS: st.SEPS, Seconds: st.Seconds,
