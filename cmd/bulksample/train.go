@@ -300,6 +300,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s, feature rows normalised: %v\n",
 		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt), normalized)
+	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
+		fmt.Fprintln(e.stderr, note)
+	}
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
 	resumed := announceResume(e.stderr, c)
 	c.opt.OnMinibatch = func(epoch, done, total int) {
@@ -379,6 +382,17 @@ func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
 			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Epochs)
 		}
 	}
+}
+
+// pureGoBLASNote returns a one-line note when this build's BLAS (buildBLAS,
+// gnn.BLAS) is the pure-Go fallback and the user did not ask for it with
+// --blas gonum, or "".
+func pureGoBLASNote(buildBLAS string, asked bool) string {
+	if buildBLAS != gnn.PureGoBLAS || asked {
+		return ""
+	}
+	return "note: this binary was built without OpenBLAS and uses pure-Go BLAS, about 4x slower in training; " +
+		"install libopenblas-dev and rebuild with `make build` (or `go build -tags openblas ./cmd/bulksample`)"
 }
 
 func blasName(o gnn.TrainOptions) string {
