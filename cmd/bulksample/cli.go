@@ -79,6 +79,12 @@ func usageError(fs *flag.FlagSet, format string, a ...any) error {
 	return errUsage
 }
 
+// fanoutOrder is the part of --fanout's help that compares its layer order
+// with DGL's and PyG's.
+const fanoutOrder = "\nOrder: seeds' layer first, and Blocks[0] is the seeds' block, as PyG's num_neighbors\n" +
+	"(NeighborLoader(num_neighbors=[25, 10]) = --fanout 25,10); DGL lists the input layer first\n" +
+	"(MultiLayerNeighborSampler([10, 25]) = --fanout 25,10, and DGL's blocks[-1] is our Blocks[0])"
+
 // threadsUsed returns the number of threads a --threads value n means:
 // n, or GOMAXPROCS for 0. The --json summaries report it.
 func threadsUsed(n int) int {

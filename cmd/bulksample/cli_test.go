@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -66,6 +67,31 @@ func TestFormatVersion(t *testing.T) {
 		bi := &debug.BuildInfo{Main: debug.Module{Version: tc.version}, Settings: tc.settings}
 		if got := formatVersion(bi); got != tc.want {
 			t.Errorf("version %q, settings %v: %q; want %q", tc.version, tc.settings, got, tc.want)
+		}
+	}
+}
+
+// TestFanoutOrderHelp: the help of --fanout, and the README, say that the
+// fanouts run from the seeds outwards (PyG's num_neighbors order), the
+// reverse of DGL's lists.
+func TestFanoutOrderHelp(t *testing.T) {
+	for _, cmd := range []string{"sample", "train"} {
+		_, stdout, _ := runCLI(t, cmd, "--help")
+		_, after, _ := strings.Cut(stdout, "  -fanout ")
+		block, _, _ := strings.Cut(after, "\n  -")
+		for _, want := range []string{"seeds' layer first", "num_neighbors=[25, 10]", "MultiLayerNeighborSampler([10, 25])", "Blocks[0]"} {
+			if !strings.Contains(block, want) {
+				t.Errorf("%s --help: --fanout's help lacks %q:\n%s", cmd, want, block)
+			}
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"num_neighbors=[25, 10]", "MultiLayerNeighborSampler([10, 25])"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md does not compare the layer order with PyG's and DGL's: no %q", want)
 		}
 	}
 }

@@ -42,7 +42,7 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs.IntVar(&c.semibulk, "semibulk", 0, "layer-wise only: minibatches whose blocks are extracted together (0: the default); does not change the result")
 	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
 	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
-	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours")
+	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours"+fanoutOrder)
 	fs.IntVar(&c.plan.BulkSize, "bulk", 16, "minibatches sampled together, k")
 	fs.IntVar(&c.seeds, "seeds", 0, "sample only the first N seeds of the permutation; 0 for all")
 	fs.IntVar(&c.nw.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")

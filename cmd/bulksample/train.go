@@ -68,7 +68,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.sampler, "sampler", "node", "sampler: node (node-wise), ladies or fastgcn (layer-wise)")
 	fs.StringVar(&c.ladiesMatrix, "ladies-matrix", "normalized", ladiesMatrixUsage)
 	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
-	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours")
+	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder)
 	fs.IntVar(&c.opt.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
 	fs.IntVar(&c.opt.BatchSize, "batch", 512, "seeds per minibatch b")
 	fs.IntVar(&c.opt.BulkSize, "bulk", 16, "minibatches sampled together k")
