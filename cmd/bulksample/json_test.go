@@ -82,6 +82,9 @@ func TestTrainJSONEpochs(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("linear: exit %d\n%s", code, stderr)
 	}
+	if strings.Contains(stdout, "SEPS") {
+		t.Errorf("linear model's progress lines give SEPS, which it does not have:\n%s", stdout)
+	}
 	m := lastJSONMap(t, stdout)
 	for _, k := range []string{"layers", "fanouts", "hidden", "seps"} {
 		if v, ok := m[k]; ok {

@@ -315,7 +315,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	res, err := tr.Run(ctx, func(st gnn.EpochStats) {
 		bar.done()
-		printEpoch(e.stdout, c.opt.Epochs, st)
+		printEpoch(e.stdout, c.opt.Epochs, st, c.opt.Arch != gnn.Linear)
 	})
 	bar.done()
 	if res != nil {
@@ -327,9 +327,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	sum := summarize(c, ds, res, loadSec)
 	sum.NormFeatures = normalized
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
-	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f), %.3gM SEPS, BLAS %s\n",
+	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f)%s, BLAS %s\n",
 		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
-		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sum.SEPS/1e6, sum.BLAS)
+		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sepsText(", ", sum.SEPS, c.opt.Arch != gnn.Linear), sum.BLAS)
 	if c.plot != "" {
 		if err := plotCurves(c.plot, res); err != nil {
 			return err
@@ -644,11 +644,22 @@ func (p *epochProgress) done() {
 	}
 }
 
-func printEpoch(w io.Writer, epochs int, st gnn.EpochStats) {
+// printEpoch prints an epoch's line; sampled says whether the model reads
+// sampled edges (all but the linear one), whose SEPS it then gives.
+func printEpoch(w io.Writer, epochs int, st gnn.EpochStats, sampled bool) {
 	ph := st.Phases
-	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s | %.3gM SEPS\n",
+	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s%s\n",
 		st.Epoch+1, epochs, st.Loss, st.TrainAcc, st.ValAcc, st.TestAcc, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(),
-		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), st.SEPS/1e6)
+		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled))
+}
+
+// sepsText formats SEPS after sep for the progress lines, or returns ""
+// for a model that samples no edge.
+func sepsText(sep string, seps float64, sampled bool) string {
+	if !sampled {
+		return ""
+	}
+	return fmt.Sprintf("%s%.3gM SEPS", sep, seps/1e6)
 }
 
 // summarize returns the JSON summary of a run: per-epoch figures are medians
