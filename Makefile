@@ -20,8 +20,10 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
+# -buildvcs=auto stamps the VCS revision (bulksample --version) even where
+# GOFLAGS turns it off; it never fails a build that cannot stamp it.
 build: deps
-	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/bulksample
+	$(GO) build -buildvcs=auto -tags '$(TAGS)' -o $(BIN) ./cmd/bulksample
 
 run: build
 	@scripts/run.sh $(BIN)
