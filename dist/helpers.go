@@ -149,3 +149,38 @@ func BlockOf(n, parts, x int) int {
 	}
 	return i
 }
+
+// Chain accumulates in rank order: rank r receives bufs from rank r-1,
+// calls add (which adds its own contribution to bufs), and passes them to
+// rank r+1; the last rank then broadcasts the result, which every rank
+// gets in bufs. A floating-point sum built this way is bit-identical to
+// one process adding the same contributions in the same order, which an
+// Allreduce does not promise. It costs p-1 sequential steps, for sums
+// computed once (column norms of a graph, say). It is collective on c.
+func Chain(ctx context.Context, c Comm, ph Phase, bufs []any, add func() error) error {
+	const tag = 3
+	me, p := c.Rank(), c.Size()
+	if me > 0 {
+		for _, b := range bufs {
+			if err := c.Recv(ctx, ph, me-1, tag, b); err != nil {
+				return err
+			}
+		}
+	}
+	if err := add(); err != nil {
+		return err
+	}
+	if me < p-1 {
+		for _, b := range bufs {
+			if err := c.Send(ctx, ph, me+1, tag, b); err != nil {
+				return err
+			}
+		}
+	}
+	for _, b := range bufs {
+		if err := c.Bcast(ctx, ph, p-1, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -124,3 +124,37 @@ func TestBlockRange(t *testing.T) {
 		}
 	}
 }
+
+// TestChain: float64 sums passed along the ranks equal the sequential sum
+// bit for bit (values chosen so that the order matters), on every rank.
+func TestChain(t *testing.T) {
+	const p = 5
+	ranks, _ := dist.NewInProcWorld(p, dist.Options{})
+	contrib := func(r int) float64 { return 1 / float64(3+7*r) }
+	want := 0.0
+	for r := range p {
+		want += contrib(r)
+	}
+	got := make([]float64, p)
+	var wg sync.WaitGroup
+	for r, c := range ranks {
+		wg.Go(func() {
+			buf := []float64{0}
+			err := dist.Chain(context.Background(), c, dist.PhaseControl, []any{buf}, func() error {
+				buf[0] += contrib(r)
+				return nil
+			})
+			if err != nil {
+				t.Error(err)
+				c.Abort(err)
+			}
+			got[r] = buf[0]
+		})
+	}
+	wg.Wait()
+	for r, g := range got {
+		if g != want {
+			t.Errorf("rank %d: %v; want %v", r, g, want)
+		}
+	}
+}

@@ -544,48 +544,29 @@ func NewDistLayerWise(ctx context.Context, m *dist.Matrix, opt LayerWiseOptions)
 }
 
 // distColumnSquares computes 1ᵀ·(A∘A) over the blocks of this rank's
-// process column: block i adds its rows to the sums of blocks 0..i-1 and
-// passes them on; the last block broadcasts the result.
+// process column with dist.Chain: block i adds its rows to the sums of
+// blocks 0..i-1 and passes them on; the last block broadcasts the result.
 func distColumnSquares(ctx context.Context, m *dist.Matrix) (*spgemm.CSR, error) {
-	col := m.Grid.Col()
 	n := m.Grid.NumVertices()
 	acc := make([]float32, n)
 	mark := make([]byte, n) // touched columns, as bytes on the wire
-	me, q := col.Rank(), col.Size()
-	const tag = 2
-	if me > 0 {
-		if err := col.Recv(ctx, dist.PhaseSample, me-1, tag, acc); err != nil {
-			return nil, err
+	err := dist.Chain(ctx, m.Grid.Col(), dist.PhaseSample, []any{acc, mark}, func() error {
+		touched := make([]bool, n)
+		for i, b := range mark {
+			touched[i] = b != 0
 		}
-		if err := col.Recv(ctx, dist.PhaseSample, me-1, tag, mark); err != nil {
-			return nil, err
+		AddColumnSquares(blockRows{m}, int(m.Lo), int(m.Hi), acc, touched)
+		for i, t := range touched {
+			if t {
+				mark[i] = 1
+			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	touched := make([]bool, n)
-	for i, b := range mark {
-		touched[i] = b != 0
-	}
-	AddColumnSquares(blockRows{m}, int(m.Lo), int(m.Hi), acc, touched)
-	for i, t := range touched {
-		mark[i] = 0
-		if t {
-			mark[i] = 1
-		}
-	}
-	if me < q-1 {
-		if err := col.Send(ctx, dist.PhaseSample, me+1, tag, acc); err != nil {
-			return nil, err
-		}
-		if err := col.Send(ctx, dist.PhaseSample, me+1, tag, mark); err != nil {
-			return nil, err
-		}
-	}
-	if err := col.Bcast(ctx, dist.PhaseSample, q-1, acc); err != nil {
-		return nil, err
-	}
-	if err := col.Bcast(ctx, dist.PhaseSample, q-1, mark); err != nil {
-		return nil, err
-	}
 	for i, b := range mark {
 		touched[i] = b != 0
 	}

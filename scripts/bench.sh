@@ -48,7 +48,7 @@ if [ -d benchmarks/spgemmbench ]; then
   if build spgemmbench "${blas:+$blas,}graphblas" 2>"$bindir/graphblas.log"; then
     echo "bench: spgemmbench built against SuiteSparse:GraphBLAS"
   else
-    echo "bench: SuiteSparse:GraphBLAS does not build here (install libgraphblas-dev: scripts/deps.sh --bench);" >&2
+    echo "bench: SuiteSparse:GraphBLAS does not build here (install libgraphblas-dev: scripts/deps.sh bench);" >&2
     echo "bench: timing bulksample's SpGEMM alone. Build errors:" >&2
     sed 's/^/  /' "$bindir/graphblas.log" >&2
     build spgemmbench "$blas" || failed+=("spgemmbench (build)")
@@ -93,7 +93,7 @@ if [ -d benchmarks/distbench ]; then
       if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$blas"; then
         bench distbench 1200 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
       else failed+=("distbench (build)"); fi ;;
-    *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh)" >&2; failed+=("distbench (no MPI)") ;;
+    *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("distbench (no MPI)") ;;
   esac
 fi
 

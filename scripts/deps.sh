@@ -1,18 +1,44 @@
 #!/usr/bin/env bash
-# Installs what building and testing bulksample needs on a fresh Debian
-# machine, when it is missing and we may: OpenBLAS (the default BLAS of the
-# trainer), Open MPI (the mpi build tag and mpirun), Slurm and munge (the
-# one-node Slurm test of scripts/slurm-test.sh), SuiteSparse:GraphBLAS (the
-# peer of `make bench`), pkg-config and staticcheck. Without root it only
-# reports what is missing; the build then falls back to pure-Go BLAS and no
-# MPI, and the tests that need MPI or Slurm say why they cannot run (and
-# fail in CI).
+# Installs what a make target needs on a fresh Debian machine, when it is
+# missing and we may:
+#   run    (make build, make run; the default): OpenBLAS (the default BLAS of
+#          the trainer) and pkg-config;
+#   test   (make vet, make test): those, Open MPI (the mpi build tag, the
+#          mpirun tests), Slurm, munge and PMIx (the one-node Slurm test of
+#          scripts/slurm-test.sh) and staticcheck;
+#   bench  (make bench): those of run, Open MPI (the distributed benchmark)
+#          and SuiteSparse:GraphBLAS (the peer).
+# Without root it only reports what is missing; the build then falls back to
+# pure-Go BLAS and no MPI, the GraphBLAS comparison is skipped, and the tests
+# that need MPI or Slurm say why they cannot run (and fail in CI). `make run`
+# does not install staticcheck: building it takes about as long as the rest
+# of the first run.
 #
-# usage: scripts/deps.sh [--bench]
+# usage: scripts/deps.sh [run|test|bench] [--list]
+#   --list prints what the mode needs, one name per line, and installs nothing.
 set -uo pipefail
 
-pkgs=(libopenblas-dev pkg-config libopenmpi-dev openmpi-bin slurm-wlm munge libpmix-dev)
-[ "${1:-}" = "--bench" ] && pkgs+=(libgraphblas-dev)
+mode=run list=
+for a in "$@"; do
+  case $a in
+    run|test|bench) mode=$a ;;
+    --bench) mode=bench ;; # the old spelling
+    --list) list=1 ;;
+    *) echo "deps: unknown argument $a (want run, test or bench, and --list)" >&2; exit 2 ;;
+  esac
+done
+
+pkgs=(libopenblas-dev pkg-config)
+mpi=(libopenmpi-dev openmpi-bin)
+[ "$mode" = test ] && pkgs+=("${mpi[@]}" slurm-wlm munge libpmix-dev)
+[ "$mode" = bench ] && pkgs+=("${mpi[@]}" libgraphblas-dev)
+gotools=()
+[ "$mode" = test ] && gotools+=(staticcheck)
+
+if [ -n "$list" ]; then
+  printf '%s\n' "${pkgs[@]}" "${gotools[@]}"
+  exit 0
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -35,9 +61,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-gobin=$(go env GOPATH)/bin
-if ! command -v staticcheck >/dev/null && [ ! -x "$gobin/staticcheck" ]; then
-  echo "deps: installing staticcheck" >&2
-  go install honnef.co/go/tools/cmd/staticcheck@v0.8.2 >/dev/null 2>&1 || echo "deps: staticcheck not installable; skipping it" >&2
+if [ ${#gotools[@]} -gt 0 ]; then
+  gobin=$(go env GOPATH)/bin
+  if ! command -v staticcheck >/dev/null && [ ! -x "$gobin/staticcheck" ]; then
+    echo "deps: installing staticcheck" >&2
+    go install honnef.co/go/tools/cmd/staticcheck@v0.8.2 >/dev/null 2>&1 || echo "deps: staticcheck not installable; skipping it" >&2
+  fi
 fi
 exit 0

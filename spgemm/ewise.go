@@ -1,5 +1,10 @@
 package spgemm
 
+import (
+	"math"
+	"slices"
+)
+
 // Element-wise operations and row reductions. They are embarrassingly
 // parallel over ranges of rows of equal nonzero count; sums are accumulated
 // in float64 in row order, so the result is the same for any thread count.
@@ -93,4 +98,93 @@ func (c *CSR) copyPattern(a *CSR) {
 	c.Indices = reuse(c.Indices, nnz)
 	copy(c.Indices, a.Indices)
 	c.Data = reuse(c.Data, nnz)
+}
+
+// SymNormalizeWithSelfLoops returns a new matrix D_r^-1/2 (A+I) D_c^-1/2
+// for the square matrix a, where D_r holds the row sums and D_c the column
+// sums of A+I (both the degrees plus one for a symmetric 0/1 adjacency):
+// the normalised adjacency of GCN (Kipf and Welling, 2017) and of the LADIES
+// paper. A diagonal entry of a is added to the 1 of I; a missing one is
+// inserted in order. Sums are float64. It shares no arrays with a and panics
+// with a ShapeError if a is not square.
+func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
+	if a.Rows != a.Cols {
+		panic(ShapeError{Op: "SymNormalizeWithSelfLoops", ARows: a.Rows, ACols: a.Cols, BRows: a.Rows, BCols: a.Cols})
+	}
+	colSum := make([]float64, a.Cols)
+	c, rowSum := AddSelfLoops(a, 0, colSum)
+	ScaleSymmetric(c, rowSum, colSum, threads)
+	return c
+}
+
+// AddSelfLoops returns A+I restricted to the row block a of a square
+// matrix, whose local row i is global row first+i (its diagonal entry is
+// column first+i), with the row sums of A+I, and adds the block's column
+// sums to colSum (len a.Cols), row by row in order, in float64: the first
+// step of SymNormalizeWithSelfLoops. Adding a matrix's row blocks in block
+// order gives its column sums bit for bit, which lets distributed ranks
+// normalise their blocks exactly as one process does. It panics with an
+// IndexError if the block's diagonal leaves the columns.
+func AddSelfLoops(a *CSR, first int, colSum []float64) (*CSR, []float64) {
+	if first < 0 || first+a.Rows > a.Cols || len(colSum) != a.Cols {
+		panic(IndexError{Op: "AddSelfLoops", Index: first + a.Rows, Len: a.Cols})
+	}
+	n := a.Rows
+	c := &CSR{Rows: n, Cols: a.Cols, Indptr: make([]int64, n+1)}
+	for i := range n {
+		lo, hi := a.Indptr[i], a.Indptr[i+1]
+		c.Indptr[i+1] = c.Indptr[i] + (hi - lo)
+		if _, found := slices.BinarySearch(a.Indices[lo:hi], int32(first+i)); !found {
+			c.Indptr[i+1]++
+		}
+	}
+	nnz := c.Indptr[n]
+	c.Indices, c.Data = make([]int32, nnz), make([]float32, nnz)
+	rowSum := make([]float64, n)
+	for i := range n {
+		d := int32(first + i)
+		p := c.Indptr[i]
+		self := false
+		for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
+			j, v := a.Indices[q], float64(a.Data[q])
+			if j == d {
+				v++
+				self = true
+			} else if j > d && !self {
+				c.Indices[p], c.Data[p] = d, 1
+				rowSum[i]++
+				colSum[d]++
+				p++
+				self = true
+			}
+			c.Indices[p], c.Data[p] = j, float32(v)
+			rowSum[i] += v
+			colSum[j] += v
+			p++
+		}
+		if !self {
+			c.Indices[p], c.Data[p] = d, 1
+			rowSum[i]++
+			colSum[d]++
+		}
+	}
+	return c, rowSum
+}
+
+// ScaleSymmetric multiplies entry (i, j) of c by 1/sqrt(rowSum[i]) and
+// 1/sqrt(colSum[j]), in float64, in place: the last step of
+// SymNormalizeWithSelfLoops, for the sums AddSelfLoops returns. It replaces
+// colSum by the inverse square roots.
+func ScaleSymmetric(c *CSR, rowSum, colSum []float64, threads int) {
+	for j := range colSum {
+		colSum[j] = 1 / math.Sqrt(colSum[j])
+	}
+	parallelRows(c.Indptr, threadsOf(threads), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ri := 1 / math.Sqrt(rowSum[i])
+			for p := c.Indptr[i]; p < c.Indptr[i+1]; p++ {
+				c.Data[p] = float32(float64(c.Data[p]) * ri * colSum[c.Indices[p]])
+			}
+		}
+	})
 }

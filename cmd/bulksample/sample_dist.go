@@ -174,10 +174,15 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	switch {
 	case c.method != "node" && c.dist.replicate:
 		name = c.method
-		s, err = sampling.NewLayerWise(d.Adj, lwOpt)
+		var a *spgemm.CSR
+		if a, err = layerWiseMatrix(d.Adj, c.method, c.ladies, c.nw.Threads); err == nil {
+			s, err = sampling.NewLayerWise(a, lwOpt)
+		}
 	case c.method != "node":
 		name = c.method
-		s, err = sampling.NewDistLayerWise(ctx, m, lwOpt)
+		if m, err = layerWiseBlock(ctx, m, c); err == nil {
+			s, err = sampling.NewDistLayerWise(ctx, m, lwOpt)
+		}
 	case c.dist.replicate:
 		s, err = sampling.NewNodeWise(d.Adj, c.nw)
 	default:
@@ -193,8 +198,12 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	sum := distSummary{
 		sampleSummary: sampleSummary{Graph: c.graph, Vertices: d.N, Edges: d.NNZ, Sampler: name,
 			Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
-			Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec},
+			Threads: threadsUsed(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec,
+			Version: version()},
 		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch, BlockOnly: d.BlockOnly,
+	}
+	if c.method == "ladies" {
+		sum.LadiesMatrix = c.ladies
 	}
 	for _, mb := range ep.Minibatches {
 		sum.Seeds += len(mb)
@@ -246,6 +255,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		return err
 	}
 	sum.SampledEdges, sum.PeakRSSMax, sum.Seconds = totals[0], totals[1], secs[0]
+	sum.PeakRSSBytes = procstat.PeakRSS() // rank 0's; peak_rss_max is the largest rank's
 	if sum.Seconds > 0 {
 		sum.SEPS = float64(sum.SampledEdges) / sum.Seconds
 	}
@@ -270,6 +280,29 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		return writeJSON(e.stdout, sum)
 	}
 	return nil
+}
+
+// layerWiseBlock returns this rank's block of the matrix the layer-wise
+// sampler reads (layerWiseMatrix): for LADIES with --ladies-matrix
+// normalized, the block of D^-1/2 (A+I) D^-1/2, whose column sums the
+// blocks of each process column add up in block order (dist.Chain) so that
+// the values equal the single-process ones bit for bit.
+func layerWiseBlock(ctx context.Context, m *dist.Matrix, c *sampleConfig) (*dist.Matrix, error) {
+	if c.method != "ladies" || c.ladies == "raw" {
+		return m, nil
+	}
+	colSum := make([]float64, m.Grid.NumVertices())
+	var blk *spgemm.CSR
+	var rowSum []float64
+	err := dist.Chain(ctx, m.Grid.Col(), dist.PhaseSample, []any{colSum}, func() error {
+		blk, rowSum = spgemm.AddSelfLoops(m.Local, int(m.Lo), colSum)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	spgemm.ScaleSymmetric(blk, rowSum, colSum, c.nw.Threads)
+	return dist.NewMatrix(m.Grid, blk)
 }
 
 // graphInfo is what a rank knows of the whole graph.

@@ -86,8 +86,9 @@ func TestSampleInProcRanksDigest(t *testing.T) {
 // the single-process digest.
 func TestSampleInProcLayerWise(t *testing.T) {
 	g := distGraph(t)
-	for _, method := range []string{"ladies", "fastgcn"} {
-		args := []string{"--graph", g, "--method", method, "--batch", "64", "--bulk", "4", "--seeds", "640", "--fanout", "128,64", "--digest"}
+	for _, method := range [][]string{{"ladies"}, {"ladies", "--ladies-matrix", "raw"}, {"fastgcn"}} {
+		args := append([]string{"--graph", g, "--method"}, method...)
+		args = append(args, "--batch", "64", "--bulk", "4", "--seeds", "640", "--fanout", "128,64", "--digest")
 		code, out, stderr := runCLI(t, "sample", args...)
 		if code != 0 {
 			t.Fatalf("%s, one process: exit %d\n%s", method, code, stderr)
