@@ -58,13 +58,14 @@ type config struct {
 	fanouts            []int
 	seed               uint64
 	out                string
+	args               []string // the command line, for the report
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := benchutil.NewFlags("distbench", "go run ./benchmarks/distbench --bulksample PATH",
 		"Runs `bulksample sample` under mpirun for replication factors c, pull, push and a replicated\n"+
 			"graph, and compares the sampling bytes with the cost model.", stderr)
-	c := &config{}
+	c := &config{args: args}
 	fs.StringVar(&c.bulksample, "bulksample", "", "bulksample binary built with the mpi tag (make build); required")
 	fs.StringVar(&c.mpirun, "mpirun", "mpirun", "the MPI launcher")
 	fs.IntVar(&c.scale, "scale", 22, "R-MAT scale (log2 vertices)")
@@ -297,6 +298,7 @@ func report(c *config, a *spgemm.CSR, rows []result, m *modelInputs, load [3]str
 	fmt.Fprintf(&b, "R-MAT scale %d (%d vertices, %d stored edges), b = %d, fanouts %s, k = %d, %d seeds (%d bulk(s)), "+
 		"p = %d ranks under `mpirun --oversubscribe`, 1 thread per rank. %s, %d logical CPUs, %s, %s; load average at start %s %s %s.\n\n",
 		c.scale, a.Rows, a.NNZ(), c.batch, benchutil.JoinInts(c.fanouts), c.bulk, c.seeds, m.bulks, c.np, mc.CPU, mc.Cores, mc.Go, mc.Date, load[0], load[1], load[2])
+	fmt.Fprintf(&b, "Command: `distbench %s` (`make bench` runs it on a bulksample built with the mpi tag).\n\n", strings.Join(c.args, " "))
 	fmt.Fprintf(&b, "Bytes and messages are those of the sampling phase (dist.PhaseSample), summed over ranks and of the busiest rank; "+
 		"the model is the cost model of benchmarks/distbench (package doc), evaluated on the frontiers of this very sample. "+
 		"Every run's digest equals the single-process digest.\n\n")
