@@ -82,8 +82,11 @@ type DistRows struct {
 	values bool // pull: fetch values (weighted sampling)
 	picker *RowPicker
 
-	// Rows of the last FetchRows, packed: row of gid v is
-	// ind[ptr[slot[v]]:ptr[slot[v]+1]].
+	// The packed rows (pull): ind (and val when values) start with a copy
+	// of the local block, read in place; the remote rows of the last
+	// FetchRows follow at nLocal: the row of a remote gid v is
+	// ind[nLocal+ptr[slot[v]] : nLocal+ptr[slot[v]+1]].
+	nLocal  int64
 	slot    []int32 // per global vertex, -1 when not fetched
 	fetched []int32 // the vertices whose slot is set
 	ptr     []int64
@@ -100,12 +103,26 @@ func NewDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions) (*DistRows
 	if mode != FetchPull && mode != FetchPush {
 		return nil, fmt.Errorf("sampling: NewDistRows: fetch mode %d", int(mode))
 	}
-	d := &DistRows{m: m, col: m.Grid.Col(), mode: mode, values: opt.Weighted, picker: NewRowPicker(opt)}
+	return newDistRows(m, mode, opt, opt.Weighted), nil
+}
+
+// newDistRows is NewDistRows, fetching values when values is set.
+func newDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions, values bool) *DistRows {
+	d := &DistRows{m: m, col: m.Grid.Col(), mode: mode, values: values, picker: NewRowPicker(opt)}
 	d.slot = make([]int32, m.Grid.NumVertices())
 	for i := range d.slot {
 		d.slot[i] = -1
 	}
-	return d, nil
+	if mode == FetchPull {
+		// A copy, so that fetched rows can follow the local ones in one
+		// array (PackedRows) without copying the local ones every round.
+		d.nLocal = m.Local.NNZ()
+		d.ind = slices.Clone(m.Local.Indices[:d.nLocal])
+		if values {
+			d.val = slices.Clone(m.Local.Data[:d.nLocal])
+		}
+	}
+	return d
 }
 
 // Mode returns the fetch mode.
@@ -114,8 +131,8 @@ func (d *DistRows) Mode() FetchMode { return d.mode }
 // NumVertices returns n.
 func (d *DistRows) NumVertices() int { return len(d.slot) }
 
-// Row returns row v as fetched by the last FetchRows (pull). It panics if v
-// was not fetched.
+// Row returns row v: a local row, or one fetched by the last FetchRows
+// (pull). It panics if v is neither.
 func (d *DistRows) Row(v int32) ([]int32, []float32) {
 	s, deg := d.RowSpan(v)
 	cols := d.ind[s : s+int64(deg)]
@@ -125,16 +142,21 @@ func (d *DistRows) Row(v int32) ([]int32, []float32) {
 	return cols, d.val[s : s+int64(deg)]
 }
 
-// RowSpan returns where fetched row v lies in Packed's arrays.
+// RowSpan returns where row v, local or fetched, lies in Packed's arrays.
 func (d *DistRows) RowSpan(v int32) (int64, int32) {
+	if v >= d.m.Lo && v < d.m.Hi {
+		ip := d.m.Local.Indptr[v-d.m.Lo:]
+		return ip[0], int32(ip[1] - ip[0])
+	}
 	k := d.slot[v]
 	if k < 0 {
-		panic(fmt.Sprintf("sampling: DistRows: row %d was not fetched", v))
+		panic(fmt.Sprintf("sampling: DistRows: row %d is neither local nor fetched", v))
 	}
-	return d.ptr[k], int32(d.ptr[k+1] - d.ptr[k])
+	return d.nLocal + d.ptr[k], int32(d.ptr[k+1] - d.ptr[k])
 }
 
-// Packed returns the fetched rows' arrays (values nil unless weighted).
+// Packed returns the local and fetched rows' arrays (values nil unless
+// fetched).
 func (d *DistRows) Packed() ([]int32, []float32) { return d.ind, d.val }
 
 // localRow returns row gid of this rank's block.
@@ -216,7 +238,13 @@ func (d *DistRows) FetchRows(ctx context.Context, vertices []int32) error {
 	if d.mode != FetchPull {
 		return fmt.Errorf("sampling: DistRows.FetchRows in %v mode", d.mode)
 	}
-	ids, _, counts, _ := d.bucket(vertices, nil)
+	remote := make([]int32, 0, len(vertices))
+	for _, v := range vertices {
+		if v < d.m.Lo || v >= d.m.Hi {
+			remote = append(remote, v)
+		}
+	}
+	ids, _, counts, _ := d.bucket(remote, nil)
 	hdr, _, err := d.header(ctx, true, counts, 0, 0, 0)
 	if err != nil {
 		return err
@@ -275,13 +303,15 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 			o++
 		}
 	}
-	gotCols, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, cols, colCounts, recvCols)
-	if err != nil {
+	// Receive the rows straight behind the local block.
+	total := int64(sum(recvCols))
+	d.ind = slices.Grow(d.ind[:d.nLocal], int(total))[:d.nLocal+total]
+	if err := d.col.Alltoallv(ctx, dist.PhaseSample, cols, colCounts, d.ind[d.nLocal:], recvCols); err != nil {
 		return err
 	}
-	var gotVals []float32
 	if d.values {
-		if gotVals, err = dist.ExchangeWith(ctx, d.col, dist.PhaseSample, vals, colCounts, recvCols); err != nil {
+		d.val = slices.Grow(d.val[:d.nLocal], int(total))[:d.nLocal+total]
+		if err := d.col.Alltoallv(ctx, dist.PhaseSample, vals, colCounts, d.val[d.nLocal:], recvCols); err != nil {
 			return err
 		}
 	}
@@ -296,7 +326,6 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 		d.slot[v] = int32(i)
 		d.ptr[i+1] = d.ptr[i] + int64(gotLens[i])
 	}
-	d.ind, d.val = gotCols, gotVals
 	return nil
 }
 
@@ -525,12 +554,12 @@ func NewDistLayerWise(ctx context.Context, m *dist.Matrix, opt LayerWiseOptions)
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	rows, err := NewDistRows(m, FetchPull, NodeWiseOptions{})
-	if err != nil {
-		return nil, err
+	if m == nil || m.Grid == nil || m.Local == nil {
+		return nil, errors.New("sampling: NewDistLayerWise: nil matrix")
 	}
-	rows.values = true
+	rows := newDistRows(m, FetchPull, NodeWiseOptions{}, true)
 	var fg *spgemm.CSR
+	var err error
 	if opt.Method == FastGCN {
 		if fg, err = distColumnSquares(ctx, m); err != nil {
 			return nil, err
