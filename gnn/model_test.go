@@ -244,7 +244,7 @@ func TestGlorotInit(t *testing.T) {
 	}
 	for i, l := range m1.layers {
 		a := math.Sqrt(6 / float64(l.fin+l.fout))
-		for _, w := range [][]float32{l.w1, l.w2} {
+		for _, w := range [][]float32{l.w.w1.Host(), l.w.w2.Host()} {
 			var sum, sq float64
 			for _, v := range w {
 				if math.Abs(float64(v)) > a {
@@ -262,7 +262,7 @@ func TestGlorotInit(t *testing.T) {
 				t.Errorf("layer %d (%d x %d): mean %.3g, variance %.4g; want 0 and %.4g", i, l.fin, l.fout, mean, variance, a*a/3)
 			}
 		}
-		for _, b := range l.b {
+		for _, b := range l.w.b.Host() {
 			if b != 0 {
 				t.Fatalf("layer %d: bias %v; want 0", i, b)
 			}

@@ -105,7 +105,7 @@ func TestDropoutLaw(t *testing.T) {
 		h[i] = 1
 	}
 	pass := Pass{Train: true, Epoch: 2, Minibatch: 7}
-	m.dropout(h, pass, 1)
+	m.be.Dropout(HostBuf(h), m.dropoutMask(pass, 1), false)
 	var counts [16]float64 // patterns of kept elements in aligned groups of 4
 	dropped := 0.0
 	for i := 0; i < n; i += 4 {
@@ -147,8 +147,8 @@ func TestDropoutLaw(t *testing.T) {
 	for i := range again {
 		again[i], other[i] = 1, 1
 	}
-	m.dropout(again, pass, 1)
-	m.dropout(other, Pass{Train: true, Epoch: 2, Minibatch: 8}, 1)
+	m.be.Dropout(HostBuf(again), m.dropoutMask(pass, 1), false)
+	m.be.Dropout(HostBuf(other), m.dropoutMask(Pass{Train: true, Epoch: 2, Minibatch: 8}, 1), false)
 	same, diff := true, 0
 	for i := range h {
 		same = same && again[i] == h[i]

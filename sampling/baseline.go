@@ -116,7 +116,7 @@ func (b *Baseline) sampleOne(sel *rowSelector, epoch, mb int, seeds []int32) Min
 					data = append(data, pickValue(wt, mult, j))
 				}
 				if opt.Weighted {
-					normalizeRow(data[start:])
+					spgemm.NormalizeVec(data[start:])
 				}
 				sortPairs(indices[start:], data[start:])
 			}

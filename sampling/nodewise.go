@@ -186,6 +186,9 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 // NumLayers returns the number of fanouts.
 func (nw *NodeWise) NumLayers() int { return len(nw.opt.Fanouts) }
 
+// NumVertices returns the number of vertices n of the graph it samples.
+func (nw *NodeWise) NumVertices() int { return nw.src.NumVertices() }
+
 // Options returns the sampler's options with the defaults filled in.
 func (nw *NodeWise) Options() NodeWiseOptions {
 	o := nw.opt

@@ -22,6 +22,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -254,7 +255,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt), normalized)
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
 	c.opt.OnMinibatch = bar.minibatch
-	tr, err := gnn.NewTrainer(ds, s, c.opt)
+	data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.opt.Threads})
+	if err != nil {
+		return err
+	}
+	tr, err := gnn.NewTrainer(data, c.opt)
 	if err != nil {
 		return err
 	}
