@@ -9,7 +9,6 @@ import (
 	"github.com/bulksample/bulksample/sampling/samplingtest"
 )
 
-
 // TestCrossEntropyGradient checks CrossEntropy's gradient against central
 // finite differences of its loss, computed in float64 from logits of a few
 // magnitudes, with an unlabelled row.
