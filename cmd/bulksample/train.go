@@ -416,18 +416,7 @@ func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, err
 	if c.opt.Arch == gnn.Linear {
 		return gnn.SeedsOnly{}, nil
 	}
-	var s sampling.Sampler
-	var err error
-	switch c.sampler {
-	case "node":
-		s, err = sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
-	case "ladies", "fastgcn":
-		method := sampling.LADIES
-		if c.sampler == "fastgcn" {
-			method = sampling.FastGCN
-		}
-		s, err = sampling.NewLayerWise(ds.Adj, sampling.LayerWiseOptions{Method: method, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
-	}
+	s, err := sampling.NewSampler(ds.Adj, sampling.SamplerOptions{Method: c.sampler, Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.data, err)
 	}
