@@ -108,4 +108,3 @@ func RandomRows(n, k int, seed uint64) ([]int32, error) {
 	}
 	return plan.Epoch(0).Minibatches[0], nil
 }
-
