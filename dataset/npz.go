@@ -51,7 +51,7 @@ func openNPZ(path string) (*npzArchive, error) {
 func newNPZ(name string, ra io.ReaderAt, size int64) (*npzArchive, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w: not a zip (.npz) archive: %v", name, ErrFormat, err)
+		return nil, fmt.Errorf("%s: %w: not a zip (.npz) archive: %w", name, ErrFormat, err)
 	}
 	z := &npzArchive{name: name, size: size, members: map[string]*zip.File{}}
 	for _, f := range zr.File {
@@ -95,7 +95,7 @@ func (z *npzArchive) open(key string) (io.ReadCloser, npyHeader, error) {
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: %v", ErrFormat, err))
+		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: %w", ErrFormat, err))
 	}
 	h, err := readNPYHeader(rc, int64(f.UncompressedSize64))
 	if err != nil {
@@ -111,7 +111,7 @@ func (z *npzArchive) finish(key string, rc io.ReadCloser) error {
 	_, err := io.Copy(io.Discard, rc)
 	rc.Close()
 	if err != nil {
-		return z.errf(key, fmt.Errorf("%w: %v", ErrFormat, err))
+		return z.errf(key, fmt.Errorf("%w: %w", ErrFormat, err))
 	}
 	return nil
 }

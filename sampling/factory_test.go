@@ -2,6 +2,7 @@ package sampling_test
 
 import (
 	"context"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -107,4 +108,28 @@ func digest(b *sampling.Bulk) string {
 	d := sampling.NewDigest()
 	d.AddBulk(b)
 	return d.Sum()
+}
+
+// TestNewNodeWiseFromChecksWeights: a weighted sampler of a RowSource
+// rejects a negative, infinite or NaN weight, naming the edge, as
+// NewNodeWise does for a CSR matrix.
+func TestNewNodeWiseFromChecksWeights(t *testing.T) {
+	for _, bad := range []float32{-1, float32(math.Inf(1)), float32(math.NaN())} {
+		a := ringGraph(10)
+		a.Data = slices.Clone(a.Data)
+		a.Data[7] = bad
+		src := sampling.CSRRows{A: a}
+		opt := sampling.NodeWiseOptions{Fanouts: []int{2}, Weighted: true}
+		_, err := sampling.NewNodeWiseFrom(src, opt)
+		if err == nil || !strings.Contains(err.Error(), "(2, ") || !strings.Contains(err.Error(), "Weighted") {
+			t.Errorf("weight %v: err = %v; want one naming the edge of row 2", bad, err)
+		}
+		if _, err := sampling.NewNodeWise(a, opt); err == nil {
+			t.Errorf("weight %v: NewNodeWise accepts it", bad)
+		}
+		opt.Weighted = false
+		if _, err := sampling.NewNodeWiseFrom(src, opt); err != nil {
+			t.Errorf("weight %v, unweighted sampling: %v", bad, err)
+		}
+	}
 }

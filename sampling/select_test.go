@@ -1,9 +1,11 @@
 package sampling
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -141,12 +143,17 @@ func TestSelectPerRowPanics(t *testing.T) {
 		"s":    func() { SelectPerRow(p, nwKeys(1, 2), -2, SelectOptions{}) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
-				}
-			}()
-			fn()
+			err := spgemm.Maybe(fn)
+			var se spgemm.ShapeError
+			var ae spgemm.ArgError
+			switch {
+			case err == nil:
+				t.Error("no panic")
+			case name == "keys" && (!errors.As(err, &se) || se.Op != "SelectPerRow keys" || se.ARows != 2 || se.BRows != 1):
+				t.Errorf("panic %v; want a ShapeError of 2 rows and 1 key", err)
+			case name == "s" && (!errors.As(err, &ae) || ae.Op != "sampling.SelectPerRow" || !strings.Contains(ae.Msg, "fanout -2")):
+				t.Errorf("panic %v; want an ArgError naming fanout -2", err)
+			}
 		})
 	}
 }
