@@ -1,6 +1,7 @@
 package sampling
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -329,5 +330,47 @@ func TestSelectOrderIndependentWeighted(t *testing.T) {
 	}
 	if math.IsNaN(float64(a.Data[0])) {
 		t.Error("NaN value")
+	}
+}
+
+// TestNodeWiseUniformLaw: through the whole sampler, a vertex of degree 5
+// with fanout 2 draws each of the 10 subsets with probability 1/10.
+func TestNodeWiseUniformLaw(t *testing.T) {
+	// Vertex 0's neighbours are 1..5; each minibatch is the seed 0.
+	a := &spgemm.CSR{Rows: 6, Cols: 6, Indptr: []int64{0, 5, 5, 5, 5, 5, 5},
+		Indices: []int32{1, 2, 3, 4, 5}, Data: []float32{1, 1, 1, 1, 1}}
+	nw, err := NewNodeWise(a, NodeWiseOptions{Fanouts: []int{2}, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	draws := nwDraws() / 4
+	seeds := make([][]int32, draws)
+	for i := range seeds {
+		seeds[i] = []int32{0}
+	}
+	b, err := nw.SampleBulk(context.Background(), 0, 0, seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[[2]int32]int{}
+	for m := range b.Len() {
+		mb := b.Minibatch(m)
+		src := mb.Blocks[0].Src
+		if len(src) != 3 {
+			t.Fatalf("minibatch %d: %d sources, want 3", m, len(src))
+		}
+		x, y := src[1], src[2]
+		counts[[2]int32{min(x, y), max(x, y)}]++
+	}
+	if len(counts) != 10 {
+		t.Fatalf("%d subsets, want 10", len(counts))
+	}
+	var obs []int
+	var prob []float64
+	for _, c := range counts {
+		obs, prob = append(obs, c), append(prob, 0.1)
+	}
+	if stat, pv := nwChiSquare(obs, prob); pv < 1e-6 {
+		t.Errorf("chi-square %.1f, p = %.2g: %v", stat, pv, counts)
 	}
 }
