@@ -102,22 +102,27 @@ func (m *Model) backwardLayer(l *layer, dOut Buf, needIn bool) {
 		be.Gemm(true, false, l.fin, l.fout, l.nDst, 1, inDst, dOut, 0, l.g1)
 		be.Gemm(true, false, l.fin, l.fout, l.nDst, 1, l.agg, dOut, 0, l.g2)
 		if needIn {
-			l.dAgg = growBuf(be, l.dAgg, l.nDst*l.fin)
-			be.Gemm(false, true, l.nDst, l.fin, l.fout, 1, dOut, l.w.w2, 0, l.dAgg)
-			l.dIn = growBuf(be, l.dIn, l.nSrc*l.fin)
-			be.SpMMT(l.dIn, &l.adj, l.dAgg, l.fin)
+			m.aggregateGrad(l, dOut, l.w.w2)
+			// The self term: dIn_dst += dOut·W_selfᵀ.
 			be.Gemm(false, true, l.nDst, l.fin, l.fout, 1, dOut, l.w.w1, 1, l.dIn.Slice(0, l.nDst*l.fin))
 		}
 	case GCN:
 		be.Gemm(true, false, l.fin, l.fout, l.nDst, 1, l.agg, dOut, 0, l.g1)
 		if needIn {
-			l.dAgg = growBuf(be, l.dAgg, l.nDst*l.fin)
-			be.Gemm(false, true, l.nDst, l.fin, l.fout, 1, dOut, l.w.w1, 0, l.dAgg)
-			l.dIn = growBuf(be, l.dIn, l.nSrc*l.fin)
-			be.SpMMT(l.dIn, &l.adj, l.dAgg, l.fin)
+			m.aggregateGrad(l, dOut, l.w.w1)
 			be.AddRowScaled(l.dIn, l.selfB, l.dAgg, l.fin)
 		}
 	}
+}
+
+// aggregateGrad sets l.dAgg = dOut·wᵀ, the gradient with respect to the
+// aggregate, and l.dIn = Âᵀ·dAgg, its part of the input gradient.
+func (m *Model) aggregateGrad(l *layer, dOut, w Buf) {
+	be := m.be
+	l.dAgg = growBuf(be, l.dAgg, l.nDst*l.fin)
+	be.Gemm(false, true, l.nDst, l.fin, l.fout, 1, dOut, w, 0, l.dAgg)
+	l.dIn = growBuf(be, l.dIn, l.nSrc*l.fin)
+	be.SpMMT(l.dIn, &l.adj, l.dAgg, l.fin)
 }
 
 // backwardSparse sets the gradients of a layer that took the sparse-input
