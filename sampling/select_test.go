@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -167,17 +168,7 @@ func TestSelectUniformSubsets(t *testing.T) {
 	cols := []int32{2, 3, 5, 7, 11}
 	ones := []float32{1, 1, 1, 1, 1}
 	counts := nwSubsetCounts(t, cols, ones, 2, SelectOptions{}, nwDraws())
-	if len(counts) != 10 {
-		t.Fatalf("%d distinct subsets, want 10: %v", len(counts), counts)
-	}
-	var obs []int
-	var prob []float64
-	for _, c := range counts {
-		obs, prob = append(obs, c), append(prob, 0.1)
-	}
-	if stat, pv := nwChiSquare(obs, prob); pv < 1e-6 {
-		t.Errorf("subsets of 2 of 5: chi-square %.1f, p = %.2g; counts %v", stat, pv, counts)
-	}
+	checkTenSubsets(t, "subsets of 2 of 5", slices.Collect(maps.Values(counts)))
 	for _, tc := range []struct{ d, s int }{{40, 3}, {70, 40}, {300, 3}, {300, 200}} {
 		var c []int32
 		for i := range tc.d {
@@ -362,15 +353,21 @@ func TestNodeWiseUniformLaw(t *testing.T) {
 		x, y := src[1], src[2]
 		counts[[2]int32{min(x, y), max(x, y)}]++
 	}
+	checkTenSubsets(t, "through the sampler", slices.Collect(maps.Values(counts)))
+}
+
+// checkTenSubsets fails unless the counts of the 10 subsets of 2 of 5
+// entries fit the uniform law (chi-square, p >= 1e-6).
+func checkTenSubsets(t *testing.T, what string, counts []int) {
+	t.Helper()
 	if len(counts) != 10 {
-		t.Fatalf("%d subsets, want 10", len(counts))
+		t.Fatalf("%s: %d distinct subsets, want 10: %v", what, len(counts), counts)
 	}
-	var obs []int
-	var prob []float64
-	for _, c := range counts {
-		obs, prob = append(obs, c), append(prob, 0.1)
+	prob := make([]float64, len(counts))
+	for i := range prob {
+		prob[i] = 0.1
 	}
-	if stat, pv := nwChiSquare(obs, prob); pv < 1e-6 {
-		t.Errorf("chi-square %.1f, p = %.2g: %v", stat, pv, counts)
+	if stat, pv := nwChiSquare(counts, prob); pv < 1e-6 {
+		t.Errorf("%s: chi-square %.1f, p = %.2g; counts %v", what, stat, pv, counts)
 	}
 }
