@@ -6,11 +6,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/testenv"
 )
 
 // goBlocks returns the contents of the ```go blocks of markdown text, with
@@ -55,6 +57,8 @@ func TestREADMEGoBlocks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The data files of ../shared/data a block reads.
+	sharedFile := regexp.MustCompile(`\.\./shared/data/[A-Za-z0-9_.-]+`)
 	blocks, lines := goBlocks(string(text))
 	if len(blocks) == 0 {
 		t.Fatal("README.md has no Go code block")
@@ -67,6 +71,11 @@ func TestREADMEGoBlocks(t *testing.T) {
 		if !strings.HasPrefix(strings.TrimSpace(src), "package main") {
 			t.Errorf("README.md:%d: the Go block is not a complete program (package main)", lines[i])
 			continue
+		}
+		for _, m := range sharedFile.FindAllString(src, -1) {
+			if _, err := os.Stat(filepath.Join(root, m)); err != nil {
+				testenv.MissingData(t, "README.md:%d reads %s: %v", lines[i], m, err)
+			}
 		}
 		// The program lives under testdata, inside the module (so that it
 		// imports bulksample's packages) but outside ./... patterns.
