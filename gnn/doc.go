@@ -56,23 +56,27 @@
 // # Compute
 //
 // Values are float32. The CPU backend runs dense products through BLAS:
-// OpenBLAS via cgo (gonum.org/v1/netlib) in builds with the openblas tag
-// (install libopenblas-dev and build with -tags openblas, as the Makefile
-// does), gonum's pure-Go BLAS otherwise, about 4 times slower in training;
-// the constant BLAS names the build's, and CPUOptions.PureGoBLAS selects the
-// pure-Go one in any build. Sparse aggregation goes through spgemm.MulDense
-// (SpMM) and, backwards, spgemm.MulDenseT. Layers aggregate before they
-// transform, since a sampled block has many more sources than destinations.
-// When the input features are sparse (under 1/8 nonzero, as bag-of-words
-// features are) the first layer instead keeps them as a CSR matrix and
-// transforms first, so that its cost follows the nonzeros. Buffers are kept
-// in the model and the trainer and reused from one minibatch to the next;
-// they grow only when a minibatch is larger than every earlier one. What a
-// training step still allocates is spgemm's and the BLAS's: with one thread
-// and OpenBLAS, a few hundred bytes of work split per step whatever the
-// minibatch's size; with more threads spgemm.MulDenseT adds a count per
-// source vertex (8 bytes each), and gonum's pure-Go BLAS its per-tile jobs.
-// TestStepReusesBuffers checks this and BenchmarkTrainStep reports it.
+// OpenBLAS via cgo (gonum.org/v1/netlib) in builds with the openblas tag,
+// gonum's pure-Go BLAS otherwise; the constant BLAS names the build's, and
+// CPUOptions.PureGoBLAS (or ModelOptions.PureGoBLAS) selects the pure-Go one
+// in any build. The pure-Go fallback trains about 4x slower. To get OpenBLAS
+// in your own program, install it (Debian: apt-get install libopenblas-dev)
+// and build with the tag: go build -tags openblas ./... (the Makefile adds it
+// when OpenBLAS links). Result.BLAS and the CLI's header and --json summary
+// say which BLAS a run used, and the CLI prints a note when it is the
+// fallback. Sparse aggregation goes through spgemm.MulDense (SpMM) and,
+// backwards, spgemm.MulDenseT. Layers aggregate before they transform, since
+// a sampled block has many more sources than destinations. When the input
+// features are sparse (under 1/8 nonzero, as bag-of-words features are) the
+// first layer instead keeps them as a CSR matrix and transforms first, so
+// that its cost follows the nonzeros. Buffers are kept in the model and the
+// trainer and reused from one minibatch to the next; they grow only when a
+// minibatch is larger than every earlier one. What a training step still
+// allocates is spgemm's and the BLAS's: with one thread and OpenBLAS, a few
+// hundred bytes of work split per step whatever the minibatch's size; with
+// more threads spgemm.MulDenseT adds a count per source vertex (8 bytes
+// each), and gonum's pure-Go BLAS its per-tile jobs. TestStepReusesBuffers
+// checks this and BenchmarkTrainStep reports it.
 //
 // # Training and evaluation
 //
