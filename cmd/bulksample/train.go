@@ -415,7 +415,9 @@ func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, err
 	var err error
 	switch c.sampler {
 	case "node":
-		s, err = sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
+		// GCN normalises with the graph's degrees, which the blocks carry.
+		s, err = sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads,
+			Degrees: c.opt.Arch == gnn.GCN})
 	case "ladies", "fastgcn":
 		method := sampling.LADIES
 		if c.sampler == "fastgcn" {
