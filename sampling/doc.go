@@ -34,6 +34,11 @@
 // row length of A) of each source vertex, Block.Deg, which GCN normalises
 // with; the RowSource supplies them (a remote one through DegreeSource).
 // Layer-wise blocks carry importance-normalised values and no degrees.
+// Layer-wise samplers read the matrix they are given: the LADIES paper
+// samples from the normalised adjacency D^-1/2 (A+I) D^-1/2, which
+// spgemm.SymNormalizeWithSelfLoops builds (the CLI's default, --ladies-matrix
+// normalized); with the raw 0/1 adjacency a column's probability grows with
+// its number of frontier neighbours. An empty minibatch gets empty blocks.
 //
 // # Determinism
 //
