@@ -264,6 +264,24 @@ func TestTrainPresetRun(t *testing.T) {
 	}
 }
 
+// TestTrainPresetCora runs the README's full-batch GCN command on Cora for
+// one of its seeds: the documented command gives the documented figure
+// (0.790 for seed 1; the bound leaves room for another BLAS's rounding).
+func TestTrainPresetCora(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 200 epochs; skipped in -short")
+	}
+	sharedDataset(t, "cora.npz")
+	code, stdout, stderr := runCLI(t, "train", "--data", "cora", "--preset", "kipf-gcn", "--seed", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	s := lastJSON[trainSummary](t, stdout)
+	if s.Batch != 140 || len(s.Epochs) != 200 || s.TestAcc < 0.77 {
+		t.Errorf("--preset kipf-gcn --seed 1 on Cora: batch %d, %d epochs, test accuracy %.3f; want 140, 200 and about 0.79", s.Batch, len(s.Epochs), s.TestAcc)
+	}
+}
+
 func TestTrainUsageErrors(t *testing.T) {
 	tests := []struct {
 		args []string
