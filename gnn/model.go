@@ -77,6 +77,48 @@ type ModelOptions struct {
 	// Backend runs the layers' operations; nil means the CPU backend with
 	// Threads and PureGoBLAS (NewCPU), which a non-nil Backend ignores.
 	Backend Backend
+	// GCNNorm selects the degrees GCN normalises node-wise blocks with;
+	// the default is the graph's (GCNGraphNorm).
+	GCNNorm GCNNorm
+}
+
+// GCNNorm says which degrees GCN's D^-1/2 (A+I) D^-1/2 uses for a block
+// (see the package documentation and gcnNormalize).
+type GCNNorm int
+
+const (
+	// GCNGraphNorm, the default, uses the graph's degrees, which node-wise
+	// blocks carry (sampling.Block.Deg): a full-neighbour minibatch then
+	// computes exactly what full-batch GCN computes, and inference uses the
+	// same operator as training (Kipf and Welling's GCN).
+	GCNGraphNorm GCNNorm = iota
+	// GCNBlockNorm uses the block's own degrees: the row sums and column
+	// sums of the sampled block plus self loops (DGL's GraphConv with
+	// norm="both" applied to a block). A source vertex's column sum counts
+	// only its edges to the block's destinations, so this operator differs
+	// from full-batch GCN even with every neighbour sampled; it is kept to
+	// compare with DGL's block training.
+	GCNBlockNorm
+)
+
+var gcnNormNames = [...]string{GCNGraphNorm: "graph", GCNBlockNorm: "block"}
+
+// String returns the normalisation's command-line name.
+func (g GCNNorm) String() string {
+	if g >= 0 && int(g) < len(gcnNormNames) {
+		return gcnNormNames[g]
+	}
+	return fmt.Sprintf("GCNNorm(%d)", int(g))
+}
+
+// ParseGCNNorm returns the normalisation named s ("graph" or "block").
+func ParseGCNNorm(s string) (GCNNorm, error) {
+	for g, name := range gcnNormNames {
+		if s == name {
+			return GCNNorm(g), nil
+		}
+	}
+	return 0, fmt.Errorf("gnn: unknown GCN normalisation %q (want graph or block)", s)
 }
 
 func (o *ModelOptions) withDefaults() (ModelOptions, error) {
@@ -104,6 +146,9 @@ func (o *ModelOptions) withDefaults() (ModelOptions, error) {
 	}
 	if r.Classes < 2 {
 		return r, fmt.Errorf("gnn: ModelOptions.Classes = %d, want >= 2", r.Classes)
+	}
+	if r.GCNNorm < GCNGraphNorm || r.GCNNorm > GCNBlockNorm {
+		return r, fmt.Errorf("gnn: ModelOptions.GCNNorm = %d is not a normalisation", int(r.GCNNorm))
 	}
 	if !(r.Dropout >= 0 && r.Dropout < 1) {
 		return r, fmt.Errorf("gnn: ModelOptions.Dropout = %g, want a probability in [0, 1)", r.Dropout)
@@ -400,7 +445,7 @@ func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 				be.ReLU(l.in)
 			}
 		}
-		m.normalize(l, &blk.Adj)
+		m.normalize(l, &blk.Adj, blk.Deg)
 		l.out = growBuf(be, l.out, l.nDst*l.fout)
 		io := layerIO{rows: l.nDst, adj: &l.adj, self: l.selfB, out: l.out}
 		if sparse {

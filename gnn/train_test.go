@@ -75,7 +75,7 @@ func smallGraph(t testing.TB, n, classes, deg, f int, homophily, signal float64,
 
 func nodeWise(t testing.TB, ds *dataset.Dataset, fanouts []int, seed uint64) sampling.Sampler {
 	t.Helper()
-	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: fanouts, Seed: seed})
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: fanouts, Seed: seed, Degrees: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,6 +313,7 @@ func TestNewTrainerErrors(t *testing.T) {
 		{"negative lr", func(_ *Data, o *TrainOptions) { o.Adam.LR = -1 }, []string{"LR"}},
 		{"negative batch", func(_ *Data, o *TrainOptions) { o.BatchSize = -1 }, []string{"BatchSize"}},
 		{"resume without dir", func(_ *Data, o *TrainOptions) { o.Resume = true }, []string{"CheckpointDir"}},
+		{"bad GCN norm", func(_ *Data, o *TrainOptions) { o.Arch, o.GCNNorm = GCN, 7 }, []string{"GCNNorm"}},
 	}
 	for _, tc := range tests {
 		d, opt := dataOf(t, ds, nodeWise(t, ds, []int{2}, 1)), TrainOptions{}
@@ -324,5 +325,16 @@ func TestNewTrainerErrors(t *testing.T) {
 				break
 			}
 		}
+	}
+	// GCN's graph normalisation needs the node-wise sampler's degrees.
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: GCN}); err == nil || !strings.Contains(err.Error(), "NodeWiseOptions.Degrees") {
+		t.Errorf("GCN with a sampler without degrees: err = %v; want one naming NodeWiseOptions.Degrees", err)
+	}
+	if _, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: GCN, GCNNorm: GCNBlockNorm}); err != nil {
+		t.Errorf("GCN with block normalisation: %v", err)
 	}
 }

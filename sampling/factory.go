@@ -29,10 +29,11 @@ type SamplerOptions struct {
 	Seed    uint64
 	Threads int
 	// Node-wise only (an error with a layer-wise method when set):
-	// NodeWiseOptions' Weighted, Frontier and MaxBulkEdges.
+	// NodeWiseOptions' Weighted, Frontier, MaxBulkEdges and Degrees.
 	Weighted     bool
 	Frontier     FrontierMode
 	MaxBulkEdges int64
+	Degrees      bool
 	// Layer-wise only (an error with MethodNode when set): LayerWiseOptions'
 	// Semibulk.
 	Semibulk int
@@ -55,6 +56,8 @@ func (o SamplerOptions) Validate() error {
 			return fmt.Errorf("sampling: SamplerOptions.Frontier = %v applies to method %s only", o.Frontier, MethodNode)
 		case o.MaxBulkEdges != 0:
 			return fmt.Errorf("sampling: SamplerOptions.MaxBulkEdges applies to method %s only", MethodNode)
+		case o.Degrees:
+			return fmt.Errorf("sampling: SamplerOptions.Degrees applies to method %s only", MethodNode)
 		}
 	default:
 		return fmt.Errorf("sampling: SamplerOptions.Method = %q, want %s, %s or %s", o.Method, MethodNode, MethodLADIES, MethodFastGCN)
@@ -71,7 +74,7 @@ func NewSampler(a *spgemm.CSR, opt SamplerOptions) (Sampler, error) {
 	// The constructors' nil pointers must not become non-nil interfaces.
 	if opt.Method == "" || opt.Method == MethodNode {
 		nw, err := NewNodeWise(a, NodeWiseOptions{Fanouts: opt.Fanouts, Replace: opt.Replace, Weighted: opt.Weighted,
-			Frontier: opt.Frontier, Seed: opt.Seed, Threads: opt.Threads, MaxBulkEdges: opt.MaxBulkEdges})
+			Frontier: opt.Frontier, Seed: opt.Seed, Threads: opt.Threads, MaxBulkEdges: opt.MaxBulkEdges, Degrees: opt.Degrees})
 		if err != nil {
 			return nil, err
 		}

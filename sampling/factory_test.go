@@ -56,6 +56,7 @@ func TestNewSampler(t *testing.T) {
 		{sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{2}, Weighted: true}, "Weighted"},
 		{sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{2}, MaxBulkEdges: 9}, "MaxBulkEdges"},
 		{sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{2}, Frontier: sampling.FrontierNew}, "Frontier"},
+		{sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{2}, Degrees: true}, "Degrees"},
 		{sampling.SamplerOptions{Fanouts: []int{2}, Semibulk: 3}, "Semibulk"},
 		{sampling.SamplerOptions{}, "Fanouts"},
 	} {

@@ -190,6 +190,93 @@ func TestNodeWiseRowFetcher(t *testing.T) {
 	samplingtest.CompareBulks(t, "fetching source vs general", got, samplingtest.ExplicitNodeWise(a, opt, 1, 0, seeds), 0)
 }
 
+// nwDegSource is a RowSource without direct CSR access that serves degrees
+// through DegreeSource, as a remote source does.
+type nwDegSource struct {
+	a     *spgemm.CSR
+	calls int
+	asked []int32
+}
+
+func (s *nwDegSource) NumVertices() int                 { return s.a.Rows }
+func (s *nwDegSource) Row(v int32) ([]int32, []float32) { return s.a.Row(int(v)) }
+func (s *nwDegSource) Degrees(ctx context.Context, vs, deg []int32) error {
+	s.calls++
+	s.asked = append(s.asked[:0], vs...)
+	return sampling.CSRRows{A: s.a}.Degrees(ctx, vs, deg)
+}
+
+// TestNodeWiseDegrees: with Degrees, every block carries the row length in
+// A of each source vertex, from the CSR path, from a DegreeSource (asked
+// once per bulk, for distinct vertices) and from the baseline; the blocks
+// are otherwise those sampled without Degrees.
+func TestNodeWiseDegrees(t *testing.T) {
+	a := samplingtest.RandomGraph(300, 12, true, 4)
+	seeds := samplingtest.RandomSeeds(300, 4, 16, 5)
+	ctx := context.Background()
+	for _, opt := range []sampling.NodeWiseOptions{
+		{Fanouts: []int{3, 2}, Seed: 1},
+		{Fanouts: []int{-1, -1}, Seed: 1},
+		{Fanouts: []int{4, 2, 3}, Frontier: sampling.FrontierNew, Weighted: true, Replace: true, Seed: 2},
+	} {
+		t.Run(samplingtest.CaseName(opt), func(t *testing.T) {
+			nw, _ := sampling.NewNodeWise(a, opt)
+			plain, err := nw.SampleBulk(ctx, 1, 3, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.Degrees = true
+			nw, _ = sampling.NewNodeWise(a, opt)
+			got, err := nw.SampleBulk(ctx, 1, 3, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for m := range got.Len() {
+				mb, pm := got.Minibatch(m), plain.Minibatch(m)
+				for l := range mb.Blocks {
+					blk := &mb.Blocks[l]
+					if len(blk.Deg) != len(blk.Src) {
+						t.Fatalf("minibatch %d block %d: %d degrees for %d sources", m, l, len(blk.Deg), len(blk.Src))
+					}
+					for i, v := range blk.Src {
+						if want := a.Indptr[v+1] - a.Indptr[v]; int64(blk.Deg[i]) != want {
+							t.Fatalf("minibatch %d block %d: Deg[%d] = %d for vertex %d; want its row length %d", m, l, i, blk.Deg[i], v, want)
+						}
+					}
+					pm.Blocks[l].Deg = blk.Deg
+				}
+				mbs := []sampling.Minibatch{pm}
+				mbs[0].Index = 0
+				gm := []sampling.Minibatch{mb}
+				gm[0].Index = 0
+				samplingtest.CompareBulks(t, "with vs without degrees", sampling.BulkOf(0, gm, len(mb.Blocks)), sampling.BulkOf(0, mbs, len(mb.Blocks)), 0)
+			}
+			src := &nwDegSource{a: a}
+			fnw, err := sampling.NewNodeWiseFrom(src, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromSrc, err := fnw.SampleBulk(ctx, 1, 3, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samplingtest.CompareBulks(t, "DegreeSource vs CSR", fromSrc, got, 0)
+			if src.calls != 1 || len(src.asked) != len(slices.Compact(slices.Sorted(slices.Values(src.asked)))) {
+				t.Errorf("DegreeSource asked %d times, last for %d vertices (distinct: want once, distinct)", src.calls, len(src.asked))
+			}
+			bl, _ := sampling.NewBaseline(a, opt)
+			base, err := bl.SampleBulk(ctx, 1, 3, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samplingtest.CompareBulks(t, "bulk vs baseline", got, base, 0)
+		})
+	}
+	if _, err := sampling.NewNodeWiseFrom(&nwFetchSource{a: a}, sampling.NodeWiseOptions{Fanouts: []int{2}, Degrees: true}); err == nil || !strings.Contains(err.Error(), "DegreeSource") {
+		t.Errorf("Degrees from a RowSource without DegreeSource: %v; want an error naming DegreeSource", err)
+	}
+}
+
 // TestSubgraphFrontierNew: with FrontierNew, the union of the blocks has
 // every sampled edge once, rows of the vertices expanded at each hop.
 func TestSubgraphFrontierNew(t *testing.T) {

@@ -299,29 +299,32 @@ type Case struct {
 	Weighted bool    // blocks with weights (used as given by GCN)
 	Dropout  float32 // training pass dropout
 	Sparse   bool    // features 95% zeros: the first layer's sparse path
+	Degrees  bool    // blocks carry graph degrees (GCN's graph normalisation)
 }
 
 func (c Case) String() string {
-	return fmt.Sprintf("%v-L%d-w%v-p%g-sparse%v", c.Arch, c.Layers, c.Weighted, c.Dropout, c.Sparse)
+	return fmt.Sprintf("%v-L%d-w%v-p%g-sparse%v-deg%v", c.Arch, c.Layers, c.Weighted, c.Dropout, c.Sparse, c.Degrees)
 }
 
 // Cases are the configurations of CheckGradients and CheckAgainst: each
 // architecture, with and without dropout, weighted and unweighted blocks,
 // dense and sparse features.
 var Cases = []Case{
-	{gnn.Linear, 0, false, 0, false},
-	{gnn.Linear, 0, false, 0.3, false},
-	{gnn.SAGE, 1, false, 0, false},
-	{gnn.SAGE, 2, false, 0.3, false},
-	{gnn.SAGE, 3, true, 0.2, false},
-	{gnn.GCN, 1, false, 0, false},
-	{gnn.GCN, 2, false, 0.3, false},
-	{gnn.GCN, 2, true, 0.2, false},
-	{gnn.Linear, 0, false, 0.3, true},
-	{gnn.SAGE, 2, false, 0.3, true},
-	{gnn.SAGE, 1, true, 0, true},
-	{gnn.GCN, 2, false, 0.3, true},
-	{gnn.GCN, 1, true, 0.2, true},
+	{gnn.Linear, 0, false, 0, false, false},
+	{gnn.Linear, 0, false, 0.3, false, false},
+	{gnn.SAGE, 1, false, 0, false, false},
+	{gnn.SAGE, 2, false, 0.3, false, false},
+	{gnn.SAGE, 3, true, 0.2, false, false},
+	{gnn.GCN, 1, false, 0, false, false},
+	{gnn.GCN, 2, false, 0.3, false, false},
+	{gnn.GCN, 2, true, 0.2, false, false},
+	{gnn.Linear, 0, false, 0.3, true, false},
+	{gnn.SAGE, 2, false, 0.3, true, false},
+	{gnn.SAGE, 1, true, 0, true, false},
+	{gnn.GCN, 2, false, 0.3, true, false},
+	{gnn.GCN, 1, true, 0.2, true, false},
+	{gnn.GCN, 2, false, 0.3, false, true},
+	{gnn.GCN, 2, true, 0.2, true, true},
 }
 
 // fixture is the minibatch, features, labels and model of a Case.
@@ -330,6 +333,19 @@ func fixture(t *testing.T, be gnn.Backend, ci int, c Case) (*gnn.Model, *samplin
 	const fin, classes, nSeeds = 9, 3, 4
 	widths := []int{7, 11, 16}[:c.Layers]
 	mb := samplingtest.RandomMinibatch(rng, nSeeds, widths, c.Weighted)
+	if c.Degrees {
+		// Graph degrees at least the sampled rows' lengths.
+		for l := range mb.Blocks {
+			blk := &mb.Blocks[l]
+			blk.Deg = make([]int32, len(blk.Src))
+			for j := range blk.Deg {
+				blk.Deg[j] = int32(rng.IntN(6))
+				if j < blk.Adj.Rows {
+					blk.Deg[j] += int32(blk.Adj.Indptr[j+1] - blk.Adj.Indptr[j])
+				}
+			}
+		}
+	}
 	nIn := nSeeds
 	if c.Layers > 0 {
 		nIn = widths[c.Layers-1]

@@ -148,6 +148,9 @@ func CompareBulks(t *testing.T, name string, got, want *sampling.Bulk, tol float
 				t.Fatalf("%s: minibatch %d block %d differs:\n got %dx%d %v %v src %v\nwant %dx%d %v %v src %v", name, m, l,
 					gb.Adj.Rows, gb.Adj.Cols, gb.Adj.Indptr, gb.Adj.Indices, gb.Src, wb.Adj.Rows, wb.Adj.Cols, wb.Adj.Indptr, wb.Adj.Indices, wb.Src)
 			}
+			if !slices.Equal(gb.Deg, wb.Deg) {
+				t.Fatalf("%s: minibatch %d block %d degrees %v, want %v", name, m, l, gb.Deg, wb.Deg)
+			}
 			for i := range gb.Adj.Data {
 				x, y := float64(gb.Adj.Data[i]), float64(wb.Adj.Data[i])
 				if math.Abs(x-y) > tol*math.Abs(y) || (tol == 0 && x != y) {

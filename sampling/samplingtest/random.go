@@ -64,11 +64,13 @@ func RandomMinibatch(rng *rand.Rand, nSeeds int, widths []int, weighted bool) *s
 	return mb
 }
 
-// Sparsify zeroes each value of x except a fraction keep of them.
+// Sparsify zeroes each value of x except a fraction keep of them, and sets
+// one value to 1 (at least one nonzero).
 func Sparsify(rng *rand.Rand, x []float32, keep float64) {
 	for i := range x {
 		if rng.Float64() >= keep {
 			x[i] = 0
 		}
 	}
+	x[rng.IntN(len(x))] = 1
 }
