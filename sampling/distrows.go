@@ -500,7 +500,9 @@ func NewDistNodeWise(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions) (*Dist
 	if mode == FetchPush {
 		src = pushSource{rows}
 	}
-	nw, err := NewNodeWiseFrom(src, opt)
+	// The weights were checked on the local block above: each rank checks
+	// its own, and no rank reads the others' rows up front.
+	nw, err := newNodeWise(src, opt)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package sampling
+package sampling_test
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/samplingtest"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -14,22 +16,22 @@ import (
 // ranks with replication c, each rank its run of every bulk, and returns
 // the digest of every minibatch in global order. mode < 0 means the graph
 // replicated on every rank (no communication).
-func distDigest(t *testing.T, a *spgemm.CSR, p, c int, mode FetchMode, replicated bool, opt NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats) {
+func distDigest(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, replicated bool, opt sampling.NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats) {
 	t.Helper()
-	return distDigestOf(t, a, p, c, mbs, k, func(ctx context.Context, g *dist.Grid) (Sampler, error) {
+	return distDigestOf(t, a, p, c, mbs, k, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 		if replicated {
-			return NewNodeWise(a, opt)
+			return sampling.NewNodeWise(a, opt)
 		}
 		m, err := dist.Distribute(g, a)
 		if err != nil {
 			return nil, err
 		}
-		return NewDistNodeWise(m, mode, opt)
+		return sampling.NewDistNodeWise(m, mode, opt)
 	})
 }
 
 // distDigestOf is distDigest with the sampler of each rank made by mk.
-func distDigestOf(t *testing.T, a *spgemm.CSR, p, c int, mbs [][]int32, k int, mk func(ctx context.Context, g *dist.Grid) (Sampler, error)) (string, dist.Stats) {
+func distDigestOf(t *testing.T, a *spgemm.CSR, p, c int, mbs [][]int32, k int, mk func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error)) (string, dist.Stats) {
 	t.Helper()
 	world, err := dist.NewInProcWorld(p, dist.Options{})
 	if err != nil {
@@ -37,7 +39,7 @@ func distDigestOf(t *testing.T, a *spgemm.CSR, p, c int, mbs [][]int32, k int, m
 	}
 	ctx := context.Background()
 	nb := (len(mbs) + k - 1) / k
-	bulks := make([][]*Bulk, p) // rank -> bulk -> its part
+	bulks := make([][]*sampling.Bulk, p) // rank -> bulk -> its part
 	errs := make([]error, p)
 	stats := make([]dist.Stats, p)
 	var wg sync.WaitGroup
@@ -78,7 +80,7 @@ func distDigestOf(t *testing.T, a *spgemm.CSR, p, c int, mbs [][]int32, k int, m
 			t.Fatalf("rank %d: %v", r, err)
 		}
 	}
-	d := NewDigest()
+	d := sampling.NewDigest()
 	var total dist.Stats
 	for i := range nb {
 		for r := range p {
@@ -91,9 +93,9 @@ func distDigestOf(t *testing.T, a *spgemm.CSR, p, c int, mbs [][]int32, k int, m
 	return d.Sum(), total
 }
 
-func oneProcessDigest(t *testing.T, a *spgemm.CSR, opt NodeWiseOptions, mbs [][]int32) string {
+func oneProcessDigest(t *testing.T, a *spgemm.CSR, opt sampling.NodeWiseOptions, mbs [][]int32) string {
 	t.Helper()
-	s, err := NewNodeWise(a, opt)
+	s, err := sampling.NewNodeWise(a, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +103,7 @@ func oneProcessDigest(t *testing.T, a *spgemm.CSR, opt NodeWiseOptions, mbs [][]
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := NewDigest()
+	d := sampling.NewDigest()
 	d.AddBulk(b)
 	return d.Sum()
 }
@@ -112,8 +114,8 @@ func oneProcessDigest(t *testing.T, a *spgemm.CSR, opt NodeWiseOptions, mbs [][]
 // replacement, bulks that leave some ranks without minibatches, and a
 // MaxBulkEdges that makes ranks run different numbers of rounds.
 func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
-	a := nwGraph(300, 8, true, 5)
-	mbs := nwSeeds(a.Rows, 11, 12, 3)
+	a := samplingtest.RandomGraph(300, 8, true, 5)
+	mbs := samplingtest.RandomSeeds(a.Rows, 11, 12, 3)
 	type cfg struct{ p, c int }
 	var grids []cfg
 	for _, p := range []int{1, 2, 3, 4, 8} {
@@ -123,13 +125,13 @@ func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
 			}
 		}
 	}
-	opts := []NodeWiseOptions{
+	opts := []sampling.NodeWiseOptions{
 		{Fanouts: []int{3, 2}, Seed: 11},
-		{Fanouts: []int{2, 4, -1}, Frontier: FrontierNew, Seed: 12, MaxBulkEdges: 40, Threads: 3},
+		{Fanouts: []int{2, 4, -1}, Frontier: sampling.FrontierNew, Seed: 12, MaxBulkEdges: 40, Threads: 3},
 		{Fanouts: []int{5, 3}, Weighted: true, Replace: true, Seed: 13, Threads: 1},
 	}
 	if !testing.Short() {
-		opts = append(opts, nwCases()...)
+		opts = append(opts, samplingtest.NodeWiseCases()...)
 	}
 	for _, opt := range opts {
 		want := oneProcessDigest(t, a, opt, mbs)
@@ -139,8 +141,8 @@ func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
 			}
 			for _, k := range []int{5, 11} {
 				for _, mode := range []string{"pull", "push", "replicated"} {
-					name := fmt.Sprintf("%s/p=%d/c=%d/k=%d/%s", nwName(opt), gc.p, gc.c, k, mode)
-					fm, _ := ParseFetchMode(mode)
+					name := fmt.Sprintf("%s/p=%d/c=%d/k=%d/%s", samplingtest.CaseName(opt), gc.p, gc.c, k, mode)
+					fm, _ := sampling.ParseFetchMode(mode)
 					got, st := distDigest(t, a, gc.p, gc.c, fm, mode == "replicated", opt, mbs, k)
 					if got != want {
 						t.Errorf("%s: digest %s; want %s", name, got, want)
@@ -160,11 +162,11 @@ func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
 // TestDistNodeWisePushSendsLess: at fanout 15 on a graph of average
 // degree about 60, push moves far fewer sampling bytes than pull.
 func TestDistNodeWisePushSendsLess(t *testing.T) {
-	a := nwGraph(2000, 120, false, 9)
-	mbs := nwSeeds(a.Rows, 4, 64, 4)
-	opt := NodeWiseOptions{Fanouts: []int{15, 10}, Seed: 3}
-	_, pull := distDigest(t, a, 4, 1, FetchPull, false, opt, mbs, 4)
-	_, push := distDigest(t, a, 4, 1, FetchPush, false, opt, mbs, 4)
+	a := samplingtest.RandomGraph(2000, 120, false, 9)
+	mbs := samplingtest.RandomSeeds(a.Rows, 4, 64, 4)
+	opt := sampling.NodeWiseOptions{Fanouts: []int{15, 10}, Seed: 3}
+	_, pull := distDigest(t, a, 4, 1, sampling.FetchPull, false, opt, mbs, 4)
+	_, push := distDigest(t, a, 4, 1, sampling.FetchPush, false, opt, mbs, 4)
 	ratio := float64(push.Bytes[dist.PhaseSample]) / float64(pull.Bytes[dist.PhaseSample])
 	t.Logf("push/pull sampling bytes = %d/%d = %.3f", push.Bytes[dist.PhaseSample], pull.Bytes[dist.PhaseSample], ratio)
 	if ratio >= 0.5 {
@@ -173,26 +175,26 @@ func TestDistNodeWisePushSendsLess(t *testing.T) {
 }
 
 func TestDistRowsErrors(t *testing.T) {
-	if _, err := NewDistRows(nil, FetchPull, NodeWiseOptions{}); err == nil {
+	if _, err := sampling.NewDistRows(nil, sampling.FetchPull, sampling.NodeWiseOptions{}); err == nil {
 		t.Error("nil matrix: no error")
 	}
-	if _, err := ParseFetchMode("pool"); err == nil {
-		t.Error(`ParseFetchMode("pool"): no error`)
+	if _, err := sampling.ParseFetchMode("pool"); err == nil {
+		t.Error(`sampling.ParseFetchMode("pool"): no error`)
 	}
 }
 
-// TestDistLayerWiseEqualsOneProcess: LADIES and FastGCN on row blocks
-// (frontier rows pulled per layer, FastGCN's column norms passed along the
+// TestDistLayerWiseEqualsOneProcess: sampling.LADIES and sampling.FastGCN on row blocks
+// (frontier rows pulled per layer, sampling.FastGCN's column norms passed along the
 // blocks) give the single-process digest for every p and c, on a weighted
 // graph whose float sums depend on their order.
 func TestDistLayerWiseEqualsOneProcess(t *testing.T) {
-	a := nwGraph(300, 8, true, 6)
-	mbs := nwSeeds(a.Rows, 7, 12, 5)
-	for _, opt := range []LayerWiseOptions{
-		{Method: LADIES, Budgets: []int{20, 30}, Seed: 4},
-		{Method: FastGCN, Budgets: []int{25, 10}, Seed: 5, Replace: true},
+	a := samplingtest.RandomGraph(300, 8, true, 6)
+	mbs := samplingtest.RandomSeeds(a.Rows, 7, 12, 5)
+	for _, opt := range []sampling.LayerWiseOptions{
+		{Method: sampling.LADIES, Budgets: []int{20, 30}, Seed: 4},
+		{Method: sampling.FastGCN, Budgets: []int{25, 10}, Seed: 5, Replace: true},
 	} {
-		one, err := NewLayerWise(a, opt)
+		one, err := sampling.NewLayerWise(a, opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,16 +202,16 @@ func TestDistLayerWiseEqualsOneProcess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := NewDigest()
+		d := sampling.NewDigest()
 		d.AddBulk(b)
 		want := d.Sum()
 		for _, gc := range [][2]int{{1, 1}, {2, 1}, {3, 1}, {4, 2}, {8, 2}, {4, 4}, {8, 1}} {
-			got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 3, func(ctx context.Context, g *dist.Grid) (Sampler, error) {
+			got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 3, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 				m, err := dist.Distribute(g, a)
 				if err != nil {
 					return nil, err
 				}
-				return NewDistLayerWise(ctx, m, opt)
+				return sampling.NewDistLayerWise(ctx, m, opt)
 			})
 			if got != want {
 				t.Errorf("%v p=%d c=%d: digest %s; want %s", opt.Method, gc[0], gc[1], got, want)

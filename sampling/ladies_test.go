@@ -78,8 +78,11 @@ func TestLayerWiseProbabilities(t *testing.T) {
 // spgemm.Mul(QPerMinibatch(frontiers), A∘A) bit for bit, on a weighted
 // graph with non-integer weights, repeated and empty frontiers.
 func TestLayerWiseProbabilitiesMatchMul(t *testing.T) {
-	a := nwGraph(400, 30, true, 12)
-	frontiers := nwSeeds(400, 6, 40, 13)
+	a := lwRandomGraph(400, 30, true, 12)
+	for i := range a.Data { // non-integer weights
+		a.Data[i] *= 0.7 + 0.13*float32(i%5)
+	}
+	frontiers := lwSeeds(400, 6, 40, 13)
 	frontiers = append(frontiers, nil, []int32{5}, []int32{7, 7})
 	s := lwNew(t, a, LayerWiseOptions{Budgets: []int{3}})
 	got := s.probabilities(frontiers)
@@ -103,7 +106,7 @@ func lwSquared(a *spgemm.CSR) *spgemm.CSR {
 // by AddColumnSquares in one pass or in row blocks (as distributed ranks
 // do), equals spgemm.Mul(ones, A∘A) bit for bit on a weighted graph.
 func TestFastGCNColumnSquaresMatchMul(t *testing.T) {
-	a := nwGraph(500, 30, true, 21)
+	a := lwRandomGraph(500, 30, true, 21)
 	n := a.Rows
 	ones := &spgemm.CSR{Rows: 1, Cols: n, Indptr: []int64{0, int64(n)}, Indices: make([]int32, n), Data: make([]float32, n)}
 	for v := range ones.Indices {

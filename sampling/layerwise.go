@@ -218,6 +218,9 @@ func ColumnSquaresRow(acc []float32, touched []bool) *spgemm.CSR {
 // NumLayers returns the number of layers, len(Budgets).
 func (s *LayerWise) NumLayers() int { return len(s.opt.Budgets) }
 
+// NumVertices returns the number of vertices n of the graph it samples.
+func (s *LayerWise) NumVertices() int { return s.n }
+
 // Options returns the sampler's options.
 func (s *LayerWise) Options() LayerWiseOptions {
 	o := s.opt
