@@ -216,8 +216,11 @@ func TestSampleMPIFailure(t *testing.T) {
 	g := distGraph(t)
 	start := time.Now()
 	out, stderr, err := mpiSample(t, mpirun, 4, append([]string{"--graph", g, "--fail-rank", "2"}, sampleArgs...)...)
-	if err == nil || !strings.Contains(stderr, "rank 2: injected failure") || !strings.Contains(stderr, "MPI_ABORT") {
-		t.Errorf("mpirun with --fail-rank 2: err %v; want a failed job, \"rank 2: injected failure\" and MPI_ABORT on stderr\n%s\n%s", err, out, stderr)
+	// The other ranks wait in the next collective: only MPI_Abort ends the
+	// job within the bound. (Open MPI's MPI_ABORT banner itself is not
+	// checked: mpirun sometimes loses it while tearing the job down.)
+	if err == nil || !strings.Contains(stderr, "rank 2: injected failure") {
+		t.Errorf("mpirun with --fail-rank 2: err %v; want a failed job and \"rank 2: injected failure\" on stderr\n%s\n%s", err, out, stderr)
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the failed MPI job took %v to end; want under 10 s", d)
@@ -225,7 +228,7 @@ func TestSampleMPIFailure(t *testing.T) {
 }
 
 // TestNoMPIBuildRefusesLauncher builds bulksample without the mpi tag and
-// starts it under `mpirun -np 2`: every rank must refuse (ErrNoMPI) rather
+// starts it under `mpirun -np 2`: the ranks must refuse (ErrNoMPI) rather
 // than run as two independent single-process jobs; run alone it samples.
 func TestNoMPIBuildRefusesLauncher(t *testing.T) {
 	if testing.Short() {
@@ -242,8 +245,10 @@ func TestNoMPIBuildRefusesLauncher(t *testing.T) {
 	g := distGraph(t)
 	cmd := mpitest.Command(ctx, mpirun, 2, bin, append([]string{"sample", "--graph", g}, sampleArgs...)...)
 	out, err := cmd.CombinedOutput()
-	if err == nil || strings.Count(string(out), "built without MPI support") < 2 || strings.Contains(string(out), "digest ") {
-		t.Errorf("MPI-less build under mpirun -np 2: err %v; want every rank to refuse with ErrNoMPI and none to sample\n%s", err, out)
+	// The first rank to refuse ends the job (mpirun stops the other, which
+	// may not have printed yet): at least one refusal, and no sample.
+	if err == nil || !strings.Contains(string(out), "built without MPI support") || strings.Contains(string(out), "digest ") {
+		t.Errorf("MPI-less build under mpirun -np 2: err %v; want the ranks to refuse with ErrNoMPI and none to sample\n%s", err, out)
 	}
 	alone := exec.CommandContext(ctx, bin, append([]string{"sample", "--graph", g}, sampleArgs...)...)
 	if out, err := alone.CombinedOutput(); err != nil || !strings.Contains(string(out), "digest ") {
