@@ -13,8 +13,8 @@ import (
 var errUsage = errors.New("usage error")
 
 // newFlags returns a flag set for a command that prints its usage, with the
-// one-line description, to e.stderr, and registers the --json flag every
-// command accepts.
+// one-line description, to e.stderr, and registers the flags every command
+// accepts: --json, and --profile and --profile-dir (see env.startProfile).
 func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(e.stderr)
@@ -23,6 +23,7 @@ func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool)
 		fs.PrintDefaults()
 	}
 	jsonOut := fs.Bool("json", false, "print the run's figures as one JSON object on the last line of standard output")
+	e.profile.register(fs)
 	return fs, jsonOut
 }
 

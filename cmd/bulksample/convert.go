@@ -41,6 +41,9 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	if err := lf.finish(fs); err != nil {
 		return err
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 	in, out := pos[0], pos[1]
 	inFormat, err := dataset.Detect(in)
 	if err != nil {

@@ -73,6 +73,9 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	case *threads < 0:
 		return usageError(fs, "--threads %d: want >= 0", *threads)
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 	r.Seed, p.Seed = *seed, *seed
 	r.Threads, p.Threads = *threads, *threads
 	s := genSummary{Kind: kind, Out: *out}

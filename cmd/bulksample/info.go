@@ -118,6 +118,9 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 	if err := lf.finish(fs); err != nil {
 		return err
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 	path := pos[0]
 	format, err := dataset.Detect(path)
 	if err != nil {

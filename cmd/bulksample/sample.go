@@ -138,6 +138,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 	t0 := time.Now()
 	d, err := dataset.LoadContext(ctx, c.graph, &dataset.LoadOptions{Threads: c.nw.Threads, Progress: e.stderr})
 	if err != nil {

@@ -80,6 +80,9 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	if opt.Accumulator = accumulatorByName(accum); opt.Accumulator < 0 {
 		return usageError(fs, "--accumulator %q: want auto, dense or hash", accum)
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 
 	start := time.Now()
 	da, err := loadMatrix(ctx, e, aPath, threads)

@@ -232,6 +232,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 	t0 := time.Now()
 	ds, err := loadTrainData(ctx, e, c)
 	if err != nil {
