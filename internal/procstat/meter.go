@@ -16,8 +16,12 @@ type Snapshot struct {
 	MinorFaults int64         // page faults served without I/O
 	MajorFaults int64         // page faults that read from disk
 	PeakRSS     int64         // ru_maxrss in bytes: the resident set's high-water mark
-	AllocBytes  uint64        // bytes allocated on the Go heap so far (/gc/heap/allocs:bytes)
-	GCCycles    uint64        // completed GC cycles (/gc/cycles/total:gc-cycles)
+	// AllocBytes is the bytes allocated on the Go heap so far
+	// (/gc/heap/allocs:bytes). Objects over 32 KiB count when allocated;
+	// small ones when a thread's cache takes a fresh span of them, so a span
+	// that allocates less than a few tens of KiB may show 0 or a span's worth.
+	AllocBytes uint64
+	GCCycles   uint64 // completed GC cycles (/gc/cycles/total:gc-cycles)
 	// GCPause is the total stop-the-world GC pause time in seconds, summed
 	// from the runtime's pause histogram at bucket midpoints (within the
 	// histogram's resolution, about 1/8 of each pause).
@@ -80,6 +84,22 @@ func (c *Cost) Add(o Cost) {
 	c.GCPauseSeconds += o.GCPauseSeconds
 	c.GCCPUSeconds += o.GCCPUSeconds
 	c.PeakRSSBytes = max(c.PeakRSSBytes, o.PeakRSSBytes)
+}
+
+// Per returns the average cost of one of n equal parts of the span: every
+// figure divided by n except the peak resident set. It returns c for n < 1.
+func (c Cost) Per(n int) Cost {
+	if n < 1 {
+		return c
+	}
+	f := float64(n)
+	return Cost{
+		Seconds: c.Seconds / f, CPUSeconds: c.CPUSeconds / f, SysSeconds: c.SysSeconds / f,
+		MinorFaults: c.MinorFaults / int64(n), MajorFaults: c.MajorFaults / int64(n),
+		AllocBytes: c.AllocBytes / int64(n), GCCycles: c.GCCycles / int64(n),
+		GCPauseSeconds: c.GCPauseSeconds / f, GCCPUSeconds: c.GCCPUSeconds / f,
+		PeakRSSBytes: c.PeakRSSBytes,
+	}
 }
 
 // Faults returns the minor and major page faults together.

@@ -136,6 +136,17 @@ func TestCostNote(t *testing.T) {
 	}
 }
 
+func TestCostPer(t *testing.T) {
+	c := Cost{Seconds: 4, CPUSeconds: 8, MinorFaults: 400, GCCycles: 3, AllocBytes: 40, PeakRSSBytes: 7}
+	want := Cost{Seconds: 1, CPUSeconds: 2, MinorFaults: 100, GCCycles: 0, AllocBytes: 10, PeakRSSBytes: 7}
+	if got := c.Per(4); got != want {
+		t.Errorf("Per(4) = %+v; want %+v", got, want)
+	}
+	if got := c.Per(0); got != c {
+		t.Errorf("Per(0) = %+v; want c unchanged", got)
+	}
+}
+
 func TestHistogramSum(t *testing.T) {
 	inf := math.Inf(1)
 	h := &metrics.Float64Histogram{
