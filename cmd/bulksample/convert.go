@@ -22,6 +22,8 @@ type convertSummary struct {
 	LoadSeconds  float64 `json:"load_seconds"`
 	SaveSeconds  float64 `json:"save_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	// Phases is what each phase cost the process: load and save.
+	Phases procstat.Phases `json:"phases"`
 }
 
 func runConvert(ctx context.Context, e *env, args []string) error {
@@ -50,6 +52,8 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	lf.opt.Progress = e.stderr
+	var meter procstat.Meter
+	meter.Begin()
 	start := time.Now()
 	d, err := dataset.LoadContext(ctx, in, &lf.opt)
 	if err != nil {
@@ -57,6 +61,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	}
 	defer d.Close()
 	loaded := time.Now()
+	notePhase(e.stderr, "convert", "load", meter.End("load"))
 	fmt.Fprintf(e.stderr, "writing %s\n", out)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -64,6 +69,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	if err := dataset.Save(out, d); err != nil {
 		return err
 	}
+	notePhase(e.stderr, "convert", "save", meter.End("save"))
 	outFormat, err := dataset.Detect(out)
 	if err != nil {
 		return err
@@ -72,6 +78,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		In: in, Out: out, InFormat: inFormat, OutFormat: outFormat,
 		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
 		LoadSeconds: loaded.Sub(start).Seconds(), SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
+		Phases: meter.Phases(),
 	}
 	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",
 		in, inFormat, out, outFormat, s.Nodes, s.Edges, s.Features, s.Classes, s.LoadSeconds, s.SaveSeconds)

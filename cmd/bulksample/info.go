@@ -99,6 +99,9 @@ type infoSummary struct {
 	LoadSeconds  float64 `json:"load_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Verify       string  `json:"verify"` // the checks of a native file: structure, checksums or none
+	// Phases is what each phase cost the process: load, and stats (the
+	// degree statistics, which read every row offset).
+	Phases procstat.Phases `json:"phases"`
 }
 
 func runInfo(ctx context.Context, e *env, args []string) error {
@@ -127,6 +130,8 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	lf.opt.Progress = e.stderr
+	var meter procstat.Meter
+	meter.Begin()
 	start := time.Now()
 	d, err := dataset.LoadContext(ctx, path, &lf.opt)
 	if err != nil {
@@ -139,12 +144,15 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		Train: len(d.Train), Valid: len(d.Valid), Test: len(d.Test),
 		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: procstat.PeakRSS(), Verify: lf.opt.Verify.String(),
 	}
+	notePhase(e.stderr, "info", "load", meter.End("load"))
 	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax = degreeStats(d.Adj.Indptr)
 	for _, l := range d.Labels {
 		if l >= 0 {
 			s.Labelled++
 		}
 	}
+	notePhase(e.stderr, "info", "stats", meter.End("stats"))
+	s.Phases = meter.Phases()
 	w := e.stdout
 	fmt.Fprintf(w, "%s (%s): %s\n", path, format, d.Name)
 	fmt.Fprintf(w, "  nodes     %d\n", s.Nodes)

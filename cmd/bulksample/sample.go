@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -131,6 +132,9 @@ type sampleSummary struct {
 	SEPS         float64 `json:"seps"`
 	LoadSeconds  float64 `json:"load_seconds"`
 	Digest       string  `json:"digest,omitempty"`
+	// Phases is what each phase cost the process: load, setup (plan and
+	// sampler), sample (the sampler's calls only) and digest.
+	Phases procstat.Phases `json:"phases"`
 }
 
 func runSample(ctx context.Context, e *env, args []string) error {
@@ -141,12 +145,15 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
+	var meter procstat.Meter
+	meter.Begin()
 	t0 := time.Now()
 	d, err := dataset.LoadContext(ctx, c.graph, &dataset.LoadOptions{Threads: c.nw.Threads, Progress: e.stderr})
 	if err != nil {
 		return err
 	}
 	loadSec := time.Since(t0).Seconds()
+	notePhase(e.stderr, "sample", "load", meter.End("load"))
 	vertices := d.Train
 	if len(vertices) == 0 {
 		vertices = make([]int32, d.NumNodes())
@@ -191,9 +198,12 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	for _, mb := range ep.Minibatches {
 		sum.Seeds += len(mb)
 	}
-	if err := sampleEpoch(ctx, e.stderr, s, ep, c.digest, &sum); err != nil {
+	meter.End("setup")
+	if err := sampleEpoch(ctx, e.stderr, s, ep, c.digest, &meter, &sum); err != nil {
 		return err
 	}
+	sum.Phases = meter.Phases()
+	notePhase(e.stderr, "sample", "sample", sum.Phases.Get("sample"))
 	fmt.Fprintf(e.stdout, "%s sampler: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges in %.3fs: %.2fM SEPS\n",
 		name, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
 	if c.digest {
@@ -219,8 +229,9 @@ func firstSeeds(mbs [][]int32, n int) [][]int32 {
 }
 
 // sampleEpoch samples every bulk of ep, timing only the sampler (not the
-// digest), with a progress line on stderr every few seconds.
-func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, digest bool, sum *sampleSummary) error {
+// digest), with a progress line on stderr every few seconds. It measures the
+// sampler's calls as phase "sample" of m, and the digest as "digest".
+func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, digest bool, m *procstat.Meter, sum *sampleSummary) error {
 	var dg *sampling.Digest
 	if digest {
 		dg = sampling.NewDigest()
@@ -229,20 +240,27 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 	lastReport := time.Now()
 	for i := range ep.NumBulks() {
 		first, seeds := ep.Bulk(i)
+		m.Begin()
 		start := time.Now()
 		b, err := s.SampleBulk(ctx, ep.Epoch, first, seeds)
 		if err != nil {
 			return fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first, first+len(seeds)-1, err)
 		}
 		busy += time.Since(start)
+		m.End("sample")
 		sum.SampledEdges += b.SampledEdges()
 		if dg != nil {
 			dg.AddBulk(b)
+			m.End("digest")
 		}
 		if time.Since(lastReport) > 2*time.Second {
 			lastReport = time.Now()
-			fmt.Fprintf(stderr, "sample: %d/%d bulks, %d sampled edges, %.2fM SEPS\n",
+			line := fmt.Sprintf("sample: %d/%d bulks, %d sampled edges, %.2fM SEPS",
 				i+1, ep.NumBulks(), sum.SampledEdges, float64(sum.SampledEdges)/busy.Seconds()/1e6)
+			if n := m.Phase("sample").Note(); n != "" {
+				line += "; " + n
+			}
+			fmt.Fprintln(stderr, line)
 		}
 	}
 	sum.Seconds = busy.Seconds()

@@ -35,6 +35,12 @@ type spgemmSummary struct {
 	GFlops       float64 `json:"gflops"` // 2·flops / seconds / 1e9
 	LoadSeconds  float64 `json:"load_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	// Phases is what each phase cost the process: load, setup (the
+	// selection and the flop count) and multiply (all products).
+	Phases procstat.Phases `json:"phases"`
+	// ProductCosts is what each product cost, in order: the first pays for
+	// fresh output pages that later ones may find recycled.
+	ProductCosts []procstat.Cost `json:"product_costs"`
 }
 
 func runSpGEMM(ctx context.Context, e *env, args []string) error {
@@ -84,6 +90,8 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 
+	var meter procstat.Meter
+	meter.Begin()
 	start := time.Now()
 	da, err := loadMatrix(ctx, e, aPath, threads)
 	if err != nil {
@@ -101,6 +109,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	}
 	s := spgemmSummary{A: aPath, B: bPath, SelectRows: selectRows, Method: opt.Accumulator.String(),
 		Threads: threads, Products: reps, LoadSeconds: time.Since(start).Seconds()}
+	notePhase(e.stderr, "spgemm", "load", meter.End("load"))
 	if bPath == "" {
 		s.B = aPath
 	}
@@ -125,17 +134,25 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	s.ARows, s.ACols, s.ANNZ = a.Rows, a.Cols, a.NNZ()
 	s.BRows, s.BCols, s.BNNZ = b.Rows, b.Cols, b.NNZ()
 	s.Flops = spgemm.RowFlops(a, b, threads)[a.Rows]
+	meter.End("setup")
 
 	times := make([]float64, 0, reps)
 	for r := range reps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		meter.Begin()
 		t0 := time.Now()
 		c := spgemm.Mul(a, b, opt)
 		times = append(times, time.Since(t0).Seconds())
+		cost := meter.End("multiply")
+		s.ProductCosts = append(s.ProductCosts, cost)
 		s.NNZOut = c.NNZ()
-		fmt.Fprintf(e.stderr, "spgemm: product %d/%d: %.4f s\n", r+1, reps, times[r])
+		line := fmt.Sprintf("spgemm: product %d/%d: %.4f s", r+1, reps, times[r])
+		if n := cost.Note(); n != "" {
+			line += ": " + n
+		}
+		fmt.Fprintln(e.stderr, line)
 	}
 	slices.Sort(times)
 	s.Seconds, s.MedianSecs = times[0], times[len(times)/2]
@@ -143,6 +160,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
 	}
 	s.PeakRSSBytes = procstat.PeakRSS()
+	s.Phases = meter.Phases()
 
 	w := e.stdout
 	what := "A·B"
