@@ -115,9 +115,24 @@ func (c Cost) share(x float64) float64 {
 	return x / d
 }
 
-// FaultShare returns the kernel time of the span as a fraction of its time
-// (see GCShare): on a span that takes many page faults, mostly their cost.
-func (c Cost) FaultShare() float64 { return c.share(c.SysSeconds) }
+// MaxFaultCost is the most kernel time FaultSeconds credits to one page
+// fault: a little above the dearest first touch measured on the project's
+// virtual machines (11-22 µs per 4 KiB page, shared/design/PERF-NOTES.md).
+const MaxFaultCost = 25 * time.Microsecond
+
+// FaultSeconds estimates the time the span's page faults cost: its kernel
+// time, which a span that touches much fresh memory spends mostly on faults,
+// but at most MaxFaultCost per fault, so that the kernel time of I/O system
+// calls is not blamed on a few faults. (On a virtual machine the host's part
+// of a first touch is not in the guest's kernel time at all; the estimate
+// is then low.)
+func (c Cost) FaultSeconds() float64 {
+	return min(c.SysSeconds, float64(c.Faults())*MaxFaultCost.Seconds())
+}
+
+// FaultShare returns FaultSeconds as a fraction of the span's time (see
+// GCShare).
+func (c Cost) FaultShare() float64 { return c.share(c.FaultSeconds()) }
 
 // GCShare returns the GC CPU time of the span as a fraction of its time:
 // its wall time, or its CPU time when threads made that larger.

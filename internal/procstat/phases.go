@@ -102,18 +102,18 @@ func (p *Phases) UnmarshalJSON(data []byte) error {
 const NoteThreshold = 0.05
 
 // Note returns a short description of the costs that hide inside the span,
-// for progress lines: its page faults when its kernel time exceeds
-// NoteThreshold of the span's time, and its GC when the GC's CPU time does;
-// "" when neither does. For example
-// "page faults 65536 minor (kernel 0.410 s, 41%, 6.3 µs/fault); GC 3 cycles, 12% (pauses 0.4 ms)".
+// for progress lines: its page faults when their estimated time
+// (FaultSeconds) exceeds NoteThreshold of the span's time, and its GC when
+// the GC's CPU time does; "" when neither does. For example
+// "page faults 65536 minor (about 0.410 s in the kernel, 41%); GC 3 cycles, 12% (pauses 0.4 ms)".
 func (c Cost) Note() string {
 	var parts []string
-	if f := c.FaultShare(); f > NoteThreshold && c.Faults() > 0 {
+	if f := c.FaultShare(); f > NoteThreshold {
 		s := fmt.Sprintf("page faults %d minor", c.MinorFaults)
 		if c.MajorFaults > 0 {
 			s += fmt.Sprintf(", %d major", c.MajorFaults)
 		}
-		s += fmt.Sprintf(" (kernel %.3f s, %.0f%%, %.1f µs/fault)", c.SysSeconds, 100*f, c.SysSeconds/float64(c.Faults())*1e6)
+		s += fmt.Sprintf(" (about %.3f s in the kernel, %.0f%%)", c.FaultSeconds(), 100*f)
 		parts = append(parts, s)
 	}
 	if g := c.GCShare(); g > NoteThreshold {
