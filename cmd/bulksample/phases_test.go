@@ -72,6 +72,27 @@ func TestSummaryPhases(t *testing.T) {
 		t.Errorf("spgemm: product costs add up to %+v; multiply phase %+v", sum, m)
 	}
 
+	// With --reuse the products after the first write into the first one's
+	// arrays: the result's 8 bytes per entry, most of the first product's
+	// allocation, are not allocated again.
+	code, stdout, stderr = runCLI(t, "spgemm", "--a", graph, "--reps", "3", "--reuse", "--json")
+	if code != 0 {
+		t.Fatalf("spgemm --reuse: exit %d\n%s", code, stderr)
+	}
+	re := lastJSON[spgemmSummary](t, stdout)
+	if !re.Reuse || re.NNZOut != sp.NNZOut || len(re.ProductCosts) != 3 {
+		t.Fatalf("spgemm --reuse: %+v; want the product of the run without it (nnz %d)", re, sp.NNZOut)
+	}
+	first := re.ProductCosts[0].AllocBytes
+	if first < 8*re.NNZOut {
+		t.Errorf("spgemm --reuse: the first product allocated %d bytes; want >= 8 per entry of C (%d)", first, re.NNZOut)
+	}
+	for i, c := range re.ProductCosts[1:] {
+		if c.AllocBytes > first/4 {
+			t.Errorf("spgemm --reuse: product %d allocated %d bytes, the first %d", i+2, c.AllocBytes, first)
+		}
+	}
+
 	code, stdout, stderr = runCLI(t, "sample", "--graph", graph, "--batch", "32", "--bulk", "4", "--fanout", "4,2", "--digest", "--json")
 	if code != 0 {
 		t.Fatalf("sample: exit %d\n%s", code, stderr)
