@@ -21,7 +21,9 @@ type convertSummary struct {
 	Classes      int     `json:"classes"`
 	LoadSeconds  float64 `json:"load_seconds"`
 	SaveSeconds  float64 `json:"save_seconds"`
+	Threads      int     `json:"threads"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 	// Phases is what each phase cost the process: load and save.
 	Phases procstat.Phases `json:"phases"`
 }
@@ -78,6 +80,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		In: in, Out: out, InFormat: inFormat, OutFormat: outFormat,
 		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
 		LoadSeconds: loaded.Sub(start).Seconds(), SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
+		Threads: threadsUsed(lf.opt.Threads), Version: version(),
 		Phases: meter.Phases(),
 	}
 	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",

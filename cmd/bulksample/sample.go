@@ -12,6 +12,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // sampleConfig is the parsed command line of `bulksample sample`.
@@ -22,6 +23,7 @@ type sampleConfig struct {
 	seeds    int
 	epoch    int
 	method   string // node, ladies or fastgcn
+	ladies   string // --ladies-matrix: normalized or raw
 	semibulk int
 	baseline bool
 	digest   bool
@@ -36,10 +38,11 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 			"all vertices.")
 	c := &sampleConfig{}
 	fs.StringVar(&c.method, "method", "node", "node (GraphSAGE neighbour sampling), ladies or fastgcn (layer-wise; --fanout is then the per-layer column budget)")
+	fs.StringVar(&c.ladies, "ladies-matrix", "normalized", ladiesMatrixUsage)
 	fs.IntVar(&c.semibulk, "semibulk", 0, "layer-wise only: minibatches whose blocks are extracted together (0: the default); does not change the result")
 	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
 	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
-	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours")
+	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours"+fanoutOrder)
 	fs.IntVar(&c.plan.BulkSize, "bulk", 16, "minibatches sampled together, k")
 	fs.IntVar(&c.seeds, "seeds", 0, "sample only the first N seeds of the permutation; 0 for all")
 	fs.IntVar(&c.nw.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
@@ -84,6 +87,9 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	case c.method != "node" && c.nw.MaxBulkEdges != 0:
 		return nil, usageError(fs, "--method %s: --max-bulk-edges applies to --method node only", c.method)
 	}
+	if err := checkLadiesMatrix(fs, c.ladies, c.method); err != nil {
+		return nil, err
+	}
 	if c.nw.Fanouts, err = sampleFanouts(*fanout); err != nil {
 		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
 	}
@@ -119,6 +125,7 @@ type sampleSummary struct {
 	Vertices     int     `json:"vertices"`
 	Edges        int64   `json:"edges"`
 	Sampler      string  `json:"sampler"`
+	LadiesMatrix string  `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
 	Frontier     string  `json:"frontier"`
 	Fanouts      []int   `json:"fanouts"`
 	Batch        int     `json:"batch"`
@@ -132,6 +139,8 @@ type sampleSummary struct {
 	SEPS         float64 `json:"seps"`
 	LoadSeconds  float64 `json:"load_seconds"`
 	Digest       string  `json:"digest,omitempty"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 	// Phases is what each phase cost the process: load, setup (plan and
 	// sampler), sample (the sampler's calls only) and digest.
 	Phases procstat.Phases `json:"phases"`
@@ -153,6 +162,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	loadSec := time.Since(t0).Seconds()
+	if d.NumNodes() == 0 || d.Adj.NNZ() == 0 {
+		return fmt.Errorf("%s: empty graph (%d vertices, %d edges): nothing to sample", c.graph, d.NumNodes(), d.Adj.NNZ())
+	}
 	notePhase(e.stderr, "sample", "load", meter.End("load"))
 	vertices := d.Train
 	if len(vertices) == 0 {
@@ -181,8 +193,11 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		if c.method == "fastgcn" {
 			method = sampling.FastGCN
 		}
-		s, err = sampling.NewLayerWise(d.Adj, sampling.LayerWiseOptions{Method: method, Budgets: c.nw.Fanouts,
-			Semibulk: c.semibulk, Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads})
+		var a *spgemm.CSR
+		if a, err = layerWiseMatrix(d.Adj, c.method, c.ladies, c.nw.Threads); err == nil {
+			s, err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{Method: method, Budgets: c.nw.Fanouts,
+				Semibulk: c.semibulk, Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads})
+		}
 	case c.baseline:
 		name = "baseline"
 		s, err = sampling.NewBaseline(d.Adj, c.nw)
@@ -194,15 +209,18 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	sum := sampleSummary{Graph: c.graph, Vertices: d.NumNodes(), Edges: d.Adj.NNZ(), Sampler: name,
 		Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
-		Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
+		Threads: threadsUsed(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
+	if c.method == "ladies" {
+		sum.LadiesMatrix = c.ladies
+	}
 	for _, mb := range ep.Minibatches {
 		sum.Seeds += len(mb)
 	}
 	meter.End("setup")
-	if err := sampleEpoch(ctx, e.stderr, s, ep, c.digest, &meter, &sum); err != nil {
+	sum.Phases = meter.Phases()
+	if err := sampleEpoch(ctx, e.stderr, s, ep, c.digest, &sum); err != nil {
 		return err
 	}
-	sum.Phases = meter.Phases()
 	notePhase(e.stderr, "sample", "sample", sum.Phases.Get("sample"))
 	fmt.Fprintf(e.stdout, "%s sampler: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges in %.3fs: %.2fM SEPS\n",
 		name, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
@@ -210,6 +228,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "digest %s\n", sum.Digest)
 	}
 	if c.json {
+		sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 		return writeJSON(e.stdout, sum)
 	}
 	return nil
@@ -229,9 +248,11 @@ func firstSeeds(mbs [][]int32, n int) [][]int32 {
 }
 
 // sampleEpoch samples every bulk of ep, timing only the sampler (not the
-// digest), with a progress line on stderr every few seconds. It measures the
-// sampler's calls as phase "sample" of m, and the digest as "digest".
-func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, digest bool, m *procstat.Meter, sum *sampleSummary) error {
+// digest), with a progress line on stderr every few seconds. It adds what
+// the sampler's calls cost to sum.Phases as phase "sample", and the digest's
+// as "digest".
+func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, digest bool, sum *sampleSummary) error {
+	var m procstat.Meter
 	var dg *sampling.Digest
 	if digest {
 		dg = sampling.NewDigest()
@@ -269,6 +290,9 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 	}
 	if dg != nil {
 		sum.Digest = dg.Sum()
+	}
+	for _, pc := range m.Phases() {
+		sum.Phases.Add(pc.Name, pc.Cost)
 	}
 	return nil
 }

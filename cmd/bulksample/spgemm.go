@@ -36,6 +36,7 @@ type spgemmSummary struct {
 	GFlops       float64 `json:"gflops"` // 2·flops / seconds / 1e9
 	LoadSeconds  float64 `json:"load_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 	// Phases is what each phase cost the process: load, setup (the
 	// selection and the flop count) and multiply (all products).
 	Phases procstat.Phases `json:"phases"`
@@ -170,7 +171,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	if s.Seconds > 0 {
 		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
 	}
-	s.PeakRSSBytes = procstat.PeakRSS()
+	s.PeakRSSBytes, s.Version = procstat.PeakRSS(), version()
 	s.Phases = meter.Phases()
 
 	w := e.stdout
