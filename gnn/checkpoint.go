@@ -38,7 +38,7 @@ func (t *Trainer) config() map[string]string {
 	o, a := t.model.Options(), t.adam.Options()
 	p := t.plan.Options()
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	return map[string]string{
+	cfg := map[string]string{
 		"model":        o.Arch.String(),
 		"layers":       strconv.Itoa(o.Layers),
 		"hidden":       strconv.Itoa(o.Hidden),
@@ -56,6 +56,10 @@ func (t *Trainer) config() map[string]string {
 		"nodes":        strconv.Itoa(t.ds.NumNodes()),
 		"train":        strconv.Itoa(len(t.ds.Train)),
 	}
+	if o.Arch == GCN {
+		cfg["gcn-norm"] = o.GCNNorm.String()
+	}
+	return cfg
 }
 
 // save writes the checkpoint after epochsDone epochs: to a temporary file in

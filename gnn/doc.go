@@ -17,12 +17,35 @@
 //     neighbours when the block's values are 1 (node-wise sampling), the
 //     weighted mean otherwise (weighted or with-replacement samples, LADIES
 //     values). An empty row aggregates to 0.
-//   - GCN: h' = act(Â·H_src·W + b). When every value of the block is 1, Â
-//     is D_r^-1/2 (A+I) D_c^-1/2 with the block's own degrees: D_r holds the
-//     row sums of A+I, D_c its column sums (DGL's norm="both"; on a full
-//     symmetric graph both are the degrees plus one). A block whose values
-//     are not all 1 already carries its normalisation (LADIES, FastGCN) and
-//     is used as given, without self loops.
+//   - GCN: h' = act(Â·H_src·W + b) with Kipf and Welling's
+//     Â = D^-1/2 (A+I) D^-1/2, formed for every block by one function
+//     (gcnNormalize) that inference uses too. A node-wise block carries
+//     the graph's degree of each source vertex (sampling.Block.Deg, from
+//     NodeWiseOptions.Degrees), and d_v = deg(v)+1 with those degrees, not
+//     the block's: a block holding every neighbour of its destinations is
+//     exactly their rows of the full-batch operator, so a full-neighbour
+//     minibatch of all training vertices computes the logits and gradients
+//     of full-batch GCN (tested on Cora), and training and inference use
+//     one operator. A sampled row's neighbour values are scaled by
+//     deg/(sum of the row's values), deg/s for s uniform picks, which makes
+//     the sampled aggregate an unbiased estimate of the full one.
+//     ModelOptions.GCNNorm = GCNBlockNorm selects instead the block's own
+//     degrees, D_r the row sums and D_c the column sums of block+I (DGL's
+//     GraphConv with norm="both" applied to a block): a source vertex's
+//     column sum counts only its edges to the block's destinations, so
+//     this operator differs from full-batch GCN even with all neighbours
+//     (0.74 instead of 0.78 test accuracy on Cora full batch); it is there
+//     to compare with DGL. A block without degrees whose values are all 1
+//     (a custom sampler's) is normalised with its own degrees too. A block
+//     whose values are not all 1 and that carries no degrees (LADIES,
+//     FastGCN) already holds its normalisation and is used as given,
+//     without self loops. LADIES and FastGCN divide each sampled column's
+//     values by its sampling probability and then normalise each row (see
+//     sampling.LayerWiseOptions): their block is an importance estimate of
+//     the rows of M·H for the matrix M they sample from (Â itself, as in
+//     the LADIES paper, or A), over a few hundred columns per minibatch
+//     instead of every neighbour, so it is not the exact rows of Â that
+//     node-wise blocks give, and it needs no degrees.
 //   - Linear: logits = x·W + b on the seeds' own features, the
 //     features-only baseline; it reads no block (see SeedsOnly).
 //
@@ -69,7 +92,8 @@
 // time and SEPS are reported per epoch. After every epoch the model is
 // evaluated by full-neighbour inference (Model.Predict): layer by layer over
 // all vertices, in row chunks, with the mean-normalised (SAGE) or
-// symmetric-normalised (GCN) full adjacency; the reported test accuracy is
+// symmetric-normalised (GCN, the same gcnNormalize with the graph's row
+// lengths) full adjacency; the reported test accuracy is
 // that of the epoch with the best valid accuracy.
 //
 // # Determinism

@@ -20,8 +20,10 @@ const DefaultInferChunkFloats = 4 << 20
 // vertices v aggregates from) and features is n x InFeatures row-major.
 //
 // SAGE aggregates with the row-normalised adj (the mean over all
-// neighbours, weighted by adj's values), GCN with D^-1/2 (A+I) D^-1/2 where D
-// holds the row sums of A+I, Linear reads no edge. No dropout is applied.
+// neighbours, weighted by adj's values), GCN with D^-1/2 (A+I) D^-1/2 formed
+// by the function training uses (D holds the row lengths of A plus one with
+// GCNGraphNorm, adj's values rescaled to sum to the row length: for a 0/1
+// adjacency exactly Kipf and Welling's operator), Linear reads no edge. No dropout is applied.
 // The rows are processed in chunks of chunkRows (0: as many as keep each
 // chunk's aggregate under DefaultInferChunkFloats), so besides the two n x
 // Hidden layer outputs (three for the first layer of sparse features: x·W
@@ -43,8 +45,18 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 		full.Data = norm
 		spgemm.NormalizeRows(&full, m.opt.Threads)
 	case GCN:
+		// The same operator as training's (gcnNormalize): A itself is the
+		// full-neighbour block of every vertex, with its row lengths as the
+		// degrees (GCNGraphNorm) or its own sums (GCNBlockNorm).
 		norm, self = make([]float32, len(adj.Data)), make([]float32, n)
-		symNormalize(norm, self, adj, nil)
+		var deg []int32
+		if m.opt.GCNNorm == GCNGraphNorm {
+			deg = make([]int32, n)
+			for v := range deg {
+				deg[v] = int32(adj.Indptr[v+1] - adj.Indptr[v])
+			}
+		}
+		gcnNormalize(norm, self, adj, deg, nil)
 		full.Data = norm
 	}
 	pred := make([]int32, n)

@@ -75,6 +75,48 @@ type ModelOptions struct {
 	// PureGoBLAS selects gonum's pure-Go BLAS even in builds that have
 	// OpenBLAS.
 	PureGoBLAS bool
+	// GCNNorm selects the degrees GCN normalises node-wise blocks with;
+	// the default is the graph's (GCNGraphNorm).
+	GCNNorm GCNNorm
+}
+
+// GCNNorm says which degrees GCN's D^-1/2 (A+I) D^-1/2 uses for a block
+// (see the package documentation and gcnNormalize).
+type GCNNorm int
+
+const (
+	// GCNGraphNorm, the default, uses the graph's degrees, which node-wise
+	// blocks carry (sampling.Block.Deg): a full-neighbour minibatch then
+	// computes exactly what full-batch GCN computes, and inference uses the
+	// same operator as training (Kipf and Welling's GCN).
+	GCNGraphNorm GCNNorm = iota
+	// GCNBlockNorm uses the block's own degrees: the row sums and column
+	// sums of the sampled block plus self loops (DGL's GraphConv with
+	// norm="both" applied to a block). A source vertex's column sum counts
+	// only its edges to the block's destinations, so this operator differs
+	// from full-batch GCN even with every neighbour sampled; it is kept to
+	// compare with DGL's block training.
+	GCNBlockNorm
+)
+
+var gcnNormNames = [...]string{GCNGraphNorm: "graph", GCNBlockNorm: "block"}
+
+// String returns the normalisation's command-line name.
+func (g GCNNorm) String() string {
+	if g >= 0 && int(g) < len(gcnNormNames) {
+		return gcnNormNames[g]
+	}
+	return fmt.Sprintf("GCNNorm(%d)", int(g))
+}
+
+// ParseGCNNorm returns the normalisation named s ("graph" or "block").
+func ParseGCNNorm(s string) (GCNNorm, error) {
+	for g, name := range gcnNormNames {
+		if s == name {
+			return GCNNorm(g), nil
+		}
+	}
+	return 0, fmt.Errorf("gnn: unknown GCN normalisation %q (want graph or block)", s)
 }
 
 func (o *ModelOptions) withDefaults() (ModelOptions, error) {
@@ -102,6 +144,9 @@ func (o *ModelOptions) withDefaults() (ModelOptions, error) {
 	}
 	if r.Classes < 2 {
 		return r, fmt.Errorf("gnn: ModelOptions.Classes = %d, want >= 2", r.Classes)
+	}
+	if r.GCNNorm < GCNGraphNorm || r.GCNNorm > GCNBlockNorm {
+		return r, fmt.Errorf("gnn: ModelOptions.GCNNorm = %d is not a normalisation", int(r.GCNNorm))
 	}
 	if !(r.Dropout >= 0 && r.Dropout < 1) {
 		return r, fmt.Errorf("gnn: ModelOptions.Dropout = %g, want a probability in [0, 1)", r.Dropout)
@@ -294,7 +339,7 @@ func (m *Model) Forward(mb *sampling.Minibatch, x []float32, p Pass) []float32 {
 			l.in = in
 			m.reluDropout(l.in, p, i)
 		}
-		m.normalize(l, &blk.Adj)
+		m.normalize(l, &blk.Adj, blk.Deg)
 		if sparse {
 			m.forwardSparse(l)
 		} else {
@@ -642,8 +687,8 @@ func colSums(dst, a []float32) {
 
 // normalize sets l.adj to blk with the values the architecture aggregates
 // with (see the package documentation), and l.self to GCN's self-loop
-// weights.
-func (m *Model) normalize(l *layer, blk *spgemm.CSR) {
+// weights. deg is the block's Deg (nil when the sampler gave none).
+func (m *Model) normalize(l *layer, blk *spgemm.CSR, deg []int32) {
 	l.norm = grow(l.norm, len(blk.Data))
 	l.adj = spgemm.CSR{Rows: blk.Rows, Cols: blk.Cols, Indptr: blk.Indptr, Indices: blk.Indices, Data: l.norm}
 	switch m.opt.Arch {
@@ -653,9 +698,12 @@ func (m *Model) normalize(l *layer, blk *spgemm.CSR) {
 		l.self = l.self[:0]
 	case GCN:
 		l.self = grow(l.self, blk.Rows)
-		if allOnes(blk.Data) {
-			m.degs = symNormalize(l.norm, l.self, blk, m.degs)
-		} else {
+		switch {
+		case deg != nil && m.opt.GCNNorm == GCNGraphNorm:
+			m.degs = gcnNormalize(l.norm, l.self, blk, deg, m.degs)
+		case allOnes(blk.Data):
+			m.degs = gcnNormalize(l.norm, l.self, blk, nil, m.degs)
+		default:
 			copy(l.norm, blk.Data)
 			clear(l.self)
 		}
@@ -671,34 +719,79 @@ func allOnes(v []float32) bool {
 	return true
 }
 
-// symNormalize writes the values of D_r^-1/2 (A+I) D_c^-1/2 for the
-// rectangular block a (destinations a prefix of sources) into norm, and the
-// diagonal's values, which a does not store, into self: D_r holds the row
-// sums of A+I, D_c the column sums (GCN's normalisation with the block's own
-// degrees, DGL's norm="both"; on a full symmetric graph both are the
-// degrees plus one). Sums are accumulated in float64. degs is scratch,
-// returned for reuse.
-func symNormalize(norm, self []float32, a *spgemm.CSR, degs []float64) []float64 {
+// gcnNormalize computes GCN's normalised block Â, the one function that
+// forms it for training (Forward) and inference (Predict). It writes the
+// values of Â for the stored entries of the block a (destinations a prefix
+// of sources) into norm, and the self loops, which a does not store, into
+// self (one per destination row). degs is float64 scratch, returned for
+// reuse.
+//
+// With deg (the degree in the graph of each source vertex, len a.Cols),
+// Â is Kipf and Welling's D^-1/2 (A+I) D^-1/2 with the graph's degrees,
+// d_v = deg[v] + 1, whatever the block sampled:
+//
+//	Â[i,j] = c_i · a[i,j] / sqrt(d_i · d_j),  Â[i,i] = 1 / d_i,
+//	c_i = deg[i] / Σ_j a[i,j]  (1 when the row sums to 0)
+//
+// c_i scales the sampled neighbours' values up to the degree: with every
+// neighbour of value 1 it is 1, so a full-neighbour block is exactly the
+// rows of the full-batch operator; with a uniform sample of s of deg[i]
+// neighbours it is deg[i]/s, which makes the sampled aggregate an unbiased
+// estimate of the full one, so training and inference use the same operator
+// in expectation. Predict passes A itself with its row lengths.
+//
+// With deg nil, Â is D_r^-1/2 (A+I) D_c^-1/2 with the block's own degrees:
+// D_r the row sums of a+I, D_c its column sums (DGL's GraphConv with
+// norm="both" on a block, GCNBlockNorm; on a full symmetric graph both are
+// the degrees plus one). Sums are accumulated in float64.
+func gcnNormalize(norm, self []float32, a *spgemm.CSR, deg []int32, degs []float64) []float64 {
 	if cap(degs) < a.Rows+a.Cols {
 		degs = make([]float64, a.Rows+a.Cols)
 	}
 	degs = degs[:a.Rows+a.Cols]
-	rowDeg, colDeg := degs[:a.Rows], degs[a.Rows:]
-	clear(colDeg)
-	for i := range a.Rows {
-		s := 1.0 // the self loop
-		colDeg[i]++
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			s += float64(a.Data[p])
-			colDeg[a.Indices[p]] += float64(a.Data[p])
+	// rowScale[i] multiplies row i's values, colScale[j] = 1/sqrt(d_j).
+	rowScale, colScale := degs[:a.Rows], degs[a.Rows:]
+	if deg != nil {
+		if len(deg) != a.Cols {
+			panic(spgemm.ShapeError{Op: "gnn: GCN block degrees", ARows: a.Rows, ACols: a.Cols, BRows: len(deg), BCols: 1})
 		}
-		rowDeg[i] = s
+		for j, d := range deg {
+			colScale[j] = 1 / math.Sqrt(float64(d)+1)
+		}
+		for i := range a.Rows {
+			sum := 0.0
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				sum += float64(a.Data[p])
+			}
+			c := 1.0
+			if sum != 0 {
+				c = float64(deg[i]) / sum
+			}
+			rowScale[i] = c * colScale[i]
+			self[i] = float32(colScale[i] * colScale[i])
+		}
+	} else {
+		clear(colScale)
+		for i := range a.Rows {
+			s := 1.0 // the self loop
+			colScale[i]++
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				s += float64(a.Data[p])
+				colScale[a.Indices[p]] += float64(a.Data[p])
+			}
+			rowScale[i] = 1 / math.Sqrt(s)
+		}
+		for j, d := range colScale {
+			colScale[j] = 1 / math.Sqrt(d)
+		}
+		for i := range a.Rows {
+			self[i] = float32(rowScale[i] * colScale[i])
+		}
 	}
 	for i := range a.Rows {
-		ri := 1 / math.Sqrt(rowDeg[i])
-		self[i] = float32(ri / math.Sqrt(colDeg[i]))
+		ri := rowScale[i]
 		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			norm[p] = float32(float64(a.Data[p]) * ri / math.Sqrt(colDeg[a.Indices[p]]))
+			norm[p] = float32(float64(a.Data[p]) * ri * colScale[a.Indices[p]])
 		}
 	}
 	return degs

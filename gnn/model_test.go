@@ -90,27 +90,42 @@ func TestGradients(t *testing.T) {
 		weighted bool
 		dropout  float32
 		sparse   bool // features 95% zeros: the sparse-input path
+		degrees  bool // blocks carry graph degrees (GCN's graph normalisation)
 	}{
-		{Linear, 0, false, 0, false},
-		{Linear, 0, false, 0.3, false},
-		{SAGE, 1, false, 0, false},
-		{SAGE, 2, false, 0.3, false},
-		{SAGE, 3, true, 0.2, false},
-		{GCN, 1, false, 0, false},
-		{GCN, 2, false, 0.3, false},
-		{GCN, 2, true, 0.2, false}, // values used as given
-		{Linear, 0, false, 0.3, true},
-		{SAGE, 2, false, 0.3, true},
-		{SAGE, 1, true, 0, true},
-		{GCN, 2, false, 0.3, true},
-		{GCN, 1, true, 0.2, true},
+		{Linear, 0, false, 0, false, false},
+		{Linear, 0, false, 0.3, false, false},
+		{SAGE, 1, false, 0, false, false},
+		{SAGE, 2, false, 0.3, false, false},
+		{SAGE, 3, true, 0.2, false, false},
+		{GCN, 1, false, 0, false, false},
+		{GCN, 2, false, 0.3, false, false},
+		{GCN, 2, true, 0.2, false, false}, // values used as given
+		{Linear, 0, false, 0.3, true, false},
+		{SAGE, 2, false, 0.3, true, false},
+		{SAGE, 1, true, 0, true, false},
+		{GCN, 2, false, 0.3, true, false},
+		{GCN, 1, true, 0.2, true, false},
+		{GCN, 2, false, 0.3, false, true},
+		{GCN, 2, true, 0.2, true, true},
 	}
 	for ti, tc := range tests {
-		t.Run(fmt.Sprintf("%v-L%d-w%v-p%g-sparse%v", tc.arch, tc.layers, tc.weighted, tc.dropout, tc.sparse), func(t *testing.T) {
+		t.Run(fmt.Sprintf("%v-L%d-w%v-p%g-sparse%v-deg%v", tc.arch, tc.layers, tc.weighted, tc.dropout, tc.sparse, tc.degrees), func(t *testing.T) {
 			rng := rand.New(rand.NewPCG(uint64(ti), 7))
 			const fin, classes, nSeeds = 9, 3, 4
 			widths := []int{7, 11, 16}[:tc.layers]
 			mb := testMinibatch(rng, nSeeds, widths, tc.weighted)
+			if tc.degrees {
+				for l := range mb.Blocks {
+					blk := &mb.Blocks[l]
+					blk.Deg = make([]int32, len(blk.Src))
+					for j := range blk.Deg {
+						blk.Deg[j] = int32(rng.IntN(6))
+						if j < blk.Adj.Rows {
+							blk.Deg[j] += int32(blk.Adj.Indptr[j+1] - blk.Adj.Indptr[j])
+						}
+					}
+				}
+			}
 			nIn := nSeeds
 			if tc.layers > 0 {
 				nIn = widths[tc.layers-1]

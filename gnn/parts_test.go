@@ -288,16 +288,29 @@ func TestBackendsAgreeOnModel(t *testing.T) {
 
 // TestPredictMatchesForward: full-neighbour inference in chunks equals a
 // forward pass whose blocks are the whole graph (every vertex a seed and a
-// source).
+// source). GCN's blocks carry the row lengths as degrees (the graph
+// normalisation, weighted values included) or none (the block
+// normalisation, on the pattern: weighted blocks without degrees are used as
+// given, which inference does not do).
 func TestPredictMatchesForward(t *testing.T) {
 	const n, f, classes = 50, 20, 4
-	for _, arch := range []Arch{SAGE, GCN, Linear} {
+	type tc struct {
+		arch Arch
+		norm GCNNorm
+	}
+	for _, c := range []tc{{SAGE, 0}, {GCN, GCNGraphNorm}, {GCN, GCNBlockNorm}, {Linear, 0}} {
+		arch := c.arch
 		for _, weighted := range []bool{false, true} {
 			rng := rand.New(rand.NewPCG(3, uint64(arch)))
 			adj := randomBlock(rng, n, n, 0.1, weighted)
-			if arch == GCN && weighted {
-				// Weighted blocks are used as given, the full graph is
-				// normalised: compare on the pattern with sparse features.
+			var deg []int32
+			if arch == GCN && c.norm == GCNGraphNorm {
+				deg = make([]int32, n)
+				for v := range deg {
+					deg[v] = int32(adj.Indptr[v+1] - adj.Indptr[v])
+				}
+			}
+			if arch == GCN && c.norm == GCNBlockNorm && weighted {
 				for i := range adj.Data {
 					adj.Data[i] = 1
 				}
@@ -311,10 +324,10 @@ func TestPredictMatchesForward(t *testing.T) {
 			if arch != Linear {
 				layers = 3
 				for range layers {
-					mb.Blocks = append(mb.Blocks, sampling.Block{Adj: adj, Src: ids})
+					mb.Blocks = append(mb.Blocks, sampling.Block{Adj: adj, Src: ids, Deg: deg})
 				}
 			}
-			m, err := NewModel(ModelOptions{Arch: arch, Layers: max(layers, 1), Hidden: 7, InFeatures: f, Classes: classes, Seed: 2})
+			m, err := NewModel(ModelOptions{Arch: arch, Layers: max(layers, 1), Hidden: 7, InFeatures: f, Classes: classes, Seed: 2, GCNNorm: c.norm})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -330,7 +343,7 @@ func TestPredictMatchesForward(t *testing.T) {
 				}
 				for v := range n {
 					if want := argmax(logits[v*classes : (v+1)*classes]); int(pred[v]) != want {
-						t.Errorf("%v weighted=%v chunk %d: vertex %d predicted %d; forward says %d", arch, weighted, chunk, v, pred[v], want)
+						t.Errorf("%v/%v weighted=%v chunk %d: vertex %d predicted %d; forward says %d", arch, c.norm, weighted, chunk, v, pred[v], want)
 						break
 					}
 				}

@@ -22,6 +22,10 @@ type TrainOptions struct {
 	Arch    Arch
 	Hidden  int
 	Dropout float32
+	// GCNNorm selects the degrees GCN normalises with (ModelOptions); with
+	// the default, GCNGraphNorm, a NodeWise sampler must supply them
+	// (sampling.NodeWiseOptions.Degrees).
+	GCNNorm GCNNorm
 	// Adam configures the optimiser.
 	Adam AdamOptions
 	// BatchSize (b) and BulkSize (k) cut each epoch's permutation of the
@@ -152,10 +156,17 @@ func NewTrainer(ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions) (*Tra
 	m, err := NewModel(ModelOptions{
 		Arch: opt.Arch, Layers: max(layers, 1), Hidden: opt.Hidden,
 		InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Dropout: opt.Dropout,
-		Seed: opt.Seed, Threads: opt.Threads, PureGoBLAS: opt.PureGoBLAS,
+		Seed: opt.Seed, Threads: opt.Threads, PureGoBLAS: opt.PureGoBLAS, GCNNorm: opt.GCNNorm,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if nw, ok := s.(interface {
+		Options() sampling.NodeWiseOptions
+	}); ok && opt.Arch == GCN && opt.GCNNorm == GCNGraphNorm && !nw.Options().Degrees {
+		// Without them its 0/1 blocks would fall back to the block's own
+		// degrees: another operator than inference's.
+		return nil, errors.New("gnn: GCN normalises with the graph's degrees, which the node-wise sampler supplies only with sampling.NodeWiseOptions.Degrees set (or set TrainOptions.GCNNorm to GCNBlockNorm)")
 	}
 	adam, err := NewAdam(len(m.Params()), opt.Adam)
 	if err != nil {

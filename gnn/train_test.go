@@ -74,7 +74,7 @@ func smallGraph(t testing.TB, n, classes, deg, f int, homophily, signal float64,
 
 func nodeWise(t testing.TB, ds *dataset.Dataset, fanouts []int, seed uint64) sampling.Sampler {
 	t.Helper()
-	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: fanouts, Seed: seed})
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: fanouts, Seed: seed, Degrees: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,6 +286,7 @@ func TestNewTrainerErrors(t *testing.T) {
 		{"negative lr", func(_ *dataset.Dataset, o *TrainOptions) { o.Adam.LR = -1 }, "LR"},
 		{"negative batch", func(_ *dataset.Dataset, o *TrainOptions) { o.BatchSize = -1 }, "BatchSize"},
 		{"resume without dir", func(_ *dataset.Dataset, o *TrainOptions) { o.Resume = true }, "CheckpointDir"},
+		{"bad GCN norm", func(_ *dataset.Dataset, o *TrainOptions) { o.Arch, o.GCNNorm = GCN, 7 }, "GCNNorm"},
 	}
 	for _, tc := range tests {
 		ds, opt := good(), TrainOptions{}
@@ -294,5 +295,17 @@ func TestNewTrainerErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.inside) {
 			t.Errorf("%s: err = %v; want one naming %s", tc.name, err, tc.inside)
 		}
+	}
+	// GCN's graph normalisation needs the node-wise sampler's degrees.
+	ds := good()
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewTrainer(ds, s, TrainOptions{Arch: GCN}); err == nil || !strings.Contains(err.Error(), "NodeWiseOptions.Degrees") {
+		t.Errorf("GCN with a sampler without degrees: err = %v; want one naming NodeWiseOptions.Degrees", err)
+	}
+	if _, err := NewTrainer(ds, s, TrainOptions{Arch: GCN, GCNNorm: GCNBlockNorm}); err != nil {
+		t.Errorf("GCN with block normalisation: %v", err)
 	}
 }

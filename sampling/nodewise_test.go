@@ -148,6 +148,9 @@ func nwCompare(t *testing.T, name string, got, want *Bulk, tol float64) {
 				t.Fatalf("%s: minibatch %d block %d differs:\n got %dx%d %v %v src %v\nwant %dx%d %v %v src %v", name, m, l,
 					gb.Adj.Rows, gb.Adj.Cols, gb.Adj.Indptr, gb.Adj.Indices, gb.Src, wb.Adj.Rows, wb.Adj.Cols, wb.Adj.Indptr, wb.Adj.Indices, wb.Src)
 			}
+			if !slices.Equal(gb.Deg, wb.Deg) {
+				t.Fatalf("%s: minibatch %d block %d degrees %v, want %v", name, m, l, gb.Deg, wb.Deg)
+			}
 			for i := range gb.Adj.Data {
 				x, y := float64(gb.Adj.Data[i]), float64(wb.Adj.Data[i])
 				if math.Abs(x-y) > tol*math.Abs(y) || (tol == 0 && x != y) {
@@ -545,6 +548,93 @@ func TestNodeWiseRowFetcher(t *testing.T) {
 		t.Errorf("%d fetches: the cap should split the layers into groups", src.calls)
 	}
 	nwCompare(t, "fetching source vs general", got, nwGeneral(a, opt, 1, 0, seeds), 0)
+}
+
+// nwDegSource is a RowSource without direct CSR access that serves degrees
+// through DegreeSource, as a remote source does.
+type nwDegSource struct {
+	a     *spgemm.CSR
+	calls int
+	asked []int32
+}
+
+func (s *nwDegSource) NumVertices() int                 { return s.a.Rows }
+func (s *nwDegSource) Row(v int32) ([]int32, []float32) { return s.a.Row(int(v)) }
+func (s *nwDegSource) Degrees(ctx context.Context, vs, deg []int32) error {
+	s.calls++
+	s.asked = append(s.asked[:0], vs...)
+	return CSRRows{A: s.a}.Degrees(ctx, vs, deg)
+}
+
+// TestNodeWiseDegrees: with Degrees, every block carries the row length in
+// A of each source vertex, from the CSR path, from a DegreeSource (asked
+// once per bulk, for distinct vertices) and from the baseline; the blocks
+// are otherwise those sampled without Degrees.
+func TestNodeWiseDegrees(t *testing.T) {
+	a := nwGraph(300, 12, true, 4)
+	seeds := nwSeeds(300, 4, 16, 5)
+	ctx := context.Background()
+	for _, opt := range []NodeWiseOptions{
+		{Fanouts: []int{3, 2}, Seed: 1},
+		{Fanouts: []int{-1, -1}, Seed: 1},
+		{Fanouts: []int{4, 2, 3}, Frontier: FrontierNew, Weighted: true, Replace: true, Seed: 2},
+	} {
+		t.Run(nwName(opt), func(t *testing.T) {
+			nw, _ := NewNodeWise(a, opt)
+			plain, err := nw.SampleBulk(ctx, 1, 3, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			opt.Degrees = true
+			nw, _ = NewNodeWise(a, opt)
+			got, err := nw.SampleBulk(ctx, 1, 3, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for m := range got.Len() {
+				mb, pm := got.Minibatch(m), plain.Minibatch(m)
+				for l := range mb.Blocks {
+					blk := &mb.Blocks[l]
+					if len(blk.Deg) != len(blk.Src) {
+						t.Fatalf("minibatch %d block %d: %d degrees for %d sources", m, l, len(blk.Deg), len(blk.Src))
+					}
+					for i, v := range blk.Src {
+						if want := a.Indptr[v+1] - a.Indptr[v]; int64(blk.Deg[i]) != want {
+							t.Fatalf("minibatch %d block %d: Deg[%d] = %d for vertex %d; want its row length %d", m, l, i, blk.Deg[i], v, want)
+						}
+					}
+					pm.Blocks[l].Deg = blk.Deg
+				}
+				mbs := []Minibatch{pm}
+				mbs[0].Index = 0
+				gm := []Minibatch{mb}
+				gm[0].Index = 0
+				nwCompare(t, "with vs without degrees", BulkOf(0, gm, len(mb.Blocks)), BulkOf(0, mbs, len(mb.Blocks)), 0)
+			}
+			src := &nwDegSource{a: a}
+			fnw, err := NewNodeWiseFrom(src, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fromSrc, err := fnw.SampleBulk(ctx, 1, 3, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nwCompare(t, "DegreeSource vs CSR", fromSrc, got, 0)
+			if src.calls != 1 || len(src.asked) != len(slices.Compact(slices.Sorted(slices.Values(src.asked)))) {
+				t.Errorf("DegreeSource asked %d times, last for %d vertices (distinct: want once, distinct)", src.calls, len(src.asked))
+			}
+			bl, _ := NewBaseline(a, opt)
+			base, err := bl.SampleBulk(ctx, 1, 3, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			nwCompare(t, "bulk vs baseline", got, base, 0)
+		})
+	}
+	if _, err := NewNodeWiseFrom(&nwFetchSource{a: a}, NodeWiseOptions{Fanouts: []int{2}, Degrees: true}); err == nil || !strings.Contains(err.Error(), "DegreeSource") {
+		t.Errorf("Degrees from a RowSource without DegreeSource: %v; want an error naming DegreeSource", err)
+	}
 }
 
 // TestSubgraphFrontierNew: with FrontierNew, the union of the blocks has
