@@ -8,13 +8,14 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/testenv"
 	"github.com/bulksample/bulksample/sampling"
 )
 
 // loadShared loads ../shared/data/<name>.npz next to the repository with its
 // default split (stratified: 20 labelled vertices per class for training,
 // 500 valid, 1000 test) and row-normalised features (the Planetoid
-// protocol), or skips the test when the file is absent.
+// protocol), or skips the test when the file is absent (fails it in CI).
 func loadShared(t *testing.T, name string) *dataset.Dataset {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", name+".npz"))
@@ -22,7 +23,7 @@ func loadShared(t *testing.T, name string) *dataset.Dataset {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not available (%v): this accuracy test needs %s", name, err, path)
+		testenv.MissingData(t, "%s not available (%v): this accuracy test needs %s", name, err, path)
 	}
 	ds, err := dataset.Load(path, nil)
 	if err != nil {

@@ -53,8 +53,8 @@ func (t *Trainer) config() map[string]string {
 		"weight-decay": g(a.WeightDecay),
 		"batch":        strconv.Itoa(p.BatchSize),
 		"bulk":         strconv.Itoa(p.BulkSize),
-		"nodes":        strconv.Itoa(t.ds.NumNodes()),
-		"train":        strconv.Itoa(len(t.ds.Train)),
+		"nodes":        strconv.Itoa(t.data.Features.NumVertices()),
+		"train":        strconv.Itoa(len(t.data.Train)),
 	}
 	if o.Arch == GCN {
 		cfg["gcn-norm"] = o.GCNNorm.String()
@@ -161,7 +161,7 @@ func (t *Trainer) restore(ck *checkpoint) error {
 	case ck.EpochsDone < 0 || ck.EpochsDone != len(ck.History) || ck.AdamT < 0:
 		return fmt.Errorf("gnn: checkpoint %s: %d epochs done but %d in the history", path, ck.EpochsDone, len(ck.History))
 	}
-	copy(t.model.Params(), ck.Params)
+	t.model.SetParams(ck.Params)
 	copy(t.adam.M, ck.AdamM)
 	copy(t.adam.V, ck.AdamV)
 	t.adam.T = ck.AdamT

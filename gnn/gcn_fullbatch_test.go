@@ -165,7 +165,13 @@ func TestFullNeighbourGCNEqualsFullBatch(t *testing.T) {
 	mb := bulk.Minibatch(0)
 	in := mb.InputNodes()
 	x := make([]float32, len(in)*ds.NumFeatures)
-	featurex.Gather(x, ds.Features, ds.NumFeatures, in)
+	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Gather(context.Background(), x, in); err != nil {
+		t.Fatal(err)
+	}
 	labels := make([]int32, len(mb.Seeds))
 	featurex.Labels(labels, ds.Labels, mb.Seeds)
 
@@ -179,8 +185,9 @@ func TestFullNeighbourGCNEqualsFullBatch(t *testing.T) {
 		rng := rand.New(rand.NewPCG(1, 2))
 		p := m.Params()
 		for _, l := range m.layers {
-			for i := range l.b {
-				l.b[i] = 0.1 * float32(rng.NormFloat64())
+			b := l.w.b.Host()
+			for i := range b {
+				b[i] = 0.1 * float32(rng.NormFloat64())
 			}
 		}
 		if ref == nil {

@@ -116,7 +116,7 @@ func (b *Baseline) sampleOne(sel *rowSelector, epoch, mb int, seeds []int32) Min
 					data = append(data, pickValue(wt, mult, j))
 				}
 				if opt.Weighted {
-					normalizeRow(data[start:])
+					spgemm.NormalizeVec(data[start:])
 				}
 				sortPairs(indices[start:], data[start:])
 			}
@@ -173,7 +173,7 @@ func BulkOf(first int, mbs []Minibatch, numLayers int) *Bulk {
 	for m := range mbs {
 		mb := &mbs[m]
 		if mb.Index != first+m {
-			panic(fmt.Sprintf("sampling: BulkOf: minibatch %d has Index %d, want first+%d = %d", m, mb.Index, m, first+m))
+			panic(spgemm.ArgError{Op: "sampling.BulkOf", Msg: fmt.Sprintf("minibatch %d has Index %d, want first+%d = %d", m, mb.Index, m, first+m)})
 		}
 		if len(mb.Blocks) != numLayers {
 			panic(indexError("BulkOf: blocks of a minibatch", len(mb.Blocks), numLayers))

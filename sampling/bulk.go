@@ -135,3 +135,10 @@ type Sampler interface {
 	// NumLayers returns the number of blocks each minibatch has.
 	NumLayers() int
 }
+
+// Compile-time checks that the samplers of this package implement Sampler.
+var (
+	_ Sampler = (*NodeWise)(nil)
+	_ Sampler = (*LayerWise)(nil)
+	_ Sampler = (*Baseline)(nil)
+)

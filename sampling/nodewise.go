@@ -161,7 +161,7 @@ func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
 			}
 		}
 	}
-	nw, err := NewNodeWiseFrom(CSRRows{A: a}, opt)
+	nw, err := newNodeWise(CSRRows{A: a}, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -170,11 +170,33 @@ func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
 }
 
 // NewNodeWiseFrom returns the node-wise sampler of the rows of src. It
-// returns an error naming the field for bad options.
+// returns an error naming the field for bad options, and, with
+// opt.Weighted, an error naming the row of the first edge weight that is
+// negative, infinite or NaN, as NewNodeWise does: all rows are read for
+// that check unless src is a RowFetcher, whose rows cannot be read before
+// they are fetched (the fetching side checks them).
 func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if src == nil {
 		return nil, errors.New("sampling: NewNodeWiseFrom: nil RowSource")
 	}
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
+	if _, fetched := src.(RowFetcher); opt.Weighted && !fetched {
+		for v := range int32(src.NumVertices()) {
+			cols, vals := src.Row(v)
+			for j, w := range vals {
+				if !(w >= 0) || math.IsInf(float64(w), 1) {
+					return nil, fmt.Errorf("sampling: NewNodeWiseFrom: Weighted, but the edge (%d, %d) has weight %v; want finite and >= 0", v, cols[j], w)
+				}
+			}
+		}
+	}
+	return newNodeWise(src, opt)
+}
+
+// newNodeWise is NewNodeWiseFrom without the check of the weights.
+func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
@@ -194,6 +216,11 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 
 // NumLayers returns the number of fanouts.
 func (nw *NodeWise) NumLayers() int { return len(nw.opt.Fanouts) }
+
+// NumVertices returns the number of vertices n of the graph it samples.
+func (nw *NodeWise) NumVertices() int { return nw.src.NumVertices() }
+
+var _ RowSource = CSRRows{}
 
 // Options returns the sampler's options with the defaults filled in.
 func (nw *NodeWise) Options() NodeWiseOptions {

@@ -26,8 +26,8 @@ import (
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
-	"github.com/bulksample/bulksample/spgemm"
 )
 
 // trainConfig is the parsed command line of `bulksample train`; each flag
@@ -334,7 +334,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		resumed(epoch)
 		bar.minibatch(epoch, done, total)
 	}
-	tr, err := gnn.NewTrainer(ds, s, c.opt)
+	data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.opt.Threads})
+	if err != nil {
+		return err
+	}
+	tr, err := gnn.NewTrainer(data, c.opt)
 	if err != nil {
 		return err
 	}
@@ -586,23 +590,13 @@ func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, err
 	if c.opt.Arch == gnn.Linear {
 		return gnn.SeedsOnly{}, nil
 	}
-	var s sampling.Sampler
-	var err error
-	switch c.sampler {
-	case "node":
-		// GCN normalises with the graph's degrees, which the blocks carry.
-		s, err = sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads,
-			Degrees: c.opt.Arch == gnn.GCN})
-	case "ladies", "fastgcn":
-		method := sampling.LADIES
-		if c.sampler == "fastgcn" {
-			method = sampling.FastGCN
-		}
-		var a *spgemm.CSR
-		if a, err = layerWiseMatrix(ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads); err == nil {
-			s, err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{Method: method, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
-		}
+	a, err := layerWiseMatrix(ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.data, err)
 	}
+	// GCN normalises with the graph's degrees, which node-wise blocks carry.
+	s, err := sampling.NewSampler(a, sampling.SamplerOptions{Method: c.sampler, Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads,
+		Degrees: c.opt.Arch == gnn.GCN && c.sampler == sampling.MethodNode})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.data, err)
 	}
