@@ -97,7 +97,16 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 type result struct {
 	blas   string
 	epochs []gnn.EpochStats
-	costs  []procstat.Cost // per epoch, measured from outside the trainer
+}
+
+// costs returns what each epoch's training cost the process: the sum of
+// its phases (gnn.EpochStats.Costs; evaluation is off).
+func (r result) costs() []procstat.Cost {
+	c := make([]procstat.Cost, len(r.epochs))
+	for i, st := range r.epochs {
+		c[i] = st.Costs.Total()
+	}
+	return c
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -139,19 +148,13 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		// Each callback ends an epoch's span (evaluation is off, so a span
-		// is the epoch's training, plus a callback's printing).
-		var meter procstat.Meter
-		var costs []procstat.Cost
-		meter.Begin()
 		res, err := tr.Run(ctx, func(st gnn.EpochStats) {
-			costs = append(costs, meter.End("epoch"))
 			fmt.Fprintf(stderr, "trainbench: %s epoch %d: %.2f s, loss %.3f\n", backendLabel(b, tr), st.Epoch+1, st.Seconds, st.Loss)
 		})
 		if err != nil {
 			return err
 		}
-		results = append(results, result{blas: res.BLAS, epochs: res.Epochs, costs: costs})
+		results = append(results, result{blas: res.BLAS, epochs: res.Epochs})
 	}
 	rep := benchutil.Report{Program: "trainbench", Path: c.out, Text: format(c, ds, genSec, load, results)}
 	return rep.Write(stdout, stderr)
@@ -197,7 +200,7 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.SEPS })/1e6,
-			r.epochs[0].SampledEdges, epoch/first, benchutil.CostCells(benchutil.MedianCost(r.costs)))
+			r.epochs[0].SampledEdges, epoch/first, benchutil.CostCells(benchutil.MedianCost(r.costs())))
 	}
 	b.WriteString("\nPhase columns are seconds per epoch; SEPS divides the sampled edges by the sampling phase's time. " +
 		"\"vs first\" is the epoch time relative to the first row, measured in the same process.\n")

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -109,5 +110,32 @@ func TestNotePhase(t *testing.T) {
 	notePhase(&b, "spgemm", "multiply", procstat.Cost{Seconds: 1, CPUSeconds: 1, SysSeconds: 0.3, MinorFaults: 30000})
 	if got := b.String(); !strings.HasPrefix(got, "spgemm: multiply 1.000 s: page faults 30000 minor") {
 		t.Errorf("a phase with 30%% kernel time printed %q", got)
+	}
+}
+
+// TestTrainPhases checks the costs in train's JSON: per epoch, each
+// training phase; for the run, the load and the sum of the epochs.
+func TestTrainPhases(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "train", "--data", "synthetic:nodes=600,classes=3,features=8,split=random:0.5,0.2,0.3",
+		"--fanout", "4,3", "--batch", "64", "--epochs", "2", "--hidden", "8", "--json")
+	if code != 0 {
+		t.Fatalf("train: exit %d\n%s", code, stderr)
+	}
+	s := lastJSON[trainSummary](t, stdout)
+	train := []string{"sample", "extract", "forward", "backward", "update", "eval"}
+	checkPhases(t, "train", s.Costs, append([]string{"load"}, train...)...)
+	if len(s.Epochs) != 2 {
+		t.Fatalf("train --epochs 2: %d epoch records", len(s.Epochs))
+	}
+	var sample float64
+	for _, ep := range s.Epochs {
+		checkPhases(t, "train epoch", ep.Costs, train...)
+		sample += ep.Costs.Get("sample").Seconds
+		if got, want := ep.Costs.Get("forward").Seconds, ep.Phases.Forward; math.Abs(got-want) > 1e-6 {
+			t.Errorf("epoch %d: forward costs %g s; phase_seconds %g", ep.Epoch, got, want)
+		}
+	}
+	if got := s.Costs.Get("sample").Seconds; math.Abs(got-sample) > 1e-9 {
+		t.Errorf("run's sample phase %g s; the epochs' add up to %g", got, sample)
 	}
 }
