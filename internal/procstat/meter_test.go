@@ -116,7 +116,7 @@ func TestCostNote(t *testing.T) {
 		{"quiet", Cost{Seconds: 1, CPUSeconds: 1, SysSeconds: 0.04, MinorFaults: 100, GCCPUSeconds: 0.04}, nil},
 		{"faults", Cost{Seconds: 1, CPUSeconds: 1, SysSeconds: 0.5, MinorFaults: 50000},
 			[]string{"page faults 50000 minor", "about 0.500 s in the kernel, 50%"}},
-		{"major", Cost{Seconds: 0.005, CPUSeconds: 0.002, SysSeconds: 0.001, MinorFaults: 10, MajorFaults: 3}, []string{"3 major"}},
+		{"major", Cost{Seconds: 0.01, CPUSeconds: 0.01, SysSeconds: 0.005, MinorFaults: 100, MajorFaults: 3}, []string{"3 major"}},
 		{"kernel time without faults", Cost{Seconds: 1, CPUSeconds: 1, SysSeconds: 0.5}, nil},
 		// Writing a file: 0.118 s in the kernel, but 270 faults cost at
 		// most 270 * 25 µs = 6.75 ms, under 5% of the phase.
@@ -126,6 +126,8 @@ func TestCostNote(t *testing.T) {
 			[]string{"GC 3 cycles, 8% (pauses 0.4 ms)"}},
 		{"both", Cost{Seconds: 1, CPUSeconds: 1, SysSeconds: 0.2, MinorFaults: 20000, GCCPUSeconds: 0.2, GCCycles: 1}, []string{"page faults", "; GC 1 cycles"}},
 		{"empty", Cost{}, nil},
+		// 5 faults in a 2 ms phase: 6% but 0.1 ms, below NoteMinSeconds.
+		{"tiny", Cost{Seconds: 0.002, CPUSeconds: 0.002, SysSeconds: 0.001, MinorFaults: 5, GCCPUSeconds: 0.0005}, nil},
 	} {
 		got := tc.c.Note()
 		if tc.want == nil && got != "" {

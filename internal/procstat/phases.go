@@ -101,14 +101,20 @@ func (p *Phases) UnmarshalJSON(data []byte) error {
 // the phase's page faults or GC: 5%.
 const NoteThreshold = 0.05
 
+// NoteMinSeconds is the least estimated time of faults or GC that Note
+// mentions, so that a phase of microseconds with a handful of faults does
+// not fill the progress lines.
+const NoteMinSeconds = 0.001
+
 // Note returns a short description of the costs that hide inside the span,
 // for progress lines: its page faults when their estimated time
 // (FaultSeconds) exceeds NoteThreshold of the span's time, and its GC when
-// the GC's CPU time does; "" when neither does. For example
+// the GC's CPU time does; "" when neither does, or when the time is under
+// NoteMinSeconds. For example
 // "page faults 65536 minor (about 0.410 s in the kernel, 41%); GC 3 cycles, 12% (pauses 0.4 ms)".
 func (c Cost) Note() string {
 	var parts []string
-	if f := c.FaultShare(); f > NoteThreshold {
+	if f := c.FaultShare(); f > NoteThreshold && c.FaultSeconds() >= NoteMinSeconds {
 		s := fmt.Sprintf("page faults %d minor", c.MinorFaults)
 		if c.MajorFaults > 0 {
 			s += fmt.Sprintf(", %d major", c.MajorFaults)
@@ -116,7 +122,7 @@ func (c Cost) Note() string {
 		s += fmt.Sprintf(" (about %.3f s in the kernel, %.0f%%)", c.FaultSeconds(), 100*f)
 		parts = append(parts, s)
 	}
-	if g := c.GCShare(); g > NoteThreshold {
+	if g := c.GCShare(); g > NoteThreshold && c.GCCPUSeconds >= NoteMinSeconds {
 		parts = append(parts, fmt.Sprintf("GC %d cycles, %.0f%% (pauses %.1f ms)", c.GCCycles, 100*g, c.GCPauseSeconds*1e3))
 	}
 	return strings.Join(parts, "; ")
