@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -88,6 +89,12 @@ type EpochStats struct {
 	// SampledEdges is the number of entries of all the epoch's blocks.
 	SampledEdges int64
 	Phases       PhaseTimes
+	// Costs is what each phase cost the process, measured over the same
+	// spans as Phases: wall and CPU time, page faults, heap allocation, GC
+	// and peak resident memory, in the order PhaseSample, PhaseExtract,
+	// PhaseForward, PhaseBackward, PhaseCommunicate (only with a
+	// GradReducer; Phases.Update includes it), PhaseUpdate, PhaseEval.
+	Costs PhaseCosts
 	// Seconds is the epoch's training wall time (without evaluation).
 	Seconds float64
 	// SEPS is SampledEdges divided by the sampling time (DESIGN.md section
@@ -152,6 +159,9 @@ type Trainer struct {
 	model   *Model
 	adam    *Adam
 	sparse  featurex.SparseGatherer // Features, when gathered as CSR rows
+
+	// meter measures the phases of the current epoch (EpochStats.Costs).
+	meter procstat.Meter
 
 	// Reused buffers of the minibatch loop.
 	x       []float32
@@ -318,6 +328,7 @@ func (r *Result) add(st EpochStats) {
 // epoch trains one epoch and evaluates the model.
 func (t *Trainer) epoch(ctx context.Context, epoch int) (EpochStats, error) {
 	st := EpochStats{Epoch: epoch}
+	t.meter.Reset()
 	ep := t.plan.Epoch(epoch)
 	total := len(ep.Minibatches)
 	var lossSum float64
@@ -328,12 +339,12 @@ func (t *Trainer) epoch(ctx context.Context, epoch int) (EpochStats, error) {
 			return st, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
 		}
 		first, seeds := ep.Bulk(b)
-		t0 := time.Now()
+		t.meter.Begin()
 		bulk, err := t.sampler.SampleBulk(ctx, epoch, first, seeds)
 		if err != nil {
 			return st, fmt.Errorf("gnn: epoch %d: sample minibatches %d..%d: %w", epoch, first, first+len(seeds)-1, err)
 		}
-		st.Phases.Sample += time.Since(t0)
+		st.Phases.Sample += t.lap(PhaseSample)
 		st.SampledEdges += bulk.SampledEdges()
 		for i := range bulk.Len() {
 			if i > 0 {
@@ -364,9 +375,10 @@ func (t *Trainer) epoch(ctx context.Context, epoch int) (EpochStats, error) {
 		st.SEPS = float64(st.SampledEdges) / st.Phases.Sample.Seconds()
 	}
 	if t.opt.NoEval || t.data.Evaluator == nil {
+		st.Costs = t.meter.Phases()
 		return st, nil
 	}
-	t0 := time.Now()
+	t.meter.Begin()
 	acc, err := t.data.Evaluator.Evaluate(ctx, t.model, t.data.Labels, t.data.Valid, t.data.Test)
 	if err != nil {
 		return st, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
@@ -375,14 +387,15 @@ func (t *Trainer) epoch(ctx context.Context, epoch int) (EpochStats, error) {
 		return st, fmt.Errorf("gnn: epoch %d: the evaluator returned %d accuracies for 2 vertex sets", epoch, len(acc))
 	}
 	st.ValAcc, st.TestAcc = acc[0], acc[1]
-	st.Phases.Eval = time.Since(t0)
+	st.Phases.Eval = t.lap(PhaseEval)
+	st.Costs = t.meter.Phases()
 	return st, nil
 }
 
 // step trains on one minibatch and returns its metrics, after the
 // reducer's.
 func (t *Trainer) step(ctx context.Context, mb *sampling.Minibatch, epoch int, ph *PhaseTimes) (StepMetrics, error) {
-	t0 := time.Now()
+	t.meter.Begin()
 	in := mb.InputNodes()
 	if t.opt.Arch == Linear {
 		in = mb.Seeds // the seeds are a prefix of every block's sources
@@ -402,14 +415,14 @@ func (t *Trainer) step(ctx context.Context, mb *sampling.Minibatch, epoch int, p
 	}
 	t.labels = growInt32(t.labels, len(mb.Seeds))
 	featurex.Labels(t.labels, t.data.Labels, mb.Seeds)
-	t1 := time.Now()
+	ph.Extract += t.lap(PhaseExtract)
 	be := t.model.be
 	logits := t.model.forward(mb, x, Pass{Train: true, Epoch: epoch, Minibatch: mb.Index})
 	t.dLogits = growBuf(be, t.dLogits, logits.Len())
 	loss, correct, labelled := be.SoftmaxCrossEntropy(t.dLogits, logits, t.data.NumClasses, t.labels)
-	t2 := time.Now()
+	ph.Forward += t.lap(PhaseForward)
 	t.model.backward(t.dLogits)
-	t3 := time.Now()
+	ph.Backward += t.lap(PhaseBackward)
 	sm := StepMetrics{LossSum: loss * float64(labelled), Correct: int64(correct), Labelled: int64(labelled)}
 	if t.data.Reducer != nil {
 		// A copy, so that sm stays on the stack of a step without reducer.
@@ -420,13 +433,10 @@ func (t *Trainer) step(ctx context.Context, mb *sampling.Minibatch, epoch int, p
 		}
 		t.model.setGrads(g)
 		sm = r
+		ph.Update += t.lap(PhaseCommunicate)
 	}
 	t.adam.step(be, t.model.params, t.model.grads)
-	t4 := time.Now()
-	ph.Extract += t1.Sub(t0)
-	ph.Forward += t2.Sub(t1)
-	ph.Backward += t3.Sub(t2)
-	ph.Update += t4.Sub(t3)
+	ph.Update += t.lap(PhaseUpdate)
 	return sm, nil
 }
 

@@ -62,6 +62,10 @@ type result struct {
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	CPUSeconds   float64 `json:"cpu_seconds"` // user+system time of the timed part
 	Checksum     int64   `json:"checksum"`    // sum of row lengths of a few rows: proves the load is usable
+	// Cost is what the timed part cost the process; the writes' are apart.
+	Cost            procstat.Cost `json:"cost"`
+	WriteNPZCost    procstat.Cost `json:"write_npz_cost"`
+	WriteNativeCost procstat.Cost `json:"write_native_cost"`
 }
 
 func main() {
@@ -190,6 +194,8 @@ func runPhase(c *config) (result, error) {
 		threads = runtime.GOMAXPROCS(0)
 	}
 	r := result{Phase: c.phase, Threads: threads}
+	var m procstat.Meter
+	m.Begin()
 	cpu0 := benchutil.CPUSeconds()
 	start := time.Now()
 	var d *dataset.Dataset
@@ -201,6 +207,7 @@ func runPhase(c *config) (result, error) {
 		}
 		r.Seconds = time.Since(start).Seconds()
 		r.CPUSeconds = benchutil.CPUSeconds() - cpu0
+		r.Cost = m.End("gen")
 		r.Generated = int64(c.edgeFactor) << c.scale
 		d = &dataset.Dataset{Name: "rmat", Adj: a}
 		t := time.Now()
@@ -208,11 +215,13 @@ func runPhase(c *config) (result, error) {
 			return r, err
 		}
 		r.WriteNPZ = time.Since(t).Seconds()
+		r.WriteNPZCost = m.End("write-npz")
 		t = time.Now()
 		if err := dataset.Save(native, d); err != nil {
 			return r, err
 		}
 		r.WriteNative = time.Since(t).Seconds()
+		r.WriteNativeCost = m.End("write-native")
 	case "load-npz", "load-native", "load-native-checksums", "load-native-noverify":
 		p := npz
 		if c.phase != "load-npz" {
@@ -228,6 +237,7 @@ func runPhase(c *config) (result, error) {
 		}
 		r.Seconds = time.Since(start).Seconds()
 		r.CPUSeconds = benchutil.CPUSeconds() - cpu0
+		r.Cost = m.End("load")
 	default:
 		return r, fmt.Errorf("unknown -phase %q", c.phase)
 	}
@@ -266,11 +276,12 @@ func markdown(c *config, gen result, loads map[string]result) string {
 		"%d threads (GOMAXPROCS %d), %s/%s, %s. Each phase is its own process; loads are the median of %d runs "+
 		"with the files in the page cache.\n\n",
 		gen.Nodes, gen.Generated, gen.Edges, gen.Threads, runtime.GOMAXPROCS(0), runtime.GOOS, runtime.GOARCH, runtime.Version(), c.reps)
-	b.WriteString("| phase | seconds | CPU seconds | peak RSS | rate |\n|---|---:|---:|---:|---:|\n")
-	fmt.Fprintf(&b, "| generate (R-MAT + CSR build) | %.3f | %.3f | %s | %.2f M generated edges/s; %.2f M per CPU-second |\n",
-		gen.Seconds, gen.CPUSeconds, mib(gen.PeakRSSBytes), float64(gen.Generated)/gen.Seconds/1e6, float64(gen.Generated)/gen.CPUSeconds/1e6)
-	fmt.Fprintf(&b, "| write scipy .npz | %.3f | | (in generate) | %.2f M entries/s |\n", gen.WriteNPZ, float64(gen.Edges)/gen.WriteNPZ/1e6)
-	fmt.Fprintf(&b, "| write native | %.3f | | (in generate) | %.2f M entries/s |\n", gen.WriteNative, float64(gen.Edges)/gen.WriteNative/1e6)
+	b.WriteString(benchutil.CostLegend + "\n")
+	b.WriteString("| phase | seconds | CPU seconds | peak RSS | rate |" + benchutil.CostColumns + "\n|---|---:|---:|---:|---:|" + benchutil.CostRule + "\n")
+	fmt.Fprintf(&b, "| generate (R-MAT + CSR build) | %.3f | %.3f | %s | %.2f M generated edges/s; %.2f M per CPU-second |%s\n",
+		gen.Seconds, gen.CPUSeconds, mib(gen.PeakRSSBytes), float64(gen.Generated)/gen.Seconds/1e6, float64(gen.Generated)/gen.CPUSeconds/1e6, benchutil.CostCells(gen.Cost))
+	fmt.Fprintf(&b, "| write scipy .npz | %.3f | | (in generate) | %.2f M entries/s |%s\n", gen.WriteNPZ, float64(gen.Edges)/gen.WriteNPZ/1e6, benchutil.CostCells(gen.WriteNPZCost))
+	fmt.Fprintf(&b, "| write native | %.3f | | (in generate) | %.2f M entries/s |%s\n", gen.WriteNative, float64(gen.Edges)/gen.WriteNative/1e6, benchutil.CostCells(gen.WriteNativeCost))
 	for _, l := range []struct {
 		name string
 		r    result
@@ -280,7 +291,7 @@ func markdown(c *config, gen result, loads map[string]result) string {
 		{"load native, verified: structure + CRC-32C of every array (--verify checksums)", sums},
 		{"load native, -no-verify (mmap only)", noverify},
 	} {
-		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %s | %.1f M entries/s |\n", l.name, l.r.Seconds, l.r.CPUSeconds, mib(l.r.PeakRSSBytes), float64(l.r.Edges)/l.r.Seconds/1e6)
+		fmt.Fprintf(&b, "| %s | %.4f | %.4f | %s | %.1f M entries/s |%s\n", l.name, l.r.Seconds, l.r.CPUSeconds, mib(l.r.PeakRSSBytes), float64(l.r.Edges)/l.r.Seconds/1e6, benchutil.CostCells(l.r.Cost))
 	}
 	fmt.Fprintf(&b, "\nLoad time ratio npz / native: **%.1fx** with the default structure check (%.1fx in CPU time; "+
 		"it reads the row offsets and column ids), **%.1fx** with every checksum too (%.1fx in CPU time; it reads every byte), "+

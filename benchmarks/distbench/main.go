@@ -120,12 +120,12 @@ type summaryJSON struct {
 	SEPS         float64 `json:"seps"`
 	Digest       string  `json:"digest"`
 	PeakRSSMax   int64   `json:"peak_rss_max"`
-	Phases       map[string]struct {
+	Traffic      map[string]struct {
 		BytesSent    int64 `json:"bytes_sent"`
 		Messages     int64 `json:"messages"`
 		BytesSentMax int64 `json:"bytes_sent_max"`
 		MessagesMax  int64 `json:"messages_max"`
-	} `json:"phases"`
+	} `json:"traffic"`
 }
 
 func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
@@ -177,7 +177,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("mpirun -np %d --replication %d %s: %w", c.np, rc, fetch, err)
 			}
-			ph := s.Phases["sample"]
+			ph := s.Traffic["sample"]
 			r := result{c: rc, fetch: fetch, bytes: ph.BytesSent, maxBytes: ph.BytesSentMax, msgs: ph.Messages, maxMsgs: ph.MessagesMax,
 				seconds: s.Seconds, seps: s.SEPS, peakRSS: s.PeakRSSMax, wall: time.Since(start), sampledEdges: s.SampledEdges,
 				digest: s.Digest, oneProcess: one.Digest, modelBytes: model.bytes(fetch, c.np, rc)}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -23,6 +24,8 @@ type measurement struct {
 	SampledEdges int64   `json:"sampled_edges"` // per run
 	SecPerMB     float64 `json:"seconds_per_minibatch"`
 	SEPS         float64 `json:"seps"`
+	// Cost is what one run of the row cost the process (medians over runs).
+	Cost procstat.Cost `json:"cost"`
 	// VsNode is SecPerMB over node-wise sampling's at the same k (0 for
 	// node-wise itself).
 	VsNode float64 `json:"vs_node,omitempty"`
@@ -87,6 +90,7 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 		}
 		times := map[string][]float64{}
 		edges := map[string]int64{}
+		costs := map[string][]procstat.Cost{}
 		for rep := range cfg.reps {
 			// Alternate which method goes first so that a noisy neighbour
 			// hurts all alike.
@@ -95,6 +99,8 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 				if err := ctx.Err(); err != nil {
 					return nil, err
 				}
+				var meter procstat.Meter
+				meter.Begin()
 				start := time.Now()
 				var sampled int64
 				for lo := 0; lo < nmb; lo += k {
@@ -105,6 +111,7 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 					sampled += bulk.SampledEdges()
 				}
 				sec := time.Since(start).Seconds()
+				costs[name] = append(costs[name], meter.End(name))
 				times[name] = append(times[name], sec)
 				edges[name] = sampled
 				fmt.Fprintf(progress, "ladiesbench: k=%d %s rep %d/%d: %d minibatches, %d edges, %.3fs\n", k, name, rep+1, cfg.reps, nmb, sampled, sec)
@@ -114,7 +121,7 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 		for _, name := range order {
 			sec := benchutil.Median(times[name])
 			m := measurement{Method: name, K: k, Minibatches: nmb, SampledEdges: edges[name],
-				SecPerMB: sec / float64(nmb), SEPS: float64(edges[name]) / sec}
+				SecPerMB: sec / float64(nmb), SEPS: float64(edges[name]) / sec, Cost: benchutil.MedianCost(costs[name])}
 			if name != "node" {
 				m.VsNode = m.SecPerMB / nodeSec
 			}
@@ -133,14 +140,15 @@ func (r *result) markdown() string {
 	fmt.Fprintf(&b, "Batch b = %d; layer-wise budgets s = %s per layer; node-wise fanouts %s. ", c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.fanouts))
 	fmt.Fprintf(&b, "Threads: %d (GOMAXPROCS %d); semibulk %d (0 = default); %d timed runs per row, medians; methods alternate within each run.\n\n",
 		c.threads, r.gomax, c.semibulk, c.reps)
-	b.WriteString("| method | k | minibatches | sampled edges | ms / minibatch | SEPS (M/s) | time vs node-wise |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString(benchutil.CostLegend + "\n")
+	b.WriteString("| method | k | minibatches | sampled edges | ms / minibatch | SEPS (M/s) | time vs node-wise |" + benchutil.CostColumns + "\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|" + benchutil.CostRule + "\n")
 	for _, m := range r.rows {
 		vs := "1 (reference)"
 		if m.Method != "node" {
 			vs = fmt.Sprintf("%.2fx", m.VsNode)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f | %s |\n", m.Method, m.K, m.Minibatches, m.SampledEdges, 1e3*m.SecPerMB, m.SEPS/1e6, vs)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f | %s |%s\n", m.Method, m.K, m.Minibatches, m.SampledEdges, 1e3*m.SecPerMB, m.SEPS/1e6, vs, benchutil.CostCells(m.Cost))
 	}
 	fmt.Fprintf(&b, "\nCommand: `go run ./benchmarks/ladiesbench --scale %d --batch %d --budgets %s --fanouts %s --bulks %s --minibatches %d --reps %d`\n",
 		c.scale, c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.fanouts), benchutil.JoinInts(c.bulks), c.minibatches, c.reps)

@@ -24,7 +24,7 @@ func TestRunSmall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| ladies | 4 |", "| fastgcn | 1 |", "| node | 1 |", "R-MAT scale 9"} {
+	for _, want := range []string{"| ladies | 4 |", "| fastgcn | 1 |", "| node | 1 |", "R-MAT scale 9", "| minor faults |"} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

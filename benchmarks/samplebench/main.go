@@ -113,7 +113,8 @@ type row struct {
 	seps         []float64 // per repetition
 	cpuSEPS      []float64 // sampled edges per CPU-second of the process, per repetition
 	edges        int64
-	peakRSS      int64 // bytes, -1 when unknown
+	peakRSS      int64           // bytes, -1 when unknown
+	costs        []procstat.Cost // per repetition
 	digest       string
 	baselineSEPS float64
 }
@@ -216,6 +217,8 @@ func bench(ctx context.Context, c *config, stderr io.Writer) ([]row, time.Durati
 			procstat.ResetPeakRSS()
 			for rep := range c.reps {
 				runtime.GC()
+				var m procstat.Meter
+				m.Begin()
 				cpu0 := benchutil.CPUSeconds()
 				start := time.Now()
 				edges, _, err := sampleAll(ctx, s, mbs, k, false)
@@ -223,6 +226,7 @@ func bench(ctx context.Context, c *config, stderr io.Writer) ([]row, time.Durati
 					return nil, 0, nil, err
 				}
 				sec := time.Since(start).Seconds()
+				r.costs = append(r.costs, m.End("sample"))
 				r.seps = append(r.seps, float64(edges)/sec)
 				r.cpuSEPS = append(r.cpuSEPS, float64(edges)/(benchutil.CPUSeconds()-cpu0))
 				fmt.Fprintf(stderr, "samplebench: %-8s threads=%d k=%-3d rep %d: %d edges in %.2fs, %.2fM SEPS\n",
@@ -274,8 +278,9 @@ func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 		c.seeds, c.batch, c.fanouts, c.reps)
 	fmt.Fprintf(&b, "SEPS is wall-clock; CPU-SEPS divides by the process's CPU time (all threads), which\n"+
 		"other processes on a shared machine do not inflate. Load average at the start: %s (the machine has %d CPUs).\n\n", c.loadAtStart, runtime.NumCPU())
-	fmt.Fprintf(&b, "| sampler | threads | k | sampled edges | SEPS (M) | min-max (M) | vs baseline | CPU-SEPS (M) | peak RSS (MiB) |\n")
-	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprint(&b, benchutil.CostLegend+"\n")
+	fmt.Fprintf(&b, "| sampler | threads | k | sampled edges | SEPS (M) | min-max (M) | vs baseline | CPU-SEPS (M) | peak RSS (MiB) |%s\n", benchutil.CostColumns)
+	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|%s\n", benchutil.CostRule)
 	for _, r := range rows {
 		med := benchutil.Median(r.seps)
 		ratio := "-"
@@ -286,8 +291,9 @@ func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 		if r.peakRSS >= 0 {
 			rss = fmt.Sprintf("%d", r.peakRSS>>20)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f-%.2f | %s | %.2f | %s |\n", r.sampler, r.threads, r.k, r.edges,
-			med/1e6, slices.Min(r.seps)/1e6, slices.Max(r.seps)/1e6, ratio, benchutil.Median(r.cpuSEPS)/1e6, rss)
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f-%.2f | %s | %.2f | %s |%s\n", r.sampler, r.threads, r.k, r.edges,
+			med/1e6, slices.Min(r.seps)/1e6, slices.Max(r.seps)/1e6, ratio, benchutil.Median(r.cpuSEPS)/1e6, rss,
+			benchutil.CostCells(benchutil.MedianCost(r.costs)))
 	}
 	fmt.Fprintf(&b, "\nAll rows produced the same samples (digest %s).\n\n", rows[0].digest[:16])
 	return b.String()

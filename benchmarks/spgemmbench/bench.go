@@ -14,6 +14,7 @@ import (
 
 	"github.com/bulksample/bulksample/benchmarks/graphblas"
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -30,18 +31,19 @@ type results struct {
 // caseResult is one benchmarked product.
 type caseResult struct {
 	benchCase
-	n         int       // vertices of the graph
-	nnzA      int64     // entries of A
-	leftRows  int       // rows of the left operand (n for A·A, --qrows for Q·A)
-	leftNNZ   int64     // entries of the left operand
-	flops     int64     // multiplications: sum over left entries (i,k) of nnz(A row k)
-	nnzC      int64     // entries of the product
-	inner     int       // products per timed run
-	ours      []float64 // seconds per product of each timed run of spgemm.Mul
-	peer      []float64 // seconds per product of each timed run of GraphBLAS; nil without it
-	unsorted  []float64 // the same for GraphBLAS without its final wait (--unsorted-peer)
-	verified  bool      // the warm-up products agreed entry by entry
-	genSecond float64   // seconds to generate the graph (not part of the timing)
+	n         int             // vertices of the graph
+	nnzA      int64           // entries of A
+	leftRows  int             // rows of the left operand (n for A·A, --qrows for Q·A)
+	leftNNZ   int64           // entries of the left operand
+	flops     int64           // multiplications: sum over left entries (i,k) of nnz(A row k)
+	nnzC      int64           // entries of the product
+	inner     int             // products per timed run
+	ours      []float64       // seconds per product of each timed run of spgemm.Mul
+	oursCost  []procstat.Cost // what one product cost the process, per timed run of spgemm.Mul
+	peer      []float64       // seconds per product of each timed run of GraphBLAS; nil without it
+	unsorted  []float64       // the same for GraphBLAS without its final wait (--unsorted-peer)
+	verified  bool            // the warm-up products agreed entry by entry
+	genSecond float64         // seconds to generate the graph (not part of the timing)
 }
 
 func (c caseResult) product() string {
@@ -151,15 +153,20 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 	if w := first.Seconds(); w < cfg.minTime.Seconds() {
 		cr.inner = int(math.Ceil(cfg.minTime.Seconds() / max(w, 1e-6)))
 	}
+	var meter procstat.Meter
+	var lastCost procstat.Cost // of the last timeOurs, per product
 	timeOurs := func() (float64, error) {
 		runtime.GC() // start from a clean heap: collect the previous runs' garbage untimed
+		meter.Begin()
 		start := time.Now()
 		for range cr.inner {
 			if c := spgemm.Mul(left, a, opt); c.NNZ() != cr.nnzC {
 				return 0, fmt.Errorf("spgemm.Mul gave %d entries, %d in the warm-up", c.NNZ(), cr.nnzC)
 			}
 		}
-		return time.Since(start).Seconds() / float64(cr.inner), nil
+		sec := time.Since(start).Seconds() / float64(cr.inner)
+		lastCost = meter.End("mul").Per(cr.inner)
+		return sec, nil
 	}
 	timePeer := func(mul func(a, b *graphblas.Matrix) (*graphblas.Matrix, error)) (float64, error) {
 		runtime.GC()
@@ -220,6 +227,7 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 			return cr, err
 		}
 		cr.ours = append(cr.ours, o)
+		cr.oursCost = append(cr.oursCost, lastCost)
 		if withPeer {
 			cr.peer = append(cr.peer, p)
 			msg := fmt.Sprintf("%s: run %d/%d: bulksample %.4gs, GraphBLAS %.4gs", bc.name, r+1, cfg.reps, o, p)

@@ -109,6 +109,11 @@ func TestRunSmall(t *testing.T) {
 			PeerSeconds   []float64 `json:"graphblas_seconds"`
 			Ratio         *float64
 			Verified      bool
+			OursCost      struct {
+				CPUSeconds   float64 `json:"cpu_seconds"`
+				AllocBytes   int64   `json:"alloc_bytes"`
+				PeakRSSBytes int64   `json:"peak_rss_bytes"`
+			} `json:"ours_cost"`
 		}
 	}
 	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
@@ -120,6 +125,11 @@ func TestRunSmall(t *testing.T) {
 	for _, c := range sum.Cases {
 		if len(c.OursSeconds) != 3 || c.NNZC <= 0 || c.Flops < c.NNZC {
 			t.Errorf("case %s: %d timings, nnz(C) %d, flops %d", c.Case, len(c.OursSeconds), c.NNZC, c.Flops)
+		}
+		// Every product allocates its result on the Go heap; arrays over
+		// 32 KiB are counted exactly (smaller ones when a span is refilled).
+		if c.NNZC*4 > 32<<10 && c.OursCost.AllocBytes < 8*c.NNZC || c.OursCost.PeakRSSBytes <= 0 {
+			t.Errorf("case %s: cost per product %+v; want at least 8 bytes per entry of C allocated and a peak RSS", c.Case, c.OursCost)
 		}
 		if graphblas.Built != (c.Ratio != nil) || graphblas.Built != c.Verified || graphblas.Built != (len(c.PeerSeconds) == 3) {
 			t.Errorf("case %s: built with GraphBLAS %v, but ratio %v, verified %v, %d peer timings",

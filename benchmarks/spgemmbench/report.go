@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/internal/procstat"
 )
 
 // goal returns the issue's target for ours/GraphBLAS: Q·A at least as fast as
@@ -42,9 +43,9 @@ func (r *results) markdown() string {
 			"not comparable to bulksample's sorted result, shown to size GraphBLAS's deferred sort\n")
 		unsortedHead, unsortedRule = " GraphBLAS unsorted s |", "--:|"
 	}
-	b.WriteString("\n")
-	fmt.Fprintf(&b, "| case | product | n | nnz(A) | rows(left) | flops | nnz(C) | × | bulksample s | GraphBLAS s |%s bulksample products/s | GraphBLAS products/s | bulksample GFLOP/s | GraphBLAS GFLOP/s | ratio bulksample/GraphBLAS | goal | verified |\n", unsortedHead)
-	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|--:|--:|--:|---|---|\n", unsortedRule)
+	b.WriteString("\n" + benchutil.CostLegend + "The cost columns are bulksample's, per product.\n\n")
+	fmt.Fprintf(&b, "| case | product | n | nnz(A) | rows(left) | flops | nnz(C) | × | bulksample s | GraphBLAS s |%s bulksample products/s | GraphBLAS products/s | bulksample GFLOP/s | GraphBLAS GFLOP/s | ratio bulksample/GraphBLAS | goal | verified |%s\n", unsortedHead, benchutil.CostColumns)
+	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|--:|--:|--:|---|---|%s\n", unsortedRule, benchutil.CostRule)
 	for _, c := range r.cases {
 		o := benchutil.Median(c.ours)
 		peerS, peerPS, peerGF, ratio, goal, verified := "n/a", "n/a", "n/a", "n/a", fmt.Sprintf("≤ %.1f", c.goal()), "no peer"
@@ -66,8 +67,9 @@ func (r *results) markdown() string {
 		if unsortedHead != "" {
 			unsorted = fmt.Sprintf(" %.4g |", benchutil.Median(c.unsorted))
 		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.4g | %s |%s %.2f | %s | %.3f | %s | %s | %s | %s |\n",
-			c.name, c.product(), c.n, c.nnzA, c.leftRows, c.flops, c.nnzC, c.inner, o, peerS, unsorted, 1/o, peerPS, gflops(c.flops, o), peerGF, ratio, goal, verified)
+		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.4g | %s |%s %.2f | %s | %.3f | %s | %s | %s | %s |%s\n",
+			c.name, c.product(), c.n, c.nnzA, c.leftRows, c.flops, c.nnzC, c.inner, o, peerS, unsorted, 1/o, peerPS, gflops(c.flops, o), peerGF, ratio, goal, verified,
+			benchutil.CostCells(benchutil.MedianCost(c.oursCost)))
 	}
 	return b.String()
 }
@@ -96,6 +98,9 @@ type caseSummary struct {
 	Ratio           *float64  `json:"ratio"`
 	Goal            float64   `json:"goal"`
 	Verified        bool      `json:"verified"`
+	// OursCost is what one product of spgemm.Mul cost the process: the
+	// medians over the timed runs.
+	OursCost procstat.Cost `json:"ours_cost"`
 }
 
 // summary is the --json object.
@@ -111,7 +116,8 @@ func (r *results) summary() any {
 		o := benchutil.Median(c.ours)
 		cs := caseSummary{Case: c.name, Product: c.product(), Scale: c.scale, N: c.n, NNZA: c.nnzA, LeftRows: c.leftRows,
 			Flops: c.flops, NNZC: c.nnzC, ProductsPerRun: c.inner, GenerateSeconds: c.genSecond, OursSeconds: c.ours, OursMedian: o,
-			OursGFLOPS: gflops(c.flops, o), PeerSeconds: c.peer, UnsortedSeconds: c.unsorted, Goal: c.goal(), Verified: c.verified}
+			OursGFLOPS: gflops(c.flops, o), PeerSeconds: c.peer, UnsortedSeconds: c.unsorted, Goal: c.goal(), Verified: c.verified,
+			OursCost: benchutil.MedianCost(c.oursCost)}
 		if c.peer != nil {
 			p := benchutil.Median(c.peer)
 			gf, ratio := gflops(c.flops, p), o/p

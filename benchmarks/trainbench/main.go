@@ -30,6 +30,7 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
 )
@@ -96,6 +97,16 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 type result struct {
 	blas   string
 	epochs []gnn.EpochStats
+}
+
+// costs returns what each epoch's training cost the process: the sum of
+// its phases (gnn.EpochStats.Costs; evaluation is off).
+func (r result) costs() []procstat.Cost {
+	c := make([]procstat.Cost, len(r.epochs))
+	for i, st := range r.epochs {
+		c[i] = st.Costs.Total()
+	}
+	return c
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -166,8 +177,9 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 	fmt.Fprintf(&b, "Workload: 3-layer GraphSAGE (mean), hidden %d, fanouts %v, batch %d, k = %d minibatches per bulk, "+
 		"dropout 0.5, Adam; %d epochs per BLAS (median; evaluation skipped). Load average at the start: %s.\n\n",
 		c.hidden, c.fanouts, c.batch, c.bulk, c.epochs, load)
-	b.WriteString("| BLAS | epoch (s) | sample | extract | forward | backward | update | SEPS (M) | sampled edges | vs first |\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	b.WriteString(benchutil.CostLegend + "\n")
+	b.WriteString("| BLAS | epoch (s) | sample | extract | forward | backward | update | SEPS (M) | sampled edges | vs first |" + benchutil.CostColumns + "\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + benchutil.CostRule + "\n")
 	var first float64
 	for i, r := range results {
 		med := func(f func(gnn.EpochStats) float64) float64 {
@@ -181,14 +193,14 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 		if i == 0 {
 			first = epoch
 		}
-		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %d | %.2fx |\n", r.blas, epoch,
+		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %d | %.2fx |%s\n", r.blas, epoch,
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.SEPS })/1e6,
-			r.epochs[0].SampledEdges, epoch/first)
+			r.epochs[0].SampledEdges, epoch/first, benchutil.CostCells(benchutil.MedianCost(r.costs())))
 	}
 	b.WriteString("\nPhase columns are seconds per epoch; SEPS divides the sampled edges by the sampling phase's time. " +
 		"\"vs first\" is the epoch time relative to the first row, measured in the same process.\n")

@@ -16,8 +16,8 @@ var errUsage = errors.New("usage error")
 
 // newFlags returns a flag set for a command that prints its usage, with the
 // one-line description: to e.stdout when asked for (--help, exit 0), to
-// e.stderr after a usage error (exit 2). It registers the --json flag every
-// command accepts.
+// e.stderr after a usage error (exit 2). It registers the flags every command
+// accepts: --json, and --profile and --profile-dir (see env.startProfile).
 func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(&flagOutput{stdout: e.stdout, stderr: e.stderr})
@@ -26,6 +26,7 @@ func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool)
 		fs.PrintDefaults()
 	}
 	jsonOut := fs.Bool("json", false, "print the run's figures as one JSON object on the last line of standard output")
+	e.profile.register(fs)
 	return fs, jsonOut
 }
 

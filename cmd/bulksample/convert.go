@@ -24,6 +24,8 @@ type convertSummary struct {
 	Threads      int     `json:"threads"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Version      string  `json:"version"`
+	// Phases is what each phase cost the process: load and save.
+	Phases procstat.Phases `json:"phases"`
 }
 
 func runConvert(ctx context.Context, e *env, args []string) error {
@@ -43,12 +45,17 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	if err := lf.finish(fs); err != nil {
 		return err
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 	in, out := pos[0], pos[1]
 	inFormat, err := dataset.Detect(in)
 	if err != nil {
 		return err
 	}
 	lf.opt.Progress = e.stderr
+	var meter procstat.Meter
+	meter.Begin()
 	start := time.Now()
 	d, err := dataset.LoadContext(ctx, in, &lf.opt)
 	if err != nil {
@@ -56,6 +63,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	}
 	defer d.Close()
 	loaded := time.Now()
+	notePhase(e.stderr, "convert", "load", meter.End("load"))
 	fmt.Fprintf(e.stderr, "writing %s\n", out)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -63,6 +71,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	if err := dataset.Save(out, d); err != nil {
 		return err
 	}
+	notePhase(e.stderr, "convert", "save", meter.End("save"))
 	outFormat, err := dataset.Detect(out)
 	if err != nil {
 		return err
@@ -72,6 +81,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
 		LoadSeconds: loaded.Sub(start).Seconds(), SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
 		Threads: threadsUsed(lf.opt.Threads), Version: version(),
+		Phases: meter.Phases(),
 	}
 	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",
 		in, inFormat, out, outFormat, s.Nodes, s.Edges, s.Features, s.Classes, s.LoadSeconds, s.SaveSeconds)

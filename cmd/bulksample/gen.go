@@ -24,6 +24,8 @@ type genSummary struct {
 	Version      string  `json:"version"`
 	Generated    int64   `json:"generated_edges"`
 	EdgesPerSec  float64 `json:"generated_edges_per_second"`
+	// Phases is what each phase cost the process: generate and save.
+	Phases procstat.Phases `json:"phases"`
 }
 
 const genSynopsis = "rmat|sbm --out PATH [flags]"
@@ -75,9 +77,14 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	case *threads < 0:
 		return usageError(fs, "--threads %d: want >= 0", *threads)
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 	r.Seed, p.Seed = *seed, *seed
 	r.Threads, p.Threads = *threads, *threads
 	s := genSummary{Kind: kind, Out: *out}
+	var meter procstat.Meter
+	meter.Begin()
 	start := time.Now()
 	var d *dataset.Dataset
 	if kind == "rmat" {
@@ -105,6 +112,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		s.Generated = int64(p.AvgDegree * float64(p.Nodes) / 2)
 	}
 	s.GenSeconds = time.Since(start).Seconds()
+	notePhase(e.stderr, "gen", "generate", meter.End("generate"))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -114,6 +122,8 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	s.SaveSeconds = time.Since(saveStart).Seconds()
+	notePhase(e.stderr, "gen", "save", meter.End("save"))
+	s.Phases = meter.Phases()
 	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
 	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
 	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), threadsUsed(*threads), version()

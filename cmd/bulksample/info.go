@@ -101,6 +101,9 @@ type infoSummary struct {
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Version      string  `json:"version"`
 	Verify       string  `json:"verify"` // the checks of a native file: structure, checksums or none
+	// Phases is what each phase cost the process: load, and stats (the
+	// degree statistics, which read every row offset).
+	Phases procstat.Phases `json:"phases"`
 }
 
 func runInfo(ctx context.Context, e *env, args []string) error {
@@ -120,12 +123,17 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 	if err := lf.finish(fs); err != nil {
 		return err
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 	path := pos[0]
 	format, err := dataset.Detect(path)
 	if err != nil {
 		return err
 	}
 	lf.opt.Progress = e.stderr
+	var meter procstat.Meter
+	meter.Begin()
 	start := time.Now()
 	d, err := dataset.LoadContext(ctx, path, &lf.opt)
 	if err != nil {
@@ -139,12 +147,15 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: procstat.PeakRSS(), Verify: lf.opt.Verify.String(),
 		Threads: threadsUsed(lf.opt.Threads), Version: version(),
 	}
+	notePhase(e.stderr, "info", "load", meter.End("load"))
 	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax = degreeStats(d.Adj.Indptr)
 	for _, l := range d.Labels {
 		if l >= 0 {
 			s.Labelled++
 		}
 	}
+	notePhase(e.stderr, "info", "stats", meter.End("stats"))
+	s.Phases = meter.Phases()
 	w := e.stdout
 	fmt.Fprintf(w, "%s (%s): %s\n", path, format, d.Name)
 	fmt.Fprintf(w, "  nodes     %d\n", s.Nodes)

@@ -30,9 +30,12 @@ type command struct {
 	run     func(ctx context.Context, e *env, args []string) error
 }
 
-// env is what a command may touch of the process: its output streams.
+// env is what a command may touch of the process: its output streams, and
+// the profile its --profile flag asks for (profile.go).
 type env struct {
 	stdout, stderr io.Writer
+	profile        profileFlags
+	running        *runningProfile
 }
 
 func commands() []command {
@@ -59,6 +62,7 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 	defer func() {
 		// A panic is a bug in bulksample, never the user's fault: report it as one.
 		if r := recover(); r != nil {
+			_ = e.stopProfile() // keep what the profile has so far
 			fmt.Fprintf(e.stderr, "bulksample: internal error: %v\n%s\nplease report this as a bug\n", r, debug.Stack())
 			code = 1
 		}
@@ -82,6 +86,10 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 			continue
 		}
 		err := c.run(ctx, e, args[1:])
+		if perr := e.stopProfile(); perr != nil {
+			// The command's own error, if any, is the one to report first.
+			err = errors.Join(err, perr)
+		}
 		switch {
 		case err == nil:
 			return 0

@@ -146,6 +146,9 @@ type sampleSummary struct {
 	Digest       string  `json:"digest,omitempty"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Version      string  `json:"version"`
+	// Phases is what each phase cost the process: load, setup (plan and
+	// sampler), sample (the sampler's calls only) and digest.
+	Phases procstat.Phases `json:"phases"`
 }
 
 func runSample(ctx context.Context, e *env, args []string) error {
@@ -156,6 +159,11 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if c.dist.distributed() {
 		return runSampleDist(ctx, e, c)
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
+	var meter procstat.Meter
+	meter.Begin()
 	t0 := time.Now()
 	d, err := dataset.LoadContext(ctx, c.graph, &dataset.LoadOptions{Threads: c.nw.Threads, Progress: e.stderr})
 	if err != nil {
@@ -165,6 +173,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if d.NumNodes() == 0 || d.Adj.NNZ() == 0 {
 		return fmt.Errorf("%s: empty graph (%d vertices, %d edges): nothing to sample", c.graph, d.NumNodes(), d.Adj.NNZ())
 	}
+	notePhase(e.stderr, "sample", "load", meter.End("load"))
 	vertices := d.Train
 	if len(vertices) == 0 {
 		vertices = make([]int32, d.NumNodes())
@@ -212,9 +221,12 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	for _, mb := range ep.Minibatches {
 		sum.Seeds += len(mb)
 	}
+	meter.End("setup")
+	sum.Phases = meter.Phases()
 	if err := sampleEpoch(ctx, e.stderr, s, ep, c.digest, &sum); err != nil {
 		return err
 	}
+	notePhase(e.stderr, "sample", "sample", sum.Phases.Get("sample"))
 	fmt.Fprintf(e.stdout, "%s sampler: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges in %.3fs: %.2fM SEPS\n",
 		name, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
 	if c.digest {
@@ -241,8 +253,11 @@ func firstSeeds(mbs [][]int32, n int) [][]int32 {
 }
 
 // sampleEpoch samples every bulk of ep, timing only the sampler (not the
-// digest), with a progress line on stderr every few seconds.
+// digest), with a progress line on stderr every few seconds. It adds what
+// the sampler's calls cost to sum.Phases as phase "sample", and the digest's
+// as "digest".
 func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, digest bool, sum *sampleSummary) error {
+	var m procstat.Meter
 	var dg *sampling.Digest
 	if digest {
 		dg = sampling.NewDigest()
@@ -251,20 +266,27 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 	lastReport := time.Now()
 	for i := range ep.NumBulks() {
 		first, seeds := ep.Bulk(i)
+		m.Begin()
 		start := time.Now()
 		b, err := s.SampleBulk(ctx, ep.Epoch, first, seeds)
 		if err != nil {
 			return fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first, first+len(seeds)-1, err)
 		}
 		busy += time.Since(start)
+		m.End("sample")
 		sum.SampledEdges += b.SampledEdges()
 		if dg != nil {
 			dg.AddBulk(b)
+			m.End("digest")
 		}
 		if time.Since(lastReport) > 2*time.Second {
 			lastReport = time.Now()
-			fmt.Fprintf(stderr, "sample: %d/%d bulks, %d sampled edges, %.2fM SEPS\n",
+			line := fmt.Sprintf("sample: %d/%d bulks, %d sampled edges, %.2fM SEPS",
 				i+1, ep.NumBulks(), sum.SampledEdges, float64(sum.SampledEdges)/busy.Seconds()/1e6)
+			if n := m.Phase("sample").Note(); n != "" {
+				line += "; " + n
+			}
+			fmt.Fprintln(stderr, line)
 		}
 	}
 	sum.Seconds = busy.Seconds()
@@ -273,6 +295,9 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 	}
 	if dg != nil {
 		sum.Digest = dg.Sum()
+	}
+	for _, pc := range m.Phases() {
+		sum.Phases.Add(pc.Name, pc.Cost)
 	}
 	return nil
 }

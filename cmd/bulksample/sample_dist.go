@@ -78,7 +78,7 @@ type distSummary struct {
 	Replication int                  `json:"replication"`
 	Fetch       string               `json:"fetch"`
 	BlockOnly   bool                 `json:"block_only"` // each rank read only its block of rows (native or scipy .npz)
-	Phases      map[string]phaseJSON `json:"phases"`
+	Traffic     map[string]phaseJSON `json:"traffic"`    // bytes and messages per communication phase
 	PeakRSSMax  int64                `json:"peak_rss_max"`
 }
 
@@ -88,6 +88,10 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 		if err != nil {
 			return err // dist.ErrNoMPI in a build without MPI: never run as a lone rank
 		}
+		if err := e.startProfile(world.Rank(), world.Size()); err != nil {
+			world.Close()
+			return err
+		}
 		if err := sampleRank(ctx, e, c, world); err != nil {
 			dist.Fail(e.stderr, world, err) // MPI_Abort: ends every rank
 		}
@@ -95,6 +99,9 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 	}
 	world, err := dist.NewInProcWorld(c.dist.inproc, dist.Options{})
 	if err != nil {
+		return err
+	}
+	if err := e.startProfile(0, 1); err != nil { // one process: one profile of every goroutine rank
 		return err
 	}
 	errs := make([]error, len(world))
@@ -259,9 +266,9 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	if sum.Seconds > 0 {
 		sum.SEPS = float64(sum.SampledEdges) / sum.Seconds
 	}
-	sum.Phases = make(map[string]phaseJSON)
+	sum.Traffic = make(map[string]phaseJSON)
 	for ph := range dist.NumPhases {
-		sum.Phases[ph.String()] = phaseJSON{tot.Bytes[ph], tot.Messages[ph], most.Bytes[ph], most.Messages[ph]}
+		sum.Traffic[ph.String()] = phaseJSON{tot.Bytes[ph], tot.Messages[ph], most.Bytes[ph], most.Messages[ph]}
 	}
 	if grid.Rank() != 0 {
 		return nil

@@ -75,7 +75,7 @@ func TestSampleInProcRanksDigest(t *testing.T) {
 		if replicated := tc.extra[0] == "--replicate-graph"; s.BlockOnly == replicated {
 			t.Errorf("p=%d c=%d %v: block_only %v (a native file is read by row block unless replicated)", tc.p, tc.c, tc.extra, s.BlockOnly)
 		}
-		sample := s.Phases["sample"]
+		sample := s.Traffic["sample"]
 		if replicated := tc.extra[0] == "--replicate-graph"; replicated != (sample.BytesSent == 0) || sample.BytesSentMax > sample.BytesSent {
 			t.Errorf("p=%d c=%d %v: sample phase %+v", tc.p, tc.c, tc.extra, sample)
 		}
@@ -189,8 +189,8 @@ func TestSampleMPI(t *testing.T) {
 		if got := digestOf(t, out); got != want {
 			t.Errorf("mpirun -np %d --replication %d --fetch %s: digest %s; want %s", tc.np, tc.c, tc.fetch, got, want)
 		}
-		if s := lastJSON[distSummary](t, out); s.Ranks != tc.np || s.Phases["sample"].BytesSent == 0 {
-			t.Errorf("mpirun -np %d: JSON ranks %d, sample bytes %d", tc.np, s.Ranks, s.Phases["sample"].BytesSent)
+		if s := lastJSON[distSummary](t, out); s.Ranks != tc.np || s.Traffic["sample"].BytesSent == 0 {
+			t.Errorf("mpirun -np %d: JSON ranks %d, sample bytes %d", tc.np, s.Ranks, s.Traffic["sample"].BytesSent)
 		}
 	}
 	// LADIES on 4 MPI ranks, c = 2.

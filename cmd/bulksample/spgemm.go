@@ -30,12 +30,19 @@ type spgemmSummary struct {
 	// Flops is the number of multiply-adds of one product (spgemm.RowFlops).
 	Flops        int64   `json:"flops"`
 	Products     int     `json:"products"` // products computed: --reps
+	Reuse        bool    `json:"reuse"`    // --reuse: every product into the same C
 	Seconds      float64 `json:"seconds"`  // best of the reps
 	MedianSecs   float64 `json:"seconds_median"`
 	GFlops       float64 `json:"gflops"` // 2·flops / seconds / 1e9
 	LoadSeconds  float64 `json:"load_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Version      string  `json:"version"`
+	// Phases is what each phase cost the process: load, setup (the
+	// selection and the flop count) and multiply (all products).
+	Phases procstat.Phases `json:"phases"`
+	// ProductCosts is what each product cost, in order: the first pays for
+	// fresh output pages that later ones may find recycled.
+	ProductCosts []procstat.Cost `json:"product_costs"`
 }
 
 func runSpGEMM(ctx context.Context, e *env, args []string) error {
@@ -43,14 +50,15 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		"Multiplies sparse matrices read from files (any format dataset.Load reads, e.g. a scipy\n"+
 			"CSR .npz): C = A·B (B defaults to A), or C = Q·A with --select-rows, where Q selects N\n"+
 			"distinct random rows of A (the sampling shape). Each of --reps products is timed,\n"+
-			"allocation of C included; the best and median times are reported. Matrices are taken\n"+
-			"as stored (no reverse edges added).")
+			"allocation of C included (with --reuse, C's arrays are allocated once and reused); the\n"+
+			"best and median times are reported, and what each product cost the process (page faults,\n"+
+			"allocation, GC). Matrices are taken as stored (no reverse edges added).")
 	var (
 		aPath, bPath, accum string
 		selectRows, reps    int
 		threads             int
 		seed                uint64
-		structure           bool
+		structure, reuse    bool
 	)
 	fs.StringVar(&aPath, "a", "", "path of A (required)")
 	fs.StringVar(&bPath, "b", "", "path of B; default A")
@@ -60,6 +68,9 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	fs.Uint64Var(&seed, "seed", 0, "seed of the row selection")
 	fs.StringVar(&accum, "accumulator", "auto", "row accumulator: auto, dense or hash")
 	fs.BoolVar(&structure, "structure-only", false, "compute the pattern of C only (values 1)")
+	fs.BoolVar(&reuse, "reuse", false, "compute every product into the same C, reusing its arrays: the steady state of a caller\n"+
+		"that keeps its buffers (no allocation, no fresh pages after the first product); default a fresh C\n"+
+		"per product, as a one-shot caller sees")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -81,7 +92,12 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	if opt.Accumulator = accumulatorByName(accum); opt.Accumulator < 0 {
 		return usageError(fs, "--accumulator %q: want auto, dense or hash", accum)
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
 
+	var meter procstat.Meter
+	meter.Begin()
 	start := time.Now()
 	da, err := loadMatrix(ctx, e, aPath, threads)
 	if err != nil {
@@ -98,7 +114,8 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		b = db.Adj
 	}
 	s := spgemmSummary{A: aPath, B: bPath, SelectRows: selectRows, Method: opt.Accumulator.String(),
-		Threads: threads, Products: reps, LoadSeconds: time.Since(start).Seconds()}
+		Threads: threads, Products: reps, Reuse: reuse, LoadSeconds: time.Since(start).Seconds()}
+	notePhase(e.stderr, "spgemm", "load", meter.End("load"))
 	if bPath == "" {
 		s.B = aPath
 	}
@@ -123,17 +140,31 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	s.ARows, s.ACols, s.ANNZ = a.Rows, a.Cols, a.NNZ()
 	s.BRows, s.BCols, s.BNNZ = b.Rows, b.Cols, b.NNZ()
 	s.Flops = spgemm.RowFlops(a, b, threads)[a.Rows]
+	meter.End("setup")
 
 	times := make([]float64, 0, reps)
+	var dst spgemm.CSR // --reuse: the destination of every product
 	for r := range reps {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		meter.Begin()
 		t0 := time.Now()
-		c := spgemm.Mul(a, b, opt)
+		var c *spgemm.CSR
+		if reuse {
+			c = dst.Mul(a, b, opt)
+		} else {
+			c = spgemm.Mul(a, b, opt)
+		}
 		times = append(times, time.Since(t0).Seconds())
+		cost := meter.End("multiply")
+		s.ProductCosts = append(s.ProductCosts, cost)
 		s.NNZOut = c.NNZ()
-		fmt.Fprintf(e.stderr, "spgemm: product %d/%d: %.4f s\n", r+1, reps, times[r])
+		line := fmt.Sprintf("spgemm: product %d/%d: %.4f s", r+1, reps, times[r])
+		if n := cost.Note(); n != "" {
+			line += ": " + n
+		}
+		fmt.Fprintln(e.stderr, line)
 	}
 	slices.Sort(times)
 	s.Seconds, s.MedianSecs = times[0], times[len(times)/2]
@@ -141,6 +172,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
 	}
 	s.PeakRSSBytes, s.Version = procstat.PeakRSS(), version()
+	s.Phases = meter.Phases()
 
 	w := e.stdout
 	what := "A·B"

@@ -209,6 +209,10 @@ type trainSummary struct {
 	// Epochs holds one record per epoch, those loaded from a checkpoint
 	// included, in order.
 	Epochs []epochRecord `json:"epochs"`
+	// Costs is what each phase cost the process over the whole run: load,
+	// then each training phase summed over the epochs trained in this run
+	// (gnn.EpochStats.Costs).
+	Costs gnn.PhaseCosts `json:"phases"`
 }
 
 // epochRecord is one epoch of trainSummary.Epochs. Times are seconds.
@@ -225,6 +229,10 @@ type epochRecord struct {
 	// Seconds is the epoch's training time, without evaluation (Phases.Eval).
 	Seconds float64      `json:"seconds"`
 	Phases  phaseSeconds `json:"phase_seconds"`
+	// Costs is what each phase of the epoch cost the process
+	// (gnn.EpochStats.Costs): wall and CPU time, page faults, heap
+	// allocation, GC, peak resident memory.
+	Costs gnn.PhaseCosts `json:"phases"`
 	// Resumed marks an epoch loaded from the checkpoint, not trained by
 	// this run.
 	Resumed bool `json:"resumed,omitempty"`
@@ -290,12 +298,19 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
+	var meter procstat.Meter
+	meter.Begin()
 	t0 := time.Now()
 	ds, err := loadTrainData(ctx, e, c)
 	if err != nil {
 		return err
 	}
 	loadSec := time.Since(t0).Seconds()
+	loadCost := meter.End("load")
+	notePhase(e.stderr, "train", "load", loadCost)
 	if err := checkTrainData(c, ds); err != nil {
 		return err
 	}
@@ -342,6 +357,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	res, err := tr.Run(ctx, func(st gnn.EpochStats) {
 		bar.done()
 		printEpoch(e.stdout, c.opt.Epochs, st, c.opt.Arch != gnn.Linear)
+		for _, p := range st.Costs {
+			notePhase(e.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, c.opt.Epochs), p.Name, p.Cost)
+		}
 	})
 	bar.done()
 	if res != nil {
@@ -351,6 +369,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	sum := summarize(c, ds, res, loadSec)
+	sum.Costs.Add("load", loadCost)
+	for _, st := range res.Epochs[min(res.ResumedFrom, len(res.Epochs)):] {
+		for _, p := range st.Costs {
+			sum.Costs.Add(p.Name, p.Cost)
+		}
+	}
 	sum.NormFeatures = normalized
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 	sum.Preset = c.preset
@@ -698,7 +722,7 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 	for i, st := range res.Epochs {
 		sum.Epochs[i] = epochRecord{Epoch: st.Epoch + 1, Loss: st.Loss, TrainAcc: st.TrainAcc, ValAcc: st.ValAcc, TestAcc: st.TestAcc,
 			Minibatches: st.Minibatches, SampledEdges: st.SampledEdges, SEPS: st.SEPS, Seconds: st.Seconds,
-			Phases: phasesOf(st.Phases), Resumed: i < res.ResumedFrom}
+			Phases: phasesOf(st.Phases), Costs: st.Costs, Resumed: i < res.ResumedFrom}
 	}
 	if c.opt.Arch == gnn.Linear {
 		// Softmax regression on the seeds' own features: no graph layer,

@@ -1,6 +1,3 @@
-// Package procstat reads figures about the running process from the
-// operating system: the peak resident set size that the CLI's --json
-// summaries and the benchmark programs report.
 package procstat
 
 import (

@@ -1,8 +1,10 @@
 // Package benchutil holds what the benchmark programs under benchmarks/ share:
 // the process entry point and usage-error handling of their command lines,
 // integer-list flags, medians, a description of the machine, CPU time and
-// load average, and writing the markdown report and the --json summary.
-// (Peak resident memory is internal/procstat's, shared with the CLI.)
+// load average, and writing the markdown report and the --json summary, with
+// the per-repetition costs (page faults, heap allocation, GC, peak RSS) that
+// every report shows next to its rows: CostColumns, MedianCost, CostCells.
+// (Measuring them is internal/procstat's, shared with the CLI.)
 package benchutil
 
 import (
@@ -22,6 +24,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/bulksample/bulksample/internal/procstat"
 )
 
 // Main runs a benchmark program: run gets the command-line arguments, a
@@ -226,4 +230,66 @@ func writeFile(path, text string, appendTo bool) error {
 		return err
 	}
 	return f.Close()
+}
+
+// CostColumns is the header of the columns that CostCells fills: the costs
+// that hide inside a timed repetition (procstat.Cost), reported next to every
+// benchmark row so that a figure that moves can be explained. The cells are
+// the medians over a row's repetitions (peak RSS: the largest).
+const CostColumns = " CPU s | minor faults | kernel s | alloc MiB | GC cycles | GC CPU s | GC pause ms | peak RSS MiB |"
+
+// CostRule is the markdown alignment row of CostColumns.
+const CostRule = "--:|--:|--:|--:|--:|--:|--:|--:|"
+
+// CostLegend is a paragraph explaining CostColumns, for the reports.
+const CostLegend = "The cost columns say what one timed repetition cost the process (internal/procstat): " +
+	"CPU time of all threads, minor page faults (first touches of fresh memory: 11-22 µs each on the " +
+	"shared VMs, shared/design/PERF-NOTES.md) and the kernel time they mostly account for, bytes allocated " +
+	"on the Go heap, GC cycles, the runtime's estimate of GC CPU time, GC pauses, and the peak resident " +
+	"set at its end. Where a row has several repetitions, each is their median (peak RSS: the largest).\n"
+
+// MedianCost returns the per-field median of the costs (the mean of the
+// middle two for an even count) and the largest peak RSS, or the zero Cost
+// for none.
+func MedianCost(costs []procstat.Cost) procstat.Cost {
+	if len(costs) == 0 {
+		return procstat.Cost{}
+	}
+	med := func(f func(procstat.Cost) float64) float64 {
+		x := make([]float64, len(costs))
+		for i, c := range costs {
+			x[i] = f(c)
+		}
+		return Median(x)
+	}
+	m := procstat.Cost{
+		Seconds:        med(func(c procstat.Cost) float64 { return c.Seconds }),
+		CPUSeconds:     med(func(c procstat.Cost) float64 { return c.CPUSeconds }),
+		SysSeconds:     med(func(c procstat.Cost) float64 { return c.SysSeconds }),
+		MinorFaults:    int64(math.Round(med(func(c procstat.Cost) float64 { return float64(c.MinorFaults) }))),
+		MajorFaults:    int64(math.Round(med(func(c procstat.Cost) float64 { return float64(c.MajorFaults) }))),
+		AllocBytes:     int64(math.Round(med(func(c procstat.Cost) float64 { return float64(c.AllocBytes) }))),
+		GCCycles:       int64(math.Round(med(func(c procstat.Cost) float64 { return float64(c.GCCycles) }))),
+		GCPauseSeconds: med(func(c procstat.Cost) float64 { return c.GCPauseSeconds }),
+		GCCPUSeconds:   med(func(c procstat.Cost) float64 { return c.GCCPUSeconds }),
+		PeakRSSBytes:   -1,
+	}
+	for _, c := range costs {
+		m.PeakRSSBytes = max(m.PeakRSSBytes, c.PeakRSSBytes)
+	}
+	return m
+}
+
+// CostCells returns the cells of CostColumns for c, each followed by "|".
+func CostCells(c procstat.Cost) string {
+	rss := "-"
+	if c.PeakRSSBytes >= 0 {
+		rss = strconv.FormatInt(c.PeakRSSBytes>>20, 10)
+	}
+	faults := strconv.FormatInt(c.MinorFaults, 10)
+	if c.MajorFaults > 0 {
+		faults += fmt.Sprintf(" (+%d major)", c.MajorFaults)
+	}
+	return fmt.Sprintf(" %.3g | %s | %.3g | %.1f | %d | %.3g | %.2f | %s |", c.CPUSeconds, faults, c.SysSeconds,
+		float64(c.AllocBytes)/(1<<20), c.GCCycles, c.GCCPUSeconds, c.GCPauseSeconds*1e3, rss)
 }

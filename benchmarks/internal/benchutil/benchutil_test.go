@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/procstat"
 )
 
 func TestMedian(t *testing.T) {
@@ -126,5 +128,31 @@ func TestMachine(t *testing.T) {
 		if avg, ok := LoadAverages(); !ok || avg[0] == "" || avg[2] == "" {
 			t.Errorf("LoadAverages() = %q, %v", avg, ok)
 		}
+	}
+}
+
+func TestMedianCostAndCells(t *testing.T) {
+	costs := []procstat.Cost{
+		{CPUSeconds: 1, MinorFaults: 10, AllocBytes: 3 << 20, GCCycles: 1, PeakRSSBytes: 5 << 20},
+		{CPUSeconds: 3, MinorFaults: 30, AllocBytes: 1 << 20, GCCycles: 0, PeakRSSBytes: 9 << 20},
+		{CPUSeconds: 2, MinorFaults: 20, AllocBytes: 2 << 20, GCCycles: 2, MajorFaults: 1, PeakRSSBytes: 7 << 20},
+	}
+	m := MedianCost(costs)
+	want := procstat.Cost{CPUSeconds: 2, MinorFaults: 20, AllocBytes: 2 << 20, GCCycles: 1, PeakRSSBytes: 9 << 20}
+	if m != want {
+		t.Errorf("MedianCost = %+v; want %+v", m, want)
+	}
+	if got := MedianCost(nil); got != (procstat.Cost{}) {
+		t.Errorf("MedianCost(nil) = %+v", got)
+	}
+	cells := CostCells(m)
+	if strings.Count(cells, "|") != strings.Count(CostColumns, "|") || strings.Count(CostRule, "|") != strings.Count(CostColumns, "|") {
+		t.Errorf("cells %q, rule %q and header %q disagree on the number of columns", cells, CostRule, CostColumns)
+	}
+	if !strings.Contains(cells, " 20 |") || !strings.Contains(cells, " 2.0 |") || !strings.HasSuffix(cells, " 9 |") {
+		t.Errorf("CostCells = %q", cells)
+	}
+	if c := CostCells(procstat.Cost{MinorFaults: 4, MajorFaults: 2, PeakRSSBytes: -1}); !strings.Contains(c, "4 (+2 major)") || !strings.HasSuffix(c, " - |") {
+		t.Errorf("CostCells with major faults and no RSS = %q", c)
 	}
 }
