@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -99,16 +100,18 @@ func FuzzReadOGBCSV(f *testing.F) {
 	for _, s := range fuzzSeeds(f)["FuzzReadOGBCSV"] {
 		f.Add(s)
 	}
+	dir := f.TempDir() // one folder per process, rewritten by every input
+	raw := filepath.Join(dir, "raw")
 	f.Fuzz(func(t *testing.T, b []byte) {
 		parts := bytes.SplitN(b, []byte("\n===\n"), 4)
 		for len(parts) < 4 {
 			parts = append(parts, nil)
 		}
-		dir := t.TempDir()
-		raw := filepath.Join(dir, "raw")
 		for i, name := range []string{"num-node-list.csv.gz", "num-edge-list.csv.gz", "edge.csv.gz", "node-label.csv.gz"} {
 			if i < 3 || len(parts[i]) > 0 {
 				gzWrite(t, filepath.Join(raw, name), string(parts[i]))
+			} else {
+				os.Remove(filepath.Join(raw, name))
 			}
 		}
 		for _, sym := range []Symmetry{SymmetryDefault, AsStored} {
@@ -124,14 +127,9 @@ func FuzzReadOGBBinary(f *testing.F) {
 	for _, s := range fuzzSeeds(f)["FuzzReadOGBBinary"] {
 		f.Add(s)
 	}
+	dir := f.TempDir() // one folder per process, rewritten by every input
 	f.Fuzz(func(t *testing.T, b []byte) {
-		dir := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(dir, "raw"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "raw", "data.npz"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, "raw", "data.npz"), b)
 		d, _, err := loadOGB(context.Background(), dir, &LoadOptions{Threads: 2}, 3)
 		checkAccepted(t, d, err)
 	})
@@ -173,7 +171,7 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 	npy := func(descr string, shape []int64, data []byte) []byte {
 		return append(npyHeaderBytes(descr, shape), data...)
 	}
-	return map[string][][]byte{
+	seeds := map[string][][]byte{
 		"FuzzReadNPY": {
 			npy("<f4", []int64{3}, le[float32](1, 2, 3)),
 			npy(">i8", []int64{2, 1}, be[int64](5, 6)),
@@ -210,6 +208,8 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 			[]byte("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 7\n"),
 		},
 	}
+	maps.Copy(seeds, contentSeeds(t, seeds))
+	return seeds
 }
 
 // TestFuzzSeedCorpus checks that the committed seed corpora hold the seeds
