@@ -698,7 +698,7 @@ func TestSaveFailureLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.bsn")
 	boom := errors.New("boom")
-	err := writeFileAtomic(p, func(w io.Writer) error {
+	err := writeFileAtomic(context.Background(), p, func(w io.Writer) error {
 		w.Write([]byte("partial"))
 		return boom
 	})
