@@ -32,8 +32,10 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/json"
+	"fmt"
 	"hash/crc32"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -299,6 +301,14 @@ func FuzzNativeContents(f *testing.F) {
 			d, err := decodeNative("f.bsn", b, level, 2, nil)
 			checkRoundTrip(t, d, err)
 		}
+		// A buffer that is not 8-byte aligned makes the arrays copies, not
+		// views: the same dataset either way.
+		odd := append(make([]byte, 1, len(b)+1), b...)[1:]
+		d, err := decodeNative("f.bsn", b, VerifyStructure, 1, nil)
+		d2, err2 := decodeNative("f.bsn", odd, VerifyStructure, 1, nil)
+		if (err == nil) != (err2 == nil) || err == nil && !sameDataset(d, d2) {
+			t.Fatalf("aligned and misaligned buffers differ: %v, %v", err, err2)
+		}
 		// VerifyNone trusts the arrays, but never the header or the bounds.
 		_, _ = decodeNative("f.bsn", b, VerifyNone, 1, nil)
 	})
@@ -353,6 +363,80 @@ func writeFile(t testing.TB, path string, b []byte) {
 	}
 }
 
+// FuzzLoadContents goes through the public entry point, LoadContext, on a
+// file written from the recipe: byte 0 picks the format (0: npz recipe, 1:
+// native recipe, 2: edge list text, 3: Matrix Market text), byte 1 the
+// options (bits 0-1: Symmetry, bits 2-3: Verify, bit 4: a random split).
+func FuzzLoadContents(f *testing.F) {
+	for _, s := range fuzzSeeds(f)["FuzzLoadContents"] {
+		f.Add(s)
+	}
+	dir := f.TempDir() // one folder per process, rewritten by every input
+	f.Fuzz(func(t *testing.T, r []byte) {
+		if len(r) < 2 {
+			return
+		}
+		var name string
+		var b []byte
+		switch r[0] % 4 {
+		case 0:
+			name, b = "g.npz", npzFromRecipe(r[2:])
+		case 1:
+			name, b = "g.bsn", nativeFromRecipe(r[2:])
+		case 2:
+			name, b = "g.txt", r[2:]
+		case 3:
+			name, b = "g.mtx", r[2:]
+		}
+		p := filepath.Join(dir, name)
+		writeFile(t, p, b)
+		o := &LoadOptions{Symmetry: Symmetry(r[1] % 3), Verify: VerifyLevel(r[1] >> 2 % 4), Threads: 2}
+		if r[1]&16 != 0 {
+			o.Split = "random:0.5,0.25,0.25"
+		}
+		d, err := LoadContext(context.Background(), p, o)
+		if err == nil && o.Verify != VerifyNone {
+			checkRoundTrip(t, d, err)
+		}
+		if err == nil {
+			d.Close()
+		}
+		os.Remove(p)
+	})
+}
+
+// moreNPZSeeds are .npz files of the layouts and options the container
+// seeds lack: a gnn-benchmark file with dense features, one-hot sparse
+// labels and a split; scipy COO and CSC files; unsorted rows with a
+// duplicate.
+func moreNPZSeeds(t testing.TB) [][]byte {
+	i4 := func(name string, v ...int32) npzMember {
+		return npzMember{name: name, descr: "<i4", shape: []int64{int64(len(v))}, data: le(v...)}
+	}
+	f4 := func(name string, v ...float32) npzMember {
+		return npzMember{name: name, descr: "<f4", shape: []int64{int64(len(v))}, data: le(v...)}
+	}
+	shape := func(name string, r, c int64) npzMember {
+		return npzMember{name: name, descr: "<i8", shape: []int64{2}, data: le(r, c)}
+	}
+	format := func(f string) npzMember {
+		return npzMember{name: "format", descr: fmt.Sprintf("<U%d", len(f)), data: unicode0d(f)}
+	}
+	return [][]byte{
+		buildNPZ(t, []npzMember{
+			i4("adj_indptr", 0, 1, 1, 2), i4("adj_indices", 1, 0), f4("adj_data", 1, 1), shape("adj_shape", 3, 3),
+			{name: "attr_matrix", descr: "<f8", shape: []int64{3, 2}, data: le[float64](1, 2, 3, 4, 5, 6)},
+			i4("labels_indptr", 0, 1, 2, 2), i4("labels_indices", 2, 0), f4("labels_data", 1, 1), shape("labels_shape", 3, 4),
+			{name: "idx_train", descr: "<i8", shape: []int64{2}, data: le[int64](2, 0)},
+			i4("idx_val", 1), i4("idx_test", 2),
+		}),
+		buildNPZ(t, []npzMember{i4("row", 2, 0, 2), i4("col", 0, 1, 2), f4("data", 1, 2, 3), shape("shape", 3, 3), format("coo")}),
+		buildNPZ(t, []npzMember{i4("indptr", 0, 1, 2, 3), i4("indices", 2, 0, 2), f4("data", 1, 2, 3), shape("shape", 3, 3), format("csc")}),
+		buildNPZ(t, []npzMember{i4("indptr", 0, 3, 3, 4), i4("indices", 2, 0, 2, 1), f4("data", 1, 2, 3, 4), shape("shape", 3, 3), format("csr"),
+			{name: "labels", descr: "<f4", shape: []int64{3, 1}, data: le[float32](0, 1, float32(math.NaN()))}}),
+	}
+}
+
 // contentSeeds returns the seeds of the structure-aware targets, made from
 // the container-level seeds.
 func contentSeeds(t testing.TB, container map[string][][]byte) map[string][][]byte {
@@ -369,6 +453,9 @@ func contentSeeds(t testing.TB, container map[string][][]byte) map[string][][]by
 	for _, b := range container["FuzzReadNPZ"] {
 		seeds["FuzzNPZContents"] = append(seeds["FuzzNPZContents"], npzRecipe(t, b))
 	}
+	for _, b := range moreNPZSeeds(t) {
+		seeds["FuzzNPZContents"] = append(seeds["FuzzNPZContents"], npzRecipe(t, b))
+	}
 	weighted := smallDataset()
 	weighted.Adj.Data = []float32{0.5, 0.5, 2, 2, 1e-3, 1e-3}
 	weighted.Weighted = true
@@ -383,6 +470,19 @@ func contentSeeds(t testing.TB, container map[string][][]byte) map[string][][]by
 	}))
 	ogb = append(ogb, bytes.Join([][]byte{ogb[0], labels, []byte("0\n1\n===\n2\n===\n3\n")}, []byte(fileSep)))
 	seeds["FuzzOGBBinaryContents"] = ogb
+	load := [][]byte{
+		append([]byte{1, 0}, seeds["FuzzNativeContents"][0]...),
+		append([]byte{1, 8}, seeds["FuzzNativeContents"][1]...),
+		append([]byte{0, 16 | 2}, seeds["FuzzNPZContents"][0]...),
+		append([]byte{0, 1}, seeds["FuzzNPZContents"][2]...),
+	}
+	for _, b := range container["FuzzReadEdgeList"] {
+		load = append(load, append([]byte{2, 16}, b...))
+	}
+	for _, b := range container["FuzzReadMatrixMarket"] {
+		load = append(load, append([]byte{3, 1}, b...))
+	}
+	seeds["FuzzLoadContents"] = load
 	return seeds
 }
 

@@ -92,8 +92,8 @@ func FuzzReadMatrixMarket(f *testing.F) {
 }
 
 // FuzzReadOGBCSV feeds an OGB CSV folder to the streaming loader. The input
-// holds the texts of num-node-list, num-edge-list, edge.csv and
-// node-label.csv, separated by lines "===" (missing sections are empty);
+// holds the texts of num-node-list, num-edge-list, edge.csv, node-label.csv
+// and node-feat.csv, separated by lines "===" (missing sections are empty);
 // they are gzipped into a temporary folder and loaded with chunks of 3
 // edges, so that every input crosses chunk boundaries.
 func FuzzReadOGBCSV(f *testing.F) {
@@ -103,11 +103,11 @@ func FuzzReadOGBCSV(f *testing.F) {
 	dir := f.TempDir() // one folder per process, rewritten by every input
 	raw := filepath.Join(dir, "raw")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		parts := bytes.SplitN(b, []byte("\n===\n"), 4)
-		for len(parts) < 4 {
+		parts := bytes.SplitN(b, []byte("\n===\n"), 5)
+		for len(parts) < 5 {
 			parts = append(parts, nil)
 		}
-		for i, name := range []string{"num-node-list.csv.gz", "num-edge-list.csv.gz", "edge.csv.gz", "node-label.csv.gz"} {
+		for i, name := range []string{"num-node-list.csv.gz", "num-edge-list.csv.gz", "edge.csv.gz", "node-label.csv.gz", "node-feat.csv.gz"} {
 			if i < 3 || len(parts[i]) > 0 {
 				gzWrite(t, filepath.Join(raw, name), string(parts[i]))
 			} else {
@@ -190,6 +190,7 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 			[]byte("4\n===\n5\n===\n0,1\n1,2\n3,2\n2,2\n0,1\n===\n0\n1\nnan\n1\n"),
 			[]byte("3\n===\n2\n===\n# c\n0 1\n\n2,0\n"),
 			[]byte("1\n===\n0\n===\n"),
+			[]byte("3\n===\n2\n===\n0,1\n1,2\n===\n0\n1\n2\n===\n0.5,1\n-2,3e-1\n0,0\n"),
 		},
 		"FuzzReadOGBBinary": {
 			buildNPZ(t, []npzMember{
