@@ -474,9 +474,10 @@ func (p *epochProgress) done() {
 
 func printEpoch(w io.Writer, epochs int, st gnn.EpochStats) {
 	ph := st.Phases
-	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s | %.3gM SEPS\n",
+	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s | %.3gM SEPS | RSS %.1f MB, heap %.1f MB\n",
 		st.Epoch+1, epochs, st.Loss, st.TrainAcc, st.ValAcc, st.TestAcc, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(),
-		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), st.SEPS/1e6)
+		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), st.SEPS/1e6,
+		float64(st.RSSBytes)/1e6, float64(st.HeapBytes)/1e6)
 }
 
 // summarize returns the JSON summary of a run: per-epoch figures are medians

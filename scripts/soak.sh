@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The memory soak of `make bench`: trains on the synthetic dataset for 50
+# epochs (`bulksample train --data synthetic`, everything else default) and
+# reads the resident set size and the Go heap that every epoch's progress
+# line reports. Memory that grows epoch after epoch (PyG #3198) shows as
+# RSS at epoch 50 above RSS at epoch 5 (after the first epochs' warm-up):
+# the soak fails when it is more than 5% above.
+# usage: scripts/soak.sh BULKSAMPLE-BINARY [OUT.md] [EPOCHS]
+set -euo pipefail
+bin=$1
+out=${2:-benchmarks/results/soak.md}
+epochs=${3:-50}
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+start=$(date +%s)
+"$bin" train --data synthetic --epochs "$epochs" >"$log"
+secs=$(($(date +%s) - start))
+# "epoch 7/50: ... | RSS 224.0 MB, heap 116.7 MB"
+curve=$(sed -n 's|^epoch \([0-9]*\)/[0-9]*:.*| RSS \([0-9.]*\) MB, heap \([0-9.]*\) MB$|\1 \2 \3|p' "$log")
+n=$(echo "$curve" | wc -l)
+if [ "$n" -ne "$epochs" ]; then
+  echo "soak: $n epoch lines with memory figures in the output, want $epochs:" >&2
+  cat "$log" >&2
+  exit 1
+fi
+rss5=$(echo "$curve" | awk '$1 == 5 { print $2 }')
+rssN=$(echo "$curve" | awk -v e="$epochs" '$1 == e { print $2 }')
+growth=$(awk -v a="$rss5" -v b="$rssN" 'BEGIN { printf "%+.1f", 100 * (b - a) / a }')
+verdict=$(awk -v g="$growth" 'BEGIN { print (g <= 5) ? "flat (within 5%)" : "GROWS (more than 5%)" }')
+{
+  echo "## Memory over $epochs epochs of \`bulksample train --data synthetic\`"
+  echo
+  echo "$(date -u +%Y-%m-%d), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg) at the end; $secs s in all."
+  echo "Resident set size (/proc/self/statm) and Go heap (HeapAlloc) at the end of each epoch, after its evaluation."
+  echo
+  echo "RSS at epoch $epochs vs epoch 5: $rssN MB vs $rss5 MB, $growth%: **$verdict**."
+  echo "Peak over the run: RSS $(echo "$curve" | sort -k2 -n | tail -1 | cut -d' ' -f2) MB, heap $(echo "$curve" | sort -k3 -n | tail -1 | cut -d' ' -f3) MB."
+  echo
+  echo "| epoch | RSS MB | heap MB |"
+  echo "|---:|---:|---:|"
+  echo "$curve" | awk '{ printf "| %d | %s | %s |\n", $1, $2, $3 }'
+} >"$out"
+cat "$out"
+case $verdict in flat*) ;; *) exit 1 ;; esac
