@@ -18,17 +18,6 @@ import (
 	"github.com/bulksample/bulksample/gnn"
 )
 
-// mainEnv makes the test binary run the command line as bulksample's main,
-// so that the signal tests start the real process without building it.
-const mainEnv = "BULKSAMPLE_TEST_RUN_MAIN"
-
-func TestMain(m *testing.M) {
-	if os.Getenv(mainEnv) == "1" {
-		main() // exits
-	}
-	os.Exit(m.Run())
-}
-
 // startCLI starts `bulksample args...` as a process and calls onLine with
 // every line it writes to stdout or stderr, from one goroutine, until
 // onLine returns true; then the caller gets its exit status and both
@@ -38,7 +27,7 @@ func startCLI(t *testing.T, onLine func(p *os.Process, line string) bool, args .
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], args...)
-	cmd.Env = append(os.Environ(), mainEnv+"=1")
+	cmd.Env = append(os.Environ(), "BULKSAMPLE_TEST_MAIN=1") // see TestMain
 	outR, outW := io.Pipe()
 	var outBuf, errBuf bytes.Buffer
 	cmd.Stdout = io.MultiWriter(&outBuf, outW)
