@@ -12,20 +12,26 @@ RACE_PKGS := ./...
 FUZZTIME ?= 10s
 FUZZ     ?= .
 
-.PHONY: all build run test deps bench fuzz vet clean
+.PHONY: all build run test deps deps-test bench fuzz vet clean
 
 all: build
 
+# What building and running need (OpenBLAS); `make test` adds staticcheck.
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh run
 
+deps-test:
+	@scripts/deps.sh test
+
+# -buildvcs=auto stamps the VCS revision (bulksample --version) even where
+# GOFLAGS turns it off; it never fails a build that cannot stamp it.
 build: deps
-	$(GO) build -tags '$(TAGS)' -o $(BIN) ./cmd/bulksample
+	$(GO) build -buildvcs=auto -tags '$(TAGS)' -o $(BIN) ./cmd/bulksample
 
 run: build
 	@scripts/run.sh $(BIN)
 
-vet: deps
+vet: deps-test
 	$(GO) vet -tags '$(TAGS)' ./...
 	@if [ -x $(GOBIN)/staticcheck ]; then echo "$(GOBIN)/staticcheck ./..."; $(GOBIN)/staticcheck -tags '$(TAGS)' ./...; \
 	 else echo "staticcheck not installed: skipped"; fi
@@ -36,7 +42,7 @@ test: vet
 	$(GO) test -tags '$(TAGS)' -count=1 -race -short -timeout 20m $(RACE_PKGS)
 
 bench:
-	@scripts/deps.sh --bench
+	@scripts/deps.sh bench
 	@scripts/bench.sh
 
 fuzz: deps

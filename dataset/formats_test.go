@@ -276,7 +276,7 @@ func TestReadNPZErrors(t *testing.T) {
 		file []byte
 		want string
 	}{
-		{"truncated zip", good[:len(good)/2], "not a zip"},
+		{"truncated zip", good[:len(good)/2], "truncated or corrupt .npz"},
 		{"not a zip", []byte("hello world"), "not a zip"},
 		{"column out of range", buildNPZ(t, scipyMembers(i4(0, 1, 1, 3), i4(1, 0, 7), f4(2, 1, 3))), `array "indices": dataset: bad input: entry 2 (row 2): column id 7 outside [0, 3)`},
 		{"negative column", buildNPZ(t, scipyMembers(i4(0, 1, 1, 3), i4(1, -1, 2), f4(2, 1, 3))), "column id -1"},

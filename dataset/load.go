@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -277,6 +279,15 @@ func writeFileAtomic(ctx context.Context, path string, write func(io.Writer) err
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
+		// CreateTemp's error names the temporary file, which the caller
+		// never asked for: report the requested path and the folder.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("write %s: folder %s: %w", path, dir, err)
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	defer func() {

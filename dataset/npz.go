@@ -51,6 +51,12 @@ func openNPZ(path string) (*npzArchive, error) {
 func newNPZ(name string, ra io.ReaderAt, size int64) (*npzArchive, error) {
 	zr, err := zip.NewReader(ra, size)
 	if err != nil {
+		// A file that starts like a zip but has no readable directory at its
+		// end was cut short (an interrupted copy or download) or damaged.
+		var magic [4]byte
+		if n, _ := ra.ReadAt(magic[:], 0); n == 4 && string(magic[:]) == "PK\x03\x04" {
+			return nil, fmt.Errorf("%s: %w: truncated or corrupt .npz (zip) archive of %d bytes: %v", name, ErrFormat, size, err)
+		}
 		return nil, fmt.Errorf("%s: %w: not a zip (.npz) archive: %v", name, ErrFormat, err)
 	}
 	z := &npzArchive{name: name, size: size, members: map[string]*zip.File{}}

@@ -38,7 +38,12 @@
 // Values are float32. Dense products go through BLAS: OpenBLAS via cgo
 // (gonum.org/v1/netlib) in builds with the openblas tag, gonum's pure-Go
 // BLAS otherwise; the constant BLAS names the build's, and
-// ModelOptions.PureGoBLAS selects the pure-Go one in any build. Sparse
+// ModelOptions.PureGoBLAS selects the pure-Go one in any build. The pure-Go
+// fallback trains about 4x slower. To get OpenBLAS in your own program,
+// install it (Debian: apt-get install libopenblas-dev) and build with the
+// tag: go build -tags openblas ./... (the Makefile adds it when OpenBLAS
+// links). Result.BLAS and the CLI's header and --json summary say which BLAS
+// a run used, and the CLI prints a note when it is the fallback. Sparse
 // aggregation goes through spgemm.MulDense (SpMM) and, backwards,
 // spgemm.MulDenseT. Layers aggregate before they transform, since a sampled
 // block has many more sources than destinations. When the input features are

@@ -30,6 +30,11 @@
 // appearance. Blocks[0] is nearest to the seeds. Node-wise blocks hold 1 per
 // sampled edge, the multiplicity of a neighbour drawn several times with
 // replacement, or, when weighted, the selected weights normalised per row.
+// Layer-wise samplers read the matrix they are given: the LADIES paper
+// samples from the normalised adjacency D^-1/2 (A+I) D^-1/2, which
+// spgemm.SymNormalizeWithSelfLoops builds (the CLI's default, --ladies-matrix
+// normalized); with the raw 0/1 adjacency a column's probability grows with
+// its number of frontier neighbours. An empty minibatch gets empty blocks.
 //
 // # Determinism
 //

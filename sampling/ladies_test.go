@@ -477,3 +477,36 @@ func TestLayerWiseDuplicateSeeds(t *testing.T) {
 	}
 	lwCheckLADIES(t, lwDense(lwHandGraph()), bulk, []int{4})
 }
+
+// TestLayerWiseEmptyMinibatch: an empty minibatch gets empty blocks (0 x 0
+// at every layer), so no features are fetched for it, for both methods; the
+// other minibatches of the bulk are those sampled without it.
+func TestLayerWiseEmptyMinibatch(t *testing.T) {
+	a := lwRandomGraph(40, 4, false, 7)
+	for _, method := range []LayerWiseMethod{LADIES, FastGCN} {
+		s := lwNew(t, a, LayerWiseOptions{Method: method, Budgets: []int{5, 5}, Seed: 3})
+		bulk, err := s.SampleBulk(context.Background(), 0, 0, [][]int32{{}, {1, 2, 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		alone, err := s.SampleBulk(context.Background(), 0, 1, [][]int32{{1, 2, 3}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		empty, full, want := bulk.Minibatch(0), bulk.Minibatch(1), alone.Minibatch(0)
+		for l, b := range empty.Blocks {
+			if b.Adj.Rows != 0 || b.Adj.Cols != 0 || len(b.Src) != 0 || b.Adj.NNZ() != 0 {
+				t.Errorf("%v: empty minibatch's block %d is %d x %d with %d sources; want 0 x 0", method, l, b.Adj.Rows, b.Adj.Cols, len(b.Src))
+			}
+		}
+		if n := len(empty.InputNodes()); n != 0 {
+			t.Errorf("%v: empty minibatch needs the features of %d vertices; want none", method, n)
+		}
+		for l := range full.Blocks {
+			g, w := full.Blocks[l], want.Blocks[l]
+			if !slices.Equal(g.Src, w.Src) || !slices.Equal(g.Adj.Indices, w.Adj.Indices) || !slices.Equal(g.Adj.Data, w.Adj.Data) {
+				t.Errorf("%v: layer %d of the minibatch beside the empty one differs from sampling it alone", method, l)
+			}
+		}
+	}
+}

@@ -337,6 +337,12 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 		w := s.getWorker()
 		defer s.workers.Put(w)
 		for m := lo; m < hi; m++ {
+			if len(frontiers[m]) == 0 {
+				// An empty minibatch gets empty blocks. FastGCN's law,
+				// shared by all minibatches, would otherwise draw columns
+				// (and fetch their features) for nobody.
+				continue
+			}
 			var pCols []int32
 			var pVals []float32
 			var total float64

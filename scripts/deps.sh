@@ -1,15 +1,38 @@
 #!/usr/bin/env bash
-# Installs what building and testing bulksample needs on a fresh Debian
-# machine, when it is missing and we may: OpenBLAS (the default BLAS of the
-# trainer), SuiteSparse:GraphBLAS (the peer of `make bench`), pkg-config and
-# staticcheck. Without root it only reports what is missing; the build then
-# falls back to pure-Go BLAS and the GraphBLAS comparison is skipped.
+# Installs what a make target needs on a fresh Debian machine, when it is
+# missing and we may:
+#   run    (make build, make run; the default): OpenBLAS (the default BLAS of
+#          the trainer) and pkg-config;
+#   test   (make vet, make test): those and staticcheck;
+#   bench  (make bench): those of run and SuiteSparse:GraphBLAS (the peer).
+# Without root it only reports what is missing; the build then falls back to
+# pure-Go BLAS and the GraphBLAS comparison is skipped. `make run` does not
+# install staticcheck: building it takes about as long as the rest of the
+# first run.
 #
-# usage: scripts/deps.sh [--bench]
+# usage: scripts/deps.sh [run|test|bench] [--list]
+#   --list prints what the mode needs, one name per line, and installs nothing.
 set -uo pipefail
 
+mode=run list=
+for a in "$@"; do
+  case $a in
+    run|test|bench) mode=$a ;;
+    --bench) mode=bench ;; # the old spelling
+    --list) list=1 ;;
+    *) echo "deps: unknown argument $a (want run, test or bench, and --list)" >&2; exit 2 ;;
+  esac
+done
+
 pkgs=(libopenblas-dev pkg-config)
-[ "${1:-}" = "--bench" ] && pkgs+=(libgraphblas-dev)
+[ "$mode" = bench ] && pkgs+=(libgraphblas-dev)
+gotools=()
+[ "$mode" = test ] && gotools+=(staticcheck)
+
+if [ -n "$list" ]; then
+  printf '%s\n' "${pkgs[@]}" "${gotools[@]}"
+  exit 0
+fi
 
 missing=()
 for p in "${pkgs[@]}"; do
@@ -26,9 +49,11 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
 fi
 
-gobin=$(go env GOPATH)/bin
-if ! command -v staticcheck >/dev/null && [ ! -x "$gobin/staticcheck" ]; then
-  echo "deps: installing staticcheck" >&2
-  go install honnef.co/go/tools/cmd/staticcheck@v0.8.2 >/dev/null 2>&1 || echo "deps: staticcheck not installable; skipping it" >&2
+if [ ${#gotools[@]} -gt 0 ]; then
+  gobin=$(go env GOPATH)/bin
+  if ! command -v staticcheck >/dev/null && [ ! -x "$gobin/staticcheck" ]; then
+    echo "deps: installing staticcheck" >&2
+    go install honnef.co/go/tools/cmd/staticcheck@v0.8.2 >/dev/null 2>&1 || echo "deps: staticcheck not installable; skipping it" >&2
+  fi
 fi
 exit 0

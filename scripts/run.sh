@@ -17,6 +17,7 @@ else
   echo "BLAS: pure-Go gonum (OpenBLAS could not be linked; install libopenblas-dev for faster dense products)"
 fi
 
+# The --json line (with one record per epoch) goes to $out, not the screen.
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 start=$(date +%s)
@@ -24,14 +25,15 @@ start=$(date +%s)
 echo
 echo "== GraphSAGE, 2 layers, hidden 64, bulk node-wise sampling =="
 "$bin" train --data synthetic --model sage --fanout 15,10 --batch 1024 --bulk 16 \
-  --epochs 4 --hidden 64 --lr 0.01 --dropout 0.5 --seed 1 --json | tee "$out"
-sage=$(tail -n 1 "$out" | sed -n 's/.*"test_acc":\([0-9.e-]*\).*/\1/p')
+  --epochs 4 --hidden 64 --lr 0.01 --dropout 0.5 --seed 1 --json | tee "$out" | grep -v '^{'
+# The run's test_acc comes first in the JSON line, before the per-epoch records.
+sage=$(tail -n 1 "$out" | grep -o '"test_acc":[0-9.e-]*' | head -n 1 | cut -d: -f2)
 
 echo
 echo "== features-only baseline (softmax regression on the same split) =="
 "$bin" train --data synthetic --model linear --batch 1024 --bulk 16 \
-  --epochs 20 --lr 0.01 --dropout 0 --seed 1 --json | tee "$out"
-linear=$(tail -n 1 "$out" | sed -n 's/.*"test_acc":\([0-9.e-]*\).*/\1/p')
+  --epochs 20 --lr 0.01 --dropout 0 --seed 1 --json | tee "$out" | grep -v '^{'
+linear=$(tail -n 1 "$out" | grep -o '"test_acc":[0-9.e-]*' | head -n 1 | cut -d: -f2)
 
 echo
 echo "test accuracy: GraphSAGE $sage, features only $linear; $(($(date +%s) - start)) s in all"

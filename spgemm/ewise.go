@@ -1,5 +1,10 @@
 package spgemm
 
+import (
+	"math"
+	"slices"
+)
+
 // Element-wise operations and row reductions. They are embarrassingly
 // parallel over ranges of rows of equal nonzero count; sums are accumulated
 // in float64 in row order, so the result is the same for any thread count.
@@ -93,4 +98,67 @@ func (c *CSR) copyPattern(a *CSR) {
 	c.Indices = reuse(c.Indices, nnz)
 	copy(c.Indices, a.Indices)
 	c.Data = reuse(c.Data, nnz)
+}
+
+// SymNormalizeWithSelfLoops returns a new matrix D_r^-1/2 (A+I) D_c^-1/2
+// for the square matrix a, where D_r holds the row sums and D_c the column
+// sums of A+I (both the degrees plus one for a symmetric 0/1 adjacency):
+// the normalised adjacency of GCN (Kipf and Welling, 2017) and of the LADIES
+// paper. A diagonal entry of a is added to the 1 of I; a missing one is
+// inserted in order. Sums are float64. It shares no arrays with a and panics
+// with a ShapeError if a is not square.
+func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
+	if a.Rows != a.Cols {
+		panic(ShapeError{Op: "SymNormalizeWithSelfLoops", ARows: a.Rows, ACols: a.Cols, BRows: a.Rows, BCols: a.Cols})
+	}
+	n := a.Rows
+	c := &CSR{Rows: n, Cols: n, Indptr: make([]int64, n+1)}
+	for i := range n {
+		lo, hi := a.Indptr[i], a.Indptr[i+1]
+		c.Indptr[i+1] = c.Indptr[i] + (hi - lo)
+		if _, found := slices.BinarySearch(a.Indices[lo:hi], int32(i)); !found {
+			c.Indptr[i+1]++
+		}
+	}
+	nnz := c.Indptr[n]
+	c.Indices, c.Data = make([]int32, nnz), make([]float32, nnz)
+	rowSum, colSum := make([]float64, n), make([]float64, n)
+	for i := range n {
+		p := c.Indptr[i]
+		self := false
+		for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
+			j, v := a.Indices[q], float64(a.Data[q])
+			if j == int32(i) {
+				v++
+				self = true
+			} else if j > int32(i) && !self {
+				c.Indices[p], c.Data[p] = int32(i), 1
+				rowSum[i]++
+				colSum[i]++
+				p++
+				self = true
+			}
+			c.Indices[p], c.Data[p] = j, float32(v)
+			rowSum[i] += v
+			colSum[j] += v
+			p++
+		}
+		if !self {
+			c.Indices[p], c.Data[p] = int32(i), 1
+			rowSum[i]++
+			colSum[i]++
+		}
+	}
+	for j := range colSum {
+		colSum[j] = 1 / math.Sqrt(colSum[j])
+	}
+	parallelRows(c.Indptr, threadsOf(threads), func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			ri := 1 / math.Sqrt(rowSum[i])
+			for p := c.Indptr[i]; p < c.Indptr[i+1]; p++ {
+				c.Data[p] = float32(float64(c.Data[p]) * ri * colSum[c.Indices[p]])
+			}
+		}
+	})
+	return c
 }

@@ -74,3 +74,70 @@ func TestScaleAndSquare(t *testing.T) {
 		t.Errorf("Square of the empty matrix: %v", err)
 	}
 }
+
+// TestSymNormalizeWithSelfLoops checks D_r^-1/2 (A+I) D_c^-1/2 by hand: a
+// path 0-1-2 (degrees plus one: 2, 3, 2) with an existing self loop of
+// weight 2 on vertex 2, and against a dense reference on a random matrix.
+func TestSymNormalizeWithSelfLoops(t *testing.T) {
+	a := csrFromRows(3, [][]float32{{0, 1, 0}, {1, 0, 1}, {0, 1, 2}})
+	// A+I = [[1 1 0] [1 1 1] [0 1 3]]: row sums 2, 3, 4; column sums 2, 3, 4.
+	s2, s3, s4 := math.Sqrt(2), math.Sqrt(3), math.Sqrt(4)
+	want := csrFromRows(3, [][]float32{
+		{float32(1 / (s2 * s2)), float32(1 / (s2 * s3)), 0},
+		{float32(1 / (s3 * s2)), float32(1 / (s3 * s3)), float32(1 / (s3 * s4))},
+		{0, float32(1 / (s4 * s3)), float32(3 / (s4 * s4))},
+	})
+	got := SymNormalizeWithSelfLoops(a, 2)
+	if err := got.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	if got.NNZ() != 7 {
+		t.Errorf("nnz %d; want 7 (the 4 edges, 2 inserted self loops and the existing one)", got.NNZ())
+	}
+	for i := range 3 {
+		for j := range 3 {
+			if g, w := got.At(i, j), want.At(i, j); math.Abs(g-w) > 1e-7 {
+				t.Errorf("(%d, %d) = %v; want %v", i, j, g, w)
+			}
+		}
+	}
+	if a.NNZ() != 5 || a.At(2, 2) != 2 {
+		t.Error("SymNormalizeWithSelfLoops modified its input")
+	}
+
+	rng := rand.New(rand.NewPCG(5, 6))
+	r := randomMatrix(rng, 200, 200, 0.03, powerLawKind, false)
+	for i := range r.Data {
+		r.Data[i] = float32(math.Abs(float64(r.Data[i]))) + 0.1
+	}
+	n := r.Rows
+	dense := make([][]float64, n)
+	rs, cs := make([]float64, n), make([]float64, n)
+	for i := range n {
+		dense[i] = make([]float64, n)
+		for j := range n {
+			dense[i][j] = r.At(i, j)
+		}
+		dense[i][i]++
+	}
+	for i := range n {
+		for j := range n {
+			rs[i] += dense[i][j]
+			cs[j] += dense[i][j]
+		}
+	}
+	for _, threads := range []int{1, 3} {
+		got := SymNormalizeWithSelfLoops(r, threads)
+		if err := got.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		for i := range n {
+			for j := range n {
+				w := dense[i][j] / math.Sqrt(rs[i]*cs[j])
+				if g := got.At(i, j); math.Abs(g-w) > 1e-6*math.Max(1, math.Abs(w)) {
+					t.Fatalf("%d threads: (%d, %d) = %v; want %v", threads, i, j, g, w)
+				}
+			}
+		}
+	}
+}

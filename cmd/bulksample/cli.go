@@ -1,11 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"runtime"
 )
 
 // errUsage marks a command-line error whose message has already been printed
@@ -13,23 +15,55 @@ import (
 var errUsage = errors.New("usage error")
 
 // newFlags returns a flag set for a command that prints its usage, with the
-// one-line description, to e.stderr, and registers the --json flag every
+// one-line description: to e.stdout when asked for (--help, exit 0), to
+// e.stderr after a usage error (exit 2). It registers the --json flag every
 // command accepts.
 func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
+	fs.SetOutput(&flagOutput{stdout: e.stdout, stderr: e.stderr})
 	fs.Usage = func() {
-		fmt.Fprintf(e.stderr, "usage: bulksample %s %s\n\n%s\n\nflags:\n", name, synopsis, description)
+		fmt.Fprintf(fs.Output(), "usage: bulksample %s %s\n\n%s\n\nflags:\n", name, synopsis, description)
 		fs.PrintDefaults()
 	}
 	jsonOut := fs.Bool("json", false, "print the run's figures as one JSON object on the last line of standard output")
 	return fs, jsonOut
 }
 
-// parseFlags parses args into fs. It returns flag.ErrHelp for --help and
-// errUsage (after printing the problem and the usage) for bad flags.
+// flagOutput is the output of newFlags' flag sets. While parseFlags runs,
+// it holds what the flag package prints, so that parseFlags can send help
+// that was asked for to stdout and a usage error to stderr; otherwise it
+// writes to stderr.
+type flagOutput struct {
+	stdout, stderr io.Writer
+	parsing        bool
+	buf            bytes.Buffer
+}
+
+func (o *flagOutput) Write(p []byte) (int, error) {
+	if o.parsing {
+		return o.buf.Write(p)
+	}
+	return o.stderr.Write(p)
+}
+
+// parseFlags parses args into fs. It returns flag.ErrHelp for --help (after
+// printing the usage to stdout) and errUsage (after printing the problem and
+// the usage to stderr) for bad flags.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
+	out, _ := fs.Output().(*flagOutput)
+	if out != nil {
+		out.parsing = true
+	}
+	err := fs.Parse(args)
+	if out != nil {
+		out.parsing = false
+		w := out.stderr
+		if errors.Is(err, flag.ErrHelp) {
+			w = out.stdout
+		}
+		_, _ = out.buf.WriteTo(w)
+	}
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
@@ -43,6 +77,21 @@ func usageError(fs *flag.FlagSet, format string, a ...any) error {
 	fmt.Fprintf(fs.Output(), "bulksample %s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
 	fs.Usage()
 	return errUsage
+}
+
+// fanoutOrder is the part of --fanout's help that compares its layer order
+// with DGL's and PyG's.
+const fanoutOrder = "\nOrder: seeds' layer first, and Blocks[0] is the seeds' block, as PyG's num_neighbors\n" +
+	"(NeighborLoader(num_neighbors=[25, 10]) = --fanout 25,10); DGL lists the input layer first\n" +
+	"(MultiLayerNeighborSampler([10, 25]) = --fanout 25,10, and DGL's blocks[-1] is our Blocks[0])"
+
+// threadsUsed returns the number of threads a --threads value n means:
+// n, or GOMAXPROCS for 0. The --json summaries report it.
+func threadsUsed(n int) int {
+	if n > 0 {
+		return n
+	}
+	return runtime.GOMAXPROCS(0)
 }
 
 // writeJSON writes v as a single line of JSON to w.

@@ -21,7 +21,9 @@ type convertSummary struct {
 	Classes      int     `json:"classes"`
 	LoadSeconds  float64 `json:"load_seconds"`
 	SaveSeconds  float64 `json:"save_seconds"`
+	Threads      int     `json:"threads"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 }
 
 func runConvert(ctx context.Context, e *env, args []string) error {
@@ -69,6 +71,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		In: in, Out: out, InFormat: inFormat, OutFormat: outFormat,
 		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
 		LoadSeconds: loaded.Sub(start).Seconds(), SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
+		Threads: threadsUsed(lf.opt.Threads), Version: version(),
 	}
 	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",
 		in, inFormat, out, outFormat, s.Nodes, s.Edges, s.Features, s.Classes, s.LoadSeconds, s.SaveSeconds)

@@ -19,7 +19,9 @@ type genSummary struct {
 	Classes      int     `json:"classes,omitempty"`
 	GenSeconds   float64 `json:"gen_seconds"`
 	SaveSeconds  float64 `json:"save_seconds"`
+	Threads      int     `json:"threads"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 	Generated    int64   `json:"generated_edges"`
 	EdgesPerSec  float64 `json:"generated_edges_per_second"`
 }
@@ -114,7 +116,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	s.SaveSeconds = time.Since(saveStart).Seconds()
 	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
 	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
-	s.PeakRSSBytes = procstat.PeakRSS()
+	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), threadsUsed(*threads), version()
 	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
 		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
 	if *jsonOut {

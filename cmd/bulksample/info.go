@@ -97,7 +97,9 @@ type infoSummary struct {
 	Valid        int     `json:"valid"`
 	Test         int     `json:"test"`
 	LoadSeconds  float64 `json:"load_seconds"`
+	Threads      int     `json:"threads"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 	Verify       string  `json:"verify"` // the checks of a native file: structure, checksums or none
 }
 
@@ -135,6 +137,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		Features: d.NumFeatures, Classes: d.NumClasses,
 		Train: len(d.Train), Valid: len(d.Valid), Test: len(d.Test),
 		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: procstat.PeakRSS(), Verify: lf.opt.Verify.String(),
+		Threads: threadsUsed(lf.opt.Threads), Version: version(),
 	}
 	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax = degreeStats(d.Adj.Indptr)
 	for _, l := range d.Labels {

@@ -61,11 +61,18 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 			code = 1
 		}
 	}()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+	switch {
+	case len(args) == 0:
 		usage(e.stderr)
-		if len(args) == 0 {
-			return 2
-		}
+		return 2
+	case args[0] == "help" && len(args) > 1:
+		// bulksample help train: the command's own --help.
+		args = []string{args[1], "--help"}
+	case args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help":
+		usage(e.stdout)
+		return 0
+	case args[0] == "version" || args[0] == "--version" || args[0] == "-version":
+		fmt.Fprintf(e.stdout, "bulksample %s\n", version())
 		return 0
 	}
 	for _, c := range commands() {
@@ -102,5 +109,5 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, "Run 'bulksample <command> --help' for a command's flags.")
+	fmt.Fprintln(w, "Run 'bulksample <command> --help' for a command's flags, 'bulksample --version' for the version.")
 }

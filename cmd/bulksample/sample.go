@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // sampleConfig is the parsed command line of `bulksample sample`.
@@ -21,6 +23,7 @@ type sampleConfig struct {
 	seeds    int
 	epoch    int
 	method   string // node, ladies or fastgcn
+	ladies   string // --ladies-matrix: normalized or raw
 	semibulk int
 	baseline bool
 	digest   bool
@@ -35,10 +38,11 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 			"all vertices.")
 	c := &sampleConfig{}
 	fs.StringVar(&c.method, "method", "node", "node (GraphSAGE neighbour sampling), ladies or fastgcn (layer-wise; --fanout is then the per-layer column budget)")
+	fs.StringVar(&c.ladies, "ladies-matrix", "normalized", ladiesMatrixUsage)
 	fs.IntVar(&c.semibulk, "semibulk", 0, "layer-wise only: minibatches whose blocks are extracted together (0: the default); does not change the result")
 	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
 	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
-	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours")
+	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours"+fanoutOrder)
 	fs.IntVar(&c.plan.BulkSize, "bulk", 16, "minibatches sampled together, k")
 	fs.IntVar(&c.seeds, "seeds", 0, "sample only the first N seeds of the permutation; 0 for all")
 	fs.IntVar(&c.nw.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
@@ -83,6 +87,9 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	case c.method != "node" && c.nw.MaxBulkEdges != 0:
 		return nil, usageError(fs, "--method %s: --max-bulk-edges applies to --method node only", c.method)
 	}
+	if err := checkLadiesMatrix(fs, c.ladies, c.method); err != nil {
+		return nil, err
+	}
 	if c.nw.Fanouts, err = sampleFanouts(*fanout); err != nil {
 		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
 	}
@@ -118,6 +125,7 @@ type sampleSummary struct {
 	Vertices     int     `json:"vertices"`
 	Edges        int64   `json:"edges"`
 	Sampler      string  `json:"sampler"`
+	LadiesMatrix string  `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
 	Frontier     string  `json:"frontier"`
 	Fanouts      []int   `json:"fanouts"`
 	Batch        int     `json:"batch"`
@@ -131,6 +139,8 @@ type sampleSummary struct {
 	SEPS         float64 `json:"seps"`
 	LoadSeconds  float64 `json:"load_seconds"`
 	Digest       string  `json:"digest,omitempty"`
+	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 }
 
 func runSample(ctx context.Context, e *env, args []string) error {
@@ -144,6 +154,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	loadSec := time.Since(t0).Seconds()
+	if d.NumNodes() == 0 || d.Adj.NNZ() == 0 {
+		return fmt.Errorf("%s: empty graph (%d vertices, %d edges): nothing to sample", c.graph, d.NumNodes(), d.Adj.NNZ())
+	}
 	vertices := d.Train
 	if len(vertices) == 0 {
 		vertices = make([]int32, d.NumNodes())
@@ -171,8 +184,11 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		if c.method == "fastgcn" {
 			method = sampling.FastGCN
 		}
-		s, err = sampling.NewLayerWise(d.Adj, sampling.LayerWiseOptions{Method: method, Budgets: c.nw.Fanouts,
-			Semibulk: c.semibulk, Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads})
+		var a *spgemm.CSR
+		if a, err = layerWiseMatrix(d.Adj, c.method, c.ladies, c.nw.Threads); err == nil {
+			s, err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{Method: method, Budgets: c.nw.Fanouts,
+				Semibulk: c.semibulk, Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads})
+		}
 	case c.baseline:
 		name = "baseline"
 		s, err = sampling.NewBaseline(d.Adj, c.nw)
@@ -184,7 +200,10 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	sum := sampleSummary{Graph: c.graph, Vertices: d.NumNodes(), Edges: d.Adj.NNZ(), Sampler: name,
 		Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
-		Threads: c.nw.Threads, Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
+		Threads: threadsUsed(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
+	if c.method == "ladies" {
+		sum.LadiesMatrix = c.ladies
+	}
 	for _, mb := range ep.Minibatches {
 		sum.Seeds += len(mb)
 	}
@@ -197,6 +216,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "digest %s\n", sum.Digest)
 	}
 	if c.json {
+		sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 		return writeJSON(e.stdout, sum)
 	}
 	return nil

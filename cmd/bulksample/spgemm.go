@@ -35,6 +35,7 @@ type spgemmSummary struct {
 	GFlops       float64 `json:"gflops"` // 2·flops / seconds / 1e9
 	LoadSeconds  float64 `json:"load_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	Version      string  `json:"version"`
 }
 
 func runSpGEMM(ctx context.Context, e *env, args []string) error {
@@ -139,7 +140,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	if s.Seconds > 0 {
 		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
 	}
-	s.PeakRSSBytes = procstat.PeakRSS()
+	s.PeakRSSBytes, s.Version = procstat.PeakRSS(), version()
 
 	w := e.stdout
 	what := "A·B"

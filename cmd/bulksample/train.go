@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image/color"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,11 +19,15 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // trainConfig is the parsed command line of `bulksample train`; each flag
@@ -32,7 +37,8 @@ type trainConfig struct {
 	split        string
 	normFeatures normMode
 	sampler      string
-	fanouts      []int // node-wise fanouts, or layer-wise budgets
+	ladiesMatrix string // --ladies-matrix: normalized or raw
+	fanouts      []int  // node-wise fanouts, or layer-wise budgets
 	opt          gnn.TrainOptions
 	plot         string
 	json         bool
@@ -46,8 +52,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs, jsonOut := newFlags(e, "train", "--data PATH|cora|citeseer|synthetic[:k=v,...] [flags]",
 		"Trains GraphSAGE or GCN on minibatches sampled in bulk, evaluates it after every epoch by\n"+
 			"full-neighbour inference, and reports the test accuracy of the best-valid epoch, the\n"+
-			"per-phase times and the sampled edges per second (SEPS). cora and citeseer are looked up\n"+
-			"in $"+dataEnv+" and in shared/data next to the working directory's ancestors.\n"+
+			"per-phase times and the sampled edges per second (SEPS). cora and citeseer (cora.npz,\n"+
+			"citeseer.npz) are looked up in $"+dataEnv+" when it is set, then in shared/data in the\n"+
+			"working directory and each of its parents, then in shared/data beside the executable and\n"+
+			"each of its parents.\n"+
 			"synthetic is the labelled planted-partition graph; its options are nodes, classes, degree,\n"+
 			"exponent, homophily, features, noise, seed and, last, split (synthetic:nodes=20000,classes=8).")
 	c := &trainConfig{}
@@ -58,8 +66,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		"the bare flag means on; give the others as --norm-features=off (default auto)")
 	model := fs.String("model", "sage", "model: sage (GraphSAGE mean), gcn, or linear (features only)")
 	fs.StringVar(&c.sampler, "sampler", "node", "sampler: node (node-wise), ladies or fastgcn (layer-wise)")
+	fs.StringVar(&c.ladiesMatrix, "ladies-matrix", "normalized", ladiesMatrixUsage)
 	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
-	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours")
+	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder)
 	fs.IntVar(&c.opt.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
 	fs.IntVar(&c.opt.BatchSize, "batch", 512, "seeds per minibatch b")
 	fs.IntVar(&c.opt.BulkSize, "bulk", 16, "minibatches sampled together k")
@@ -109,6 +118,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
 		return nil, usageError(fs, "--plot %q: want a .png file", c.plot)
 	}
+	if err := checkDataSpec(c.data); err != nil {
+		return nil, usageError(fs, "--data %q: %v", c.data, err)
+	}
 	if c.opt.Arch, err = gnn.ParseArch(*model); err != nil {
 		return nil, usageError(fs, "--model %q: want sage, gcn or linear", *model)
 	}
@@ -116,6 +128,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	case "node", "ladies", "fastgcn":
 	default:
 		return nil, usageError(fs, "--sampler %q: want node, ladies or fastgcn", c.sampler)
+	}
+	if err := checkLadiesMatrix(fs, c.ladiesMatrix, c.sampler); err != nil {
+		return nil, err
 	}
 	switch *blas {
 	case "native":
@@ -143,33 +158,65 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 }
 
 // trainSummary is the --json object of `bulksample train`. Times are
-// seconds; the per-epoch figures are medians over the run's epochs.
+// seconds; the run-level per-epoch figures are medians over the epochs
+// trained in this run, and Epochs lists every epoch. Fields that do not
+// apply to the model (the linear model has no graph layers, fanouts,
+// hidden width or sampled edges) are left out.
 type trainSummary struct {
 	Data         string       `json:"data"`
 	Nodes        int          `json:"nodes"`
 	Edges        int64        `json:"edges"`
 	Model        string       `json:"model"`
 	Sampler      string       `json:"sampler"`
-	Layers       int          `json:"layers"`
-	Fanouts      []int        `json:"fanouts"`
-	Hidden       int          `json:"hidden"`
+	LadiesMatrix string       `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
+	Layers       int          `json:"layers,omitempty"`
+	Fanouts      []int        `json:"fanouts,omitempty"`
+	Hidden       int          `json:"hidden,omitempty"`
 	Batch        int          `json:"batch"`
 	Bulk         int          `json:"bulk"`
-	Threads      int          `json:"threads"`
+	Threads      int          `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
 	BLAS         string       `json:"blas"`
-	Epochs       int          `json:"epochs"`
 	ResumedFrom  int          `json:"resumed_from"`
 	BestEpoch    int          `json:"best_epoch"` // 1-based, like the progress lines
 	ValAcc       float64      `json:"val_acc"`
 	TestAcc      float64      `json:"test_acc"`
 	FinalLoss    float64      `json:"final_loss"`
 	EpochSeconds float64      `json:"epoch_seconds"`
-	SEPS         float64      `json:"seps"`
+	SEPS         float64      `json:"seps,omitempty"`
 	Phases       phaseSeconds `json:"phase_seconds"`
 	LoadSeconds  float64      `json:"load_seconds"`
 	// NormFeatures says whether the feature rows were scaled to sum 1
 	// (--norm-features).
-	NormFeatures bool `json:"norm_features"`
+	NormFeatures bool   `json:"norm_features"`
+	PeakRSSBytes int64  `json:"peak_rss_bytes"`
+	Version      string `json:"version"`
+	// Epochs holds one record per epoch, those loaded from a checkpoint
+	// included, in order.
+	Epochs []epochRecord `json:"epochs"`
+}
+
+// epochRecord is one epoch of trainSummary.Epochs. Times are seconds.
+// Figures that later work measures per epoch are added here as fields.
+type epochRecord struct {
+	Epoch        int     `json:"epoch"` // 1-based, like the progress lines
+	Loss         float64 `json:"loss"`
+	TrainAcc     float64 `json:"train_acc"`
+	ValAcc       float64 `json:"val_acc"`
+	TestAcc      float64 `json:"test_acc"`
+	Minibatches  int     `json:"minibatches"`
+	SampledEdges int64   `json:"sampled_edges,omitempty"`
+	SEPS         float64 `json:"seps,omitempty"`
+	// Seconds is the epoch's training time, without evaluation (Phases.Eval).
+	Seconds float64      `json:"seconds"`
+	Phases  phaseSeconds `json:"phase_seconds"`
+	// Resumed marks an epoch loaded from the checkpoint, not trained by
+	// this run.
+	Resumed bool `json:"resumed,omitempty"`
+	// RSSBytes (the resident set size, -1 where unknown) and HeapBytes (the
+	// Go heap's allocated bytes) are read at the end of the epoch, after its
+	// evaluation: the memory curve of the run (scripts/soak.sh).
+	RSSBytes  int64 `json:"rss_bytes"`
+	HeapBytes int64 `json:"heap_bytes"`
 }
 
 // normMode is the value of --norm-features: "auto" (the zero value), "on"
@@ -238,6 +285,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	loadSec := time.Since(t0).Seconds()
+	if err := checkTrainData(c, ds); err != nil {
+		return err
+	}
 	normalized := c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	if normalized {
 		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
@@ -247,30 +297,44 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	samplerName := c.sampler
+	if c.sampler == "ladies" {
+		samplerName += " (" + c.ladiesMatrix + " matrix)"
+	}
 	if c.opt.Arch == gnn.Linear {
 		samplerName = "seeds-only"
 	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s, feature rows normalised: %v\n",
 		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt), normalized)
+	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
+		fmt.Fprintln(e.stderr, note)
+	}
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
-	c.opt.OnMinibatch = bar.minibatch
+	resumed := announceResume(e.stderr, c)
+	c.opt.OnMinibatch = func(epoch, done, total int) {
+		resumed(epoch)
+		bar.minibatch(epoch, done, total)
+	}
 	tr, err := gnn.NewTrainer(ds, s, c.opt)
 	if err != nil {
 		return err
 	}
 	res, err := tr.Run(ctx, func(st gnn.EpochStats) {
 		bar.done()
-		printEpoch(e.stdout, c.opt.Epochs, st)
+		printEpoch(e.stdout, c.opt.Epochs, st, c.opt.Arch != gnn.Linear)
 	})
 	bar.done()
+	if res != nil {
+		resumed(res.ResumedFrom)
+	}
 	if err != nil {
 		return err
 	}
 	sum := summarize(c, ds, res, loadSec)
 	sum.NormFeatures = normalized
-	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f), %.3gM SEPS, BLAS %s\n",
+	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
+	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f)%s, BLAS %s\n",
 		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
-		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sum.SEPS/1e6, sum.BLAS)
+		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sepsText(", ", sum.SEPS, c.opt.Arch != gnn.Linear), sum.BLAS)
 	if c.plot != "" {
 		if err := plotCurves(c.plot, res); err != nil {
 			return err
@@ -283,11 +347,80 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// checkTrainData returns an error naming --data's file when ds cannot be
+// trained on: an empty graph, a graph without edges for a model that reads
+// them, no features or labels, or an empty train, valid or test split.
+func checkTrainData(c *trainConfig, ds *dataset.Dataset) error {
+	switch {
+	case ds.NumNodes() == 0:
+		return fmt.Errorf("%s: empty graph (0 vertices): nothing to train on", c.data)
+	case ds.Adj.NNZ() == 0 && c.opt.Arch != gnn.Linear:
+		return fmt.Errorf("%s: the graph has no edges, which --model %s aggregates over (--model linear trains on the features alone)", c.data, c.opt.Arch)
+	case ds.NumFeatures == 0:
+		return fmt.Errorf("%s has no node features; train needs features, labels and a split (a gnn-benchmark .npz, an OGB folder, a native file from `bulksample gen sbm`)", c.data)
+	case ds.NumClasses == 0:
+		return fmt.Errorf("%s has no labels; train needs features, labels and a split", c.data)
+	case len(ds.Train) == 0 || len(ds.Valid) == 0 || len(ds.Test) == 0:
+		return fmt.Errorf("%s: the split has %d train, %d valid and %d test vertices; training needs all three (set one with --split planetoid[:T,V,E] or random:a,b,c)",
+			c.data, len(ds.Train), len(ds.Valid), len(ds.Test))
+	}
+	return nil
+}
+
+// announceResume says, for --resume, where the run resumes from: at once
+// when there is no checkpoint (the run starts afresh), otherwise on the
+// first call of the returned function, whose argument is the first epoch
+// (0-based) the run trains, or the number of epochs the checkpoint held.
+func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
+	if !c.opt.Resume {
+		return func(int) {}
+	}
+	path := filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile)
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(w, "--resume: no checkpoint at %s; starting from epoch 1\n", path)
+		return func(int) {}
+	}
+	done := false
+	return func(epochsDone int) {
+		if !done {
+			done = true
+			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Epochs)
+		}
+	}
+}
+
+// pureGoBLASNote returns a one-line note when this build's BLAS (buildBLAS,
+// gnn.BLAS) is the pure-Go fallback and the user did not ask for it with
+// --blas gonum, or "".
+func pureGoBLASNote(buildBLAS string, asked bool) string {
+	if buildBLAS != gnn.PureGoBLAS || asked {
+		return ""
+	}
+	return "note: this binary was built without OpenBLAS and uses pure-Go BLAS, about 4x slower in training; " +
+		"install libopenblas-dev and rebuild with `make build` (or `go build -tags openblas ./cmd/bulksample`)"
+}
+
 func blasName(o gnn.TrainOptions) string {
 	if o.PureGoBLAS {
 		return gnn.PureGoBLAS
 	}
 	return gnn.BLAS
+}
+
+// checkDataSpec returns an error naming the bad option of a --data value
+// that names a built-in dataset (cora:..., synthetic:nodes=abc).
+func checkDataSpec(data string) error {
+	name, opts, _ := strings.Cut(data, ":")
+	switch name {
+	case "synthetic":
+		_, err := plantedOptions(opts)
+		return err
+	case "cora", "citeseer":
+		if opts != "" {
+			return fmt.Errorf("%s takes no options", name)
+		}
+	}
+	return nil
 }
 
 // loadTrainData resolves --data: cora and citeseer by name, synthetic
@@ -332,23 +465,35 @@ func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
 			return p, fmt.Errorf("option %q: want key=value", kv)
 		}
 		var err error
+		atoi := func(dst *int) {
+			if *dst, err = strconv.Atoi(v); err != nil {
+				err = errors.New("want an integer")
+			}
+		}
+		atof := func(dst *float64) {
+			if *dst, err = strconv.ParseFloat(v, 64); err != nil {
+				err = errors.New("want a number")
+			}
+		}
 		switch k {
 		case "nodes":
-			p.Nodes, err = strconv.Atoi(v)
+			atoi(&p.Nodes)
 		case "classes":
-			p.Classes, err = strconv.Atoi(v)
+			atoi(&p.Classes)
 		case "features":
-			p.Features, err = strconv.Atoi(v)
+			atoi(&p.Features)
 		case "degree":
-			p.AvgDegree, err = strconv.ParseFloat(v, 64)
+			atof(&p.AvgDegree)
 		case "exponent":
-			p.Exponent, err = strconv.ParseFloat(v, 64)
+			atof(&p.Exponent)
 		case "homophily":
-			p.Homophily, err = strconv.ParseFloat(v, 64)
+			atof(&p.Homophily)
 		case "noise":
-			p.Noise, err = strconv.ParseFloat(v, 64)
+			atof(&p.Noise)
 		case "seed":
-			p.Seed, err = strconv.ParseUint(v, 10, 64)
+			if p.Seed, err = strconv.ParseUint(v, 10, 64); err != nil {
+				err = errors.New("want an integer >= 0")
+			}
 		case "split":
 			p.Split = v
 		default:
@@ -364,10 +509,16 @@ func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
 // findSharedData returns the path of file in $BULKSAMPLE_DATA or in
 // shared/data under the working directory's ancestors or the executable's
 // (the repository sits next to shared/ in the project layout), or an error
-// listing where it looked.
+// listing where it looked. A $BULKSAMPLE_DATA that is set but is not a
+// directory is an error naming it.
 func findSharedData(file string) (string, error) {
 	var dirs []string
 	if d := os.Getenv(dataEnv); d != "" {
+		if fi, err := os.Stat(d); err != nil {
+			return "", fmt.Errorf("%s=%s: %w", dataEnv, d, err)
+		} else if !fi.IsDir() {
+			return "", fmt.Errorf("%s=%s is not a directory", dataEnv, d)
+		}
 		dirs = append(dirs, d)
 	}
 	ancestors := func(dir string) {
@@ -421,7 +572,10 @@ func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, err
 		if c.sampler == "fastgcn" {
 			method = sampling.FastGCN
 		}
-		s, err = sampling.NewLayerWise(ds.Adj, sampling.LayerWiseOptions{Method: method, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
+		var a *spgemm.CSR
+		if a, err = layerWiseMatrix(ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads); err == nil {
+			s, err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{Method: method, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
+		}
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.data, err)
@@ -430,37 +584,60 @@ func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, err
 }
 
 // epochProgress shows the minibatches of the current epoch: a progress bar
-// when w is a terminal, otherwise a plain line every few seconds.
+// when w is a terminal, otherwise a plain line every few seconds. The rate
+// and the time left are measured from the end of the epoch's first
+// minibatch (which also waits for the first bulk's sampling), so the first
+// tick shows none rather than one minibatch over a few microseconds.
 type epochProgress struct {
 	w      io.Writer
 	epochs int
 	bar    *progressbar.ProgressBar
 	tty    bool
 	last   time.Time
+	first  time.Time        // when the current epoch's first minibatch ended
+	now    func() time.Time // the clock; time.Now outside tests
 }
 
 func newEpochProgress(w io.Writer, epochs int) *epochProgress {
-	p := &epochProgress{w: w, epochs: epochs, last: time.Now()}
+	p := &epochProgress{w: w, epochs: epochs, last: time.Now(), now: time.Now}
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		p.tty = true
 	}
 	return p
 }
 
+// rate describes the minibatches per second after the first one and the
+// time the epoch has left, or returns "" after the first minibatch.
+func (p *epochProgress) rate(done, total int) string {
+	dt := p.now().Sub(p.first).Seconds()
+	if done < 2 || !(dt > 0) {
+		return ""
+	}
+	r := float64(done-1) / dt
+	left := time.Duration(float64(total-done) / r * float64(time.Second)).Round(time.Second)
+	return fmt.Sprintf(", %.3g minibatches/s, %v left", r, left)
+}
+
 func (p *epochProgress) minibatch(epoch, done, total int) {
+	if done == 1 {
+		p.first = p.now()
+	}
 	if p.tty {
+		desc := fmt.Sprintf("epoch %d/%d%s", epoch+1, p.epochs, p.rate(done, total))
 		if p.bar == nil {
 			p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
-				progressbar.OptionSetDescription(fmt.Sprintf("epoch %d/%d", epoch+1, p.epochs)),
-				progressbar.OptionShowCount(), progressbar.OptionSetItsString("minibatches"), progressbar.OptionShowIts(),
+				progressbar.OptionSetDescription(desc), progressbar.OptionShowCount(),
+				progressbar.OptionSetPredictTime(false), progressbar.OptionSetElapsedTime(false),
 				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
+		} else {
+			p.bar.Describe(desc)
 		}
 		p.bar.Set(done)
 		return
 	}
 	if time.Since(p.last) >= 5*time.Second {
 		p.last = time.Now()
-		fmt.Fprintf(p.w, "epoch %d/%d: %d/%d minibatches\n", epoch+1, p.epochs, done, total)
+		fmt.Fprintf(p.w, "epoch %d/%d: %d/%d minibatches%s\n", epoch+1, p.epochs, done, total, p.rate(done, total))
 	}
 }
 
@@ -472,12 +649,23 @@ func (p *epochProgress) done() {
 	}
 }
 
-func printEpoch(w io.Writer, epochs int, st gnn.EpochStats) {
+// printEpoch prints an epoch's line; sampled says whether the model reads
+// sampled edges (all but the linear one), whose SEPS it then gives.
+func printEpoch(w io.Writer, epochs int, st gnn.EpochStats, sampled bool) {
 	ph := st.Phases
-	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s | %.3gM SEPS | RSS %.1f MB, heap %.1f MB\n",
+	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s%s | RSS %.1f MB, heap %.1f MB\n",
 		st.Epoch+1, epochs, st.Loss, st.TrainAcc, st.ValAcc, st.TestAcc, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(),
-		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), st.SEPS/1e6,
+		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled),
 		float64(st.RSSBytes)/1e6, float64(st.HeapBytes)/1e6)
+}
+
+// sepsText formats SEPS after sep for the progress lines, or returns ""
+// for a model that samples no edge.
+func sepsText(sep string, seps float64, sampled bool) string {
+	if !sampled {
+		return ""
+	}
+	return fmt.Sprintf("%s%.3gM SEPS", sep, seps/1e6)
 }
 
 // summarize returns the JSON summary of a run: per-epoch figures are medians
@@ -485,10 +673,24 @@ func printEpoch(w io.Writer, epochs int, st gnn.EpochStats) {
 func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec float64) trainSummary {
 	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
 		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
-		Threads: c.opt.Threads, BLAS: res.BLAS, Epochs: len(res.Epochs), ResumedFrom: res.ResumedFrom,
-		BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec}
+		Threads: threadsUsed(c.opt.Threads), BLAS: res.BLAS, ResumedFrom: res.ResumedFrom,
+		BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
+		Epochs: make([]epochRecord, len(res.Epochs))}
+	if c.sampler == "ladies" && c.opt.Arch != gnn.Linear {
+		sum.LadiesMatrix = c.ladiesMatrix
+	}
+	for i, st := range res.Epochs {
+		sum.Epochs[i] = epochRecord{Epoch: st.Epoch + 1, Loss: st.Loss, TrainAcc: st.TrainAcc, ValAcc: st.ValAcc, TestAcc: st.TestAcc,
+			Minibatches: st.Minibatches, SampledEdges: st.SampledEdges, SEPS: st.SEPS, Seconds: st.Seconds,
+			Phases: phasesOf(st.Phases), Resumed: i < res.ResumedFrom, RSSBytes: st.RSSBytes, HeapBytes: st.HeapBytes}
+	}
 	if c.opt.Arch == gnn.Linear {
-		sum.Sampler, sum.Layers, sum.Fanouts = "seeds-only", 0, nil
+		// Softmax regression on the seeds' own features: no graph layer,
+		// no hidden width, no sampled edge.
+		sum.Sampler, sum.Layers, sum.Fanouts, sum.Hidden = "seeds-only", 0, nil, 0
+		for i := range sum.Epochs {
+			sum.Epochs[i].SampledEdges, sum.Epochs[i].SEPS = 0, 0
+		}
 	}
 	if n := len(res.Epochs); n > 0 {
 		sum.FinalLoss = res.Epochs[n-1].Loss
@@ -509,7 +711,9 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 		return (v[len(v)/2-1] + v[len(v)/2]) / 2
 	}
 	sum.EpochSeconds = med(func(s gnn.EpochStats) float64 { return s.Seconds })
-	sum.SEPS = med(func(s gnn.EpochStats) float64 { return s.SEPS })
+	if c.opt.Arch != gnn.Linear {
+		sum.SEPS = med(func(s gnn.EpochStats) float64 { return s.SEPS })
+	}
 	sum.Phases = phaseSeconds{
 		Sample:   med(func(s gnn.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
 		Extract:  med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
@@ -521,14 +725,46 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 	return sum
 }
 
-// plotCurves writes the training loss and the train, valid and test
-// accuracies per epoch to a PNG file.
+// phasesOf returns the phase times of one epoch in seconds.
+func phasesOf(p gnn.PhaseTimes) phaseSeconds {
+	return phaseSeconds{Sample: p.Sample.Seconds(), Extract: p.Extract.Seconds(), Forward: p.Forward.Seconds(),
+		Backward: p.Backward.Seconds(), Update: p.Update.Seconds(), Eval: p.Eval.Seconds()}
+}
+
+// plotCurves writes the training curves to a PNG file: the training loss
+// in the upper panel and the train, valid and test accuracies in the lower
+// one, over the same epoch axis. (On one axis the loss, often near 2 to 10,
+// flattened the accuracies in [0, 1].)
 func plotCurves(path string, res *gnn.Result) error {
-	p := plot.New()
-	p.Title.Text = "bulksample train"
-	p.X.Label.Text = "epoch"
-	p.Y.Label.Text = "loss / accuracy"
-	p.Legend.Top = true
+	loss, acc, err := curvePlots(res)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	img := vgimg.New(8*vg.Inch, 7*vg.Inch)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 4 * vg.Millimeter,
+		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
+	canvases := plot.Align([][]*plot.Plot{{loss}, {acc}}, tiles, dc)
+	loss.Draw(canvases[0][0])
+	acc.Draw(canvases[1][0])
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
+		f.Close()
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	return nil
+}
+
+// curvePlots returns the two panels of plotCurves: the loss per epoch, and
+// the accuracies per epoch on a fixed [0, 1] axis. Both span the same
+// epochs.
+func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
 	series := func(f func(gnn.EpochStats) float64) plotter.XYs {
 		xy := make(plotter.XYs, len(res.Epochs))
 		for i, st := range res.Epochs {
@@ -536,16 +772,33 @@ func plotCurves(path string, res *gnn.Result) error {
 		}
 		return xy
 	}
-	if err := plotutil.AddLinePoints(p,
-		"training loss", series(func(s gnn.EpochStats) float64 { return s.Loss }),
+	loss = plot.New()
+	loss.Title.Text = "bulksample train"
+	loss.Y.Label.Text = "training loss"
+	loss.Legend.Top = true // the loss falls: the upper right stays clear
+	line, points, err := plotter.NewLinePoints(series(func(s gnn.EpochStats) float64 { return s.Loss }))
+	if err != nil {
+		return nil, nil, err
+	}
+	// Black, so that it is not taken for the train accuracy (plotutil's
+	// first colour) below.
+	line.Color, points.Color, points.Shape = color.Black, color.Black, draw.CircleGlyph{}
+	loss.Add(line, points)
+	loss.Legend.Add("training loss", line, points)
+	acc = plot.New()
+	acc.X.Label.Text = "epoch"
+	acc.Y.Label.Text = "accuracy"
+	acc.Legend.Top = false // the accuracies rise: the lower right stays clear
+	if err := plotutil.AddLinePoints(acc,
 		"train accuracy", series(func(s gnn.EpochStats) float64 { return s.TrainAcc }),
 		"valid accuracy", series(func(s gnn.EpochStats) float64 { return s.ValAcc }),
 		"test accuracy", series(func(s gnn.EpochStats) float64 { return s.TestAcc }),
 	); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
+		return nil, nil, err
 	}
-	if err := p.Save(8*vg.Inch, 5*vg.Inch, path); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	return nil
+	acc.Y.Min, acc.Y.Max = 0, 1
+	// One epoch axis for both panels.
+	lo, hi := min(loss.X.Min, acc.X.Min), max(loss.X.Max, acc.X.Max)
+	loss.X.Min, loss.X.Max, acc.X.Min, acc.X.Max = lo, hi, lo, hi
+	return loss, acc, nil
 }

@@ -26,7 +26,7 @@ func TestTrainCLI(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	s := lastJSON[trainSummary](t, stdout)
-	if s.Epochs != 3 || s.Nodes != 3000 || s.Model != "sage" || s.Sampler != "node" || !reflect.DeepEqual(s.Fanouts, []int{5, 5}) {
+	if len(s.Epochs) != 3 || s.Nodes != 3000 || s.Model != "sage" || s.Sampler != "node" || !reflect.DeepEqual(s.Fanouts, []int{5, 5}) {
 		t.Errorf("summary %+v does not describe the run", s)
 	}
 	if s.TestAcc < 0.5 || s.ValAcc < 0.5 {
@@ -85,7 +85,7 @@ func TestTrainCLILayerWise(t *testing.T) {
 			t.Fatalf("%s: exit %d\n%s", sampler, code, stderr)
 		}
 		s := lastJSON[trainSummary](t, stdout)
-		if s.Model != "gcn" || s.Sampler != sampler || s.Epochs != 3 || !reflect.DeepEqual(s.Fanouts, []int{256, 256}) {
+		if s.Model != "gcn" || s.Sampler != sampler || len(s.Epochs) != 3 || !reflect.DeepEqual(s.Fanouts, []int{256, 256}) {
 			t.Errorf("%s: summary %+v does not describe the run", sampler, s)
 		}
 		if s.TestAcc < 0.4 || !(s.SEPS > 0) {
@@ -152,8 +152,21 @@ func TestTrainCLIResume(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
 	}
-	if s := lastJSON[trainSummary](t, stdout); s.ResumedFrom != 1 || s.Epochs != 2 {
-		t.Errorf("resumed from %d with %d epochs; want 1 and 2", s.ResumedFrom, s.Epochs)
+	if want := "resumed from " + filepath.Join(dir, gnn.CheckpointFile) + " after epoch 1 of 2"; !strings.Contains(stderr, want) {
+		t.Errorf("resumed run does not say where it resumed from (%q):\n%s", want, stderr)
+	}
+	if s := lastJSON[trainSummary](t, stdout); s.ResumedFrom != 1 || len(s.Epochs) != 2 {
+		t.Errorf("resumed from %d with %d epochs; want 1 and 2", s.ResumedFrom, len(s.Epochs))
+	}
+	// A checkpoint that already holds every epoch trains none and says so.
+	if _, _, stderr := runCLI(t, "train", append(args, "--epochs", "2", "--resume")...); !strings.Contains(stderr, "after epoch 2 of 2") {
+		t.Errorf("resuming a finished run does not say so:\n%s", stderr)
+	}
+	// --resume without a checkpoint starts afresh and says so.
+	fresh := t.TempDir()
+	code, _, stderr = runCLI(t, "train", "--data", smallSynthetic, "--fanout", "4,4", "--batch", "256", "--hidden", "8", "--checkpoint", fresh, "--epochs", "1", "--resume")
+	if code != 0 || !strings.Contains(stderr, "no checkpoint at "+filepath.Join(fresh, gnn.CheckpointFile)) {
+		t.Errorf("--resume without a checkpoint: exit %d; want 0 and a note that there is none:\n%s", code, stderr)
 	}
 	// Another model size refuses the checkpoint, naming the option.
 	code, _, stderr = runCLI(t, "train", append(args, "--epochs", "2", "--resume", "--hidden", "9")...)
@@ -233,24 +246,45 @@ func TestTrainUsageErrors(t *testing.T) {
 	}
 }
 
-// TestTrainDataErrors: bad --data values are run errors that say what is
-// wrong.
+// TestTrainDataErrors: a bad option inside a --data spec is a usage error
+// (exit 2) naming the option; a file that cannot be read is a run error.
 func TestTrainDataErrors(t *testing.T) {
 	t.Setenv(dataEnv, t.TempDir())
 	t.Chdir(t.TempDir())
 	tests := []struct {
-		data, inside string
+		data   string
+		code   int
+		inside string
 	}{
-		{"synthetic:nodes=ten", "nodes"},
-		{"synthetic:colour=red", "colour"},
-		{"synthetic:nodes", "key=value"},
-		{"cora:x=1", "no options"},
-		{filepath.Join(t.TempDir(), "missing.npz"), "missing.npz"},
+		{"synthetic:nodes=ten", 2, `option nodes="ten": want an integer`},
+		{"synthetic:homophily=high", 2, `option homophily="high": want a number`},
+		{"synthetic:seed=-1", 2, `option seed="-1": want an integer >= 0`},
+		{"synthetic:colour=red", 2, "colour"},
+		{"synthetic:nodes", 2, "key=value"},
+		{"cora:x=1", 2, "no options"},
+		{filepath.Join(t.TempDir(), "missing.npz"), 1, "missing.npz"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, "train", "--data", tc.data, "--epochs", "1")
-		if code != 1 || !strings.Contains(stderr, tc.inside) {
-			t.Errorf("--data %q: exit %d, stderr %q; want 1 and a message with %q", tc.data, code, firstLine(stderr), tc.inside)
+		if code != tc.code || !strings.Contains(stderr, tc.inside) || strings.Contains(stderr, "strconv") {
+			t.Errorf("--data %q: exit %d, stderr %q; want %d and a message with %q", tc.data, code, firstLine(stderr), tc.code, tc.inside)
+		}
+	}
+}
+
+// TestDataEnvMustExist: a BULKSAMPLE_DATA that does not exist is an error
+// naming it, not silently skipped; train --help gives the search path.
+func TestDataEnvMustExist(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-such-dir")
+	t.Setenv(dataEnv, missing)
+	code, _, stderr := runCLI(t, "train", "--data", "cora", "--epochs", "1")
+	if msg := lastLine(stderr); code != 1 || !strings.Contains(msg, dataEnv) || !strings.Contains(msg, missing) || strings.Contains(msg, "looked in") {
+		t.Errorf("%s=%s: exit %d, error %q; want 1 and a message naming %s and the directory", dataEnv, missing, code, msg, dataEnv)
+	}
+	_, stdout, _ := runCLI(t, "train", "--help")
+	for _, want := range []string{"$" + dataEnv, "shared/data", "working directory", "executable"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("train --help does not give the data search path: no %q", want)
 		}
 	}
 }
@@ -320,5 +354,30 @@ func TestTrainBestEpochOneBased(t *testing.T) {
 	}
 	if want := fmt.Sprintf("best epoch %d:", best); !strings.Contains(stdout, want) {
 		t.Errorf("stdout lacks %q:\n%s", want, stdout)
+	}
+}
+
+// TestPureGoBLASNote: train prints a one-line note when the build's BLAS is
+// the pure-Go fallback, unless --blas gonum asked for it.
+func TestPureGoBLASNote(t *testing.T) {
+	for _, tc := range []struct {
+		build string
+		asked bool
+		note  bool
+	}{{gnn.PureGoBLAS, false, true}, {gnn.PureGoBLAS, true, false}, {"openblas", false, false}, {"openblas", true, false}} {
+		if got := pureGoBLASNote(tc.build, tc.asked); (got != "") != tc.note || tc.note && !strings.Contains(got, "-tags openblas") {
+			t.Errorf("build %s, --blas gonum %v: note %q; want one: %v", tc.build, tc.asked, got, tc.note)
+		}
+	}
+	// This build's train prints it exactly when its BLAS is pure Go.
+	for _, blas := range []string{"native", "gonum"} {
+		code, _, stderr := runCLI(t, "train", "--data", smallSynthetic, "--model", "linear", "--epochs", "1", "--blas", blas)
+		if code != 0 {
+			t.Fatalf("exit %d\n%s", code, stderr)
+		}
+		want := gnn.BLAS == gnn.PureGoBLAS && blas == "native"
+		if got := strings.Contains(stderr, "note: this binary was built without OpenBLAS"); got != want {
+			t.Errorf("build BLAS %s, --blas %s: note printed %v; want %v\n%s", gnn.BLAS, blas, got, want, stderr)
+		}
 	}
 }

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+// TestHelpGoesToStdout: help that was asked for goes to standard output
+// with exit 0 (so that `bulksample train --help | head` shows it); usage
+// errors go to standard error with exit 2 and nothing on standard output.
+func TestHelpGoesToStdout(t *testing.T) {
+	for _, args := range [][]string{
+		{"help"}, {"--help"}, {"-h"}, {"help", "train"},
+		{"gen", "--help"}, {"convert", "--help"}, {"info", "--help"}, {"spgemm", "--help"},
+		{"sample", "--help"}, {"train", "--help"}, {"train", "-h"},
+	} {
+		code, stdout, stderr := runCLI(t, args[0], args[1:]...)
+		if code != 0 || !strings.Contains(stdout, "usage: bulksample") || stderr != "" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0, the usage on stdout and nothing on stderr", args, code, firstLine(stdout), firstLine(stderr))
+		}
+	}
+	for _, args := range [][]string{
+		{"nosuchcommand"}, {"train", "--nosuchflag"}, {"sample", "--batch", "x"}, {"info"}, {"train"},
+	} {
+		code, stdout, stderr := runCLI(t, args[0], args[1:]...)
+		if code != 2 || stdout != "" || !strings.Contains(stderr, "usage: bulksample") {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing on stdout and the usage on stderr", args, code, firstLine(stdout), firstLine(stderr))
+		}
+	}
+	// No arguments at all is a usage error.
+	var out, errOut bytes.Buffer
+	if code := run(context.Background(), nil, &env{stdout: &out, stderr: &errOut}); code != 2 || out.Len() != 0 || errOut.Len() == 0 {
+		t.Errorf("no command: exit %d, stdout %q; want 2 and the usage on stderr", code, out.String())
+	}
+}
+
+// TestVersion: --version prints the build's version on stdout with exit 0.
+func TestVersion(t *testing.T) {
+	for _, arg := range []string{"--version", "version"} {
+		code, stdout, stderr := runCLI(t, arg)
+		if code != 0 || stdout != "bulksample "+version()+"\n" || stderr != "" || version() == "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and %q", arg, code, stdout, stderr, "bulksample "+version())
+		}
+	}
+}
+
+func TestFormatVersion(t *testing.T) {
+	rev := []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: "32e2f502547afcc037ae5cb92550e1b02b9cd9e3"}}
+	dirty := append(rev, debug.BuildSetting{Key: "vcs.modified", Value: "true"})
+	for _, tc := range []struct {
+		version  string
+		settings []debug.BuildSetting
+		want     string
+	}{
+		{"", nil, "(devel)"},
+		{"(devel)", nil, "(devel)"},
+		{"v1.2.3", nil, "v1.2.3"},
+		{"(devel)", rev, "(devel) 32e2f502547a"},
+		{"(devel)", dirty, "(devel) 32e2f502547a+dirty"},
+		{"v0.0.0-20261121211915-32e2f502547a+dirty", dirty, "v0.0.0-20261121211915-32e2f502547a+dirty"},
+		{"v1.2.3", rev, "v1.2.3 32e2f502547a"},
+	} {
+		bi := &debug.BuildInfo{Main: debug.Module{Version: tc.version}, Settings: tc.settings}
+		if got := formatVersion(bi); got != tc.want {
+			t.Errorf("version %q, settings %v: %q; want %q", tc.version, tc.settings, got, tc.want)
+		}
+	}
+}
+
+// TestFanoutOrderHelp: the help of --fanout, and the README, say that the
+// fanouts run from the seeds outwards (PyG's num_neighbors order), the
+// reverse of DGL's lists.
+func TestFanoutOrderHelp(t *testing.T) {
+	for _, cmd := range []string{"sample", "train"} {
+		_, stdout, _ := runCLI(t, cmd, "--help")
+		_, after, _ := strings.Cut(stdout, "  -fanout ")
+		block, _, _ := strings.Cut(after, "\n  -")
+		for _, want := range []string{"seeds' layer first", "num_neighbors=[25, 10]", "MultiLayerNeighborSampler([10, 25])", "Blocks[0]"} {
+			if !strings.Contains(block, want) {
+				t.Errorf("%s --help: --fanout's help lacks %q:\n%s", cmd, want, block)
+			}
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"num_neighbors=[25, 10]", "MultiLayerNeighborSampler([10, 25])"} {
+		if !strings.Contains(string(readme), want) {
+			t.Errorf("README.md does not compare the layer order with PyG's and DGL's: no %q", want)
+		}
+	}
+}
