@@ -388,6 +388,15 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		n64 += v
 	}
 	n := int(n64)
+	// The CSR builder allocates 8 bytes per node before it reads an edge:
+	// the node count must be plausible for the edges that are there.
+	h, err := edgeIndexHeader(z, "edge_index")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNodeCount(z.name, n64, h.shape[1]); err != nil {
+		return nil, err
+	}
 	adj, err := buildCSR(path, n, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
 		progress(o, "pass %d of 2 over edge_index of %s", pass+1, path)
 		err := readEdgeIndex(ctx, z, "edge_index", n64, chunk, func(src, dst []int32) error {
@@ -431,14 +440,14 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 // chunks of at most chunk edges. The two rows are read side by side
 // through two readers of the member, so only one chunk is ever held.
 func readEdgeIndex(ctx context.Context, z *npzArchive, key string, n, chunk int64, fn func(src, dst []int32) error) (err error) {
+	if _, err := edgeIndexHeader(z, key); err != nil {
+		return err
+	}
 	rs, h, err := z.open(key)
 	if err != nil {
 		return err
 	}
 	defer rs.Close()
-	if len(h.shape) != 2 || h.shape[0] != 2 {
-		return z.errf(key, fmt.Errorf("%w: shape %v, want (2, E)", ErrFormat, h.shape))
-	}
 	m := h.shape[1]
 	if err := checkNodeCount(z.name, n, m); err != nil {
 		return err
@@ -490,6 +499,20 @@ func readEdgeIndex(ctx context.Context, z *npzArchive, key string, n, chunk int6
 	}
 	// Reading the member to its end makes the zip reader check its CRC-32.
 	return z.finish(key, rd)
+}
+
+// edgeIndexHeader returns the .npy header of member key of z after checking
+// that it is a 2 x E array.
+func edgeIndexHeader(z *npzArchive, key string) (npyHeader, error) {
+	rc, h, err := z.open(key)
+	if err != nil {
+		return npyHeader{}, err
+	}
+	rc.Close()
+	if len(h.shape) != 2 || h.shape[0] != 2 {
+		return npyHeader{}, z.errf(key, fmt.Errorf("%w: shape %v, want (2, E)", ErrFormat, h.shape))
+	}
+	return h, nil
 }
 
 // loadOGBSplit reads split/<name>/{train,valid,test}.csv.gz when the folder
