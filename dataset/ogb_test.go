@@ -6,8 +6,8 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
