@@ -76,9 +76,12 @@ func openGz(path string) (*gzFile, error) {
 
 func (g *gzFile) Close() error { g.ra.Close(); g.zr.Close(); return g.f.Close() }
 
-// maxLines bounds the lines an honest gzip file of this size can hold (a
+// maxLines bounds the lines an honest gzip file of this size can hold.
+func (g *gzFile) maxLines() int64 { return gzMaxLines(g.size) }
+
+// gzMaxLines bounds the lines of a gzip file of size compressed bytes (a
 // deflate stream expands at most ~1032 times; a line has >= 2 bytes).
-func (g *gzFile) maxLines() int64 { return g.size*1100/2 + 1024 }
+func gzMaxLines(size int64) int64 { return size*1100/2 + 1024 }
 
 // gzLines reads the lines of a .csv.gz file; errors name the file and line.
 type gzLines struct {
@@ -169,6 +172,15 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 	}
 	n := int(n64)
 	path := filepath.Join(raw, "edge.csv.gz")
+	// The CSR builder allocates 8 bytes per node before it reads an edge:
+	// the counts must be plausible for the edge file that is there.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if m > gzMaxLines(st.Size()) {
+		return nil, fmt.Errorf("%s: %w: num-edge-list declares %d edges, more than the file can hold", path, ErrFormat, m)
+	}
 	if err := checkNodeCount(filepath.Join(raw, "num-node-list.csv.gz"), n64, m); err != nil {
 		return nil, err
 	}

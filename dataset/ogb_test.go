@@ -154,3 +154,24 @@ func TestLoadOGBBinaryNodeCountFirst(t *testing.T) {
 		t.Errorf("allocated %d MiB to refuse the file", d>>20)
 	}
 }
+
+// TestLoadOGBCSVNodeCountFirst: node and edge counts far beyond what the
+// edge file can hold are refused before the CSR builder allocates its 8
+// bytes per node.
+func TestLoadOGBCSVNodeCountFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "products")
+	raw := filepath.Join(dir, "raw")
+	gzWrite(t, filepath.Join(raw, "num-node-list.csv.gz"), "1073741826\n")
+	gzWrite(t, filepath.Join(raw, "num-edge-list.csv.gz"), "1000000000000\n")
+	gzWrite(t, filepath.Join(raw, "edge.csv.gz"), "0,1\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Load(dir, nil)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "edge.csv.gz") || !strings.Contains(err.Error(), "1000000000000 edges, more than the file can hold") {
+		t.Errorf("error %v; want one naming edge.csv.gz and the declared edge count", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+		t.Errorf("allocated %d MiB to refuse the folder", d>>20)
+	}
+}
