@@ -66,7 +66,7 @@ func (h *npyHeader) dataBytes() int64 { return h.count() * int64(h.dtype.size) }
 func readNPYHeader(r io.Reader, avail int64) (npyHeader, error) {
 	var pre [10]byte
 	if _, err := io.ReadFull(r, pre[:]); err != nil {
-		return npyHeader{}, fmt.Errorf("%w: not a .npy array: %v", ErrFormat, shortRead(err))
+		return npyHeader{}, fmt.Errorf("%w: not a .npy array: %w", ErrFormat, shortRead(err))
 	}
 	if string(pre[:6]) != npyMagic {
 		return npyHeader{}, fmt.Errorf("%w: not a .npy array (bad magic %q)", ErrFormat, pre[:6])
@@ -80,7 +80,7 @@ func readNPYHeader(r io.Reader, avail int64) (npyHeader, error) {
 	case 2, 3:
 		var b [2]byte
 		if _, err := io.ReadFull(r, b[:]); err != nil {
-			return npyHeader{}, fmt.Errorf("%w: .npy header: %v", ErrFormat, shortRead(err))
+			return npyHeader{}, fmt.Errorf("%w: .npy header: %w", ErrFormat, shortRead(err))
 		}
 		hlen = int64(binary.LittleEndian.Uint32([]byte{pre[8], pre[9], b[0], b[1]}))
 		size = 12
@@ -92,7 +92,7 @@ func readNPYHeader(r io.Reader, avail int64) (npyHeader, error) {
 	}
 	dict := make([]byte, hlen)
 	if _, err := io.ReadFull(r, dict); err != nil {
-		return npyHeader{}, fmt.Errorf("%w: .npy header: %v", ErrFormat, shortRead(err))
+		return npyHeader{}, fmt.Errorf("%w: .npy header: %w", ErrFormat, shortRead(err))
 	}
 	if major < 3 && !isASCII(dict) || major == 3 && !utf8.Valid(dict) {
 		return npyHeader{}, fmt.Errorf("%w: .npy header is not text", ErrFormat)
@@ -376,7 +376,7 @@ func readNPYData[T int32 | int64 | float32](r io.Reader, h *npyHeader, dst []T, 
 		// The bytes are already the Go values: read in place.
 		b := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)*dt.size)
 		if _, err := io.ReadFull(r, b); err != nil {
-			return fmt.Errorf("%w: reading %d elements: %v", ErrFormat, len(dst), shortRead(err))
+			return fmt.Errorf("%w: reading %d elements: %w", ErrFormat, len(dst), shortRead(err))
 		}
 		if custom {
 			for i, x := range dst {
@@ -401,7 +401,7 @@ func readNPYData[T int32 | int64 | float32](r io.Reader, h *npyHeader, dst []T, 
 		m := min(npyChunk, len(dst)-off)
 		b := buf[:m*dt.size]
 		if _, err := io.ReadFull(r, b); err != nil {
-			return fmt.Errorf("%w: reading element %d: %v", ErrFormat, off, shortRead(err))
+			return fmt.Errorf("%w: reading element %d: %w", ErrFormat, off, shortRead(err))
 		}
 		for j := range m {
 			e := b[j*dt.size : (j+1)*dt.size]
@@ -559,7 +559,7 @@ func readNPYString(r io.Reader, h *npyHeader) (string, error) {
 	}
 	b := make([]byte, h.dtype.size)
 	if _, err := io.ReadFull(r, b); err != nil {
-		return "", fmt.Errorf("%w: reading string: %v", ErrFormat, shortRead(err))
+		return "", fmt.Errorf("%w: reading string: %w", ErrFormat, shortRead(err))
 	}
 	if h.dtype.kind == 'S' {
 		return strings.TrimRight(string(b), "\x00"), nil

@@ -55,9 +55,9 @@ func newNPZ(name string, ra io.ReaderAt, size int64) (*npzArchive, error) {
 		// end was cut short (an interrupted copy or download) or damaged.
 		var magic [4]byte
 		if n, _ := ra.ReadAt(magic[:], 0); n == 4 && string(magic[:]) == "PK\x03\x04" {
-			return nil, fmt.Errorf("%s: %w: truncated or corrupt .npz (zip) archive of %d bytes: %v", name, ErrFormat, size, err)
+			return nil, fmt.Errorf("%s: %w: truncated or corrupt .npz (zip) archive of %d bytes: %w", name, ErrFormat, size, err)
 		}
-		return nil, fmt.Errorf("%s: %w: not a zip (.npz) archive: %v", name, ErrFormat, err)
+		return nil, fmt.Errorf("%s: %w: not a zip (.npz) archive: %w", name, ErrFormat, err)
 	}
 	z := &npzArchive{name: name, size: size, members: map[string]*zip.File{}}
 	for _, f := range zr.File {
@@ -101,7 +101,7 @@ func (z *npzArchive) open(key string) (io.ReadCloser, npyHeader, error) {
 	}
 	rc, err := f.Open()
 	if err != nil {
-		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: %v", ErrFormat, err))
+		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: %w", ErrFormat, err))
 	}
 	h, err := readNPYHeader(rc, int64(f.UncompressedSize64))
 	if err != nil {
@@ -117,7 +117,7 @@ func (z *npzArchive) finish(key string, rc io.ReadCloser) error {
 	_, err := io.Copy(io.Discard, rc)
 	rc.Close()
 	if err != nil {
-		return z.errf(key, fmt.Errorf("%w: %v", ErrFormat, err))
+		return z.errf(key, fmt.Errorf("%w: %w", ErrFormat, err))
 	}
 	return nil
 }

@@ -69,7 +69,7 @@ func openGz(path string) (*gzFile, error) {
 	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<20))
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("%s: %w: not a gzip stream: %v", path, ErrFormat, err)
+		return nil, fmt.Errorf("%s: %w: not a gzip stream: %w", path, ErrFormat, err)
 	}
 	return &gzFile{path: path, f: f, zr: zr, ra: newReadAhead(zr, 256<<10, 4), size: st.Size()}, nil
 }
@@ -470,7 +470,7 @@ func readEdgeIndex(ctx context.Context, z *npzArchive, key string, n, chunk int6
 	}
 	defer rd.Close()
 	if _, err := io.CopyN(io.Discard, rd, m*int64(h.dtype.size)); err != nil {
-		return z.errf(key, fmt.Errorf("%w: reading row 1: %v", ErrFormat, shortRead(err)))
+		return z.errf(key, fmt.Errorf("%w: reading row 1: %w", ErrFormat, shortRead(err)))
 	}
 	// ids checks and converts one element; element i of the chunk at
 	// element base of the array is element base+i.

@@ -85,7 +85,7 @@ func RMAT(opt RMATOptions) (*spgemm.CSR, error) {
 func rmatEdges(opt RMATOptions) (src, dst []int32) {
 	o, err := opt.withDefaults()
 	if err != nil {
-		panic(err)
+		panic(spgemm.ArgError{Op: "dataset.rmatEdges", Msg: err.Error()})
 	}
 	n := 1 << o.Scale
 	m := o.EdgeFactor << o.Scale

@@ -1,12 +1,14 @@
-// Package featurex owns node-feature extraction: copying the feature rows and
-// labels of the vertices a minibatch needs into dense, reusable buffers.
+// Package featurex owns node-feature storage and extraction: the Store
+// interface through which a trainer gets the feature rows of the vertices a
+// minibatch reads, its local in-memory implementation (Local: a dense
+// row-major array, with a CSR copy for sparse bag-of-words features), and
+// the kernels that copy labels and normalise feature rows.
 //
-// This file set is the local part: the features live in one row-major
-// n x f array in this process and Gather reads them directly. The
-// distributed part (DESIGN.md section 4), where feature rows are partitioned
-// over ranks, replicated by a factor c and fetched with all-to-all exchanges
-// inside a process column, comes later and will keep Gather's contract for
-// the rows a rank holds.
+// The distributed store (DESIGN.md section 4), where feature rows are
+// partitioned over ranks, replicated by a factor c and fetched with
+// all-to-all exchanges inside a process column, implements the same Store
+// interface and passes the same conformance checks
+// (featurex/featurextest).
 //
 // # Conventions
 //
@@ -16,6 +18,8 @@
 //
 // # Errors and panics
 //
-// The functions are kernels: a buffer of the wrong length panics with an
-// spgemm.ShapeError and an id outside [0, n) with an spgemm.IndexError.
+// A Store returns errors: an id out of range (which comes from data: a
+// sampler built on another graph, a corrupt split) is an error naming the id
+// and the store's size. The kernels (Labels, NormalizeRows, CompressRows)
+// panic with this package's *ShapeError or *IndexError on a caller bug.
 package featurex

@@ -1,16 +1,40 @@
-package featurex
+package featurex_test
 
 import (
+	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
-	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/featurex/featurextest"
 )
+
+// TestLocalConformance runs the Store conformance kit on the local store,
+// with its sparse copy chosen automatically, always and never, and with one
+// and four threads.
+func TestLocalConformance(t *testing.T) {
+	for _, opt := range []featurex.LocalOptions{
+		{}, {Threads: 1, Sparse: featurex.SparseNever}, {Threads: 4, Sparse: featurex.SparseAlways},
+	} {
+		featurextest.Run(t, func(t *testing.T, x []float32, f int) featurex.Store {
+			s, err := featurex.NewLocal(x, f, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return s
+		})
+	}
+}
 
 func TestGather(t *testing.T) {
 	// 4 vertices with 2 features each: row v is (10v, 10v+1).
 	features := []float32{0, 1, 10, 11, 20, 21, 30, 31}
+	s, err := featurex.NewLocal(features, 2, featurex.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		ids  []int32
@@ -23,30 +47,37 @@ func TestGather(t *testing.T) {
 	}
 	for _, tc := range tests {
 		dst := make([]float32, len(tc.ids)*2)
-		Gather(dst, features, 2, tc.ids)
+		if err := s.Gather(context.Background(), dst, tc.ids); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
 		if !slices.Equal(dst, tc.want) {
 			t.Errorf("%s: Gather(%v) = %v; want %v", tc.name, tc.ids, dst, tc.want)
 		}
 	}
+	// The error of issue 13: an id from another graph names itself and the
+	// store's size, and does not claim to come from spgemm.
+	err = s.Gather(context.Background(), make([]float32, 2), []int32{3895})
+	if err == nil || !strings.Contains(err.Error(), "3895") || !strings.Contains(err.Error(), "n = 4") || strings.Contains(err.Error(), "spgemm") {
+		t.Errorf("out of range: err = %v; want featurex's error naming 3895 and n = 4", err)
+	}
 }
 
-// TestGatherLarge crosses the parallel threshold and compares every row with
-// the source.
-func TestGatherLarge(t *testing.T) {
-	const n, f = 5000, 37
-	features := make([]float32, n*f)
-	for i := range features {
-		features[i] = float32(i)
+func TestNewLocalErrors(t *testing.T) {
+	tests := []struct {
+		name   string
+		x      []float32
+		f      int
+		opt    featurex.LocalOptions
+		inside string
+	}{
+		{"zero width", nil, 0, featurex.LocalOptions{}, "features per vertex"},
+		{"ragged", make([]float32, 5), 2, featurex.LocalOptions{}, "rows of 2"},
+		{"threads", make([]float32, 4), 2, featurex.LocalOptions{Threads: -1}, "Threads"},
+		{"mode", make([]float32, 4), 2, featurex.LocalOptions{Sparse: 7}, "Sparse"},
 	}
-	ids := make([]int32, 3001)
-	for r := range ids {
-		ids[r] = int32((r * 7919) % n)
-	}
-	dst := make([]float32, len(ids)*f)
-	Gather(dst, features, f, ids)
-	for r, id := range ids {
-		if !slices.Equal(dst[r*f:(r+1)*f], features[int(id)*f:int(id+1)*f]) {
-			t.Fatalf("row %d (vertex %d) differs", r, id)
+	for _, tc := range tests {
+		if _, err := featurex.NewLocal(tc.x, tc.f, tc.opt); err == nil || !strings.Contains(err.Error(), tc.inside) {
+			t.Errorf("%s: err = %v; want one naming %s", tc.name, err, tc.inside)
 		}
 	}
 }
@@ -54,7 +85,7 @@ func TestGatherLarge(t *testing.T) {
 func TestLabels(t *testing.T) {
 	labels := []int32{3, -1, 0, 2}
 	dst := make([]int32, 3)
-	Labels(dst, labels, []int32{3, 1, 0})
+	featurex.Labels(dst, labels, []int32{3, 1, 0})
 	if want := []int32{2, -1, 3}; !slices.Equal(dst, want) {
 		t.Errorf("Labels = %v; want %v", dst, want)
 	}
@@ -62,40 +93,52 @@ func TestLabels(t *testing.T) {
 
 func TestNormalizeRows(t *testing.T) {
 	x := []float32{1, 3, 0, 0, 0, 0, 2, 2, 4}
-	NormalizeRows(x, 3)
+	featurex.NormalizeRows(x, 3)
 	want := []float32{0.25, 0.75, 0, 0, 0, 0, 0.25, 0.25, 0.5}
 	if !slices.Equal(x, want) {
 		t.Errorf("NormalizeRows = %v; want %v", x, want)
 	}
 }
 
+// TestPanics: the kernels panic with featurex's own typed values.
 func TestPanics(t *testing.T) {
-	features := make([]float32, 6) // 3 x 2
 	tests := []struct {
 		name  string
 		fn    func()
-		index bool // IndexError rather than ShapeError
+		index bool // *IndexError rather than *ShapeError
 	}{
-		{"gather short dst", func() { Gather(make([]float32, 3), features, 2, []int32{0, 1}) }, false},
-		{"gather ragged features", func() { Gather(make([]float32, 2), features[:5], 2, []int32{0}) }, false},
-		{"gather id too big", func() { Gather(make([]float32, 2), features, 2, []int32{3}) }, true},
-		{"gather negative id", func() { Gather(make([]float32, 2), features, 2, []int32{-1}) }, true},
-		{"labels short dst", func() { Labels(make([]int32, 1), []int32{0, 1}, []int32{0, 1}) }, false},
-		{"labels id too big", func() { Labels(make([]int32, 1), []int32{0, 1}, []int32{2}) }, true},
-		{"normalize ragged", func() { NormalizeRows(make([]float32, 5), 2) }, false},
-		{"normalize zero width", func() { NormalizeRows(nil, 0) }, false},
+		{"labels short dst", func() { featurex.Labels(make([]int32, 1), []int32{0, 1}, []int32{0, 1}) }, false},
+		{"labels id too big", func() { featurex.Labels(make([]int32, 1), []int32{0, 1}, []int32{2}) }, true},
+		{"normalize ragged", func() { featurex.NormalizeRows(make([]float32, 5), 2) }, false},
+		{"normalize zero width", func() { featurex.NormalizeRows(nil, 0) }, false},
+		{"compress ragged", func() { featurex.CompressRows(nil, make([]float32, 5), 2, 2) }, false},
 	}
 	for _, tc := range tests {
-		err := spgemm.Maybe(tc.fn)
-		var se spgemm.ShapeError
-		var ie spgemm.IndexError
+		err := catch(tc.fn)
+		var se *featurex.ShapeError
+		var ie *featurex.IndexError
 		switch {
 		case err == nil:
 			t.Errorf("%s: no panic", tc.name)
 		case tc.index && !errors.As(err, &ie):
-			t.Errorf("%s: got %v; want an IndexError", tc.name, err)
+			t.Errorf("%s: got %v; want an *IndexError", tc.name, err)
 		case !tc.index && !errors.As(err, &se):
-			t.Errorf("%s: got %v; want a ShapeError", tc.name, err)
+			t.Errorf("%s: got %v; want a *ShapeError", tc.name, err)
+		case strings.Contains(err.Error(), "spgemm"):
+			t.Errorf("%s: %v calls itself spgemm", tc.name, err)
 		}
 	}
+}
+
+func catch(fn func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err, _ = r.(error)
+			if err == nil {
+				err = errors.New("non-error panic")
+			}
+		}
+	}()
+	fn()
+	return nil
 }

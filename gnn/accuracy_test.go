@@ -8,13 +8,14 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/testenv"
 	"github.com/bulksample/bulksample/sampling"
 )
 
 // loadShared loads ../shared/data/<name>.npz next to the repository with its
 // default split (stratified: 20 labelled vertices per class for training,
 // 500 valid, 1000 test) and row-normalised features (the Planetoid
-// protocol), or skips the test when the file is absent.
+// protocol), or skips the test when the file is absent (fails it in CI).
 func loadShared(t *testing.T, name string) *dataset.Dataset {
 	t.Helper()
 	path, err := filepath.Abs(filepath.Join("..", "..", "shared", "data", name+".npz"))
@@ -22,7 +23,7 @@ func loadShared(t *testing.T, name string) *dataset.Dataset {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("%s not available (%v): this accuracy test needs %s", name, err, path)
+		testenv.MissingData(t, "%s not available (%v): this accuracy test needs %s", name, err, path)
 	}
 	ds, err := dataset.Load(path, nil)
 	if err != nil {
@@ -110,5 +111,43 @@ func TestSAGEBeatsFeaturesOnly(t *testing.T) {
 	t.Logf("%d nodes: GraphSAGE test %.3f, features-only %.3f", nodes, sage.TestAcc, linear.TestAcc)
 	if sage.TestAcc < linear.TestAcc+0.10 {
 		t.Errorf("GraphSAGE test accuracy %.3f does not beat the features-only %.3f by 10 points", sage.TestAcc, linear.TestAcc)
+	}
+}
+
+// kipfGCNAccuracies trains GCN in Kipf and Welling's setting (the CLI's
+// --preset kipf-gcn): 2 layers, hidden 16, every training vertex in one
+// minibatch with all neighbours (full-batch GCN), dropout 0.5, weight decay
+// 5e-4, Adam lr 0.01, 200 epochs, with seeds 1..5, and returns the sorted
+// test accuracies of the best-valid epochs.
+func kipfGCNAccuracies(t *testing.T, ds *dataset.Dataset) []float64 {
+	var accs []float64
+	for seed := uint64(1); seed <= 5; seed++ {
+		s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{-1, -1}, Degrees: true, Seed: seed})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res := train(t, ds, s, TrainOptions{Arch: GCN, Hidden: 16, Dropout: 0.5, BatchSize: len(ds.Train), BulkSize: 1,
+			Epochs: 200, Seed: seed, Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}})
+		t.Logf("seed %d: test %.3f (best valid %.3f at epoch %d)", seed, res.TestAcc, res.BestValAcc, res.BestEpoch)
+		accs = append(accs, res.TestAcc)
+	}
+	slices.Sort(accs)
+	t.Logf("median test accuracy %.3f, range %.3f-%.3f", accs[2], accs[0], accs[4])
+	return accs
+}
+
+// TestKipfGCNCora: full-batch GCN on Cora's default split (seed 0 of the
+// Planetoid protocol) has a median test accuracy of at least 0.765 over 5
+// seeds (measured 0.777; with the block-degree normalisation that GCN used
+// before, 0.740, the largest seed 0.761). Kipf and Welling report 0.815 on
+// Planetoid's fixed split, which the gnn-benchmark file does not have; see
+// the README for other splits and for CiteSeer (whose 5 runs, about twice
+// as long, are measured there rather than in the test suite).
+func TestKipfGCNCora(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 5 models for 200 epochs; skipped in -short")
+	}
+	if med := kipfGCNAccuracies(t, loadShared(t, "cora"))[2]; med < 0.765 {
+		t.Errorf("Cora: median test accuracy %.3f; want >= 0.765", med)
 	}
 }

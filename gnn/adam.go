@@ -81,19 +81,45 @@ func (a *Adam) Options() AdamOptions { return a.opt }
 //
 // It panics with a spgemm.ShapeError if the lengths differ from the state's.
 func (a *Adam) Step(params, grads []float32) {
-	if len(params) != len(a.M) || len(grads) != len(a.M) {
-		panic(spgemm.ShapeError{Op: "gnn.Adam.Step", ARows: len(params), ACols: len(grads), BRows: len(a.M), BCols: len(a.M)})
+	a.check(len(params), len(grads))
+	adamUpdate(params, grads, a.M, a.V, a.next())
+}
+
+// step is Step on be's buffers; the moments stay in host memory.
+func (a *Adam) step(be Backend, params, grads Buf) {
+	a.check(params.Len(), grads.Len())
+	var mb, vb Buf
+	be.Adam(params, grads, hostView(be, a.M, &mb), hostView(be, a.V, &vb), a.next())
+	if !be.HostMemory() {
+		be.Download(a.M, mb)
+		be.Download(a.V, vb)
 	}
+}
+
+func (a *Adam) check(np, ng int) {
+	if np != len(a.M) || ng != len(a.M) {
+		panic(spgemm.ShapeError{Op: "gnn.Adam.Step", ARows: np, ACols: ng, BRows: len(a.M), BCols: len(a.M)})
+	}
+}
+
+// next counts a step and returns its coefficients.
+func (a *Adam) next() AdamStep {
 	a.T++
 	o := a.opt
 	c1 := 1 - math.Pow(o.Beta1, float64(a.T))
 	c2 := 1 - math.Pow(o.Beta2, float64(a.T))
-	b1, b2 := float32(o.Beta1), float32(o.Beta2)
-	wd := float32(o.WeightDecay)
-	stepSize := float32(o.LR / c1)
-	invSqrtC2 := float32(1 / math.Sqrt(c2))
-	eps := float32(o.Eps)
-	m, v := a.M, a.V
+	return AdamStep{
+		Beta1: float32(o.Beta1), Beta2: float32(o.Beta2), WeightDecay: float32(o.WeightDecay),
+		StepSize: float32(o.LR / c1), InvSqrtC2: float32(1 / math.Sqrt(c2)), Eps: float32(o.Eps),
+	}
+}
+
+// adamUpdate is the update of Step with the coefficients s: the CPU
+// backend's Adam.
+func adamUpdate(params, grads, m, v []float32, s AdamStep) {
+	b1, b2, wd, stepSize, invSqrtC2, eps := s.Beta1, s.Beta2, s.WeightDecay, s.StepSize, s.InvSqrtC2, s.Eps
+	m, v = m[:len(grads)], v[:len(grads)]
+	params = params[:len(grads)]
 	for i, g := range grads {
 		p := params[i]
 		g += wd * p

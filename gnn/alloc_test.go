@@ -26,7 +26,7 @@ func newStepFixture(t testing.TB, ds *dataset.Dataset, arch Arch, batch int, pur
 	if arch != Linear {
 		s = nodeWise(t, ds, []int{10, 10}, 5)
 	}
-	tr, err := NewTrainer(ds, s, TrainOptions{Arch: arch, Hidden: 64, Dropout: 0.5, BatchSize: batch, BulkSize: 2,
+	tr, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: arch, Hidden: 64, Dropout: 0.5, BatchSize: batch, BulkSize: 2,
 		Epochs: 1, Threads: 1, PureGoBLAS: pureGo})
 	if err != nil {
 		t.Fatal(err)
@@ -41,14 +41,23 @@ func newStepFixture(t testing.TB, ds *dataset.Dataset, arch Arch, batch int, pur
 	return f
 }
 
-func (f *stepFixture) step() { f.tr.step(&f.mb, 0, &f.ph) }
+func (f *stepFixture) step() {
+	if _, err := f.tr.step(context.Background(), &f.mb, 0, &f.ph); err != nil {
+		panic(err)
+	}
+}
 
 // buffers returns the addresses of the backing arrays of every buffer the
 // trainer and its model reuse from one minibatch to the next.
 func (f *stepFixture) buffers() []uintptr {
-	addr := func(s any) uintptr { return reflect.ValueOf(s).Pointer() }
+	addr := func(s any) uintptr {
+		if b, ok := s.(Buf); ok {
+			s = b.Host()
+		}
+		return reflect.ValueOf(s).Pointer()
+	}
 	tr := f.tr
-	a := []uintptr{addr(tr.x), addr(tr.labels), addr(tr.dLogits), addr(tr.model.degs)}
+	a := []uintptr{addr(tr.x), addr(tr.xs.Indptr), addr(tr.xs.Indices), addr(tr.xs.Data), addr(tr.labels), addr(tr.dLogits), addr(tr.model.degs)}
 	for i := range tr.model.layers {
 		l := &tr.model.layers[i]
 		a = append(a, addr(l.inBuf), addr(l.norm), addr(l.self), addr(l.agg), addr(l.out), addr(l.dAgg), addr(l.dIn),
@@ -105,7 +114,7 @@ func TestStepReusesBuffers(t *testing.T) {
 					// per-tile jobs may add 1/64 of the feature buffer.
 					limit := uint64(4096)
 					if gonumBLAS {
-						limit += uint64(4*len(f.tr.x)) / 64
+						limit += uint64(4*len(f.mb.InputNodes())*ds.NumFeatures) / 64
 					}
 					if bytes > limit {
 						t.Errorf("%s batch %d: %d bytes allocated per step; want at most %d", name, batch, bytes, limit)

@@ -43,7 +43,7 @@ func (t *Trainer) config() map[string]string {
 	o, a := t.model.Options(), t.adam.Options()
 	p := t.plan.Options()
 	g := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-	return map[string]string{
+	cfg := map[string]string{
 		"model":        o.Arch.String(),
 		"layers":       strconv.Itoa(o.Layers),
 		"hidden":       strconv.Itoa(o.Hidden),
@@ -58,9 +58,13 @@ func (t *Trainer) config() map[string]string {
 		"weight-decay": g(a.WeightDecay),
 		"batch":        strconv.Itoa(p.BatchSize),
 		"bulk":         strconv.Itoa(p.BulkSize),
-		"nodes":        strconv.Itoa(t.ds.NumNodes()),
-		"train":        strconv.Itoa(len(t.ds.Train)),
+		"nodes":        strconv.Itoa(t.data.Features.NumVertices()),
+		"train":        strconv.Itoa(len(t.data.Train)),
 	}
+	if o.Arch == GCN {
+		cfg["gcn-norm"] = o.GCNNorm.String()
+	}
+	return cfg
 }
 
 // save writes the checkpoint after epochsDone epochs and, when partial is
@@ -170,7 +174,7 @@ func (t *Trainer) restore(ck *checkpoint) error {
 		return fmt.Errorf("gnn: checkpoint %s: partial epoch %d with %d minibatches after %d epochs done (%d per epoch)",
 			path, ck.Partial.Stats.Epoch, ck.Partial.Stats.Minibatches, ck.EpochsDone, t.plan.NumMinibatches())
 	}
-	copy(t.model.Params(), ck.Params)
+	t.model.SetParams(ck.Params)
 	copy(t.adam.M, ck.AdamM)
 	copy(t.adam.V, ck.AdamV)
 	t.adam.T = ck.AdamT

@@ -3,7 +3,7 @@
 // softmax regression baseline), the loss, the Adam optimiser, the trainer
 // that drives sampling, feature extraction, forward, backward and update
 // minibatch by minibatch, layer-wise full-neighbour evaluation, checkpoints,
-// and the dense compute backends (BLAS).
+// and the compute backends.
 //
 // # Models
 //
@@ -17,12 +17,35 @@
 //     neighbours when the block's values are 1 (node-wise sampling), the
 //     weighted mean otherwise (weighted or with-replacement samples, LADIES
 //     values). An empty row aggregates to 0.
-//   - GCN: h' = act(Â·H_src·W + b). When every value of the block is 1, Â
-//     is D_r^-1/2 (A+I) D_c^-1/2 with the block's own degrees: D_r holds the
-//     row sums of A+I, D_c its column sums (DGL's norm="both"; on a full
-//     symmetric graph both are the degrees plus one). A block whose values
-//     are not all 1 already carries its normalisation (LADIES, FastGCN) and
-//     is used as given, without self loops.
+//   - GCN: h' = act(Â·H_src·W + b) with Kipf and Welling's
+//     Â = D^-1/2 (A+I) D^-1/2, formed for every block by one function
+//     (gcnNormalize) that inference uses too. A node-wise block carries
+//     the graph's degree of each source vertex (sampling.Block.Deg, from
+//     NodeWiseOptions.Degrees), and d_v = deg(v)+1 with those degrees, not
+//     the block's: a block holding every neighbour of its destinations is
+//     exactly their rows of the full-batch operator, so a full-neighbour
+//     minibatch of all training vertices computes the logits and gradients
+//     of full-batch GCN (tested on Cora), and training and inference use
+//     one operator. A sampled row's neighbour values are scaled by
+//     deg/(sum of the row's values), deg/s for s uniform picks, which makes
+//     the sampled aggregate an unbiased estimate of the full one.
+//     ModelOptions.GCNNorm = GCNBlockNorm selects instead the block's own
+//     degrees, D_r the row sums and D_c the column sums of block+I (DGL's
+//     GraphConv with norm="both" applied to a block): a source vertex's
+//     column sum counts only its edges to the block's destinations, so
+//     this operator differs from full-batch GCN even with all neighbours
+//     (0.74 instead of 0.78 test accuracy on Cora full batch); it is there
+//     to compare with DGL. A block without degrees whose values are all 1
+//     (a custom sampler's) is normalised with its own degrees too. A block
+//     whose values are not all 1 and that carries no degrees (LADIES,
+//     FastGCN) already holds its normalisation and is used as given,
+//     without self loops. LADIES and FastGCN divide each sampled column's
+//     values by its sampling probability and then normalise each row (see
+//     sampling.LayerWiseOptions): their block is an importance estimate of
+//     the rows of M·H for the matrix M they sample from (Â itself, as in
+//     the LADIES paper, or A), over a few hundred columns per minibatch
+//     instead of every neighbour, so it is not the exact rows of Â that
+//     node-wise blocks give, and it needs no degrees.
 //   - Linear: logits = x·W + b on the seeds' own features, the
 //     features-only baseline; it reads no block (see SeedsOnly).
 //
@@ -33,30 +56,50 @@
 // Backward passes are written by hand and checked against central finite
 // differences in the tests.
 //
+// # Seams
+//
+// gnn knows no file format and no data set: the trainer is built from
+// Data, whose parts are interfaces that distributed and GPU training
+// implement without copying any of the math here.
+//
+//   - Backend (compute): the dense and sparse operations of the layers over
+//     buffers the backend owns. The layer math of SAGE, GCN and Linear is
+//     written once against it (layer.go) and used by training (Forward,
+//     Backward) and inference (Predict). NewCPU is the CPU backend;
+//     gnn/backendtest is the conformance kit every backend passes.
+//   - featurex.Store (input features): the trainer gathers each
+//     minibatch's input rows through it, as CSR rows when the store holds
+//     sparse features (featurex.SparseGatherer).
+//   - GradReducer: called between the backward pass and the optimiser
+//     step with the flat gradients and the step's metrics; an all-reduce
+//     in data-parallel training.
+//   - Evaluator: valid and test accuracy after each epoch; FullNeighbour
+//     is the single-process one.
+//
 // # Compute
 //
-// Values are float32. Dense products go through BLAS: OpenBLAS via cgo
-// (gonum.org/v1/netlib) in builds with the openblas tag, gonum's pure-Go
-// BLAS otherwise; the constant BLAS names the build's, and
-// ModelOptions.PureGoBLAS selects the pure-Go one in any build. The pure-Go
-// fallback trains about 4x slower. To get OpenBLAS in your own program,
-// install it (Debian: apt-get install libopenblas-dev) and build with the
-// tag: go build -tags openblas ./... (the Makefile adds it when OpenBLAS
-// links). Result.BLAS and the CLI's header and --json summary say which BLAS
-// a run used, and the CLI prints a note when it is the fallback. Sparse
-// aggregation goes through spgemm.MulDense (SpMM) and, backwards,
-// spgemm.MulDenseT. Layers aggregate before they transform, since a sampled
-// block has many more sources than destinations. When the input features are
-// sparse (under 1/8 nonzero, as bag-of-words features are) the first layer
-// instead keeps them as a CSR matrix and transforms first, so that its cost
-// follows the nonzeros. Buffers are kept in the model and the trainer and
-// reused from one minibatch to the next; they grow only when a minibatch is
-// larger than every earlier one. What a training step still allocates is
-// spgemm's and the BLAS's: with one thread and OpenBLAS, a few hundred bytes
-// of work split per step whatever the minibatch's size; with more threads
-// spgemm.MulDenseT adds a count per source vertex (8 bytes each), and
-// gonum's pure-Go BLAS its per-tile jobs. TestStepReusesBuffers checks this
-// and BenchmarkTrainStep reports it.
+// Values are float32. The CPU backend runs dense products through BLAS:
+// OpenBLAS via cgo (gonum.org/v1/netlib) in builds with the openblas tag,
+// gonum's pure-Go BLAS otherwise; the constant BLAS names the build's, and
+// CPUOptions.PureGoBLAS (or ModelOptions.PureGoBLAS) selects the pure-Go one
+// in any build. The pure-Go fallback trains about 4x slower. To get OpenBLAS
+// in your own program, install it (Debian: apt-get install libopenblas-dev)
+// and build with the tag: go build -tags openblas ./... (the Makefile adds it
+// when OpenBLAS links). Result.BLAS and the CLI's header and --json summary
+// say which BLAS a run used, and the CLI prints a note when it is the
+// fallback. Sparse aggregation goes through spgemm.MulDense (SpMM) and,
+// backwards, spgemm.MulDenseT. Layers aggregate before they transform, since
+// a sampled block has many more sources than destinations. When the input
+// features are sparse (under 1/8 nonzero, as bag-of-words features are) the
+// first layer instead keeps them as a CSR matrix and transforms first, so
+// that its cost follows the nonzeros. Buffers are kept in the model and the
+// trainer and reused from one minibatch to the next; they grow only when a
+// minibatch is larger than every earlier one. What a training step still
+// allocates is spgemm's and the BLAS's: with one thread and OpenBLAS, a few
+// hundred bytes of work split per step whatever the minibatch's size; with
+// more threads spgemm.MulDenseT adds a count per source vertex (8 bytes
+// each), and gonum's pure-Go BLAS its per-tile jobs. TestStepReusesBuffers
+// checks this and BenchmarkTrainStep reports it.
 //
 // # Training and evaluation
 //
@@ -65,11 +108,13 @@
 // them into minibatches of BatchSize, groups BulkSize minibatches into a
 // bulk sampled at once (the last minibatch and bulk may be short; no vertex
 // is dropped), then for each minibatch gathers its input features
-// (featurex), runs forward, backward and an Adam step. Each phase's wall
-// time and SEPS are reported per epoch. After every epoch the model is
-// evaluated by full-neighbour inference (Model.Predict): layer by layer over
+// (featurex.Store), runs forward, backward, the GradReducer and an Adam
+// step. Each phase's wall time and SEPS are reported per epoch. After every
+// epoch the Evaluator measures the model; FullNeighbour does it by
+// full-neighbour inference (Model.Predict): layer by layer over
 // all vertices, in row chunks, with the mean-normalised (SAGE) or
-// symmetric-normalised (GCN) full adjacency; the reported test accuracy is
+// symmetric-normalised (GCN, the same gcnNormalize with the graph's row
+// lengths) full adjacency; the reported test accuracy is
 // that of the epoch with the best valid accuracy.
 //
 // # Determinism
@@ -82,8 +127,9 @@
 //
 // # Errors and panics
 //
-// Options and datasets are checked by the constructors, which return errors
-// naming the field. Tensors of the wrong shape passed to the kernels
+// Options and Data are checked by the constructors, which return errors
+// naming the field; a sampler, a feature store, labels and an evaluator
+// that disagree on the number of vertices are an error naming both counts. Tensors of the wrong shape passed to the kernels
 // (Forward, Backward, CrossEntropy, Adam.Step) are caller bugs and panic
 // with a spgemm.ShapeError or IndexError.
 package gnn

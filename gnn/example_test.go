@@ -7,12 +7,15 @@ import (
 	"math"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
 )
 
 // Train a 2-layer GraphSAGE on a small labelled planted-partition graph with
-// node-wise samples, and compare it with the features-only baseline.
+// node-wise samples, and compare it with the features-only baseline. The
+// trainer reads the graph only through its seams: a sampler, a feature
+// store, the labels and the split, and an evaluator.
 func ExampleTrainer_Run() {
 	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 4000, Classes: 4, Split: "random:0.2,0.2,0.6", Seed: 7})
 	if err != nil {
@@ -22,8 +25,17 @@ func ExampleTrainer_Run() {
 	if err != nil {
 		log.Fatal(err)
 	}
+	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	data := gnn.Data{
+		Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
+		Train: ds.Train, Valid: ds.Valid, Test: ds.Test,
+		Evaluator: &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features},
+	}
 	opt := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 32, Dropout: 0.5, BatchSize: 128, BulkSize: 8, Epochs: 5, Seed: 1}
-	tr, err := gnn.NewTrainer(ds, s, opt)
+	tr, err := gnn.NewTrainer(data, opt)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -33,7 +45,8 @@ func ExampleTrainer_Run() {
 	}
 
 	opt.Arch, opt.Dropout, opt.Epochs = gnn.Linear, 0, 30
-	tr, err = gnn.NewTrainer(ds, gnn.SeedsOnly{}, opt)
+	data.Sampler = gnn.SeedsOnly{}
+	tr, err = gnn.NewTrainer(data, opt)
 	if err != nil {
 		log.Fatal(err)
 	}

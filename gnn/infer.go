@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -20,8 +21,10 @@ const DefaultInferChunkFloats = 4 << 20
 // vertices v aggregates from) and features is n x InFeatures row-major.
 //
 // SAGE aggregates with the row-normalised adj (the mean over all
-// neighbours, weighted by adj's values), GCN with D^-1/2 (A+I) D^-1/2 where D
-// holds the row sums of A+I, Linear reads no edge. No dropout is applied.
+// neighbours, weighted by adj's values), GCN with D^-1/2 (A+I) D^-1/2 formed
+// by the function training uses (D holds the row lengths of A plus one with
+// GCNGraphNorm, adj's values rescaled to sum to the row length: for a 0/1
+// adjacency exactly Kipf and Welling's operator), Linear reads no edge. No dropout is applied.
 // The rows are processed in chunks of chunkRows (0: as many as keep each
 // chunk's aggregate under DefaultInferChunkFloats), so besides the two n x
 // Hidden layer outputs (three for the first layer of sparse features: x·W
@@ -35,21 +38,33 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 	if adj.Cols != n || len(features) != n*m.opt.InFeatures {
 		panic(spgemm.ShapeError{Op: "gnn.Predict", ARows: adj.Rows, ACols: adj.Cols, BRows: len(features) / m.opt.InFeatures, BCols: m.opt.InFeatures})
 	}
+	be := m.be
 	var norm, self []float32
 	full := *adj
 	switch m.opt.Arch {
 	case SAGE:
 		norm = append([]float32(nil), adj.Data...)
 		full.Data = norm
-		spgemm.NormalizeRows(&full, m.opt.Threads)
+		be.NormalizeRows(&full)
 	case GCN:
+		// The same operator as training's (gcnNormalize): A itself is the
+		// full-neighbour block of every vertex, with its row lengths as the
+		// degrees (GCNGraphNorm) or its own sums (GCNBlockNorm).
 		norm, self = make([]float32, len(adj.Data)), make([]float32, n)
-		symNormalize(norm, self, adj, nil)
+		var deg []int32
+		if m.opt.GCNNorm == GCNGraphNorm {
+			deg = make([]int32, n)
+			for v := range deg {
+				deg[v] = int32(adj.Indptr[v+1] - adj.Indptr[v])
+			}
+		}
+		gcnNormalize(norm, self, adj, deg, nil)
 		full.Data = norm
 	}
+	var selfUp, inUp Buf
+	selfB := hostView(be, self, &selfUp)
 	pred := make([]int32, n)
-	in := features
-	var out, agg, t []float32
+	var in, out, agg, t Buf
 	var aPtr, xPtr []int64
 	// Sparse features take the sparse-input path of the first layer (see
 	// forwardSparse): t = x·W_neigh (SAGE) or x·W (GCN) for all vertices
@@ -57,17 +72,15 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 	var xs *spgemm.CSR
 	if sparseEnough(features, m.sparseDensity) {
 		l := &m.layers[0]
-		xs = denseToCSR(features, n, l.fin)
+		xs = &spgemm.CSR{}
+		featurex.CompressRows(xs, features, n, l.fin)
 		if m.opt.Arch != Linear {
-			w := l.w1
-			if m.opt.Arch == SAGE {
-				w = l.w2
-			}
-			t = make([]float32, n*l.fout)
-			spgemm.MulDense(t, xs, w, l.fout, m.opt.Threads)
+			t = be.Alloc(n * l.fout)
+			transformSparse(be, m.opt.Arch, &l.w, l.fout, t, xs)
 		}
+	} else {
+		in = hostView(be, features, &inUp)
 	}
-	th := m.opt.Threads
 	for li := range m.layers {
 		l := &m.layers[li]
 		lastLayer := li == len(m.layers)-1
@@ -77,9 +90,9 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 			chunk = max(1, DefaultInferChunkFloats/max(l.fin, l.fout))
 		}
 		if lastLayer {
-			out = grow(out, min(chunk, n)*l.fout)
+			out = growBuf(be, out, min(chunk, n)*l.fout)
 		} else {
-			out = make([]float32, n*l.fout)
+			out = be.Alloc(n * l.fout)
 		}
 		for lo := 0; lo < n; lo += chunk {
 			if err := ctx.Err(); err != nil {
@@ -87,65 +100,51 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 			}
 			hi := min(lo+chunk, n)
 			rows := hi - lo
-			var dst []float32
+			io := layerIO{rows: rows}
 			if lastLayer {
-				dst = out[:rows*l.fout]
+				io.out = out.Slice(0, rows*l.fout)
 			} else {
-				dst = out[lo*l.fout : hi*l.fout]
+				io.out = out.Slice(lo*l.fout, hi*l.fout)
 			}
 			// The chunk's rows of the normalised adjacency and of the sparse
 			// features, sharing their column ids and values.
 			var part, xsPart spgemm.CSR
 			if m.opt.Arch != Linear {
 				part, aPtr = rowsOf(&full, lo, hi, aPtr)
+				io.adj = &part
+			}
+			if m.opt.Arch == GCN {
+				io.self = selfB.Slice(lo, hi)
 			}
 			if sparse {
 				xsPart, xPtr = rowsOf(xs, lo, hi, xPtr)
-			}
-			inRows := in[lo*l.fin : hi*l.fin]
-			switch {
-			case sparse && m.opt.Arch == Linear:
-				spgemm.MulDense(dst, &xsPart, l.w1, l.fout, th)
-			case sparse && m.opt.Arch == SAGE:
-				spgemm.MulDense(dst, &part, t, l.fout, th)
-				agg = grow(agg, rows*l.fout)
-				spgemm.MulDense(agg, &xsPart, l.w1, l.fout, th)
-				for e, v := range agg {
-					dst[e] += v
+				io.xsDst = &xsPart
+				if m.opt.Arch != Linear {
+					io.t, io.tDst = t, t.Slice(lo*l.fout, hi*l.fout)
 				}
-			case sparse: // GCN
-				spgemm.MulDense(dst, &part, t, l.fout, th)
-				addSelf(dst, self[lo:hi], t[lo*l.fout:hi*l.fout], l.fout)
-			case m.opt.Arch == Linear:
-				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, inRows, l.w1, 0, dst)
-			case m.opt.Arch == SAGE:
-				agg = grow(agg, rows*l.fin)
-				spgemm.MulDense(agg, &part, in, l.fin, th)
-				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, inRows, l.w1, 0, dst)
-				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, agg, l.w2, 1, dst)
-			default: // GCN
-				agg = grow(agg, rows*l.fin)
-				spgemm.MulDense(agg, &part, in, l.fin, th)
-				addSelf(agg, self[lo:hi], inRows, l.fin)
-				gemm(m.blas, false, false, rows, l.fout, l.fin, 1, agg, l.w1, 0, dst)
-			}
-			addBias(dst, l.b)
-			if lastLayer {
-				for r := range rows {
-					pred[lo+r] = int32(argmax(dst[r*l.fout : (r+1)*l.fout]))
+				if m.opt.Arch == SAGE {
+					agg = growBuf(be, agg, rows*l.fout)
+					io.agg = agg
 				}
+				forwardSparse(be, m.opt.Arch, &l.w, l.fout, &io)
 			} else {
-				for e, v := range dst {
-					if v < 0 {
-						dst[e] = 0
-					}
+				io.in, io.inDst = in, in.Slice(lo*l.fin, hi*l.fin)
+				if m.opt.Arch != Linear {
+					agg = growBuf(be, agg, rows*l.fin)
+					io.agg = agg
 				}
+				forwardDense(be, m.opt.Arch, &l.w, l.fin, l.fout, &io)
+			}
+			if lastLayer {
+				be.ArgmaxRows(pred[lo:hi], io.out, l.fout)
+			} else {
+				be.ReLU(io.out)
 			}
 		}
 		in = out
-		out = nil
+		out = Buf{}
 		if sparse {
-			t = nil // only the first layer reads x·W; let it go
+			t = Buf{} // only the first layer reads x·W; let it go
 		}
 	}
 	return pred, nil
@@ -173,21 +172,6 @@ func sparseEnough(x []float32, density float64) bool {
 		}
 	}
 	return float64(nnz) < density*float64(len(x))
-}
-
-// denseToCSR returns the rows x cols row-major matrix x as a CSR matrix.
-func denseToCSR(x []float32, rows, cols int) *spgemm.CSR {
-	a := &spgemm.CSR{Rows: rows, Cols: cols, Indptr: make([]int64, rows+1)}
-	for r := range rows {
-		for c, v := range x[r*cols : (r+1)*cols] {
-			if v != 0 {
-				a.Indices = append(a.Indices, int32(c))
-				a.Data = append(a.Data, v)
-			}
-		}
-		a.Indptr[r+1] = int64(len(a.Indices))
-	}
-	return a
 }
 
 // Accuracy returns the fraction of the vertices ids whose prediction equals

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/testenv"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -21,7 +22,7 @@ func loadCora(t *testing.T) *dataset.Dataset {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err != nil {
-		t.Skipf("Cora not available (%v): the LADIES accuracy test needs %s", err, path)
+		testenv.MissingData(t, "Cora not available (%v): the LADIES accuracy test needs %s", err, path)
 	}
 	ds, err := dataset.Load(path, nil)
 	if err != nil {

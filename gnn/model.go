@@ -4,8 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"gonum.org/v1/gonum/blas"
-
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -75,6 +74,51 @@ type ModelOptions struct {
 	// PureGoBLAS selects gonum's pure-Go BLAS even in builds that have
 	// OpenBLAS.
 	PureGoBLAS bool
+	// Backend runs the layers' operations; nil means the CPU backend with
+	// Threads and PureGoBLAS (NewCPU), which a non-nil Backend ignores.
+	Backend Backend
+	// GCNNorm selects the degrees GCN normalises node-wise blocks with;
+	// the default is the graph's (GCNGraphNorm).
+	GCNNorm GCNNorm
+}
+
+// GCNNorm says which degrees GCN's D^-1/2 (A+I) D^-1/2 uses for a block
+// (see the package documentation and gcnNormalize).
+type GCNNorm int
+
+const (
+	// GCNGraphNorm, the default, uses the graph's degrees, which node-wise
+	// blocks carry (sampling.Block.Deg): a full-neighbour minibatch then
+	// computes exactly what full-batch GCN computes, and inference uses the
+	// same operator as training (Kipf and Welling's GCN).
+	GCNGraphNorm GCNNorm = iota
+	// GCNBlockNorm uses the block's own degrees: the row sums and column
+	// sums of the sampled block plus self loops (DGL's GraphConv with
+	// norm="both" applied to a block). A source vertex's column sum counts
+	// only its edges to the block's destinations, so this operator differs
+	// from full-batch GCN even with every neighbour sampled; it is kept to
+	// compare with DGL's block training.
+	GCNBlockNorm
+)
+
+var gcnNormNames = [...]string{GCNGraphNorm: "graph", GCNBlockNorm: "block"}
+
+// String returns the normalisation's command-line name.
+func (g GCNNorm) String() string {
+	if g >= 0 && int(g) < len(gcnNormNames) {
+		return gcnNormNames[g]
+	}
+	return fmt.Sprintf("GCNNorm(%d)", int(g))
+}
+
+// ParseGCNNorm returns the normalisation named s ("graph" or "block").
+func ParseGCNNorm(s string) (GCNNorm, error) {
+	for g, name := range gcnNormNames {
+		if s == name {
+			return GCNNorm(g), nil
+		}
+	}
+	return 0, fmt.Errorf("gnn: unknown GCN normalisation %q (want graph or block)", s)
 }
 
 func (o *ModelOptions) withDefaults() (ModelOptions, error) {
@@ -103,6 +147,9 @@ func (o *ModelOptions) withDefaults() (ModelOptions, error) {
 	if r.Classes < 2 {
 		return r, fmt.Errorf("gnn: ModelOptions.Classes = %d, want >= 2", r.Classes)
 	}
+	if r.GCNNorm < GCNGraphNorm || r.GCNNorm > GCNBlockNorm {
+		return r, fmt.Errorf("gnn: ModelOptions.GCNNorm = %d is not a normalisation", int(r.GCNNorm))
+	}
 	if !(r.Dropout >= 0 && r.Dropout < 1) {
 		return r, fmt.Errorf("gnn: ModelOptions.Dropout = %g, want a probability in [0, 1)", r.Dropout)
 	}
@@ -118,44 +165,56 @@ const (
 
 // Model is a stack of layers with its parameters, their gradients and the
 // buffers of one forward and backward pass, which are reused from one
-// minibatch to the next. A Model is not safe for concurrent use.
+// minibatch to the next. The parameters, the gradients and the buffers are
+// memory of the model's Backend. A Model is not safe for concurrent use.
 type Model struct {
 	opt    ModelOptions
-	blas   blas.Float32
-	blasID string
-	params []float32
-	grads  []float32
+	be     Backend
+	params Buf
+	grads  Buf
 	layers []layer
 	degs   []float64 // scratch of the GCN normalisation
 	// sparseDensity is the density under which the first layer takes the
 	// sparse-input path: sparseMaxDensity, or 0 in tests of the dense path.
 	sparseDensity float64
+	// Host copies of the parameters and gradients, for backends whose
+	// memory is not the host's.
+	paramsHost, gradsHost []float32
+	// Scratch of uploads of host inputs to such backends.
+	dUp Buf
 }
 
-// layer is one layer and its buffers. For SAGE w1 is W_self and w2 W_neigh;
-// GCN and Linear use only w1. All of w1, w2, b and the g* gradients are views
-// of the model's flat parameter and gradient arrays.
+// weights are a layer's parameters: for SAGE w1 is W_self and w2 W_neigh;
+// GCN and Linear use only w1.
+type weights struct {
+	w1, w2, b Buf
+}
+
+// layer is one layer and its buffers. w and the g* gradients are views of
+// the model's flat parameter and gradient buffers.
 type layer struct {
 	fin, fout  int
-	w1, w2, b  []float32
-	g1, g2, gb []float32
+	w          weights
+	g1, g2, gb Buf
 
 	// State of the last forward pass.
 	nSrc, nDst int
-	in         []float32  // the input after dropout, nSrc x fin
-	inBuf      []float32  // owns in when the pass copies its input
+	in         Buf        // the input after dropout, nSrc x fin
+	inBuf      Buf        // owns in when the pass copies its input
 	adj        spgemm.CSR // the block with normalised values
 	norm       []float32  // adj's values
 	self       []float32  // GCN self-loop weight of each destination row
-	agg        []float32  // nDst x fin aggregate
-	out        []float32  // nDst x fout pre-activation
-	dAgg, dIn  []float32
+	selfB      Buf        // self on the backend
+	selfUp     Buf        // upload scratch of self
+	agg        Buf        // nDst x fin aggregate (nDst x fout scratch on the sparse path)
+	out        Buf        // nDst x fout pre-activation
+	dAgg, dIn  Buf
 
 	// The sparse-input path of the first layer (see forwardSparse).
 	sparse bool
 	xs     spgemm.CSR // the input after dropout, nSrc x fin
 	xsDst  spgemm.CSR // its first nDst rows
-	t, dT  []float32  // nSrc x fout
+	t, dT  Buf        // nSrc x fout
 }
 
 // NewModel returns a model with Glorot-uniform weights drawn from
@@ -166,8 +225,10 @@ func NewModel(opt ModelOptions) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Model{opt: o, sparseDensity: sparseMaxDensity}
-	m.blas, m.blasID = blasFor(o.PureGoBLAS)
+	m := &Model{opt: o, be: o.Backend, sparseDensity: sparseMaxDensity}
+	if m.be == nil {
+		m.be = NewCPU(CPUOptions{Threads: o.Threads, PureGoBLAS: o.PureGoBLAS})
+	}
 	dims := []int{o.InFeatures, o.Classes}
 	if o.Arch != Linear {
 		dims = make([]int, o.Layers+1)
@@ -181,25 +242,33 @@ func NewModel(opt ModelOptions) (*Model, error) {
 	for i := range m.layers {
 		n += m.weightCount(dims[i], dims[i+1]) + dims[i+1]
 	}
-	m.params = make([]float32, n)
-	m.grads = make([]float32, n)
-	off := 0
-	take := func(k int) ([]float32, []float32) {
-		p, g := m.params[off:off+k:off+k], m.grads[off:off+k:off+k]
-		off += k
-		return p, g
+	m.params = m.be.Alloc(n)
+	m.grads = m.be.Alloc(n)
+	init := m.params.Host()
+	if init == nil {
+		init = make([]float32, n)
 	}
-	init := sampling.NewStream(o.Seed ^ initSalt)
+	off := 0
+	take := func(k int) (Buf, Buf, []float32) {
+		p, g, h := m.params.Slice(off, off+k), m.grads.Slice(off, off+k), init[off:off+k]
+		off += k
+		return p, g, h
+	}
+	stream := sampling.NewStream(o.Seed ^ initSalt)
 	for i := range m.layers {
 		l := &m.layers[i]
 		l.fin, l.fout = dims[i], dims[i+1]
-		l.w1, l.g1 = take(l.fin * l.fout)
-		glorot(l.w1, l.fin, l.fout, init.Row(0, 0, i, 1))
+		var h []float32
+		l.w.w1, l.g1, h = take(l.fin * l.fout)
+		glorot(h, l.fin, l.fout, stream.Row(0, 0, i, 1))
 		if o.Arch == SAGE {
-			l.w2, l.g2 = take(l.fin * l.fout)
-			glorot(l.w2, l.fin, l.fout, init.Row(0, 0, i, 2))
+			l.w.w2, l.g2, h = take(l.fin * l.fout)
+			glorot(h, l.fin, l.fout, stream.Row(0, 0, i, 2))
 		}
-		l.b, l.gb = take(l.fout)
+		l.w.b, l.gb, _ = take(l.fout)
+	}
+	if !m.be.HostMemory() {
+		m.be.Upload(m.params, init)
 	}
 	return m, nil
 }
@@ -232,17 +301,53 @@ func (m *Model) NumLayers() int {
 	return len(m.layers)
 }
 
-// BLAS returns the name of the dense backend the model uses.
-func (m *Model) BLAS() string { return m.blasID }
+// BLAS returns the name of the compute backend the model uses (for the CPU
+// backend, its BLAS).
+func (m *Model) BLAS() string { return m.be.Name() }
+
+// Backend returns the model's compute backend.
+func (m *Model) Backend() Backend { return m.be }
 
 // Params returns all parameters as one array: for each layer in input to
 // output order, W (SAGE: W_self then W_neigh, each fin x fout row-major) and
-// then the bias. The slice is the model's own storage.
-func (m *Model) Params() []float32 { return m.params }
+// then the bias. With a host-memory backend the slice is the model's own
+// storage; otherwise it is a copy, and SetParams writes it back.
+func (m *Model) Params() []float32 { return m.toHost(m.params, &m.paramsHost) }
 
-// Grads returns the gradients of the last Backward, laid out like Params.
-// The slice is the model's own storage.
-func (m *Model) Grads() []float32 { return m.grads }
+// Grads returns the gradients of the last Backward, laid out like Params,
+// under the same terms as Params.
+func (m *Model) Grads() []float32 { return m.toHost(m.grads, &m.gradsHost) }
+
+// SetParams copies p (laid out like Params) into the model's parameters.
+// It panics with a spgemm.ShapeError if len(p) is not the parameter count.
+func (m *Model) SetParams(p []float32) { m.fromHost(m.params, p) }
+
+// setGrads copies g into the gradients.
+func (m *Model) setGrads(g []float32) { m.fromHost(m.grads, g) }
+
+func (m *Model) toHost(b Buf, mirror *[]float32) []float32 {
+	if h := b.Host(); h != nil || b.Len() == 0 {
+		return h
+	}
+	if len(*mirror) != b.Len() {
+		*mirror = make([]float32, b.Len())
+	}
+	m.be.Download(*mirror, b)
+	return *mirror
+}
+
+func (m *Model) fromHost(b Buf, x []float32) {
+	if len(x) != b.Len() {
+		panic(spgemm.ShapeError{Op: "gnn.Model.SetParams", ARows: len(x), ACols: 1, BRows: b.Len(), BCols: 1})
+	}
+	if h := b.Host(); h != nil {
+		if &h[0] != &x[0] {
+			copy(h, x)
+		}
+		return
+	}
+	m.be.Upload(b, x)
+}
 
 // Pass identifies a forward pass. A training pass applies dropout with masks
 // that are a pure function of (model seed, Epoch, Minibatch, layer,
@@ -252,6 +357,22 @@ type Pass struct {
 	Epoch, Minibatch int
 }
 
+// Input is the input features of a minibatch's input vertices
+// (mb.InputNodes(), or its seeds for Linear), row-major: Dense, or Sparse
+// when the features are stored sparse (featurex.SparseGatherer), which
+// spares the model compressing them. Exactly one is set.
+type Input struct {
+	Dense  []float32
+	Sparse *spgemm.CSR
+}
+
+func (in Input) rows(f int) int {
+	if in.Sparse != nil {
+		return in.Sparse.Rows
+	}
+	return len(in.Dense) / f
+}
+
 // Forward computes the logits of the seeds of mb, a len(mb.Seeds) x Classes
 // row-major array owned by the model and valid until the next Forward. x
 // holds the input features of mb.InputNodes(), row-major, and is not
@@ -259,46 +380,87 @@ type Pass struct {
 // are the first rows of x). Forward panics with a spgemm.ShapeError when the
 // sizes do not conform.
 func (m *Model) Forward(mb *sampling.Minibatch, x []float32, p Pass) []float32 {
+	out := m.forward(mb, Input{Dense: x}, p)
+	if h := out.Host(); h != nil || out.Len() == 0 {
+		return h
+	}
+	h := make([]float32, out.Len())
+	m.be.Download(h, out)
+	return h
+}
+
+// forward is Forward on an Input, returning the logits on the backend.
+func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 	nSeeds := len(mb.Seeds)
+	fin := m.opt.InFeatures
+	if x.Sparse != nil && x.Sparse.Cols != fin {
+		panic(spgemm.ShapeError{Op: "gnn.Forward sparse input", ARows: x.Sparse.Rows, ACols: x.Sparse.Cols, BRows: x.Sparse.Rows, BCols: fin})
+	}
+	if x.Sparse == nil && len(x.Dense)%fin != 0 {
+		panic(spgemm.ShapeError{Op: "gnn.Forward input", ARows: len(x.Dense) / fin, ACols: fin, BRows: nSeeds, BCols: fin})
+	}
+	be := m.be
 	if m.opt.Arch == Linear {
-		if len(x) < nSeeds*m.opt.InFeatures || len(x)%m.opt.InFeatures != 0 {
-			panic(spgemm.ShapeError{Op: "gnn.Forward input", ARows: len(x) / m.opt.InFeatures, ACols: m.opt.InFeatures, BRows: nSeeds, BCols: m.opt.InFeatures})
+		if x.rows(fin) < nSeeds {
+			panic(spgemm.ShapeError{Op: "gnn.Forward input", ARows: x.rows(fin), ACols: fin, BRows: nSeeds, BCols: fin})
 		}
 		l := &m.layers[0]
 		l.nSrc, l.nDst = nSeeds, nSeeds
 		l.adj = spgemm.CSR{}
-		if m.setInput(l, x[:nSeeds*l.fin], p, 0) {
-			m.forwardSparse(l)
+		l.out = growBuf(be, l.out, nSeeds*l.fout)
+		io := layerIO{rows: nSeeds, out: l.out}
+		if m.setInput(l, seedRows(x, nSeeds, fin), p, 0) {
+			io.xsDst = &l.xsDst
+			forwardSparse(be, Linear, &l.w, l.fout, &io)
 			return l.out
 		}
-		l.out = grow(l.out, nSeeds*l.fout)
-		m.dense(l, l.in, l.w1)
+		io.in, io.inDst = l.in, l.in
+		forwardDense(be, Linear, &l.w, l.fin, l.fout, &io)
 		return l.out
 	}
 	if len(mb.Blocks) != len(m.layers) {
 		panic(spgemm.ShapeError{Op: "gnn.Forward blocks", ARows: len(mb.Blocks), ACols: 0, BRows: len(m.layers), BCols: 0})
 	}
-	in := x
+	var in Buf
 	for i := range m.layers {
 		l := &m.layers[i]
 		blk := &mb.Blocks[len(m.layers)-1-i]
 		l.nSrc, l.nDst = blk.Adj.Cols, blk.Adj.Rows
-		if len(in) != l.nSrc*l.fin || l.nDst > l.nSrc {
-			panic(spgemm.ShapeError{Op: fmt.Sprintf("gnn.Forward layer %d", i), ARows: l.nDst, ACols: l.nSrc, BRows: len(in) / l.fin, BCols: l.fin})
+		nIn := in.Len()
+		if i == 0 {
+			nIn = x.rows(fin) * fin
+		}
+		if nIn != l.nSrc*l.fin || l.nDst > l.nSrc {
+			panic(spgemm.ShapeError{Op: fmt.Sprintf("gnn.Forward layer %d", i), ARows: l.nDst, ACols: l.nSrc, BRows: nIn / l.fin, BCols: l.fin})
 		}
 		sparse := false
 		if i == 0 {
-			sparse = m.setInput(l, in, p, i)
+			sparse = m.setInput(l, x, p, i)
 		} else {
 			// The previous layer's output: ReLU and dropout in place.
 			l.in = in
-			m.reluDropout(l.in, p, i)
+			if p.Train && m.opt.Dropout > 0 {
+				be.Dropout(l.in, m.dropoutMask(p, i), true)
+			} else {
+				be.ReLU(l.in)
+			}
 		}
-		m.normalize(l, &blk.Adj)
+		m.normalize(l, &blk.Adj, blk.Deg)
+		l.out = growBuf(be, l.out, l.nDst*l.fout)
+		io := layerIO{rows: l.nDst, adj: &l.adj, self: l.selfB, out: l.out}
 		if sparse {
-			m.forwardSparse(l)
+			l.t = growBuf(be, l.t, l.nSrc*l.fout)
+			transformSparse(be, m.opt.Arch, &l.w, l.fout, l.t, &l.xs)
+			io.xsDst, io.t, io.tDst = &l.xsDst, l.t, l.t.Slice(0, l.nDst*l.fout)
+			if m.opt.Arch == SAGE {
+				l.agg = growBuf(be, l.agg, l.nDst*l.fout)
+				io.agg = l.agg
+			}
+			forwardSparse(be, m.opt.Arch, &l.w, l.fout, &io)
 		} else {
-			m.forwardLayer(l)
+			l.agg = growBuf(be, l.agg, l.nDst*l.fin)
+			io.in, io.inDst, io.agg = l.in, l.in.Slice(0, l.nDst*l.fin), l.agg
+			forwardDense(be, m.opt.Arch, &l.w, l.fin, l.fout, &io)
 		}
 		in = l.out
 	}
@@ -308,240 +470,128 @@ func (m *Model) Forward(mb *sampling.Minibatch, x []float32, p Pass) []float32 {
 	return in
 }
 
+// seedRows returns the first n rows of x.
+func seedRows(x Input, n, f int) Input {
+	if x.Sparse == nil {
+		return Input{Dense: x.Dense[:n*f]}
+	}
+	a := x.Sparse
+	end := a.Indptr[n]
+	return Input{Sparse: &spgemm.CSR{Rows: n, Cols: a.Cols, Indptr: a.Indptr[:n+1], Indices: a.Indices[:end:end], Data: a.Data[:end:end]}}
+}
+
 // sparseMaxDensity is the fraction of nonzero inputs under which the first
 // layer takes the sparse-input path: bag-of-words features (Cora 1.3%,
 // CiteSeer 0.9%) make x·W a sparse product costing nnz(x)·fout instead of
-// the dense nSrc·fin·fout.
-const sparseMaxDensity = 1.0 / 8
+// the dense nSrc·fin·fout. It is featurex's, so that a store keeps sparse
+// copies of exactly the features the model multiplies sparse.
+const sparseMaxDensity = featurex.SparseMaxDensity
 
-// setInput prepares the first layer's input x: through a dropped-out copy in
-// a training pass, as a CSR matrix when x is sparse enough (it then returns
-// true and leaves l.in nil), or else as a dense array.
-func (m *Model) setInput(l *layer, x []float32, p Pass, i int) bool {
-	nnz := 0
-	for _, v := range x {
-		if v != 0 {
-			nnz++
-		}
-	}
+// setInput prepares the first layer's input x: as a CSR matrix l.xs (with
+// dropout applied in a training pass) when x is sparse enough (it then
+// returns true), or else as the dense l.in (through a dropped-out copy in a
+// training pass).
+func (m *Model) setInput(l *layer, x Input, p Pass, i int) bool {
 	drop := p.Train && m.opt.Dropout > 0
-	l.sparse = float64(nnz) < m.sparseDensity*float64(len(x))
-	if l.sparse {
-		xs := &l.xs
-		*xs = spgemm.CSR{Rows: l.nSrc, Cols: l.fin, Indptr: growInt64(xs.Indptr, l.nSrc+1),
-			Indices: growInt32(xs.Indices, nnz)[:0], Data: grow(xs.Data, nnz)[:0]}
-		xs.Indptr[0] = 0
-		for r := range l.nSrc {
-			for c, v := range x[r*l.fin : (r+1)*l.fin] {
-				if v != 0 {
-					xs.Indices = append(xs.Indices, int32(c))
-					xs.Data = append(xs.Data, v)
-				}
+	size := l.nSrc * l.fin
+	if x.Sparse != nil {
+		l.sparse = float64(len(x.Sparse.Data)) < m.sparseDensity*float64(size)
+		if !l.sparse {
+			// Too dense for the sparse path: expand it.
+			d := growBuf(m.be, l.inBuf, size)
+			l.inBuf = d
+			h := d.Host()
+			if h == nil {
+				h = make([]float32, size)
 			}
-			xs.Indptr[r+1] = int64(len(xs.Indices))
+			expandRows(h, x.Sparse)
+			if !m.be.HostMemory() {
+				m.be.Upload(d, h)
+			}
+			l.in = d
+			if drop {
+				m.be.Dropout(l.in, m.dropoutMask(p, i), false)
+			}
+			return false
 		}
-		if drop {
-			m.dropoutSparse(xs, p, i)
+		copyCSR(&l.xs, x.Sparse)
+	} else {
+		nnz := 0
+		for _, v := range x.Dense {
+			if v != 0 {
+				nnz++
+			}
 		}
-		end := xs.Indptr[l.nDst]
-		l.xsDst = spgemm.CSR{Rows: l.nDst, Cols: l.fin, Indptr: xs.Indptr[:l.nDst+1], Indices: xs.Indices[:end:end], Data: xs.Data[:end:end]}
-		l.in = nil
-		return true
+		l.sparse = float64(nnz) < m.sparseDensity*float64(len(x.Dense))
+		if !l.sparse {
+			if !drop {
+				l.in = hostView(m.be, x.Dense, &l.inBuf)
+				return false
+			}
+			l.inBuf = growBuf(m.be, l.inBuf, len(x.Dense))
+			m.be.Upload(l.inBuf, x.Dense)
+			l.in = l.inBuf
+			m.be.Dropout(l.in, m.dropoutMask(p, i), false)
+			return false
+		}
+		featurex.CompressRows(&l.xs, x.Dense, l.nSrc, l.fin)
 	}
-	if !drop {
-		l.in = x
-		return false
+	xs := &l.xs
+	if drop {
+		m.dropoutSparse(xs, p, i)
 	}
-	l.inBuf = grow(l.inBuf, len(x))
-	copy(l.inBuf, x)
-	l.in = l.inBuf
-	m.dropout(l.in, p, i)
-	return false
+	end := xs.Indptr[l.nDst]
+	l.xsDst = spgemm.CSR{Rows: l.nDst, Cols: l.fin, Indptr: xs.Indptr[:l.nDst+1], Indices: xs.Indices[:end:end], Data: xs.Data[:end:end]}
+	l.in = Buf{}
+	return true
 }
 
-// dropoutKey returns the stream row of the dropout masks of a layer in a
-// pass, the threshold under which a 16-bit draw drops an element, and the
-// scale of kept elements. Element e of the layer's input (row-major) uses
-// bits 16·(e mod 4) .. 16·(e mod 4)+15 of draw e/4 of the row, so Dropout is
+// copyCSR sets dst to a copy of a, reusing dst's arrays when they are large
+// enough.
+func copyCSR(dst, a *spgemm.CSR) {
+	dst.Rows, dst.Cols = a.Rows, a.Cols
+	dst.Indptr = append(dst.Indptr[:0], a.Indptr...)
+	dst.Indices = append(dst.Indices[:0], a.Indices...)
+	dst.Data = append(dst.Data[:0], a.Data...)
+}
+
+// expandRows writes the CSR matrix a into the row-major dst.
+func expandRows(dst []float32, a *spgemm.CSR) {
+	clear(dst)
+	for r := range a.Rows {
+		row := dst[r*a.Cols : (r+1)*a.Cols]
+		for q := a.Indptr[r]; q < a.Indptr[r+1]; q++ {
+			row[a.Indices[q]] = a.Data[q]
+		}
+	}
+}
+
+// dropoutMask returns the mask of the dropout of a layer's input in a pass:
+// the stream row of the pass and layer, the threshold under which a 16-bit
+// draw drops an element, and the scale of kept elements. Dropout is thus
 // applied rounded to a multiple of 2^-16.
-func (m *Model) dropoutKey(p Pass, layer int) (sampling.RowKey, uint32, float32) {
-	key := sampling.NewStream(m.opt.Seed^dropoutSalt).Row(p.Epoch, p.Minibatch, layer, 0)
-	threshold := uint32(math.Round(math.Ldexp(float64(m.opt.Dropout), 16)))
-	return key, threshold, 1 / (1 - m.opt.Dropout)
-}
-
-// dropout zeroes each element of h with probability Dropout and scales the
-// others by 1/(1-Dropout) (inverted dropout), with the masks of dropoutKey.
-func (m *Model) dropout(h []float32, p Pass, layer int) {
-	if p.Train && m.opt.Dropout > 0 {
-		m.maskGroups(h, p, layer, false)
+func (m *Model) dropoutMask(p Pass, layer int) DropoutMask {
+	return DropoutMask{
+		Key:       sampling.NewStream(m.opt.Seed^dropoutSalt).Row(p.Epoch, p.Minibatch, layer, 0),
+		Threshold: uint32(math.Round(math.Ldexp(float64(m.opt.Dropout), 16))),
+		Scale:     1 / (1 - m.opt.Dropout),
 	}
 }
 
-// reluDropout applies ReLU and then, in a training pass, dropout to h in
-// place, in one pass. Afterwards h[e] > 0 exactly where the pre-activation
-// was positive and the element was kept, which is where the gradient passes:
-// backward needs no mask.
-func (m *Model) reluDropout(h []float32, p Pass, layer int) {
-	if p.Train && m.opt.Dropout > 0 {
-		m.maskGroups(h, p, layer, true)
-		return
-	}
-	for e, v := range h {
-		if v < 0 {
-			h[e] = 0
-		}
-	}
-}
-
-// maskGroups multiplies each element of h by 0 when dropout drops it (or,
-// with relu, when it is negative) and by the dropout scale otherwise,
-// four elements per random draw. The choice is made without branches (an
-// index into a two-entry table): the drops are random, so branches would be
-// mispredicted half the time. Negative elements become -0, which compares
-// as not > 0.
-func (m *Model) maskGroups(h []float32, p Pass, layer int, relu bool) {
-	key, threshold, scale := m.dropoutKey(p, layer)
-	factor := [2]float32{scale, 0}
-	var signShift uint32 = 31
-	if !relu {
-		signShift = 32 // shifts the sign bit out: never zero for sign
-	}
-	one := func(v float32, r uint64) float32 {
-		drop := (uint32(r&0xffff) - threshold) >> 31 // 1 iff r16 < threshold
-		neg := uint32(uint64(math.Float32bits(v)) >> signShift)
-		return v * factor[(drop|neg)&1]
-	}
-	e := 0
-	for ; e+4 <= len(h); e += 4 {
-		r := key.Uint64(int64(e / 4))
-		h4 := h[e : e+4 : e+4]
-		h4[0] = one(h4[0], r)
-		h4[1] = one(h4[1], r>>16)
-		h4[2] = one(h4[2], r>>32)
-		h4[3] = one(h4[3], r>>48)
-	}
-	if e < len(h) {
-		r := key.Uint64(int64(e / 4))
-		for ; e < len(h); e++ {
-			h[e] = one(h[e], r)
-			r >>= 16
-		}
-	}
-}
-
-// dropoutSparse applies to the entries of xs the dropout that dropout
-// applies to the dense matrix xs represents (zeros stay zero either way);
-// dropped entries are stored as explicit zeros.
+// dropoutSparse applies to the entries of xs the dropout that
+// Backend.Dropout applies to the dense matrix xs represents (zeros stay zero
+// either way); dropped entries are stored as explicit zeros. xs is host
+// memory: the sparse input is built on the host.
 func (m *Model) dropoutSparse(xs *spgemm.CSR, p Pass, layer int) {
-	key, threshold, scale := m.dropoutKey(p, layer)
+	mask := m.dropoutMask(p, layer)
 	for r := range xs.Rows {
 		for q := xs.Indptr[r]; q < xs.Indptr[r+1]; q++ {
 			e := r*xs.Cols + int(xs.Indices[q])
-			if uint32(key.Uint64(int64(e/4))>>(16*(e%4))&0xffff) < threshold {
+			if uint32(mask.Key.Uint64(int64(e/4))>>(16*(e%4))&0xffff) < mask.Threshold {
 				xs.Data[q] = 0
 			} else {
-				xs.Data[q] *= scale
+				xs.Data[q] *= mask.Scale
 			}
-		}
-	}
-}
-
-// dense sets l.out = in·w + b for in with l.nDst rows.
-func (m *Model) dense(l *layer, in, w []float32) {
-	gemm(m.blas, false, false, l.nDst, l.fout, l.fin, 1, in, w, 0, l.out)
-	addBias(l.out, l.b)
-}
-
-func addBias(out, b []float32) {
-	f := len(b)
-	for r := 0; r+f <= len(out); r += f {
-		row := out[r : r+f]
-		for j, v := range b {
-			row[j] += v
-		}
-	}
-}
-
-// forwardLayer computes l.out from l.in and l.adj. It aggregates before it
-// transforms: a sampled block has many more sources than destinations, so
-// multiplying the nDst x fin aggregate by W costs less than multiplying all
-// nSrc inputs (DGL's lin_before_mp rule assumes nSrc = nDst).
-func (m *Model) forwardLayer(l *layer) {
-	l.agg = grow(l.agg, l.nDst*l.fin)
-	spgemm.MulDense(l.agg, &l.adj, l.in, l.fin, m.opt.Threads)
-	l.out = grow(l.out, l.nDst*l.fout)
-	switch m.opt.Arch {
-	case SAGE:
-		gemm(m.blas, false, false, l.nDst, l.fout, l.fin, 1, l.in[:l.nDst*l.fin], l.w1, 0, l.out)
-		gemm(m.blas, false, false, l.nDst, l.fout, l.fin, 1, l.agg, l.w2, 1, l.out)
-	case GCN:
-		addSelf(l.agg, l.self, l.in, l.fin)
-		gemm(m.blas, false, false, l.nDst, l.fout, l.fin, 1, l.agg, l.w1, 0, l.out)
-	}
-	addBias(l.out, l.b)
-}
-
-// forwardSparse computes l.out from the sparse input l.xs, transforming
-// before it aggregates: SAGE's out = x_dst·W_self + Â·(x·W_neigh) + b, GCN's
-// out = Â·(x·W) + self·(x·W)_dst + b, Linear's out = x·W + b. With sparse x
-// the products x·W cost nnz(x)·fout and the aggregation nnz(Â)·fout,
-// instead of nnz(Â)·fin and nDst·fin·fout for dense inputs.
-func (m *Model) forwardSparse(l *layer) {
-	th := m.opt.Threads
-	l.out = grow(l.out, l.nDst*l.fout)
-	switch m.opt.Arch {
-	case Linear:
-		spgemm.MulDense(l.out, &l.xsDst, l.w1, l.fout, th)
-	case SAGE:
-		l.t = grow(l.t, l.nSrc*l.fout)
-		spgemm.MulDense(l.t, &l.xs, l.w2, l.fout, th)
-		spgemm.MulDense(l.out, &l.adj, l.t, l.fout, th)
-		l.dT = grow(l.dT, l.nDst*l.fout) // scratch for x_dst·W_self
-		spgemm.MulDense(l.dT, &l.xsDst, l.w1, l.fout, th)
-		for e, v := range l.dT {
-			l.out[e] += v
-		}
-	case GCN:
-		l.t = grow(l.t, l.nSrc*l.fout)
-		spgemm.MulDense(l.t, &l.xs, l.w1, l.fout, th)
-		spgemm.MulDense(l.out, &l.adj, l.t, l.fout, th)
-		addSelf(l.out, l.self, l.t, l.fout)
-	}
-	addBias(l.out, l.b)
-}
-
-// backwardSparse sets the gradients of a layer that took the sparse-input
-// path (it has no input gradient: it is the first layer).
-func (m *Model) backwardSparse(l *layer, dOut []float32) {
-	th := m.opt.Threads
-	colSums(l.gb, dOut)
-	switch m.opt.Arch {
-	case Linear:
-		spgemm.MulDenseT(l.g1, &l.xsDst, dOut, l.fout, th)
-	case SAGE:
-		spgemm.MulDenseT(l.g1, &l.xsDst, dOut, l.fout, th)
-		l.dT = grow(l.dT, l.nSrc*l.fout)
-		spgemm.MulDenseT(l.dT, &l.adj, dOut, l.fout, th)
-		spgemm.MulDenseT(l.g2, &l.xs, l.dT, l.fout, th)
-	case GCN:
-		l.dT = grow(l.dT, l.nSrc*l.fout)
-		spgemm.MulDenseT(l.dT, &l.adj, dOut, l.fout, th)
-		addSelf(l.dT, l.self, dOut, l.fout)
-		spgemm.MulDenseT(l.g1, &l.xs, l.dT, l.fout, th)
-	}
-}
-
-// addSelf adds self[i]·h[i] to row i of agg for every destination row i: the
-// self loops of Â, which are not stored in the block.
-func addSelf(agg, self, h []float32, f int) {
-	for i, s := range self {
-		if s == 0 {
-			continue
-		}
-		dst, src := agg[i*f:(i+1)*f], h[i*f:(i+1)*f]
-		for j, v := range src {
-			dst[j] += s * v
 		}
 	}
 }
@@ -568,9 +618,22 @@ func grow(buf []float32, n int) []float32 {
 // same minibatch; it overwrites Grads (no accumulation) and clobbers
 // dLogits.
 func (m *Model) Backward(dLogits []float32) {
+	b := hostView(m.be, dLogits, &m.dUp)
+	m.backward(b)
+	if !m.be.HostMemory() {
+		m.be.Download(dLogits, b)
+	}
+}
+
+// backward is Backward on the backend.
+func (m *Model) backward(dLogits Buf) {
 	last := &m.layers[len(m.layers)-1]
-	if len(dLogits) != last.nDst*last.fout {
-		panic(spgemm.ShapeError{Op: "gnn.Backward", ARows: len(dLogits) / last.fout, ACols: last.fout, BRows: last.nDst, BCols: last.fout})
+	if dLogits.Len() != last.nDst*last.fout {
+		panic(spgemm.ShapeError{Op: "gnn.Backward", ARows: dLogits.Len() / last.fout, ACols: last.fout, BRows: last.nDst, BCols: last.fout})
+	}
+	scale := float32(1)
+	if m.opt.Dropout > 0 {
+		scale = 1 / (1 - m.opt.Dropout)
 	}
 	dOut := dLogits
 	for i := len(m.layers) - 1; i >= 0; i-- {
@@ -584,122 +647,8 @@ func (m *Model) Backward(dLogits []float32) {
 		if needIn {
 			// Through the ReLU and dropout of this layer's input: l.in > 0
 			// marks where both let the gradient pass, scaled as in forward.
-			scale := float32(1)
-			if m.opt.Dropout > 0 {
-				scale = 1 / (1 - m.opt.Dropout)
-			}
-			for e, v := range l.in {
-				if v > 0 {
-					l.dIn[e] *= scale
-				} else {
-					l.dIn[e] = 0
-				}
-			}
+			m.be.ReLUDropoutGrad(l.dIn, l.in, scale)
 			dOut = l.dIn
 		}
 	}
-}
-
-// backwardLayer sets l's gradients from dOut (nDst x fout) and, when needIn,
-// l.dIn (nSrc x fin), the gradient with respect to l.in.
-func (m *Model) backwardLayer(l *layer, dOut []float32, needIn bool) {
-	colSums(l.gb, dOut)
-	switch m.opt.Arch {
-	case Linear:
-		gemm(m.blas, true, false, l.fin, l.fout, l.nDst, 1, l.in, dOut, 0, l.g1)
-	case SAGE:
-		gemm(m.blas, true, false, l.fin, l.fout, l.nDst, 1, l.in[:l.nDst*l.fin], dOut, 0, l.g1)
-		gemm(m.blas, true, false, l.fin, l.fout, l.nDst, 1, l.agg, dOut, 0, l.g2)
-		if needIn {
-			l.dAgg = grow(l.dAgg, l.nDst*l.fin)
-			gemm(m.blas, false, true, l.nDst, l.fin, l.fout, 1, dOut, l.w2, 0, l.dAgg)
-			l.dIn = grow(l.dIn, l.nSrc*l.fin)
-			spgemm.MulDenseT(l.dIn, &l.adj, l.dAgg, l.fin, m.opt.Threads)
-			gemm(m.blas, false, true, l.nDst, l.fin, l.fout, 1, dOut, l.w1, 1, l.dIn[:l.nDst*l.fin])
-		}
-	case GCN:
-		gemm(m.blas, true, false, l.fin, l.fout, l.nDst, 1, l.agg, dOut, 0, l.g1)
-		if needIn {
-			l.dAgg = grow(l.dAgg, l.nDst*l.fin)
-			gemm(m.blas, false, true, l.nDst, l.fin, l.fout, 1, dOut, l.w1, 0, l.dAgg)
-			l.dIn = grow(l.dIn, l.nSrc*l.fin)
-			spgemm.MulDenseT(l.dIn, &l.adj, l.dAgg, l.fin, m.opt.Threads)
-			addSelf(l.dIn, l.self, l.dAgg, l.fin)
-		}
-	}
-}
-
-// colSums sets dst[j] to the sum of column j of the row-major matrix a.
-func colSums(dst, a []float32) {
-	clear(dst)
-	f := len(dst)
-	for r := 0; r+f <= len(a); r += f {
-		for j, v := range a[r : r+f] {
-			dst[j] += v
-		}
-	}
-}
-
-// normalize sets l.adj to blk with the values the architecture aggregates
-// with (see the package documentation), and l.self to GCN's self-loop
-// weights.
-func (m *Model) normalize(l *layer, blk *spgemm.CSR) {
-	l.norm = grow(l.norm, len(blk.Data))
-	l.adj = spgemm.CSR{Rows: blk.Rows, Cols: blk.Cols, Indptr: blk.Indptr, Indices: blk.Indices, Data: l.norm}
-	switch m.opt.Arch {
-	case SAGE:
-		copy(l.norm, blk.Data)
-		spgemm.NormalizeRows(&l.adj, m.opt.Threads)
-		l.self = l.self[:0]
-	case GCN:
-		l.self = grow(l.self, blk.Rows)
-		if allOnes(blk.Data) {
-			m.degs = symNormalize(l.norm, l.self, blk, m.degs)
-		} else {
-			copy(l.norm, blk.Data)
-			clear(l.self)
-		}
-	}
-}
-
-func allOnes(v []float32) bool {
-	for _, x := range v {
-		if x != 1 {
-			return false
-		}
-	}
-	return true
-}
-
-// symNormalize writes the values of D_r^-1/2 (A+I) D_c^-1/2 for the
-// rectangular block a (destinations a prefix of sources) into norm, and the
-// diagonal's values, which a does not store, into self: D_r holds the row
-// sums of A+I, D_c the column sums (GCN's normalisation with the block's own
-// degrees, DGL's norm="both"; on a full symmetric graph both are the
-// degrees plus one). Sums are accumulated in float64. degs is scratch,
-// returned for reuse.
-func symNormalize(norm, self []float32, a *spgemm.CSR, degs []float64) []float64 {
-	if cap(degs) < a.Rows+a.Cols {
-		degs = make([]float64, a.Rows+a.Cols)
-	}
-	degs = degs[:a.Rows+a.Cols]
-	rowDeg, colDeg := degs[:a.Rows], degs[a.Rows:]
-	clear(colDeg)
-	for i := range a.Rows {
-		s := 1.0 // the self loop
-		colDeg[i]++
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			s += float64(a.Data[p])
-			colDeg[a.Indices[p]] += float64(a.Data[p])
-		}
-		rowDeg[i] = s
-	}
-	for i := range a.Rows {
-		ri := 1 / math.Sqrt(rowDeg[i])
-		self[i] = float32(ri / math.Sqrt(colDeg[i]))
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			norm[p] = float32(float64(a.Data[p]) * ri / math.Sqrt(colDeg[a.Indices[p]]))
-		}
-	}
-	return degs
 }

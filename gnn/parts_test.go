@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/samplingtest"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -105,7 +106,7 @@ func TestDropoutLaw(t *testing.T) {
 		h[i] = 1
 	}
 	pass := Pass{Train: true, Epoch: 2, Minibatch: 7}
-	m.dropout(h, pass, 1)
+	m.be.Dropout(HostBuf(h), m.dropoutMask(pass, 1), false)
 	var counts [16]float64 // patterns of kept elements in aligned groups of 4
 	dropped := 0.0
 	for i := 0; i < n; i += 4 {
@@ -147,8 +148,8 @@ func TestDropoutLaw(t *testing.T) {
 	for i := range again {
 		again[i], other[i] = 1, 1
 	}
-	m.dropout(again, pass, 1)
-	m.dropout(other, Pass{Train: true, Epoch: 2, Minibatch: 8}, 1)
+	m.be.Dropout(HostBuf(again), m.dropoutMask(pass, 1), false)
+	m.be.Dropout(HostBuf(other), m.dropoutMask(Pass{Train: true, Epoch: 2, Minibatch: 8}, 1), false)
 	same, diff := true, 0
 	for i := range h {
 		same = same && again[i] == h[i]
@@ -170,13 +171,13 @@ func TestDropoutLaw(t *testing.T) {
 func TestSparsePathMatchesDense(t *testing.T) {
 	for _, arch := range []Arch{SAGE, GCN, Linear} {
 		rng := rand.New(rand.NewPCG(5, uint64(arch)))
-		mb := testMinibatch(rng, 6, []int{15, 40}, arch == GCN)
+		mb := samplingtest.RandomMinibatch(rng, 6, []int{15, 40}, arch == GCN)
 		nIn := 40
 		if arch == Linear {
 			mb.Blocks, nIn = nil, 6
 		}
-		x := randomSlice(rng, nIn*50, 1)
-		sparsify(rng, x, 0.05)
+		x := samplingtest.RandomFeatures(rng, nIn*50, 1)
+		samplingtest.Sparsify(rng, x, 0.05)
 		labels := []int32{0, 1, 2, 0, 1, 2}
 		var logits, grads [2][]float32
 		for i, density := range []float64{sparseMaxDensity, 0} {
@@ -186,8 +187,11 @@ func TestSparsePathMatchesDense(t *testing.T) {
 			}
 			m.sparseDensity = density
 			pass := Pass{Train: true, Epoch: 1, Minibatch: 4}
-			logits[i] = append([]float32(nil), m.Forward(mb, x, pass)...)
-			lossOf(m, mb, x, labels, pass, true)
+			out := m.Forward(mb, x, pass)
+			logits[i] = append([]float32(nil), out...)
+			d := make([]float32, len(out))
+			CrossEntropy(d, out, 3, labels)
+			m.Backward(d)
 			if m.layers[0].sparse != (density > 0) {
 				t.Fatalf("%v: sparse path %v with density bound %v", arch, m.layers[0].sparse, density)
 			}
@@ -206,98 +210,31 @@ func TestSparsePathMatchesDense(t *testing.T) {
 	}
 }
 
-// naiveGemm is the float64 reference of gemm.
-func naiveGemm(tA, tB bool, m, n, k int, a, b []float32) []float64 {
-	c := make([]float64, m*n)
-	for i := range m {
-		for j := range n {
-			var s float64
-			for l := range k {
-				av, bv := a[i*k+l], b[l*n+j]
-				if tA {
-					av = a[l*m+i]
-				}
-				if tB {
-					bv = b[j*k+l]
-				}
-				s += float64(av) * float64(bv)
-			}
-			c[i*n+j] = s
-		}
-	}
-	return c
-}
-
-// TestGemmBackends checks the build's BLAS and gonum's pure-Go BLAS against
-// a float64 reference, for every transpose combination and for alpha and
-// beta, so that the two backends agree (under the openblas tag the native
-// one is OpenBLAS).
-func TestGemmBackends(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	t.Logf("native BLAS: %s", BLAS)
-	for _, pureGo := range []bool{false, true} {
-		impl, name := blasFor(pureGo)
-		for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 7}, {17, 33, 65}, {130, 64, 257}, {0, 4, 3}, {4, 3, 0}} {
-			m, n, k := sz[0], sz[1], sz[2]
-			for _, tr := range [][2]bool{{false, false}, {true, false}, {false, true}, {true, true}} {
-				a, b := randomSlice(rng, m*k, 1), randomSlice(rng, k*n, 1)
-				c0 := randomSlice(rng, m*n, 1)
-				c := append([]float32(nil), c0...)
-				gemm(impl, tr[0], tr[1], m, n, k, 0.5, a, b, 2, c)
-				want := naiveGemm(tr[0], tr[1], m, n, k, a, b)
-				for i := range want {
-					w := 0.5*want[i] + 2*float64(c0[i])
-					if math.Abs(float64(c[i])-w) > 1e-4*(1+math.Abs(w)) {
-						t.Fatalf("%s %dx%dx%d trans %v: c[%d] = %v; want %v", name, m, n, k, tr, i, c[i], w)
-					}
-				}
-			}
-		}
-	}
-}
-
-// TestBackendsAgreeOnModel runs the same forward and backward pass with the
-// native and the pure-Go BLAS.
-func TestBackendsAgreeOnModel(t *testing.T) {
-	rng := rand.New(rand.NewPCG(9, 9))
-	mb := testMinibatch(rng, 20, []int{60, 150}, false)
-	x := randomSlice(rng, 150*30, 1)
-	labels := make([]int32, 20)
-	for i := range labels {
-		labels[i] = int32(i % 5)
-	}
-	var grads [2][]float32
-	var losses [2]float64
-	for i, pureGo := range []bool{false, true} {
-		m, err := NewModel(ModelOptions{Arch: SAGE, Hidden: 40, InFeatures: 30, Classes: 5, Dropout: 0.5, Seed: 1, PureGoBLAS: pureGo})
-		if err != nil {
-			t.Fatal(err)
-		}
-		losses[i] = lossOf(m, mb, x, labels, Pass{Train: true}, true)
-		grads[i] = m.Grads()
-	}
-	if math.Abs(losses[0]-losses[1]) > 1e-5 {
-		t.Errorf("loss %v (%s) vs %v (%s)", losses[0], BLAS, losses[1], PureGoBLAS)
-	}
-	for i := range grads[0] {
-		if d := math.Abs(float64(grads[0][i] - grads[1][i])); d > 1e-5*(1+math.Abs(float64(grads[1][i]))) {
-			t.Fatalf("gradient %d: %v (%s) vs %v (%s)", i, grads[0][i], BLAS, grads[1][i], PureGoBLAS)
-		}
-	}
-}
-
 // TestPredictMatchesForward: full-neighbour inference in chunks equals a
 // forward pass whose blocks are the whole graph (every vertex a seed and a
-// source).
+// source). GCN's blocks carry the row lengths as degrees (the graph
+// normalisation, weighted values included) or none (the block
+// normalisation, on the pattern: weighted blocks without degrees are used as
+// given, which inference does not do).
 func TestPredictMatchesForward(t *testing.T) {
 	const n, f, classes = 50, 20, 4
-	for _, arch := range []Arch{SAGE, GCN, Linear} {
+	type tc struct {
+		arch Arch
+		norm GCNNorm
+	}
+	for _, c := range []tc{{SAGE, 0}, {GCN, GCNGraphNorm}, {GCN, GCNBlockNorm}, {Linear, 0}} {
+		arch := c.arch
 		for _, weighted := range []bool{false, true} {
 			rng := rand.New(rand.NewPCG(3, uint64(arch)))
-			adj := randomBlock(rng, n, n, 0.1, weighted)
-			if arch == GCN && weighted {
-				// Weighted blocks are used as given, the full graph is
-				// normalised: compare on the pattern with sparse features.
+			adj := samplingtest.RandomBlock(rng, n, n, 0.1, weighted)
+			var deg []int32
+			if arch == GCN && c.norm == GCNGraphNorm {
+				deg = make([]int32, n)
+				for v := range deg {
+					deg[v] = int32(adj.Indptr[v+1] - adj.Indptr[v])
+				}
+			}
+			if arch == GCN && c.norm == GCNBlockNorm && weighted {
 				for i := range adj.Data {
 					adj.Data[i] = 1
 				}
@@ -311,16 +248,16 @@ func TestPredictMatchesForward(t *testing.T) {
 			if arch != Linear {
 				layers = 3
 				for range layers {
-					mb.Blocks = append(mb.Blocks, sampling.Block{Adj: adj, Src: ids})
+					mb.Blocks = append(mb.Blocks, sampling.Block{Adj: adj, Src: ids, Deg: deg})
 				}
 			}
-			m, err := NewModel(ModelOptions{Arch: arch, Layers: max(layers, 1), Hidden: 7, InFeatures: f, Classes: classes, Seed: 2})
+			m, err := NewModel(ModelOptions{Arch: arch, Layers: max(layers, 1), Hidden: 7, InFeatures: f, Classes: classes, Seed: 2, GCNNorm: c.norm})
 			if err != nil {
 				t.Fatal(err)
 			}
-			x := randomSlice(rng, n*f, 1)
+			x := samplingtest.RandomFeatures(rng, n*f, 1)
 			if weighted {
-				sparsify(rng, x, 0.05) // the sparse-input path
+				samplingtest.Sparsify(rng, x, 0.05) // the sparse-input path
 			}
 			logits := m.Forward(mb, x, Pass{})
 			for _, chunk := range []int{0, 1, 7, n} {
@@ -330,7 +267,7 @@ func TestPredictMatchesForward(t *testing.T) {
 				}
 				for v := range n {
 					if want := argmax(logits[v*classes : (v+1)*classes]); int(pred[v]) != want {
-						t.Errorf("%v weighted=%v chunk %d: vertex %d predicted %d; forward says %d", arch, weighted, chunk, v, pred[v], want)
+						t.Errorf("%v/%v weighted=%v chunk %d: vertex %d predicted %d; forward says %d", arch, c.norm, weighted, chunk, v, pred[v], want)
 						break
 					}
 				}
@@ -365,10 +302,10 @@ func TestModelOptionsErrors(t *testing.T) {
 func TestForwardShapePanics(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	m, _ := NewModel(ModelOptions{Arch: SAGE, Layers: 2, InFeatures: 3, Classes: 2})
-	mb := testMinibatch(rng, 2, []int{4, 6}, false)
+	mb := samplingtest.RandomMinibatch(rng, 2, []int{4, 6}, false)
 	for name, fn := range map[string]func(){
 		"short input": func() { m.Forward(mb, make([]float32, 5*3), Pass{}) },
-		"one block":   func() { m.Forward(testMinibatch(rng, 2, []int{4}, false), make([]float32, 4*3), Pass{}) },
+		"one block":   func() { m.Forward(samplingtest.RandomMinibatch(rng, 2, []int{4}, false), make([]float32, 4*3), Pass{}) },
 	} {
 		var se spgemm.ShapeError
 		if err := spgemm.Maybe(fn); !errors.As(err, &se) {

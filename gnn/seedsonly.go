@@ -27,3 +27,5 @@ func (SeedsOnly) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int
 	}
 	return b, nil
 }
+
+var _ sampling.Sampler = SeedsOnly{}

@@ -30,7 +30,7 @@ func stopOptions() TrainOptions {
 func TestStopResumeBitIdentical(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	sampler := nodeWise(t, ds, []int{4, 3}, 7)
-	whole, err := NewTrainer(ds, sampler, stopOptions())
+	whole, err := NewTrainer(dataOf(t, ds, sampler), stopOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +57,7 @@ func TestStopResumeBitIdentical(t *testing.T) {
 					cancel()
 				}
 			}
-			first, err := NewTrainer(ds, sampler, opt)
+			first, err := NewTrainer(dataOf(t, ds, sampler), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,7 +78,7 @@ func TestStopResumeBitIdentical(t *testing.T) {
 			}
 			opt.OnMinibatch = nil
 			opt.Resume = true
-			second, err := NewTrainer(ds, sampler, opt)
+			second, err := NewTrainer(dataOf(t, ds, sampler), opt)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -141,7 +141,7 @@ func TestCheckpointUnwritable(t *testing.T) {
 	opt := stopOptions()
 	opt.Epochs = 1
 	opt.CheckpointDir = filepath.Join(file, "ck")
-	tr, err := NewTrainer(ds, nodeWise(t, ds, []int{4, 3}, 7), opt)
+	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,7 +196,7 @@ func TestCheckpointFileSizeLimit(t *testing.T) {
 		t.Fatalf("previous checkpoint changed (%v)", err)
 	}
 	opt.Resume = true
-	tr, err := NewTrainer(ds, nodeWise(t, ds, []int{4, 3}, 7), opt)
+	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func fsizeHelper(t *testing.T, dir string) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	opt := stopOptions()
 	opt.Epochs, opt.CheckpointDir, opt.Resume = 2, dir, true
-	tr, err := NewTrainer(ds, nodeWise(t, ds, []int{4, 3}, 7), opt)
+	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,10 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // DefaultEpochs is the number of epochs when TrainOptions.Epochs is 0.
@@ -25,6 +25,10 @@ type TrainOptions struct {
 	Arch    Arch
 	Hidden  int
 	Dropout float32
+	// GCNNorm selects the degrees GCN normalises with (ModelOptions); with
+	// the default, GCNGraphNorm, a NodeWise sampler must supply them
+	// (sampling.NodeWiseOptions.Degrees).
+	GCNNorm GCNNorm
 	// Adam configures the optimiser.
 	Adam AdamOptions
 	// BatchSize (b) and BulkSize (k) cut each epoch's permutation of the
@@ -42,12 +46,12 @@ type TrainOptions struct {
 	Threads int
 	// PureGoBLAS selects gonum's pure-Go BLAS even in builds with OpenBLAS.
 	PureGoBLAS bool
+	// Backend runs the model's operations; nil means the CPU backend with
+	// Threads and PureGoBLAS.
+	Backend Backend
 	// NoEval skips the evaluation after each epoch (ValAcc and TestAcc stay
 	// 0), for benchmarks of the training loop.
 	NoEval bool
-	// InferChunkRows is the chunk size of the evaluation's inference; 0
-	// means Predict's default.
-	InferChunkRows int
 	// CheckpointDir, when set, is the directory where the model, the
 	// optimiser state and the history are saved atomically after every
 	// epoch.
@@ -67,7 +71,7 @@ type PhaseTimes struct {
 	Extract  time.Duration // feature and label gathering
 	Forward  time.Duration // forward pass and loss
 	Backward time.Duration // backward pass
-	Update   time.Duration // Adam step
+	Update   time.Duration // gradient reduction and Adam step
 	Eval     time.Duration // full-neighbour inference on all vertices
 }
 
@@ -118,32 +122,61 @@ type Result struct {
 	BLAS string
 }
 
-// Trainer trains a model on a dataset from the minibatches of a sampler.
-// A Trainer is not safe for concurrent use.
+// Data is what a Trainer trains on: where the minibatches, the input
+// features and the labels come from, and the two optional hooks of
+// data-parallel training.
+type Data struct {
+	// Name names the data in error messages (optional).
+	Name string
+	// Sampler gives the minibatches; required. A sampler with a
+	// NumVertices method (sampling.NodeWise, sampling.LayerWise) must
+	// agree with Features on the number of vertices.
+	Sampler sampling.Sampler
+	// Features gives the input features of the minibatches' input
+	// vertices; required. A store that implements featurex.SparseGatherer
+	// and reports Sparse features is gathered as CSR rows.
+	Features featurex.Store
+	// Labels holds the class of every vertex (-1: unlabelled), one per
+	// vertex of Features; NumClasses (>= 2) is the number of classes.
+	Labels     []int32
+	NumClasses int
+	// Train holds the training vertices (required); Valid and Test the
+	// vertices the Evaluator measures after every epoch.
+	Train, Valid, Test []int32
+	// Evaluator measures valid and test accuracy after every epoch; nil
+	// means no evaluation (ValAcc and TestAcc stay 0), as does
+	// TrainOptions.NoEval. FullNeighbour is the single-process one.
+	Evaluator Evaluator
+	// Reducer is called between backward and the optimiser step; nil means
+	// none (one process). See GradReducer.
+	Reducer GradReducer
+}
+
+// Trainer trains a model on Data. A Trainer is not safe for concurrent use.
 type Trainer struct {
-	ds      *dataset.Dataset
+	data    Data
 	sampler sampling.Sampler
 	opt     TrainOptions
 	plan    *sampling.Plan
 	model   *Model
 	adam    *Adam
+	sparse  featurex.SparseGatherer // Features, when gathered as CSR rows
 
 	// Reused buffers of the minibatch loop.
 	x       []float32
+	xs      spgemm.CSR
 	labels  []int32
-	dLogits []float32
+	dLogits Buf
 }
 
 // NewTrainer returns a trainer of a fresh model (or, with Resume, of the
-// checkpointed one when Run starts) for ds, whose Features, Labels and Train
-// split are required, with the minibatches of s. It returns an error naming
-// the dataset field or option that is invalid.
-func NewTrainer(ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions) (*Trainer, error) {
-	if err := checkDataset(ds); err != nil {
+// checkpointed one when Run starts) on d. It returns an error naming the
+// field of d or the option that is invalid, and when the sampler, the
+// features, the labels and the evaluator do not agree on the number of
+// vertices.
+func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
+	if err := checkData(&d); err != nil {
 		return nil, err
-	}
-	if s == nil {
-		return nil, errors.New("gnn: NewTrainer: nil sampler")
 	}
 	if opt.Epochs < 0 {
 		return nil, fmt.Errorf("gnn: TrainOptions.Epochs = %d, want > 0 (or 0 for %d)", opt.Epochs, DefaultEpochs)
@@ -154,66 +187,87 @@ func NewTrainer(ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions) (*Tra
 	if opt.Resume && opt.CheckpointDir == "" {
 		return nil, errors.New("gnn: TrainOptions.Resume needs a CheckpointDir")
 	}
+	s := d.Sampler
 	layers := s.NumLayers()
 	if opt.Arch != Linear && layers < 1 {
 		return nil, fmt.Errorf("gnn: the sampler gives %d layers; %v needs at least one", layers, opt.Arch)
 	}
 	m, err := NewModel(ModelOptions{
 		Arch: opt.Arch, Layers: max(layers, 1), Hidden: opt.Hidden,
-		InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Dropout: opt.Dropout,
-		Seed: opt.Seed, Threads: opt.Threads, PureGoBLAS: opt.PureGoBLAS,
+		InFeatures: d.Features.NumFeatures(), Classes: d.NumClasses, Dropout: opt.Dropout,
+		Seed: opt.Seed, Threads: opt.Threads, PureGoBLAS: opt.PureGoBLAS, Backend: opt.Backend, GCNNorm: opt.GCNNorm,
 	})
 	if err != nil {
 		return nil, err
+	}
+	if nw, ok := s.(interface {
+		Options() sampling.NodeWiseOptions
+	}); ok && opt.Arch == GCN && opt.GCNNorm == GCNGraphNorm && !nw.Options().Degrees {
+		// Without them its 0/1 blocks would fall back to the block's own
+		// degrees: another operator than inference's.
+		return nil, errors.New("gnn: GCN normalises with the graph's degrees, which the node-wise sampler supplies only with sampling.NodeWiseOptions.Degrees set (or set TrainOptions.GCNNorm to GCNBlockNorm)")
 	}
 	adam, err := NewAdam(len(m.Params()), opt.Adam)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := sampling.NewPlan(ds.Train, sampling.PlanOptions{BatchSize: opt.BatchSize, BulkSize: opt.BulkSize, Seed: opt.Seed})
+	plan, err := sampling.NewPlan(d.Train, sampling.PlanOptions{BatchSize: opt.BatchSize, BulkSize: opt.BulkSize, Seed: opt.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("gnn: %w", err)
 	}
-	return &Trainer{ds: ds, sampler: s, opt: opt, plan: plan, model: m, adam: adam}, nil
+	t := &Trainer{data: d, sampler: s, opt: opt, plan: plan, model: m, adam: adam}
+	if sg, ok := d.Features.(featurex.SparseGatherer); ok && sg.Sparse() {
+		t.sparse = sg
+	}
+	return t, nil
 }
 
-// checkDataset returns an error naming the first field of ds that training
+// vertexCounter is implemented by samplers and evaluators that know their
+// graph's number of vertices.
+type vertexCounter interface{ NumVertices() int }
+
+// checkData returns an error naming the first field of d that training
 // cannot use.
-func checkDataset(ds *dataset.Dataset) error {
-	if ds == nil || ds.Adj == nil {
-		return errors.New("gnn: dataset has no adjacency (Adj)")
-	}
-	n := ds.NumNodes()
-	name := ds.Name
+func checkData(d *Data) error {
+	name := d.Name
 	if name == "" {
-		name = "dataset"
+		name = "data"
 	}
+	if d.Sampler == nil {
+		return fmt.Errorf("gnn: %s: no Sampler", name)
+	}
+	if d.Features == nil {
+		return fmt.Errorf("gnn: %s has no node features (Features)", name)
+	}
+	n, f := d.Features.NumVertices(), d.Features.NumFeatures()
 	switch {
-	case ds.Adj.Cols != n:
-		return fmt.Errorf("gnn: %s: Adj is %d x %d, want square", name, n, ds.Adj.Cols)
-	case ds.NumFeatures <= 0 || ds.Features == nil:
-		return fmt.Errorf("gnn: %s has no node features (Features, NumFeatures = %d)", name, ds.NumFeatures)
-	case len(ds.Features) != n*ds.NumFeatures:
-		return fmt.Errorf("gnn: %s: Features has %d values, want %d nodes x %d features", name, len(ds.Features), n, ds.NumFeatures)
-	case ds.Labels == nil || ds.NumClasses < 2:
-		return fmt.Errorf("gnn: %s has no labels (Labels, NumClasses = %d)", name, ds.NumClasses)
-	case len(ds.Labels) != n:
-		return fmt.Errorf("gnn: %s: Labels has %d entries, want one per node (%d)", name, len(ds.Labels), n)
-	case len(ds.Train) == 0:
+	case f <= 0:
+		return fmt.Errorf("gnn: %s has no node features (Features has %d per vertex)", name, f)
+	case d.Labels == nil || d.NumClasses < 2:
+		return fmt.Errorf("gnn: %s has no labels (Labels, NumClasses = %d)", name, d.NumClasses)
+	case len(d.Labels) != n:
+		return fmt.Errorf("gnn: %s: Labels has %d entries but the feature store has %d vertices", name, len(d.Labels), n)
+	case len(d.Train) == 0:
 		return fmt.Errorf("gnn: %s has an empty training split (Train)", name)
 	}
-	for v, y := range ds.Labels {
-		if y < -1 || y >= int32(ds.NumClasses) {
-			return fmt.Errorf("gnn: %s: Labels[%d] = %d outside [-1, %d)", name, v, y, ds.NumClasses)
+	if vc, ok := d.Sampler.(vertexCounter); ok && vc.NumVertices() != n {
+		return fmt.Errorf("gnn: %s: the sampler's graph has %d vertices but the feature store has %d", name, vc.NumVertices(), n)
+	}
+	if vc, ok := d.Evaluator.(vertexCounter); ok && vc.NumVertices() != n {
+		return fmt.Errorf("gnn: %s: the evaluator's graph has %d vertices but the feature store has %d", name, vc.NumVertices(), n)
+	}
+	for v, y := range d.Labels {
+		if y < -1 || y >= int32(d.NumClasses) {
+			return fmt.Errorf("gnn: %s: Labels[%d] = %d outside [-1, %d)", name, v, y, d.NumClasses)
 		}
 	}
 	for _, split := range []struct {
 		name string
 		ids  []int32
-	}{{"Train", ds.Train}, {"Valid", ds.Valid}, {"Test", ds.Test}} {
+	}{{"Train", d.Train}, {"Valid", d.Valid}, {"Test", d.Test}} {
 		for i, v := range split.ids {
 			if v < 0 || int(v) >= n {
-				return fmt.Errorf("gnn: %s: %s[%d] = %d is not a node id (n = %d)", name, split.name, i, v, n)
+				return fmt.Errorf("gnn: %s: %s[%d] = %d is not a vertex (n = %d)", name, split.name, i, v, n)
 			}
 		}
 	}
@@ -360,10 +414,13 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 				return stop(err)
 			}
 			mb := bulk.Minibatch(i)
-			loss, c, n := t.step(&mb, epoch, &st.Phases)
-			p.LossSum += loss * float64(n)
-			p.Correct += c
-			p.Labelled += n
+			sm, err := t.step(ctx, &mb, epoch, &st.Phases)
+			if err != nil {
+				return stop(fmt.Errorf("minibatch %d: %w", mb.Index, err))
+			}
+			p.LossSum += sm.LossSum
+			p.Correct += int(sm.Correct)
+			p.Labelled += int(sm.Labelled)
 			st.Minibatches++
 			if t.opt.OnMinibatch != nil {
 				t.opt.OnMinibatch(epoch, st.Minibatches, total)
@@ -380,14 +437,16 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 	if out.Phases.Sample > 0 {
 		out.SEPS = float64(out.SampledEdges) / out.Phases.Sample.Seconds()
 	}
-	if !t.opt.NoEval {
+	if !t.opt.NoEval && t.data.Evaluator != nil {
 		t0 := time.Now()
-		pred, err := t.model.Predict(ctx, t.ds.Adj, t.ds.Features, t.opt.InferChunkRows)
+		acc, err := t.data.Evaluator.Evaluate(ctx, t.model, t.data.Labels, t.data.Valid, t.data.Test)
 		if err != nil {
 			return out, p, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
 		}
-		out.ValAcc, _ = Accuracy(pred, t.ds.Labels, t.ds.Valid)
-		out.TestAcc, _ = Accuracy(pred, t.ds.Labels, t.ds.Test)
+		if len(acc) != 2 {
+			return out, p, fmt.Errorf("gnn: epoch %d: the evaluator returned %d accuracies for 2 vertex sets", epoch, len(acc))
+		}
+		out.ValAcc, out.TestAcc = acc[0], acc[1]
 		out.Phases.Eval = time.Since(t0)
 	}
 	out.RSSBytes, out.HeapBytes = memoryNow()
@@ -402,33 +461,55 @@ func memoryNow() (rss, heap int64) {
 	return procstat.RSS(), int64(ms.HeapAlloc)
 }
 
-// step trains on one minibatch and returns its loss, the number of its
-// labelled seeds predicted correctly and the number of labelled seeds.
-func (t *Trainer) step(mb *sampling.Minibatch, epoch int, ph *PhaseTimes) (loss float64, correct, labelled int) {
+// step trains on one minibatch and returns its metrics, after the
+// reducer's.
+func (t *Trainer) step(ctx context.Context, mb *sampling.Minibatch, epoch int, ph *PhaseTimes) (StepMetrics, error) {
 	t0 := time.Now()
-	f := t.ds.NumFeatures
 	in := mb.InputNodes()
 	if t.opt.Arch == Linear {
 		in = mb.Seeds // the seeds are a prefix of every block's sources
 	}
-	t.x = grow(t.x, len(in)*f)
-	featurex.Gather(t.x, t.ds.Features, f, in)
+	var x Input
+	if t.sparse != nil {
+		if err := t.sparse.GatherCSR(ctx, &t.xs, in); err != nil {
+			return StepMetrics{}, err
+		}
+		x.Sparse = &t.xs
+	} else {
+		t.x = grow(t.x, len(in)*t.data.Features.NumFeatures())
+		if err := t.data.Features.Gather(ctx, t.x, in); err != nil {
+			return StepMetrics{}, err
+		}
+		x.Dense = t.x
+	}
 	t.labels = growInt32(t.labels, len(mb.Seeds))
-	featurex.Labels(t.labels, t.ds.Labels, mb.Seeds)
+	featurex.Labels(t.labels, t.data.Labels, mb.Seeds)
 	t1 := time.Now()
-	logits := t.model.Forward(mb, t.x, Pass{Train: true, Epoch: epoch, Minibatch: mb.Index})
-	t.dLogits = grow(t.dLogits, len(logits))
-	loss, correct, labelled = CrossEntropy(t.dLogits, logits, t.ds.NumClasses, t.labels)
+	be := t.model.be
+	logits := t.model.forward(mb, x, Pass{Train: true, Epoch: epoch, Minibatch: mb.Index})
+	t.dLogits = growBuf(be, t.dLogits, logits.Len())
+	loss, correct, labelled := be.SoftmaxCrossEntropy(t.dLogits, logits, t.data.NumClasses, t.labels)
 	t2 := time.Now()
-	t.model.Backward(t.dLogits)
+	t.model.backward(t.dLogits)
 	t3 := time.Now()
-	t.adam.Step(t.model.Params(), t.model.Grads())
+	sm := StepMetrics{LossSum: loss * float64(labelled), Correct: int64(correct), Labelled: int64(labelled)}
+	if t.data.Reducer != nil {
+		// A copy, so that sm stays on the stack of a step without reducer.
+		r := sm
+		g := t.model.Grads()
+		if err := t.data.Reducer.Reduce(ctx, g, &r); err != nil {
+			return sm, fmt.Errorf("reduce gradients: %w", err)
+		}
+		t.model.setGrads(g)
+		sm = r
+	}
+	t.adam.step(be, t.model.params, t.model.grads)
 	t4 := time.Now()
 	ph.Extract += t1.Sub(t0)
 	ph.Forward += t2.Sub(t1)
 	ph.Backward += t3.Sub(t2)
 	ph.Update += t4.Sub(t3)
-	return loss, correct, labelled
+	return sm, nil
 }
 
 func growInt32(buf []int32, n int) []int32 {

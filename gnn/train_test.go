@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -74,16 +75,28 @@ func smallGraph(t testing.TB, n, classes, deg, f int, homophily, signal float64,
 
 func nodeWise(t testing.TB, ds *dataset.Dataset, fanouts []int, seed uint64) sampling.Sampler {
 	t.Helper()
-	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: fanouts, Seed: seed})
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: fanouts, Seed: seed, Degrees: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return s
 }
 
+// dataOf returns the Data of ds and s: a local feature store and
+// full-neighbour evaluation.
+func dataOf(t testing.TB, ds *dataset.Dataset, s sampling.Sampler) Data {
+	t.Helper()
+	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Data{Name: ds.Name, Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
+		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Evaluator: &FullNeighbour{Adj: ds.Adj, Features: ds.Features}}
+}
+
 func train(t testing.TB, ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions) *Result {
 	t.Helper()
-	tr, err := NewTrainer(ds, s, opt)
+	tr, err := NewTrainer(dataOf(t, ds, s), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -133,7 +146,7 @@ func TestTrainDeterministic(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 2)
 	run := func(seed uint64, bulk, threads int) []float32 {
 		opt := TrainOptions{Hidden: 8, Dropout: 0.5, BatchSize: 32, BulkSize: bulk, Epochs: 2, Seed: seed, Threads: threads}
-		tr, err := NewTrainer(ds, nodeWise(t, ds, []int{4, 3}, 7), opt)
+		tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -163,7 +176,7 @@ func TestCheckpointResume(t *testing.T) {
 		Adam: AdamOptions{WeightDecay: 5e-4}}
 	sampler := nodeWise(t, ds, []int{4, 3}, 7)
 
-	whole, err := NewTrainer(ds, sampler, base)
+	whole, err := NewTrainer(dataOf(t, ds, sampler), base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +189,7 @@ func TestCheckpointResume(t *testing.T) {
 	opt := base
 	opt.CheckpointDir = dir
 	ctx, cancel := context.WithCancel(context.Background())
-	first, err := NewTrainer(ds, sampler, opt)
+	first, err := NewTrainer(dataOf(t, ds, sampler), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,7 +203,7 @@ func TestCheckpointResume(t *testing.T) {
 	}
 
 	opt.Resume = true
-	second, err := NewTrainer(ds, sampler, opt)
+	second, err := NewTrainer(dataOf(t, ds, sampler), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +234,7 @@ func TestCheckpointResume(t *testing.T) {
 	// option.
 	other := opt
 	other.Hidden = 16
-	tr, err := NewTrainer(ds, sampler, other)
+	tr, err := NewTrainer(dataOf(t, ds, sampler), other)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -234,7 +247,7 @@ func TestCheckpointResume(t *testing.T) {
 	if err := os.WriteFile(path, []byte("not a checkpoint"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	tr, err = NewTrainer(ds, sampler, opt)
+	tr, err = NewTrainer(dataOf(t, ds, sampler), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -255,7 +268,7 @@ func TestTrainCancel(t *testing.T) {
 			cancel()
 		}
 	}}
-	tr, err := NewTrainer(ds, nodeWise(t, ds, []int{3, 3}, 1), opt)
+	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3, 3}, 1)), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -268,31 +281,60 @@ func TestTrainCancel(t *testing.T) {
 	}
 }
 
+// TestNewTrainerErrors: each invalid field of Data or option gives an error
+// naming it; a sampler, features, labels or evaluator of another graph
+// (issue 13: the README's snippet sampled one graph and trained on Cora)
+// give an error naming both vertex counts.
 func TestNewTrainerErrors(t *testing.T) {
-	good := func() *dataset.Dataset { return smallGraph(t, 40, 2, 4, 3, 0.8, 1, 1) }
+	ds := smallGraph(t, 40, 2, 4, 3, 0.8, 1, 1)
+	other := smallGraph(t, 50, 2, 4, 3, 0.8, 1, 1)
+	otherStore, err := featurex.NewLocal(other.Features, other.NumFeatures, featurex.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
-		edit   func(*dataset.Dataset, *TrainOptions)
-		inside string
+		edit   func(*Data, *TrainOptions)
+		inside []string
 	}{
-		{"no features", func(d *dataset.Dataset, _ *TrainOptions) { d.Features = nil }, "features"},
-		{"short features", func(d *dataset.Dataset, _ *TrainOptions) { d.Features = d.Features[1:] }, "Features"},
-		{"no labels", func(d *dataset.Dataset, _ *TrainOptions) { d.Labels = nil }, "labels"},
-		{"bad label", func(d *dataset.Dataset, _ *TrainOptions) { d.Labels[5] = 9 }, "Labels[5]"},
-		{"empty train", func(d *dataset.Dataset, _ *TrainOptions) { d.Train = nil }, "Train"},
-		{"bad valid id", func(d *dataset.Dataset, _ *TrainOptions) { d.Valid[0] = 40 }, "Valid[0]"},
-		{"negative epochs", func(_ *dataset.Dataset, o *TrainOptions) { o.Epochs = -1 }, "Epochs"},
-		{"dropout 1", func(_ *dataset.Dataset, o *TrainOptions) { o.Dropout = 1 }, "Dropout"},
-		{"negative lr", func(_ *dataset.Dataset, o *TrainOptions) { o.Adam.LR = -1 }, "LR"},
-		{"negative batch", func(_ *dataset.Dataset, o *TrainOptions) { o.BatchSize = -1 }, "BatchSize"},
-		{"resume without dir", func(_ *dataset.Dataset, o *TrainOptions) { o.Resume = true }, "CheckpointDir"},
+		{"no sampler", func(d *Data, _ *TrainOptions) { d.Sampler = nil }, []string{"Sampler"}},
+		{"no features", func(d *Data, _ *TrainOptions) { d.Features = nil }, []string{"features"}},
+		{"no labels", func(d *Data, _ *TrainOptions) { d.Labels = nil }, []string{"labels"}},
+		{"one class", func(d *Data, _ *TrainOptions) { d.NumClasses = 1 }, []string{"NumClasses"}},
+		{"bad label", func(d *Data, _ *TrainOptions) { d.Labels = slices.Clone(d.Labels); d.Labels[5] = 9 }, []string{"Labels[5]"}},
+		{"empty train", func(d *Data, _ *TrainOptions) { d.Train = nil }, []string{"Train"}},
+		{"bad valid id", func(d *Data, _ *TrainOptions) { d.Valid = []int32{40} }, []string{"Valid[0]"}},
+		{"sampler of another graph", func(d *Data, _ *TrainOptions) { d.Sampler = nodeWise(t, other, []int{2}, 1) }, []string{"50", "40", "sampler"}},
+		{"features of another graph", func(d *Data, _ *TrainOptions) { d.Features = otherStore }, []string{"50", "40"}},
+		{"labels of another graph", func(d *Data, _ *TrainOptions) { d.Labels = other.Labels }, []string{"50", "40", "Labels"}},
+		{"evaluator of another graph", func(d *Data, _ *TrainOptions) { d.Evaluator = &FullNeighbour{Adj: other.Adj} }, []string{"50", "40", "evaluator"}},
+		{"negative epochs", func(_ *Data, o *TrainOptions) { o.Epochs = -1 }, []string{"Epochs"}},
+		{"dropout 1", func(_ *Data, o *TrainOptions) { o.Dropout = 1 }, []string{"Dropout"}},
+		{"negative lr", func(_ *Data, o *TrainOptions) { o.Adam.LR = -1 }, []string{"LR"}},
+		{"negative batch", func(_ *Data, o *TrainOptions) { o.BatchSize = -1 }, []string{"BatchSize"}},
+		{"resume without dir", func(_ *Data, o *TrainOptions) { o.Resume = true }, []string{"CheckpointDir"}},
+		{"bad GCN norm", func(_ *Data, o *TrainOptions) { o.Arch, o.GCNNorm = GCN, 7 }, []string{"GCNNorm"}},
 	}
 	for _, tc := range tests {
-		ds, opt := good(), TrainOptions{}
-		tc.edit(ds, &opt)
-		_, err := NewTrainer(ds, nodeWise(t, good(), []int{2}, 1), opt)
-		if err == nil || !strings.Contains(err.Error(), tc.inside) {
-			t.Errorf("%s: err = %v; want one naming %s", tc.name, err, tc.inside)
+		d, opt := dataOf(t, ds, nodeWise(t, ds, []int{2}, 1)), TrainOptions{}
+		tc.edit(&d, &opt)
+		_, err := NewTrainer(d, opt)
+		for _, want := range tc.inside {
+			if err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("%s: err = %v; want one naming %s", tc.name, err, want)
+				break
+			}
 		}
+	}
+	// GCN's graph normalisation needs the node-wise sampler's degrees.
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: GCN}); err == nil || !strings.Contains(err.Error(), "NodeWiseOptions.Degrees") {
+		t.Errorf("GCN with a sampler without degrees: err = %v; want one naming NodeWiseOptions.Degrees", err)
+	}
+	if _, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: GCN, GCNNorm: GCNBlockNorm}); err != nil {
+		t.Errorf("GCN with block normalisation: %v", err)
 	}
 }

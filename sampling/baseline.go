@@ -116,7 +116,7 @@ func (b *Baseline) sampleOne(sel *rowSelector, epoch, mb int, seeds []int32) Min
 					data = append(data, pickValue(wt, mult, j))
 				}
 				if opt.Weighted {
-					normalizeRow(data[start:])
+					spgemm.NormalizeVec(data[start:])
 				}
 				sortPairs(indices[start:], data[start:])
 			}
@@ -125,6 +125,14 @@ func (b *Baseline) sampleOne(sel *rowSelector, epoch, mb int, seeds []int32) Min
 		out.Blocks[l] = Block{
 			Adj: spgemm.CSR{Rows: len(f), Cols: len(src), Indptr: indptr, Indices: indices, Data: data},
 			Src: src,
+		}
+		if b.opt.Degrees {
+			deg := make([]int32, len(src))
+			for i, v := range src {
+				cols, _ := b.src.Row(v)
+				deg[i] = int32(len(cols))
+			}
+			out.Blocks[l].Deg = deg
 		}
 		if b.opt.Frontier == FrontierNew {
 			expandFrom = len(f)
@@ -137,21 +145,35 @@ func (b *Baseline) sampleOne(sel *rowSelector, epoch, mb int, seeds []int32) Min
 // BulkOf stores minibatches, each with numLayers blocks, in one Bulk whose
 // first minibatch has global index first, copying their arrays. It is how
 // a sampler that produces minibatches one at a time (or a test) builds
-// the Bulk that Sampler returns. It panics with an spgemm.IndexError if a
-// minibatch does not have numLayers blocks, and panics if an Index does
-// not follow first in order.
+// the Bulk that Sampler returns. A layer's Deg is kept when every
+// minibatch's block of that layer has one. It panics with an
+// spgemm.IndexError if a minibatch does not have numLayers blocks or a
+// block's Deg is neither nil nor as long as its Src, and panics if an Index
+// does not follow first in order.
 func BulkOf(first int, mbs []Minibatch, numLayers int) *Bulk {
 	b := &Bulk{First: first, SeedStart: make([]int, len(mbs)+1), Layers: make([]LayerArrays, numLayers)}
+	hasDeg := make([]bool, numLayers)
+	for l := range hasDeg {
+		hasDeg[l] = len(mbs) > 0
+		for m := range mbs {
+			if l < len(mbs[m].Blocks) && mbs[m].Blocks[l].Deg == nil {
+				hasDeg[l] = false
+			}
+		}
+	}
 	for l := range b.Layers {
 		la := &b.Layers[l]
 		la.PtrStart = make([]int, 1, len(mbs)+1)
 		la.EdgeStart = make([]int64, 1, len(mbs)+1)
 		la.SrcStart = make([]int, 1, len(mbs)+1)
+		if hasDeg[l] {
+			la.Deg = []int32{}
+		}
 	}
 	for m := range mbs {
 		mb := &mbs[m]
 		if mb.Index != first+m {
-			panic(fmt.Sprintf("sampling: BulkOf: minibatch %d has Index %d, want first+%d = %d", m, mb.Index, m, first+m))
+			panic(spgemm.ArgError{Op: "sampling.BulkOf", Msg: fmt.Sprintf("minibatch %d has Index %d, want first+%d = %d", m, mb.Index, m, first+m)})
 		}
 		if len(mb.Blocks) != numLayers {
 			panic(indexError("BulkOf: blocks of a minibatch", len(mb.Blocks), numLayers))
@@ -168,6 +190,12 @@ func BulkOf(first int, mbs []Minibatch, numLayers int) *Bulk {
 			la.Indices = append(la.Indices, blk.Adj.Indices...)
 			la.Data = append(la.Data, blk.Adj.Data...)
 			la.Src = append(la.Src, blk.Src...)
+			if hasDeg[l] {
+				if len(blk.Deg) != len(blk.Src) {
+					panic(indexError("BulkOf: Deg of a block", len(blk.Deg), len(blk.Src)))
+				}
+				la.Deg = append(la.Deg, blk.Deg...)
+			}
 			la.PtrStart = append(la.PtrStart, len(la.Indptr))
 			la.EdgeStart = append(la.EdgeStart, int64(len(la.Indices)))
 			la.SrcStart = append(la.SrcStart, len(la.Src))

@@ -11,9 +11,19 @@ import (
 // a prefix of sources, DGL's block convention), and its column ids index Src.
 // Adj's values are 1 for unweighted node-wise sampling, or the normalised
 // weights the sampler defines (LADIES normalisation, edge weights).
+//
+// Deg, when the sampler supplies it (NodeWiseOptions.Degrees), holds the
+// degree in the graph of each source vertex, in Src's order: the length of
+// its row of A, however many of its edges the block sampled. Since the
+// destinations are a prefix of the sources, Deg[:NumDst()] are theirs. GCN
+// normalises with these degrees, so that a block holding every neighbour
+// computes exactly what full-batch GCN computes. It is nil when the sampler
+// does not supply degrees (LayerWise, whose values carry their own
+// normalisation).
 type Block struct {
 	Adj spgemm.CSR // a view into the bulk's arrays; do not append to it
 	Src []int32    // global vertex ids of the block's columns, frontier first
+	Deg []int32    // graph degree of each source vertex, or nil
 }
 
 // NumDst returns the number of destination vertices (rows).
@@ -45,12 +55,14 @@ func (m *Minibatch) InputNodes() []int32 {
 // Minibatch m's row offsets are Indptr[PtrStart[m] : PtrStart[m+1]] (they
 // start at 0: each minibatch's offsets are local), its entries are
 // Indices/Data[EdgeStart[m] : EdgeStart[m+1]], and its sources are
-// Src[SrcStart[m] : SrcStart[m+1]].
+// Src[SrcStart[m] : SrcStart[m+1]]. Deg, when the sampler supplies
+// degrees, is parallel to Src (the same offsets); otherwise it is nil.
 type LayerArrays struct {
 	Indptr    []int64
 	Indices   []int32
 	Data      []float32
 	Src       []int32
+	Deg       []int32
 	PtrStart  []int   // len k+1
 	EdgeStart []int64 // len k+1
 	SrcStart  []int   // len k+1
@@ -93,6 +105,9 @@ func (b *Bulk) Minibatch(m int) Minibatch {
 			},
 			Src: src,
 		}
+		if la.Deg != nil {
+			mb.Blocks[l].Deg = la.Deg[la.SrcStart[m]:la.SrcStart[m+1]]
+		}
 	}
 	return mb
 }
@@ -120,3 +135,10 @@ type Sampler interface {
 	// NumLayers returns the number of blocks each minibatch has.
 	NumLayers() int
 }
+
+// Compile-time checks that the samplers of this package implement Sampler.
+var (
+	_ Sampler = (*NodeWise)(nil)
+	_ Sampler = (*LayerWise)(nil)
+	_ Sampler = (*Baseline)(nil)
+)

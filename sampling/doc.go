@@ -30,6 +30,10 @@
 // appearance. Blocks[0] is nearest to the seeds. Node-wise blocks hold 1 per
 // sampled edge, the multiplicity of a neighbour drawn several times with
 // replacement, or, when weighted, the selected weights normalised per row.
+// With NodeWiseOptions.Degrees they also carry the degree in the graph (the
+// row length of A) of each source vertex, Block.Deg, which GCN normalises
+// with; the RowSource supplies them (a remote one through DegreeSource).
+// Layer-wise blocks carry importance-normalised values and no degrees.
 // Layer-wise samplers read the matrix they are given: the LADIES paper
 // samples from the normalised adjacency D^-1/2 (A+I) D^-1/2, which
 // spgemm.SymNormalizeWithSelfLoops builds (the CLI's default, --ladies-matrix

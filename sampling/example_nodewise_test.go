@@ -48,6 +48,23 @@ func ExampleNodeWise() {
 	// sampled edges: 16
 }
 
+// With Degrees, every block carries the degree in the graph (the row length
+// of A) of each source vertex, however many of its edges the block holds:
+// what GCN's D^-1/2 (A+I) D^-1/2 needs. On the path 0 - 1 - 2 - 3 - 4 with
+// fanout 1, vertex 2 keeps one of its two neighbours, and its degree is 2;
+// vertex 4, an end of the path, has degree 1.
+func ExampleNodeWiseOptions_degrees() {
+	nw, _ := sampling.NewNodeWise(pathGraph(), sampling.NodeWiseOptions{Fanouts: []int{1, 1}, Degrees: true, Seed: 3})
+	bulk, _ := nw.SampleBulk(context.Background(), 0, 0, [][]int32{{2}})
+	mb := bulk.Minibatch(0)
+	for l, blk := range mb.Blocks {
+		fmt.Printf("block %d: src %v deg %v, %d entries\n", l, blk.Src, blk.Deg, blk.Adj.NNZ())
+	}
+	// Output:
+	// block 0: src [2 3] deg [2 2], 1 entries
+	// block 1: src [2 3 1 4] deg [2 2 2 1], 2 entries
+}
+
 // FrontierNew expands only the vertices reached at the previous hop, as
 // PyG's NeighborLoader does: the seed's row of the second block is empty.
 func ExampleFrontierMode() {

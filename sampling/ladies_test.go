@@ -78,8 +78,11 @@ func TestLayerWiseProbabilities(t *testing.T) {
 // spgemm.Mul(QPerMinibatch(frontiers), A∘A) bit for bit, on a weighted
 // graph with non-integer weights, repeated and empty frontiers.
 func TestLayerWiseProbabilitiesMatchMul(t *testing.T) {
-	a := nwGraph(400, 30, true, 12)
-	frontiers := nwSeeds(400, 6, 40, 13)
+	a := lwRandomGraph(400, 30, true, 12)
+	for i := range a.Data { // non-integer weights
+		a.Data[i] *= 0.7 + 0.13*float32(i%5)
+	}
+	frontiers := lwSeeds(400, 6, 40, 13)
 	frontiers = append(frontiers, nil, []int32{5}, []int32{7, 7})
 	s := lwNew(t, a, LayerWiseOptions{Budgets: []int{3}})
 	got := s.probabilities(frontiers)

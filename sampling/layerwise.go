@@ -190,6 +190,9 @@ func squareValues(a *spgemm.CSR) *spgemm.CSR {
 // NumLayers returns the number of layers, len(Budgets).
 func (s *LayerWise) NumLayers() int { return len(s.opt.Budgets) }
 
+// NumVertices returns the number of vertices n of the graph it samples.
+func (s *LayerWise) NumVertices() int { return s.a.Rows }
+
 // Options returns the sampler's options.
 func (s *LayerWise) Options() LayerWiseOptions {
 	o := s.opt

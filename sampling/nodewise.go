@@ -76,6 +76,12 @@ type NodeWiseOptions struct {
 	Seed uint64
 	// Threads is the number of goroutines; 0 means GOMAXPROCS.
 	Threads int
+	// Degrees attaches to every block the degree in A (the row length) of
+	// each of its source vertices (Block.Deg), which GCN's normalisation
+	// needs; default off, since other models do not read them. The rows of
+	// a local CSR give them at one lookup per input vertex; any other
+	// RowSource must implement DegreeSource.
+	Degrees bool
 	// MaxBulkEdges caps the entries selected at one time before column
 	// extraction (the sampled edges a layer of a group of minibatches
 	// holds in global ids). A bulk whose layer would exceed it is sampled
@@ -155,7 +161,7 @@ func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
 			}
 		}
 	}
-	nw, err := NewNodeWiseFrom(CSRRows{A: a}, opt)
+	nw, err := newNodeWise(CSRRows{A: a}, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +170,11 @@ func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
 }
 
 // NewNodeWiseFrom returns the node-wise sampler of the rows of src. It
-// returns an error naming the field for bad options.
+// returns an error naming the field for bad options, and, with
+// opt.Weighted, an error naming the row of the first edge weight that is
+// negative, infinite or NaN, as NewNodeWise does: all rows are read for
+// that check unless src is a RowFetcher, whose rows cannot be read before
+// they are fetched (the fetching side checks them).
 func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if src == nil {
 		return nil, errors.New("sampling: NewNodeWiseFrom: nil RowSource")
@@ -172,9 +182,30 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
+	if _, fetched := src.(RowFetcher); opt.Weighted && !fetched {
+		for v := range int32(src.NumVertices()) {
+			cols, vals := src.Row(v)
+			for j, w := range vals {
+				if !(w >= 0) || math.IsInf(float64(w), 1) {
+					return nil, fmt.Errorf("sampling: NewNodeWiseFrom: Weighted, but the edge (%d, %d) has weight %v; want finite and >= 0", v, cols[j], w)
+				}
+			}
+		}
+	}
+	return newNodeWise(src, opt)
+}
+
+// newNodeWise is NewNodeWiseFrom without the check of the weights.
+func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
+	if err := opt.validate(); err != nil {
+		return nil, err
+	}
 	opt.Fanouts = append([]int(nil), opt.Fanouts...)
 	if opt.MaxBulkEdges == 0 {
 		opt.MaxBulkEdges = DefaultMaxBulkEdges
+	}
+	if _, ok := src.(DegreeSource); opt.Degrees && !ok {
+		return nil, fmt.Errorf("sampling: NewNodeWiseFrom: NodeWiseOptions.Degrees needs a RowSource that implements DegreeSource; %T does not", src)
 	}
 	threads := opt.Threads
 	if threads <= 0 {
@@ -185,6 +216,11 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 
 // NumLayers returns the number of fanouts.
 func (nw *NodeWise) NumLayers() int { return len(nw.opt.Fanouts) }
+
+// NumVertices returns the number of vertices n of the graph it samples.
+func (nw *NodeWise) NumVertices() int { return nw.src.NumVertices() }
+
+var _ RowSource = CSRRows{}
 
 // Options returns the sampler's options with the defaults filled in.
 func (nw *NodeWise) Options() NodeWiseOptions {
@@ -231,7 +267,65 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 			frontiers[m] = la.Src[la.SrcStart[m]:la.SrcStart[m+1]:la.SrcStart[m+1]]
 		}
 	}
+	if nw.opt.Degrees {
+		if err := nw.attachDegrees(ctx, bulk); err != nil {
+			return nil, err
+		}
+	}
 	return bulk, nil
+}
+
+// attachDegrees sets every layer's Deg. Each minibatch's sources at layer l
+// (F_{l+1}) are a prefix of its sources at the last layer (F_L), so the
+// degrees of F_L are looked up once and copied to the other layers.
+func (nw *NodeWise) attachDegrees(ctx context.Context, bulk *Bulk) error {
+	last := &bulk.Layers[len(bulk.Layers)-1]
+	last.Deg = make([]int32, len(last.Src))
+	if a := nw.csr; a != nil {
+		deg := last.Deg
+		nw.parallel(len(deg), 4*rowGrain, func(_ *nwWorker, lo, hi int) {
+			for i, v := range last.Src[lo:hi] {
+				deg[lo+i] = int32(a.Indptr[v+1] - a.Indptr[v])
+			}
+		})
+	} else if err := nw.sourceDegrees(ctx, last.Src, last.Deg); err != nil {
+		return err
+	}
+	for l := range len(bulk.Layers) - 1 {
+		la := &bulk.Layers[l]
+		la.Deg = make([]int32, len(la.Src))
+		for m := range len(la.SrcStart) - 1 {
+			copy(la.Deg[la.SrcStart[m]:la.SrcStart[m+1]], last.Deg[last.SrcStart[m]:])
+		}
+	}
+	return nil
+}
+
+// sourceDegrees sets deg[i] to the degree of vs[i], asking the RowSource
+// (a DegreeSource, checked by NewNodeWiseFrom) once for the distinct
+// vertices of vs.
+func (nw *NodeWise) sourceDegrees(ctx context.Context, vs, deg []int32) error {
+	w := nw.getWorker()
+	defer nw.workers.Put(w)
+	var distinct []int32
+	for _, v := range vs {
+		if w.ids[v] < 0 {
+			w.ids[v] = int32(len(distinct))
+			distinct = append(distinct, v)
+		}
+	}
+	dd := make([]int32, len(distinct))
+	err := nw.src.(DegreeSource).Degrees(ctx, distinct, dd)
+	if err == nil {
+		for i, v := range vs {
+			deg[i] = dd[w.ids[v]]
+		}
+	}
+	w.reset(distinct)
+	if err != nil {
+		return fmt.Errorf("sampling: degrees of %d input vertices: %w", len(distinct), err)
+	}
+	return nil
 }
 
 // dedupSeeds returns each minibatch's seeds without repeats, first

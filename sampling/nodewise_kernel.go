@@ -27,6 +27,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // nwWorker is the scratch space of one goroutine of the sampler.
@@ -398,7 +400,7 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, f []int
 			vals := dat[e : e+c]
 			copy(vals, g.pvals[g.off[r]:g.off[r]+int64(c)])
 			if nw.opt.Weighted {
-				normalizeRow(vals)
+				spgemm.NormalizeVec(vals)
 			}
 			sortPairs(row, vals)
 		} else {
@@ -432,21 +434,6 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, f []int
 	}
 	w.reset(nf)
 	return nf
-}
-
-// normalizeRow divides the values by their sum, accumulated in float64 as
-// spgemm.NormalizeRows does.
-func normalizeRow(vals []float32) {
-	sum := 0.0
-	for _, v := range vals {
-		sum += float64(v)
-	}
-	if sum == 0 {
-		return
-	}
-	for j, v := range vals {
-		vals[j] = float32(float64(v) / sum)
-	}
 }
 
 // sortPairs sorts ind ascending, permuting vals alike.

@@ -44,7 +44,7 @@ func TestPlanSmall(t *testing.T) {
 }
 
 func TestPlanDeterministic(t *testing.T) {
-	verts := nwRange(1000)
+	verts := allVertices(1000)
 	p, _ := NewPlan(verts, PlanOptions{BatchSize: 64, Seed: 3})
 	q, _ := NewPlan(verts, PlanOptions{BatchSize: 64, BulkSize: 5, Seed: 3})
 	a, b := p.Epoch(4), q.Epoch(4)
@@ -68,7 +68,7 @@ func TestPlanDeterministic(t *testing.T) {
 // TestPlanUniform: over many epochs, each of 8 vertices lands at each
 // position with probability 1/8 (chi-square over the 64 cells).
 func TestPlanUniform(t *testing.T) {
-	p, _ := NewPlan(nwRange(8), PlanOptions{BatchSize: 8, Seed: 9})
+	p, _ := NewPlan(allVertices(8), PlanOptions{BatchSize: 8, Seed: 9})
 	counts := make([]int, 64)
 	epochs := nwDraws() / 4
 	for e := range epochs {
@@ -108,4 +108,12 @@ func TestPlanEdgeCases(t *testing.T) {
 			t.Errorf("%+v: %v", tc.opt, err)
 		}
 	}
+}
+
+func allVertices(n int) []int32 {
+	v := make([]int32, n)
+	for i := range v {
+		v[i] = int32(i)
+	}
+	return v
 }

@@ -31,6 +31,27 @@ type RowFetcher interface {
 	FetchRows(ctx context.Context, vertices []int32) error
 }
 
+// DegreeSource is implemented by a RowSource that can report the degree of
+// any vertex: the length of its row of A (its number of entries, whatever
+// their values). NodeWise needs it when NodeWiseOptions.Degrees is set, to
+// attach to every block the degrees of its source vertices (Block.Deg),
+// which GCN normalises with; NewNodeWiseFrom refuses a source without it
+// then. A CSRRows is one.
+//
+// NodeWise calls Degrees once per SampleBulk, after every row the bulk reads
+// has been read, from one goroutine, with the distinct input vertices of
+// the bulk's minibatches (the sources of their last blocks, each in
+// [0, NumVertices())), in no particular order; most of them are vertices
+// whose rows the sampler has not read (the last layer's new sources). A
+// distributed source asks the ranks that own them (an all-to-all of the ids
+// and of the lengths back, inside the process column); it must not assume
+// that their rows were fetched. An error ends the sampling of the bulk.
+type DegreeSource interface {
+	// Degrees sets deg[i] to the length of row vertices[i] of A for every
+	// i; len(deg) == len(vertices).
+	Degrees(ctx context.Context, vertices []int32, deg []int32) error
+}
+
 // CSRRows is the RowSource of a local adjacency matrix held in memory.
 type CSRRows struct {
 	A *spgemm.CSR
@@ -42,3 +63,18 @@ func (c CSRRows) NumVertices() int { return c.A.Rows }
 // Row returns views of row v of A. It panics with an spgemm.IndexError if v
 // is out of range.
 func (c CSRRows) Row(v int32) ([]int32, []float32) { return c.A.Row(int(v)) }
+
+// Degrees sets deg[i] to the length of row vertices[i] of A. It panics with
+// an spgemm.IndexError if a vertex is out of range.
+func (c CSRRows) Degrees(_ context.Context, vertices []int32, deg []int32) error {
+	if len(deg) != len(vertices) {
+		panic(spgemm.ShapeError{Op: "CSRRows.Degrees", ARows: len(vertices), ACols: 1, BRows: len(deg), BCols: 1})
+	}
+	for i, v := range vertices {
+		if uint32(v) >= uint32(c.A.Rows) {
+			panic(spgemm.IndexError{Op: "CSRRows.Degrees", Index: int(v), Len: c.A.Rows})
+		}
+		deg[i] = int32(c.A.Indptr[v+1] - c.A.Indptr[v])
+	}
+	return nil
+}

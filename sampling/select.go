@@ -52,14 +52,14 @@ type SelectOptions struct {
 // The result has p's shape and sorted rows; an entry drawn c times (only
 // with replacement) has the value c·p[r][j], every other selected entry its
 // value in p. The law of each method is in the comment at the top of
-// select.go. It panics with a ShapeError if len(keys) != p.Rows and panics
-// if s < -1.
+// select.go. It panics with a ShapeError if len(keys) != p.Rows and with an
+// ArgError if s < -1.
 func SelectPerRow(p *spgemm.CSR, keys []RowKey, s int, opt SelectOptions) *spgemm.CSR {
 	if len(keys) != p.Rows {
 		panic(spgemm.ShapeError{Op: "SelectPerRow keys", ARows: p.Rows, ACols: p.Cols, BRows: len(keys), BCols: 1})
 	}
 	if s < -1 {
-		panic(fmt.Sprintf("sampling: SelectPerRow: fanout %d, want >= -1", s))
+		panic(spgemm.ArgError{Op: "sampling.SelectPerRow", Msg: fmt.Sprintf("fanout %d, want >= -1", s)})
 	}
 	out := &spgemm.CSR{Rows: p.Rows, Cols: p.Cols, Indptr: make([]int64, p.Rows+1)}
 	var sel rowSelector

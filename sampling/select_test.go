@@ -1,9 +1,13 @@
 package sampling
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -141,12 +145,17 @@ func TestSelectPerRowPanics(t *testing.T) {
 		"s":    func() { SelectPerRow(p, nwKeys(1, 2), -2, SelectOptions{}) },
 	} {
 		t.Run(name, func(t *testing.T) {
-			defer func() {
-				if recover() == nil {
-					t.Error("no panic")
-				}
-			}()
-			fn()
+			err := spgemm.Maybe(fn)
+			var se spgemm.ShapeError
+			var ae spgemm.ArgError
+			switch {
+			case err == nil:
+				t.Error("no panic")
+			case name == "keys" && (!errors.As(err, &se) || se.Op != "SelectPerRow keys" || se.ARows != 2 || se.BRows != 1):
+				t.Errorf("panic %v; want a ShapeError of 2 rows and 1 key", err)
+			case name == "s" && (!errors.As(err, &ae) || ae.Op != "sampling.SelectPerRow" || !strings.Contains(ae.Msg, "fanout -2")):
+				t.Errorf("panic %v; want an ArgError naming fanout -2", err)
+			}
 		})
 	}
 }
@@ -159,17 +168,7 @@ func TestSelectUniformSubsets(t *testing.T) {
 	cols := []int32{2, 3, 5, 7, 11}
 	ones := []float32{1, 1, 1, 1, 1}
 	counts := nwSubsetCounts(t, cols, ones, 2, SelectOptions{}, nwDraws())
-	if len(counts) != 10 {
-		t.Fatalf("%d distinct subsets, want 10: %v", len(counts), counts)
-	}
-	var obs []int
-	var prob []float64
-	for _, c := range counts {
-		obs, prob = append(obs, c), append(prob, 0.1)
-	}
-	if stat, pv := nwChiSquare(obs, prob); pv < 1e-6 {
-		t.Errorf("subsets of 2 of 5: chi-square %.1f, p = %.2g; counts %v", stat, pv, counts)
-	}
+	checkTenSubsets(t, "subsets of 2 of 5", slices.Collect(maps.Values(counts)))
 	for _, tc := range []struct{ d, s int }{{40, 3}, {70, 40}, {300, 3}, {300, 200}} {
 		var c []int32
 		for i := range tc.d {
@@ -322,5 +321,53 @@ func TestSelectOrderIndependentWeighted(t *testing.T) {
 	}
 	if math.IsNaN(float64(a.Data[0])) {
 		t.Error("NaN value")
+	}
+}
+
+// TestNodeWiseUniformLaw: through the whole sampler, a vertex of degree 5
+// with fanout 2 draws each of the 10 subsets with probability 1/10.
+func TestNodeWiseUniformLaw(t *testing.T) {
+	// Vertex 0's neighbours are 1..5; each minibatch is the seed 0.
+	a := &spgemm.CSR{Rows: 6, Cols: 6, Indptr: []int64{0, 5, 5, 5, 5, 5, 5},
+		Indices: []int32{1, 2, 3, 4, 5}, Data: []float32{1, 1, 1, 1, 1}}
+	nw, err := NewNodeWise(a, NodeWiseOptions{Fanouts: []int{2}, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	draws := nwDraws() / 4
+	seeds := make([][]int32, draws)
+	for i := range seeds {
+		seeds[i] = []int32{0}
+	}
+	b, err := nw.SampleBulk(context.Background(), 0, 0, seeds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	counts := map[[2]int32]int{}
+	for m := range b.Len() {
+		mb := b.Minibatch(m)
+		src := mb.Blocks[0].Src
+		if len(src) != 3 {
+			t.Fatalf("minibatch %d: %d sources, want 3", m, len(src))
+		}
+		x, y := src[1], src[2]
+		counts[[2]int32{min(x, y), max(x, y)}]++
+	}
+	checkTenSubsets(t, "through the sampler", slices.Collect(maps.Values(counts)))
+}
+
+// checkTenSubsets fails unless the counts of the 10 subsets of 2 of 5
+// entries fit the uniform law (chi-square, p >= 1e-6).
+func checkTenSubsets(t *testing.T, what string, counts []int) {
+	t.Helper()
+	if len(counts) != 10 {
+		t.Fatalf("%s: %d distinct subsets, want 10: %v", what, len(counts), counts)
+	}
+	prob := make([]float64, len(counts))
+	for i := range prob {
+		prob[i] = 0.1
+	}
+	if stat, pv := nwChiSquare(counts, prob); pv < 1e-6 {
+		t.Errorf("%s: chi-square %.1f, p = %.2g; counts %v", what, stat, pv, counts)
 	}
 }

@@ -27,7 +27,7 @@ func (m *Minibatch) Subgraph() *spgemm.CSR {
 	g, err := spgemm.FromCOO(n, n, src, dst, vals, &spgemm.COOOptions{Duplicates: spgemm.KeepFirst, Threads: 1})
 	if err != nil {
 		// Block entries index their sources, a prefix of the input nodes.
-		panic("sampling: Subgraph: " + err.Error())
+		panic(spgemm.ArgError{Op: "sampling.Subgraph", Msg: err.Error()})
 	}
 	return g
 }

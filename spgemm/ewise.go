@@ -37,19 +37,27 @@ func NormalizeRows(a *CSR, threads int) {
 	}
 	parallelRows(a.Indptr, threadsOf(threads), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			row := a.Data[a.Indptr[i]:a.Indptr[i+1]]
-			var sum float64
-			for _, v := range row {
-				sum += float64(v)
-			}
-			if sum == 0 {
-				continue
-			}
-			for t, v := range row {
-				row[t] = float32(float64(v) / sum)
-			}
+			NormalizeVec(a.Data[a.Indptr[i]:a.Indptr[i+1]])
 		}
 	})
+}
+
+// NormalizeVec scales v in place so that its values sum to 1: each value x
+// becomes float32(x / s) with s the float64 sum of v. A vector that sums to
+// 0 is left unchanged. It is the row normalisation of NormalizeRows, of
+// featurex.NormalizeRows and of the samplers' probability rows, written
+// once.
+func NormalizeVec(v []float32) {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x)
+	}
+	if sum == 0 {
+		return
+	}
+	for t, x := range v {
+		v[t] = float32(float64(x) / sum)
+	}
 }
 
 // Scale sets c = alpha·a (every stored value multiplied by alpha; the

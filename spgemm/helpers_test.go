@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"testing"
 )
 
 // Test matrices and the naive dense reference every kernel is checked
@@ -34,70 +33,6 @@ func denseOf(a *CSR) *denseMatrix {
 		}
 	}
 	return d
-}
-
-// denseProduct is the textbook triple loop over stored entries, in float64;
-// an entry is present when some term A(i,k)·B(k,j) has both factors stored.
-func denseProduct(a, b *denseMatrix) *denseMatrix {
-	c := newDenseMatrix(a.rows, b.cols)
-	for i := range a.rows {
-		for k := range a.cols {
-			if !a.present[i*a.cols+k] {
-				continue
-			}
-			for j := range b.cols {
-				if b.present[k*b.cols+j] {
-					c.val[i*c.cols+j] += a.val[i*a.cols+k] * b.val[k*b.cols+j]
-					c.present[i*c.cols+j] = true
-				}
-			}
-		}
-	}
-	return c
-}
-
-// applyMask keeps the entries of c inside (or, complemented, outside) m's
-// pattern; m nil with complement removes everything.
-func applyMask(c *denseMatrix, m *CSR, complement bool) {
-	var in []bool
-	if m != nil {
-		in = denseOf(m).present
-	} else {
-		in = make([]bool, len(c.present))
-		for i := range in {
-			in[i] = true
-		}
-	}
-	for i := range c.present {
-		if in[i] == complement {
-			c.present[i], c.val[i] = false, 0
-		}
-	}
-}
-
-// checkMatchesDense fails t unless got is valid, stores exactly want's
-// present entries, and its values are within tol of want's (relative to the
-// magnitude of the terms, which the caller folds into tol).
-func checkMatchesDense(t *testing.T, what string, got *CSR, want *denseMatrix, tol float64) {
-	t.Helper()
-	if err := got.Validate(); err != nil {
-		t.Fatalf("%s: result invalid: %v", what, err)
-	}
-	if got.Rows != want.rows || got.Cols != want.cols {
-		t.Fatalf("%s: shape %d x %d, want %d x %d", what, got.Rows, got.Cols, want.rows, want.cols)
-	}
-	g := denseOf(got)
-	for i := range want.rows {
-		for j := range want.cols {
-			k := i*want.cols + j
-			if g.present[k] != want.present[k] {
-				t.Fatalf("%s: entry (%d, %d) stored = %v, want %v", what, i, j, g.present[k], want.present[k])
-			}
-			if math.Abs(g.val[k]-want.val[k]) > tol {
-				t.Fatalf("%s: entry (%d, %d) = %v, want %v", what, i, j, g.val[k], want.val[k])
-			}
-		}
-	}
 }
 
 // sameBits reports whether a and b are identical, bit for bit.

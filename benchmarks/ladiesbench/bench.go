@@ -54,17 +54,13 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 	}
 	epoch := plan.Epoch(0)
 	samplers := map[string]sampling.Sampler{}
-	samplers["node"], err = sampling.NewNodeWise(a, sampling.NodeWiseOptions{Fanouts: cfg.fanouts, Seed: cfg.seed, Threads: cfg.threads})
+	samplers[sampling.MethodNode], err = sampling.NewSampler(a, sampling.SamplerOptions{Fanouts: cfg.fanouts, Seed: cfg.seed, Threads: cfg.threads})
 	if err != nil {
 		return nil, err
 	}
 	for _, m := range cfg.methods {
-		method := sampling.LADIES
-		if m == "fastgcn" {
-			method = sampling.FastGCN
-		}
-		samplers[m], err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{
-			Method: method, Budgets: cfg.budgets, Semibulk: cfg.semibulk, Seed: cfg.seed, Threads: cfg.threads,
+		samplers[m], err = sampling.NewSampler(a, sampling.SamplerOptions{
+			Method: m, Fanouts: cfg.budgets, Semibulk: cfg.semibulk, Seed: cfg.seed, Threads: cfg.threads,
 		})
 		if err != nil {
 			return nil, err

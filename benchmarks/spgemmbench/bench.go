@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/bulksample/bulksample/benchmarks/graphblas"
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -96,7 +96,7 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 		left = selection(a.Rows, cfg.qRows, cfg.seed)
 	}
 	cr.leftRows, cr.leftNNZ = left.Rows, left.NNZ()
-	cr.flops = flops(left, a)
+	cr.flops = spgemm.RowFlops(left, a, cfg.threads)[left.Rows]
 	fmt.Fprintf(progress, "%s: n %d, nnz(A) %d, %s with %d flops (generated in %.1fs)\n",
 		bc.name, cr.n, cr.nnzA, cr.product(), cr.flops, cr.genSecond)
 
@@ -236,40 +236,16 @@ func runCase(ctx context.Context, cfg *config, bc benchCase, withPeer bool, prog
 }
 
 // selection returns the rows x n matrix Q with a single 1 per row, at
-// distinct columns drawn uniformly at random (seeded): Q·A gathers those rows
-// of A, in random order, as a bulk of minibatch seeds does.
+// distinct columns drawn uniformly at random from seed (sampling.RandomRows,
+// the rows that bulksample spgemm --select-rows picks for the same seed):
+// Q·A gathers those rows of A, in random order, as a bulk of minibatch seeds
+// does.
 func selection(n, rows int, seed uint64) *spgemm.CSR {
-	rng := rand.New(rand.NewPCG(seed, 0x5153454c)) // "QSEL": a stream apart from the graph's
-	ids := make([]int32, 0, rows)
-	if 2*rows > n {
-		for _, v := range rng.Perm(n)[:rows] {
-			ids = append(ids, int32(v))
-		}
-	} else {
-		taken := make([]bool, n)
-		for len(ids) < rows {
-			if v := rng.IntN(n); !taken[v] {
-				taken[v] = true
-				ids = append(ids, int32(v))
-			}
-		}
+	ids, err := sampling.RandomRows(n, rows, seed)
+	if err != nil {
+		panic(err) // rows is checked against n by the flags
 	}
-	q := &spgemm.CSR{Rows: rows, Cols: n, Indptr: make([]int64, rows+1), Indices: ids, Data: make([]float32, rows)}
-	for i := range q.Data {
-		q.Indptr[i+1] = int64(i + 1)
-		q.Data[i] = 1
-	}
-	return q
-}
-
-// flops returns the multiplications of left·b: the sum over the entries
-// (i, k) of left of the length of row k of b.
-func flops(left, b *spgemm.CSR) int64 {
-	var f int64
-	for _, k := range left.Indices {
-		f += b.Indptr[k+1] - b.Indptr[k]
-	}
-	return f
+	return sampling.QPerEntry([][]int32{ids}, n)
 }
 
 // compareCSR checks that GraphBLAS's CSR arrays hold ours: the same pattern

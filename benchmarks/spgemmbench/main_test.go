@@ -175,15 +175,6 @@ func TestSelection(t *testing.T) {
 	}
 }
 
-func TestFlops(t *testing.T) {
-	// b's rows have 2, 0, 3 entries; left's entries hit rows 0, 2, 2, 1.
-	b := &spgemm.CSR{Rows: 3, Cols: 3, Indptr: []int64{0, 2, 2, 5}, Indices: []int32{0, 1, 0, 1, 2}, Data: []float32{1, 1, 1, 1, 1}}
-	left := &spgemm.CSR{Rows: 2, Cols: 3, Indptr: []int64{0, 2, 4}, Indices: []int32{0, 2, 1, 2}, Data: []float32{1, 1, 1, 1}}
-	if got := flops(left, b); got != 2+3+0+3 {
-		t.Errorf("flops = %d; want 8", got)
-	}
-}
-
 func TestCompareCSR(t *testing.T) {
 	ours := &spgemm.CSR{Rows: 2, Cols: 3, Indptr: []int64{0, 2, 3}, Indices: []int32{0, 2, 1}, Data: []float32{1, 2, 3}}
 	for _, tc := range []struct {

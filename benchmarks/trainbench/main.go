@@ -30,6 +30,7 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -127,8 +128,12 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 			return err
 		}
 		opt := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5, BatchSize: c.batch, BulkSize: c.bulk,
-			Epochs: c.epochs, Seed: c.seed, Threads: c.threads, PureGoBLAS: b == "gonum", NoEval: true}
-		tr, err := gnn.NewTrainer(ds, s, opt)
+			Epochs: c.epochs, Seed: c.seed, Threads: c.threads, PureGoBLAS: b == "gonum"}
+		data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.threads, NoEval: true})
+		if err != nil {
+			return err
+		}
+		tr, err := gnn.NewTrainer(data, opt)
 		if err != nil {
 			return err
 		}

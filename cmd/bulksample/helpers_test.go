@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/testenv"
 )
 
 // runCLI runs `bulksample command args...` and returns the exit code, stdout
@@ -38,7 +40,7 @@ func sharedDataset(t *testing.T, name string) string {
 	t.Helper()
 	p, err := findSharedData(name)
 	if err != nil {
-		t.Skipf("shared dataset %s not available: %v", name, err)
+		testenv.MissingData(t, "shared dataset %s not available: %v", name, err)
 	}
 	return p
 }

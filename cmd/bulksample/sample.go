@@ -178,22 +178,19 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	var s sampling.Sampler
 	name := "bulk"
 	switch {
-	case c.method != "node":
-		name = c.method
-		method := sampling.LADIES
-		if c.method == "fastgcn" {
-			method = sampling.FastGCN
-		}
-		var a *spgemm.CSR
-		if a, err = layerWiseMatrix(d.Adj, c.method, c.ladies, c.nw.Threads); err == nil {
-			s, err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{Method: method, Budgets: c.nw.Fanouts,
-				Semibulk: c.semibulk, Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads})
-		}
 	case c.baseline:
 		name = "baseline"
 		s, err = sampling.NewBaseline(d.Adj, c.nw)
 	default:
-		s, err = sampling.NewNodeWise(d.Adj, c.nw)
+		if c.method != sampling.MethodNode {
+			name = c.method
+		}
+		var a *spgemm.CSR
+		if a, err = layerWiseMatrix(d.Adj, c.method, c.ladies, c.nw.Threads); err == nil {
+			s, err = sampling.NewSampler(a, sampling.SamplerOptions{Method: c.method, Fanouts: c.nw.Fanouts,
+				Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads, Weighted: c.nw.Weighted,
+				Frontier: c.nw.Frontier, MaxBulkEdges: c.nw.MaxBulkEdges, Semibulk: c.semibulk})
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)

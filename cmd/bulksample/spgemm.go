@@ -188,19 +188,9 @@ func loadMatrix(ctx context.Context, e *env, path string, threads int) (*dataset
 // seeded permutation of 0..n-1, in that order: one 1 per row, distinct
 // columns. The permutation is the one sampling.Plan draws for epoch 0.
 func selectionMatrix(n, k int, seed uint64) (*spgemm.CSR, error) {
-	all := make([]int32, n)
-	for i := range all {
-		all[i] = int32(i)
-	}
-	plan, err := sampling.NewPlan(all, sampling.PlanOptions{BatchSize: k, Seed: seed})
+	rows, err := sampling.RandomRows(n, k, seed)
 	if err != nil {
 		return nil, fmt.Errorf("--select-rows: %w", err)
 	}
-	rows := plan.Epoch(0).Minibatches[0]
-	q := &spgemm.CSR{Rows: k, Cols: n, Indptr: make([]int64, k+1), Indices: rows, Data: make([]float32, k)}
-	for r := range k {
-		q.Indptr[r+1] = int64(r + 1)
-		q.Data[r] = 1
-	}
-	return q, nil
+	return sampling.QPerEntry([][]int32{rows}, n), nil
 }

@@ -26,8 +26,8 @@ import (
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
-	"github.com/bulksample/bulksample/spgemm"
 )
 
 // trainConfig is the parsed command line of `bulksample train`; each flag
@@ -39,6 +39,8 @@ type trainConfig struct {
 	sampler      string
 	ladiesMatrix string // --ladies-matrix: normalized or raw
 	fanouts      []int  // node-wise fanouts, or layer-wise budgets
+	preset       string
+	batchAll     bool // --batch all: opt.BatchSize is set to the training split's size once loaded
 	opt          gnn.TrainOptions
 	plot         string
 	json         bool
@@ -57,8 +59,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 			"working directory and each of its parents, then in shared/data beside the executable and\n"+
 			"each of its parents.\n"+
 			"synthetic is the labelled planted-partition graph; its options are nodes, classes, degree,\n"+
-			"exponent, homophily, features, noise, seed and, last, split (synthetic:nodes=20000,classes=8).")
+			"exponent, homophily, features, noise, seed and, last, split (synthetic:nodes=20000,classes=8).\n\n"+
+			"Presets (--preset NAME sets these flags; flags given explicitly override them):"+presetHelp())
 	c := &trainConfig{}
+	fs.StringVar(&c.preset, "preset", "", "a named set of flag values (see above): "+presetNames()+"; explicit flags override it")
 	fs.StringVar(&c.data, "data", "", "dataset: a path (any format bulksample reads), cora, citeseer or synthetic[:k=v,...]; required")
 	fs.StringVar(&c.split, "split", "", `split of a dataset read from a file: "" keeps the stored one or the default, planetoid[:T,V,E], random:a,b,c`)
 	fs.Var(&c.normFeatures, "norm-features", "scale every feature row to sum 1, the Planetoid protocol for bag-of-words features\n"+
@@ -70,7 +74,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
 	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder)
 	fs.IntVar(&c.opt.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
-	fs.IntVar(&c.opt.BatchSize, "batch", 512, "seeds per minibatch b")
+	c.opt.BatchSize = 512
+	fs.Var(batchFlag{&c.opt.BatchSize, &c.batchAll}, "batch", "seeds per minibatch b, or all: every training vertex in one minibatch")
 	fs.IntVar(&c.opt.BulkSize, "bulk", 16, "minibatches sampled together k")
 	fs.IntVar(&c.opt.Epochs, "epochs", gnn.DefaultEpochs, "epochs E")
 	fs.Float64Var(&c.opt.Adam.LR, "lr", gnn.DefaultLR, "Adam learning rate")
@@ -82,8 +87,13 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch")
 	fs.BoolVar(&c.opt.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
+	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
+		"full-neighbour training equals full-batch GCN) or block (the sampled block's own, DGL's GraphConv on blocks)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
+	}
+	if err := applyPreset(fs, c.preset); err != nil {
+		return nil, usageError(fs, "--preset %q: %v", c.preset, err)
 	}
 	c.json = *jsonOut
 	c.opt.Dropout = float32(*dropout)
@@ -99,7 +109,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--layers %d: want >= 1 (or 0 for the number of --fanout values)", *layers)
 	case c.opt.Hidden < 1:
 		return nil, usageError(fs, "--hidden %d: want >= 1", c.opt.Hidden)
-	case c.opt.BatchSize < 1:
+	case c.opt.BatchSize < 1 && !c.batchAll:
 		return nil, usageError(fs, "--batch %d: want >= 1", c.opt.BatchSize)
 	case c.opt.BulkSize < 1:
 		return nil, usageError(fs, "--bulk %d: want >= 1", c.opt.BulkSize)
@@ -123,6 +133,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	if c.opt.Arch, err = gnn.ParseArch(*model); err != nil {
 		return nil, usageError(fs, "--model %q: want sage, gcn or linear", *model)
+	}
+	if c.opt.GCNNorm, err = gnn.ParseGCNNorm(*gcnNorm); err != nil {
+		return nil, usageError(fs, "--gcn-norm %q: want graph or block", *gcnNorm)
 	}
 	switch c.sampler {
 	case "node", "ladies", "fastgcn":
@@ -190,6 +203,9 @@ type trainSummary struct {
 	NormFeatures bool   `json:"norm_features"`
 	PeakRSSBytes int64  `json:"peak_rss_bytes"`
 	Version      string `json:"version"`
+	// Preset is the --preset applied, if any; GCNNorm GCN's --gcn-norm.
+	Preset  string `json:"preset,omitempty"`
+	GCNNorm string `json:"gcn_norm,omitempty"`
 	// Epochs holds one record per epoch, those loaded from a checkpoint
 	// included, in order.
 	Epochs []epochRecord `json:"epochs"`
@@ -288,6 +304,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := checkTrainData(c, ds); err != nil {
 		return err
 	}
+	if c.batchAll {
+		c.opt.BatchSize = max(len(ds.Train), 1)
+	}
 	normalized := c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	if normalized {
 		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
@@ -303,6 +322,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if c.opt.Arch == gnn.Linear {
 		samplerName = "seeds-only"
 	}
+	if c.preset != "" {
+		fmt.Fprintf(e.stderr, "preset %s: %s\n", c.preset, trainCommand(c))
+	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s, feature rows normalised: %v\n",
 		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt), normalized)
 	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
@@ -314,7 +336,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		resumed(epoch)
 		bar.minibatch(epoch, done, total)
 	}
-	tr, err := gnn.NewTrainer(ds, s, c.opt)
+	data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.opt.Threads})
+	if err != nil {
+		return err
+	}
+	tr, err := gnn.NewTrainer(data, c.opt)
 	if err != nil {
 		return err
 	}
@@ -332,6 +358,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	sum := summarize(c, ds, res, loadSec)
 	sum.NormFeatures = normalized
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
+	sum.Preset = c.preset
+	if c.opt.Arch == gnn.GCN {
+		sum.GCNNorm = c.opt.GCNNorm.String()
+	}
 	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f)%s, BLAS %s\n",
 		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
 		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sepsText(", ", sum.SEPS, c.opt.Arch != gnn.Linear), sum.BLAS)
@@ -562,21 +592,13 @@ func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, err
 	if c.opt.Arch == gnn.Linear {
 		return gnn.SeedsOnly{}, nil
 	}
-	var s sampling.Sampler
-	var err error
-	switch c.sampler {
-	case "node":
-		s, err = sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
-	case "ladies", "fastgcn":
-		method := sampling.LADIES
-		if c.sampler == "fastgcn" {
-			method = sampling.FastGCN
-		}
-		var a *spgemm.CSR
-		if a, err = layerWiseMatrix(ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads); err == nil {
-			s, err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{Method: method, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads})
-		}
+	a, err := layerWiseMatrix(ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c.data, err)
 	}
+	// GCN normalises with the graph's degrees, which node-wise blocks carry.
+	s, err := sampling.NewSampler(a, sampling.SamplerOptions{Method: c.sampler, Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads,
+		Degrees: c.opt.Arch == gnn.GCN && c.sampler == sampling.MethodNode})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.data, err)
 	}

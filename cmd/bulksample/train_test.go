@@ -193,19 +193,92 @@ func TestTrainFlags(t *testing.T) {
 		"--data", "x.npz", "--model", "gcn", "--sampler", "ladies", "--layers", "3", "--fanout", "64",
 		"--hidden", "32", "--batch", "100", "--bulk", "5", "--epochs", "7", "--lr", "0.05", "--weight-decay", "0.001",
 		"--dropout", "0.25", "--threads", "2", "--seed", "9", "--blas", "gonum", "--checkpoint", "ck", "--resume",
-		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json",
+		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := gnn.TrainOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001},
-		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true}
+		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true,
+		GCNNorm: gnn.GCNBlockNorm}
 	if !reflect.DeepEqual(c.opt, want) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
 	}
 	if c.data != "x.npz" || c.sampler != "ladies" || !reflect.DeepEqual(c.fanouts, []int{64, 64, 64}) || c.split != "planetoid" ||
 		c.normFeatures != "on" || c.plot != "p.png" || !c.json {
 		t.Errorf("config %+v", c)
+	}
+}
+
+// TestTrainPresets: each preset sets every flag it lists, explicit flags
+// override it, and --batch all becomes the training split's size.
+func TestTrainPresets(t *testing.T) {
+	tests := []struct {
+		args    []string
+		model   gnn.Arch
+		fanouts []int
+		opt     gnn.TrainOptions
+		all     bool
+	}{
+		{[]string{"--preset", "kipf-gcn"}, gnn.GCN, []int{-1, -1},
+			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5, BatchSize: 512, BulkSize: 1, Epochs: 200, Seed: 1,
+				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, true},
+		{[]string{"--preset", "kipf-gcn", "--epochs", "7", "--batch", "30", "--hidden", "8"}, gnn.GCN, []int{-1, -1},
+			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5, BatchSize: 30, BulkSize: 1, Epochs: 7, Seed: 1,
+				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, false},
+		{[]string{"--preset", "planetoid-sage"}, gnn.SAGE, []int{25, 10},
+			gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4, Epochs: 40, Seed: 1,
+				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, false},
+		{[]string{"--preset", "planetoid-sage", "--epochs", "100", "--model", "gcn", "--fanout", "5,5"}, gnn.GCN, []int{5, 5},
+			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4, Epochs: 100, Seed: 1,
+				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, false},
+	}
+	for _, tc := range tests {
+		var errb bytes.Buffer
+		c, err := parseTrainFlags(&env{stdout: &errb, stderr: &errb}, append([]string{"--data", "cora"}, tc.args...))
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", tc.args, err, errb.String())
+		}
+		if !reflect.DeepEqual(c.opt, tc.opt) || !reflect.DeepEqual(c.fanouts, tc.fanouts) || c.batchAll != tc.all ||
+			c.sampler != "node" || c.normFeatures != "on" || c.preset != tc.args[1] {
+			t.Errorf("%q: options %+v, fanouts %v, batch all %v, sampler %s, norm %s, preset %s; want %+v, %v, %v, node, on, %s",
+				tc.args, c.opt, c.fanouts, c.batchAll, c.sampler, c.normFeatures, c.preset, tc.opt, tc.fanouts, tc.all, tc.args[1])
+		}
+	}
+}
+
+// TestTrainPresetRun: a kipf-gcn run on a synthetic graph trains full batch
+// (one minibatch holding the training split) and says so in its header and
+// JSON.
+func TestTrainPresetRun(t *testing.T) {
+	code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--preset", "kipf-gcn", "--epochs", "2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	s := lastJSON[trainSummary](t, stdout)
+	if s.Preset != "kipf-gcn" || s.Model != "gcn" || s.GCNNorm != "graph" || s.Batch != 600 || len(s.Epochs) != 2 || !s.NormFeatures {
+		t.Errorf("summary %+v; want preset kipf-gcn, gcn with graph normalisation, batch 600 (the training split), 2 epochs, normalised features", s)
+	}
+	if !strings.Contains(stderr, "preset kipf-gcn: --model gcn") {
+		t.Errorf("the header does not show the preset's settings:\n%s", stderr)
+	}
+}
+
+// TestTrainPresetCora runs the README's full-batch GCN command on Cora for
+// one of its seeds: the documented command gives the documented figure
+// (0.790 for seed 1; the bound leaves room for another BLAS's rounding).
+func TestTrainPresetCora(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains 200 epochs; skipped in -short")
+	}
+	sharedDataset(t, "cora.npz")
+	code, stdout, stderr := runCLI(t, "train", "--data", "cora", "--preset", "kipf-gcn", "--seed", "1", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr)
+	}
+	s := lastJSON[trainSummary](t, stdout)
+	if s.Batch != 140 || len(s.Epochs) != 200 || s.TestAcc < 0.77 {
+		t.Errorf("--preset kipf-gcn --seed 1 on Cora: batch %d, %d epochs, test accuracy %.3f; want 140, 200 and about 0.79", s.Batch, len(s.Epochs), s.TestAcc)
 	}
 }
 
@@ -233,6 +306,9 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "--resume"}, "--resume"},
 		{[]string{"--data", "cora", "--plot", "curves.svg"}, "--plot"},
 		{[]string{"--data", "cora", "--no-such-flag"}, "no-such-flag"},
+		{[]string{"--data", "cora", "--preset", "kipf"}, "--preset"},
+		{[]string{"--data", "cora", "--gcn-norm", "both"}, "--gcn-norm"},
+		{[]string{"--data", "cora", "--batch", "some"}, "batch"},
 		{[]string{"--data", "cora", "extra"}, "extra"},
 	}
 	for _, tc := range tests {

@@ -1,0 +1,290 @@
+package featurex
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// Store is where the input features of a graph's vertices come from: a local
+// array (Local), rows fetched from the ranks that own them, or a cache in
+// front of either. A trainer only asks it for the rows of the vertices a
+// minibatch reads.
+//
+// Implementations must be safe for use by one goroutine at a time; Gather
+// may use several goroutines internally.
+type Store interface {
+	// NumVertices returns n: the ids a Gather accepts are [0, n).
+	NumVertices() int
+	// NumFeatures returns f, the length of every vertex's feature row.
+	NumFeatures() int
+	// Gather writes the feature rows of ids into dst, row-major: row r of
+	// dst (length f) is the features of vertex ids[r]. dst must have length
+	// len(ids)*f. It returns an error naming the offending id when one is
+	// outside [0, n), a *ShapeError when len(dst) is wrong, and ctx's error
+	// when ctx is done before the rows are in place (dst is then
+	// unspecified).
+	Gather(ctx context.Context, dst []float32, ids []int32) error
+}
+
+// SparseGatherer is an optional capability of a Store whose features are
+// sparse (bag-of-words features: Cora's are 1.3% nonzero): it gathers the
+// rows as a CSR matrix, so that the cost follows the nonzeros rather than
+// len(ids)*f.
+type SparseGatherer interface {
+	// Sparse reports whether the features are sparse enough for GatherCSR
+	// to be the cheaper way to read them.
+	Sparse() bool
+	// GatherCSR sets dst to the len(ids) x f matrix whose row r is the
+	// feature row of ids[r], with only its nonzero values stored, in
+	// ascending column order: the matrix Gather would write, compressed.
+	// dst's arrays are reused when their capacity suffices. Errors are
+	// those of Gather.
+	GatherCSR(ctx context.Context, dst *spgemm.CSR, ids []int32) error
+}
+
+// Compile-time checks that Local implements both.
+var (
+	_ Store          = (*Local)(nil)
+	_ SparseGatherer = (*Local)(nil)
+)
+
+// SparseMaxDensity is the fraction of nonzero values under which NewLocal
+// also keeps the features as a CSR matrix (LocalOptions.Sparse's default):
+// it is the density under which the first layer of package gnn multiplies
+// sparse inputs rather than dense ones.
+const SparseMaxDensity = 1.0 / 8
+
+// LocalOptions configure a Local store. The zero value of each field means
+// its documented default.
+type LocalOptions struct {
+	// Threads is the number of goroutines of a large gather; 0 means
+	// GOMAXPROCS. It never changes the result.
+	Threads int
+	// Sparse chooses whether the store keeps a CSR copy of the features and
+	// implements GatherCSR with it: SparseAuto (the default) when under
+	// SparseMaxDensity of the values are nonzero.
+	Sparse SparseMode
+}
+
+// SparseMode says whether a Local store keeps a sparse copy of its features.
+type SparseMode int
+
+const (
+	// SparseAuto keeps a sparse copy when the features are sparse enough.
+	SparseAuto SparseMode = iota
+	// SparseNever never does (GatherCSR then compresses dense rows).
+	SparseNever
+	// SparseAlways always does.
+	SparseAlways
+)
+
+// Local is the in-memory Store: the n x f row-major feature array of this
+// process, and, for sparse features, a CSR copy of it.
+type Local struct {
+	features []float32
+	n, f     int
+	threads  int         // 0: GOMAXPROCS at the time of the call
+	csr      *spgemm.CSR // nil unless the features are kept sparse
+}
+
+// NewLocal returns a store of features, an n x f row-major array that the
+// store shares (it does not copy it; the caller must not modify it while
+// the store is in use). It returns an error when f <= 0 or len(features) is
+// not a multiple of f, or when an option is invalid.
+func NewLocal(features []float32, f int, opt LocalOptions) (*Local, error) {
+	switch {
+	case f <= 0:
+		return nil, fmt.Errorf("featurex: NewLocal: %d features per vertex, want > 0", f)
+	case len(features)%f != 0:
+		return nil, fmt.Errorf("featurex: NewLocal: %d values are not rows of %d features", len(features), f)
+	case opt.Threads < 0:
+		return nil, fmt.Errorf("featurex: LocalOptions.Threads = %d, want >= 0", opt.Threads)
+	case opt.Sparse < SparseAuto || opt.Sparse > SparseAlways:
+		return nil, fmt.Errorf("featurex: LocalOptions.Sparse = %d is not a SparseMode", int(opt.Sparse))
+	}
+	s := &Local{features: features, n: len(features) / f, f: f, threads: opt.Threads}
+	nnz := 0
+	for _, v := range features {
+		if v != 0 {
+			nnz++
+		}
+	}
+	if opt.Sparse == SparseAlways || (opt.Sparse == SparseAuto && float64(nnz) < SparseMaxDensity*float64(len(features))) {
+		s.csr = &spgemm.CSR{}
+		compressRows(s.csr, features, s.n, f, nnz)
+	}
+	return s, nil
+}
+
+// NumVertices returns the number of vertices n.
+func (s *Local) NumVertices() int { return s.n }
+
+// NumFeatures returns the number of features per vertex f.
+func (s *Local) NumFeatures() int { return s.f }
+
+// Features returns the n x f row-major array the store reads (not a copy).
+func (s *Local) Features() []float32 { return s.features }
+
+// Sparse reports whether the store keeps a CSR copy of its features.
+func (s *Local) Sparse() bool { return s.csr != nil }
+
+// minParallelFloats is the copy size under which Gather stays on one
+// goroutine: below about 64 KiB the cost of starting goroutines exceeds the
+// copy itself.
+const minParallelFloats = 16 << 10
+
+// Gather copies the feature rows of ids into dst (see Store). The copy is
+// split into contiguous ranges of ids over up to Threads goroutines when it
+// is large.
+func (s *Local) Gather(ctx context.Context, dst []float32, ids []int32) error {
+	if err := s.check(ctx, len(dst), ids); err != nil {
+		return err
+	}
+	f := s.f
+	threads := s.threads
+	if threads == 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	workers := min(threads, len(dst)/minParallelFloats)
+	if workers <= 1 {
+		// A direct call, so that the serial path allocates nothing (a
+		// closure shared with the goroutines below would escape).
+		gatherRows(dst, s.features, f, ids, 0, len(ids))
+		return nil
+	}
+	var wg sync.WaitGroup
+	for w := range workers {
+		lo, hi := w*len(ids)/workers, (w+1)*len(ids)/workers
+		wg.Go(func() { gatherRows(dst, s.features, f, ids, lo, hi) })
+	}
+	wg.Wait()
+	return nil
+}
+
+// check returns the error of a gather of ids into a dst of length dstLen:
+// ctx's, a ShapeError, or one naming the first id out of range.
+func (s *Local) check(ctx context.Context, dstLen int, ids []int32) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("featurex: gather: %w", err)
+	}
+	if dstLen >= 0 && dstLen != len(ids)*s.f {
+		return &ShapeError{Op: "Gather", Rows: len(ids), Cols: s.f, Len: dstLen}
+	}
+	for r, id := range ids {
+		if uint(id) >= uint(s.n) {
+			return fmt.Errorf("featurex: gather: ids[%d] = %d is not a vertex of the feature store (n = %d)", r, id, s.n)
+		}
+	}
+	return nil
+}
+
+// gatherRows copies the feature rows of ids[lo:hi] into rows lo..hi-1 of
+// dst.
+func gatherRows(dst, features []float32, f int, ids []int32, lo, hi int) {
+	for r := lo; r < hi; r++ {
+		src := int(ids[r]) * f
+		copy(dst[r*f:(r+1)*f], features[src:src+f])
+	}
+}
+
+// GatherCSR sets dst to the rows of ids (see SparseGatherer): from the CSR
+// copy when the store keeps one, in O(len(ids) + nnz of the rows), else by
+// compressing the dense rows.
+func (s *Local) GatherCSR(ctx context.Context, dst *spgemm.CSR, ids []int32) error {
+	if err := s.check(ctx, -1, ids); err != nil {
+		return err
+	}
+	if s.csr == nil {
+		nnz := 0
+		for _, id := range ids {
+			for _, v := range s.features[int(id)*s.f : int(id+1)*s.f] {
+				if v != 0 {
+					nnz++
+				}
+			}
+		}
+		resetCSR(dst, len(ids), s.f, nnz)
+		for r, id := range ids {
+			appendRow(dst, s.features[int(id)*s.f:int(id+1)*s.f])
+			dst.Indptr[r+1] = int64(len(dst.Indices))
+		}
+		return nil
+	}
+	a := s.csr
+	nnz := int64(0)
+	for _, id := range ids {
+		nnz += a.Indptr[id+1] - a.Indptr[id]
+	}
+	resetCSR(dst, len(ids), s.f, int(nnz))
+	for r, id := range ids {
+		lo, hi := a.Indptr[id], a.Indptr[id+1]
+		dst.Indices = append(dst.Indices, a.Indices[lo:hi]...)
+		dst.Data = append(dst.Data, a.Data[lo:hi]...)
+		dst.Indptr[r+1] = int64(len(dst.Indices))
+	}
+	return nil
+}
+
+// compressRows sets dst to the rows x cols row-major matrix x with its nnz
+// nonzero values, reusing dst's arrays when they are large enough. It is
+// the one dense-to-CSR conversion of feature rows: package gnn builds its
+// sparse first-layer input with it, so that a gathered CSR and a compressed
+// dense gather are the same matrix bit for bit.
+func compressRows(dst *spgemm.CSR, x []float32, rows, cols, nnz int) {
+	resetCSR(dst, rows, cols, nnz)
+	for r := range rows {
+		appendRow(dst, x[r*cols:(r+1)*cols])
+		dst.Indptr[r+1] = int64(len(dst.Indices))
+	}
+}
+
+// CompressRows sets dst to the rows x cols row-major matrix x, storing only
+// its nonzero values in ascending column order, and returns the number of
+// them. dst's arrays are reused when their capacity suffices. It panics
+// with a *ShapeError if len(x) != rows*cols.
+func CompressRows(dst *spgemm.CSR, x []float32, rows, cols int) int {
+	if rows < 0 || cols < 0 || len(x) != rows*cols {
+		panic(&ShapeError{Op: "CompressRows", Rows: rows, Cols: cols, Len: len(x)})
+	}
+	nnz := 0
+	for _, v := range x {
+		if v != 0 {
+			nnz++
+		}
+	}
+	compressRows(dst, x, rows, cols, nnz)
+	return nnz
+}
+
+func resetCSR(dst *spgemm.CSR, rows, cols, nnz int) {
+	dst.Rows, dst.Cols = rows, cols
+	if cap(dst.Indptr) >= rows+1 {
+		dst.Indptr = dst.Indptr[:rows+1]
+	} else {
+		dst.Indptr = make([]int64, rows+1, rows+1+rows/4)
+	}
+	dst.Indptr[0] = 0
+	if cap(dst.Indices) >= nnz {
+		dst.Indices = dst.Indices[:0]
+	} else {
+		dst.Indices = make([]int32, 0, nnz+nnz/4)
+	}
+	if cap(dst.Data) >= nnz {
+		dst.Data = dst.Data[:0]
+	} else {
+		dst.Data = make([]float32, 0, nnz+nnz/4)
+	}
+}
+
+func appendRow(dst *spgemm.CSR, row []float32) {
+	for c, v := range row {
+		if v != 0 {
+			dst.Indices = append(dst.Indices, int32(c))
+			dst.Data = append(dst.Data, v)
+		}
+	}
+}

@@ -1,0 +1,86 @@
+package gnn
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// GradReducer is the seam of data-parallel training: the trainer calls it
+// after the backward pass of every minibatch and before the optimiser step,
+// with the model's flat gradient array (laid out like Model.Params) and the
+// step's metrics. On one process there is none (Data.Reducer nil); with
+// several ranks each training its own minibatches, an all-reduce averages
+// the gradients, so that every rank takes the same step, and sums the
+// metrics, so that every rank reports the same epoch figures.
+//
+// Reduce replaces grads and *m in place. An error ends the epoch; on
+// several ranks the implementation must make every rank fail rather than
+// hang.
+type GradReducer interface {
+	Reduce(ctx context.Context, grads []float32, m *StepMetrics) error
+}
+
+// StepMetrics are the figures of one training step that an epoch's
+// figures sum: the loss summed over the labelled seeds (the mean loss times
+// Labelled), the labelled seeds predicted correctly, and the labelled seeds.
+type StepMetrics struct {
+	LossSum           float64
+	Correct, Labelled int64
+}
+
+// Floats returns m as three float64s (LossSum, Correct, Labelled), the
+// form an all-reduce of one buffer sums; counts up to 2^53 are exact.
+func (m StepMetrics) Floats() [3]float64 {
+	return [3]float64{m.LossSum, float64(m.Correct), float64(m.Labelled)}
+}
+
+// SetFloats sets m from the form of Floats.
+func (m *StepMetrics) SetFloats(v [3]float64) {
+	m.LossSum, m.Correct, m.Labelled = v[0], int64(v[1]), int64(v[2])
+}
+
+// Evaluator measures a model after an epoch: the single-process one is
+// FullNeighbour; a distributed one runs inference over the ranks' vertices.
+type Evaluator interface {
+	// Evaluate returns, for each of sets, the model's accuracy on its
+	// labelled vertices (see Accuracy) given every vertex's labels.
+	Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]float64, error)
+}
+
+// FullNeighbour evaluates by layer-wise full-neighbour inference over all
+// vertices of Adj (Model.Predict).
+type FullNeighbour struct {
+	// Adj is the n x n adjacency and Features the n x f row-major input
+	// features (the array of featurex.Local.Features).
+	Adj      *spgemm.CSR
+	Features []float32
+	// ChunkRows is the inference's chunk size; 0 means Predict's default.
+	ChunkRows int
+}
+
+var _ Evaluator = (*FullNeighbour)(nil)
+
+// NumVertices returns Adj.Rows.
+func (e *FullNeighbour) NumVertices() int { return e.Adj.Rows }
+
+// Evaluate predicts every vertex and returns the accuracy of each set. It
+// returns an error when Adj or Features do not fit the model, or when ctx is
+// done.
+func (e *FullNeighbour) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]float64, error) {
+	n, f := e.Adj.Rows, m.opt.InFeatures
+	if e.Adj.Cols != n || len(e.Features) != n*f || len(labels) != n {
+		return nil, fmt.Errorf("gnn: FullNeighbour: adjacency %d x %d, %d feature values and %d labels do not fit %d vertices of %d features",
+			e.Adj.Rows, e.Adj.Cols, len(e.Features), len(labels), n, f)
+	}
+	pred, err := m.Predict(ctx, e.Adj, e.Features, e.ChunkRows)
+	if err != nil {
+		return nil, err
+	}
+	acc := make([]float64, len(sets))
+	for i, ids := range sets {
+		acc[i], _ = Accuracy(pred, labels, ids)
+	}
+	return acc, nil
+}
