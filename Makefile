@@ -8,7 +8,10 @@ GOBIN    := $(shell $(GO) env GOPATH)/bin
 TAGS      = $(shell scripts/build-tags.sh)
 # Packages whose tests also run under the race detector (-short keeps it within budget).
 RACE_PKGS := ./...
+# make fuzz: FUZZTIME per target (a duration, or Nx executions), FUZZ a regexp of targets,
+# FUZZPARALLEL workers per target; scripts/fuzzcover.sh reports the corpora's coverage.
 FUZZTIME ?= 10s
+FUZZ     ?= .
 
 .PHONY: all build run test deps deps-test bench fuzz vet clean
 
@@ -45,7 +48,7 @@ bench:
 	@scripts/bench.sh
 
 fuzz: deps
-	@scripts/fuzz.sh $(FUZZTIME)
+	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ)
 
 clean:
 	rm -rf bin

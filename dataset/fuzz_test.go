@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -91,24 +92,26 @@ func FuzzReadMatrixMarket(f *testing.F) {
 }
 
 // FuzzReadOGBCSV feeds an OGB CSV folder to the streaming loader. The input
-// holds the texts of num-node-list, num-edge-list, edge.csv and
-// node-label.csv, separated by lines "===" (missing sections are empty);
+// holds the texts of num-node-list, num-edge-list, edge.csv, node-label.csv
+// and node-feat.csv, separated by lines "===" (missing sections are empty);
 // they are gzipped into a temporary folder and loaded with chunks of 3
 // edges, so that every input crosses chunk boundaries.
 func FuzzReadOGBCSV(f *testing.F) {
 	for _, s := range fuzzSeeds(f)["FuzzReadOGBCSV"] {
 		f.Add(s)
 	}
+	dir := f.TempDir() // one folder per process, rewritten by every input
+	raw := filepath.Join(dir, "raw")
 	f.Fuzz(func(t *testing.T, b []byte) {
-		parts := bytes.SplitN(b, []byte("\n===\n"), 4)
-		for len(parts) < 4 {
+		parts := bytes.SplitN(b, []byte("\n===\n"), 5)
+		for len(parts) < 5 {
 			parts = append(parts, nil)
 		}
-		dir := t.TempDir()
-		raw := filepath.Join(dir, "raw")
-		for i, name := range []string{"num-node-list.csv.gz", "num-edge-list.csv.gz", "edge.csv.gz", "node-label.csv.gz"} {
+		for i, name := range []string{"num-node-list.csv.gz", "num-edge-list.csv.gz", "edge.csv.gz", "node-label.csv.gz", "node-feat.csv.gz"} {
 			if i < 3 || len(parts[i]) > 0 {
 				gzWrite(t, filepath.Join(raw, name), string(parts[i]))
+			} else {
+				os.Remove(filepath.Join(raw, name))
 			}
 		}
 		for _, sym := range []Symmetry{SymmetryDefault, AsStored} {
@@ -124,14 +127,9 @@ func FuzzReadOGBBinary(f *testing.F) {
 	for _, s := range fuzzSeeds(f)["FuzzReadOGBBinary"] {
 		f.Add(s)
 	}
+	dir := f.TempDir() // one folder per process, rewritten by every input
 	f.Fuzz(func(t *testing.T, b []byte) {
-		dir := t.TempDir()
-		if err := os.MkdirAll(filepath.Join(dir, "raw"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(dir, "raw", "data.npz"), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeFile(t, filepath.Join(dir, "raw", "data.npz"), b)
 		d, _, err := loadOGB(context.Background(), dir, &LoadOptions{Threads: 2}, 3)
 		checkAccepted(t, d, err)
 	})
@@ -173,7 +171,7 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 	npy := func(descr string, shape []int64, data []byte) []byte {
 		return append(npyHeaderBytes(descr, shape), data...)
 	}
-	return map[string][][]byte{
+	seeds := map[string][][]byte{
 		"FuzzReadNPY": {
 			npy("<f4", []int64{3}, le[float32](1, 2, 3)),
 			npy(">i8", []int64{2, 1}, be[int64](5, 6)),
@@ -192,6 +190,7 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 			[]byte("4\n===\n5\n===\n0,1\n1,2\n3,2\n2,2\n0,1\n===\n0\n1\nnan\n1\n"),
 			[]byte("3\n===\n2\n===\n# c\n0 1\n\n2,0\n"),
 			[]byte("1\n===\n0\n===\n"),
+			[]byte("3\n===\n2\n===\n0,1\n1,2\n===\n0\n1\n2\n===\n0.5,1\n-2,3e-1\n0,0\n"),
 		},
 		"FuzzReadOGBBinary": {
 			buildNPZ(t, []npzMember{
@@ -210,6 +209,8 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 			[]byte("%%MatrixMarket matrix coordinate integer general\n2 2 1\n1 2 7\n"),
 		},
 	}
+	maps.Copy(seeds, contentSeeds(t, seeds))
+	return seeds
 }
 
 // TestFuzzSeedCorpus checks that the committed seed corpora hold the seeds

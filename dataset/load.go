@@ -244,9 +244,18 @@ func Detect(path string) (string, error) {
 
 // Save writes d to path: the scipy sparse .npz layout when path ends in
 // .npz (plus the features, labels, idx_train, idx_valid and idx_test arrays
-// when d has them), otherwise the native format. It writes a temporary file
-// next to path and renames it, so path is never left half-written.
+// when d has them), otherwise the native format (see SaveContext).
 func Save(path string, d *Dataset) error {
+	return SaveContext(context.Background(), path, d)
+}
+
+// SaveContext writes d to path as Save does. It writes a temporary file next
+// to path and renames it into place once it is complete and synced, so path
+// is never left half-written: when the write fails (a full disk, a file-size
+// limit, an unwritable folder) or ctx is done before it ends, the temporary
+// file is removed, whatever was at path before is left as it was, and the
+// error names path.
+func SaveContext(ctx context.Context, path string, d *Dataset) error {
 	if err := d.Validate(); err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
@@ -254,15 +263,19 @@ func Save(path string, d *Dataset) error {
 	if strings.EqualFold(filepath.Ext(path), ".npz") {
 		write = writeNPZ
 	}
-	return writeFileAtomic(path, func(w io.Writer) error { return write(w, d) })
+	return writeFileAtomic(ctx, path, func(w io.Writer) error { return write(w, d) })
 }
 
 // writeFileAtomic writes path through a temporary file in the same folder,
-// synced and renamed into place on success and removed on failure.
-func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
+// synced and renamed into place on success and removed on failure. The
+// writes stop with ctx's error once ctx is done.
+func writeFileAtomic(ctx context.Context, path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
@@ -283,7 +296,7 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 			os.Remove(f.Name())
 		}
 	}()
-	bw := newBufferedWriter(f)
+	bw := newBufferedWriter(ctxWriter{ctx, f})
 	if err := write(bw); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -299,10 +312,28 @@ func writeFileAtomic(path string, write func(io.Writer) error) (err error) {
 	if err := os.Chmod(f.Name(), 0o644); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// The last moment to stop: after the rename the file is complete.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
 	if err := os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// ctxWriter is a writer that fails with ctx's error once ctx is done; behind
+// a 1 MiB buffer it checks ctx once per MiB written.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
 }
 
 func newBufferedWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<20) }

@@ -76,9 +76,12 @@ func openGz(path string) (*gzFile, error) {
 
 func (g *gzFile) Close() error { g.ra.Close(); g.zr.Close(); return g.f.Close() }
 
-// maxLines bounds the lines an honest gzip file of this size can hold (a
+// maxLines bounds the lines an honest gzip file of this size can hold.
+func (g *gzFile) maxLines() int64 { return gzMaxLines(g.size) }
+
+// gzMaxLines bounds the lines of a gzip file of size compressed bytes (a
 // deflate stream expands at most ~1032 times; a line has >= 2 bytes).
-func (g *gzFile) maxLines() int64 { return g.size*1100/2 + 1024 }
+func gzMaxLines(size int64) int64 { return size*1100/2 + 1024 }
 
 // gzLines reads the lines of a .csv.gz file; errors name the file and line.
 type gzLines struct {
@@ -169,6 +172,15 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 	}
 	n := int(n64)
 	path := filepath.Join(raw, "edge.csv.gz")
+	// The CSR builder allocates 8 bytes per node before it reads an edge:
+	// the counts must be plausible for the edge file that is there.
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if m > gzMaxLines(st.Size()) {
+		return nil, fmt.Errorf("%s: %w: num-edge-list declares %d edges, more than the file can hold", path, ErrFormat, m)
+	}
 	if err := checkNodeCount(filepath.Join(raw, "num-node-list.csv.gz"), n64, m); err != nil {
 		return nil, err
 	}
@@ -388,6 +400,15 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		n64 += v
 	}
 	n := int(n64)
+	// The CSR builder allocates 8 bytes per node before it reads an edge:
+	// the node count must be plausible for the edges that are there.
+	h, err := edgeIndexHeader(z, "edge_index")
+	if err != nil {
+		return nil, err
+	}
+	if err := checkNodeCount(z.name, n64, h.shape[1]); err != nil {
+		return nil, err
+	}
 	adj, err := buildCSR(path, n, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
 		progress(o, "pass %d of 2 over edge_index of %s", pass+1, path)
 		err := readEdgeIndex(ctx, z, "edge_index", n64, chunk, func(src, dst []int32) error {
@@ -431,14 +452,14 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 // chunks of at most chunk edges. The two rows are read side by side
 // through two readers of the member, so only one chunk is ever held.
 func readEdgeIndex(ctx context.Context, z *npzArchive, key string, n, chunk int64, fn func(src, dst []int32) error) (err error) {
+	if _, err := edgeIndexHeader(z, key); err != nil {
+		return err
+	}
 	rs, h, err := z.open(key)
 	if err != nil {
 		return err
 	}
 	defer rs.Close()
-	if len(h.shape) != 2 || h.shape[0] != 2 {
-		return z.errf(key, fmt.Errorf("%w: shape %v, want (2, E)", ErrFormat, h.shape))
-	}
 	m := h.shape[1]
 	if err := checkNodeCount(z.name, n, m); err != nil {
 		return err
@@ -490,6 +511,20 @@ func readEdgeIndex(ctx context.Context, z *npzArchive, key string, n, chunk int6
 	}
 	// Reading the member to its end makes the zip reader check its CRC-32.
 	return z.finish(key, rd)
+}
+
+// edgeIndexHeader returns the .npy header of member key of z after checking
+// that it is a 2 x E array.
+func edgeIndexHeader(z *npzArchive, key string) (npyHeader, error) {
+	rc, h, err := z.open(key)
+	if err != nil {
+		return npyHeader{}, err
+	}
+	rc.Close()
+	if len(h.shape) != 2 || h.shape[0] != 2 {
+		return npyHeader{}, z.errf(key, fmt.Errorf("%w: shape %v, want (2, E)", ErrFormat, h.shape))
+	}
+	return h, nil
 }
 
 // loadOGBSplit reads split/<name>/{train,valid,test}.csv.gz when the folder

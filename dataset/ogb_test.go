@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -129,5 +130,48 @@ func TestLoadOGBBinaryErrors(t *testing.T) {
 				t.Errorf("error %v, want one naming data.npz and containing %q", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestLoadOGBBinaryNodeCountFirst: a node count far beyond the edges is
+// refused before the CSR builder allocates its 8 bytes per node (found by
+// FuzzOGBBinaryContents: 2^30 nodes for 2 edges allocated 8 GiB and took the
+// fuzzing process down).
+func TestLoadOGBBinaryNodeCountFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "papers")
+	writeFile(t, filepath.Join(dir, "raw", "data.npz"), buildNPZ(t, []npzMember{
+		{name: "edge_index", descr: "<i4", shape: []int64{2, 2}, data: le[int32](0, 1, 1, 0)},
+		{name: "num_nodes_list", descr: "<i8", shape: []int64{1}, data: le[int64](1<<30 + 2)},
+	}))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Load(dir, nil)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "1073741826 vertices for only 2 edges") || !strings.Contains(err.Error(), "data.npz") {
+		t.Errorf("error %v; want one naming data.npz and the node and edge counts", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+		t.Errorf("allocated %d MiB to refuse the file", d>>20)
+	}
+}
+
+// TestLoadOGBCSVNodeCountFirst: node and edge counts far beyond what the
+// edge file can hold are refused before the CSR builder allocates its 8
+// bytes per node.
+func TestLoadOGBCSVNodeCountFirst(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "products")
+	raw := filepath.Join(dir, "raw")
+	gzWrite(t, filepath.Join(raw, "num-node-list.csv.gz"), "1073741826\n")
+	gzWrite(t, filepath.Join(raw, "num-edge-list.csv.gz"), "1000000000000\n")
+	gzWrite(t, filepath.Join(raw, "edge.csv.gz"), "0,1\n")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := Load(dir, nil)
+	runtime.ReadMemStats(&after)
+	if err == nil || !strings.Contains(err.Error(), "edge.csv.gz") || !strings.Contains(err.Error(), "1000000000000 edges, more than the file can hold") {
+		t.Errorf("error %v; want one naming edge.csv.gz and the declared edge count", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+		t.Errorf("allocated %d MiB to refuse the folder", d>>20)
 	}
 }

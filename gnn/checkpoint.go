@@ -15,8 +15,9 @@ import (
 // CheckpointDir.
 const CheckpointFile = "checkpoint.gob"
 
-// checkpointVersion changes whenever the layout of checkpoint does.
-const checkpointVersion = 1
+// checkpointVersion changes whenever the layout of checkpoint does. Version
+// 2 added Partial; a version 1 file is a version 2 file without it.
+const checkpointVersion = 2
 
 // checkpoint is what a checkpoint file holds (encoding/gob).
 type checkpoint struct {
@@ -30,6 +31,10 @@ type checkpoint struct {
 	AdamV      []float32
 	AdamT      int64
 	History    []EpochStats
+	// Partial, when not nil, is the progress of epoch EpochsDone, which a
+	// stopped run left unfinished: Params and the Adam state are those
+	// after its first Partial.Stats.Minibatches minibatches.
+	Partial *partialEpoch
 }
 
 // config returns the options a resumed run must share with the run that
@@ -62,23 +67,27 @@ func (t *Trainer) config() map[string]string {
 	return cfg
 }
 
-// save writes the checkpoint after epochsDone epochs: to a temporary file in
-// the directory, synced, then renamed over CheckpointFile and the directory
-// synced, so that a crash leaves either the old or the new checkpoint, never
-// a torn one.
-func (t *Trainer) save(epochsDone int, history []EpochStats) error {
+// save writes the checkpoint after epochsDone epochs and, when partial is
+// not nil, part of the next: to a temporary file in the directory, synced,
+// then renamed over CheckpointFile and the directory synced, so that a crash
+// leaves either the old or the new checkpoint, never a torn one. On an error
+// (a full disk, a file-size limit, a directory that is not one) the
+// temporary file is removed, the previous checkpoint is left as it was, and
+// the error names the path that could not be written.
+func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpoch) error {
 	dir := t.opt.CheckpointDir
+	path := filepath.Join(dir, CheckpointFile)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return fmt.Errorf("gnn: checkpoint: %w", err)
+		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
 	}
 	ck := checkpoint{
 		Version: checkpointVersion, Config: t.config(), EpochsDone: epochsDone,
 		Params: t.model.Params(), AdamM: t.adam.M, AdamV: t.adam.V, AdamT: t.adam.T,
-		History: history,
+		History: history, Partial: partial,
 	}
 	f, err := os.CreateTemp(dir, ".checkpoint-*.tmp")
 	if err != nil {
-		return fmt.Errorf("gnn: checkpoint: %w", err)
+		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
 	}
 	tmp := f.Name()
 	err = gob.NewEncoder(f).Encode(&ck)
@@ -89,15 +98,15 @@ func (t *Trainer) save(epochsDone int, history []EpochStats) error {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, CheckpointFile))
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
 		os.Remove(tmp)
-		return fmt.Errorf("gnn: write checkpoint in %s: %w", dir, err)
+		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
 	}
 	// The rename is durable only once the directory entry is on disk.
 	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("gnn: write checkpoint in %s: %w", dir, err)
+		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
 	}
 	return nil
 }
@@ -131,7 +140,7 @@ func loadCheckpoint(dir string) (*checkpoint, error) {
 	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
 		return nil, fmt.Errorf("gnn: read checkpoint %s: %w", path, err)
 	}
-	if ck.Version != checkpointVersion {
+	if ck.Version != checkpointVersion && ck.Version != 1 {
 		return nil, fmt.Errorf("gnn: checkpoint %s has version %d, want %d", path, ck.Version, checkpointVersion)
 	}
 	return &ck, nil
@@ -160,6 +169,10 @@ func (t *Trainer) restore(ck *checkpoint) error {
 		return fmt.Errorf("gnn: checkpoint %s: Adam moments have %d and %d values, want %d", path, len(ck.AdamM), len(ck.AdamV), n)
 	case ck.EpochsDone < 0 || ck.EpochsDone != len(ck.History) || ck.AdamT < 0:
 		return fmt.Errorf("gnn: checkpoint %s: %d epochs done but %d in the history", path, ck.EpochsDone, len(ck.History))
+	case ck.Partial != nil && (ck.Partial.Stats.Epoch != ck.EpochsDone || ck.Partial.Stats.Minibatches < 0 ||
+		ck.Partial.Stats.Minibatches > t.plan.NumMinibatches()):
+		return fmt.Errorf("gnn: checkpoint %s: partial epoch %d with %d minibatches after %d epochs done (%d per epoch)",
+			path, ck.Partial.Stats.Epoch, ck.Partial.Stats.Minibatches, ck.EpochsDone, t.plan.NumMinibatches())
 	}
 	t.model.SetParams(ck.Params)
 	copy(t.adam.M, ck.AdamM)

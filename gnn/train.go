@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/bulksample/bulksample/featurex"
@@ -100,6 +102,12 @@ type EpochStats struct {
 	// SEPS is SampledEdges divided by the sampling time (DESIGN.md section
 	// 8): the sampler's throughput inside training.
 	SEPS float64
+	// RSSBytes is the process's resident set size and HeapBytes the Go
+	// heap's live and not yet swept objects (runtime.MemStats.HeapAlloc),
+	// both read at the end of the epoch, after its evaluation: their
+	// curve over the epochs shows whether a run's memory grows. RSSBytes is
+	// -1 where the operating system does not say.
+	RSSBytes, HeapBytes int64
 }
 
 // Result is the outcome of a run.
@@ -280,11 +288,15 @@ func (t *Trainer) Model() *Model { return t.model }
 
 // Run trains for the remaining epochs, evaluating after each one, and
 // returns the figures. progress, when non-nil, is called after every epoch.
-// When ctx is cancelled, Run stops between minibatches and returns the
-// result of the completed epochs with ctx's error.
+// When ctx is cancelled, Run stops after the current minibatch (or stops the
+// current sampling or evaluation), saves a checkpoint of the epoch's progress
+// when CheckpointDir is set, and returns the result of the completed epochs
+// with a *StoppedError wrapping ctx's error. A resumed run continues that
+// epoch from the next minibatch and ends exactly as an uninterrupted run.
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
 	setBLASThreads(t.opt.Threads)
 	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1}
+	var from *partialEpoch
 	if t.opt.Resume {
 		ck, err := loadCheckpoint(t.opt.CheckpointDir)
 		if err != nil {
@@ -298,16 +310,21 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			for _, st := range ck.History {
 				res.add(st)
 			}
+			from = ck.Partial
 		}
 	}
 	for epoch := res.ResumedFrom; epoch < t.opt.Epochs; epoch++ {
-		st, err := t.epoch(ctx, epoch)
+		st, part, err := t.epoch(ctx, epoch, from)
+		from = nil
 		if err != nil {
-			return res, err
+			if ctx.Err() == nil {
+				return res, err
+			}
+			return res, t.stopped(epoch, part, res.Epochs, err)
 		}
 		res.add(st)
 		if t.opt.CheckpointDir != "" {
-			if err := t.save(epoch+1, res.Epochs); err != nil {
+			if err := t.save(epoch+1, res.Epochs, nil); err != nil {
 				return res, err
 			}
 		}
@@ -318,6 +335,39 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 	return res, nil
 }
 
+// StoppedError is the error of a Run stopped by its context: where it
+// stopped, and the checkpoint it wrote. It wraps the context's error.
+type StoppedError struct {
+	Epoch       int    // the epoch in progress, 0-based
+	Minibatches int    // minibatches of that epoch trained
+	Total       int    // minibatches of that epoch
+	Checkpoint  string // the checkpoint file written; "" without CheckpointDir
+	Err         error  // the context's error
+}
+
+func (e *StoppedError) Error() string {
+	ck := "no checkpoint"
+	if e.Checkpoint != "" {
+		ck = "checkpoint " + e.Checkpoint
+	}
+	return fmt.Sprintf("gnn: stopped in epoch %d after %d of %d minibatches (%s): %v", e.Epoch+1, e.Minibatches, e.Total, ck, e.Err)
+}
+
+func (e *StoppedError) Unwrap() error { return e.Err }
+
+// stopped saves the progress of an epoch stopped by the context, when
+// checkpointing is on, and returns the StoppedError.
+func (t *Trainer) stopped(epoch int, part partialEpoch, history []EpochStats, err error) error {
+	se := &StoppedError{Epoch: epoch, Minibatches: part.Stats.Minibatches, Total: t.plan.NumMinibatches(), Err: err}
+	if t.opt.CheckpointDir != "" {
+		if serr := t.save(epoch, history, &part); serr != nil {
+			return fmt.Errorf("%w; saving the checkpoint failed: %w", se, serr)
+		}
+		se.Checkpoint = filepath.Join(t.opt.CheckpointDir, CheckpointFile)
+	}
+	return se
+}
+
 func (r *Result) add(st EpochStats) {
 	r.Epochs = append(r.Epochs, st)
 	if r.BestEpoch < 0 || st.ValAcc > r.BestValAcc {
@@ -325,71 +375,101 @@ func (r *Result) add(st EpochStats) {
 	}
 }
 
-// epoch trains one epoch and evaluates the model.
-func (t *Trainer) epoch(ctx context.Context, epoch int) (EpochStats, error) {
-	st := EpochStats{Epoch: epoch}
+// partialEpoch is the progress of an epoch that was stopped: the figures so
+// far, with the sums that Loss and TrainAcc are made of. Stats.Minibatches
+// minibatches are trained (the model and optimiser state are theirs), and
+// Stats.SampledEdges counts the bulks they came from.
+type partialEpoch struct {
+	Stats             EpochStats
+	LossSum           float64
+	Correct, Labelled int
+}
+
+// epoch trains one epoch, or the rest of it after from when from is not nil,
+// and evaluates the model. On an error it also returns the epoch's progress,
+// which a checkpoint can hold when the error is the context's.
+func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (EpochStats, partialEpoch, error) {
+	p := partialEpoch{Stats: EpochStats{Epoch: epoch}}
+	if from != nil {
+		p = *from
+	}
+	st := &p.Stats
 	t.meter.Reset()
 	ep := t.plan.Epoch(epoch)
 	total := len(ep.Minibatches)
-	var lossSum float64
-	var correct, labelled int
-	start := time.Now()
+	start := time.Now().Add(-time.Duration(st.Seconds * float64(time.Second)))
+	stop := func(err error) (EpochStats, partialEpoch, error) {
+		st.Seconds = time.Since(start).Seconds()
+		return *st, p, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
+	}
 	for b := range ep.NumBulks() {
-		if err := ctx.Err(); err != nil {
-			return st, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
-		}
 		first, seeds := ep.Bulk(b)
+		if first+len(seeds) <= st.Minibatches {
+			continue // trained before the run was stopped
+		}
+		if err := ctx.Err(); err != nil {
+			return stop(err)
+		}
 		t.meter.Begin()
 		bulk, err := t.sampler.SampleBulk(ctx, epoch, first, seeds)
 		if err != nil {
-			return st, fmt.Errorf("gnn: epoch %d: sample minibatches %d..%d: %w", epoch, first, first+len(seeds)-1, err)
+			return stop(fmt.Errorf("sample minibatches %d..%d: %w", first, first+len(seeds)-1, err))
 		}
 		st.Phases.Sample += t.lap(PhaseSample)
-		st.SampledEdges += bulk.SampledEdges()
-		for i := range bulk.Len() {
-			if i > 0 {
-				if err := ctx.Err(); err != nil {
-					return st, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
-				}
+		// A checkpoint taken inside this bulk counts the bulk's edges only
+		// once it is finished, since a resumed run samples it again.
+		edges := bulk.SampledEdges()
+		for i := st.Minibatches - first; i < bulk.Len(); i++ {
+			if err := ctx.Err(); err != nil {
+				return stop(err)
 			}
 			mb := bulk.Minibatch(i)
 			sm, err := t.step(ctx, &mb, epoch, &st.Phases)
 			if err != nil {
-				return st, fmt.Errorf("gnn: epoch %d: minibatch %d: %w", epoch, mb.Index, err)
+				return stop(fmt.Errorf("minibatch %d: %w", mb.Index, err))
 			}
-			lossSum += sm.LossSum
-			correct += int(sm.Correct)
-			labelled += int(sm.Labelled)
+			p.LossSum += sm.LossSum
+			p.Correct += int(sm.Correct)
+			p.Labelled += int(sm.Labelled)
 			st.Minibatches++
 			if t.opt.OnMinibatch != nil {
 				t.opt.OnMinibatch(epoch, st.Minibatches, total)
 			}
 		}
+		st.SampledEdges += edges
 	}
 	st.Seconds = time.Since(start).Seconds()
-	if labelled > 0 {
-		st.Loss = lossSum / float64(labelled)
-		st.TrainAcc = float64(correct) / float64(labelled)
+	out := *st
+	if p.Labelled > 0 {
+		out.Loss = p.LossSum / float64(p.Labelled)
+		out.TrainAcc = float64(p.Correct) / float64(p.Labelled)
 	}
-	if st.Phases.Sample > 0 {
-		st.SEPS = float64(st.SampledEdges) / st.Phases.Sample.Seconds()
+	if out.Phases.Sample > 0 {
+		out.SEPS = float64(out.SampledEdges) / out.Phases.Sample.Seconds()
 	}
-	if t.opt.NoEval || t.data.Evaluator == nil {
-		st.Costs = t.meter.Phases()
-		return st, nil
+	if !t.opt.NoEval && t.data.Evaluator != nil {
+		t.meter.Begin()
+		acc, err := t.data.Evaluator.Evaluate(ctx, t.model, t.data.Labels, t.data.Valid, t.data.Test)
+		if err != nil {
+			return out, p, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
+		}
+		if len(acc) != 2 {
+			return out, p, fmt.Errorf("gnn: epoch %d: the evaluator returned %d accuracies for 2 vertex sets", epoch, len(acc))
+		}
+		out.ValAcc, out.TestAcc = acc[0], acc[1]
+		out.Phases.Eval = t.lap(PhaseEval)
 	}
-	t.meter.Begin()
-	acc, err := t.data.Evaluator.Evaluate(ctx, t.model, t.data.Labels, t.data.Valid, t.data.Test)
-	if err != nil {
-		return st, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
-	}
-	if len(acc) != 2 {
-		return st, fmt.Errorf("gnn: epoch %d: the evaluator returned %d accuracies for 2 vertex sets", epoch, len(acc))
-	}
-	st.ValAcc, st.TestAcc = acc[0], acc[1]
-	st.Phases.Eval = t.lap(PhaseEval)
-	st.Costs = t.meter.Phases()
-	return st, nil
+	out.Costs = t.meter.Phases()
+	out.RSSBytes, out.HeapBytes = memoryNow()
+	return out, p, nil
+}
+
+// memoryNow returns the resident set size (-1 where unknown) and the Go
+// heap's allocated bytes.
+func memoryNow() (rss, heap int64) {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return procstat.RSS(), int64(ms.HeapAlloc)
 }
 
 // step trains on one minibatch and returns its metrics, after the

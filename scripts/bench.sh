@@ -97,6 +97,13 @@ if [ -d benchmarks/distbench ]; then
   esac
 fi
 
+# --- soak: resident memory over 50 epochs of `bulksample train --data synthetic` (results/soak.md) ---
+if go build -tags "$blas" -o "$bindir/bulksample" ./cmd/bulksample; then
+  echo
+  echo "=== soak (limit 1200s) ==="
+  timeout --signal=INT --kill-after=30 1200 scripts/soak.sh "$bindir/bulksample" benchmarks/results/soak.md 50 || failed+=("soak")
+else failed+=("bulksample (build)"); fi
+
 echo
 echo "bench: results in benchmarks/results/:"
 ls -l benchmarks/results/ | sed 1d | sed 's/^/  /'

@@ -68,7 +68,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := dataset.Save(out, d); err != nil {
+	if err := dataset.SaveContext(ctx, out, d); err != nil {
 		return err
 	}
 	notePhase(e.stderr, "convert", "save", meter.End("save"))

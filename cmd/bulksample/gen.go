@@ -118,7 +118,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stderr, "writing %s\n", *out)
 	saveStart := time.Now()
-	if err := dataset.Save(*out, d); err != nil {
+	if err := dataset.SaveContext(ctx, *out, d); err != nil {
 		return err
 	}
 	s.SaveSeconds = time.Since(saveStart).Seconds()

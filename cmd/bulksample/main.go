@@ -18,9 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 )
 
 // command is one subcommand of the CLI.
@@ -50,7 +48,7 @@ func commands() []command {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(context.Background())
 	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr})
 	stop()
 	os.Exit(code)
@@ -98,6 +96,10 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 		case errors.Is(err, errUsage):
 			return 2
 		default:
+			if code, msg, ok := stopReport(ctx, c.name, err); ok {
+				fmt.Fprintln(e.stderr, msg)
+				return code
+			}
 			fmt.Fprintf(e.stderr, "bulksample %s: %v\n", c.name, err)
 			return 1
 		}

@@ -236,6 +236,11 @@ type epochRecord struct {
 	// Resumed marks an epoch loaded from the checkpoint, not trained by
 	// this run.
 	Resumed bool `json:"resumed,omitempty"`
+	// RSSBytes (the resident set size, -1 where unknown) and HeapBytes (the
+	// Go heap's allocated bytes) are read at the end of the epoch, after its
+	// evaluation: the memory curve of the run (scripts/soak.sh).
+	RSSBytes  int64 `json:"rss_bytes"`
+	HeapBytes int64 `json:"heap_bytes"`
 }
 
 // normMode is the value of --norm-features: "auto" (the zero value), "on"
@@ -694,9 +699,10 @@ func (p *epochProgress) done() {
 // sampled edges (all but the linear one), whose SEPS it then gives.
 func printEpoch(w io.Writer, epochs int, st gnn.EpochStats, sampled bool) {
 	ph := st.Phases
-	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s%s\n",
+	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s%s | RSS %.1f MB, heap %.1f MB\n",
 		st.Epoch+1, epochs, st.Loss, st.TrainAcc, st.ValAcc, st.TestAcc, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(),
-		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled))
+		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled),
+		float64(st.RSSBytes)/1e6, float64(st.HeapBytes)/1e6)
 }
 
 // sepsText formats SEPS after sep for the progress lines, or returns ""
@@ -722,7 +728,7 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 	for i, st := range res.Epochs {
 		sum.Epochs[i] = epochRecord{Epoch: st.Epoch + 1, Loss: st.Loss, TrainAcc: st.TrainAcc, ValAcc: st.ValAcc, TestAcc: st.TestAcc,
 			Minibatches: st.Minibatches, SampledEdges: st.SampledEdges, SEPS: st.SEPS, Seconds: st.Seconds,
-			Phases: phasesOf(st.Phases), Costs: st.Costs, Resumed: i < res.ResumedFrom}
+			Phases: phasesOf(st.Phases), Costs: st.Costs, Resumed: i < res.ResumedFrom, RSSBytes: st.RSSBytes, HeapBytes: st.HeapBytes}
 	}
 	if c.opt.Arch == gnn.Linear {
 		// Softmax regression on the seeds' own features: no graph layer,

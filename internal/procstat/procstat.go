@@ -18,6 +18,31 @@ func PeakRSS() int64 {
 	return parsePeakRSS(bufio.NewScanner(f))
 }
 
+// RSS returns the process's current resident set size (the second field of
+// /proc/self/statm, in pages, times the page size) in bytes, or -1 where
+// /proc is not available. It costs one small read.
+func RSS() int64 {
+	b, err := os.ReadFile("/proc/self/statm")
+	if err != nil {
+		return -1
+	}
+	return parseStatm(string(b), int64(os.Getpagesize()))
+}
+
+// parseStatm returns the resident pages of a statm line ("size resident
+// shared text lib data dt") times pageSize, or -1.
+func parseStatm(s string, pageSize int64) int64 {
+	f := strings.Fields(s)
+	if len(f) < 2 {
+		return -1
+	}
+	pages, err := strconv.ParseInt(f[1], 10, 64)
+	if err != nil || pages < 0 {
+		return -1
+	}
+	return pages * pageSize
+}
+
 // parsePeakRSS returns the VmHWM line's figure in bytes, or -1.
 func parsePeakRSS(sc *bufio.Scanner) int64 {
 	for sc.Scan() {

@@ -45,3 +45,40 @@ func TestPeakRSS(t *testing.T) {
 	}
 	_ = buf[len(buf)-1]
 }
+
+func TestParseStatm(t *testing.T) {
+	for _, tc := range []struct {
+		statm string
+		want  int64
+	}{
+		{"52466 3052 1862 355 0 15102 0\n", 3052 * 4096},
+		{"1 0 0 0 0 0 0", 0},
+		{"52466", -1},
+		{"52466 x 1", -1},
+		{"", -1},
+	} {
+		if got := parseStatm(tc.statm, 4096); got != tc.want {
+			t.Errorf("parseStatm(%q) = %d; want %d", tc.statm, got, tc.want)
+		}
+	}
+}
+
+// TestRSS checks that the current resident set follows memory that is
+// touched and then released.
+func TestRSS(t *testing.T) {
+	if _, err := os.Stat("/proc/self/statm"); err != nil {
+		t.Skip("no /proc/self/statm on this system")
+	}
+	before := RSS()
+	if before <= 0 {
+		t.Fatalf("RSS = %d; want a positive size", before)
+	}
+	buf := make([]byte, 64<<20)
+	for i := 0; i < len(buf); i += 4096 {
+		buf[i] = 1
+	}
+	if after := RSS(); after < before+32<<20 {
+		t.Errorf("RSS after touching 64 MiB = %d; before %d", after, before)
+	}
+	_ = buf[len(buf)-1]
+}

@@ -1,0 +1,171 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/gob"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/bulksample/bulksample/gnn"
+)
+
+// startCLI starts `bulksample args...` as a process and calls onLine with
+// every line it writes to stdout or stderr, from one goroutine, until
+// onLine returns true; then the caller gets its exit status and both
+// outputs. The process is killed if it runs longer than a minute.
+func startCLI(t *testing.T, onLine func(p *os.Process, line string) bool, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "BULKSAMPLE_TEST_MAIN=1") // see TestMain
+	outR, outW := io.Pipe()
+	var outBuf, errBuf bytes.Buffer
+	cmd.Stdout = io.MultiWriter(&outBuf, outW)
+	cmd.Stderr = io.MultiWriter(&errBuf, outW)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lines := make(chan struct{})
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			if onLine(cmd.Process, sc.Text()) {
+				break
+			}
+		}
+		io.Copy(io.Discard, outR)
+	}()
+	err := cmd.Wait()
+	outW.Close()
+	<-lines
+	if ctx.Err() != nil {
+		t.Fatalf("bulksample %q did not end within a minute\n%s%s", args, outBuf.String(), errBuf.String())
+	}
+	code = cmd.ProcessState.ExitCode()
+	if err != nil && code < 0 {
+		t.Fatalf("bulksample %q: %v", args, err)
+	}
+	return code, outBuf.String(), errBuf.String()
+}
+
+// signalOn returns an onLine function that sends sig on the first line
+// starting with prefix.
+func signalOn(t *testing.T, prefix string, sig syscall.Signal) func(*os.Process, string) bool {
+	return func(p *os.Process, line string) bool {
+		if !strings.HasPrefix(line, prefix) {
+			return false
+		}
+		if err := p.Signal(sig); err != nil {
+			t.Errorf("signal: %v", err)
+		}
+		return true
+	}
+}
+
+// savedRun is what the signal test compares of two runs' checkpoints (gob
+// decodes the fields of gnn's checkpoint that it names).
+type savedRun struct {
+	EpochsDone           int
+	Params, AdamM, AdamV []float32
+	AdamT                int64
+	History              []struct{ Loss, TrainAcc, ValAcc, TestAcc float64 }
+}
+
+func readSaved(t *testing.T, dir string) savedRun {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, gnn.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var s savedRun
+	if err := gob.NewDecoder(f).Decode(&s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// TestTrainSignalResume sends SIGINT to `bulksample train` once its first
+// epoch is reported: the process must stop within the run, exit with 130,
+// say where it stopped and where the checkpoint is, and --resume must then
+// end the run exactly as an uninterrupted one (weights, Adam state, every
+// epoch's loss and accuracies).
+func TestTrainSignalResume(t *testing.T) {
+	args := []string{"train", "--data", smallSynthetic, "--fanout", "5,5", "--batch", "16", "--bulk", "4",
+		"--epochs", "4", "--hidden", "16", "--threads", "1"}
+	whole := t.TempDir()
+	if code, _, stderr := runCLI(t, args[0], append(args[1:], "--checkpoint", whole)...); code != 0 {
+		t.Fatalf("uninterrupted run: exit %d\n%s", code, stderr)
+	}
+	dir := t.TempDir()
+	code, stdout, stderr := startCLI(t, signalOn(t, "epoch 1/4:", syscall.SIGINT), append(args, "--checkpoint", dir)...)
+	ck := filepath.Join(dir, gnn.CheckpointFile)
+	if code != 130 {
+		t.Fatalf("exit %d; want 130\n%s%s", code, stdout, stderr)
+	}
+	if !strings.Contains(stderr, "stopped by SIGINT in epoch") || !strings.Contains(stderr, ck) || !strings.Contains(stderr, "--resume") {
+		t.Errorf("stderr does not say where the run stopped and where its checkpoint is:\n%s", stderr)
+	}
+	if strings.Contains(stdout, "epoch 4/4:") {
+		t.Errorf("the run went on to its end after the signal:\n%s", stdout)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("checkpoint directory holds %v; want only the checkpoint", entries)
+	}
+	t.Logf("stopped: %s", strings.TrimSpace(stderr[strings.LastIndex(strings.TrimSpace(stderr), "\n")+1:]))
+	if code, _, stderr := runCLI(t, args[0], append(args[1:], "--checkpoint", dir, "--resume")...); code != 0 {
+		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
+	}
+	got, want := readSaved(t, dir), readSaved(t, whole)
+	if got.EpochsDone != 4 || !slices.Equal(got.Params, want.Params) || !slices.Equal(got.AdamM, want.AdamM) ||
+		!slices.Equal(got.AdamV, want.AdamV) || got.AdamT != want.AdamT {
+		t.Errorf("the resumed run's weights or optimiser state differ from the uninterrupted run's (%d epochs done)", got.EpochsDone)
+	}
+	if !slices.Equal(got.History, want.History) {
+		t.Errorf("per-epoch figures %+v; uninterrupted %+v", got.History, want.History)
+	}
+}
+
+// TestConvertGenSignal sends SIGTERM to `bulksample convert` and SIGINT to
+// `bulksample gen` once they start writing their output (30 MB, written 1
+// MiB at a time): each must exit with 143 or 130 and leave nothing under
+// the output's name, nor a temporary file.
+func TestConvertGenSignal(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 60 MB; skipped with -short")
+	}
+	gen := []string{"gen", "sbm", "--nodes", "30000", "--features", "256", "--avg-degree", "4", "--threads", "1"}
+	src := filepath.Join(t.TempDir(), "in.bsn")
+	if code, _, stderr := runCLI(t, gen[0], append(gen[1:], "--out", src)...); code != 0 {
+		t.Fatalf("gen: exit %d\n%s", code, stderr)
+	}
+	for _, tc := range []struct {
+		args []string
+		sig  syscall.Signal
+		code int
+	}{
+		{[]string{"convert", src}, syscall.SIGTERM, 143},
+		{append(slices.Clone(gen), "--out"), syscall.SIGINT, 130},
+	} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out.npz")
+		code, stdout, stderr := startCLI(t, signalOn(t, "writing "+out, tc.sig), append(tc.args, out)...)
+		if code != tc.code || !strings.Contains(stderr, "stopped by SIG") || !strings.Contains(stderr, out) {
+			t.Errorf("%s: exit %d; want %d and a message naming %s\n%s%s", tc.args[0], code, tc.code, out, stdout, stderr)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+			t.Errorf("%s: left %v in the output folder", tc.args[0], entries)
+		}
+	}
+}
