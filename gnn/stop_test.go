@@ -123,8 +123,11 @@ func TestEpochMemoryReported(t *testing.T) {
 	opt.Epochs = 2
 	res := train(t, ds, nodeWise(t, ds, []int{4, 3}, 7), opt)
 	for _, st := range res.Epochs {
-		if st.RSSBytes < 1<<20 || st.HeapBytes <= 0 || st.HeapBytes > st.RSSBytes {
-			t.Errorf("epoch %d: RSS %d bytes, heap %d bytes; want a plausible resident set above the heap", st.Epoch, st.RSSBytes, st.HeapBytes)
+		// The heap may exceed the resident set: HeapAlloc counts allocated
+		// pages that were never touched (large zeroed buffers of earlier
+		// tests in this process), so the two are checked separately.
+		if st.RSSBytes < 1<<20 || st.HeapBytes <= 0 {
+			t.Errorf("epoch %d: RSS %d bytes, heap %d bytes; want a resident set of at least 1 MiB and a positive heap", st.Epoch, st.RSSBytes, st.HeapBytes)
 		}
 	}
 }
