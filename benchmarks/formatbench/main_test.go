@@ -48,8 +48,8 @@ func TestReport(t *testing.T) {
 	cases := cfg.cases()
 	results := []result{
 		{native: []float64{0.002, 0.003, 0.002}, npz: []float64{0.002, 0.002, 0.0021}}, // Q·A: 1.00
-		{native: []float64{0.010}, npz: []float64{0.020}},                             // A·A: 2.00
-		{native: []float64{30e6}, npz: []float64{15e6}},                               // SEPS halved: 2.00
+		{native: []float64{0.010}, npz: []float64{0.020}},                              // A·A: 2.00
+		{native: []float64{30e6}, npz: []float64{15e6}},                                // SEPS halved: 2.00
 	}
 	text := report(cfg, cases, results, [3]string{"1", "2", "3"}, [3]string{"4", "5", "6"})
 	for _, want := range []string{
