@@ -243,8 +243,8 @@ func report(cfg *config, cases []benchCase, results []result, loadStart, loadEnd
 	fmt.Fprintf(&w, "over runs. Ratio: npz-loaded over native-loaded cost (above 1: npz slower); goal at most %.2f.\n\n", maxRatio)
 	fmt.Fprintf(&w, "Machine: %s, %d logical CPUs, %d threads, %s. Load average (1, 5, 15 min) %s at the start, %s at the end.\n\n",
 		m.CPU, m.Cores, cfg.threads, m.Go, strings.Join(loadStart[:], " "), strings.Join(loadEnd[:], " "))
-	fmt.Fprintf(&w, "Command: `go run ./benchmarks/formatbench --bin %s --scale %d --aa-scale %d --threads %d --rounds %d --select-rows %d --reps %d --seeds %d --bulk %d`\n\n",
-		cfg.bin, cfg.scale, cfg.aaScale, cfg.threads, cfg.rounds, cfg.selectRows, cfg.reps, cfg.seeds, cfg.bulk)
+	fmt.Fprintf(&w, "Command: `make build && go run ./benchmarks/formatbench --bin bin/bulksample --scale %d --aa-scale %d --threads %d --rounds %d --select-rows %d --reps %d --seeds %d --bulk %d` (this run's CLI: %s)\n\n",
+		cfg.scale, cfg.aaScale, cfg.threads, cfg.rounds, cfg.selectRows, cfg.reps, cfg.seeds, cfg.bulk, cfg.bin)
 	fmt.Fprintln(&w, "| case | figure | native (median, range) | npz (median, range) | npz / native |")
 	fmt.Fprintln(&w, "|---|---|---|---|---|")
 	for i, b := range cases {
