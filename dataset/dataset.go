@@ -3,7 +3,9 @@ package dataset
 import (
 	"fmt"
 	"runtime"
+	"runtime/debug"
 
+	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -33,6 +35,9 @@ type Dataset struct {
 
 	// release unmaps the file that a native load mapped; nil otherwise.
 	release func() error
+	// mem holds the large arrays that a loader or generator built, outside
+	// the Go heap on huge pages (see settle); nil when there are none.
+	mem *hugemem.Arena
 }
 
 // NumNodes returns the number of vertices.
@@ -43,16 +48,22 @@ func (d *Dataset) NumNodes() int {
 	return d.Adj.Rows
 }
 
-// Close releases the memory mapping of a Dataset loaded from a native file;
-// its arrays must not be used afterwards. It does nothing for other Datasets.
-// A Dataset that is never closed keeps its mapping until the process exits.
+// Close releases the memory of the arrays that Load or a generator gave d
+// (the mapping of a native file, and the huge-page memory that other formats
+// are loaded into); its arrays, and slices of them, must not be used
+// afterwards. A Dataset that is never closed keeps that memory until the
+// process exits. Closing twice does nothing.
 func (d *Dataset) Close() error {
-	if d.release == nil {
-		return nil
+	err := d.mem.Release()
+	d.mem = nil
+	if d.release != nil {
+		r := d.release
+		d.release = nil
+		if rerr := r(); err == nil {
+			err = rerr
+		}
 	}
-	r := d.release
-	d.release = nil
-	return r()
+	return err
 }
 
 // Validate checks that d is consistent: a valid square adjacency, features
@@ -111,4 +122,63 @@ func numThreads(n int) int {
 		return runtime.GOMAXPROCS(0)
 	}
 	return n
+}
+
+// settle moves d's large arrays (the adjacency's, the features, labels and
+// split) that live on the Go heap into huge-page memory that d owns, so
+// that kernels read them as fast as a native file's mapping whatever format
+// they came from (see package hugemem for why). Arrays still in a native
+// file's mapping must not be moved: adjOnly moves only the adjacency.
+//
+// The heap copies left behind are garbage: the heap is collected and its
+// free memory returned to the system at once, so that the collector paces
+// itself on the small heap that remains (as after a native load) instead of
+// on the graph, and the process holds the graph once.
+func (d *Dataset) settle(threads int, adjOnly bool) {
+	mem := d.mem
+	if mem == nil {
+		mem = new(hugemem.Arena)
+	}
+	before := mem.Bytes()
+	threads = numThreads(threads)
+	if d.Adj != nil {
+		a := *d.Adj // a fresh CSR: others may hold the old one
+		a.Indptr = hugemem.Move(mem, a.Indptr, threads)
+		a.Indices = hugemem.Move(mem, a.Indices, threads)
+		a.Data = hugemem.Move(mem, a.Data, threads)
+		d.Adj = &a
+	}
+	if !adjOnly {
+		d.Features = hugemem.Move(mem, d.Features, threads)
+		d.Labels = hugemem.Move(mem, d.Labels, threads)
+		d.Train = hugemem.Move(mem, d.Train, threads)
+		d.Valid = hugemem.Move(mem, d.Valid, threads)
+		d.Test = hugemem.Move(mem, d.Test, threads)
+	}
+	if mem.Bytes() > before {
+		d.mem = mem
+		debug.FreeOSMemory()
+	}
+}
+
+// freeReplaced gives back to mem the arrays of old, a matrix built in mem,
+// that its replacement m does not share.
+func freeReplaced(mem *hugemem.Arena, old, m *spgemm.CSR) {
+	if mem == nil {
+		return
+	}
+	if !sameArray(old.Indptr, m.Indptr) {
+		hugemem.Free(mem, old.Indptr)
+	}
+	if !sameArray(old.Indices, m.Indices) {
+		hugemem.Free(mem, old.Indices)
+	}
+	if !sameArray(old.Data, m.Data) {
+		hugemem.Free(mem, old.Data)
+	}
+}
+
+// sameArray reports whether x and y start at the same element.
+func sameArray[T any](x, y []T) bool {
+	return cap(x) > 0 && cap(y) > 0 && &x[:1][0] == &y[:1][0]
 }

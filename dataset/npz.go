@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -25,6 +26,9 @@ type npzArchive struct {
 	size    int64  // the file's size in bytes
 	members map[string]*zip.File
 	closer  io.Closer
+	// mem, when not nil, receives the large numeric arrays read (see
+	// Dataset.settle); arrays a reader replaces go back with hugemem.Free.
+	mem *hugemem.Arena
 }
 
 // openNPZ opens the .npz file at path.
@@ -133,7 +137,7 @@ func readNumeric[T int32 | int64 | float32](z *npzArchive, key string, ndim int,
 		rc.Close()
 		return nil, nil, z.errf(key, fmt.Errorf("%w: want a %d-d array, have shape %v", ErrFormat, ndim, h.shape))
 	}
-	v := make([]T, h.count())
+	v := hugemem.Make[T](z.mem, int(h.count()))
 	if err := readNPYData(rc, &h, v, conv); err != nil {
 		rc.Close()
 		return nil, nil, z.errf(key, err)
@@ -234,6 +238,8 @@ func (z *npzArchive) readCSR(prefix string, threads int) (*spgemm.CSR, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w: %w", z.name, ErrFormat, err)
 		}
+		z.free(&spgemm.CSR{Indices: c, Data: data}, m)
+		z.free(&spgemm.CSR{Indices: r}, m)
 		return m, nil
 	case "csr", "csc":
 	default:
@@ -252,14 +258,19 @@ func (z *npzArchive) readCSR(prefix string, threads int) (*spgemm.CSR, error) {
 		major, minor = cols, rows
 	}
 	m := &spgemm.CSR{Rows: major, Cols: minor, Indptr: indptr, Indices: indices, Data: data}
+	read := *m
 	if err := canonicalize(z.name, prefix, m, threads); err != nil {
 		return nil, err
 	}
 	if format == "csc" {
 		m = spgemm.Transpose(m, threads)
 	}
+	z.free(&read, m)
 	return m, nil
 }
+
+// free gives back to z.mem the arrays of old that m does not use.
+func (z *npzArchive) free(old, m *spgemm.CSR) { freeReplaced(z.mem, old, m) }
 
 // canonicalize checks the structure of m as read from file name (indptr
 // shape, monotonicity, lengths, ids in range), naming the array at fault,
@@ -499,13 +510,14 @@ func (z *npzArchive) readGNNBenchmark(ctx context.Context, d *Dataset, threads i
 			return z.errf("attr_shape", fmt.Errorf("%w: dense %d x %d features are too large for a %d-byte file", ErrFormat, a.Rows, a.Cols, z.size))
 		}
 		d.NumFeatures = a.Cols
-		d.Features = make([]float32, a.Rows*a.Cols)
+		d.Features = hugemem.Make[float32](z.mem, a.Rows*a.Cols)
 		for i := range a.Rows {
 			idx, val := a.Row(i)
 			for j, c := range idx {
 				d.Features[i*a.Cols+int(c)] = val[j]
 			}
 		}
+		z.free(a, &spgemm.CSR{})
 	case z.has("attr_matrix"):
 		f, shape, err := readNumeric[float32](z, "attr_matrix", 2, nil)
 		if err != nil {
@@ -537,6 +549,7 @@ func (z *npzArchive) readGNNBenchmark(ctx context.Context, d *Dataset, threads i
 			}
 		}
 		d.NumClasses = l.Cols
+		z.free(l, &spgemm.CSR{})
 	case z.has("labels"):
 		if err := z.readLabels("labels", d); err != nil {
 			return err

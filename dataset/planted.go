@@ -101,7 +101,8 @@ func (o PlantedPartitionOptions) withDefaults() (PlantedPartitionOptions, error)
 // PlantedPartition returns a labelled synthetic dataset: a symmetric graph
 // without self loops or duplicate edges (values 1), Features-dimensional
 // Gaussian features, labels and a split. The result is a pure function of
-// the options other than Threads.
+// the options other than Threads. Its large arrays live outside the Go heap
+// until Close, as a loaded dataset's do.
 func PlantedPartition(opt PlantedPartitionOptions) (*Dataset, error) {
 	o, err := opt.withDefaults()
 	if err != nil {
@@ -189,6 +190,7 @@ func PlantedPartition(opt PlantedPartitionOptions) (*Dataset, error) {
 	if err := applySplit(d, o.Split, o.Seed); err != nil {
 		return nil, fmt.Errorf("dataset: PlantedPartition: %w", err)
 	}
+	d.settle(t, false) // as a loaded dataset: Close releases it
 	return d, nil
 }
 

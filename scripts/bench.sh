@@ -12,6 +12,10 @@
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_LADIES,
 #   BENCH_ARGS_TRAIN, BENCH_ARGS_DIST  extra flags for one program, e.g. BENCH_ARGS_SPGEMM="--reps 9"
 #   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
+
+#   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
+#   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN  extra flags for one program, e.g.
+#   BENCH_ARGS_SPGEMM="--reps 9"
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -67,6 +71,13 @@ if [ -d benchmarks/samplebench ]; then
     bench samplebench 300 ${BENCH_ARGS_SAMPLE:-}
     bench samplebench 300 --scale 22 --threads 1,2 --bulk 1,16,256 --append ${BENCH_ARGS_SAMPLE:-}
   else failed+=("samplebench (build)"); fi
+fi
+
+# --- input formats: the CLI's kernels on a graph read from native vs .npz (benchmarks/formatbench -> results/formats.md) ---
+if [ -d benchmarks/formatbench ]; then
+  if go build -tags "$blas" -o "$bindir/bulksample" ./cmd/bulksample && build formatbench "$blas"; then
+    bench formatbench 600 --bin "$bindir/bulksample" --threads "$threads" --out benchmarks/results/formats.md ${BENCH_ARGS_FORMATS:-}
+  else failed+=("formatbench (build)"); fi
 fi
 
 # --- layer-wise: LADIES / FastGCN sampling (benchmarks/ladiesbench) ---

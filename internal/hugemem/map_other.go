@@ -1,0 +1,10 @@
+//go:build !linux
+
+package hugemem
+
+// mapRegion returns nil where anonymous huge-page mappings are not
+// implemented: Make falls back to the Go heap.
+func mapRegion(int) ([]byte, int) { return nil, 0 }
+
+// unmapRegion is never called: mapRegion maps nothing.
+func unmapRegion([]byte) error { return nil }
