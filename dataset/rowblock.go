@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -78,7 +79,8 @@ func LoadRowBlock(ctx context.Context, path string, rows func(n int) (lo, hi int
 		if opt != nil {
 			threads = opt.Threads
 		}
-		blk := &RowBlock{N: d.NumNodes(), NNZ: d.Adj.NNZ(), Lo: lo, Hi: hi, Adj: spgemm.GatherRows(d.Adj, ids, threads), Weighted: d.Weighted, Train: d.Train}
+		blk := &RowBlock{N: d.NumNodes(), NNZ: d.Adj.NNZ(), Lo: lo, Hi: hi, Adj: spgemm.GatherRows(d.Adj, ids, threads), Weighted: d.Weighted,
+			Train: slices.Clone(d.Train)} // a copy: Close frees d's arrays
 		d.Close()
 		return blk, false, nil
 	}
