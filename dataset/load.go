@@ -56,6 +56,25 @@ type LoadOptions struct {
 	Progress io.Writer
 }
 
+// checked returns the options (nil: the zero value) with SkipVerify
+// applied, or an error naming the field that holds an unknown value.
+func (opt *LoadOptions) checked() (LoadOptions, error) {
+	var o LoadOptions
+	if opt != nil {
+		o = *opt
+	}
+	if o.Symmetry < SymmetryDefault || o.Symmetry > AsStored {
+		return o, fmt.Errorf("dataset: LoadOptions.Symmetry %d unknown", o.Symmetry)
+	}
+	if o.Verify < VerifyDefault || o.Verify > VerifyNone {
+		return o, fmt.Errorf("dataset: LoadOptions.Verify %d unknown", o.Verify)
+	}
+	if o.SkipVerify {
+		o.Verify = VerifyNone
+	}
+	return o, nil
+}
+
 // Format names, as Detect reports them.
 const (
 	FormatNative    = "native"
@@ -81,18 +100,9 @@ func Load(path string, opt *LoadOptions) (*Dataset, error) {
 // back as an error naming the file and, where it applies, the array, field
 // or line.
 func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset, err error) {
-	var o LoadOptions
-	if opt != nil {
-		o = *opt
-	}
-	if o.Symmetry < SymmetryDefault || o.Symmetry > AsStored {
-		return nil, fmt.Errorf("dataset: LoadOptions.Symmetry %d unknown", o.Symmetry)
-	}
-	if o.Verify < VerifyDefault || o.Verify > VerifyNone {
-		return nil, fmt.Errorf("dataset: LoadOptions.Verify %d unknown", o.Verify)
-	}
-	if o.SkipVerify {
-		o.Verify = VerifyNone
+	o, err := opt.checked()
+	if err != nil {
+		return nil, err
 	}
 	format, err := Detect(path)
 	if err != nil {

@@ -22,6 +22,12 @@ package dataset
 // they are packed away), 8 bytes per node of counters and one chunk of ids;
 // never the text, nor a COO copy of the edges. The price is parsing (and
 // decompressing) the edges twice.
+//
+// A row-block load (loadOGBRowBlock, for one rank of a distributed run)
+// learns the node count first (num-node-list, num_nodes_list), then keeps
+// only the entries of its rows on both passes: it holds the block, not the
+// graph. It reads no features, and the labels only when a split must be
+// made from them.
 
 import (
 	"bufio"
@@ -132,6 +138,24 @@ func readCount(path string) (int64, error) {
 // for it, or by default for the CSV flavour, as OGB's own loaders do, and
 // reports whether it did.
 func loadOGB(ctx context.Context, dir string, o *LoadOptions, chunk int64) (d *Dataset, symmetrized bool, err error) {
+	d, symmetrized, err = readOGB(ctx, dir, o, chunk, nil)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := loadOGBSplit(dir, d.NumNodes(), d); err != nil {
+		return nil, false, err
+	}
+	return d, symmetrized, nil
+}
+
+// ogbRows picks the rows [lo, hi) of an n-node graph that a row-block load
+// keeps; nil means all of them, with the features and labels.
+type ogbRows func(n int) (lo, hi int, err error)
+
+// readOGB reads the graph of an OGB folder, with its features and labels
+// when rows is nil; otherwise only the rows [lo, hi) = rows(n) of the
+// adjacency (a (hi-lo) x n CSR), and neither features nor labels.
+func readOGB(ctx context.Context, dir string, o *LoadOptions, chunk int64, rows ogbRows) (d *Dataset, symmetrized bool, err error) {
 	raw := filepath.Join(dir, "raw")
 	binary := fileExists(filepath.Join(raw, "data.npz"))
 	coo := &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: o.Threads}
@@ -139,17 +163,52 @@ func loadOGB(ctx context.Context, dir string, o *LoadOptions, chunk int64) (d *D
 		coo.Symmetrize, coo.DropSelfLoops = true, true
 	}
 	if binary {
-		d, err = loadOGBBinary(ctx, raw, coo, o, chunk)
+		d, err = loadOGBBinary(ctx, raw, coo, o, chunk, rows)
 	} else {
-		d, err = loadOGBCSV(ctx, raw, coo, o, chunk)
+		d, err = loadOGBCSV(ctx, raw, coo, o, chunk, rows)
 	}
 	if err != nil {
 		return nil, false, err
 	}
-	if err := loadOGBSplit(dir, d); err != nil {
-		return nil, false, err
-	}
 	return d, coo.Symmetrize, nil
+}
+
+// loadOGBRowBlock reads rows [lo, hi) = rows(n) of the adjacency of an OGB
+// folder (see the file comment) and the training split of the whole graph:
+// the stored split, or the one o.Split (or, for a labelled folder without
+// one, the default) makes, as LoadContext would. NNZ is -1: the entries of
+// the whole graph, after duplicates are dropped, are known only to a reader
+// of every row.
+func loadOGBRowBlock(ctx context.Context, dir string, rows func(n int) (lo, hi int), o *LoadOptions, chunk int64) (*RowBlock, error) {
+	var n, lo, hi int
+	pick := func(nodes int) (int, int, error) {
+		n = nodes
+		lo, hi = rows(n)
+		if lo < 0 || lo > hi || hi > n {
+			return 0, 0, fmt.Errorf("%s: row block [%d, %d) outside the %d rows", dir, lo, hi, n)
+		}
+		return lo, hi, nil
+	}
+	progress(o, "loading rows of %s (%s)", dir, FormatOGB)
+	d, _, err := readOGB(ctx, dir, o, chunk, pick)
+	if err != nil {
+		return nil, err
+	}
+	// The split is the whole graph's: it needs n, and the labels only when
+	// it is made rather than stored.
+	meta := &Dataset{Adj: &spgemm.CSR{Rows: n, Cols: n}}
+	if err := loadOGBSplit(dir, n, meta); err != nil {
+		return nil, err
+	}
+	if o.Split != "" || meta.Train == nil && meta.Valid == nil && meta.Test == nil {
+		if err := readOGBLabels(filepath.Join(dir, "raw"), meta); err != nil {
+			return nil, err
+		}
+	}
+	if err := applySplit(meta, o.Split, o.Seed); err != nil {
+		return nil, fmt.Errorf("%s: %w", dir, err)
+	}
+	return &RowBlock{N: n, NNZ: -1, Lo: lo, Hi: hi, Adj: d.Adj, Train: meta.Train}, nil
 }
 
 func progress(o *LoadOptions, format string, a ...any) {
@@ -158,7 +217,7 @@ func progress(o *LoadOptions, format string, a ...any) {
 	}
 }
 
-func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions, chunk int64) (*Dataset, error) {
+func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions, chunk int64, rows ogbRows) (*Dataset, error) {
 	n64, err := readCount(filepath.Join(raw, "num-node-list.csv.gz"))
 	if err != nil {
 		return nil, err
@@ -184,8 +243,14 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 	if err := checkNodeCount(filepath.Join(raw, "num-node-list.csv.gz"), n64, m); err != nil {
 		return nil, err
 	}
-	adj, err := buildCSR(path, n, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
-		progress(o, "reading %d edges of %d nodes from %s (pass %d of 2)", m, n, path, pass+1)
+	lo, hi := 0, n
+	if rows != nil {
+		if lo, hi, err = rows(n); err != nil {
+			return nil, err
+		}
+	}
+	adj, err := buildCSRRows(path, n, lo, hi, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
+		progress(o, "reading %d edges of %d nodes from %s for rows [%d, %d) (pass %d of 2)", m, n, path, lo, hi, pass+1)
 		err := readEdgeCSV(ctx, path, n64, m, chunk, func(src, dst []int32) error {
 			return emit(dst, src, nil) // edge src -> dst is entry (dst, src)
 		})
@@ -198,19 +263,40 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 		return nil, err
 	}
 	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
+	if rows != nil {
+		return d, nil
+	}
 	if feat := filepath.Join(raw, "node-feat.csv.gz"); fileExists(feat) {
 		progress(o, "reading node features from %s", feat)
 		if d.Features, d.NumFeatures, err = readFeatureCSV(ctx, feat, n); err != nil {
 			return nil, err
 		}
 	}
-	if lab := filepath.Join(raw, "node-label.csv.gz"); fileExists(lab) {
-		if d.Labels, err = readLabelCSV(lab, n); err != nil {
-			return nil, err
+	return d, readOGBLabels(raw, d)
+}
+
+// readOGBLabels reads the labels of the folder's flavour, if it has them,
+// into d, whose Adj gives the node count.
+func readOGBLabels(raw string, d *Dataset) error {
+	binary := fileExists(filepath.Join(raw, "data.npz")) // as readOGB decides
+	if lab := filepath.Join(raw, "node-label.csv.gz"); !binary && fileExists(lab) {
+		var err error
+		if d.Labels, err = readLabelCSV(lab, d.NumNodes()); err != nil {
+			return err
 		}
 		d.NumClasses = numClasses(d.Labels)
+		return nil
 	}
-	return d, nil
+	lp := filepath.Join(raw, "node-label.npz")
+	if !binary || !fileExists(lp) {
+		return nil
+	}
+	lz, err := openNPZ(lp)
+	if err != nil {
+		return err
+	}
+	defer lz.Close()
+	return lz.readLabels("node_label", d)
 }
 
 // ogbChunk is the number of edges a streaming reader parses before handing
@@ -381,7 +467,7 @@ func readLabelCSV(path string, n int) ([]int32, error) {
 	return labels, nil
 }
 
-func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions, chunk int64) (*Dataset, error) {
+func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions, chunk int64, rows ogbRows) (*Dataset, error) {
 	path := filepath.Join(raw, "data.npz")
 	z, err := openNPZ(path)
 	if err != nil {
@@ -409,8 +495,14 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 	if err := checkNodeCount(z.name, n64, h.shape[1]); err != nil {
 		return nil, err
 	}
-	adj, err := buildCSR(path, n, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
-		progress(o, "pass %d of 2 over edge_index of %s", pass+1, path)
+	lo, hi := 0, n
+	if rows != nil {
+		if lo, hi, err = rows(n); err != nil {
+			return nil, err
+		}
+	}
+	adj, err := buildCSRRows(path, n, lo, hi, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
+		progress(o, "pass %d of 2 over edge_index of %s for rows [%d, %d)", pass+1, path, lo, hi)
 		err := readEdgeIndex(ctx, z, "edge_index", n64, chunk, func(src, dst []int32) error {
 			return emit(dst, src, nil) // edge src -> dst is entry (dst, src)
 		})
@@ -423,6 +515,9 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		return nil, err
 	}
 	d := &Dataset{Name: filepath.Base(filepath.Dir(raw)), Adj: adj}
+	if rows != nil {
+		return d, nil
+	}
 	if z.has("node_feat") {
 		progress(o, "reading node_feat")
 		f, shape, err := readNumeric[float32](z, "node_feat", 2, nil)
@@ -434,17 +529,7 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		}
 		d.Features, d.NumFeatures = f, int(shape[1])
 	}
-	if lp := filepath.Join(raw, "node-label.npz"); fileExists(lp) {
-		lz, err := openNPZ(lp)
-		if err != nil {
-			return nil, err
-		}
-		defer lz.Close()
-		if err := lz.readLabels("node_label", d); err != nil {
-			return nil, err
-		}
-	}
-	return d, nil
+	return d, readOGBLabels(raw, d)
 }
 
 // readEdgeIndex reads member key of z, a 2 x E integer array of node ids in
@@ -527,9 +612,9 @@ func edgeIndexHeader(z *npzArchive, key string) (npyHeader, error) {
 	return h, nil
 }
 
-// loadOGBSplit reads split/<name>/{train,valid,test}.csv.gz when the folder
-// has exactly one split.
-func loadOGBSplit(dir string, d *Dataset) error {
+// loadOGBSplit reads split/<name>/{train,valid,test}.csv.gz of a folder of
+// n nodes into d when the folder has exactly one split.
+func loadOGBSplit(dir string, n int, d *Dataset) error {
 	entries, err := os.ReadDir(filepath.Join(dir, "split"))
 	if err != nil {
 		return nil // no split folder: the caller applies the default
@@ -555,7 +640,7 @@ func loadOGBSplit(dir string, d *Dataset) error {
 		if !fileExists(p) {
 			return fmt.Errorf("%s: %w: missing (the split folder has no %s)", p, ErrFormat, s.file)
 		}
-		ids, err := readIDList(p, d.NumNodes())
+		ids, err := readIDList(p, n)
 		if err != nil {
 			return err
 		}

@@ -12,7 +12,10 @@ import (
 // RowBlock is one contiguous block of rows of a graph's adjacency, read
 // without holding the rest: what one rank of a row-distributed run keeps.
 type RowBlock struct {
-	// N is the number of vertices of the whole graph, NNZ its edges.
+	// N is the number of vertices of the whole graph, NNZ its edges, or
+	// -1 where only a reader of every row could count them (an OGB
+	// folder, whose duplicate edges are dropped as the rows are built):
+	// the sum of Adj.NNZ() over the blocks is the count then.
 	N   int
 	NNZ int64
 	// Lo and Hi are the global rows of the block, [Lo, Hi).
@@ -45,15 +48,27 @@ func (b *RowBlock) Close() error {
 // row offsets and its column ids and values are read (pages are read on
 // first use); of a scipy CSR .npz the row pointers are read first, then
 // only the block's column ids and values are kept while the members are
-// streamed. The block's structure is checked. Other formats (and any file
-// with a Split or Symmetrize option) are read whole and the block copied
-// out: ok reports false then, so that callers can say so. rows is called
-// once (or not at all on an error before n is known). The block's
-// arrays may alias the mapping: call Close when done.
+// streamed; of an OGB folder (either flavour, any option) the node count is
+// read first, then the edges are streamed twice keeping only the block's
+// entries, reverse edges included (features are not read; NNZ is -1, see
+// RowBlock). The block's structure is checked. Other formats (edge lists,
+// Matrix Market and gnn-benchmark files, and native or scipy files with a
+// Split or Symmetrize option) are read whole and the block copied out: ok
+// reports false then, so that callers can say so. rows is called once (or
+// not at all on an error before n is known). The block's arrays may alias
+// the mapping: call Close when done.
 func LoadRowBlock(ctx context.Context, path string, rows func(n int) (lo, hi int), opt *LoadOptions) (b *RowBlock, ok bool, err error) {
 	format, err := Detect(path)
 	if err != nil {
 		return nil, false, err
+	}
+	if format == FormatOGB {
+		o, err := opt.checked()
+		if err != nil {
+			return nil, false, err
+		}
+		b, err := loadOGBRowBlock(ctx, path, rows, &o, ogbChunk)
+		return b, err == nil, err
 	}
 	whole := opt != nil && (opt.Split != "" || opt.Symmetry == Symmetrize)
 	if format == FormatScipyNPZ && !whole {

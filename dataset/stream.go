@@ -161,12 +161,41 @@ func (p *chunkPipe) wait() error {
 // the first pass counts them, the second places them into the final arrays.
 // Errors of the builder are prefixed with name.
 func buildCSR(name string, n int, opt *spgemm.COOOptions, read func(pass int, emit func(rows, cols []int32, vals []float32) error) error) (*spgemm.CSR, error) {
-	b, err := spgemm.NewCSRBuilder(n, n, opt)
+	return buildCSRRows(name, n, 0, n, opt, read)
+}
+
+// buildCSRRows builds rows [lo, hi) of the n x n CSR that buildCSR builds
+// from the same entries, as a (hi-lo) x n CSR whose row r is row lo+r: equal,
+// bit for bit, to those rows of buildCSR's result. Both passes keep only the
+// entries whose row lies in the range, reverse entries included, so the
+// builder holds the block's arrays and hi-lo counters, never the graph's.
+func buildCSRRows(name string, n, lo, hi int, opt *spgemm.COOOptions, read func(pass int, emit func(rows, cols []int32, vals []float32) error) error) (*spgemm.CSR, error) {
+	var o spgemm.COOOptions
+	if opt != nil {
+		o = *opt
+	}
+	var f *rowFilter
+	if lo != 0 || hi != n {
+		if lo < 0 || lo > hi || hi > n {
+			return nil, fmt.Errorf("%s: row block [%d, %d) outside the %d rows", name, lo, hi, n)
+		}
+		// The filter adds the reverse entries and drops the self loops
+		// itself: the builder sees the block's entries as they are.
+		f = &rowFilter{n: int32(n), lo: int32(lo), hi: int32(hi), sym: o.Symmetrize, drop: o.DropSelfLoops}
+		o.Symmetrize, o.DropSelfLoops = false, false
+	}
+	b, err := spgemm.NewCSRBuilder(hi-lo, n, &o)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	for pass := range 2 {
 		err := read(pass, func(rows, cols []int32, vals []float32) error {
+			if f != nil {
+				var err error
+				if rows, cols, vals, err = f.keep(rows, cols, vals); err != nil {
+					return err
+				}
+			}
 			if pass == 0 {
 				return b.Count(rows, cols)
 			}
@@ -181,4 +210,54 @@ func buildCSR(name string, n int, opt *spgemm.COOOptions, read func(pass int, em
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return adj, nil
+}
+
+// rowFilter keeps the entries of one row block of a chunk, reverse entries
+// included, renumbering their rows from 0. It reuses its buffers: the
+// builder consumes one chunk before the next is filtered.
+type rowFilter struct {
+	n, lo, hi int32
+	sym, drop bool // add reverse entries; drop self loops
+
+	rows, cols []int32
+	vals       []float32
+}
+
+// keep returns the entries of the chunk whose rows lie in [lo, hi), in the
+// order in which a spgemm.CSRBuilder with the filter's options would place
+// them: each entry, then its reverse. Ids outside [0, n) are an error
+// (wrapping spgemm.ErrCOO), as the whole builder reports them.
+func (f *rowFilter) keep(rows, cols []int32, vals []float32) ([]int32, []int32, []float32, error) {
+	f.rows, f.cols, f.vals = f.rows[:0], f.cols[:0], f.vals[:0]
+	add := func(r, c int32, v float32, weighted bool) {
+		f.rows = append(f.rows, r-f.lo)
+		f.cols = append(f.cols, c)
+		if weighted {
+			f.vals = append(f.vals, v)
+		}
+	}
+	w := vals != nil
+	for k, r := range rows {
+		c := cols[k]
+		if uint32(r) >= uint32(f.n) || uint32(c) >= uint32(f.n) {
+			return nil, nil, nil, fmt.Errorf("%w: entry (%d, %d) outside the %d x %d matrix", spgemm.ErrCOO, r, c, f.n, f.n)
+		}
+		var v float32
+		if w {
+			v = vals[k]
+		}
+		if r == c && f.drop {
+			continue
+		}
+		if r >= f.lo && r < f.hi {
+			add(r, c, v, w)
+		}
+		if f.sym && r != c && c >= f.lo && c < f.hi {
+			add(c, r, v, w)
+		}
+	}
+	if !w {
+		return f.rows, f.cols, nil, nil
+	}
+	return f.rows, f.cols, f.vals, nil
 }

@@ -77,7 +77,7 @@ type distSummary struct {
 	Ranks       int                  `json:"ranks"`
 	Replication int                  `json:"replication"`
 	Fetch       string               `json:"fetch"`
-	BlockOnly   bool                 `json:"block_only"` // each rank read only its block of rows (native or scipy .npz)
+	BlockOnly   bool                 `json:"block_only"` // each rank read only its block of rows (native, scipy .npz or OGB)
 	Traffic     map[string]phaseJSON `json:"traffic"`    // bytes and messages per communication phase
 	PeakRSSMax  int64                `json:"peak_rss_max"`
 }
@@ -318,13 +318,14 @@ type graphInfo struct {
 	NNZ       int64
 	Train     []int32
 	Adj       *spgemm.CSR // the whole graph, with --replicate-graph only
-	BlockOnly bool        // only the block was read (native or scipy .npz)
+	BlockOnly bool        // only the block was read (native, scipy .npz or OGB)
 }
 
 // loadDistGraph loads the graph for this rank: the whole of it with
 // --replicate-graph, otherwise only this rank's block of rows (read by
-// offsets from a native file; other formats are read whole, then all but
-// the block dropped).
+// offsets from a native file, by row pointers from a scipy .npz, by
+// streaming the edges of an OGB folder; other formats are read whole,
+// then all but the block dropped).
 func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) (*graphInfo, *dist.Matrix, *dist.Grid, func(), error) {
 	opt := &dataset.LoadOptions{Threads: c.nw.Threads, Progress: progressOf(e, world)}
 	if c.dist.replicate {
@@ -361,6 +362,15 @@ func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm
 		return nil, nil, nil, nil, err
 	}
 	info := &graphInfo{N: blk.N, NNZ: blk.NNZ, Train: blk.Train, BlockOnly: blockOnly}
+	if info.NNZ < 0 { // the blocks of one process column make up the graph
+		nnz := []int64{blk.Adj.NNZ()}
+		if err := grid.Col().Allreduce(ctx, dist.PhaseControl, dist.OpSum, nnz); err != nil {
+			grid.Close()
+			blk.Close()
+			return nil, nil, nil, nil, err
+		}
+		info.NNZ = nnz[0]
+	}
 	return info, m, grid, func() { grid.Close(); blk.Close() }, nil
 }
 

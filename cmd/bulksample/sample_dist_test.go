@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -78,6 +81,67 @@ func TestSampleInProcRanksDigest(t *testing.T) {
 		sample := s.Traffic["sample"]
 		if replicated := tc.extra[0] == "--replicate-graph"; replicated != (sample.BytesSent == 0) || sample.BytesSentMax > sample.BytesSent {
 			t.Errorf("p=%d c=%d %v: sample phase %+v", tc.p, tc.c, tc.extra, sample)
+		}
+	}
+}
+
+// ogbGraph writes a small OGB folder of the CSV flavour (undirected: each
+// edge stored once, reverse edges added by the loader), skewed, with
+// duplicate edges and self loops, and returns its path.
+func ogbGraph(t *testing.T) string {
+	t.Helper()
+	const n, m = 3000, 24000
+	dir := filepath.Join(t.TempDir(), "ogbn_small")
+	r := rand.New(rand.NewPCG(11, 12))
+	var edges strings.Builder
+	for range m {
+		// Squaring a uniform draw favours low ids: some rows are long.
+		u, v := r.Float64(), r.Float64()
+		fmt.Fprintf(&edges, "%d,%d\n", int(u*u*n), int(v*n))
+	}
+	for name, text := range map[string]string{"edge.csv.gz": edges.String(), "num-node-list.csv.gz": fmt.Sprintf("%d\n", n), "num-edge-list.csv.gz": fmt.Sprintf("%d\n", m)} {
+		var buf bytes.Buffer
+		zw := gzip.NewWriter(&buf)
+		zw.Write([]byte(text))
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "raw"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "raw", name), buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// TestSampleInProcOGBBlocks: on an OGB folder each rank streams the edges
+// keeping only its block of rows (block_only), and the digest and the edge
+// count are the single process's.
+func TestSampleInProcOGBBlocks(t *testing.T) {
+	g := ogbGraph(t)
+	code, out, stderr := runCLI(t, "sample", append([]string{"--graph", g, "--json"}, sampleArgs...)...)
+	if code != 0 {
+		t.Fatalf("single process: exit %d\n%s", code, stderr)
+	}
+	want, one := digestOf(t, out), lastJSON[sampleSummary](t, out)
+	for _, tc := range []struct {
+		p, c  int
+		fetch string
+	}{{3, 1, "pull"}, {4, 2, "push"}} {
+		args := append([]string{"--graph", g, "--inproc-ranks", fmt.Sprint(tc.p), "--replication", fmt.Sprint(tc.c), "--fetch", tc.fetch, "--json"}, sampleArgs...)
+		code, out, stderr := runCLI(t, "sample", args...)
+		if code != 0 {
+			t.Fatalf("p=%d c=%d: exit %d\n%s", tc.p, tc.c, code, stderr)
+		}
+		if got := digestOf(t, out); got != want {
+			t.Errorf("p=%d c=%d %s: digest %s; want %s (one process)", tc.p, tc.c, tc.fetch, got, want)
+		}
+		s := lastJSON[distSummary](t, out)
+		if !s.BlockOnly || s.Vertices != one.Vertices || s.Edges != one.Edges || s.Edges <= 0 {
+			t.Errorf("p=%d c=%d: block_only %v, %d vertices and %d edges; want true, %d and %d (one process)",
+				tc.p, tc.c, s.BlockOnly, s.Vertices, s.Edges, one.Vertices, one.Edges)
 		}
 	}
 }
