@@ -149,8 +149,9 @@ func loadOGB(ctx context.Context, dir string, o *LoadOptions, chunk int64) (d *D
 }
 
 // ogbRows picks the rows [lo, hi) of an n-node graph that a row-block load
-// keeps; nil means all of them, with the features and labels.
-type ogbRows func(n int) (lo, hi int, err error)
+// keeps (buildCSRRows checks them); nil means all of them, with the
+// features and labels.
+type ogbRows func(n int) (lo, hi int)
 
 // readOGB reads the graph of an OGB folder, with its features and labels
 // when rows is nil; otherwise only the rows [lo, hi) = rows(n) of the
@@ -181,13 +182,10 @@ func readOGB(ctx context.Context, dir string, o *LoadOptions, chunk int64, rows 
 // of every row.
 func loadOGBRowBlock(ctx context.Context, dir string, rows func(n int) (lo, hi int), o *LoadOptions, chunk int64) (*RowBlock, error) {
 	var n, lo, hi int
-	pick := func(nodes int) (int, int, error) {
+	pick := func(nodes int) (int, int) {
 		n = nodes
 		lo, hi = rows(n)
-		if lo < 0 || lo > hi || hi > n {
-			return 0, 0, fmt.Errorf("%s: row block [%d, %d) outside the %d rows", dir, lo, hi, n)
-		}
-		return lo, hi, nil
+		return lo, hi
 	}
 	progress(o, "loading rows of %s (%s)", dir, FormatOGB)
 	d, _, err := readOGB(ctx, dir, o, chunk, pick)
@@ -245,9 +243,7 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 	}
 	lo, hi := 0, n
 	if rows != nil {
-		if lo, hi, err = rows(n); err != nil {
-			return nil, err
-		}
+		lo, hi = rows(n)
 	}
 	adj, err := buildCSRRows(path, n, lo, hi, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
 		progress(o, "reading %d edges of %d nodes from %s for rows [%d, %d) (pass %d of 2)", m, n, path, lo, hi, pass+1)
@@ -272,7 +268,10 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 			return nil, err
 		}
 	}
-	return d, readOGBLabels(raw, d)
+	if err := readOGBLabels(raw, d); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // readOGBLabels reads the labels of the folder's flavour, if it has them,
@@ -497,9 +496,7 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 	}
 	lo, hi := 0, n
 	if rows != nil {
-		if lo, hi, err = rows(n); err != nil {
-			return nil, err
-		}
+		lo, hi = rows(n)
 	}
 	adj, err := buildCSRRows(path, n, lo, hi, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
 		progress(o, "pass %d of 2 over edge_index of %s for rows [%d, %d)", pass+1, path, lo, hi)
@@ -529,7 +526,10 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		}
 		d.Features, d.NumFeatures = f, int(shape[1])
 	}
-	return d, readOGBLabels(raw, d)
+	if err := readOGBLabels(raw, d); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // readEdgeIndex reads member key of z, a 2 x E integer array of node ids in
