@@ -93,7 +93,7 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 			return err
 		}
 		if err := sampleRank(ctx, e, c, world); err != nil {
-			dist.Fail(e.stderr, world, err) // MPI_Abort: ends every rank
+			dist.Fail(e.stderr, world, stoppedBy(ctx, err)) // MPI_Abort: ends every rank
 		}
 		return world.Close()
 	}
@@ -130,6 +130,21 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 		}
 	}
 	return nil
+}
+
+// stoppedBy returns err, led by the signal that cancelled ctx if one did:
+// "stopped by SIGTERM: bulk 12 ...: context canceled" says why the rank
+// stops, where the bare error would blame the call the signal interrupted.
+// A rank stopped by a signal still aborts the job: the other ranks may be
+// waiting for it in a collective, which no context can interrupt (mpirun
+// signals every rank, but a rank signalled alone, or a launcher slow to
+// escalate to SIGKILL, would leave them there).
+func stoppedBy(ctx context.Context, err error) error {
+	var se *signalError
+	if !errors.As(context.Cause(ctx), &se) {
+		return err
+	}
+	return fmt.Errorf("%v: %w", se, err)
 }
 
 // syncWriter serialises the writes of in-process ranks to one stream.

@@ -18,6 +18,13 @@ import (
 // 128 + the signal's number (130 for SIGINT, 143 for SIGTERM), as a shell
 // reports a process the signal killed. A second signal kills the process at
 // once (the default action is restored after the first).
+//
+// Under MPI (bulksample sample under mpirun or srun) every rank handles its
+// own signal the same way, then ends the whole job through MPI_Abort with
+// "rank R: stopped by SIGTERM: ..." (stoppedBy in sample_dist.go): a rank
+// cannot simply return while the others wait for it in a collective.
+// mpirun turns its own SIGINT or SIGTERM into SIGTERM to every rank and
+// SIGKILL a second later; the job's status is then mpirun's, not 130/143.
 
 // signalError is the cause of a context cancelled by a signal.
 type signalError struct{ sig syscall.Signal }
