@@ -174,23 +174,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		return fmt.Errorf("%s: empty graph (%d vertices, %d edges): nothing to sample", c.graph, d.NumNodes(), d.Adj.NNZ())
 	}
 	notePhase(e.stderr, "sample", "load", meter.End("load"))
-	vertices := d.Train
-	if len(vertices) == 0 {
-		vertices = make([]int32, d.NumNodes())
-		for i := range vertices {
-			vertices[i] = int32(i)
-		}
-	}
-	if c.seeds > len(vertices) {
-		return fmt.Errorf("--seeds %d: %s has only %d seed vertices", c.seeds, c.graph, len(vertices))
-	}
-	plan, err := sampling.NewPlan(vertices, c.plan)
+	ep, err := c.epochPlan(d.Train, d.NumNodes())
 	if err != nil {
 		return err
-	}
-	ep := plan.Epoch(c.epoch)
-	if c.seeds > 0 {
-		ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
 	}
 	var s sampling.Sampler
 	name := "bulk"
@@ -237,6 +223,32 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, sum)
 	}
 	return nil
+}
+
+// epochPlan returns the minibatches that sample draws: the plan of --epoch
+// over train (every one of the graph's n vertices when train is empty),
+// cut to the first --seeds seeds. One process and every rank of a
+// distributed run use it, so that they sample the same minibatches.
+func (c *sampleConfig) epochPlan(train []int32, n int) (*sampling.EpochPlan, error) {
+	vertices := train
+	if len(vertices) == 0 {
+		vertices = make([]int32, n)
+		for i := range vertices {
+			vertices[i] = int32(i)
+		}
+	}
+	if c.seeds > len(vertices) {
+		return nil, fmt.Errorf("--seeds %d: %s has only %d seed vertices", c.seeds, c.graph, len(vertices))
+	}
+	plan, err := sampling.NewPlan(vertices, c.plan)
+	if err != nil {
+		return nil, err
+	}
+	ep := plan.Epoch(c.epoch)
+	if c.seeds > 0 {
+		ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
+	}
+	return ep, nil
 }
 
 // firstSeeds truncates the minibatches to their first n seeds in order.

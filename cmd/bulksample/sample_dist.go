@@ -168,23 +168,9 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	}
 	defer release()
 	loadSec := time.Since(t0).Seconds()
-	vertices := d.Train
-	if len(vertices) == 0 {
-		vertices = make([]int32, d.N)
-		for i := range vertices {
-			vertices[i] = int32(i)
-		}
-	}
-	if c.seeds > len(vertices) {
-		return fmt.Errorf("--seeds %d: %s has only %d seed vertices", c.seeds, c.graph, len(vertices))
-	}
-	plan, err := sampling.NewPlan(vertices, c.plan)
+	ep, err := c.epochPlan(d.Train, d.N)
 	if err != nil {
 		return err
-	}
-	ep := plan.Epoch(c.epoch)
-	if c.seeds > 0 {
-		ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
 	}
 	var s sampling.Sampler
 	name := "bulk"
