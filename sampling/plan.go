@@ -110,6 +110,25 @@ func (e *EpochPlan) NumBulks() int {
 	return (len(e.Minibatches) + k - 1) / k
 }
 
+// Truncate keeps the first n seeds of the epoch in order: the minibatches
+// before the one holding seed n stay whole, that one is cut after it, and
+// the rest are dropped. n <= 0, or n at least the epoch's seed count, keeps
+// everything. Benchmarks and the CLI's --seeds sample a prefix of an epoch
+// this way, so a truncated run's minibatches are those of the full epoch.
+func (e *EpochPlan) Truncate(n int) {
+	if n <= 0 {
+		return
+	}
+	for i, mb := range e.Minibatches {
+		if n <= len(mb) {
+			e.Minibatches = e.Minibatches[:i+1]
+			e.Minibatches[i] = mb[:n:n]
+			return
+		}
+		n -= len(mb)
+	}
+}
+
 // Bulk returns bulk i (0 <= i < NumBulks()): the global index of its first
 // minibatch and the seeds of its minibatches, which are views of
 // Minibatches. It panics with an spgemm.IndexError if i is out of range.

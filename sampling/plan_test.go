@@ -117,3 +117,33 @@ func allVertices(n int) []int32 {
 	}
 	return v
 }
+
+// TestEpochPlanTruncate keeps the first n seeds in order, cutting the
+// minibatch that holds seed n, for every n around the minibatch borders.
+func TestEpochPlanTruncate(t *testing.T) {
+	full := func() *EpochPlan {
+		return &EpochPlan{BulkSize: 2, Minibatches: [][]int32{{5, 6, 7}, {8, 9, 10}, {11}}}
+	}
+	for _, tc := range []struct {
+		n    int
+		want [][]int32
+	}{
+		{-1, [][]int32{{5, 6, 7}, {8, 9, 10}, {11}}},
+		{0, [][]int32{{5, 6, 7}, {8, 9, 10}, {11}}},
+		{1, [][]int32{{5}}},
+		{3, [][]int32{{5, 6, 7}}},
+		{4, [][]int32{{5, 6, 7}, {8}}},
+		{6, [][]int32{{5, 6, 7}, {8, 9, 10}}},
+		{7, [][]int32{{5, 6, 7}, {8, 9, 10}, {11}}},
+		{100, [][]int32{{5, 6, 7}, {8, 9, 10}, {11}}},
+	} {
+		e := full()
+		e.Truncate(tc.n)
+		if !slices.EqualFunc(e.Minibatches, tc.want, slices.Equal[[]int32]) {
+			t.Errorf("Truncate(%d): got %v; want %v", tc.n, e.Minibatches, tc.want)
+		}
+		if last := e.Minibatches[len(e.Minibatches)-1]; cap(last) != len(last) {
+			t.Errorf("Truncate(%d): the last minibatch has capacity %d beyond its %d seeds", tc.n, cap(last), len(last))
+		}
+	}
+}

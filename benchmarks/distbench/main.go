@@ -238,7 +238,7 @@ func costModel(ctx context.Context, a *spgemm.CSR, c *config) (*modelInputs, err
 		return nil, err
 	}
 	ep := plan.Epoch(0)
-	ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
+	ep.Truncate(c.seeds)
 	nw, err := sampling.NewNodeWise(a, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.seed})
 	if err != nil {
 		return nil, err
@@ -276,19 +276,6 @@ func costModel(ctx context.Context, a *spgemm.CSR, c *config) (*modelInputs, err
 		}
 	}
 	return m, nil
-}
-
-// firstSeeds truncates the minibatches to their first n seeds.
-func firstSeeds(mbs [][]int32, n int) [][]int32 {
-	for i, mb := range mbs {
-		if n <= len(mb) {
-			out := mbs[:i+1]
-			out[i] = mb[:n]
-			return out
-		}
-		n -= len(mb)
-	}
-	return mbs
 }
 
 func report(c *config, a *spgemm.CSR, rows []result, m *modelInputs, load [3]string) string {

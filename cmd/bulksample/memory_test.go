@@ -1,6 +1,7 @@
 package main
 
 import (
+	"math"
 	"os"
 	"regexp"
 	"strconv"
@@ -22,20 +23,21 @@ func TestTrainReportsMemory(t *testing.T) {
 	if len(m) != 2 {
 		t.Fatalf("%d epoch lines with memory figures; want 2\n%s", len(m), stdout)
 	}
-	for _, l := range m {
-		rss, _ := strconv.ParseFloat(l[1], 64)
-		heap, _ := strconv.ParseFloat(l[2], 64)
-		if rss < 1 || heap <= 0 || heap > rss {
-			t.Errorf("RSS %v MB, heap %v MB: want a resident set above the heap", rss, heap)
-		}
-	}
 	s := lastJSON[trainSummary](t, stdout)
 	if len(s.Epochs) != 2 {
 		t.Fatalf("%d epoch records; want 2", len(s.Epochs))
 	}
-	for _, e := range s.Epochs {
-		if e.RSSBytes < 1<<20 || e.HeapBytes <= 0 || e.HeapBytes > e.RSSBytes {
-			t.Errorf("epoch %d: rss_bytes %d, heap_bytes %d: want a resident set above the heap", e.Epoch, e.RSSBytes, e.HeapBytes)
+	// The Go heap may exceed the resident set (HeapAlloc counts allocated
+	// pages never touched, and loaded graphs live outside the heap), so each
+	// figure is checked on its own, and the progress line against the JSON.
+	for i, e := range s.Epochs {
+		if e.RSSBytes < 1<<20 || e.HeapBytes <= 0 {
+			t.Errorf("epoch %d: rss_bytes %d, heap_bytes %d: want a resident set of at least 1 MiB and a positive heap", e.Epoch, e.RSSBytes, e.HeapBytes)
+		}
+		rss, _ := strconv.ParseFloat(m[i][1], 64)
+		heap, _ := strconv.ParseFloat(m[i][2], 64)
+		if math.Abs(rss-float64(e.RSSBytes)/1e6) > 0.051 || math.Abs(heap-float64(e.HeapBytes)/1e6) > 0.051 {
+			t.Errorf("epoch %d: progress line RSS %v MB, heap %v MB; JSON %d and %d bytes", e.Epoch, rss, heap, e.RSSBytes, e.HeapBytes)
 		}
 	}
 }

@@ -245,23 +245,8 @@ func (c *sampleConfig) epochPlan(train []int32, n int) (*sampling.EpochPlan, err
 		return nil, err
 	}
 	ep := plan.Epoch(c.epoch)
-	if c.seeds > 0 {
-		ep.Minibatches = firstSeeds(ep.Minibatches, c.seeds)
-	}
+	ep.Truncate(c.seeds) // 0: the whole epoch
 	return ep, nil
-}
-
-// firstSeeds truncates the minibatches to their first n seeds in order.
-func firstSeeds(mbs [][]int32, n int) [][]int32 {
-	for i, mb := range mbs {
-		if n <= len(mb) {
-			out := mbs[:i+1]
-			out[i] = mb[:n]
-			return out
-		}
-		n -= len(mb)
-	}
-	return mbs
 }
 
 // sampleEpoch samples every bulk of ep, timing only the sampler (not the

@@ -39,6 +39,18 @@ func digestOf(t *testing.T, stdout string) string {
 	return m[0][1]
 }
 
+// singleProcess runs sample on graph g in one process with sampleArgs and
+// extra flags, and returns its standard output: the reference of every
+// distributed run.
+func singleProcess(t *testing.T, g string, extra ...string) string {
+	t.Helper()
+	code, out, stderr := runCLI(t, "sample", append(append([]string{"--graph", g}, extra...), sampleArgs...)...)
+	if code != 0 {
+		t.Fatalf("single process: exit %d\n%s", code, stderr)
+	}
+	return out
+}
+
 // sampleArgs are the flags of every distributed test run: a short last bulk
 // (50 minibatches in bulks of 8) and FrontierNew on some runs.
 var sampleArgs = []string{"--batch", "40", "--bulk", "8", "--seeds", "2000", "--fanout", "15,10,5", "--seed", "7", "--digest"}
@@ -47,11 +59,7 @@ var sampleArgs = []string{"--batch", "40", "--bulk", "8", "--seeds", "2000", "--
 // gives the single-process digest for pull, push and a replicated graph.
 func TestSampleInProcRanksDigest(t *testing.T) {
 	g := distGraph(t)
-	code, out, stderr := runCLI(t, "sample", append([]string{"--graph", g}, sampleArgs...)...)
-	if code != 0 {
-		t.Fatalf("single process: exit %d\n%s", code, stderr)
-	}
-	want := digestOf(t, out)
+	want := digestOf(t, singleProcess(t, g))
 	for _, tc := range []struct {
 		p, c  int
 		extra []string
@@ -121,10 +129,7 @@ func ogbGraph(t *testing.T) string {
 // count are the single process's.
 func TestSampleInProcOGBBlocks(t *testing.T) {
 	g := ogbGraph(t)
-	code, out, stderr := runCLI(t, "sample", append([]string{"--graph", g, "--json"}, sampleArgs...)...)
-	if code != 0 {
-		t.Fatalf("single process: exit %d\n%s", code, stderr)
-	}
+	out := singleProcess(t, g, "--json")
 	want, one := digestOf(t, out), lastJSON[sampleSummary](t, out)
 	for _, tc := range []struct {
 		p, c  int
@@ -237,11 +242,7 @@ func TestSampleMPI(t *testing.T) {
 	}
 	mpirun := mpitest.Require(t)
 	g := distGraph(t)
-	code, out, stderr := runCLI(t, "sample", append([]string{"--graph", g}, sampleArgs...)...)
-	if code != 0 {
-		t.Fatalf("single process: exit %d\n%s", code, stderr)
-	}
-	want := digestOf(t, out)
+	want := digestOf(t, singleProcess(t, g))
 	for _, tc := range []struct {
 		np, c int
 		fetch string
@@ -259,7 +260,7 @@ func TestSampleMPI(t *testing.T) {
 	}
 	// LADIES on 4 MPI ranks, c = 2.
 	lw := []string{"--graph", g, "--method", "ladies", "--batch", "64", "--bulk", "4", "--seeds", "640", "--fanout", "128,64", "--digest"}
-	code, out, stderr = runCLI(t, "sample", lw...)
+	code, out, stderr := runCLI(t, "sample", lw...)
 	if code != 0 {
 		t.Fatalf("ladies, one process: exit %d\n%s", code, stderr)
 	}
