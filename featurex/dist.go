@@ -100,6 +100,7 @@ type DistStats struct {
 	Rows       int64 // rows requested
 	LocalRows  int64 // read from this rank's block
 	CacheHits  int64 // read from the hot-vertex cache
+	SavedBytes int64 // feature bytes the cache kept off the network: 4f per hit (ids distinct, see Store)
 	RemoteRows int64 // read from rows fetched from other ranks
 	Fetched    int64 // distinct rows fetched from other ranks
 	Served     int64 // rows this rank sent to others as their owner
@@ -126,6 +127,7 @@ func (s *DistStats) Add(o DistStats) {
 	s.Rows += o.Rows
 	s.LocalRows += o.LocalRows
 	s.CacheHits += o.CacheHits
+	s.SavedBytes += o.SavedBytes
 	s.RemoteRows += o.RemoteRows
 	s.Fetched += o.Fetched
 	s.Served += o.Served
@@ -267,6 +269,15 @@ func (d *Dist) ResetStats() {
 	d.stats = DistStats{CacheRows: d.stats.CacheRows, CacheBytes: d.stats.CacheBytes}
 }
 
+// InCache reports whether the hot-vertex cache holds the row of v (every
+// rank's cache holds the same rows). It panics if v is outside [0, n).
+func (d *Dist) InCache(v int32) bool {
+	if uint(v) >= uint(d.n) {
+		panic(&IndexError{Op: "InCache", Index: int(v), Len: d.n})
+	}
+	return d.cached(v) >= 0
+}
+
 // cached returns the row of v in the cache, or -1.
 func (d *Dist) cached(v int32) int {
 	if d.hot == nil {
@@ -291,6 +302,7 @@ func (d *Dist) row(v int32) []float32 {
 	}
 	if c := d.cached(v); c >= 0 {
 		d.stats.CacheHits++
+		d.stats.SavedBytes += int64(4 * f)
 		return d.hotRows[c*f : (c+1)*f]
 	}
 	return nil

@@ -322,6 +322,18 @@ func TestDistCache(t *testing.T) {
 		if tc.budget > 0 && (st.HitRate() <= 0 || st.HitRate() > 1) {
 			t.Errorf("budget %d: hit rate %v", tc.budget, st.HitRate())
 		}
+		if st.SavedBytes != st.CacheHits*4*f {
+			t.Errorf("budget %d: %d bytes saved by %d hits of %d features", tc.budget, st.SavedBytes, st.CacheHits, f)
+		}
+		hot := 0
+		for v := range int32(n) {
+			if g.stores[2].InCache(v) {
+				hot++
+			}
+		}
+		if int64(hot) != tc.rows || (tc.rows > 0 && !g.stores[3].InCache(n-1)) {
+			t.Errorf("budget %d: %d vertices in the cache; want %d, the highest ids among them", tc.budget, hot, tc.rows)
+		}
 	}
 }
 
