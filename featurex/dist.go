@@ -67,11 +67,11 @@ func (o *DistOptions) Validate() error {
 type GatherPhase int
 
 const (
-	GatherPack   GatherPhase = iota // classify ids: local, cached, remote; sort and deduplicate the remote ones
+	GatherPack   GatherPhase = iota // classify ids, copy the local and cached rows; sort and deduplicate the remote ones
 	GatherIDs                       // the status and id all-to-alls
 	GatherServe                     // the owner copies the rows asked of it
 	GatherRows                      // the row all-to-all
-	GatherUnpack                    // copy local, cached and fetched rows into the destination
+	GatherUnpack                    // copy the fetched rows into place (Bulk.Gather: every row)
 	NumGatherPhases
 )
 
@@ -589,6 +589,11 @@ type Bulk struct {
 	d    *Dist
 	ids  []int32   // fetched ids, ascending
 	rows []float32 // their rows
+	// slot[v] is the row of fetched vertex v in rows, -1 for others: one
+	// int32 per vertex of the graph, allocated by the first Fetch (as the
+	// distributed sampler's row slots are), so that a gather finds a row
+	// in O(1) rather than by a search of ids.
+	slot []int32
 }
 
 var _ Store = (*Bulk)(nil)
@@ -633,13 +638,26 @@ func (b *Bulk) Fetch(ctx context.Context, lists ...[]int32) error {
 	want = slices.Compact(want)
 	d.want = want
 	d.stats.Time[GatherPack] += time.Since(t0)
+	for _, v := range b.ids {
+		b.slot[v] = -1
+	}
+	b.ids = b.ids[:0]
 	rows, err := d.exchange(ctx, "bulk fetch", want, local)
 	if err != nil {
-		b.ids, b.rows = b.ids[:0], b.rows[:0]
+		b.rows = b.rows[:0]
 		return err
 	}
+	if b.slot == nil {
+		b.slot = make([]int32, d.n)
+		for i := range b.slot {
+			b.slot[i] = -1
+		}
+	}
+	for i, v := range want {
+		b.slot[v] = int32(i)
+	}
 	// Keep the exchange's buffers and give it the old ones: no copy.
-	b.ids, d.want = want, b.ids[:0]
+	b.ids, d.want = want, b.ids
 	b.rows, d.got = rows, b.rows[:0]
 	return nil
 }
@@ -662,12 +680,15 @@ func (b *Bulk) Gather(ctx context.Context, dst []float32, ids []int32) error {
 	for r, v := range ids {
 		src := d.row(v)
 		if src == nil {
-			i, ok := slices.BinarySearch(b.ids, v)
-			if !ok {
+			i := int32(-1)
+			if b.slot != nil {
+				i = b.slot[v]
+			}
+			if i < 0 {
 				return fmt.Errorf("featurex: bulk gather on rank %d: ids[%d] = %d was not fetched by Bulk.Fetch", d.grid.Rank(), r, v)
 			}
 			d.stats.RemoteRows++
-			src = b.rows[i*f : (i+1)*f]
+			src = b.rows[int(i)*f : int(i+1)*f]
 		}
 		copy(dst[r*f:(r+1)*f], src)
 	}

@@ -103,7 +103,7 @@ if [ -d benchmarks/distbench ]; then
     *" mpi "*)
       # distbench runs itself under mpirun for the feature exchange: the mpi tag too.
       if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$tags"; then
-        bench distbench 1200 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
+        bench distbench 2400 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
       else failed+=("distbench (build)"); fi ;;
     *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("distbench (no MPI)") ;;
   esac

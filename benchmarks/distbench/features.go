@@ -70,6 +70,11 @@ type featureRun struct {
 	Mode  string        `json:"mode"`
 	Ranks []rankFigures `json:"ranks"`
 	OK    bool          `json:"ok"` // the first minibatch's rows equal the file's
+	// Calibration of the column's all-to-all just before and just after
+	// the run (their mean, and the mean over ranks): the seconds of an
+	// exchange of 16 bytes per pair (Alpha) and the bytes per second a rank
+	// sends in a large one (Beta); 0 for a column of one rank.
+	Alpha, Beta float64
 }
 
 // featureResult is what rank 0 prints.
@@ -87,11 +92,7 @@ type featureResult struct {
 	HotInputs     []int64
 	MyMinibatches []int64
 	CacheBytes    int64
-	// Calibration of the column's all-to-all, by c: the seconds of an
-	// exchange of 16 bytes per pair (alpha) and the bytes per second a
-	// rank sends in a large one (beta); none for q = 1.
-	Alpha, Beta map[int]float64
-	Runs        []featureRun
+	Runs          []featureRun
 }
 
 // featureChild is a rank: it runs every configuration and, on rank 0,
@@ -169,8 +170,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 		unions += int64(len(slices.Compact(all)))
 	}
 	sampleSec := time.Since(t0).Seconds()
-	res := &featureResult{P: p, N: n, F: f, Edges: d.Adj.NNZ(), Minibatches: len(ep.Minibatches), Bulks: len(bulks),
-		Alpha: map[int]float64{}, Beta: map[int]float64{}}
+	res := &featureResult{P: p, N: n, F: f, Edges: d.Adj.NNZ(), Minibatches: len(ep.Minibatches), Bulks: len(bulks)}
 	// Every rank makes as many per-minibatch gathers as the busiest one.
 	most := []int64{mine}
 	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, most); err != nil {
@@ -219,11 +219,23 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 					}
 				}
 			}
+			a0, b0, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
+			if err != nil {
+				return nil, err
+			}
 			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features)
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
 			}
-			run := featureRun{C: c, Mode: mode, OK: ok}
+			a1, b1, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
+			if err != nil {
+				return nil, err
+			}
+			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
+			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
+				return nil, err
+			}
+			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p), Beta: ab[1] / float64(p)}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
 				return nil, err
 			}
@@ -236,17 +248,6 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			}
 			run.OK = okAll[0] == 0
 			res.Runs = append(res.Runs, run)
-		}
-		alpha, beta, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
-		if err != nil {
-			return nil, err
-		}
-		ab := []float64{alpha, beta}
-		if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
-			return nil, err
-		}
-		if grid.Col().Size() > 1 {
-			res.Alpha[c], res.Beta[c] = ab[0]/float64(p), ab[1]/float64(p)
 		}
 		fb.Close()
 		if err := grid.Close(); err != nil {
@@ -532,8 +533,8 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		"(featureTraffic in benchmarks/distbench/costmodel.go, evaluated on this sample's input counts) and its error on the sum over " +
 		"ranks; the time of the exchanges (the status and id all-to-alls plus the row all-to-all, mean over ranks) against the model's " +
 		"with the latency and bandwidth calibrated in the same run on the same column communicator; the mean seconds of each phase of " +
-		"the gathers (pack: classify and deduplicate; ids; serve: the owner copies rows; rows; unpack: copy local, cached and fetched " +
-		"rows into place); the slowest rank's wall time. Every run's first minibatch was checked against the file's rows.\n\n")
+		"the gathers (pack: classify the ids, copy the local and cached rows, sort and deduplicate the remote ids; ids; serve: the " +
+		"owner copies the rows asked of it; rows; unpack: copy the fetched rows into place, and per bulk every row of each minibatch); the slowest rank's wall time. Every run's first minibatch was checked against the file's rows.\n\n")
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | exchange s | model s | error | pack / ids / serve / rows / unpack s | wall s | rows |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	for _, run := range res.Runs {
@@ -574,8 +575,8 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		}
 		measured := phase[featurex.GatherIDs] + phase[featurex.GatherRows]
 		modelS, errS := "–", "–"
-		if beta := res.Beta[run.C]; beta > 0 {
-			net := network{alpha: res.Alpha[run.C], beta: beta}
+		if run.Beta > 0 {
+			net := network{alpha: run.Alpha, beta: run.Beta}
 			per := phaseTraffic{rounds: model.rounds / float64(p), bytes: model.bytes / float64(p)}
 			ms := net.seconds(per)
 			modelS = fmt.Sprintf("%.3f", ms)
@@ -591,10 +592,10 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			run.C, run.Mode, exch, bytes/float64(p)/(1<<20), most/(1<<20), model.bytes/float64(p)/(1<<20), errB, msgs/float64(p), hit, sv,
 			measured, modelS, errS, phase[0], phase[1], phase[2], phase[3], phase[4], wallMax.Seconds(), ok)
 	}
-	b.WriteString("\nCalibration of the column's all-to-all (mean over ranks; none where the column is one rank):")
-	for _, rc := range c.reps {
-		if res.Beta[rc] > 0 {
-			fmt.Fprintf(&b, " c = %d (q = %d): α = %.0f µs per round, β = %.2f GB/s sent per rank;", rc, p/rc, 1e6*res.Alpha[rc], res.Beta[rc]/1e9)
+	b.WriteString("\nCalibration of the column's all-to-all just before and after each run (their mean, over ranks; none where the column is one rank):")
+	for _, run := range res.Runs {
+		if run.Beta > 0 {
+			fmt.Fprintf(&b, " c = %d %s: α = %.0f µs, β = %.2f GB/s;", run.C, run.Mode, 1e6*run.Alpha, run.Beta/1e9)
 		}
 	}
 	fmt.Fprintf(&b, "\n\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
