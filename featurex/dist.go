@@ -598,7 +598,8 @@ type Bulk struct {
 
 var _ Store = (*Bulk)(nil)
 
-// NewBulk returns a Bulk over d with nothing fetched.
+// NewBulk returns a Bulk over d with nothing fetched. Its first Fetch
+// allocates 4 bytes per vertex of the graph (the slots of fetched rows).
 func (d *Dist) NewBulk() *Bulk { return &Bulk{d: d} }
 
 // NumVertices returns n.
