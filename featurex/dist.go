@@ -154,6 +154,10 @@ func (s *DistStats) Add(o DistStats) {
 // other columns exchange among themselves; in a data-parallel run every
 // rank makes the same number of calls anyway.
 //
+// The store exchanges on its own copy of the column communicator (Comm),
+// so its calls never mix with other traffic on the grid's and may run
+// concurrently with it, on one goroutine at a time.
+//
 // A bad id or a destination of the wrong length on one rank makes every
 // rank of the column return an error from that call (no rank is left
 // waiting). A cancelled context, or a failure of the transport, returns on
@@ -195,7 +199,7 @@ var _ Store = (*Dist)(nil)
 // of the rank's vertex block (rows Grid.MyRows(), f values each, row-major;
 // shared, not copied: the caller must not modify it while the store is in
 // use). It is collective on grid's world: every rank must call it, with the
-// same f and options. It builds the cache when opt.CacheBytes > 0, which
+// same f and options. Close frees the communicator it makes. It builds the cache when opt.CacheBytes > 0, which
 // costs one all-gather of the candidates' ids and degrees and one of their
 // rows inside each process column (counted under dist.PhaseControl). It
 // returns an error naming the rank and the field when an argument is bad
@@ -236,7 +240,14 @@ func NewDist(ctx context.Context, grid *dist.Grid, block []float32, f int, opt D
 	case agree[3] != -agree[4]:
 		return nil, fmt.Errorf("featurex: NewDist on rank %d: ranks disagree on DistOptions.CacheBytes (%d to %d)", grid.Rank(), -agree[4], agree[3])
 	}
-	col := grid.Col()
+	// Its own copy of the column communicator, so that the store's
+	// exchanges never match another user's (the distributed sampler's
+	// rounds on grid.Col()) and may run on another goroutine than theirs,
+	// as a pipelined trainer does.
+	col, err := grid.Col().Split(ctx, 0, grid.Col().Rank())
+	if err != nil {
+		return nil, fmt.Errorf("featurex: NewDist: %w", err)
+	}
 	q := col.Size()
 	d := &Dist{grid: grid, col: col, n: grid.NumVertices(), f: f, lo: lo, hi: hi, block: block,
 		sendCounts: make([]int, q), recvCounts: make([]int, q), rowSend: make([]int, q), rowRecv: make([]int, q), twos: make([]int, q),
@@ -246,11 +257,22 @@ func NewDist(ctx context.Context, grid *dist.Grid, block []float32, f int, opt D
 	}
 	if opt.CacheBytes > 0 {
 		if err := d.buildCache(ctx, opt.CacheBytes, opt.Degrees); err != nil {
+			col.Close()
 			return nil, err
 		}
 	}
 	return d, nil
 }
+
+// Comm returns the store's communicator: a copy of the grid's process
+// column, on which every exchange of the store is counted (under
+// dist.PhaseFeatures; the cache's setup under dist.PhaseControl). A run
+// summary adds it to the grid's: dist.ReduceStats(ctx, c, append(grid.Comms(), store.Comm())...).
+func (d *Dist) Comm() dist.Comm { return d.col }
+
+// Close frees the store's communicator; it is idempotent. The store must
+// not be used afterwards.
+func (d *Dist) Close() error { return d.col.Close() }
 
 // NumVertices returns the number of vertices n of the whole graph.
 func (d *Dist) NumVertices() int { return d.n }

@@ -69,6 +69,7 @@ func distMPIChild(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { s.Close() }) // before the grid's
 		return s
 	}
 	me := world.Rank()

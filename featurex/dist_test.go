@@ -230,7 +230,7 @@ func TestDistTraffic(t *testing.T) {
 	// The column communicator's counters: (q-1)·16 + 2·4 + 2·4f bytes.
 	var sum dist.Stats
 	for _, s := range g.stores {
-		sum.Add(s.Grid().Col().Stats())
+		sum.Add(s.Comm().Stats())
 	}
 	if want := int64(p * (16 + 2*4 + 2*4*f)); sum.Bytes[dist.PhaseFeatures] != want {
 		t.Errorf("feature bytes of all ranks = %d; want %d", sum.Bytes[dist.PhaseFeatures], want)

@@ -65,6 +65,7 @@ func ExampleNewDist() {
 				c.Abort(err)
 				return
 			}
+			defer store.Close()
 			ids := []int32{7 - 5*int32(r), 1 + 4*int32(r)}
 			x := make([]float32, len(ids)*f)
 			if err := store.Gather(ctx, x, ids); err != nil {
@@ -115,6 +116,7 @@ func ExampleBulk() {
 				c.Abort(err)
 				return
 			}
+			defer store.Close()
 			bulk := store.NewBulk()
 			// Rank 0's two minibatches read 5 and 6, and 6 and 7, of rank
 			// 1's block; rank 1 has nothing to read but serves them.

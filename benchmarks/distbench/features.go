@@ -248,6 +248,9 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			}
 			run.OK = okAll[0] == 0
 			res.Runs = append(res.Runs, run)
+			if err := store.Close(); err != nil {
+				return nil, err
+			}
 		}
 		fb.Close()
 		if err := grid.Close(); err != nil {
@@ -287,7 +290,7 @@ func blockOf(d *dataset.Dataset, lo, hi int32) *spgemm.CSR {
 // equal the features' (read from the mapped file).
 func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32) (rankFigures, bool, error) {
 	f := store.NumFeatures()
-	col := grid.Col()
+	col := store.Comm()
 	var x []float32
 	ok, checked := true, false
 	check := func(ids []int32) {
