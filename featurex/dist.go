@@ -155,8 +155,10 @@ func (s *DistStats) Add(o DistStats) {
 // rank makes the same number of calls anyway.
 //
 // The store exchanges on its own copy of the column communicator (Comm),
-// so its calls never mix with other traffic on the grid's and may run
-// concurrently with it, on one goroutine at a time.
+// so its calls never mix with other traffic on the grid's and may run on
+// another goroutine than that traffic (under MPI this needs the
+// MPI_THREAD_MULTIPLE level that dist.NewMPIWorld asks for), the store
+// itself being used by one goroutine at a time.
 //
 // A bad id or a destination of the wrong length on one rank makes every
 // rank of the column return an error from that call (no rank is left
