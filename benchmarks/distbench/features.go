@@ -624,7 +624,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		"ids spread uniformly over the blocks; traffic inside a node not discounted; two values of the distinct inputs per minibatch: the "+
 		"largest possible, b·(1 + 15 + 150 + 750), and that bound times the ratio measured above on the planted graph (%.3f), which "+
 		"deduplicates more than a graph 100 times larger would, while the bound counts every vertex as having at least the fanout's "+
-		"neighbours: we expect the truth between the two, not closer to either.\n\n",
+		"neighbours: we expect the truth between the two.\n\n",
 		papers100M.vertices, papers100M.edges, papers100M.features, papers100M.train,
 		int(math.Ceil(float64(papers100M.train)/float64(papers100M.batch))), papers100M.batch,
 		math.Ceil(float64(papers100M.train)/float64(papers100M.batch))/float64(perlmutterLike.p), benchutil.JoinInts(papers100M.fanouts),
