@@ -1,0 +1,180 @@
+// Command summabench compares the two distributed products of Q·A (a
+// selection Q of k random rows times the adjacency A, the sampling shape)
+// under a real MPI launcher: `bulksample spgemm --grid 2d` (Sparse SUMMA on
+// a sqrt(p) x sqrt(p) grid: every block of A travels along its process
+// column, and Q's along its process row) and `--grid 1.5d` (Q's rows spread
+// over the ranks, which pull only the rows of A they use from their owners
+// in their process column, for each replication c). It checks every run's
+// digest against one process and appends a markdown section to --out
+// (benchmarks/results/dist.md, after distbench's report, as `make bench`
+// runs it).
+//
+// Usage:
+//
+//	go run ./benchmarks/summabench --bulksample bin/bulksample [--scale 18] [--np 4] [--select-rows 32768]
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/internal/mpitest"
+)
+
+func main() { benchutil.Main(run) }
+
+type config struct {
+	bulksample, mpirun string
+	scale, np, k, reps int
+	reps15             []int
+	out                string
+	args               []string
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := benchutil.NewFlags("summabench", "go run ./benchmarks/summabench --bulksample PATH",
+		"Runs `bulksample spgemm --select-rows K` under mpirun with --grid 2d (Sparse SUMMA) and --grid 1.5d\n"+
+			"(rows pulled from their owners) and appends the bytes and times to the report.", stderr)
+	c := &config{args: args}
+	fs.StringVar(&c.bulksample, "bulksample", "", "bulksample binary built with the mpi tag (make build); required")
+	fs.StringVar(&c.mpirun, "mpirun", "mpirun", "the MPI launcher")
+	fs.IntVar(&c.scale, "scale", 18, "R-MAT scale (log2 vertices)")
+	fs.IntVar(&c.np, "np", 4, "ranks p (a perfect square, for the 2d grid)")
+	fs.IntVar(&c.k, "select-rows", 32768, "rows k of the selection Q")
+	fs.IntVar(&c.reps, "reps", 5, "products per run (best and median reported)")
+	reps := fs.String("replication", "1,2,4", "replication factors c of the 1.5d runs (each must divide --np)")
+	fs.StringVar(&c.out, "out", "benchmarks/results/dist.md", "markdown report, appended to")
+	if err := benchutil.ParseFlags(fs, args); err != nil {
+		return benchutil.ExitCode(err)
+	}
+	var err error
+	if c.reps15, err = benchutil.ParseInts(*reps, 1); err != nil {
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--replication: %v", err))
+	}
+	if c.bulksample == "" {
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--bulksample is required"))
+	}
+	if err := bench(ctx, c, stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "summabench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// summary is what summabench reads of `bulksample spgemm --json`.
+type summary struct {
+	ANNZ       int64   `json:"a_nnz"`
+	BRows      int     `json:"b_rows"`
+	BNNZ       int64   `json:"b_nnz"`
+	NNZOut     int64   `json:"nnz_out"`
+	Digest     string  `json:"digest"`
+	Seconds    float64 `json:"seconds"`
+	MedianSecs float64 `json:"seconds_median"`
+	PeakRSS    int64   `json:"peak_rss_bytes"`
+	PeakRSSMax int64   `json:"peak_rss_max"`
+	Traffic    map[string]struct {
+		BytesSent    int64 `json:"bytes_sent"`
+		Messages     int64 `json:"messages"`
+		BytesSentMax int64 `json:"bytes_sent_max"`
+	} `json:"traffic"`
+}
+
+type result struct {
+	grid string
+	c    int
+	s    *summary
+}
+
+func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
+	tmp, err := os.MkdirTemp("", "summabench")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	graph := filepath.Join(tmp, fmt.Sprintf("rmat%d.bsg", c.scale))
+	if out, err := exec.CommandContext(ctx, c.bulksample, "gen", "rmat", "--scale", strconv.Itoa(c.scale), "--out", graph).CombinedOutput(); err != nil {
+		return fmt.Errorf("gen: %v\n%s", err, out)
+	}
+	common := []string{"spgemm", "--a", graph, "--select-rows", strconv.Itoa(c.k), "--reps", strconv.Itoa(c.reps), "--threads", "1", "--digest", "--json"}
+	load, _ := benchutil.LoadAverages()
+	one, err := runJSON(exec.CommandContext(ctx, c.bulksample, common...))
+	if err != nil {
+		return fmt.Errorf("one process: %w", err)
+	}
+	runs := []result{{grid: "2d", c: 1}}
+	for _, rc := range c.reps15 {
+		runs = append(runs, result{grid: "1.5d", c: rc})
+	}
+	for i := range runs {
+		r := &runs[i]
+		args := append(slices.Clone(common[1:]), "--grid", r.grid)
+		if r.grid == "1.5d" {
+			args = append(args, "--replication", strconv.Itoa(r.c))
+		}
+		start := time.Now()
+		if r.s, err = runJSON(mpitest.Command(ctx, c.mpirun, c.np, c.bulksample, append([]string{"spgemm"}, args...)...)); err != nil {
+			return fmt.Errorf("mpirun -np %d --grid %s --replication %d: %w", c.np, r.grid, r.c, err)
+		}
+		fmt.Fprintf(stderr, "summabench: --grid %s c=%d: %d bytes, best %.4fs (%.1fs wall)\n", r.grid, r.c, r.s.Traffic["sample"].BytesSent, r.s.Seconds, time.Since(start).Seconds())
+	}
+	text := report(c, one, runs, load)
+	return benchutil.Report{Program: "summabench", Path: c.out, Append: true, Text: text}.Write(stdout, stderr)
+}
+
+func runJSON(cmd *exec.Cmd) (*summary, error) {
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var s summary
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
+		return nil, fmt.Errorf("JSON summary: %v\n%s", err, out)
+	}
+	return &s, nil
+}
+
+func report(c *config, one *summary, runs []result, load [3]string) string {
+	var b strings.Builder
+	mc := benchutil.ThisMachine(1)
+	fmt.Fprintf(&b, "\n## Q·A: Sparse SUMMA (2D) against the 1.5D pull (summabench)\n\n")
+	fmt.Fprintf(&b, "Q selects k = %d random rows of A, R-MAT scale %d (%d vertices, %d stored edges); C = Q·A has %d entries. "+
+		"p = %d ranks under `mpirun --oversubscribe`, 1 thread per rank, %d products per run. %s, %d logical CPUs, %s, %s; load average at start %s %s %s.\n\n",
+		c.k, c.scale, one.BRows, one.BNNZ, one.NNZOut, c.np, c.reps, mc.CPU, mc.Cores, mc.Go, mc.Date, load[0], load[1], load[2])
+	fmt.Fprintf(&b, "Command: `summabench %s` (`make bench` runs it after distbench).\n\n", strings.Join(c.args, " "))
+	b.WriteString("Bytes and messages are those of one product (dist.PhaseSample), summed over ranks and of the busiest rank. " +
+		"Times are per product on the slowest rank (best and median); the single process takes " +
+		fmt.Sprintf("%.4f s (best; median %.4f s) for the same product, A read whole.\n\n", one.Seconds, one.MedianSecs))
+	b.WriteString("| grid | c | bytes (all ranks) | bytes (max rank) | messages | best s | median s | median / 1 process | peak RSS (max rank) | digest |\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for _, r := range runs {
+		tr := r.s.Traffic["sample"]
+		ok := "= 1 process"
+		if r.s.Digest != one.Digest || r.s.NNZOut != one.NNZOut {
+			ok = "DIFFERS"
+		}
+		ratio := "–"
+		if one.MedianSecs > 0 {
+			ratio = fmt.Sprintf("%.2f", r.s.MedianSecs/one.MedianSecs)
+		}
+		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.4f | %.4f | %s | %d MiB | %s |\n",
+			r.grid, r.c, tr.BytesSent, tr.BytesSentMax, tr.Messages, r.s.Seconds, r.s.MedianSecs, ratio, r.s.PeakRSSMax>>20, ok)
+	}
+	b.WriteString("\nSUMMA moves every block of A to the sqrt(p) - 1 other ranks of its process column whatever Q selects " +
+		"(about (sqrt(p) - 1)·nnz(A)·8 bytes, plus Q's blocks along the rows); the 1.5D pull moves only the rows that Q's rows use, " +
+		"from the (p/c) - 1 other blocks of the rank's column, and nothing at c = p. SUMMA is for the general products (A·A, " +
+		"custom samplers' products), not for selections.\n")
+	return b.String()
+}
