@@ -209,3 +209,39 @@ func TestSUMMAErrors(t *testing.T) {
 		return nil
 	})
 }
+
+// TestSUMMAConformance runs the product conformance kit of package
+// spgemmtest on SUMMA over 4 and 9 in-process ranks (plain products: SUMMA
+// takes no mask).
+func TestSUMMAConformance(t *testing.T) {
+	for _, p := range []int{4, 9} {
+		t.Run(fmt.Sprintf("p=%d", p), func(t *testing.T) {
+			spgemmtest.RunMul(t, func(a, b *spgemm.CSR, opt *spgemm.MulOptions) *spgemm.CSR {
+				var c *spgemm.CSR
+				onRanks(t, p, func(ctx context.Context, g *dist.Grid) error {
+					da, err := dist.Distribute2D(g, a)
+					if err != nil {
+						return err
+					}
+					db, err := dist.Distribute2D(g, b)
+					if err != nil {
+						return err
+					}
+					dc, err := dist.SUMMA(ctx, da, db, &dist.SUMMAOptions{Threads: opt.Threads, Accumulator: opt.Accumulator})
+					if err != nil {
+						return err
+					}
+					whole, err := dc.Whole(ctx, dist.PhaseControl)
+					if g.Rank() == 0 {
+						c = whole
+					}
+					return err
+				})
+				if c == nil {
+					t.FailNow()
+				}
+				return c
+			}, spgemmtest.Features{})
+		})
+	}
+}
