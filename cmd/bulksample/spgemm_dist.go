@@ -55,6 +55,8 @@ func (d *spgemmDistFlags) validate(fs *flag.FlagSet, structure, reuse bool) erro
 		return usageError(fs, "--grid %q: want 2d or 1.5d", d.grid)
 	case !d.distributed() && d.gridSet:
 		return usageError(fs, "--grid %s: only in a distributed run (under mpirun or srun, or with --inproc-ranks)", d.grid)
+	case !d.distributed() && d.replication != 1:
+		return usageError(fs, "--replication %d: only in a distributed run with --grid 1.5d", d.replication)
 	case !d.distributed():
 		return nil
 	case structure:
@@ -274,7 +276,7 @@ func loadOperands(ctx context.Context, e *env, job *spgemmJob) (a, b *spgemm.CSR
 func summaProduct(ctx context.Context, world dist.Comm, a, b *spgemm.CSR, opt *spgemm.MulOptions) (*distProduct, error) {
 	g, err := dist.NewSquareGrid(ctx, world)
 	if err != nil {
-		return nil, fmt.Errorf("--grid 2d: %w", err)
+		return nil, fmt.Errorf("--grid 2d: %w (--grid 1.5d runs on any number of ranks)", err)
 	}
 	da, err := dist.Distribute2D(g, a)
 	if err == nil {

@@ -92,6 +92,7 @@ func TestSpGEMMDistErrors(t *testing.T) {
 		{[]string{"--a", g, "--inproc-ranks", "2"}, "2 ranks is not a perfect square"},
 		{[]string{"--a", g, "--inproc-ranks", "6", "--grid", "2d"}, "6 ranks is not a perfect square"},
 		{[]string{"--a", g, "--grid", "2d"}, "only in a distributed run"},
+		{[]string{"--a", g, "--replication", "2"}, "--replication 2: only in a distributed run"},
 		{[]string{"--a", g, "--inproc-ranks", "4", "--grid", "3d"}, `--grid "3d"`},
 		{[]string{"--a", g, "--inproc-ranks", "4", "--replication", "2"}, "applies to --grid 1.5d"},
 		{[]string{"--a", g, "--inproc-ranks", "4", "--grid", "1.5d", "--replication", "3"}, "replication 3 does not divide"},
