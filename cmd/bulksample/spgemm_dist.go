@@ -33,13 +33,9 @@ type spgemmDistFlags struct {
 
 func (d *spgemmDistFlags) add(fs *flag.FlagSet) {
 	d.rankFlags.add(fs)
-	fs.Func("grid", "distributed runs (mpirun, srun or --inproc-ranks): 2d, Sparse SUMMA on a sqrt(p) x sqrt(p) grid\n"+
-		"(p must be a perfect square; default), or 1.5d: the rows of A (or of Q with --select-rows) spread over\n"+
-		"the ranks, which pull the rows of B from their owners (B square; its row blocks replicated --replication times)",
-		func(s string) error {
-			d.grid, d.gridSet = s, true
-			return nil
-		})
+	fs.StringVar(&d.grid, "grid", "2d", "distributed runs (mpirun, srun or --inproc-ranks): 2d, Sparse SUMMA on a sqrt(p) x sqrt(p)\n"+
+		"grid (p must be a perfect square), or 1.5d: the rows of A (or of Q with --select-rows) spread over the\n"+
+		"ranks, which pull the rows of B from their owners (B square; its row blocks replicated --replication times)")
 }
 
 // validate checks the distributed flags against the rest of the command.
@@ -47,9 +43,7 @@ func (d *spgemmDistFlags) validate(fs *flag.FlagSet, structure, reuse bool) erro
 	if err := d.rankFlags.validate(fs); err != nil {
 		return err
 	}
-	if !d.gridSet {
-		d.grid = "2d"
-	}
+	fs.Visit(func(f *flag.Flag) { d.gridSet = d.gridSet || f.Name == "grid" })
 	switch {
 	case d.grid != "2d" && d.grid != "1.5d":
 		return usageError(fs, "--grid %q: want 2d or 1.5d", d.grid)
