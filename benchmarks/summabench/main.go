@@ -4,7 +4,9 @@
 // a sqrt(p) x sqrt(p) grid: every block of A travels along its process
 // column, and Q's along its process row) and `--grid 1.5d` (Q's rows spread
 // over the ranks, which pull only the rows of A they use from their owners
-// in their process column, for each replication c). It checks every run's
+// in their process column, for each replication c), and, for a general
+// product, the same two on A·A of a smaller graph (--square-scale). It
+// checks every run's
 // digest against one process and appends a markdown section to --out
 // (benchmarks/results/dist.md, after distbench's report, as `make bench`
 // runs it).
@@ -36,6 +38,7 @@ func main() { benchutil.Main(run) }
 type config struct {
 	bulksample, mpirun string
 	scale, np, k, reps int
+	squareScale        int
 	reps15             []int
 	out                string
 	args               []string
@@ -52,6 +55,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.np, "np", 4, "ranks p (a perfect square, for the 2d grid)")
 	fs.IntVar(&c.k, "select-rows", 32768, "rows k of the selection Q")
 	fs.IntVar(&c.reps, "reps", 5, "products per run (best and median reported)")
+	fs.IntVar(&c.squareScale, "square-scale", 14, "R-MAT scale of the general product A·A (2d and 1.5d at c = 1); 0 for none")
 	reps := fs.String("replication", "1,2,4", "replication factors c of the 1.5d runs (each must divide --np)")
 	fs.StringVar(&c.out, "out", "benchmarks/results/dist.md", "markdown report, appended to")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
@@ -101,34 +105,53 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	graph := filepath.Join(tmp, fmt.Sprintf("rmat%d.bsg", c.scale))
-	if out, err := exec.CommandContext(ctx, c.bulksample, "gen", "rmat", "--scale", strconv.Itoa(c.scale), "--out", graph).CombinedOutput(); err != nil {
-		return fmt.Errorf("gen: %v\n%s", err, out)
-	}
-	common := []string{"spgemm", "--a", graph, "--select-rows", strconv.Itoa(c.k), "--reps", strconv.Itoa(c.reps), "--threads", "1", "--digest", "--json"}
 	load, _ := benchutil.LoadAverages()
-	one, err := runJSON(exec.CommandContext(ctx, c.bulksample, common...))
-	if err != nil {
-		return fmt.Errorf("one process: %w", err)
-	}
-	runs := []result{{grid: "2d", c: 1}}
+	qa := []result{{grid: "2d", c: 1}}
 	for _, rc := range c.reps15 {
-		runs = append(runs, result{grid: "1.5d", c: rc})
+		qa = append(qa, result{grid: "1.5d", c: rc})
+	}
+	one, err := compare(ctx, c, tmp, c.scale, []string{"--select-rows", strconv.Itoa(c.k)}, qa, stderr)
+	if err != nil {
+		return err
+	}
+	text := report(c, one, qa, load)
+	if c.squareScale > 0 {
+		aa := []result{{grid: "2d", c: 1}, {grid: "1.5d", c: 1}}
+		oneAA, err := compare(ctx, c, tmp, c.squareScale, nil, aa, stderr)
+		if err != nil {
+			return err
+		}
+		text += reportSquare(c, oneAA, aa)
+	}
+	return benchutil.Report{Program: "summabench", Path: c.out, Append: true, Text: text}.Write(stdout, stderr)
+}
+
+// compare generates R-MAT scale, runs `bulksample spgemm --a graph extra...`
+// in one process and under mpirun for each of runs (filling their
+// summaries), and returns the single process's summary.
+func compare(ctx context.Context, c *config, tmp string, scale int, extra []string, runs []result, stderr io.Writer) (*summary, error) {
+	graph := filepath.Join(tmp, fmt.Sprintf("rmat%d.bsg", scale))
+	if out, err := exec.CommandContext(ctx, c.bulksample, "gen", "rmat", "--scale", strconv.Itoa(scale), "--out", graph).CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("gen: %v\n%s", err, out)
+	}
+	common := append([]string{"--a", graph, "--reps", strconv.Itoa(c.reps), "--threads", "1", "--digest", "--json"}, extra...)
+	one, err := runJSON(exec.CommandContext(ctx, c.bulksample, append([]string{"spgemm"}, common...)...))
+	if err != nil {
+		return nil, fmt.Errorf("one process: %w", err)
 	}
 	for i := range runs {
 		r := &runs[i]
-		args := append(slices.Clone(common[1:]), "--grid", r.grid)
+		args := append(slices.Clone(common), "--grid", r.grid)
 		if r.grid == "1.5d" {
 			args = append(args, "--replication", strconv.Itoa(r.c))
 		}
 		start := time.Now()
 		if r.s, err = runJSON(mpitest.Command(ctx, c.mpirun, c.np, c.bulksample, append([]string{"spgemm"}, args...)...)); err != nil {
-			return fmt.Errorf("mpirun -np %d --grid %s --replication %d: %w", c.np, r.grid, r.c, err)
+			return nil, fmt.Errorf("mpirun -np %d %v: %w", c.np, args, err)
 		}
-		fmt.Fprintf(stderr, "summabench: --grid %s c=%d: %d bytes, best %.4fs (%.1fs wall)\n", r.grid, r.c, r.s.Traffic["sample"].BytesSent, r.s.Seconds, time.Since(start).Seconds())
+		fmt.Fprintf(stderr, "summabench: scale %d %v --grid %s c=%d: %d bytes, best %.4fs (%.1fs wall)\n", scale, extra, r.grid, r.c, r.s.Traffic["sample"].BytesSent, r.s.Seconds, time.Since(start).Seconds())
 	}
-	text := report(c, one, runs, load)
-	return benchutil.Report{Program: "summabench", Path: c.out, Append: true, Text: text}.Write(stdout, stderr)
+	return one, nil
 }
 
 func runJSON(cmd *exec.Cmd) (*summary, error) {
@@ -157,6 +180,16 @@ func report(c *config, one *summary, runs []result, load [3]string) string {
 	b.WriteString("Bytes and messages are those of one product (dist.PhaseSample), summed over ranks and of the busiest rank. " +
 		"Times are per product on the slowest rank (best and median); the single process takes " +
 		fmt.Sprintf("%.4f s (best; median %.4f s) for the same product, A read whole.\n\n", one.Seconds, one.MedianSecs))
+	table(&b, one, runs)
+	b.WriteString("\nSUMMA moves every block of A to the sqrt(p) - 1 other ranks of its process column whatever Q selects " +
+		"(about (sqrt(p) - 1)·nnz(A)·8 bytes, plus Q's blocks along the rows); the 1.5D pull moves only the rows that Q's rows use, " +
+		"from the (p/c) - 1 other blocks of the rank's column, and nothing at c = p. SUMMA is for the general products (A·A, " +
+		"custom samplers' products), not for selections.\n")
+	return b.String()
+}
+
+// table writes the rows of runs against the single process one.
+func table(b *strings.Builder, one *summary, runs []result) {
 	b.WriteString("| grid | c | bytes (all ranks) | bytes (max rank) | messages | best s | median s | median / 1 process | peak RSS (max rank) | digest |\n")
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for _, r := range runs {
@@ -169,12 +202,18 @@ func report(c *config, one *summary, runs []result, load [3]string) string {
 		if one.MedianSecs > 0 {
 			ratio = fmt.Sprintf("%.2f", r.s.MedianSecs/one.MedianSecs)
 		}
-		fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %.4f | %.4f | %s | %d MiB | %s |\n",
+		fmt.Fprintf(b, "| %s | %d | %d | %d | %d | %.4f | %.4f | %s | %d MiB | %s |\n",
 			r.grid, r.c, tr.BytesSent, tr.BytesSentMax, tr.Messages, r.s.Seconds, r.s.MedianSecs, ratio, r.s.PeakRSSMax>>20, ok)
 	}
-	b.WriteString("\nSUMMA moves every block of A to the sqrt(p) - 1 other ranks of its process column whatever Q selects " +
-		"(about (sqrt(p) - 1)·nnz(A)·8 bytes, plus Q's blocks along the rows); the 1.5D pull moves only the rows that Q's rows use, " +
-		"from the (p/c) - 1 other blocks of the rank's column, and nothing at c = p. SUMMA is for the general products (A·A, " +
-		"custom samplers' products), not for selections.\n")
+}
+
+// reportSquare is the paragraph and table of the general product A·A.
+func reportSquare(c *config, one *summary, runs []result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\nThe general product A·A, R-MAT scale %d (%d vertices, %d stored edges, C has %d entries), same ranks and settings; "+
+		"the single process takes %.4f s (best; median %.4f s):\n\n", c.squareScale, one.BRows, one.BNNZ, one.NNZOut, one.Seconds, one.MedianSecs)
+	table(&b, one, runs)
+	b.WriteString("\nHere every row of A is used: the 1.5D pull brings in nearly all of A's remote rows to every rank " +
+		"(about (1 - 1/p)·nnz(A)·8 bytes per rank), SUMMA sqrt(p) - 1 blocks of A and of B per rank.\n")
 	return b.String()
 }

@@ -18,7 +18,7 @@ import (
 // to an existing file, must keep what was there.
 func TestSummabenchSmoke(t *testing.T) {
 	if testing.Short() {
-		t.Skip("-short: builds bulksample and runs mpirun three times")
+		t.Skip("-short: builds bulksample and runs mpirun four times")
 	}
 	mpitest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -36,12 +36,12 @@ func TestSummabenchSmoke(t *testing.T) {
 		t.Fatal(err)
 	}
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"--bulksample", bin, "--scale", "10", "--select-rows", "200", "--reps", "1", "--replication", "1,4", "--out", out}, &stdout, &stderr)
+	code := run(ctx, []string{"--bulksample", bin, "--scale", "10", "--select-rows", "200", "--reps", "1", "--replication", "2", "--square-scale", "8", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	rep := stdout.String()
-	if strings.Contains(rep, "DIFFERS") || strings.Count(rep, "= 1 process") != 3 || !strings.Contains(rep, "| 2d | 1 |") {
+	if strings.Contains(rep, "DIFFERS") || strings.Count(rep, "= 1 process") != 4 || !strings.Contains(rep, "| 2d | 1 |") || !strings.Contains(rep, "general product A·A") {
 		t.Errorf("report:\n%s", rep)
 	}
 	if file, err := os.ReadFile(out); err != nil || string(file) != "# distbench's report\n"+rep {
