@@ -148,7 +148,6 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 		return err
 	}
 	defer pr.grid.Close()
-	a, b = nil, nil // the blocks are cut: let the whole matrices go
 	s.LoadSeconds = time.Since(t0).Seconds()
 	w := pr.grid.World()
 
