@@ -104,17 +104,17 @@ type distSummary struct {
 }
 
 func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
-	return runOnRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
+	return runRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
 		return sampleRank(ctx, e, c, world)
 	})
 }
 
-// runOnRanks runs rank on this process's rank of the MPI job (inproc = 0),
+// runRanks runs rank on this process's rank of the MPI job (inproc = 0),
 // or on inproc in-process ranks, one goroutine each, sharing stderr (and
 // stdout, which only in-process rank 0 gets; under MPI, rank must print
 // only on rank 0 itself). An error on one rank ends the whole job with
 // "rank R: <error>" on stderr (dist.Fail: MPI_Abort under MPI).
-func runOnRanks(ctx context.Context, e *env, inproc int, rank func(context.Context, *env, dist.Comm) error) error {
+func runRanks(ctx context.Context, e *env, inproc int, rank func(context.Context, *env, dist.Comm) error) error {
 	if inproc == 0 {
 		world, err := dist.NewMPIWorld(dist.Options{})
 		if err != nil {

@@ -107,7 +107,7 @@ type spgemmDistSummary struct {
 }
 
 func runSpGEMMDist(ctx context.Context, e *env, job *spgemmJob) error {
-	return runOnRanks(ctx, e, job.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
+	return runRanks(ctx, e, job.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
 		return spgemmRank(ctx, e, job, world)
 	})
 }
@@ -168,7 +168,7 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 			}
 			s.Traffic = make(map[string]phaseJSON)
 			for ph := range dist.NumPhases {
-				s.Traffic[ph.String()] = phaseJSON{tot.Bytes[ph], tot.Messages[ph], most.Bytes[ph], most.Messages[ph]}
+				s.Traffic[ph.String()] = phaseJSON{BytesSent: tot.Bytes[ph], Messages: tot.Messages[ph], BytesSentMax: most.Bytes[ph], MessagesMax: most.Messages[ph]}
 			}
 		}
 		if world.Rank() == 0 {
