@@ -97,13 +97,14 @@ if [ -d benchmarks/trainbench ]; then
   if build trainbench "$blas"; then bench trainbench 300 ${BENCH_ARGS_TRAIN:-}; else failed+=("trainbench (build)"); fi
 fi
 
-# --- dist: distributed sampling under mpirun (benchmarks/distbench -> results/dist.md) ---
+# --- dist: distributed sampling and feature exchange under mpirun (benchmarks/distbench -> results/dist.md) ---
 if [ -d benchmarks/distbench ]; then
   tags=$(scripts/build-tags.sh)
   case " $tags " in
     *" mpi "*)
-      if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$blas"; then
-        bench distbench 1200 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
+      # distbench runs itself under mpirun for the feature exchange: the mpi tag too.
+      if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$tags"; then
+        bench distbench 2400 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
       else failed+=("distbench (build)"); fi ;;
     *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("distbench (no MPI)") ;;
   esac
