@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -98,6 +99,8 @@ func TestSampleFlagErrors(t *testing.T) {
 		{[]string{"--graph", g, "--seeds", "-3"}, 2, "--seeds"},
 		{[]string{"--graph", g, "--threads", "-1"}, 2, "--threads"},
 		{[]string{"--graph", g, "--nosuchflag"}, 2, "nosuchflag"},
+		{[]string{"--graph", g, "--reps", "0"}, 2, "--reps 0"},
+		{[]string{"--graph", g, "--reps", "2", "--inproc-ranks", "2"}, 2, "--reps 2"},
 		{[]string{"--graph", g, "--seeds", "401"}, 1, "--seeds 401"},
 		{[]string{"--graph", filepath.Join(t.TempDir(), "missing.npz")}, 1, "missing.npz"},
 	} {
@@ -107,6 +110,55 @@ func TestSampleFlagErrors(t *testing.T) {
 		}
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d (want %d), stderr lacks %q:\n%s", tc.args, code, tc.code, tc.want, stderr)
+		}
+	}
+}
+
+// TestSampleReps: --reps N samples the seeds N times; the first pass is
+// reported as the cold one, the headline is the median of the others, and
+// every pass samples the same edges (the digest is the first pass's).
+func TestSampleReps(t *testing.T) {
+	g := sampleTestGraph(t)
+	args := []string{"--graph", g, "--batch", "16", "--fanout", "4,3", "--bulk", "4", "--digest", "--json"}
+	code, stdout, stderr := runCLI(t, "sample", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	one := lastJSON[sampleSummary](t, stdout)
+	if one.Reps != 1 || one.Warm || one.Seconds != one.ColdSeconds || one.SEPS != one.ColdSEPS || len(one.PassSeconds) != 1 ||
+		!strings.Contains(stdout, "cold (one pass)") {
+		t.Errorf("--reps 1: reps %d, warm %v, seconds %v (cold %v), SEPS %v (cold %v), passes %v; output %q",
+			one.Reps, one.Warm, one.Seconds, one.ColdSeconds, one.SEPS, one.ColdSEPS, one.PassSeconds, stdout)
+	}
+	code, stdout, stderr = runCLI(t, "sample", append(args, "--reps", "4")...)
+	if code != 0 {
+		t.Fatalf("--reps 4: exit %d: %s", code, stderr)
+	}
+	s := lastJSON[sampleSummary](t, stdout)
+	if s.Reps != 4 || !s.Warm || len(s.PassSeconds) != 4 || len(s.PassCosts) != 4 {
+		t.Fatalf("--reps 4: reps %d, warm %v, %d pass times, %d pass costs", s.Reps, s.Warm, len(s.PassSeconds), len(s.PassCosts))
+	}
+	if s.SampledEdges != one.SampledEdges || s.Digest != one.Digest {
+		t.Errorf("--reps 4: %d edges, digest %s; one pass: %d, %s", s.SampledEdges, s.Digest, one.SampledEdges, one.Digest)
+	}
+	if want := median(s.PassSeconds[1:]); s.Seconds != want || s.ColdSeconds != s.PassSeconds[0] ||
+		s.SEPS != float64(s.SampledEdges)/want || s.ColdSEPS != float64(s.SampledEdges)/s.PassSeconds[0] {
+		t.Errorf("--reps 4: seconds %v (want the warm median %v), cold %v, SEPS %v, cold SEPS %v; passes %v",
+			s.Seconds, want, s.ColdSeconds, s.SEPS, s.ColdSEPS, s.PassSeconds)
+	}
+	if !strings.Contains(stdout, "warm: median of 3 passes") || !strings.Contains(stdout, "cold (first pass)") {
+		t.Errorf("--reps 4: the human output lacks the warm and cold figures: %q", stdout)
+	}
+}
+
+func TestMedian(t *testing.T) {
+	for _, tc := range []struct {
+		x    []float64
+		want float64
+	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		x := slices.Clone(tc.x)
+		if got := median(x); got != tc.want || !slices.Equal(x, tc.x) {
+			t.Errorf("median(%v) = %v, input now %v; want %v, input unchanged", tc.x, got, x, tc.want)
 		}
 	}
 }
