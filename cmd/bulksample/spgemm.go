@@ -28,18 +28,18 @@ type spgemmSummary struct {
 	BNNZ       int64  `json:"b_nnz"`
 	NNZOut     int64  `json:"nnz_out"`
 	// Flops is the number of multiply-adds of one product (spgemm.RowFlops).
-	Flops        int64   `json:"flops"`
-	Products int  `json:"products"` // products computed: --reps
-	Reuse    bool `json:"reuse"`    // --reuse: every product into the same C
+	Flops    int64 `json:"flops"`
+	Products int   `json:"products"` // products computed: --reps
+	Reuse    bool  `json:"reuse"`    // --reuse: every product into the same C
 	// Seconds is the headline: the median of the warm products (all but
 	// the first) when --reps is 2 or more, else the one (cold) product;
 	// Warm says which. ColdSeconds is the first product's, which pays for
 	// fresh pages; BestSeconds the fastest product's.
-	Seconds     float64 `json:"seconds"`
-	Warm        bool    `json:"warm"`
-	ColdSeconds float64 `json:"cold_seconds"`
-	BestSeconds float64 `json:"seconds_best"`
-	GFlops      float64 `json:"gflops"` // 2·flops / seconds / 1e9
+	Seconds      float64 `json:"seconds"`
+	Warm         bool    `json:"warm"`
+	ColdSeconds  float64 `json:"cold_seconds"`
+	BestSeconds  float64 `json:"seconds_best"`
+	GFlops       float64 `json:"gflops"` // 2·flops / seconds / 1e9
 	LoadSeconds  float64 `json:"load_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Version      string  `json:"version"`
