@@ -169,7 +169,7 @@ type sampleSummary struct {
 	PeakRSSBytes int64           `json:"peak_rss_bytes"`
 	Version      string          `json:"version"`
 	// Phases is what each phase cost the process: load, setup (plan and
-	// sampler), sample (the sampler's calls only) and digest.
+	// sampler), sample (the sampler's calls only, every pass) and digest.
 	Phases procstat.Phases `json:"phases"`
 }
 
