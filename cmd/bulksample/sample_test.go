@@ -187,7 +187,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 	e := &env{stdout: &bytes.Buffer{}, stderr: &errb}
 	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--batch", "7", "--fanout", "4,-1", "--bulk", "3",
 		"--seeds", "9", "--threads", "2", "--seed", "12", "--epoch", "4", "--frontier", "new", "--weighted",
-		"--replace", "--baseline", "--digest", "--max-bulk-edges", "99", "--method", "node", "--json"})
+		"--replace", "--baseline", "--digest", "--max-bulk-edges", "99", "--method", "node", "--reps", "5", "--json"})
 	if err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
@@ -196,7 +196,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		plan:  sampling.PlanOptions{BatchSize: 7, BulkSize: 3, Seed: 12},
 		nw: sampling.NodeWiseOptions{Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
 			Seed: 12, Threads: 2, MaxBulkEdges: 99},
-		seeds: 9, epoch: 4, method: "node", ladies: "normalized", baseline: true, digest: true, json: true,
+		seeds: 9, epoch: 4, method: "node", ladies: "normalized", reps: 5, baseline: true, digest: true, json: true,
 		dist: distFlags{replication: 1, fetch: "pull", failRank: -1}, // defaults (TestSampleDistFlagsMapToOptions)
 	}
 	if !reflect.DeepEqual(*c, want) {
@@ -207,7 +207,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.plan.BatchSize != 1024 || d.plan.BulkSize != 16 || !reflect.DeepEqual(d.nw.Fanouts, []int{15, 10, 5}) ||
-		d.nw.Frontier != sampling.FrontierAll || d.nw.Weighted || d.nw.Replace || d.baseline || d.digest || d.json || d.method != "node" {
+		d.nw.Frontier != sampling.FrontierAll || d.nw.Weighted || d.nw.Replace || d.baseline || d.digest || d.json || d.method != "node" || d.reps != 1 {
 		t.Errorf("defaults %+v", *d)
 	}
 }
