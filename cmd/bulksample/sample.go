@@ -338,13 +338,9 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 		}
 		return float64(sum.SampledEdges) / sec
 	}
-	sum.ColdSeconds = sum.PassSeconds[0]
-	sum.ColdSEPS = seps(sum.ColdSeconds)
-	sum.Seconds, sum.Warm = sum.ColdSeconds, reps > 1
-	if sum.Warm {
-		sum.Seconds = median(sum.PassSeconds[1:])
-	}
-	sum.SEPS = seps(sum.Seconds)
+	f := summarizeReps(sum.PassSeconds)
+	sum.Seconds, sum.Warm, sum.ColdSeconds = f.Seconds, f.Warm, f.Cold
+	sum.SEPS, sum.ColdSEPS = seps(f.Seconds), seps(f.Cold)
 	if dg != nil {
 		sum.Digest = dg.Sum()
 	}
@@ -352,18 +348,4 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 		sum.Phases.Add(pc.Name, pc.Cost)
 	}
 	return nil
-}
-
-// median returns the median of x (the mean of the middle two for an even
-// length), leaving x as it was; 0 for none.
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	y := slices.Sorted(slices.Values(x))
-	h := len(y) / 2
-	if len(y)%2 == 1 {
-		return y[h]
-	}
-	return (y[h-1] + y[h]) / 2
 }

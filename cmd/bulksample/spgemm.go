@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
@@ -173,11 +172,8 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stderr, line)
 	}
-	s.ColdSeconds, s.BestSeconds = times[0], slices.Min(times)
-	s.Seconds, s.Warm = times[0], reps > 1
-	if s.Warm {
-		s.Seconds = median(times[1:])
-	}
+	f := summarizeReps(times)
+	s.Seconds, s.Warm, s.ColdSeconds, s.BestSeconds = f.Seconds, f.Warm, f.Cold, f.Best
 	if s.Seconds > 0 {
 		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
 	}
