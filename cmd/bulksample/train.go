@@ -235,6 +235,12 @@ type trainSummary struct {
 	// Preset is the --preset applied, if any; GCNNorm GCN's --gcn-norm.
 	Preset  string `json:"preset,omitempty"`
 	GCNNorm string `json:"gcn_norm,omitempty"`
+	// WeightDecayLayers is --weight-decay-layers: all or first.
+	WeightDecayLayers string `json:"weight_decay_layers"`
+	// SplitSeed is --split-seed, the seed of a drawn split; SplitFile the
+	// --split-file trained on instead, if any.
+	SplitSeed uint64 `json:"split_seed"`
+	SplitFile string `json:"split_file,omitempty"`
 	// Epochs holds one record per epoch, those loaded from a checkpoint
 	// included, in order.
 	Epochs []epochRecord `json:"epochs"`
@@ -423,6 +429,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	sum.NormFeatures = normalized
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 	sum.Preset = c.preset
+	sum.WeightDecayLayers, sum.SplitSeed, sum.SplitFile = "all", c.splitSeed, c.splitFile
+	if c.opt.WeightDecayFirstLayer {
+		sum.WeightDecayLayers = "first"
+	}
 	if c.opt.Arch == gnn.GCN {
 		sum.GCNNorm = c.opt.GCNNorm.String()
 	}

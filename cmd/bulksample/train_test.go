@@ -490,10 +490,16 @@ func TestTrainSplitFiles(t *testing.T) {
 		return ds, lastJSON[trainSummary](t, stdout)
 	}
 	s0, r0 := split("--split", "planetoid:10,50,100")
+	if r0.SplitSeed != 0 || r0.SplitFile != "" || r0.WeightDecayLayers != "all" {
+		t.Errorf("JSON: split seed %d, split file %q, weight decay layers %q; want 0, none, all", r0.SplitSeed, r0.SplitFile, r0.WeightDecayLayers)
+	}
 	if len(s0.Train) != 30 || len(s0.Valid) != 50 || len(s0.Test) != 100 {
 		t.Fatalf("--split-out wrote %d/%d/%d vertices; want 30/50/100", len(s0.Train), len(s0.Valid), len(s0.Test))
 	}
-	s1, _ := split("--split", "planetoid:10,50,100", "--split-seed", "1")
+	s1, r1 := split("--split", "planetoid:10,50,100", "--split-seed", "1", "--weight-decay", "5e-4", "--weight-decay-layers", "first")
+	if r1.SplitSeed != 1 || r1.WeightDecayLayers != "first" {
+		t.Errorf("JSON: split seed %d, weight decay layers %q; want 1, first", r1.SplitSeed, r1.WeightDecayLayers)
+	}
 	if slices.Equal(s0.Train, s1.Train) {
 		t.Errorf("--split-seed 1 gave the training vertices of split seed 0")
 	}
@@ -502,7 +508,7 @@ func TestTrainSplitFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	s2, r2 := split("--split-file", own)
-	if !slices.Equal(s2.Train, s0.Train) || !slices.Equal(s2.Test, s0.Test) || r2.TestAcc != r0.TestAcc {
+	if !slices.Equal(s2.Train, s0.Train) || !slices.Equal(s2.Test, s0.Test) || r2.TestAcc != r0.TestAcc || r2.SplitFile != own {
 		t.Errorf("--split-file: trained on %d train vertices, test accuracy %v; want split seed 0's %d, %v", len(s2.Train), r2.TestAcc, len(s0.Train), r0.TestAcc)
 	}
 	bad := filepath.Join(dir, "bad.json")
