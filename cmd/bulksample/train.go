@@ -69,8 +69,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.preset, "preset", "", "a named set of flag values (see above): "+presetNames()+"; explicit flags override it")
 	fs.StringVar(&c.data, "data", "", "dataset: a path (any format bulksample reads), cora, citeseer or synthetic[:k=v,...]; required")
 	fs.StringVar(&c.split, "split", "", `split of a dataset read from a file: "" keeps the stored one or the default, planetoid[:T,V,E], random:a,b,c`)
-	fs.Uint64Var(&c.splitSeed, "split-seed", 0, "seed of the split that --split (or the default) draws; independent of --seed, so that training\n"+
-		"seeds can be varied on one split and splits varied for one training seed")
+	fs.Uint64Var(&c.splitSeed, "split-seed", 0, "seed of the split that --split draws, or the default split of a file that stores none (a stored\n"+
+		"split is kept without --split); independent of --seed, so that training seeds can be varied on\n"+
+		"one split and splits varied for one training seed")
 	fs.StringVar(&c.splitFile, "split-file", "", "train on the split in this JSON file, {\"train\": [ids], \"valid\": [ids], \"test\": [ids]}, the\n"+
 		"0-based rows of --data's graph (for example Planetoid's public split mapped to the file's node order)")
 	fs.StringVar(&c.splitOut, "split-out", "", "write the split trained on to this JSON file (the --split-file format), for a peer\n"+
