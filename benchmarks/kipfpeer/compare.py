@@ -48,7 +48,8 @@ def ours(a, data, split_seed, seed, split_file, extra):
     if p.returncode != 0:
         sys.exit(f"{' '.join(cmd)}: exit {p.returncode}\n{p.stderr}")
     s = json.loads(p.stdout.strip().splitlines()[-1])
-    return {"test_acc": s["test_acc"], "best_epoch": s["best_epoch"], "test_last": s["epochs"][-1]["test_acc"]}, cmd
+    return {"test_acc": s["test_acc"], "best_epoch": s["best_epoch"], "test_last": s["epochs"][-1]["test_acc"],
+            "final_loss": s["final_loss"]}, cmd
 
 
 def main():
@@ -61,11 +62,14 @@ def main():
     p.add_argument("--threads", type=int, default=1)
     p.add_argument("--peer-bias", choices=["on", "off"], default="on")
     p.add_argument("--peer-decay-layers", choices=["first", "all"], default="first")
+    p.add_argument("--dropout", type=float, default=0.5, help="dropout of both programs (bulksample's --dropout)")
     p.add_argument("--out", help="also write the markdown to this file")
     p.add_argument("extra", nargs="*", help="flags added to every bulksample command (after --)")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
-    peer_args = argparse.Namespace(hidden=16, lr=0.01, dropout=0.5, weight_decay=5e-4, epochs=200, early_stopping=10,
+    if a.dropout != 0.5:
+        a.extra = ["--dropout", str(a.dropout)] + a.extra
+    peer_args = argparse.Namespace(hidden=16, lr=0.01, dropout=a.dropout, weight_decay=5e-4, epochs=200, early_stopping=10,
                                    bias=a.peer_bias, decay_layers=a.peer_decay_layers)
     lines = []
     summary = []
@@ -97,9 +101,12 @@ def main():
         ol = [r[2]["test_last"] for r in rows]
         pl = [r[3]["test_last"] for r in rows]
         pk = [r[3]["test_kipf_stop"] for r in rows]
+        of = [r[2]["final_loss"] for r in rows]
+        pf = [r[3]["final_loss"] for r in rows]
         summary.append(f"| {name} | {len(rows)} | {med(ob):.3f} ({min(ob):.3f}–{max(ob):.3f}), mean {mean(ob):.3f} | "
                        f"{med(pb):.3f} ({min(pb):.3f}–{max(pb):.3f}), mean {mean(pb):.3f} | {med(ol):.3f} / {med(pl):.3f} | "
-                       f"{med(pk):.3f}, mean {mean(pk):.3f} | {mean([o - q for o, q in zip(ob, pb)]):+.3f} |")
+                       f"{med(pk):.3f}, mean {mean(pk):.3f} | {mean([o - q for o, q in zip(ob, pb)]):+.3f} | "
+                       f"{mean(of):.3f} / {mean(pf):.3f} |")
         lines.append(f"\n{name}: per run (split seed, training seed: bulksample best-valid / last epoch; "
                      f"peer best-valid / last epoch / Kipf's early stop)\n")
         lines.append("| split seed | seed | bulksample | bulksample last | peer | peer last | peer Kipf stop |")
@@ -112,8 +119,8 @@ def main():
             f"{a.peer_bias}, weight decay on {a.peer_decay_layers} layer(s)) on the same splits; split seeds "
             f"{a.split_seeds}, training seeds {a.train_seeds}; {time.time() - t0:.0f} s.\n",
             "| dataset | runs | bulksample: median (range), mean | peer: median (range), mean | last epoch: bulksample / peer "
-            "| peer, Kipf's early stop | mean paired difference |",
-            "|---|---:|---|---|---|---|---:|"]
+            "| peer, Kipf's early stop | mean paired difference | mean final training loss: bulksample / peer |",
+            "|---|---:|---|---|---|---|---:|---|"]
     text = "\n".join(head + summary + lines) + "\n"
     print(text)
     if a.out:

@@ -152,7 +152,8 @@ def run(adj, x, y, split, seed, a):
     if stop_epoch is None:
         stop_epoch, stop_test = a.epochs, test_acc
     return {"seed": seed, "test_acc": best_test, "best_epoch": best_epoch, "val_acc": best_val,
-            "test_last": test_acc, "test_kipf_stop": stop_test, "kipf_stop_epoch": stop_epoch}
+            "test_last": test_acc, "test_kipf_stop": stop_test, "kipf_stop_epoch": stop_epoch,
+            "final_loss": loss.item()}
 
 
 def main():
