@@ -32,7 +32,7 @@ type TrainOptions struct {
 	// Adam configures the optimiser.
 	Adam AdamOptions
 	// WeightDecayFirstLayer limits Adam's weight decay to the parameters of
-	// the first layer (its weights and bias; Adam.DecayedParams), as Kipf
+	// the first layer (its weights and bias; AdamOptions.DecayedParams), as Kipf
 	// and Welling's GCN and PyG's GCN example regularise; false decays every
 	// parameter.
 	WeightDecayFirstLayer bool
