@@ -121,7 +121,7 @@ type pipeline struct {
 	bulks chan bulkOrError // sampler -> loader
 	ready chan loaded      // loader -> trainer
 	free  chan *inputBuf   // trainer -> loader: buffers to fill
-	slots chan struct{}    // trainer -> sampler: room for a bulk
+	slots chan struct{}    // trainer -> sampler: room for a bulk (nil with SerialInput)
 
 	// Wall times of the loaders' phases, read by the trainer at any time.
 	sampleNS, extractNS atomic.Int64
@@ -144,7 +144,6 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 		bulks:  make(chan bulkOrError),
 		ready:  make(chan loaded, depth),
 		free:   make(chan *inputBuf, depth),
-		slots:  make(chan struct{}, depth),
 	}
 	for len(t.bufs) < depth {
 		t.bufs = append(t.bufs, &inputBuf{})
@@ -152,13 +151,17 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 	for _, b := range t.bufs[:depth] {
 		p.free <- b
 	}
-	for range depth {
-		p.slots <- struct{}{}
-	}
 	b0 := firstBulk(ep, from)
 	if t.data.SerialInput {
+		// The loader samples each bulk after the previous one's last
+		// gather: no more than two are ever alive, and no slots are
+		// needed.
 		p.wg.Go(func() { p.load(pctx, t, epoch, ep, b0, from, true) })
 	} else {
+		p.slots = make(chan struct{}, depth)
+		for range depth {
+			p.slots <- struct{}{}
+		}
 		p.wg.Go(func() { p.sample(pctx, t, epoch, ep, b0) })
 		p.wg.Go(func() { p.load(pctx, t, epoch, ep, b0, from, false) })
 	}
@@ -282,7 +285,7 @@ func (p *pipeline) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 // many buffers and slots as the channels hold.
 func (p *pipeline) release(it loaded) {
 	p.free <- it.buf
-	if it.last {
+	if it.last && p.slots != nil {
 		p.slots <- struct{}{}
 	}
 }
