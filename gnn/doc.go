@@ -140,13 +140,19 @@
 // overlap the training goroutine's phases, and Wait, the time the training
 // goroutine waited for a minibatch: what the pipeline did not hide.
 //
-// Under MPI the three goroutines call MPI at the same time, which needs
+// The sampler gets a goroutine of its own only when the feature store is a
+// *featurex.Local, which never communicates; with any other store one
+// loading goroutine samples each bulk after the previous bulk's last
+// gather, since a distributed store may share the sampler's communicator
+// (featurex.Dist and sampling.DistNodeWise both use the grid's process
+// column), and the next bulk's sampling then overlaps only the training of
+// the previous bulk's last minibatches. Under MPI the loading goroutine and
+// the training goroutine call MPI at the same time, which needs
 // MPI_THREAD_MULTIPLE (dist.ConcurrentComms says whether the library
-// granted it; otherwise set PipelineDepth 1), and each component must
-// issue its collectives on its own communicator: the reducer on one the
-// training goroutine alone uses, and the sampler and the feature store on
-// their own, or on a shared one with Data.SerialInput set, which runs both
-// on one goroutine.
+// granted it; otherwise set PipelineDepth 1), and the GradReducer must use
+// a communicator that neither the sampler nor the store uses (a Split of
+// the world of its own), since each communicator must see its collectives
+// in the same order on every rank.
 //
 // # Determinism
 //

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 )
@@ -104,11 +105,19 @@ func (f *inlineFeed) release(loaded) {}
 // training goroutine. It holds at most depth bulks (a token per bulk,
 // returned when its last minibatch is trained: the one training and the
 // next) and depth input buffers (the one training and the one being
-// filled). With Data.SerialInput the loading goroutine samples too, after
-// the previous bulk's last gather.
+// filled).
 //
 // Each goroutine calls its component (Sampler, Features) in the epoch's
 // order, whatever the timing; the Reducer stays on the training goroutine.
+// The sampler has a goroutine of its own only when the feature store is a
+// *featurex.Local, which never communicates; with any other store the
+// loading goroutine samples too, each bulk after the previous bulk's last
+// gather (serial), because a distributed store may share the sampler's
+// communicator (featurex.Dist and sampling.DistNodeWise both use the grid's
+// process column), on which two goroutines would interleave their
+// collectives in an order that differs between ranks. The next bulk's
+// sampling then overlaps only the training of the previous bulk's last
+// minibatches.
 // A failure on either side stops the other: the loaders hand their error to
 // the trainer in order, after the minibatches before it, as the unpipelined
 // loop would meet it; the trainer's stop cancels the loaders' context and
@@ -121,7 +130,7 @@ type pipeline struct {
 	bulks chan bulkOrError // sampler -> loader
 	ready chan loaded      // loader -> trainer
 	free  chan *inputBuf   // trainer -> loader: buffers to fill
-	slots chan struct{}    // trainer -> sampler: room for a bulk (nil with SerialInput)
+	slots chan struct{}    // trainer -> sampler: room for a bulk (nil when serial)
 
 	// Wall times of the loaders' phases, read by the trainer at any time.
 	sampleNS, extractNS atomic.Int64
@@ -152,7 +161,7 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 		p.free <- b
 	}
 	b0 := firstBulk(ep, from)
-	if t.data.SerialInput {
+	if _, local := t.data.Features.(*featurex.Local); !local {
 		// The loader samples each bulk after the previous one's last
 		// gather: no more than two are ever alive, and no slots are
 		// needed.

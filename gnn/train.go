@@ -185,14 +185,6 @@ type Data struct {
 	// Reducer is called between backward and the optimiser step; nil means
 	// none (one process). See GradReducer.
 	Reducer GradReducer
-	// SerialInput makes the pipeline (TrainOptions.PipelineDepth 2) call
-	// Sampler and Features from one goroutine, sampling each bulk after
-	// the previous bulk's last gather, instead of one goroutine each. Set
-	// it when the two communicate over the same dist.Comm: two goroutines
-	// would interleave their collectives on it in an order that differs
-	// between ranks. The next bulk's sampling then overlaps only the
-	// training of the previous bulk's last minibatches.
-	SerialInput bool
 }
 
 // Trainer trains a model on Data. A Trainer is not safe for concurrent use.
