@@ -28,8 +28,17 @@ type loaded struct {
 	in    Input
 	buf   *inputBuf
 	edges int64
-	last  bool // the last minibatch of its bulk
+	last  *sampling.Bulk // the bulk, on its last minibatch
 	err   error
+}
+
+// releaseBulk gives a trained bulk's arrays back to its sampler, for
+// samplers that recycle them (a Bulk with a Release method): the loaders
+// are done with it and the trainer holds no view of it any more.
+func releaseBulk(b *sampling.Bulk) {
+	if r, ok := any(b).(interface{ Release() }); ok {
+		r.Release()
+	}
 }
 
 // minibatchFeed gives the epoch loop its minibatches in order. next adds
@@ -82,9 +91,9 @@ func (f *inlineFeed) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 		f.bulk = bulk
 	}
 	i := f.pos - f.bulk.First
-	it := loaded{mb: f.bulk.Minibatch(i), buf: &t.inputBuf, last: i == f.bulk.Len()-1}
-	if it.last {
-		it.edges = f.bulk.SampledEdges()
+	it := loaded{mb: f.bulk.Minibatch(i), buf: &t.inputBuf}
+	if i == f.bulk.Len()-1 {
+		it.last, it.edges = f.bulk, f.bulk.SampledEdges()
 	}
 	t.meter.Begin()
 	in, err := t.load(ctx, &it.mb, it.buf)
@@ -97,7 +106,12 @@ func (f *inlineFeed) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 	return it, nil
 }
 
-func (f *inlineFeed) release(loaded) {}
+func (f *inlineFeed) release(it loaded) {
+	if it.last != nil {
+		releaseBulk(it.last)
+		f.bulk = nil
+	}
+}
 
 // pipeline is the feed of PipelineDepth 2: a sampling goroutine samples the
 // epoch's bulks in order and a loading goroutine gathers their minibatches'
@@ -247,9 +261,9 @@ func (p *pipeline) load(ctx context.Context, t *Trainer, epoch int, ep *sampling
 			case <-ctx.Done():
 				return
 			}
-			it := loaded{mb: bulk.Minibatch(i), buf: buf, last: i == bulk.Len()-1}
-			if it.last {
-				it.edges = bulk.SampledEdges()
+			it := loaded{mb: bulk.Minibatch(i), buf: buf}
+			if i == bulk.Len()-1 {
+				it.last, it.edges = bulk, bulk.SampledEdges()
 			}
 			p.loadMeter.Begin()
 			in, err := t.load(ctx, &it.mb, buf)
@@ -290,12 +304,15 @@ func (p *pipeline) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 }
 
 // release returns it's buffer to the loader and, after a bulk's last
-// minibatch, the bulk's slot to the sampler. Neither blocks: there are as
-// many buffers and slots as the channels hold.
+// minibatch, releases the bulk and returns its slot to the sampler. Neither
+// send blocks: there are as many buffers and slots as the channels hold.
 func (p *pipeline) release(it loaded) {
 	p.free <- it.buf
-	if it.last && p.slots != nil {
-		p.slots <- struct{}{}
+	if it.last != nil {
+		releaseBulk(it.last)
+		if p.slots != nil {
+			p.slots <- struct{}{}
+		}
 	}
 }
 
