@@ -253,8 +253,10 @@ func (p *pipeline) load(ctx context.Context, t *Trainer, epoch int, ep *sampling
 			send(loaded{err: msg.err})
 			return
 		}
-		bulk := msg.bulk
-		for i := max(from-bulk.First, 0); i < bulk.Len(); i++ {
+		// Nothing reads the bulk after its last minibatch is handed over:
+		// the trainer then releases it.
+		bulk, n := msg.bulk, msg.bulk.Len()
+		for i := max(from-bulk.First, 0); i < n; i++ {
 			var buf *inputBuf
 			select {
 			case buf = <-p.free:
@@ -262,7 +264,7 @@ func (p *pipeline) load(ctx context.Context, t *Trainer, epoch int, ep *sampling
 				return
 			}
 			it := loaded{mb: bulk.Minibatch(i), buf: buf}
-			if i == bulk.Len()-1 {
+			if i == n-1 {
 				it.last, it.edges = bulk, bulk.SampledEdges()
 			}
 			p.loadMeter.Begin()
