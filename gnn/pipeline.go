@@ -21,8 +21,8 @@ import (
 
 // loaded is one minibatch ready to train: its blocks (views of its bulk),
 // its input features and labels in buf, and, on the last minibatch of a
-// bulk, the bulk's sampled edges, which the epoch counts once the bulk is
-// trained.
+// bulk, the bulk, which the trainer releases once the minibatch is trained,
+// and its sampled edges, which the epoch then counts.
 type loaded struct {
 	mb    sampling.Minibatch
 	in    Input
@@ -74,14 +74,12 @@ type inlineFeed struct {
 	epoch int
 	pos   int            // the next minibatch to give
 	bulk  *sampling.Bulk // the bulk holding it, once sampled
-	b     int            // that bulk's index in ep
 }
 
 func (f *inlineFeed) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 	t := f.t
 	if f.bulk == nil || f.pos >= f.bulk.First+f.bulk.Len() {
-		f.b = firstBulk(f.ep, f.pos)
-		first, seeds := f.ep.Bulk(f.b)
+		first, seeds := f.ep.Bulk(firstBulk(f.ep, f.pos))
 		t.meter.Begin()
 		bulk, err := t.sampler.SampleBulk(ctx, f.epoch, first, seeds)
 		if err != nil {
@@ -132,6 +130,7 @@ func (f *inlineFeed) release(it loaded) {
 // collectives in an order that differs between ranks. The next bulk's
 // sampling then overlaps only the training of the previous bulk's last
 // minibatches.
+//
 // A failure on either side stops the other: the loaders hand their error to
 // the trainer in order, after the minibatches before it, as the unpipelined
 // loop would meet it; the trainer's stop cancels the loaders' context and
