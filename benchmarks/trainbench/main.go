@@ -109,16 +109,10 @@ type result struct {
 	blas   string
 	depth  int
 	epochs []gnn.EpochStats // one per round
-}
-
-// costs returns what each epoch's training cost the process: the sum of
-// its phases (gnn.EpochStats.Costs; evaluation is off).
-func (r result) costs() []procstat.Cost {
-	c := make([]procstat.Cost, len(r.epochs))
-	for i, st := range r.epochs {
-		c[i] = st.Costs.Total()
-	}
-	return c
+	// costs is what each round's Run (its epoch; evaluation is off) cost
+	// the process, over one span: the sum of the epoch's phase costs would
+	// count the pipeline's overlapping spans twice.
+	costs []procstat.Cost
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -169,12 +163,15 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 			results = append(results, result{blas: tr.Model().BLAS(), depth: depth})
 		}
 	}
+	var meter procstat.Meter
 	for round := range c.epochs {
 		for i, tr := range trainers {
+			meter.Begin()
 			res, err := tr.Run(ctx, nil)
 			if err != nil {
 				return err
 			}
+			results[i].costs = append(results[i].costs, meter.End("epoch"))
 			st := res.Epochs[0]
 			fmt.Fprintf(stderr, "trainbench: %s round %d: %.2f s (wait %.2f s), loss %.3f\n", labels[i], round+1, st.Seconds, st.Phases.Wait.Seconds(), st.Loss)
 			results[i].epochs = append(results[i].epochs, st)
@@ -231,7 +228,7 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.SEPS })/1e6,
-			r.epochs[0].SampledEdges, epoch/first, benchutil.Median(paired), benchutil.CostCells(benchutil.MedianCost(r.costs())))
+			r.epochs[0].SampledEdges, epoch/first, benchutil.Median(paired), benchutil.CostCells(benchutil.MedianCost(r.costs)))
 	}
 	b.WriteString("\nPhase columns are seconds per epoch; SEPS divides the sampled edges by the sampling phase's time. " +
 		"\"vs first\" is the median epoch time relative to the first row's, measured in the same process; \"paired\" is the " +
