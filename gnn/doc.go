@@ -141,12 +141,13 @@
 // goroutine waited for a minibatch: what the pipeline did not hide.
 //
 // The sampler gets a goroutine of its own only when the feature store is a
-// *featurex.Local, which never communicates; with any other store one
-// loading goroutine samples each bulk after the previous bulk's last
-// gather, since a distributed store may share the sampler's communicator
-// (featurex.Dist and sampling.DistNodeWise both use the grid's process
-// column), and the next bulk's sampling then overlaps only the training of
-// the previous bulk's last minibatches. Under MPI the loading goroutine and
+// *featurex.Local, which never communicates, or a *featurex.Dist, which
+// exchanges on its own copy of the grid's column communicator; with any
+// other store one loading goroutine samples each bulk after the previous
+// bulk's last gather, since the store may share the sampler's communicator
+// (sampling.DistNodeWise uses the grid's process column), and the next
+// bulk's sampling then overlaps only the training of the previous bulk's
+// last minibatches. Under MPI the loading goroutine and
 // the training goroutine call MPI at the same time, which needs
 // MPI_THREAD_MULTIPLE (dist.ConcurrentComms says whether the library
 // granted it; otherwise set PipelineDepth 1), and the GradReducer must use

@@ -121,15 +121,16 @@ func (f *inlineFeed) release(it loaded) {
 //
 // Each goroutine calls its component (Sampler, Features) in the epoch's
 // order, whatever the timing; the Reducer stays on the training goroutine.
-// The sampler has a goroutine of its own only when the feature store is a
-// *featurex.Local, which never communicates; with any other store the
-// loading goroutine samples too, each bulk after the previous bulk's last
-// gather (serial), because a distributed store may share the sampler's
-// communicator (featurex.Dist and sampling.DistNodeWise both use the grid's
-// process column), on which two goroutines would interleave their
-// collectives in an order that differs between ranks. The next bulk's
-// sampling then overlaps only the training of the previous bulk's last
-// minibatches.
+// The sampler has a goroutine of its own only beside a feature store that
+// cannot share its communicator (ownComm): a *featurex.Local, which never
+// communicates, or a *featurex.Dist, which exchanges on its own copy of the
+// column communicator. With any other store the loading goroutine samples
+// too, each bulk after the previous bulk's last gather (serial), because
+// the store may communicate on the sampler's communicator (the grid's
+// process column, which sampling.DistNodeWise uses), on which two
+// goroutines would interleave their collectives in an order that differs
+// between ranks. The next bulk's sampling then overlaps only the training
+// of the previous bulk's last minibatches.
 //
 // A failure on either side stops the other: the loaders hand their error to
 // the trainer in order, after the minibatches before it, as the unpipelined
@@ -174,7 +175,7 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 		p.free <- b
 	}
 	b0 := firstBulk(ep, from)
-	if _, local := t.data.Features.(*featurex.Local); !local {
+	if !ownComm(t.data.Features) {
 		// The loader samples each bulk after the previous one's last
 		// gather: no more than two are ever alive, and no slots are
 		// needed.
@@ -188,6 +189,16 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 		p.wg.Go(func() { p.load(pctx, t, epoch, ep, b0, from, false) })
 	}
 	return p
+}
+
+// ownComm reports whether the store s communicates on no communicator a
+// sampler may use, so that the sampler may run on a goroutine of its own.
+func ownComm(s featurex.Store) bool {
+	switch s.(type) {
+	case *featurex.Local, *featurex.Dist:
+		return true
+	}
+	return false
 }
 
 // sample samples bulks b0.. of ep in order, each once a slot is free, and

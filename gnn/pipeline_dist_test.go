@@ -181,3 +181,88 @@ func TestPipelineCollectives(t *testing.T) {
 		t.Errorf("%d goroutines after the failed runs, %d before", n, before)
 	}
 }
+
+// TestPipelineDistComponents trains on two in-process ranks with the
+// library's distributed components: sampling.DistNodeWise on the grid's
+// process column and featurex.Dist on its own copy of it, each on a
+// goroutine of its own, beside the reducer's all-reduce on a third
+// communicator. Every rank samples the same global minibatches, which the
+// distributed sampler draws exactly as the local one, so the weights must
+// be those of one process without the pipeline, bit for bit.
+func TestPipelineDistComponents(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	// SAGE reads no degrees, which the local sampler adds and the
+	// distributed one does not: the samples are the same.
+	nw := sampling.NodeWiseOptions{Fanouts: []int{4, 3}, Seed: 7}
+	opt := stopOptions()
+	opt.PipelineDepth = 1
+	wantTr, _ := runWith(t, dataOf(t, ds, nodeWise(t, ds, nw.Fanouts, nw.Seed)), opt)
+	want := paramsHash(wantTr.Model().Params())
+
+	const p = 2
+	world, err := dist.NewInProcWorld(p, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, p)
+	hashes := make([]uint64, p)
+	for r, w := range world {
+		wg.Go(func() {
+			errs[r] = func() error {
+				ctx := context.Background()
+				grid, err := dist.NewGrid(ctx, w, 1, ds.NumNodes())
+				if err != nil {
+					return err
+				}
+				m, err := dist.Distribute(grid, ds.Adj)
+				if err != nil {
+					return err
+				}
+				s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, nw)
+				if err != nil {
+					return err
+				}
+				lo, hi := grid.MyRows()
+				f := ds.NumFeatures
+				store, err := featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
+				if err != nil {
+					return err
+				}
+				defer store.Close()
+				reduce, err := w.Split(ctx, 0, r)
+				if err != nil {
+					return err
+				}
+				d := dataOf(t, ds, s)
+				d.Features, d.Reducer = store, &commReducer{comm: reduce}
+				o := opt
+				o.PipelineDepth = 2
+				tr, err := NewTrainer(d, o)
+				if err != nil {
+					return err
+				}
+				if !ownComm(d.Features) {
+					return errors.New("featurex.Dist does not get a loading goroutine of its own")
+				}
+				if _, err := tr.Run(ctx, nil); err != nil {
+					return err
+				}
+				hashes[r] = paramsHash(tr.Model().Params())
+				return nil
+			}()
+			if errs[r] != nil {
+				w.Abort(errs[r])
+			}
+		})
+	}
+	wg.Wait()
+	for r := range p {
+		if errs[r] != nil {
+			t.Fatalf("rank %d: %v", r, errs[r])
+		}
+		if hashes[r] != want {
+			t.Errorf("rank %d: weights hash %x; one process without the pipeline %x", r, hashes[r], want)
+		}
+	}
+}
