@@ -45,7 +45,17 @@
 //     the rows of M·H for the matrix M they sample from (Â itself, as in
 //     the LADIES paper, or A), over a few hundred columns per minibatch
 //     instead of every neighbour, so it is not the exact rows of Â that
-//     node-wise blocks give, and it needs no degrees.
+//     node-wise blocks give, and it needs no degrees. How the two relate:
+//     sampled from Â (the stored diagonal included), a LADIES or FastGCN
+//     block with sampling.LayerWiseOptions.Unbiased and Replace is an
+//     unbiased estimate of Â's rows (self term included, drawn like any
+//     column), the operator that full-neighbour inference (Predict, through
+//     gcnNormalize) applies, as a node-wise block with graph degrees is an
+//     unbiased estimate of the same rows; the default row normalisation
+//     makes every row sum to 1 where Â's rows sum to Σ_j 1/sqrt(d_i·d_j),
+//     a self-normalised estimate that trades this unbiasedness for variance
+//     (the LADIES paper's choice), so the model trains under a rescaled
+//     operator and is evaluated under Â.
 //   - Linear: logits = x·W + b on the seeds' own features, the
 //     features-only baseline; it reads no block (see SeedsOnly).
 //
@@ -53,6 +63,11 @@
 // outputs are the logits; the loss is the cross-entropy of their log-softmax
 // over the labelled seeds (CrossEntropy). Dropout applies to every layer's
 // input, the features included. Weights start Glorot-uniform and biases 0.
+// Adam's weight decay (coupled L2, added to the gradient) applies to every
+// parameter, or with TrainOptions.WeightDecayFirstLayer to the first
+// layer's weights and bias only, as in Kipf and Welling's code and PyG's GCN
+// example (benchmarks/kipfpeer compares full-batch GCN with a PyTorch peer
+// on the same splits).
 // Backward passes are written by hand and checked against central finite
 // differences in the tests.
 //

@@ -31,6 +31,11 @@ type TrainOptions struct {
 	GCNNorm GCNNorm
 	// Adam configures the optimiser.
 	Adam AdamOptions
+	// WeightDecayFirstLayer limits Adam's weight decay to the parameters of
+	// the first layer (its weights and bias; AdamOptions.DecayedParams), as Kipf
+	// and Welling's GCN and PyG's GCN example regularise; false decays every
+	// parameter.
+	WeightDecayFirstLayer bool
 	// BatchSize (b) and BulkSize (k) cut each epoch's permutation of the
 	// training vertices into minibatches and bulks; 0 means the defaults of
 	// sampling.PlanOptions.
@@ -263,7 +268,11 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 		// degrees: another operator than inference's.
 		return nil, errors.New("gnn: GCN normalises with the graph's degrees, which the node-wise sampler supplies only with sampling.NodeWiseOptions.Degrees set (or set TrainOptions.GCNNorm to GCNBlockNorm)")
 	}
-	adam, err := NewAdam(len(m.Params()), opt.Adam)
+	ao := opt.Adam
+	if opt.WeightDecayFirstLayer {
+		ao.DecayedParams = m.firstLayerParams()
+	}
+	adam, err := NewAdam(len(m.Params()), ao)
 	if err != nil {
 		return nil, err
 	}

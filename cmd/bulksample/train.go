@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"image/color"
 	"io"
@@ -35,6 +36,9 @@ import (
 type trainConfig struct {
 	data         string
 	split        string
+	splitSeed    uint64 // --split-seed
+	splitFile    string // --split-file: a split file to train on
+	splitOut     string // --split-out: where to write the split used
 	normFeatures normMode
 	sampler      string
 	ladiesMatrix string // --ladies-matrix: normalized or raw
@@ -65,6 +69,13 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.preset, "preset", "", "a named set of flag values (see above): "+presetNames()+"; explicit flags override it")
 	fs.StringVar(&c.data, "data", "", "dataset: a path (any format bulksample reads), cora, citeseer or synthetic[:k=v,...]; required")
 	fs.StringVar(&c.split, "split", "", `split of a dataset read from a file: "" keeps the stored one or the default, planetoid[:T,V,E], random:a,b,c`)
+	fs.Uint64Var(&c.splitSeed, "split-seed", 0, "seed of the split that --split draws, or the default split of a file that stores none (a stored\n"+
+		"split is kept without --split); independent of --seed, so that training seeds can be varied on\n"+
+		"one split and splits varied for one training seed")
+	fs.StringVar(&c.splitFile, "split-file", "", "train on the split in this JSON file, {\"train\": [ids], \"valid\": [ids], \"test\": [ids]}, the\n"+
+		"0-based rows of --data's graph (for example Planetoid's public split mapped to the file's node order)")
+	fs.StringVar(&c.splitOut, "split-out", "", "write the split trained on to this JSON file (the --split-file format), for a peer\n"+
+		"implementation or another run to use the same vertices")
 	fs.Var(&c.normFeatures, "norm-features", "scale every feature row to sum 1, the Planetoid protocol for bag-of-words features\n"+
 		"(PyG's NormalizeFeatures): auto (on for cora and citeseer, by name or file name, off otherwise), on or off;\n"+
 		"the bare flag means on; give the others as --norm-features=off (default auto)")
@@ -80,6 +91,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.IntVar(&c.opt.Epochs, "epochs", gnn.DefaultEpochs, "epochs E")
 	fs.Float64Var(&c.opt.Adam.LR, "lr", gnn.DefaultLR, "Adam learning rate")
 	fs.Float64Var(&c.opt.Adam.WeightDecay, "weight-decay", 0, "L2 weight decay of Adam")
+	decayLayers := fs.String("weight-decay-layers", "all", "parameters --weight-decay applies to: all, or first (the first layer's weights and bias only,\n"+
+		"as Kipf and Welling's GCN and PyG's GCN example do)")
 	dropout := fs.Float64("dropout", 0.5, "dropout probability on every layer's input, in [0, 1)")
 	fs.IntVar(&c.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
 	fs.IntVar(&c.opt.PipelineDepth, "pipeline", 0, "pipeline depth: 2 samples the next bulk and gathers the next minibatch's features while the\n"+
@@ -135,6 +148,23 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	if err := checkDataSpec(c.data); err != nil {
 		return nil, usageError(fs, "--data %q: %v", c.data, err)
+	}
+	switch *decayLayers {
+	case "all":
+	case "first":
+		c.opt.WeightDecayFirstLayer = true
+	default:
+		return nil, usageError(fs, "--weight-decay-layers %q: want all or first", *decayLayers)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case c.splitFile != "" && set["split"]:
+		return nil, usageError(fs, "--split-file %q and --split %q: give one split", c.splitFile, c.split)
+	case c.splitFile != "" && set["split-seed"]:
+		return nil, usageError(fs, "--split-seed %d: --split-file %q gives the split, which has no seed", c.splitSeed, c.splitFile)
+	case set["split-seed"] && strings.HasPrefix(c.data, "synthetic"):
+		return nil, usageError(fs, "--split-seed %d: the synthetic dataset's split follows its own seed option (--data synthetic:seed=N)", c.splitSeed)
 	}
 	if c.opt.Arch, err = gnn.ParseArch(*model); err != nil {
 		return nil, usageError(fs, "--model %q: want sage, gcn or linear", *model)
@@ -211,6 +241,12 @@ type trainSummary struct {
 	// Preset is the --preset applied, if any; GCNNorm GCN's --gcn-norm.
 	Preset  string `json:"preset,omitempty"`
 	GCNNorm string `json:"gcn_norm,omitempty"`
+	// WeightDecayLayers is --weight-decay-layers: all or first.
+	WeightDecayLayers string `json:"weight_decay_layers"`
+	// SplitSeed is --split-seed, the seed of a drawn split; SplitFile the
+	// --split-file trained on instead, if any.
+	SplitSeed uint64 `json:"split_seed"`
+	SplitFile string `json:"split_file,omitempty"`
 	// Epochs holds one record per epoch, those loaded from a checkpoint
 	// included, in order.
 	Epochs []epochRecord `json:"epochs"`
@@ -323,11 +359,22 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.splitFile != "" {
+		if err := dataset.ReadSplitFile(c.splitFile, ds); err != nil {
+			return fmt.Errorf("--split-file: %w", err)
+		}
+	}
 	loadSec := time.Since(t0).Seconds()
 	loadCost := meter.End("load")
 	notePhase(e.stderr, "train", "load", loadCost)
 	if err := checkTrainData(c, ds); err != nil {
 		return err
+	}
+	if c.splitOut != "" {
+		if err := dataset.WriteSplitFile(c.splitOut, ds); err != nil {
+			return fmt.Errorf("--split-out: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "wrote the split to %s\n", c.splitOut)
 	}
 	if c.batchAll {
 		c.opt.BatchSize = max(len(ds.Train), 1)
@@ -393,6 +440,10 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	sum.NormFeatures = normalized
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 	sum.Preset = c.preset
+	sum.WeightDecayLayers, sum.SplitSeed, sum.SplitFile = "all", c.splitSeed, c.splitFile
+	if c.opt.WeightDecayFirstLayer {
+		sum.WeightDecayLayers = "first"
+	}
 	if c.opt.Arch == gnn.GCN {
 		sum.GCNNorm = c.opt.GCNNorm.String()
 	}
@@ -508,9 +559,15 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		if err != nil {
 			return nil, err
 		}
-		return dataset.LoadContext(ctx, path, &dataset.LoadOptions{Split: c.split, Threads: c.opt.Threads, Progress: e.stderr})
+		return dataset.LoadContext(ctx, path, c.loadOptions(e))
 	}
-	return dataset.LoadContext(ctx, c.data, &dataset.LoadOptions{Split: c.split, Threads: c.opt.Threads, Progress: e.stderr})
+	return dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+}
+
+// loadOptions are the options of loading --data from a file: the split of
+// --split and --split-seed.
+func (c *trainConfig) loadOptions(e *env) *dataset.LoadOptions {
+	return &dataset.LoadOptions{Split: c.split, Seed: c.splitSeed, Threads: c.opt.Threads, Progress: e.stderr}
 }
 
 // plantedOptions parses "nodes=20000,classes=8": the options of the
