@@ -95,6 +95,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		"as Kipf and Welling's GCN and PyG's GCN example do)")
 	dropout := fs.Float64("dropout", 0.5, "dropout probability on every layer's input, in [0, 1)")
 	fs.IntVar(&c.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	fs.IntVar(&c.opt.PipelineDepth, "pipeline", 0, "pipeline depth: 2 samples the next bulk and gathers the next minibatch's features while the\n"+
+		"current minibatch trains (at most 2 bulks in memory); 1 runs the phases in turn; the weights are the same bit for bit;\n"+
+		"0 for the default, 2")
 	fs.Uint64Var(&c.opt.Seed, "seed", 1, "seed of the permutations, weights, dropout and sampler")
 	blas := fs.String("blas", "native", "dense BLAS: native (the build's, "+gnn.BLAS+") or gonum (pure Go)")
 	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch")
@@ -136,6 +139,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--dropout %g: want a probability in [0, 1)", *dropout)
 	case c.opt.Threads < 0:
 		return nil, usageError(fs, "--threads %d: want >= 0", c.opt.Threads)
+	case c.opt.PipelineDepth < 0 || c.opt.PipelineDepth > 2:
+		return nil, usageError(fs, "--pipeline %d: want 1 (no overlap) or 2 (or 0 for the default, 2)", c.opt.PipelineDepth)
 	case c.opt.Resume && c.opt.CheckpointDir == "":
 		return nil, usageError(fs, "--resume needs --checkpoint DIR")
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
@@ -325,12 +330,17 @@ func (m normMode) applies(name string) bool {
 	return name == "cora" || name == "citeseer"
 }
 
+// phaseSeconds are gnn.PhaseTimes in seconds. With --pipeline 2, sample
+// and extract (the feature gathering, or exchange) run beside the training
+// goroutine's phases, and wait is the time it waited for them.
 type phaseSeconds struct {
 	Sample   float64 `json:"sample"`
 	Extract  float64 `json:"extract"`
 	Forward  float64 `json:"forward"`
 	Backward float64 `json:"backward"`
+	Reduce   float64 `json:"reduce"` // the gradient all-reduce (data-parallel runs)
 	Update   float64 `json:"update"`
+	Wait     float64 `json:"wait"`
 	Eval     float64 `json:"eval"`
 }
 
@@ -756,10 +766,23 @@ func (p *epochProgress) done() {
 // sampled edges (all but the linear one), whose SEPS it then gives.
 func printEpoch(w io.Writer, epochs int, st gnn.EpochStats, sampled bool) {
 	ph := st.Phases
-	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s%s | RSS %.1f MB, heap %.1f MB\n",
+	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f%s; eval %.3f s%s | RSS %.1f MB, heap %.1f MB\n",
 		st.Epoch+1, epochs, st.Loss, st.TrainAcc, st.ValAcc, st.TestAcc, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(),
-		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled),
+		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), waitText(ph), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled),
 		float64(st.RSSBytes)/1e6, float64(st.HeapBytes)/1e6)
+}
+
+// waitText formats the reduce and wait phases for the progress lines, when
+// the run has them.
+func waitText(ph gnn.PhaseTimes) string {
+	s := ""
+	if ph.Reduce > 0 {
+		s += fmt.Sprintf(", reduce %.3f", ph.Reduce.Seconds())
+	}
+	if ph.Wait > 0 {
+		s += fmt.Sprintf(", wait %.3f", ph.Wait.Seconds())
+	}
+	return s
 }
 
 // sepsText formats SEPS after sep for the progress lines, or returns ""
@@ -822,7 +845,9 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 		Extract:  med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
 		Forward:  med(func(s gnn.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
 		Backward: med(func(s gnn.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
+		Reduce:   med(func(s gnn.EpochStats) float64 { return s.Phases.Reduce.Seconds() }),
 		Update:   med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
+		Wait:     med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
 		Eval:     med(func(s gnn.EpochStats) float64 { return s.Phases.Eval.Seconds() }),
 	}
 	return sum
@@ -831,7 +856,8 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 // phasesOf returns the phase times of one epoch in seconds.
 func phasesOf(p gnn.PhaseTimes) phaseSeconds {
 	return phaseSeconds{Sample: p.Sample.Seconds(), Extract: p.Extract.Seconds(), Forward: p.Forward.Seconds(),
-		Backward: p.Backward.Seconds(), Update: p.Update.Seconds(), Eval: p.Eval.Seconds()}
+		Backward: p.Backward.Seconds(), Reduce: p.Reduce.Seconds(), Update: p.Update.Seconds(), Wait: p.Wait.Seconds(),
+		Eval: p.Eval.Seconds()}
 }
 
 // plotCurves writes the training curves to a PNG file: the training loss

@@ -196,14 +196,14 @@ func TestTrainFlags(t *testing.T) {
 		"--data", "x.npz", "--model", "gcn", "--sampler", "ladies", "--layers", "3", "--fanout", "64",
 		"--hidden", "32", "--batch", "100", "--bulk", "5", "--epochs", "7", "--lr", "0.05", "--weight-decay", "0.001",
 		"--dropout", "0.25", "--threads", "2", "--seed", "9", "--blas", "gonum", "--checkpoint", "ck", "--resume",
-		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block",
+		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block", "--pipeline", "1",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := gnn.TrainOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001},
 		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true,
-		GCNNorm: gnn.GCNBlockNorm}
+		GCNNorm: gnn.GCNBlockNorm, PipelineDepth: 1}
 	if !reflect.DeepEqual(c.opt, want) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
 	}
@@ -307,6 +307,7 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "--lr", "0"}, "--lr"},
 		{[]string{"--data", "cora", "--weight-decay", "-1"}, "--weight-decay"},
 		{[]string{"--data", "cora", "--dropout", "1"}, "--dropout"},
+		{[]string{"--data", "cora", "--pipeline", "3"}, "--pipeline 3"},
 		{[]string{"--data", "cora", "--threads", "-2"}, "--threads"},
 		{[]string{"--data", "cora", "--blas", "mkl"}, "--blas"},
 		{[]string{"--data", "cora", "--resume"}, "--resume"},
