@@ -159,9 +159,9 @@ func (s *DistStats) Add(o DistStats) {
 //
 // The store exchanges on its own copy of the column communicator (Comm),
 // so its calls never mix with other traffic on the grid's and may run on
-// another goroutine than that traffic (under MPI this needs the
-// MPI_THREAD_MULTIPLE level that dist.NewMPIWorld asks for), the store
-// itself being used by one goroutine at a time.
+// another goroutine than that traffic where dist.ConcurrentComms allows it
+// (under MPI: the MPI_THREAD_MULTIPLE level), the store itself being used
+// by one goroutine at a time.
 //
 // A bad id or a destination of the wrong length on one rank makes every
 // rank of the column return an error from that call (no rank is left
