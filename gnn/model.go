@@ -380,7 +380,15 @@ func (in Input) rows(f int) int {
 // are the first rows of x). Forward panics with a spgemm.ShapeError when the
 // sizes do not conform.
 func (m *Model) Forward(mb *sampling.Minibatch, x []float32, p Pass) []float32 {
-	out := m.forward(mb, Input{Dense: x}, p)
+	return m.ForwardInput(mb, Input{Dense: x}, p)
+}
+
+// ForwardInput is Forward on an Input: with x.Sparse set it takes the
+// sparse rows a featurex.SparseGatherer gives, as the Trainer does, instead
+// of compressing dense rows. The logits are valid until the next forward
+// pass.
+func (m *Model) ForwardInput(mb *sampling.Minibatch, x Input, p Pass) []float32 {
+	out := m.forward(mb, x, p)
 	if h := out.Host(); h != nil || out.Len() == 0 {
 		return h
 	}
