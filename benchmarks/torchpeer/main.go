@@ -125,11 +125,11 @@ type outcome struct {
 	w          *workload
 	ours, peer phaseTimes
 	// Per round: the median step of each side.
-	roundOurs, roundPeer []float64
-	peerInfo             peerResult
-	peerNote             string // why there is no peer figure
-	digest               string // of our parameters after the warm-up
-	loss0                float64
+	roundOurs, roundPeer  []float64
+	peerInfo              peerResult
+	peerNote              string // why there is no peer figure
+	digest                string // of our parameters after the warm-up
+	loss0                 float64
 	loadBefore, loadAfter string
 }
 
