@@ -14,7 +14,7 @@
 #   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
-#   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN  extra flags for one program, e.g.
+#   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN, BENCH_ARGS_TORCHPEER  extra flags for one program, e.g.
 #   BENCH_ARGS_SPGEMM="--reps 9"
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -94,6 +94,18 @@ fi
 # --- training: GraphSAGE / GCN epochs (benchmarks/trainbench -> results/train.md) ---
 if [ -d benchmarks/trainbench ]; then
   if build trainbench "$blas"; then bench trainbench 300 ${BENCH_ARGS_TRAIN:-}; else failed+=("trainbench (build)"); fi
+fi
+
+# --- training compute vs a tuned PyTorch on the same minibatches (benchmarks/torchpeer -> results/training.md) ---
+if [ -d benchmarks/torchpeer ]; then
+  if build torchpeer "$blas"; then
+    if python3 -c 'import torch, numpy' 2>/dev/null; then
+      bench torchpeer 900 --threads "$threads" ${BENCH_ARGS_TORCHPEER:-}
+    else
+      echo "bench: torchpeer: no PyTorch (python3-torch: scripts/deps.sh bench); timing bulksample alone" >&2
+      bench torchpeer 600 --threads "$threads" --peer "" ${BENCH_ARGS_TORCHPEER:-}
+    fi
+  else failed+=("torchpeer (build)"); fi
 fi
 
 # --- dist: distributed sampling under mpirun (benchmarks/distbench -> results/dist.md) ---

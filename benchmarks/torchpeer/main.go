@@ -33,6 +33,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -55,6 +56,7 @@ type config struct {
 	python, peer          string
 	dir                   string
 	out                   string
+	profile               string
 }
 
 // specs are the configurations by name.
@@ -80,6 +82,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.python, "python", "python3", "the Python interpreter of the peer")
 	fs.StringVar(&c.peer, "peer", "benchmarks/torchpeer/peer.py", "the peer script; empty to time bulksample alone")
 	fs.StringVar(&c.dir, "dir", "", "directory for the exported minibatches; empty for a temporary one")
+	fs.StringVar(&c.profile, "cpuprofile", "", "write a CPU profile of bulksample's timed steps to this file")
 	fs.StringVar(&c.out, "out", "benchmarks/results/training.md", "markdown output file; empty for standard output only")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return nil, err
@@ -199,7 +202,14 @@ func measure(ctx context.Context, c *config, spec configSpec, stderr io.Writer) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		stop, err := startProfile(c.profile)
+		if err != nil {
+			return nil, err
+		}
 		p := us.run(c.steps, nil)
+		if err := stop(); err != nil {
+			return nil, err
+		}
 		o.ours.add(p)
 		o.roundOurs = append(o.roundOurs, medianMs(p.total()))
 		fmt.Fprintf(stderr, "torchpeer: %s round %d: bulksample %.2f ms per step\n", spec.Name, r+1, o.roundOurs[r])
@@ -223,6 +233,27 @@ func measure(ctx context.Context, c *config, spec configSpec, stderr io.Writer) 
 	}
 	o.loadAfter = loadAverage()
 	return o, nil
+}
+
+// startProfile starts a CPU profile into path (appending nothing when path
+// is empty) and returns the function that stops it. Each round overwrites
+// the file: the last round's profile remains.
+func startProfile(path string) (stop func() error, err error) {
+	if path == "" {
+		return func() error { return nil }, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("--cpuprofile: %w", err)
+	}
+	return func() error {
+		pprof.StopCPUProfile()
+		return f.Close()
+	}, nil
 }
 
 // peerResult is the JSON line peer.py prints.

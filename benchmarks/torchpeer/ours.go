@@ -78,7 +78,7 @@ func (o *ours) run(n int, losses *[]float64) phaseTimes {
 		t1 := time.Now()
 		o.model.Backward(o.d)
 		t2 := time.Now()
-		o.adam.Step(o.model.Params(), o.model.Grads())
+		o.adam.StepOn(o.model.Backend(), gnn.HostBuf(o.model.Params()), gnn.HostBuf(o.model.Grads()))
 		t3 := time.Now()
 		p.Forward = append(p.Forward, t1.Sub(t0).Seconds())
 		p.Backward = append(p.Backward, t2.Sub(t1).Seconds())
