@@ -341,12 +341,20 @@ func (c *CPU) ReLUDropoutGrad(dh, h Buf, scale float32) {
 func reluDropoutGrad(d, h []float32, scale float32) {
 	d = d[:len(h)]
 	for e, v := range h {
-		if v > 0 {
-			d[e] *= scale
-		} else {
-			d[e] = 0
-		}
+		d[e] = passPositive(d[e]*scale, v)
 	}
+}
+
+// passPositive returns g where v > 0 and +0 elsewhere (v negative, zero or
+// NaN), without a branch: the signs of v are random, so a branch would be
+// mispredicted half the time.
+func passPositive(g, v float32) float32 {
+	// v > 0 iff its bits u are in [1, +Inf] = [1, 0x7f800000], that is
+	// iff u-1 (wrapping at 0) is under 0x7f800000: the 64-bit difference
+	// below is then negative, which its top bit tells.
+	x := uint64(math.Float32bits(v) - 1)
+	keep := uint32((x - 0x7f800000) >> 63)
+	return math.Float32frombits(math.Float32bits(g) & -keep)
 }
 
 // The fused passes of fusedBackend (see layer.go): each computes exactly
@@ -400,10 +408,7 @@ func reluDropoutGradColSums(dh, h []float32, scale float32, sums []float32, rows
 	for r := range rows {
 		d, x := dh[r*f+lo:r*f+hi:r*f+hi], h[r*f+lo:r*f+hi:r*f+hi]
 		for j, v := range x {
-			g := float32(0)
-			if v > 0 {
-				g = d[j] * scale
-			}
+			g := passPositive(d[j]*scale, v)
 			d[j] = g
 			s[j] += g
 		}

@@ -17,8 +17,9 @@ format), tuned to be PyTorch at its best on a CPU:
   activations, and ReLU fused into the mask's pass (masked_fill_);
 - one flat parameter tensor (the layers' weights are views of it) and one
   Adam step over it (torch.optim.Adam's arithmetic);
-- torch.set_num_threads(--threads), OpenBLAS threads and OMP_WAIT_POLICY
-  set by the caller in the environment.
+- torch.set_num_threads(--threads); OpenBLAS threads, OMP_WAIT_POLICY=PASSIVE
+  and glibc malloc settings that keep freed memory for reuse in huge pages
+  (GLIBC_TUNABLES) set by the caller in the environment.
 
 It prints one JSON line: the per-step times of forward (with the loss),
 backward and update, and the largest difference of its logits of minibatch
@@ -140,6 +141,13 @@ class SAGE:
             self.bufs[name] = b
         return b[:n].view(*shape)
 
+    def buf_bool(self, name, n):
+        b = self.bufs.get(name)
+        if b is None or b.numel() < n:
+            b = torch.empty(int(n * 1.25) + 16, dtype=torch.bool)
+            self.bufs[name] = b
+        return b[:n]
+
     def forward(self, mb, train):
         """Returns the logits; keeps what backward needs."""
         p = self.dropout.p if train else 0.0
@@ -227,7 +235,9 @@ class SAGE:
             dx = blk.spmm_t(dagg)
             dx[:n_dst].addmm_(d, l["w1"].t())
             # Through dropout (scale alpha) and ReLU: x > 0 where both passed.
-            dx = torch.ops.aten.threshold_backward(dx, x, 0.0)
+            off = self.buf_bool("off%d" % i, x.numel()).view(x.shape)
+            torch.le(x, 0.0, out=off)
+            dx.masked_fill_(off, 0.0)
             dx.mul_(alpha)
             d = dx
 
