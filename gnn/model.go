@@ -615,20 +615,29 @@ func (m *Model) dropoutMask(p Pass, layer int) DropoutMask {
 
 // dropoutSparse applies to the entries of xs the dropout that
 // Backend.Dropout applies to the dense matrix xs represents (zeros stay zero
-// either way); dropped entries are stored as explicit zeros. xs is host
-// memory: the sparse input is built on the host.
+// either way), and removes the dropped entries: stored as explicit zeros
+// they would cost the sparse products as much as the kept ones, and adding
+// their zero terms changes no finite sum (a sum that starts from +0 never
+// becomes -0 by adding ±0). xs is host memory: the sparse input is built on
+// the host.
 func (m *Model) dropoutSparse(xs *spgemm.CSR, p Pass, layer int) {
 	mask := m.dropoutMask(p, layer)
+	out := int64(0)
 	for r := range xs.Rows {
-		for q := xs.Indptr[r]; q < xs.Indptr[r+1]; q++ {
+		start := xs.Indptr[r]
+		xs.Indptr[r] = out
+		for q := start; q < xs.Indptr[r+1]; q++ {
 			e := r*xs.Cols + int(xs.Indices[q])
 			if uint32(mask.Key.Uint64(int64(e/4))>>(16*(e%4))&0xffff) < mask.Threshold {
-				xs.Data[q] = 0
-			} else {
-				xs.Data[q] *= mask.Scale
+				continue
 			}
+			xs.Indices[out] = xs.Indices[q]
+			xs.Data[out] = xs.Data[q] * mask.Scale
+			out++
 		}
 	}
+	xs.Indptr[xs.Rows] = out
+	xs.Indices, xs.Data = xs.Indices[:out], xs.Data[:out]
 }
 
 func growInt64(buf []int64, n int) []int64 {
