@@ -276,6 +276,10 @@ func (d dropper) one(v float32, r uint64) float32 {
 // bits 16·(e mod 4).. of the draw e/4.
 func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 	src = src[:len(dst)]
+	if f := len(b); f > 0 && f%4 == 0 && e0%f == 0 && len(dst)%f == 0 {
+		d.rows(dst, src, e0, b)
+		return
+	}
 	j, f := 0, len(b)
 	if f > 0 {
 		j = e0 % f
@@ -324,6 +328,25 @@ func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 		for ; i < len(dst); i++ {
 			dst[i] = d.one(at(i), r)
 			r >>= 16
+		}
+	}
+}
+
+// rows is span for whole rows of a width that is a multiple of 4, so that
+// every row starts a draw: the bias index then needs no wrapping test.
+func (d dropper) rows(dst, src []float32, e0 int, b []float32) {
+	f := len(b)
+	for r := 0; r < len(dst); r += f {
+		drow, srow := dst[r:r+f:r+f], src[r:r+f:r+f]
+		draw := int64((e0 + r) / 4)
+		for j := 0; j+4 <= f; j += 4 {
+			x := d.key.Uint64(draw)
+			draw++
+			b4, s4, d4 := b[j:j+4:j+4], srow[j:j+4:j+4], drow[j:j+4:j+4]
+			d4[0] = d.one(s4[0]+b4[0], x)
+			d4[1] = d.one(s4[1]+b4[1], x>>16)
+			d4[2] = d.one(s4[2]+b4[2], x>>32)
+			d4[3] = d.one(s4[3]+b4[3], x>>48)
 		}
 	}
 }
