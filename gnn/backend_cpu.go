@@ -245,30 +245,34 @@ func (c *CPU) dropout(dst, src, b []float32, mask DropoutMask, relu bool) {
 	d.span(dst, src, 0, b)
 }
 
-// dropper applies a DropoutMask. The choice is made without branches (an
-// index into a two-entry table): the drops are random, so branches would be
-// mispredicted half the time. Negative elements become -0 under relu, which
-// compares as not > 0.
+// dropper applies a DropoutMask. The choice is made without branches (a
+// mask on the bits of the factor): the drops are random, so branches would
+// be mispredicted half the time. Negative elements become -0 under relu
+// (v·+0), which compares as not > 0.
 type dropper struct {
 	key       sampling.RowKey
 	threshold uint32
-	factor    [2]float32
+	scaleBits uint32 // the bits of mask.Scale
 	signShift uint64
 }
 
 func newDropper(mask DropoutMask, relu bool) dropper {
-	d := dropper{key: mask.Key, threshold: mask.Threshold, factor: [2]float32{mask.Scale, 0}, signShift: 31}
+	d := dropper{key: mask.Key, threshold: mask.Threshold, scaleBits: math.Float32bits(mask.Scale), signShift: 31}
 	if !relu {
 		d.signShift = 32 // shifts the sign bit out: never zero for sign
 	}
 	return d
 }
 
-// one returns v kept or dropped by the 16-bit draw r (the low bits).
-func (d dropper) one(v float32, r uint64) float32 {
-	drop := (uint32(r&0xffff) - d.threshold) >> 31 // 1 iff r16 < threshold
-	neg := uint32(uint64(math.Float32bits(v)) >> d.signShift)
-	return v * d.factor[(drop|neg)&1]
+// dropOne returns v kept (v·scale) or dropped (v·+0) by the 16-bit draw r
+// (its low bits): dropped when r16 < threshold or, with signShift 31, when
+// v is negative. Its arguments are scalars, not a dropper, so that the
+// inlined calls keep them in registers.
+func dropOne(v float32, r uint64, threshold, scaleBits uint32, signShift uint64) float32 {
+	drop := (uint32(r&0xffff) - threshold) >> 31 // 1 iff r16 < threshold
+	neg := uint32(uint64(math.Float32bits(v)) >> signShift)
+	keep := ((drop | neg) & 1) - 1 // all ones to keep, 0 to drop
+	return v * math.Float32frombits(scaleBits&keep)
 }
 
 // span sets dst[i] to the dropout of src[i] (plus b[(e0+i) mod len(b)]
@@ -280,6 +284,7 @@ func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 		d.rows(dst, src, e0, b)
 		return
 	}
+	key, thr, sb, sh := d.key, d.threshold, d.scaleBits, d.signShift
 	j, f := 0, len(b)
 	if f > 0 {
 		j = e0 % f
@@ -297,36 +302,40 @@ func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 	i := 0
 	// The head up to a whole draw.
 	if e := e0 % 4; e != 0 {
-		r := d.key.Uint64(int64(e0/4)) >> (16 * e)
+		r := key.Uint64(int64(e0/4)) >> (16 * e)
 		for ; i < len(dst) && (e0+i)%4 != 0; i++ {
-			dst[i] = d.one(at(i), r)
+			dst[i] = dropOne(at(i), r, thr, sb, sh)
 			r >>= 16
 		}
 	}
+	draw := int64((e0 + i) / 4)
 	if f == 0 {
 		for ; i+4 <= len(dst); i += 4 {
-			r := d.key.Uint64(int64((e0 + i) / 4))
+			r := key.Uint64(draw)
+			draw++
 			s4, d4 := src[i:i+4:i+4], dst[i:i+4:i+4]
-			d4[0] = d.one(s4[0], r)
-			d4[1] = d.one(s4[1], r>>16)
-			d4[2] = d.one(s4[2], r>>32)
-			d4[3] = d.one(s4[3], r>>48)
+			v0, v1, v2, v3 := s4[0], s4[1], s4[2], s4[3]
+			d4[0] = dropOne(v0, r, thr, sb, sh)
+			d4[1] = dropOne(v1, r>>16, thr, sb, sh)
+			d4[2] = dropOne(v2, r>>32, thr, sb, sh)
+			d4[3] = dropOne(v3, r>>48, thr, sb, sh)
 		}
 	} else {
 		for ; i+4 <= len(dst); i += 4 {
-			r := d.key.Uint64(int64((e0 + i) / 4))
+			r := key.Uint64(draw)
+			draw++
 			v0, v1, v2, v3 := at(i), at(i+1), at(i+2), at(i+3)
 			d4 := dst[i : i+4 : i+4]
-			d4[0] = d.one(v0, r)
-			d4[1] = d.one(v1, r>>16)
-			d4[2] = d.one(v2, r>>32)
-			d4[3] = d.one(v3, r>>48)
+			d4[0] = dropOne(v0, r, thr, sb, sh)
+			d4[1] = dropOne(v1, r>>16, thr, sb, sh)
+			d4[2] = dropOne(v2, r>>32, thr, sb, sh)
+			d4[3] = dropOne(v3, r>>48, thr, sb, sh)
 		}
 	}
 	if i < len(dst) {
-		r := d.key.Uint64(int64((e0 + i) / 4))
+		r := key.Uint64(draw)
 		for ; i < len(dst); i++ {
-			dst[i] = d.one(at(i), r)
+			dst[i] = dropOne(at(i), r, thr, sb, sh)
 			r >>= 16
 		}
 	}
@@ -335,18 +344,20 @@ func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 // rows is span for whole rows of a width that is a multiple of 4, so that
 // every row starts a draw: the bias index then needs no wrapping test.
 func (d dropper) rows(dst, src []float32, e0 int, b []float32) {
+	key, thr, sb, sh := d.key, d.threshold, d.scaleBits, d.signShift
 	f := len(b)
-	for r := 0; r < len(dst); r += f {
+	draw := int64(e0 / 4)
+	for r := 0; r+f <= len(dst); r += f {
 		drow, srow := dst[r:r+f:r+f], src[r:r+f:r+f]
-		draw := int64((e0 + r) / 4)
 		for j := 0; j+4 <= f; j += 4 {
-			x := d.key.Uint64(draw)
+			x := key.Uint64(draw)
 			draw++
 			b4, s4, d4 := b[j:j+4:j+4], srow[j:j+4:j+4], drow[j:j+4:j+4]
-			d4[0] = d.one(s4[0]+b4[0], x)
-			d4[1] = d.one(s4[1]+b4[1], x>>16)
-			d4[2] = d.one(s4[2]+b4[2], x>>32)
-			d4[3] = d.one(s4[3]+b4[3], x>>48)
+			v0, v1, v2, v3 := s4[0]+b4[0], s4[1]+b4[1], s4[2]+b4[2], s4[3]+b4[3]
+			d4[0] = dropOne(v0, x, thr, sb, sh)
+			d4[1] = dropOne(v1, x>>16, thr, sb, sh)
+			d4[2] = dropOne(v2, x>>32, thr, sb, sh)
+			d4[3] = dropOne(v3, x>>48, thr, sb, sh)
 		}
 	}
 }

@@ -27,6 +27,8 @@ func BenchmarkElementwise(b *testing.B) {
 			fn   func()
 		}{
 			{"Dropout", func() { c.Dropout(HostBuf(d), mask, true) }},
+			{"DropoutNoReLU", func() { c.Dropout(HostBuf(d), mask, false) }},
+			{"CopyDropoutSelf", func() { c.CopyDropout(HostBuf(d), HostBuf(d), mask) }},
 			{"BiasActivate", func() { c.BiasActivate(HostBuf(d), HostBuf(bias), mask, true) }},
 			{"CopyDropout", func() { c.CopyDropout(HostBuf(d), HostBuf(h), mask) }},
 			{"ReLUDropoutGrad", func() { c.ReLUDropoutGrad(HostBuf(d), HostBuf(h), 2) }},

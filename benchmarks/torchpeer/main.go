@@ -305,7 +305,7 @@ func runPeer(ctx context.Context, c *config, dir string) (*peerResult, error) {
 	if err := json.Unmarshal([]byte(last), &pr); err != nil {
 		return nil, fmt.Errorf("%s printed no result line: %w", c.peer, err)
 	}
-	if len(pr.Times.Forward) != c.steps || len(pr.Times.Backward) != c.steps || len(pr.Times.Update) != c.steps {
+	if len(pr.Times.Forward) != c.steps || len(pr.Times.Backward) != c.steps || len(pr.Times.Update) != c.steps || len(pr.Times.CPU) != c.steps {
 		return nil, fmt.Errorf("%s timed %d steps, want %d", c.peer, len(pr.Times.Forward), c.steps)
 	}
 	return &pr, nil
@@ -320,7 +320,8 @@ func format(c *config, cmdline string, outs []outcome) string {
 		"a step is forward with the loss, backward, and the Adam update (lr 0.01), with dropout 0.5 on every layer's input. "+
 		"The peer (`benchmarks/torchpeer/peer.py`) starts from bulksample's initial weights and checks its logits against "+
 		"bulksample's before timing. Rounds alternate: %d steps of bulksample, then a fresh peer process (%d untimed steps, then %d timed). "+
-		"Figures are medians over all timed steps, in milliseconds per minibatch.\n\n", c.minibatches, c.steps, max(c.warmup, 1), c.steps)
+		"Figures are medians over all timed steps, in milliseconds per minibatch: wall time per phase and step, "+
+		"and the CPU time of the whole process (all threads) per step, which the load of a shared machine inflates less.\n\n", c.minibatches, c.steps, max(c.warmup, 1), c.steps)
 	for _, o := range outs {
 		w := o.w
 		fmt.Fprintf(&b, "## %s\n\n", w.cfg.Name)
@@ -329,20 +330,25 @@ func format(c *config, cmdline string, outs []outcome) string {
 			w.ds.NumNodes(), w.ds.Adj.NNZ(), w.cfg.Features, w.cfg.Classes, w.cfg.Layers, w.cfg.Hidden,
 			benchutil.JoinInts(w.cfg.Fanouts), w.cfg.Batch, float64(w.edges)/float64(len(w.mbs)), meanInt(w.srcRows),
 			o.loadBefore, o.loadAfter)
-		b.WriteString("| side | forward | backward | update | step | vs peer |\n|---|---:|---:|---:|---:|---:|\n")
+		b.WriteString("| side | forward | backward | update | step | vs peer | CPU per step | vs peer |\n|---|---:|---:|---:|---:|---:|---:|---:|\n")
 		ourStep := medianMs(o.ours.total())
 		peerStep := medianMs(o.peer.total())
 		ratio := "-"
 		if len(o.peer.Forward) > 0 {
 			ratio = fmt.Sprintf("%.2fx", ourStep/peerStep)
 		}
-		fmt.Fprintf(&b, "| bulksample (%s) | %s | %s | %s | %s | %s |\n", gnn.BLAS, fmtMs(medianMs(o.ours.Forward)),
-			fmtMs(medianMs(o.ours.Backward)), fmtMs(medianMs(o.ours.Update)), fmtMs(ourStep), ratio)
+		ourCPU, peerCPU := medianMs(o.ours.CPU), medianMs(o.peer.CPU)
+		cpuRatio := "-"
+		if len(o.peer.CPU) > 0 {
+			cpuRatio = fmt.Sprintf("%.2fx", ourCPU/peerCPU)
+		}
+		fmt.Fprintf(&b, "| bulksample (%s) | %s | %s | %s | %s | %s | %s | %s |\n", gnn.BLAS, fmtMs(medianMs(o.ours.Forward)),
+			fmtMs(medianMs(o.ours.Backward)), fmtMs(medianMs(o.ours.Update)), fmtMs(ourStep), ratio, fmtMs(ourCPU), cpuRatio)
 		if len(o.peer.Forward) > 0 {
-			fmt.Fprintf(&b, "| PyTorch %s | %s | %s | %s | %s | 1.00x |\n", o.peerInfo.Torch, fmtMs(medianMs(o.peer.Forward)),
-				fmtMs(medianMs(o.peer.Backward)), fmtMs(medianMs(o.peer.Update)), fmtMs(peerStep))
+			fmt.Fprintf(&b, "| PyTorch %s | %s | %s | %s | %s | 1.00x | %s | 1.00x |\n", o.peerInfo.Torch, fmtMs(medianMs(o.peer.Forward)),
+				fmtMs(medianMs(o.peer.Backward)), fmtMs(medianMs(o.peer.Update)), fmtMs(peerStep), fmtMs(peerCPU))
 		} else {
-			fmt.Fprintf(&b, "| PyTorch | - | - | - | - | (%s) |\n", o.peerNote)
+			fmt.Fprintf(&b, "| PyTorch | - | - | - | - | (%s) | - | - |\n", o.peerNote)
 		}
 		var rounds []string
 		for r := range o.roundOurs {

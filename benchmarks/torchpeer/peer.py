@@ -278,10 +278,11 @@ def main():
         param = model.params
         opt = torch.optim.Adam([param], lr=cfg["lr"], foreach=False)
         param.grad = model.grads
-        times = {"forward": [], "backward": [], "update": []}
+        times = {"forward": [], "backward": [], "update": [], "cpu": []}
         loss0 = None
         for step in range(a.warmup + a.steps):
             mb = mbs[step % len(mbs)]
+            c0 = time.process_time()
             t0 = time.perf_counter()
             logits = model.forward(mb, train=True)
             loss, d = model.loss(logits, mb.labels)
@@ -290,12 +291,14 @@ def main():
             t2 = time.perf_counter()
             opt.step()
             t3 = time.perf_counter()
+            c3 = time.process_time()
             if loss0 is None:
                 loss0 = loss
             if step >= a.warmup:
                 times["forward"].append(t1 - t0)
                 times["backward"].append(t2 - t1)
                 times["update"].append(t3 - t2)
+                times["cpu"].append(c3 - c0)
     blas = "unknown"
     for line in torch.__config__.show().splitlines():
         if "BLAS_INFO" in line:
