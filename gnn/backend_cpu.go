@@ -53,10 +53,81 @@ func (c *CPU) Upload(dst Buf, src []float32) { copy(dst.host[:len(src)], src) }
 // Download copies src into dst.
 func (c *CPU) Download(dst []float32, src Buf) { copy(dst, src.host[:len(dst)]) }
 
-// Gemm calls the BLAS's Sgemm (see Backend).
+// Gemm calls the BLAS's Sgemm (see Backend). With OpenBLAS and more than
+// one thread, a large product is split into as many blocks of rows (or of
+// columns, when it has few rows) of c as the backend has threads, each a
+// single-threaded Sgemm on its own goroutine: OpenBLAS's own worker threads
+// spin on sched_yield between calls for up to about 0.1 s, taking a core
+// from the goroutines of the passes between products (15% of the CPU time
+// of a step in a profile of the products-like workload of
+// benchmarks/torchpeer). The blocks of c are computed by the same kernels
+// over the same k, so the result does not depend on the split.
 func (c *CPU) Gemm(tA, tB bool, m, n, k int, alpha float32, a, b Buf, beta float32, cc Buf) {
-	gemm(c.impl, tA, tB, m, n, k, alpha, a.host, b.host, beta, cc.host)
+	t := c.threads
+	if t <= 0 {
+		t = runtime.GOMAXPROCS(0)
+	}
+	if c.name != BLAS || BLAS == PureGoBLAS || t <= 1 || m == 0 || n == 0 || k == 0 || m*n*k < gemmSplitMinWork {
+		gemm(c.impl, tA, tB, m, n, k, alpha, a.host, b.host, beta, cc.host)
+		return
+	}
+	setBLASThreads(1)
+	A, B, C := a.host, b.host, cc.host
+	ta, lda := blas.NoTrans, k
+	if tA {
+		ta, lda = blas.Trans, m
+	}
+	tb, ldb := blas.NoTrans, n
+	if tB {
+		tb, ldb = blas.Trans, k
+	}
+	var wg sync.WaitGroup
+	if m >= n {
+		// Rows [lo, hi) of c: rows of op(a).
+		parts := min(t, m/gemmSplitMinSide)
+		for p := range parts {
+			lo, hi := m*p/parts, m*(p+1)/parts
+			aOff := lo * k
+			if tA {
+				aOff = lo
+			}
+			block := func() {
+				c.impl.Sgemm(ta, tb, hi-lo, n, k, alpha, A[aOff:], lda, B, ldb, beta, C[lo*n:], n)
+			}
+			if p == parts-1 {
+				block()
+			} else {
+				wg.Go(block)
+			}
+		}
+	} else {
+		// Columns [lo, hi) of c: columns of op(b).
+		parts := min(t, n/gemmSplitMinSide)
+		for p := range parts {
+			lo, hi := n*p/parts, n*(p+1)/parts
+			bOff := lo
+			if tB {
+				bOff = lo * k
+			}
+			block := func() {
+				c.impl.Sgemm(ta, tb, m, hi-lo, k, alpha, A, lda, B[bOff:], ldb, beta, C[lo:], n)
+			}
+			if p == parts-1 {
+				block()
+			} else {
+				wg.Go(block)
+			}
+		}
+	}
+	wg.Wait()
 }
+
+// gemmSplitMinWork and gemmSplitMinSide bound the products Gemm splits:
+// at least 2^22 multiply-adds, and blocks of at least 64 rows or columns.
+const (
+	gemmSplitMinWork = 1 << 22
+	gemmSplitMinSide = 64
+)
 
 // SpMM calls spgemm.MulDense.
 func (c *CPU) SpMM(dst Buf, a *spgemm.CSR, b Buf, cols int) {
