@@ -12,6 +12,7 @@
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_LADIES,
 #   BENCH_ARGS_TRAIN, BENCH_ARGS_DIST  extra flags for one program, e.g. BENCH_ARGS_SPGEMM="--reps 9"
 #   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
+#   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
 #   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN, BENCH_ARGS_TORCHPEER  extra flags for one program, e.g.
@@ -117,6 +118,17 @@ if [ -d benchmarks/distbench ]; then
         bench distbench 1200 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
       else failed+=("distbench (build)"); fi ;;
     *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("distbench (no MPI)") ;;
+  esac
+fi
+
+# --- Q·A and A·A by Sparse SUMMA against the 1.5D pull under mpirun (benchmarks/summabench -> appended to results/dist.md) ---
+if [ -d benchmarks/summabench ]; then
+  case " $(scripts/build-tags.sh) " in
+    *" mpi "*)
+      if go build -tags "$(scripts/build-tags.sh)" -o "$bindir/bulksample" ./cmd/bulksample && build summabench "$blas"; then
+        bench summabench 600 --bulksample "$bindir/bulksample" ${BENCH_ARGS_SUMMA:-}
+      else failed+=("summabench (build)"); fi ;;
+    *) echo "bench: summabench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("summabench (no MPI)") ;;
   esac
 fi
 
