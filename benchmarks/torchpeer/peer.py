@@ -303,6 +303,15 @@ def main():
     for line in torch.__config__.show().splitlines():
         if "BLAS_INFO" in line:
             blas = line.split("BLAS_INFO=")[1].split(",")[0]
+    # Debian's torch calls the system's libblas.so.3: name the library it
+    # resolves to, so that the table shows both sides use the same OpenBLAS.
+    try:
+        with open("/proc/self/maps") as f:
+            libs = sorted({l.split()[-1] for l in f if "blas" in l.split()[-1]})
+        if libs:
+            blas += " (" + ", ".join(os.path.realpath(l) for l in libs) + ")"
+    except OSError:
+        pass
     print(json.dumps({"torch": torch.__version__, "threads": torch.get_num_threads(), "blas": blas,
                       "times": times, "max_logit_diff": diff, "loss0": loss0}))
 
