@@ -129,14 +129,14 @@ const (
 	gemmSplitMinSide = 64
 )
 
-// SpMM calls spgemm.MulDense.
+// SpMM calls spgemm.MulDense (on one goroutine when it is small).
 func (c *CPU) SpMM(dst Buf, a *spgemm.CSR, b Buf, cols int) {
-	spgemm.MulDense(dst.host, a, b.host, cols, c.threads)
+	spgemm.MulDense(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
 }
 
-// SpMMT calls spgemm.MulDenseT.
+// SpMMT calls spgemm.MulDenseT (on one goroutine when it is small).
 func (c *CPU) SpMMT(dst Buf, a *spgemm.CSR, b Buf, cols int) {
-	spgemm.MulDenseT(dst.host, a, b.host, cols, c.threads)
+	spgemm.MulDenseT(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
 }
 
 // NormalizeRows calls spgemm.NormalizeRows.
@@ -169,9 +169,24 @@ func (c *CPU) AddRowScaled(dst, s, src Buf, cols int) {
 // results are the same bit for bit for any thread count.
 
 // minParallelValues is the size of an element-wise pass under which it stays
-// on one goroutine: below about 128 KiB starting goroutines costs more than
-// the pass saves.
-const minParallelValues = 32 << 10
+// on one goroutine: below about 1 MiB (a pass of a few hundred
+// microseconds) the pass gains less from a second goroutine than a fork and
+// join can cost on a loaded machine, where each waits for a core (Cora's
+// minibatches, whose passes are a few tens of microseconds, ran 1.4 times
+// slower split than a peer that keeps them on one thread).
+const minParallelValues = 256 << 10
+
+// minParallelMACs is the size (entries times columns) of a sparse product
+// under which SpMM and SpMMT run on one goroutine, for the same reason.
+const minParallelMACs = 1 << 19
+
+// sparseThreads returns the threads of a product of a by cols columns.
+func (c *CPU) sparseThreads(a *spgemm.CSR, cols int) int {
+	if a.NNZ()*int64(cols) < minParallelMACs {
+		return 1
+	}
+	return c.threads
+}
 
 // parts returns how many goroutines a pass over n values uses.
 func (c *CPU) parts(n int) int {
