@@ -15,7 +15,7 @@
 #   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
-#   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN  extra flags for one program, e.g.
+#   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN, BENCH_ARGS_TORCHPEER  extra flags for one program, e.g.
 #   BENCH_ARGS_SPGEMM="--reps 9"
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -95,6 +95,19 @@ fi
 # --- training: GraphSAGE / GCN epochs (benchmarks/trainbench -> results/train.md) ---
 if [ -d benchmarks/trainbench ]; then
   if build trainbench "$blas"; then bench trainbench 300 ${BENCH_ARGS_TRAIN:-}; else failed+=("trainbench (build)"); fi
+fi
+
+# --- training compute vs a tuned PyTorch on the same minibatches (benchmarks/torchpeer -> results/training.md) ---
+if [ -d benchmarks/torchpeer ]; then
+  if build torchpeer "$blas"; then
+    py=python3; [ -x /usr/bin/python3 ] && py=/usr/bin/python3   # where Debian's python3-torch lives
+    if "$py" -c 'import torch, numpy' 2>/dev/null; then
+      bench torchpeer 900 --threads "$threads" ${BENCH_ARGS_TORCHPEER:-}
+    else
+      echo "bench: torchpeer: no PyTorch (python3-torch: scripts/deps.sh bench); timing bulksample alone" >&2
+      bench torchpeer 600 --threads "$threads" --peer "" ${BENCH_ARGS_TORCHPEER:-}
+    fi
+  else failed+=("torchpeer (build)"); fi
 fi
 
 # --- dist: distributed sampling and feature exchange under mpirun (benchmarks/distbench -> results/dist.md) ---
