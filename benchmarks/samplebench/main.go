@@ -257,6 +257,7 @@ func sampleAll(ctx context.Context, s sampling.Sampler, mbs [][]int32, k int, di
 		if digest {
 			d.AddBulk(b)
 		}
+		b.Release()
 	}
 	return edges, d.Sum(), nil
 }
