@@ -86,8 +86,9 @@ type LayerWiseOptions struct {
 	// Budgets is the number of columns s_l drawn per minibatch for each
 	// layer, the layer nearest the seeds first; required, each > 0.
 	Budgets []int
-	// Semibulk is the number of minibatches whose blocks are extracted
-	// together; 0 means DefaultSemibulk. It does not change the result.
+	// Semibulk is the largest number of minibatches whose blocks are
+	// extracted together (fewer when a bulk has under four such chunks a
+	// thread); 0 means DefaultSemibulk. It does not change the result.
 	Semibulk int
 	// Replace draws columns with replacement (s independent draws);
 	// default false: s distinct columns by successive sampling.
@@ -335,6 +336,67 @@ func (s *LayerWise) probRow(w *lwWorker, f []int32) {
 	w.cols, w.vals = cols, vals
 }
 
+// probRowSplit is probRow on up to threads goroutines: the column space
+// is cut into ranges (more than threads, handed out in turn, so that the
+// dense columns of hubs do not hold one thread), and each range's sums are
+// accumulated by one goroutine over the whole frontier in increasing
+// vertex order, as probRow does: the row is the same bit for bit.
+func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
+	q := append(w.q[:0], f...)
+	slices.Sort(q)
+	q = slices.Compact(q)
+	w.q = q
+	nr := 4 * threads
+	width := (s.n/nr + 64) &^ 63 // whole bit-set words per range
+	nr = (s.n + width - 1) / width
+	parts := make([]lwPart, nr)
+	lwParallel(nr, threads, func(lo, hi int) {
+		pw := s.getWorker()
+		defer s.workers.Put(pw)
+		for r := lo; r < hi; r++ {
+			c0, c1 := int32(r*width), int32(min((r+1)*width, s.n))
+			s.probRange(pw, q, c0, c1)
+			parts[r] = lwPart{cols: slices.Clone(pw.cols), vals: slices.Clone(pw.vals)}
+		}
+	})
+	cols, vals := w.cols[:0], w.vals[:0]
+	for _, p := range parts {
+		cols, vals = append(cols, p.cols...), append(vals, p.vals...)
+	}
+	w.cols, w.vals = cols, vals
+}
+
+// lwPart is a piece of a row computed by one goroutine.
+type lwPart struct {
+	cols []int32
+	vals []float32
+}
+
+// probRange is probRow for the columns [c0, c1) of the sorted frontier q.
+func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
+	acc, seen := w.acc, w.seen
+	for _, u := range q {
+		idx, val := s.src.Row(u)
+		lo, _ := slices.BinarySearch(idx, c0)
+		hi, _ := slices.BinarySearch(idx[lo:], c1)
+		for t, v := range idx[lo : lo+hi] {
+			seen[v>>6] |= 1 << (uint32(v) & 63)
+			x := val[lo+t]
+			acc[v] += x * x
+		}
+	}
+	cols, vals := w.cols[:0], w.vals[:0]
+	for i := int(c0 >> 6); i < int(c1+63)>>6; i++ {
+		for b := seen[i]; b != 0; b &= b - 1 {
+			v := int32(i<<6 | bits.TrailingZeros64(b))
+			cols, vals = append(cols, v), append(vals, acc[v])
+			acc[v] = 0
+		}
+		seen[i] = 0
+	}
+	w.cols, w.vals = cols, vals
+}
+
 // probabilities returns P: for LADIES the k x n matrix whose row m is
 // probRow of frontiers[m], for FastGCN the one row 1ᵀ·(A∘A) that every
 // minibatch shares.
@@ -368,7 +430,8 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 	if s.fg != nil {
 		fgTotal = positiveSum(s.fg.Data)
 	}
-	lwParallel(k, s.opt.Threads, func(lo, hi int) {
+	threads := lwThreads(s.opt.Threads)
+	lwParallel(k, threads, func(lo, hi int) {
 		w := s.getWorker()
 		defer s.workers.Put(w)
 		for m := lo; m < hi; m++ {
@@ -381,9 +444,15 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 			var pCols []int32
 			var pVals []float32
 			var total float64
-			if s.fg != nil {
+			switch {
+			case s.fg != nil:
 				pCols, pVals, total = s.fg.Indices, s.fg.Data, fgTotal
-			} else {
+			case k < threads:
+				// Fewer minibatches than threads: the row of P is split
+				// over the threads by columns instead.
+				s.probRowSplit(w, frontiers[m], threads)
+				pCols, pVals, total = w.cols, w.vals, positiveSum(w.vals)
+			default:
 				s.probRow(w, frontiers[m])
 				pCols, pVals, total = w.cols, w.vals, positiveSum(w.vals)
 			}
