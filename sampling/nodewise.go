@@ -97,8 +97,8 @@ type NodeWiseOptions struct {
 	// in groups of consecutive minibatches, with the same output; a single
 	// minibatch is never split. The cap counts rows times fanout, or rows
 	// for a fanout of -1. 0 means the default: a cap that keeps a group's
-	// buffers within GroupCacheBytes, with at least Threads minibatches a
-	// group so that every thread has a minibatch to extract. Groups make
+	// buffers within GroupCacheBytes, with at least 2·Threads minibatches
+	// a group so that every thread has minibatches to extract. Groups make
 	// the bulk size k a batching choice: a large bulk costs no more
 	// scratch memory than a small one and runs as fast.
 	MaxBulkEdges int64
@@ -227,7 +227,9 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	}
 	minGroup := 1
 	if defaultGroups {
-		minGroup = threads
+		// Two minibatches a thread: the extraction hands them out one at
+		// a time, so that a costly one does not leave a thread idle.
+		minGroup = 2 * threads
 	}
 	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads, minGroup: minGroup}
 	nw.packed, _ = src.(PackedRows)
