@@ -75,7 +75,7 @@ func Extract(a *spgemm.CSR, rows [][]int32, cols [][]int32, semibulk, threads in
 	for m := range cols {
 		spec.widths[m] = len(cols[m])
 	}
-	return extractBlocks(CSRRows{A: a}, a.Cols, &spec, semibulk, threads)
+	return extractBlocks(CSRRows{A: a}, a.Cols, &spec, semibulk, threads, nil)
 }
 
 // extractSpec generalises Extract: the local column of cols[m][j] is
@@ -91,8 +91,10 @@ type extractSpec struct {
 
 // extractBlocks computes the blocks of spec from the rows of src, whose
 // column ids are < ncols (the rows of spec.rows, which a RowFetcher source
-// must have fetched).
-func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, threads int) *LayerArrays {
+// must have fetched). Its column maps come from maps (a sampler's, kept
+// across calls: filling ncols entries is a serial cost per call) or, when
+// maps is nil, are allocated.
+func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *colMapPool) *LayerArrays {
 	k := len(spec.rows)
 	n := src.NumVertices()
 	if semibulk <= 0 {
@@ -114,10 +116,11 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 	if t := lwThreads(threads); k > 0 && k < t {
 		// Fewer minibatches than threads: each block's rows are split
 		// over the threads instead.
-		colMap := newColMap(ncols)
+		colMap := maps.get(ncols)
 		for m := range k {
 			blocks[m] = extractSplit(src, spec, m, colMap, t)
 		}
+		maps.put(colMap)
 		return assembleLayer(blocks, spec.srcs)
 	}
 	// Chunks of at most semibulk minibatches, and at least four per
@@ -139,10 +142,11 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 					failOnce.Do(func() { failure = r })
 				}
 			}()
-			colMap := newColMap(ncols)
+			colMap := maps.get(ncols)
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= nchunks {
+					maps.put(colMap) // all -1 again (not reached after a panic)
 					return
 				}
 				lo, hi := c*semibulk, min((c+1)*semibulk, k)
@@ -157,13 +161,42 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 	return assembleLayer(blocks, spec.srcs)
 }
 
-// newColMap returns a column map of n entries, all -1 (absent).
-func newColMap(n int) []int32 {
+// colMapPool keeps column maps (all -1) for reuse across calls; a nil
+// pool allocates each one. It is safe for concurrent use.
+type colMapPool struct {
+	mu   sync.Mutex
+	free [][]int32
+}
+
+// get returns a column map of n entries, all -1 (absent).
+func (p *colMapPool) get(n int) []int32 {
+	if p != nil {
+		p.mu.Lock()
+		for len(p.free) > 0 {
+			m := p.free[len(p.free)-1]
+			p.free = p.free[:len(p.free)-1]
+			if len(m) == n {
+				p.mu.Unlock()
+				return m
+			}
+		}
+		p.mu.Unlock()
+	}
 	colMap := make([]int32, n)
 	for i := range colMap {
 		colMap[i] = -1
 	}
 	return colMap
+}
+
+// put returns a map that is all -1 again.
+func (p *colMapPool) put(m []int32) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.free = append(p.free, m)
+	p.mu.Unlock()
 }
 
 // markColumns sets colMap to minibatch m's local column of each of its

@@ -136,7 +136,11 @@ type LayerWise struct {
 	n       int         // A is n x n
 	fg      *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
 	opt     LayerWiseOptions
-	workers sync.Pool // *lwWorker, reused across layers and calls
+	// workers and colMaps are scratch space kept across layers and calls
+	// (free lists, which unlike a sync.Pool survive garbage collections:
+	// refilling an n-entry accumulator or column map costs fresh pages).
+	workers lwWorkerPool
+	colMaps colMapPool
 }
 
 // NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
@@ -270,7 +274,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 			keys[m] = stream.Row(epoch, first+m, l, -1)
 		}
 		spec := s.chooseLayer(frontiers, keys, budget)
-		la := extractBlocks(s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads)
+		la := extractBlocks(s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads, &s.colMaps)
 		if !s.opt.Unbiased {
 			normalizeBlocks(la, s.opt.Threads)
 		}
@@ -291,11 +295,34 @@ type lwWorker struct {
 }
 
 func (s *LayerWise) getWorker() *lwWorker {
-	if w, ok := s.workers.Get().(*lwWorker); ok {
+	if w := s.workers.get(); w != nil {
 		return w
 	}
 	n := s.n
 	return &lwWorker{acc: make([]float32, n), seen: make([]uint64, (n+63)/64)}
+}
+
+// lwWorkerPool is a free list of workers, safe for concurrent use.
+type lwWorkerPool struct {
+	mu   sync.Mutex
+	free []*lwWorker
+}
+
+func (p *lwWorkerPool) get() *lwWorker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		w := p.free[n-1]
+		p.free = p.free[:n-1]
+		return w
+	}
+	return nil
+}
+
+func (p *lwWorkerPool) put(w *lwWorker) {
+	p.mu.Lock()
+	p.free = append(p.free, w)
+	p.mu.Unlock()
 }
 
 // probRow computes row m of P = Q·(A∘A) for the frontier f into w.cols
@@ -352,7 +379,7 @@ func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
 	parts := make([]lwPart, nr)
 	lwParallel(nr, threads, func(lo, hi int) {
 		pw := s.getWorker()
-		defer s.workers.Put(pw)
+		defer s.workers.put(pw)
 		for r := lo; r < hi; r++ {
 			c0, c1 := int32(r*width), int32(min((r+1)*width, s.n))
 			s.probRange(pw, q, c0, c1)
@@ -405,7 +432,7 @@ func (s *LayerWise) probabilities(frontiers [][]int32) *spgemm.CSR {
 		return s.fg
 	}
 	w := s.getWorker()
-	defer s.workers.Put(w)
+	defer s.workers.put(w)
 	p := &spgemm.CSR{Rows: len(frontiers), Cols: s.n, Indptr: make([]int64, len(frontiers)+1)}
 	for m, f := range frontiers {
 		s.probRow(w, f)
@@ -433,7 +460,7 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 	threads := lwThreads(s.opt.Threads)
 	lwParallel(k, threads, func(lo, hi int) {
 		w := s.getWorker()
-		defer s.workers.Put(w)
+		defer s.workers.put(w)
 		for m := lo; m < hi; m++ {
 			if len(frontiers[m]) == 0 {
 				// An empty minibatch gets empty blocks. FastGCN's law,
