@@ -132,10 +132,10 @@ func (o *LayerWiseOptions) Validate() error {
 // scratch space (a dense row of n float32 and an n-bit set) for later
 // calls; the garbage collector reclaims what stays unused.
 type LayerWise struct {
-	src     RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
-	n       int         // A is n x n
-	fg      *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
-	opt     LayerWiseOptions
+	src RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
+	n   int         // A is n x n
+	fg  *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
+	opt LayerWiseOptions
 	// workers and colMaps are scratch space kept across layers and calls
 	// (free lists, which unlike a sync.Pool survive garbage collections:
 	// refilling an n-entry accumulator or column map costs fresh pages).
