@@ -129,8 +129,8 @@ func (o *LayerWiseOptions) Validate() error {
 
 // LayerWise is the bulk layer-wise sampler (LADIES or FastGCN). It
 // implements Sampler and is safe for concurrent use. It keeps per-thread
-// scratch space (a dense row of n float32 and an n-bit set) for later
-// calls; the garbage collector reclaims what stays unused.
+// scratch space (a dense row of n float32 and an n-bit set, a column map of
+// n int32) for later calls, until the sampler itself is garbage.
 type LayerWise struct {
 	src RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
 	n   int         // A is n x n
