@@ -373,7 +373,7 @@ func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
 	slices.Sort(q)
 	q = slices.Compact(q)
 	w.q = q
-	nr := 4 * threads
+	nr := 3 * threads
 	width := (s.n/nr + 64) &^ 63 // whole bit-set words per range
 	nr = (s.n + width - 1) / width
 	parts := make([]lwPart, nr)
@@ -404,9 +404,17 @@ func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
 	acc, seen := w.acc, w.seen
 	for _, u := range q {
 		idx, val := s.src.Row(u)
-		lo, _ := slices.BinarySearch(idx, c0)
-		hi, _ := slices.BinarySearch(idx[lo:], c1)
-		for t, v := range idx[lo : lo+hi] {
+		if len(idx) == 0 || idx[len(idx)-1] < c0 || idx[0] >= c1 {
+			continue // no column in the range
+		}
+		lo, hi := 0, len(idx)
+		if idx[0] < c0 {
+			lo, _ = slices.BinarySearch(idx, c0)
+		}
+		if idx[hi-1] >= c1 {
+			hi, _ = slices.BinarySearch(idx, c1)
+		}
+		for t, v := range idx[lo:hi] {
 			seen[v>>6] |= 1 << (uint32(v) & 63)
 			x := val[lo+t]
 			acc[v] += x * x
