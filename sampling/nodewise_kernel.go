@@ -1,25 +1,41 @@
 package sampling
 
-// The node-wise kernel. A layer of a group of minibatches runs in three
-// passes over the stacked rows of the group's frontiers (the rows of Q):
+// The node-wise kernel. A bulk's layer is sampled in groups of
+// consecutive minibatches (NodeWiseOptions.MaxBulkEdges; by default a group
+// holds about GroupCacheBytes of buffers and at least two minibatches a
+// thread), so that a bulk of any size k needs the scratch space of one
+// group and each pass reads what the previous one wrote from the cache. A
+// group runs in three passes over the stacked rows of its frontiers (the
+// rows of Q), which are a view of the previous layer's sources: the
+// frontiers of consecutive minibatches are stored back to back.
 //
-//  1. sizes (parallel over rows): each row's start and degree in A, turned
-//     by a serial prefix sum into the offsets of each row's picks, so that
-//     the picks buffer is allocated once at its exact bound;
-//  2. selection (parallel over rows, so k = 1 uses every thread): each row
-//     draws its picks with its row key and writes their global ids. For
-//     uniform selection from a local CSR a chunk of rows first draws all
-//     positions (which need only the degrees) and then gathers the column
-//     ids in a loop of independent loads, so that many cache misses on A
-//     are in flight at once instead of one per row;
-//  3. extraction (parallel over minibatches): a per-worker array map from
-//     vertex to local id renumbers the picks into the minibatch's columns,
-//     appends new vertices to F_{l+1}, and writes the block straight into
-//     the bulk's arrays at offsets known after pass 2.
+//  1. sizes (parallel over chunks of rows): each row's start and degree in
+//     A and its selection bound; each chunk sums its bounds, and a prefix
+//     sum over the chunks (not the rows) places each chunk's picks;
+//  2. selection (parallel over the same chunks, so k = 1 uses every
+//     thread): a chunk turns its rows' bounds into offsets, draws each
+//     row's picks with its row key and writes their global ids, and adds
+//     its counts to its minibatches' entry totals. For uniform selection
+//     from a local CSR a chunk first draws all positions (which need only
+//     the degrees) and then gathers the column ids in a loop of
+//     independent loads, so that many cache misses on A are in flight at
+//     once instead of one per row;
+//  3. extraction (parallel over minibatches, handed out one at a time): a
+//     per-worker array map from vertex to local id renumbers the picks into
+//     the minibatch's columns and writes the block straight into the bulk's
+//     arrays at offsets known after pass 2, and its new vertices into a
+//     group buffer; F_{l+1} = F_l followed by them is then copied into the
+//     layer's sources, in parallel over minibatches.
 //
-// Profiles (R-MAT scale 20, fanouts 15,10,5) put the time in the random
-// reads of passes 2 and 3 (A's rows, the vertex map) and in sorting the
-// few picks of a row; all writes are sequential.
+// Every buffer is reused: the workers' vertex maps and the group buffers
+// live on the sampler's free lists, and a bulk's output arrays come from
+// bulks the caller released (Bulk.Release). What stays serial is a loop
+// over the group's minibatches and one over its chunks of rows.
+//
+// Profiles (R-MAT scale 20, fanouts 15,10,5, k = 16 and 64) put 44-46% of
+// the CPU time in the extraction, 38-40% in the selection and 8-11% in the
+// sizes pass, all parallel; the code outside the parallel passes took 0-0.6%.
+// At k = 1 the extraction of the one minibatch is serial.
 
 import (
 	"context"
