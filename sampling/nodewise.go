@@ -61,6 +61,10 @@ func ParseFrontierMode(s string) (FrontierMode, error) {
 // chose it.
 const GroupCacheBytes = 8 << 20
 
+// GroupMemoryBytes bounds a group's buffers when NodeWiseOptions.MaxBulkEdges
+// is 0, however many minibatches the thread count asks a group to hold.
+const GroupMemoryBytes = 256 << 20
+
 // groupBytesPerEdge is what one selected entry of a group costs in its
 // buffers: its global id (picks), its slot for a new vertex (newv), and
 // the row offsets, spans and counts shared by a row's entries.
@@ -98,7 +102,8 @@ type NodeWiseOptions struct {
 	// minibatch is never split. The cap counts rows times fanout, or rows
 	// for a fanout of -1. 0 means the default: a cap that keeps a group's
 	// buffers within GroupCacheBytes, with at least 2·Threads minibatches
-	// a group so that every thread has minibatches to extract. Groups make
+	// a group so that every thread has minibatches to extract, within
+	// GroupMemoryBytes. Groups make
 	// the bulk size k a batching choice: a large bulk costs no more
 	// scratch memory than a small one and runs as fast.
 	MaxBulkEdges int64
@@ -152,8 +157,11 @@ type NodeWise struct {
 	// minGroup is the fewest minibatches a group takes while the bulk
 	// has more (1 when the caller set MaxBulkEdges).
 	minGroup int
-	scratch  nwScratch // workers and call state, reused across calls
-	bulks    bulkPool  // released bulks' arrays, reused for new bulks
+	// maxGroupEdges caps a group whatever minGroup says: MaxBulkEdges
+	// when the caller set it, else GroupMemoryBytes' worth.
+	maxGroupEdges int64
+	scratch       nwScratch // workers and call state, reused across calls
+	bulks         bulkPool  // released bulks' arrays, reused for new bulks
 }
 
 // NewNodeWise returns the node-wise sampler of the n x n adjacency a (row v
@@ -225,13 +233,15 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	minGroup := 1
+	minGroup, maxGroup := 1, opt.MaxBulkEdges
 	if defaultGroups {
+		maxGroup = GroupMemoryBytes / groupBytesPerEdge
 		// Two minibatches a thread: the extraction hands them out one at
 		// a time, so that a costly one does not leave a thread idle.
 		minGroup = 2 * threads
 	}
-	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads, minGroup: minGroup}
+	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads,
+		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges)}
 	nw.packed, _ = src.(PackedRows)
 	nw.picker, _ = src.(PickFetcher)
 	return nw, nil

@@ -257,11 +257,11 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 		// A group takes minibatches while its selection bound fits the
 		// cap, and at least minGroup of them, so that the extraction,
 		// parallel over the group's minibatches, has work for every
-		// thread.
+		// thread, as long as they fit the memory cap.
 		m1, gc := m0, int64(0)
 		for m1 < k {
 			cm := cost(m1)
-			if m1-m0 >= nw.minGroup && gc+cm > nw.opt.MaxBulkEdges {
+			if m1 > m0 && (gc+cm > nw.maxGroupEdges || m1-m0 >= nw.minGroup && gc+cm > nw.opt.MaxBulkEdges) {
 				break
 			}
 			gc += cm
