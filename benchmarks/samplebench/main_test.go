@@ -127,7 +127,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 echo "sampling..."
-echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 500000, \"warm\": true, \"peak_rss_bytes\": $((k * 1048576))}"
+echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 500000, \"warm\": true, \"peak_rss_bytes\": $((k * 1048576)), \"pass_costs\": [{\"cpu_seconds\": 9}, {\"cpu_seconds\": 0.001}, {\"cpu_seconds\": 0.002}, {\"cpu_seconds\": 0.004}]}"
 `
 	if err := os.WriteFile(cli, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -141,9 +141,9 @@ echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 5
 	}
 	md := stdout.String()
 	for _, want := range []string{
-		"| 1 | 1 | 1000 | 1.00 | 1.00-1.00 | 0.25 | 0.50 | 1 |",
-		"| 1 | 4 | 1000 | 4.00 | 4.00-4.00 | 1.00 | 0.50 | 4 |",
-		"| 2 | 4 | 1000 | 8.00 | 8.00-8.00 | 1.00 | 0.50 | 4 |",
+		"| 1 | 1 | 1000 | 1.00 | 1.00-1.00 | 0.25 | 0.50 | 0.50 | 1 |",
+		"| 1 | 4 | 1000 | 4.00 | 4.00-4.00 | 1.00 | 0.50 | 0.50 | 4 |",
+		"| 2 | 4 | 1000 | 8.00 | 8.00-8.00 | 1.00 | 0.50 | 0.50 | 4 |",
 		"bulksample sample --graph g.bsn --batch 1024 --fanout 15,10,5 --seeds 0",
 	} {
 		if !strings.Contains(md, want) {

@@ -32,6 +32,28 @@ type cliResult struct {
 	ColdSEPS     float64 `json:"cold_seps"`
 	Warm         bool    `json:"warm"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
+	// PassCosts are the costs of each pass over the seeds, the cold one
+	// first (a CLI with --reps); their CPU time gives CPU-SEPS, which other
+	// processes on a shared machine do not inflate as they do wall time.
+	PassCosts []struct {
+		CPUSeconds float64 `json:"cpu_seconds"`
+	} `json:"pass_costs"`
+}
+
+// warmCPUSEPS returns the sampled edges per CPU-second of the median warm
+// pass, or 0 when the CLI reported no warm pass costs.
+func (r *cliResult) warmCPUSEPS() float64 {
+	if len(r.PassCosts) < 2 {
+		return 0
+	}
+	cpu := make([]float64, 0, len(r.PassCosts)-1)
+	for _, c := range r.PassCosts[1:] {
+		cpu = append(cpu, c.CPUSeconds)
+	}
+	if m := benchutil.Median(cpu); m > 0 {
+		return float64(r.SampledEdges) / m
+	}
+	return 0
 }
 
 // sweepRow is one (threads, k) of the sweep.
@@ -39,6 +61,7 @@ type sweepRow struct {
 	threads, k int
 	edges      int64
 	warm, cold []float64 // SEPS per repetition
+	cpu        []float64 // warm CPU-SEPS per repetition
 	rss        []int64   // peak RSS per repetition
 	isWarm     bool
 }
@@ -91,9 +114,10 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, error) 
 			r.edges, r.isWarm = res.SampledEdges, res.Warm
 			r.warm = append(r.warm, res.SEPS)
 			r.cold = append(r.cold, res.ColdSEPS)
+			r.cpu = append(r.cpu, res.warmCPUSEPS())
 			r.rss = append(r.rss, res.PeakRSSBytes)
-			fmt.Fprintf(stderr, "samplebench: sweep rep %d threads=%d k=%-4d %.2fM SEPS (cold %.2fM), peak RSS %d MiB\n",
-				rep+1, r.threads, r.k, res.SEPS/1e6, res.ColdSEPS/1e6, res.PeakRSSBytes>>20)
+			fmt.Fprintf(stderr, "samplebench: sweep rep %d threads=%d k=%-4d %.2fM SEPS (cold %.2fM, warm CPU-SEPS %.2fM), peak RSS %d MiB\n",
+				rep+1, r.threads, r.k, res.SEPS/1e6, res.ColdSEPS/1e6, res.warmCPUSEPS()/1e6, res.PeakRSSBytes>>20)
 		}
 	}
 	for _, r := range rows[1:] {
@@ -117,13 +141,15 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
 		"seeds: %s of a random permutation, b = %d, fanouts %s. "+
 		"SEPS is the CLI's headline: the median of its warm passes over the seeds (`--reps %d`: %d warm after the cold one); "+
 		"cold is the first pass, which pays for fresh memory. Peak RSS is the process's (`peak_rss_bytes`, getrusage; "+
-		"it includes the graph's mapping). The table gives medians over the runs; \"vs best\" compares with the best k at the same thread count.\n\n",
+		"it includes the graph's mapping). CPU-SEPS divides by the CPU time of the warm passes (all threads), "+
+		"which other processes on a shared machine inflate far less than wall time. The table gives medians over the runs; "+
+		"\"vs best\" compares with the best k at the same thread count.\n\n",
 		c.reps, seeds, c.batch, benchutil.JoinInts(c.fanouts), c.cliPasses, c.cliPasses-1)
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), 0, 0), " "))
 	fmt.Fprintf(&b, "(with `--threads T --bulk K` of the row; the graph from `bulksample gen rmat --scale %d --edge-factor %d --seed %d --out %s`)\n\n",
 		c.scale, c.edgeFactor, c.seed, filepath.Base(graph))
-	fmt.Fprintf(&b, "| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best | cold SEPS (M) | peak RSS (MiB) |\n")
-	fmt.Fprintf(&b, "|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	fmt.Fprintf(&b, "| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best | cold SEPS (M) | warm CPU-SEPS (M) | peak RSS (MiB) |\n")
+	fmt.Fprintf(&b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	best := map[int]float64{}
 	for _, r := range rows {
 		best[r.threads] = max(best[r.threads], benchutil.Median(r.warm))
@@ -134,9 +160,9 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
 		for i, x := range r.rss {
 			rss[i] = float64(x)
 		}
-		fmt.Fprintf(&b, "| %d | %d | %d | %.2f | %.2f-%.2f | %.2f | %.2f | %.0f |\n", r.threads, r.k, r.edges,
+		fmt.Fprintf(&b, "| %d | %d | %d | %.2f | %.2f-%.2f | %.2f | %.2f | %.2f | %.0f |\n", r.threads, r.k, r.edges,
 			med/1e6, slices.Min(r.warm)/1e6, slices.Max(r.warm)/1e6, med/best[r.threads],
-			benchutil.Median(r.cold)/1e6, benchutil.Median(rss)/(1<<20))
+			benchutil.Median(r.cold)/1e6, benchutil.Median(r.cpu)/1e6, benchutil.Median(rss)/(1<<20))
 	}
 	if !rows[0].isWarm {
 		fmt.Fprintf(&b, "\nThe CLI reported no warm passes (a version without `--reps`): SEPS is the cold pass.\n")
