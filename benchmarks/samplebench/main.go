@@ -288,7 +288,9 @@ func markdown(c *config, rows []row, gen time.Duration, a *spgemm.CSR) string {
 	if !c.appendOut {
 		fmt.Fprintf(&b, "# Node-wise sampling throughput\n\n")
 		fmt.Fprintf(&b, "`make bench` writes the scale-%d section; a larger scale is appended with\n"+
-			"`go run ./benchmarks/samplebench --scale 22 --append`.\n\n", c.scale)
+			"`go run ./benchmarks/samplebench --scale 22 --append`, then the bulk size sweep through the CLI\n"+
+			"(`go run ./benchmarks/samplebench --cli bin/bulksample --append ...`, below), then the layer-wise\n"+
+			"section.\n\n", c.scale)
 	}
 	fmt.Fprintf(&b, "## R-MAT scale %d\n\n", c.scale)
 	fmt.Fprintf(&b, "Written by `benchmarks/samplebench` (`make bench`) on %s, GOMAXPROCS %d, %s.\n\n",
