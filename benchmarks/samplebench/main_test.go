@@ -144,7 +144,7 @@ echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 5
 		"| 1 | 1 | 1000 | 1.00 | 1.00-1.00 | 0.25 | 0.50 | 0.50 | 1 |",
 		"| 1 | 4 | 1000 | 4.00 | 4.00-4.00 | 1.00 | 0.50 | 0.50 | 4 |",
 		"| 2 | 4 | 1000 | 8.00 | 8.00-8.00 | 1.00 | 0.50 | 0.50 | 4 |",
-		"bulksample sample --graph g.bsn --batch 1024 --fanout 15,10,5 --seeds 0",
+		"bulksample sample --graph g.bsn --batch 1024 --fanout 15,10,5 --seeds 0 --bulk K --threads T",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sweep table lacks %q:\n%s", want, md)

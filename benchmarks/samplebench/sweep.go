@@ -66,11 +66,12 @@ type sweepRow struct {
 	isWarm     bool
 }
 
-// sweepArgs returns the sample command's arguments for one configuration.
-func sweepArgs(c *config, graph string, threads, k int) []string {
+// sweepArgs returns the sample command's arguments for one configuration
+// (threads and k as they are to be printed).
+func sweepArgs(c *config, graph, threads, k string) []string {
 	return []string{"sample", "--graph", graph, "--batch", fmt.Sprint(c.batch),
-		"--fanout", benchutil.JoinInts(c.fanouts), "--seeds", fmt.Sprint(c.seeds), "--bulk", fmt.Sprint(k),
-		"--threads", fmt.Sprint(threads), "--seed", fmt.Sprint(c.seed), "--reps", fmt.Sprint(c.cliPasses), "--json"}
+		"--fanout", benchutil.JoinInts(c.fanouts), "--seeds", fmt.Sprint(c.seeds), "--bulk", k,
+		"--threads", threads, "--seed", fmt.Sprint(c.seed), "--reps", fmt.Sprint(c.cliPasses), "--json"}
 }
 
 // runSweep runs the sweep through the CLI c.cli and returns its markdown.
@@ -97,7 +98,7 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, error) 
 	}
 	for rep := range c.reps {
 		for _, r := range rows {
-			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, r.threads, r.k)...)
+			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, fmt.Sprint(r.threads), fmt.Sprint(r.k))...)
 			var out, errb bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			if err := cmd.Run(); err != nil {
@@ -145,8 +146,8 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
 		"which other processes on a shared machine inflate far less than wall time. The table gives medians over the runs; "+
 		"\"vs best\" compares with the best k at the same thread count.\n\n",
 		c.reps, seeds, c.batch, benchutil.JoinInts(c.fanouts), c.cliPasses, c.cliPasses-1)
-	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), 0, 0), " "))
-	fmt.Fprintf(&b, "(with `--threads T --bulk K` of the row; the graph from `bulksample gen rmat --scale %d --edge-factor %d --seed %d --out %s`)\n\n",
+	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
+	fmt.Fprintf(&b, "(T and K are the row's threads and k; the graph from `bulksample gen rmat --scale %d --edge-factor %d --seed %d --out %s`)\n\n",
 		c.scale, c.edgeFactor, c.seed, filepath.Base(graph))
 	fmt.Fprintf(&b, "| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best | cold SEPS (M) | warm CPU-SEPS (M) | peak RSS (MiB) |\n")
 	fmt.Fprintf(&b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
