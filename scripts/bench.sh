@@ -14,6 +14,7 @@
 #   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
 #   BENCH_SWEEP_SCALE  R-MAT scale of the bulk size sweep through the CLI (default 20);
 #   BENCH_ARGS_SWEEP   extra flags for it
+#   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
 #   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN  extra flags for one program, e.g.
@@ -105,15 +106,27 @@ if [ -d benchmarks/trainbench ]; then
   if build trainbench "$blas"; then bench trainbench 300 ${BENCH_ARGS_TRAIN:-}; else failed+=("trainbench (build)"); fi
 fi
 
-# --- dist: distributed sampling under mpirun (benchmarks/distbench -> results/dist.md) ---
+# --- dist: distributed sampling and feature exchange under mpirun (benchmarks/distbench -> results/dist.md) ---
 if [ -d benchmarks/distbench ]; then
   tags=$(scripts/build-tags.sh)
   case " $tags " in
     *" mpi "*)
-      if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$blas"; then
-        bench distbench 1200 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
+      # distbench runs itself under mpirun for the feature exchange: the mpi tag too.
+      if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$tags"; then
+        bench distbench 2400 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
       else failed+=("distbench (build)"); fi ;;
     *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("distbench (no MPI)") ;;
+  esac
+fi
+
+# --- Q·A and A·A by Sparse SUMMA against the 1.5D pull under mpirun (benchmarks/summabench -> appended to results/dist.md) ---
+if [ -d benchmarks/summabench ]; then
+  case " $(scripts/build-tags.sh) " in
+    *" mpi "*)
+      if go build -tags "$(scripts/build-tags.sh)" -o "$bindir/bulksample" ./cmd/bulksample && build summabench "$blas"; then
+        bench summabench 600 --bulksample "$bindir/bulksample" ${BENCH_ARGS_SUMMA:-}
+      else failed+=("summabench (build)"); fi ;;
+    *) echo "bench: summabench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("summabench (no MPI)") ;;
   esac
 fi
 
