@@ -12,6 +12,8 @@
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_LADIES,
 #   BENCH_ARGS_TRAIN, BENCH_ARGS_DIST  extra flags for one program, e.g. BENCH_ARGS_SPGEMM="--reps 9"
 #   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
+#   BENCH_SWEEP_SCALE  R-MAT scale of the bulk size sweep through the CLI (default 20);
+#   BENCH_ARGS_SWEEP   extra flags for it
 #   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
@@ -71,6 +73,13 @@ if [ -d benchmarks/samplebench ]; then
   if build samplebench "$blas"; then
     bench samplebench 300 ${BENCH_ARGS_SAMPLE:-}
     bench samplebench 300 --scale 22 --threads 1,2 --bulk 1,16,256 --append ${BENCH_ARGS_SAMPLE:-}
+    # The bulk size sweep as a user measures it: `bulksample sample --json`,
+    # one process per run, every vertex a seed (so that k = 1024 is 1024
+    # minibatches), warm and cold passes; the README's sampling table.
+    if go build -tags "$blas" -o "$bindir/bulksample" ./cmd/bulksample; then
+      bench samplebench 2400 --cli "$bindir/bulksample" --scale "${BENCH_SWEEP_SCALE:-20}" --seeds 0 \
+        --threads 1,2 --bulk 1,4,16,64,256,1024 --reps 3 --append ${BENCH_ARGS_SWEEP:-}
+    else failed+=("bulksample (build)"); fi
   else failed+=("samplebench (build)"); fi
 fi
 
