@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/hash"
@@ -183,4 +184,49 @@ func (t *Trainer) part() int {
 		return s.Part()
 	}
 	return 0
+}
+
+// ranker is implemented by reducers that know their ranks (DataParallel).
+type ranker interface {
+	Rank() int
+	Size() int
+}
+
+// ranks returns the number of ranks training together: the reducer's, or 1.
+func (t *Trainer) ranks() int {
+	if r, ok := t.data.Reducer.(ranker); ok {
+		return r.Size()
+	}
+	return 1
+}
+
+// writesCheckpoints reports whether this trainer writes the checkpoints:
+// on one process it does, in data-parallel training rank 0 alone does (the
+// parameters are the same on every rank).
+func (t *Trainer) writesCheckpoints() bool {
+	r, ok := t.data.Reducer.(ranker)
+	return !ok || r.Rank() == 0
+}
+
+// ranksKey is the checkpoint's record of the number of ranks that wrote it
+// (absent from checkpoints of single-process runs before it existed).
+const ranksKey = "ranks"
+
+// checkRanks returns an error naming both counts when the checkpoint ck at
+// path was written by a run on another number of ranks: the minibatches'
+// parts, hence the dropout masks and the float sums, depend on it, so that
+// such a resume would not continue the same run.
+func (t *Trainer) checkRanks(ck *checkpoint, path string) error {
+	got := 1
+	if s, ok := ck.Config[ranksKey]; ok {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return fmt.Errorf("gnn: checkpoint %s: %s=%q is not a number of ranks", path, ranksKey, s)
+		}
+		got = n
+	}
+	if want := t.ranks(); got != want {
+		return fmt.Errorf("gnn: checkpoint %s was written by a run on %d rank(s); this run has %d: resume with %d", path, got, want, got)
+	}
+	return nil
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -21,6 +24,13 @@ func onRanks(t *testing.T, p int, f func(c dist.Comm) error) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	onRanksWorld(t, world, f)
+}
+
+// onRanksWorld is onRanks on the ranks of world.
+func onRanksWorld(t *testing.T, world []dist.Comm, f func(c dist.Comm) error) {
+	t.Helper()
+	p := len(world)
 	errs := make([]error, p)
 	var wg sync.WaitGroup
 	for r, c := range world {
@@ -216,6 +226,141 @@ func TestDataParallelEpoch(t *testing.T) {
 		t.Logf("%s: parameters differ from one process's by %.3g of the largest", name, d)
 		if tc.dropout == 0 && !(d <= 1e-5) {
 			t.Errorf("%s: parameters differ from the single-process run's by %.3g of the largest; want <= 1e-5", name, d)
+		}
+	}
+}
+
+// TestDataParallelCheckpoint: on 2 in-process ranks, rank 0 alone writes
+// the checkpoint; a run stopped after one epoch and resumed (every rank
+// reading rank 0's checkpoint) ends bit for bit as the uninterrupted run;
+// resuming on 4 ranks, or on one process, is an error naming both counts.
+func TestDataParallelCheckpoint(t *testing.T) {
+	ds := smallGraph(t, 200, 3, 6, 8, 0.8, 0.5, 6)
+	ds.Train = ds.Train[:45]
+	opt := stopOptions()
+	run := func(p int, dir string, epochs int, resume bool) ([][]float32, []error) {
+		params := make([][]float32, p)
+		errs := make([]error, p)
+		world, err := dist.NewInProcWorld(p, dist.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		for r, c := range world {
+			wg.Go(func() {
+				d := dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7))
+				d.Reducer = NewDataParallel(c)
+				o := opt
+				o.Epochs, o.Resume = epochs, resume
+				if dir != "" {
+					o.CheckpointDir = dir
+				}
+				tr, err := NewTrainer(d, o)
+				if err == nil {
+					_, err = tr.Run(context.Background(), nil)
+				}
+				if errs[r] = err; err != nil {
+					c.Abort(err)
+					return
+				}
+				params[r] = tr.Model().Params()
+			})
+		}
+		wg.Wait()
+		return params, errs
+	}
+	want, errs := run(2, "", 3, false)
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := t.TempDir()
+	if _, errs := run(2, dir, 1, false); errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	got, errs := run(2, dir, 3, true)
+	for r := range 2 {
+		if errs[r] != nil {
+			t.Fatalf("resume, rank %d: %v", r, errs[r])
+		}
+		if maxRelDiff(got[r], want[r]) != 0 {
+			t.Errorf("rank %d: resumed run's parameters differ from the uninterrupted run's", r)
+		}
+	}
+	_, errs = run(4, dir, 3, true)
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "2 rank(s); this run has 4") {
+		t.Errorf("resume on 4 ranks of a 2-rank checkpoint: %v; want an error naming 2 and 4", errs[0])
+	}
+	d := dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7))
+	o := opt
+	o.CheckpointDir, o.Resume = dir, true
+	tr, err := NewTrainer(d, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "2 rank(s); this run has 1") {
+		t.Errorf("resume on one process of a 2-rank checkpoint: %v; want an error naming 2 and 1", err)
+	}
+	// Rank 1 writes nothing: give it a directory of its own.
+	dirs := []string{t.TempDir(), t.TempDir()}
+	world, err := dist.NewInProcWorld(2, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	onRanksWorld(t, world, func(c dist.Comm) error {
+		d := dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7))
+		d.Reducer = NewDataParallel(c)
+		o := opt
+		o.Epochs, o.CheckpointDir = 1, dirs[c.Rank()]
+		tr, err := NewTrainer(d, o)
+		if err != nil {
+			return err
+		}
+		_, err = tr.Run(context.Background(), nil)
+		return err
+	})
+	for r, want := range []bool{true, false} {
+		_, err := os.Stat(filepath.Join(dirs[r], CheckpointFile))
+		if got := err == nil; got != want {
+			t.Errorf("rank %d wrote a checkpoint: %v; want %v", r, got, want)
+		}
+	}
+}
+
+// TestRootEvaluator: every rank gets the root's full-neighbour accuracies;
+// when the root's evaluation fails, every rank returns an error.
+func TestRootEvaluator(t *testing.T) {
+	ds := smallGraph(t, 150, 3, 6, 8, 0.8, 0.5, 8)
+	m, err := NewModel(ModelOptions{Arch: SAGE, Layers: 2, Hidden: 8, InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := &FullNeighbour{Adj: ds.Adj, Features: ds.Features}
+	want, err := full.Evaluate(context.Background(), m, ds.Labels, ds.Valid, ds.Test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []bool{false, true} {
+		errs := make([]error, 3)
+		onRanks(t, 3, func(c dist.Comm) error {
+			e := &RootEvaluator{Comm: c, Root: 1, Vertices: ds.NumNodes()}
+			if c.Rank() == 1 {
+				e.Eval = full
+				if bad {
+					e.Eval = &FullNeighbour{Adj: ds.Adj, Features: ds.Features[:8]}
+				}
+			}
+			acc, err := e.Evaluate(context.Background(), m, ds.Labels, ds.Valid, ds.Test)
+			if errs[c.Rank()] = err; err == nil && (len(acc) != 2 || acc[0] != want[0] || acc[1] != want[1]) {
+				return fmt.Errorf("rank %d: accuracies %v; want the root's %v", c.Rank(), acc, want)
+			}
+			return nil
+		})
+		for r, err := range errs {
+			if (err != nil) != bad {
+				t.Errorf("root evaluation failing %v: rank %d: error %v", bad, r, err)
+			}
 		}
 	}
 }
