@@ -3,6 +3,8 @@ package main
 // The distributed path of `bulksample sample`: the same command line run
 // under mpirun or srun (or on in-process ranks with --inproc-ranks, for
 // tests), each rank sampling its run of every bulk. Only rank 0 prints.
+// The flags, the launch (runRanks) and the traffic summary are shared with
+// `bulksample train` (train_dist.go).
 
 import (
 	"context"
@@ -34,11 +36,13 @@ func (d *distFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&d.replication, "replication", 1, "distributed runs: replication factor c of the graph's row blocks (ranks form a (p/c) x c grid); must divide the number of ranks")
 	fs.StringVar(&d.fetch, "fetch", "pull", "distributed runs: pull (fetch the rows of A from their owners, 1.5D) or push (owners sample and return only the picks)")
 	fs.BoolVar(&d.replicate, "replicate-graph", false, "distributed runs: every rank holds the whole graph; sampling needs no communication")
-	fs.IntVar(&d.inproc, "inproc-ranks", 0, "run the distributed sampler on this many in-process ranks (goroutines) instead of MPI; for tests and debugging")
+	fs.IntVar(&d.inproc, "inproc-ranks", 0, "run distributed on this many in-process ranks (goroutines) instead of MPI; for tests and debugging")
 	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
 }
 
-func (d *distFlags) validate(fs *flag.FlagSet, c *sampleConfig) error {
+// validate checks the flags and sets mode; method is the sampler's
+// (node, ladies or fastgcn).
+func (d *distFlags) validate(fs *flag.FlagSet, method string) error {
 	var err error
 	if d.mode, err = sampling.ParseFetchMode(d.fetch); err != nil {
 		return usageError(fs, "--fetch %q: want pull or push", d.fetch)
@@ -50,12 +54,19 @@ func (d *distFlags) validate(fs *flag.FlagSet, c *sampleConfig) error {
 		return usageError(fs, "--inproc-ranks %d: want >= 0", d.inproc)
 	case d.inproc > 0 && dist.LaunchedSize() > 0:
 		return usageError(fs, "--inproc-ranks: not under an MPI launcher (this process is one of %d launched ranks)", dist.LaunchedSize())
-	case d.distributed() && c.method != "node" && d.mode == sampling.FetchPush:
-		return usageError(fs, "--method %s: --fetch push applies to --method node (layer-wise samplers pull the frontier rows)", c.method)
-	case d.distributed() && c.baseline:
-		return usageError(fs, "--baseline: not in a distributed run")
+	case d.distributed() && method != "node" && d.mode == sampling.FetchPush:
+		return usageError(fs, "%s %s: --fetch push applies to node-wise sampling (layer-wise samplers pull the frontier rows)", methodFlag(fs), method)
 	}
 	return nil
+}
+
+// methodFlag names the flag that chooses the sampler: --method (sample) or
+// --sampler (train).
+func methodFlag(fs *flag.FlagSet) string {
+	if fs.Lookup("sampler") != nil {
+		return "--sampler"
+	}
+	return "--method"
 }
 
 // distributed reports whether this run is distributed: started by an MPI
@@ -69,6 +80,20 @@ type phaseJSON struct {
 	Messages     int64 `json:"messages"`
 	BytesSentMax int64 `json:"bytes_sent_max"`
 	MessagesMax  int64 `json:"messages_max"`
+	// The time in the phase's calls, the wait for the other ranks
+	// included: mean over the ranks and the most of one rank (train only).
+	WaitSeconds    float64 `json:"wait_seconds,omitempty"`
+	WaitSecondsMax float64 `json:"wait_seconds_max,omitempty"`
+}
+
+// trafficJSON returns the traffic of every phase: tot summed over the
+// ranks, most of the busiest rank (dist.ReduceStats).
+func trafficJSON(tot, most dist.Stats) map[string]phaseJSON {
+	m := make(map[string]phaseJSON)
+	for ph := range dist.NumPhases {
+		m[ph.String()] = phaseJSON{BytesSent: tot.Bytes[ph], Messages: tot.Messages[ph], BytesSentMax: most.Bytes[ph], MessagesMax: most.Messages[ph]}
+	}
+	return m
 }
 
 // distSummary is the --json object of a distributed `bulksample sample`.
@@ -83,7 +108,18 @@ type distSummary struct {
 }
 
 func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
-	if c.dist.inproc == 0 {
+	return runRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, w dist.Comm) error {
+		return sampleRank(ctx, e, c, w)
+	})
+}
+
+// runRanks runs rank, the work of one rank, on every rank of the job: on
+// this process's rank of the MPI job (inproc 0), or on inproc in-process
+// ranks (goroutines) whose standard output, but rank 0's, is discarded. A
+// rank whose work fails reports "rank R: <error>" and aborts the job (under
+// MPI, MPI_Abort ends every rank).
+func runRanks(ctx context.Context, e *env, inproc int, rank func(ctx context.Context, e *env, w dist.Comm) error) error {
+	if inproc == 0 {
 		world, err := dist.NewMPIWorld(dist.Options{})
 		if err != nil {
 			return err // dist.ErrNoMPI in a build without MPI: never run as a lone rank
@@ -92,12 +128,12 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 			world.Close()
 			return err
 		}
-		if err := sampleRank(ctx, e, c, world); err != nil {
+		if err := rank(ctx, e, world); err != nil {
 			dist.Fail(e.stderr, world, stoppedBy(ctx, err)) // MPI_Abort: ends every rank
 		}
 		return world.Close()
 	}
-	world, err := dist.NewInProcWorld(c.dist.inproc, dist.Options{})
+	world, err := dist.NewInProcWorld(inproc, dist.Options{})
 	if err != nil {
 		return err
 	}
@@ -113,7 +149,7 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 			if r != 0 {
 				re.stdout = io.Discard
 			}
-			if errs[r] = sampleRank(ctx, re, c, w); errs[r] != nil && !errors.Is(errs[r], dist.ErrAborted) {
+			if errs[r] = rank(ctx, re, w); errs[r] != nil && !errors.Is(errs[r], dist.ErrAborted) {
 				dist.Fail(stderr, w, errs[r]) // the other ranks' calls now fail
 			}
 		})
@@ -267,10 +303,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	if sum.Seconds > 0 {
 		sum.SEPS = float64(sum.SampledEdges) / sum.Seconds
 	}
-	sum.Traffic = make(map[string]phaseJSON)
-	for ph := range dist.NumPhases {
-		sum.Traffic[ph.String()] = phaseJSON{tot.Bytes[ph], tot.Messages[ph], most.Bytes[ph], most.Messages[ph]}
-	}
+	sum.Traffic = trafficJSON(tot, most)
 	if grid.Rank() != 0 {
 		return nil
 	}

@@ -44,6 +44,7 @@ type trainConfig struct {
 	opt          gnn.TrainOptions
 	plot         string
 	json         bool
+	dist         distFlags // --replication, --fetch, --replicate-graph, --inproc-ranks (train_dist.go)
 }
 
 // dataEnv names the environment variable of the directory holding cora.npz
@@ -89,6 +90,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
 	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
 		"full-neighbour training equals full-batch GCN) or block (the sampled block's own, DGL's GraphConv on blocks)")
+	c.dist.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -143,6 +145,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--sampler %q: want node, ladies or fastgcn", c.sampler)
 	}
 	if err := checkLadiesMatrix(fs, c.ladiesMatrix, c.sampler); err != nil {
+		return nil, err
+	}
+	if err := c.dist.validate(fs, c.sampler); err != nil {
 		return nil, err
 	}
 	switch *blas {
@@ -303,55 +308,28 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.dist.distributed() {
+		return runTrainDist(ctx, e, c)
+	}
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
-	var meter procstat.Meter
-	meter.Begin()
-	t0 := time.Now()
-	ds, err := loadTrainData(ctx, e, c)
+	ts, err := setupTrain(ctx, e, c)
 	if err != nil {
 		return err
 	}
-	loadSec := time.Since(t0).Seconds()
-	loadCost := meter.End("load")
-	notePhase(e.stderr, "train", "load", loadCost)
-	if err := checkTrainData(c, ds); err != nil {
-		return err
-	}
-	if c.batchAll {
-		c.opt.BatchSize = max(len(ds.Train), 1)
-	}
-	normalized := c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
-	if normalized {
-		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
-	}
-	s, err := newTrainSampler(ds, c)
+	s, err := newTrainSampler(ts.ds, c)
 	if err != nil {
 		return err
 	}
-	samplerName := c.sampler
-	if c.sampler == "ladies" {
-		samplerName += " (" + c.ladiesMatrix + " matrix)"
-	}
-	if c.opt.Arch == gnn.Linear {
-		samplerName = "seeds-only"
-	}
-	if c.preset != "" {
-		fmt.Fprintf(e.stderr, "preset %s: %s\n", c.preset, trainCommand(c))
-	}
-	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s, feature rows normalised: %v\n",
-		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt), normalized)
-	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
-		fmt.Fprintln(e.stderr, note)
-	}
+	announceTrain(e, c, ts, "")
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
 	resumed := announceResume(e.stderr, c)
 	c.opt.OnMinibatch = func(epoch, done, total int) {
 		resumed(epoch)
 		bar.minibatch(epoch, done, total)
 	}
-	data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.opt.Threads})
+	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Threads})
 	if err != nil {
 		return err
 	}
@@ -373,19 +351,93 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sum := summarize(c, ds, res, loadSec)
-	sum.Costs.Add("load", loadCost)
+	sum := ts.summary(c, res)
+	if err := finishTrain(e, c, res, &sum); err != nil {
+		return err
+	}
+	if c.json {
+		return writeJSON(e.stdout, sum)
+	}
+	return nil
+}
+
+// trainSetup is what a run prepares before training, on one process and
+// on every rank of a distributed run alike: the dataset (loaded, checked,
+// its feature rows normalised when asked) and what loading cost.
+type trainSetup struct {
+	ds         *dataset.Dataset
+	loadSec    float64
+	loadCost   procstat.Cost
+	normalized bool
+}
+
+// setupTrain loads and checks --data, sets --batch all's size and
+// normalises the feature rows when --norm-features says so.
+func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error) {
+	var meter procstat.Meter
+	meter.Begin()
+	t0 := time.Now()
+	ds, err := loadTrainData(ctx, e, c)
+	if err != nil {
+		return nil, err
+	}
+	ts := &trainSetup{ds: ds, loadSec: time.Since(t0).Seconds(), loadCost: meter.End("load")}
+	notePhase(e.stderr, "train", "load", ts.loadCost)
+	if err := checkTrainData(c, ds); err != nil {
+		return nil, err
+	}
+	if c.batchAll {
+		c.opt.BatchSize = max(len(ds.Train), 1)
+	}
+	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
+	if ts.normalized {
+		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
+	}
+	return ts, nil
+}
+
+// announceTrain prints the run's header lines on stderr; where, when not
+// empty, says how the run is distributed.
+func announceTrain(e *env, c *trainConfig, ts *trainSetup, where string) {
+	ds := ts.ds
+	samplerName := c.sampler
+	if c.sampler == "ladies" {
+		samplerName += " (" + c.ladiesMatrix + " matrix)"
+	}
+	if c.opt.Arch == gnn.Linear {
+		samplerName = "seeds-only"
+	}
+	if c.preset != "" {
+		fmt.Fprintf(e.stderr, "preset %s: %s\n", c.preset, trainCommand(c))
+	}
+	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, BLAS %s, feature rows normalised: %v\n",
+		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), where, blasName(c.opt), ts.normalized)
+	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
+		fmt.Fprintln(e.stderr, note)
+	}
+}
+
+// summary returns the JSON summary of res (summarize) with the run-level
+// figures of the setup: load cost, memory, version, preset.
+func (ts *trainSetup) summary(c *trainConfig, res *gnn.Result) trainSummary {
+	sum := summarize(c, ts.ds, res, ts.loadSec)
+	sum.Costs.Add("load", ts.loadCost)
 	for _, st := range res.Epochs[min(res.ResumedFrom, len(res.Epochs)):] {
 		for _, p := range st.Costs {
 			sum.Costs.Add(p.Name, p.Cost)
 		}
 	}
-	sum.NormFeatures = normalized
+	sum.NormFeatures = ts.normalized
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 	sum.Preset = c.preset
 	if c.opt.Arch == gnn.GCN {
 		sum.GCNNorm = c.opt.GCNNorm.String()
 	}
+	return sum
+}
+
+// finishTrain prints the run's result line and writes --plot.
+func finishTrain(e *env, c *trainConfig, res *gnn.Result, sum *trainSummary) error {
 	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f)%s, BLAS %s\n",
 		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
 		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sepsText(", ", sum.SEPS, c.opt.Arch != gnn.Linear), sum.BLAS)
@@ -394,9 +446,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", c.plot)
-	}
-	if c.json {
-		return writeJSON(e.stdout, sum)
 	}
 	return nil
 }

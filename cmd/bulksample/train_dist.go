@@ -1,0 +1,268 @@
+package main
+
+// The distributed path of `bulksample train`: the same command line run
+// under mpirun or srun (or on in-process ranks with --inproc-ranks, for
+// tests), with the distribution flags of `sample`. Training is data
+// parallel (gnn.DataParallel): every global minibatch of --batch seeds is
+// split over the ranks, each samples and trains its part, and one
+// all-reduce per step averages the gradients, so that the run follows the
+// single-process run with the same --batch. Only rank 0 prints, writes the
+// checkpoints and the JSON.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/traindata"
+	"github.com/bulksample/bulksample/sampling"
+)
+
+// How a distributed run holds its data and evaluates, as its JSON states
+// them.
+const (
+	distDataWhole     = "whole: every rank loads the whole dataset (graph, features, labels)"
+	distEvalGathered  = "gathered: rank 0 runs full-neighbour inference on the whole graph, the other ranks wait for its accuracies"
+	distFeaturesLocal = "replicated: every rank reads its minibatches' feature rows from its own copy"
+)
+
+// distTrainSummary is the --json object of a distributed `bulksample
+// train`: the single-process summary (rank 0's times, the run's
+// accuracies) and the distribution.
+type distTrainSummary struct {
+	trainSummary
+	Ranks       int    `json:"ranks"`
+	Replication int    `json:"replication"`
+	Fetch       string `json:"fetch"` // pull, push, replicated (--replicate-graph) or none (no graph read)
+	DataLayout  string `json:"data_layout"`
+	Features    string `json:"features"`
+	Evaluation  string `json:"evaluation"`
+	// Traffic is, per communication phase, the bytes and messages over
+	// the whole run (summed over the ranks and of the busiest rank) and the
+	// time the ranks spent in its calls: the transfer and the wait for the
+	// other ranks (mean over the ranks and the most of one rank).
+	Traffic    map[string]phaseJSON `json:"traffic"`
+	PeakRSSMax int64                `json:"peak_rss_max"`
+	// ParamHash is the hash of the final parameters (gnn.Model.ParamHash),
+	// checked equal on every rank.
+	ParamHash string `json:"param_hash"`
+}
+
+func runTrainDist(ctx context.Context, e *env, c *trainConfig) error {
+	return runRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, w dist.Comm) error {
+		return trainRank(ctx, e, c, w)
+	})
+}
+
+// errInjected is the error of --fail-rank.
+var errInjected = errors.New("injected failure")
+
+// trainRank is one rank's run.
+func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) error {
+	var waits dist.CommTimes
+	world = dist.NewTimed(world, &waits)
+	root := world.Rank() == 0
+	re := e // where this rank reports progress: rank 0 alone
+	if !root {
+		re = &env{stdout: io.Discard, stderr: io.Discard}
+	}
+	ts, err := setupTrain(ctx, re, c)
+	if err != nil {
+		return err
+	}
+	grid, err := dist.NewGrid(ctx, world, c.dist.replication, ts.ds.NumNodes())
+	if err != nil {
+		return err
+	}
+	defer grid.Close()
+	s, fetch, err := newDistTrainSampler(ctx, c, ts, grid)
+	if err != nil {
+		return err
+	}
+	if root {
+		announceTrain(re, c, ts, fmt.Sprintf(" on %d ranks (replication %d, %s)", grid.Size(), grid.Replication(), fetch))
+	}
+	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Threads})
+	if err != nil {
+		return err
+	}
+	data.Reducer = gnn.NewDataParallel(grid.World())
+	ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ts.ds.NumNodes()}
+	if root {
+		ev.Eval = data.Evaluator
+	}
+	data.Evaluator = ev
+	if c.opt.Resume {
+		if err := sameCheckpoint(ctx, grid.World(), c.opt.CheckpointDir); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	opt := c.opt
+	bar := newEpochProgress(re.stderr, opt.Epochs)
+	resumed := announceResume(re.stderr, c)
+	opt.OnMinibatch = func(epoch, done, total int) {
+		resumed(epoch)
+		bar.minibatch(epoch, done, total)
+		if grid.Rank() == c.dist.failRank && done == min(opt.BulkSize, total) {
+			cancel(fmt.Errorf("%w after bulk 0 (--fail-rank %d)", errInjected, c.dist.failRank))
+		}
+	}
+	tr, err := gnn.NewTrainer(data, opt)
+	if err != nil {
+		return err
+	}
+	res, err := tr.Run(ctx, func(st gnn.EpochStats) {
+		bar.done()
+		if root {
+			printEpoch(re.stdout, opt.Epochs, st, opt.Arch != gnn.Linear)
+			for _, p := range st.Costs {
+				notePhase(re.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, opt.Epochs), p.Name, p.Cost)
+			}
+		}
+	})
+	bar.done()
+	if res != nil {
+		resumed(res.ResumedFrom)
+	}
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errInjected) {
+		return fmt.Errorf("%w: %w", cause, err)
+	}
+	if err != nil {
+		return err
+	}
+	if err := tr.Model().CheckReplicas(ctx, grid.World()); err != nil {
+		return err
+	}
+	sum := distTrainSummary{Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch,
+		DataLayout: distDataWhole, Features: distFeaturesLocal, Evaluation: distEvalGathered,
+		ParamHash: fmt.Sprintf("%016x", tr.Model().ParamHash())}
+	if err := runTotals(ctx, grid, &waits, &sum); err != nil {
+		return err
+	}
+	if !root {
+		return nil
+	}
+	sum.trainSummary = ts.summary(c, res)
+	if err := finishTrain(re, c, res, &sum.trainSummary); err != nil {
+		return err
+	}
+	tr0 := func(ph dist.Phase) phaseJSON { return sum.Traffic[ph.String()] }
+	fmt.Fprintf(re.stdout, "traffic over %d ranks: sample %d B, features %d B, gradients %d B; time in communication (mean per rank): sample %.3f s, features %.3f s, gradients %.3f s, control %.3f s; peak RSS of a rank %d MiB\n",
+		sum.Ranks, tr0(dist.PhaseSample).BytesSent, tr0(dist.PhaseFeatures).BytesSent, tr0(dist.PhaseGradients).BytesSent,
+		tr0(dist.PhaseSample).WaitSeconds, tr0(dist.PhaseFeatures).WaitSeconds, tr0(dist.PhaseGradients).WaitSeconds,
+		tr0(dist.PhaseControl).WaitSeconds, sum.PeakRSSMax>>20)
+	if c.json {
+		return writeJSON(re.stdout, sum)
+	}
+	return nil
+}
+
+// newDistTrainSampler returns this rank's sampler and how it reads the
+// graph: the distributed node-wise (GCN: with the graph's degrees from
+// the owners) or layer-wise sampler over this rank's block of rows, the
+// local one with --replicate-graph, or none for the linear model.
+func newDistTrainSampler(ctx context.Context, c *trainConfig, ts *trainSetup, grid *dist.Grid) (sampling.Sampler, string, error) {
+	if c.opt.Arch == gnn.Linear {
+		return gnn.SeedsOnly{}, "none", nil
+	}
+	if c.dist.replicate {
+		s, err := newTrainSampler(ts.ds, c)
+		return s, "replicated", err
+	}
+	a, err := layerWiseMatrix(ts.ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", c.data, err)
+	}
+	m, err := dist.Distribute(grid, a)
+	if err != nil {
+		return nil, "", err
+	}
+	var s sampling.Sampler
+	switch c.sampler {
+	case sampling.MethodNode:
+		s, err = sampling.NewDistNodeWise(m, c.dist.mode, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed,
+			Threads: c.opt.Threads, Degrees: c.opt.Arch == gnn.GCN})
+	default:
+		lw := sampling.LayerWiseOptions{Method: sampling.LADIES, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads}
+		if c.sampler == sampling.MethodFastGCN {
+			lw.Method = sampling.FastGCN
+		}
+		s, err = sampling.NewDistLayerWise(ctx, m, lw)
+	}
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", c.data, err)
+	}
+	return s, c.dist.mode.String(), nil
+}
+
+// runTotals fills sum's traffic, communication times and peak memory over
+// the ranks of grid; it is collective.
+func runTotals(ctx context.Context, grid *dist.Grid, waits *dist.CommTimes, sum *distTrainSummary) error {
+	w := grid.World()
+	tot, most, err := dist.ReduceStats(ctx, w, grid.Comms()...)
+	if err != nil {
+		return err
+	}
+	secs := waits.Seconds()
+	mean, longest := secs, secs
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpSum, mean[:]); err != nil {
+		return err
+	}
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpMax, longest[:]); err != nil {
+		return err
+	}
+	peak := []int64{procstat.PeakRSS()}
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpMax, peak); err != nil {
+		return err
+	}
+	sum.Traffic = trafficJSON(tot, most)
+	for ph := range dist.NumPhases {
+		t := sum.Traffic[ph.String()]
+		t.WaitSeconds, t.WaitSecondsMax = mean[ph]/float64(w.Size()), longest[ph]
+		sum.Traffic[ph.String()] = t
+	}
+	sum.PeakRSSMax = peak[0]
+	return nil
+}
+
+// sameCheckpoint returns an error unless every rank of c sees the same
+// checkpoint in dir (or every rank none): each rank reads rank 0's
+// checkpoint to resume, so dir must be on a filesystem they share.
+func sameCheckpoint(ctx context.Context, c dist.Comm, dir string) error {
+	path := filepath.Join(dir, gnn.CheckpointFile)
+	var h int64 // 0: no checkpoint
+	b, err := os.ReadFile(path)
+	switch {
+	case err == nil:
+		f := fnv.New64a()
+		f.Write(b)
+		h = int64(f.Sum64()>>2) | 1 // > 0, and its negation fits
+	case !errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("--resume: %w", err)
+	}
+	hi, lo := []int64{h}, []int64{-h}
+	if err := c.Allreduce(ctx, dist.PhaseControl, dist.OpMax, hi); err != nil {
+		return err
+	}
+	if err := c.Allreduce(ctx, dist.PhaseControl, dist.OpMax, lo); err != nil {
+		return err
+	}
+	if hi[0] != -lo[0] {
+		seen := "none"
+		if h != 0 {
+			seen = fmt.Sprintf("one of hash %x", h)
+		}
+		return fmt.Errorf("--resume: the ranks do not all see the same checkpoint %s (rank %d sees %s): --checkpoint must be a directory every rank shares",
+			path, c.Rank(), seen)
+	}
+	return nil
+}
