@@ -88,6 +88,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch")
 	fs.BoolVar(&c.opt.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
+	fs.BoolVar(&c.opt.NoEval, "no-eval", false, "skip the evaluation after each epoch (valid and test accuracy stay 0), for benchmarks of the training loop")
 	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
 		"full-neighbour training equals full-batch GCN) or block (the sampled block's own, DGL's GraphConv on blocks)")
 	c.dist.add(fs)
@@ -246,6 +247,10 @@ type epochRecord struct {
 	// evaluation: the memory curve of the run (scripts/soak.sh).
 	RSSBytes  int64 `json:"rss_bytes"`
 	HeapBytes int64 `json:"heap_bytes"`
+	// WaitSeconds is, in a distributed run, the time rank 0 spent in each
+	// communication phase's calls during the epoch (its training and its
+	// evaluation), the wait for the other ranks included.
+	WaitSeconds map[string]float64 `json:"wait_seconds,omitempty"`
 }
 
 // normMode is the value of --norm-features: "auto" (the zero value), "on"

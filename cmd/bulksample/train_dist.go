@@ -120,8 +120,16 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	if err != nil {
 		return err
 	}
+	var epochWaits [][dist.NumPhases]float64 // rank 0's time in communication per epoch
+	last := waits.Seconds()
 	res, err := tr.Run(ctx, func(st gnn.EpochStats) {
 		bar.done()
+		now := waits.Seconds()
+		var w [dist.NumPhases]float64
+		for ph := range w {
+			w[ph] = now[ph] - last[ph]
+		}
+		epochWaits, last = append(epochWaits, w), now
 		if root {
 			printEpoch(re.stdout, opt.Epochs, st, opt.Arch != gnn.Linear)
 			for _, p := range st.Costs {
@@ -152,6 +160,13 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return nil
 	}
 	sum.trainSummary = ts.summary(c, res)
+	for i, w := range epochWaits {
+		ep := &sum.Epochs[res.ResumedFrom+i]
+		ep.WaitSeconds = make(map[string]float64)
+		for ph := range dist.NumPhases {
+			ep.WaitSeconds[ph.String()] = w[ph]
+		}
+	}
 	if err := finishTrain(re, c, res, &sum.trainSummary); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/sampling"
 )
 
 const smallSynthetic = "synthetic:nodes=3000,classes=4,split=random:0.2,0.2,0.6"
@@ -193,16 +194,20 @@ func TestTrainFlags(t *testing.T) {
 		"--data", "x.npz", "--model", "gcn", "--sampler", "ladies", "--layers", "3", "--fanout", "64",
 		"--hidden", "32", "--batch", "100", "--bulk", "5", "--epochs", "7", "--lr", "0.05", "--weight-decay", "0.001",
 		"--dropout", "0.25", "--threads", "2", "--seed", "9", "--blas", "gonum", "--checkpoint", "ck", "--resume",
-		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block",
+		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block", "--no-eval",
+		"--inproc-ranks", "4", "--replication", "2", "--fetch", "pull", "--replicate-graph", "--fail-rank", "3",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := gnn.TrainOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001},
 		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true,
-		GCNNorm: gnn.GCNBlockNorm}
+		GCNNorm: gnn.GCNBlockNorm, NoEval: true}
 	if !reflect.DeepEqual(c.opt, want) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
+	}
+	if wantDist := (distFlags{replication: 2, fetch: "pull", replicate: true, inproc: 4, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
+		t.Errorf("distribution flags %+v; want %+v", c.dist, wantDist)
 	}
 	if c.data != "x.npz" || c.sampler != "ladies" || !reflect.DeepEqual(c.fanouts, []int{64, 64, 64}) || c.split != "planetoid" ||
 		c.normFeatures != "on" || c.plot != "p.png" || !c.json {
