@@ -32,7 +32,7 @@ func TestDptrainbenchSmoke(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "dist.md")
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"--bulksample", bin, "--nodes", "2000", "--epochs", "1", "--hidden", "16", "--batch", "100",
+	code := run(ctx, []string{"--bulksample", bin, "--nodes", "3000", "--epochs", "1", "--hidden", "16", "--batch", "100",
 		"--bulk", "2", "--replication", "2", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
