@@ -12,7 +12,7 @@
 //
 //	go run ./benchmarks/dptrainbench --bulksample bin/bulksample [--nodes 150000] [--np 4]
 //
-// # Gradient all-reduce term
+// # Gradient all-reduce term (package benchmarks/internal/costmodel)
 //
 // One step all-reduces B = 4·(P + 3) bytes (the P float32 gradients and
 // three metrics, gnn.DataParallel). A ring all-reduce sends, per rank,
@@ -41,6 +41,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 	"github.com/bulksample/bulksample/gnn"
 )
 
@@ -252,13 +253,6 @@ func rowOf(name string, c int, s *summary, wall time.Duration) row {
 	return r
 }
 
-// ringSeconds is the model's gradient all-reduce time of one epoch: steps
-// ring all-reduces of bytes on p ranks at bandwidth bw (bytes/s) and
-// latency alpha (s) per message.
-func ringSeconds(p, steps int, bytes, bw, alpha float64) float64 {
-	return float64(steps) * (2*float64(p-1)/float64(p)*bytes/bw + 2*float64(p-1)*alpha)
-}
-
 func report(c *config, cmdline string, one *summary, rows []row, params, papers int, load [3]string) string {
 	var b strings.Builder
 	m := benchutil.ThisMachine(1)
@@ -286,7 +280,7 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 		fmt.Fprintf(&b, "\nFeatures on the ranks: %s.\n", rows[1].features)
 	}
 	// The gradient term against the counters.
-	bytes := 4 * float64(params+3)
+	bytes := costmodel.GradientBytes(params)
 	steps := rows[0].minibatches
 	p := c.np
 	fmt.Fprintf(&b, "\n**Gradient all-reduce term.** The model has %d parameters: one step all-reduces B = 4·(%d + 3) = %.0f bytes. "+
@@ -296,10 +290,10 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 		fmt.Fprintf(&b, " measured (c = %d): %.1f MB (%+.1f%%);", r.c, r.bytesPerEpoch["gradients"]/1e6,
 			100*(r.bytesPerEpoch["gradients"]/(float64(p)*float64(p-1)*bytes*float64(steps))-1))
 	}
-	fmt.Fprintf(&b, " a ring all-reduce moves 2(p-1)/p·B = %.0f bytes per rank per step instead. ", 2*float64(p-1)/float64(p)*bytes)
+	fmt.Fprintf(&b, " a ring all-reduce moves 2(p-1)/p·B = %.0f bytes per rank per step instead. ", costmodel.RingAllreduceBytes(p, bytes))
 	for _, r := range rows[1:] {
 		if r.wait["gradients"] > 0 {
-			eff := 2 * float64(p-1) / float64(p) * bytes * float64(steps) / r.wait["gradients"]
+			eff := costmodel.RingAllreduceBytes(p, bytes) * float64(steps) / r.wait["gradients"]
 			fmt.Fprintf(&b, "Here (c = %d) the all-reduce took %.3f s per epoch, %.2f ms per step, an effective %.2f GB/s of ring traffic per rank: "+
 				"on 2 oversubscribed cores the time is mostly waiting for the slowest rank's compute, not transfer. ",
 				r.c, r.wait["gradients"], 1e3*r.wait["gradients"]/float64(steps), eff/1e9)
@@ -308,20 +302,20 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 	}
 	// papers100M.
 	bw, alpha := c.bandwidth*1e9, c.latency*1e-6
-	pb := 4 * float64(papers+3)
+	pb := costmodel.GradientBytes(papers)
 	const train100M = 1_207_179
 	fmt.Fprintf(&b, "\n\n**ogbn-papers100M prediction of the gradient term** (3-layer GraphSAGE, hidden 256, 128 features, 172 classes: %d parameters, "+
 		"B = %.2f MB per step), ring all-reduce at β = %g GB/s per node and α = %g µs per message, p = 128:\n\n", papers, pb/1e6, c.bandwidth, c.latency)
 	b.WriteString("| global batch | steps per epoch | bandwidth term s | latency term s | T_grad s per epoch |\n|---:|---:|---:|---:|---:|\n")
 	for _, gb := range []int{1024, 128 * 1024} {
 		st := (train100M + gb - 1) / gb
-		bwT := float64(st) * 2 * 127 / 128 * pb / bw
-		latT := float64(st) * 2 * 127 * alpha
-		fmt.Fprintf(&b, "| %d | %d | %.3f | %.3f | %.3f |\n", gb, st, bwT, latT, ringSeconds(128, st, pb, bw, alpha))
+		bwT := costmodel.GradientSeconds(128, papers, train100M, gb, bw, 0)
+		latT := costmodel.GradientSeconds(128, papers, train100M, gb, math.Inf(1), alpha)
+		fmt.Fprintf(&b, "| %d | %d | %.3f | %.3f | %.3f |\n", gb, st, bwT, latT, costmodel.GradientSeconds(128, papers, train100M, gb, bw, alpha))
 	}
 	b.WriteString("\nWith the paper's setting (batch 1024 per GPU, so 131072 per step on 128 ranks) the term is a few milliseconds per epoch; " +
 		"with a global batch of 1024 split over 128 ranks (8 seeds each) the 1179 latency-bound all-reduces cost about " +
-		strconv.FormatFloat(math.Round(ringSeconds(128, (train100M+1023)/1024, pb, bw, alpha)*100)/100, 'f', 2, 64) +
+		strconv.FormatFloat(costmodel.GradientSeconds(128, papers, train100M, 1024, bw, alpha), 'f', 2, 64) +
 		" s per epoch, which such small parts would not amortise.\n")
 	return b.String()
 }
