@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -50,6 +51,7 @@ func main() { benchutil.Main(run) }
 type config struct {
 	bulksample, mpirun  string
 	nodes, np, epochs   int
+	rounds              int
 	reps                []int
 	hidden, batch, bulk int
 	fanouts             []int
@@ -70,7 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.nodes, "nodes", 150_000, "vertices of the products-like planted-partition graph (average degree 50, 100 features, 47 classes, 8% training)")
 	fs.IntVar(&c.np, "np", 4, "ranks p")
 	reps := fs.String("replication", "1,2", "replication factors c (each must divide --np)")
-	fs.IntVar(&c.epochs, "epochs", 2, "epochs per run (the table gives rank 0's median)")
+	fs.IntVar(&c.epochs, "epochs", 2, "epochs per run (the table gives rank 0's median over every run's epochs)")
+	fs.IntVar(&c.rounds, "rounds", 1, "rounds: each runs every configuration once, in turn")
 	fs.IntVar(&c.hidden, "hidden", 256, "hidden width")
 	fs.IntVar(&c.batch, "batch", 1024, "global minibatch b (split over the ranks)")
 	fs.IntVar(&c.bulk, "bulk", 32, "minibatches per bulk k")
@@ -96,8 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--bulksample is required"))
 	case c.np < 2:
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--np %d: want >= 2", c.np))
-	case c.epochs < 1 || c.nodes < 100 || c.batch < 1 || c.bulk < 1 || c.hidden < 1 || c.threadsOne < 1:
-		return benchutil.ExitCode(benchutil.UsageError(fs, "--epochs, --nodes (>= 100), --batch, --bulk, --hidden and --threads must be positive"))
+	case c.epochs < 1 || c.rounds < 1 || c.nodes < 100 || c.batch < 1 || c.bulk < 1 || c.hidden < 1 || c.threadsOne < 1:
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--epochs, --rounds, --nodes (>= 100), --batch, --bulk, --hidden and --threads must be positive"))
 	case !(c.bandwidth > 0) || !(c.latency >= 0):
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--bandwidth must be > 0 and --latency >= 0"))
 	}
@@ -147,7 +150,6 @@ type row struct {
 	minibatches   int
 	peakRSS       int64
 	features      string
-	wall          time.Duration
 }
 
 var phases = []string{"sample", "extract", "forward", "backward", "communicate", "update"}
@@ -171,28 +173,42 @@ func bench(ctx context.Context, c *config, cmdline string, stdout, stderr io.Wri
 		"--hidden", strconv.Itoa(c.hidden), "--batch", strconv.Itoa(c.batch), "--bulk", strconv.Itoa(c.bulk),
 		"--epochs", strconv.Itoa(c.epochs), "--dropout", "0.5", "--seed", strconv.FormatUint(c.seed, 10), "--no-eval", "--json"}
 	load, _ := benchutil.LoadAverages()
-	var rows []row
-	start := time.Now()
-	one, err := runJSON(ctx, exec.CommandContext(ctx, c.bulksample, append(slices.Clone(common), "--threads", strconv.Itoa(c.threadsOne))...))
-	if err != nil {
-		return fmt.Errorf("one process: %w", err)
+	// The configurations take turns in each round, so that a change of the
+	// machine's load hits them alike; each row merges its rounds' epochs.
+	type run struct {
+		name string
+		c    int
+		cmd  func() *exec.Cmd
+		runs []*summary
 	}
-	rows = append(rows, rowOf(fmt.Sprintf("1 process, %d threads", c.threadsOne), 0, one, time.Since(start)))
+	runs := []*run{{name: fmt.Sprintf("1 process, %d threads", c.threadsOne), cmd: func() *exec.Cmd {
+		return exec.CommandContext(ctx, c.bulksample, append(slices.Clone(common), "--threads", strconv.Itoa(c.threadsOne))...)
+	}}}
 	for _, rc := range c.reps {
 		args := append(slices.Clone(common), "--threads", "1", "--replication", strconv.Itoa(rc), "--fetch", c.fetch)
 		full := append([]string{"--oversubscribe", "--bind-to", "none", "-np", strconv.Itoa(c.np), c.bulksample}, args...)
-		cmd := exec.CommandContext(ctx, c.mpirun, full...)
-		cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-			"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
-		start := time.Now()
-		s, err := runJSON(ctx, cmd)
-		if err != nil {
-			return fmt.Errorf("mpirun -np %d --replication %d: %w", c.np, rc, err)
-		}
-		r := rowOf(fmt.Sprintf("p = %d, c = %d, %s", c.np, rc, c.fetch), rc, s, time.Since(start))
-		fmt.Fprintf(stderr, "dptrainbench: %s: epoch %.2f s\n", r.name, r.epoch)
-		rows = append(rows, r)
+		runs = append(runs, &run{name: fmt.Sprintf("p = %d, c = %d, %s", c.np, rc, c.fetch), c: rc, cmd: func() *exec.Cmd {
+			cmd := exec.CommandContext(ctx, c.mpirun, full...)
+			cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+				"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
+			return cmd
+		}})
 	}
+	for round := range c.rounds {
+		for _, r := range runs {
+			s, err := runJSON(ctx, r.cmd())
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+			fmt.Fprintf(stderr, "dptrainbench: round %d, %s: epochs %.2f s\n", round+1, r.name, s.Epochs[0].Seconds)
+			r.runs = append(r.runs, s)
+		}
+	}
+	var rows []row
+	for _, r := range runs {
+		rows = append(rows, rowOf(r.name, r.c, merge(r.runs)))
+	}
+	one := runs[0].runs[0]
 	params, err := paramCount(100, 47, c.hidden, len(c.fanouts))
 	if err != nil {
 		return err
@@ -232,9 +248,26 @@ func runJSON(ctx context.Context, cmd *exec.Cmd) (*summary, error) {
 	return &s, nil
 }
 
-func rowOf(name string, c int, s *summary, wall time.Duration) row {
+// merge returns the runs of one configuration as one: their epochs in
+// order, their traffic summed, the largest peak memory.
+func merge(runs []*summary) *summary {
+	m := *runs[0]
+	m.Traffic = maps.Clone(m.Traffic)
+	for _, s := range runs[1:] {
+		m.Epochs = append(m.Epochs, s.Epochs...)
+		for ph, t := range s.Traffic {
+			mt := m.Traffic[ph]
+			mt.BytesSent += t.BytesSent
+			m.Traffic[ph] = mt
+		}
+		m.PeakRSSBytes, m.PeakRSSMax = max(m.PeakRSSBytes, s.PeakRSSBytes), max(m.PeakRSSMax, s.PeakRSSMax)
+	}
+	return &m
+}
+
+func rowOf(name string, c int, s *summary) row {
 	r := row{name: name, c: c, phase: map[string]float64{}, wait: map[string]float64{}, bytesPerEpoch: map[string]float64{},
-		minibatches: s.Epochs[0].Minibatches, peakRSS: max(s.PeakRSSBytes, s.PeakRSSMax), features: s.Features, wall: wall}
+		minibatches: s.Epochs[0].Minibatches, peakRSS: max(s.PeakRSSBytes, s.PeakRSSMax), features: s.Features}
 	med := func(f func(i int) float64) float64 {
 		x := make([]float64, len(s.Epochs))
 		for i := range x {
@@ -259,9 +292,9 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 	fmt.Fprintf(&b, "\n# Data-parallel training: epoch time per phase (dptrainbench)\n\n")
 	fmt.Fprintf(&b, "Products-like planted partition (average degree 50, 100 features, 47 classes, 8%% training vertices) at %d vertices, %d stored edges; "+
 		"3-layer GraphSAGE (mean), hidden %d, fanouts %s, global batch %d (split over the ranks), k = %d, dropout 0.5, Adam, %d epochs per run "+
-		"(rank 0's median epoch; no evaluation). p = %d ranks under `mpirun --oversubscribe`, one thread each; the single process uses %d threads. "+
+		"(rank 0's median epoch over %d round(s), the configurations taking turns in each; no evaluation). p = %d ranks under `mpirun --oversubscribe`, one thread each; the single process uses %d threads. "+
 		"%s, %d logical CPUs, %s, %s; load average at start %s.\n\n",
-		one.Nodes, one.Edges, c.hidden, benchutil.JoinInts(c.fanouts), c.batch, c.bulk, c.epochs, c.np, c.threadsOne,
+		one.Nodes, one.Edges, c.hidden, benchutil.JoinInts(c.fanouts), c.batch, c.bulk, c.epochs, c.rounds, c.np, c.threadsOne,
 		m.CPU, m.Cores, m.Go, m.Date, strings.Join(load[:], " "))
 	fmt.Fprintf(&b, "Command: `dptrainbench %s` (`make bench` runs it on a bulksample built with the mpi tag).\n\n", cmdline)
 	fmt.Fprintf(&b, "Phases are seconds per epoch on rank 0: sample (the sampler, its exchanges included), extract (feature rows: the "+
