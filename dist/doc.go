@@ -1,8 +1,10 @@
 // Package dist owns distribution over ranks (DESIGN.md section 4): the
 // communicator interface Comm and its two backends (MPI through a thin cgo
 // binding behind the mpi build tag, and an in-process backend of goroutine
-// ranks for tests), the (p/c) x c process Grid, row-distributed matrices,
-// and the per-phase communication counters.
+// ranks for tests), the (p/c) x c process Grid, row-distributed matrices
+// (Matrix, the 1.5D layout), 2D-distributed matrices on a square grid
+// (Matrix2D) and their general product by Sparse SUMMA, and the per-phase
+// communication counters.
 //
 // # Conventions
 //

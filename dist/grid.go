@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Grid is the (p/c) x c process grid of the 1.5D layout (DESIGN.md section
@@ -54,6 +55,43 @@ func NewGrid(ctx context.Context, world Comm, c, n int) (*Grid, error) {
 	}
 	return g, nil
 }
+
+// NewSquareGrid builds the q x q grid of the 2D layout (Sparse SUMMA, SUMMA)
+// over the p = q² ranks of world: NewGrid with q process rows and q process
+// columns, of which Row() is the process row and Col() the process column.
+// Its vertex blocks are empty (n = 0): 2D matrices (Matrix2D) carry their own
+// shapes. It is collective, and returns an error naming p when p is not a
+// perfect square (every rank returns it, before any communication).
+func NewSquareGrid(ctx context.Context, world Comm) (*Grid, error) {
+	p := world.Size()
+	q := SquareSide(p)
+	if q < 0 {
+		return nil, fmt.Errorf("dist: NewSquareGrid: %d ranks is not a perfect square; a 2D grid needs p = q x q ranks (1, 4, 9, 16, ...)", p)
+	}
+	return NewGrid(ctx, world, q, 0)
+}
+
+// SquareSide returns q with q·q = p, or -1 when p is not a perfect square.
+func SquareSide(p int) int {
+	if p < 0 {
+		return -1
+	}
+	q := int(math.Sqrt(float64(p)))
+	for q*q > p {
+		q--
+	}
+	for (q+1)*(q+1) <= p {
+		q++
+	}
+	if q*q != p {
+		return -1
+	}
+	return q
+}
+
+// IsSquare reports whether the grid has as many process rows as columns
+// (NewSquareGrid's grids).
+func (g *Grid) IsSquare() bool { return g.Blocks() == g.c }
 
 // Close frees the grid's communicators; it is idempotent.
 func (g *Grid) Close() error {

@@ -13,6 +13,7 @@
 #   BENCH_ARGS_TRAIN, BENCH_ARGS_DIST  extra flags for one program, e.g. BENCH_ARGS_SPGEMM="--reps 9"
 #   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
 #   BENCH_ARGS_DPTRAIN  extra flags of benchmarks/dptrainbench (data-parallel training)
+#   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
 #   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN  extra flags for one program, e.g.
@@ -97,13 +98,14 @@ if [ -d benchmarks/trainbench ]; then
   if build trainbench "$blas"; then bench trainbench 300 ${BENCH_ARGS_TRAIN:-}; else failed+=("trainbench (build)"); fi
 fi
 
-# --- dist: distributed sampling under mpirun (benchmarks/distbench -> results/dist.md) ---
+# --- dist: distributed sampling and feature exchange under mpirun (benchmarks/distbench -> results/dist.md) ---
 if [ -d benchmarks/distbench ]; then
   tags=$(scripts/build-tags.sh)
   case " $tags " in
     *" mpi "*)
-      if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$blas"; then
-        bench distbench 1200 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
+      # distbench runs itself under mpirun for the feature exchange: the mpi tag too.
+      if go build -tags "$tags" -o "$bindir/bulksample" ./cmd/bulksample && build distbench "$tags"; then
+        bench distbench 2400 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
       else failed+=("distbench (build)"); fi ;;
     *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("distbench (no MPI)") ;;
   esac
@@ -117,6 +119,17 @@ if [ -d benchmarks/dptrainbench ]; then
         bench dptrainbench 900 --bulksample "$bindir/bulksample" ${BENCH_ARGS_DPTRAIN:-}
       else failed+=("dptrainbench (build)"); fi ;;
     *) echo "bench: dptrainbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("dptrainbench (no MPI)") ;;
+  esac
+fi
+
+# --- Q·A and A·A by Sparse SUMMA against the 1.5D pull under mpirun (benchmarks/summabench -> appended to results/dist.md) ---
+if [ -d benchmarks/summabench ]; then
+  case " $(scripts/build-tags.sh) " in
+    *" mpi "*)
+      if go build -tags "$(scripts/build-tags.sh)" -o "$bindir/bulksample" ./cmd/bulksample && build summabench "$blas"; then
+        bench summabench 600 --bulksample "$bindir/bulksample" ${BENCH_ARGS_SUMMA:-}
+      else failed+=("summabench (build)"); fi ;;
+    *) echo "bench: summabench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("summabench (no MPI)") ;;
   esac
 fi
 

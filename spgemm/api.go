@@ -27,6 +27,19 @@ type MulOptions struct {
 	// Accumulator forces one accumulator for every row; the zero value,
 	// AutoAccumulator, chooses per row. The result does not depend on it.
 	Accumulator Accumulator
+	// Add, when non-nil, is added to the product: C = Add + A·B (GraphBLAS'
+	// accumulator, with plus). The sum of C(i,j) starts from Add(i,j) (from 0
+	// when Add stores no (i,j)) and adds the product's terms in their usual
+	// order, so that a product cut along A's columns and B's rows into
+	// pieces A_s·B_s, each added onto the sum of the previous ones, has the
+	// bits of the whole product, apart from the sign of zero entries (a row
+	// of A with a single entry gives that term exactly, -0 included, while
+	// longer rows start their sums from +0). Sparse SUMMA (package dist)
+	// accumulates its stages this way. C's pattern is the union of Add's
+	// and the product's; a row of Add whose row of A is empty is copied. Add
+	// must have the shape of C and cannot be combined with Mask or
+	// ComplementMask; with StructureOnly, C is the union of the patterns.
+	Add *CSR
 }
 
 // Accumulator names the way Mul gathers the contributions to one row of C.

@@ -1,7 +1,7 @@
 // Package spgemm owns the CSR sparse matrix type and the single-process,
 // multithreaded sparse kernels that every other part of bulksample is built on:
-// sparse times sparse products (SpGEMM: Mul, with masks and a structure-only
-// variant), sparse times dense products (SpMM: MulDense, MulDenseT),
+// sparse times sparse products (SpGEMM: Mul, with masks, a structure-only
+// variant and an accumulating C = Add + A·B), sparse times dense products (SpMM: MulDense, MulDenseT),
 // transposition, row and column extraction (GatherRows, ExtractColumns),
 // element-wise operations (Scale, Square), row sums and row normalisation,
 // building from coordinates (FromCOO, or CSRBuilder in two passes over

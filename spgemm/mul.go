@@ -42,6 +42,10 @@ package spgemm
 // no mask (A is a row selection Q, the sampling shape P = Q·A), the whole
 // product is a gather with no symbolic phase.
 //
+// Add (C = Add + A·B): Add(i,:) is loaded into the row's accumulator before
+// the terms (its values as the starting sums, its columns counted as keys);
+// a row with an empty Add(i,:) is computed as without Add.
+//
 // Masks: with C<M>, M(i,:) is loaded into the accumulator as the set of
 // allowed columns and C(i,:) is emitted by walking M(i,:), already sorted;
 // with C<¬M>, M(i,:) is loaded as forbidden columns.
@@ -57,6 +61,7 @@ package spgemm
 // bench_test.go is where to re-tune them.
 
 import (
+	"cmp"
 	"math"
 	"math/bits"
 )
@@ -95,10 +100,19 @@ func (c *CSR) Mul(a, b *CSR, opt *MulOptions) *CSR {
 	if m := o.Mask; m != nil && (m.Rows != a.Rows || m.Cols != b.Cols) {
 		panic(ShapeError{Op: "Mul mask", ARows: m.Rows, ACols: m.Cols, BRows: a.Rows, BCols: b.Cols})
 	}
+	if ad := o.Add; ad != nil && (ad.Rows != a.Rows || ad.Cols != b.Cols) {
+		panic(ShapeError{Op: "Mul add", ARows: ad.Rows, ACols: ad.Cols, BRows: a.Rows, BCols: b.Cols})
+	}
+	if o.Add != nil && (o.Mask != nil || o.ComplementMask) {
+		panic(ArgError{Op: "Mul", Msg: "Add cannot be combined with a mask"})
+	}
 	checkNoAlias("Mul", c, "a", a)
 	checkNoAlias("Mul", c, "b", b)
 	if o.Mask != nil {
 		checkNoAlias("Mul", c, "mask", o.Mask)
+	}
+	if o.Add != nil {
+		checkNoAlias("Mul", c, "add", o.Add)
 	}
 	threads := threadsOf(o.Threads)
 
@@ -107,22 +121,22 @@ func (c *CSR) Mul(a, b *CSR, opt *MulOptions) *CSR {
 		c.reset(a.Rows, b.Cols, 0)
 		return c
 	}
-	if o.Mask == nil && isSelection(a) {
+	if o.Mask == nil && o.Add == nil && isSelection(a) {
 		gatherScaled(c, b, a.Indices, a.Data, o.StructureOnly, threads)
 		c.Rows = a.Rows
 		return c
 	}
 
 	p := &mulProblem{
-		a: a, b: b, mask: o.Mask, complement: o.ComplementMask,
+		a: a, b: b, mask: o.Mask, complement: o.ComplementMask, add: o.Add,
 		structure: o.StructureOnly, accum: o.Accumulator,
 	}
 	p.flops = RowFlops(a, b, threads)
 	work := p.flops
-	if p.mask != nil {
+	if extra := cmp.Or(p.mask, p.add); extra != nil {
 		work = make([]int64, a.Rows+1)
 		for i := range work {
-			work[i] = p.flops[i] + p.mask.Indptr[i]
+			work[i] = p.flops[i] + extra.Indptr[i]
 		}
 	}
 	bounds := splitWork(work, threads*chunksPerThread)
@@ -215,6 +229,7 @@ func isSelection(a *CSR) bool {
 // mulProblem is one product C<M> = A·B being computed.
 type mulProblem struct {
 	a, b, mask *CSR
+	add        *CSR // C = add + A·B (no mask then)
 	complement bool // mask is complemented
 	structure  bool // pattern only
 	accum      Accumulator
@@ -351,8 +366,13 @@ func (w *mulWorkspace) count(p *mulProblem, i int, cols []int32) int {
 	a, b := p.a, p.b
 	alo, ahi := a.Indptr[i], a.Indptr[i+1]
 	f := p.flops[i+1] - p.flops[i]
+	var add []int32
+	if p.add != nil {
+		add = p.add.Indices[p.add.Indptr[i]:p.add.Indptr[i+1]]
+	}
 	if f == 0 {
-		return 0
+		copy(cols, add)
+		return len(add)
 	}
 	var mrow []int32
 	if p.mask != nil {
@@ -364,14 +384,17 @@ func (w *mulWorkspace) count(p *mulProblem, i int, cols []int32) int {
 			return w.countAllowed(p, i, mrow, f, cols)
 		}
 	}
-	if len(mrow) == 0 && ahi-alo == 1 {
+	if len(mrow) == 0 && len(add) == 0 && ahi-alo == 1 {
 		k := a.Indices[alo]
 		copy(cols, b.Indices[b.Indptr[k]:b.Indptr[k+1]])
 		return int(b.Indptr[k+1] - b.Indptr[k])
 	}
-	keys := f + int64(len(mrow))
+	keys := f + int64(len(mrow)) + int64(len(add))
 	if p.useDense(keys) && len(mrow) == 0 {
 		bm := w.bitmap(b.Cols)
+		for _, j := range add {
+			bm[j>>6] |= 1 << (uint32(j) & 63)
+		}
 		for _, k := range a.Indices[alo:ahi] {
 			for _, j := range b.Indices[b.Indptr[k]:b.Indptr[k+1]] {
 				bm[j>>6] |= 1 << (uint32(j) & 63)
@@ -417,6 +440,17 @@ func (w *mulWorkspace) count(p *mulProblem, i int, cols []int32) int {
 	table, _, state, shift := w.table(hashSize(keys), len(mrow) > 0)
 	mask := hashList(table, state, shift, mrow)
 	n := 0
+	for _, j := range add { // distinct: Add's row is sorted
+		h := (uint32(j) * hashMul) >> shift
+		for table[h] != 0 {
+			h = (h + 1) & mask
+		}
+		table[h] = uint32(j) + 1
+		if cols != nil {
+			cols[n] = j
+		}
+		n++
+	}
 	for _, k := range a.Indices[alo:ahi] {
 		for _, j := range b.Indices[b.Indptr[k]:b.Indptr[k+1]] {
 			key := uint32(j) + 1
@@ -546,6 +580,17 @@ func (w *mulWorkspace) fill(p *mulProblem, i int, cols []int32, vals []float32) 
 	a, b := p.a, p.b
 	alo, ahi := a.Indptr[i], a.Indptr[i+1]
 	f := p.flops[i+1] - p.flops[i]
+	var add []int32
+	var addVals []float32
+	if p.add != nil {
+		lo, hi := p.add.Indptr[i], p.add.Indptr[i+1]
+		add, addVals = p.add.Indices[lo:hi], p.add.Data[lo:hi]
+	}
+	if f == 0 {
+		copy(cols, add)
+		copy(vals, addVals)
+		return
+	}
 	var mrow []int32
 	if p.mask != nil {
 		mrow = p.mask.Indices[p.mask.Indptr[i]:p.mask.Indptr[i+1]]
@@ -554,16 +599,20 @@ func (w *mulWorkspace) fill(p *mulProblem, i int, cols []int32, vals []float32) 
 			return
 		}
 	}
-	if len(mrow) == 0 && ahi-alo == 1 {
+	if len(mrow) == 0 && len(add) == 0 && ahi-alo == 1 {
 		k, av := a.Indices[alo], a.Data[alo]
 		blo, bhi := b.Indptr[k], b.Indptr[k+1]
 		copy(cols, b.Indices[blo:bhi])
 		scaleCopy(vals, b.Data[blo:bhi], av)
 		return
 	}
-	keys := f + int64(len(mrow))
+	keys := f + int64(len(mrow)) + int64(len(add))
 	if p.useDense(keys) && len(mrow) == 0 {
 		bm, acc := w.bitmap(b.Cols), w.accumulator(b.Cols)
+		for t, j := range add {
+			bm[j>>6] |= 1 << (uint32(j) & 63)
+			acc[j] = addVals[t]
+		}
 		for pa := alo; pa < ahi; pa++ {
 			k, av := a.Indices[pa], a.Data[pa]
 			blo, bhi := b.Indptr[k], b.Indptr[k+1]
@@ -610,6 +659,15 @@ func (w *mulWorkspace) fill(p *mulProblem, i int, cols []int32, vals []float32) 
 	table, hv, state, shift := w.table(hashSize(keys), len(mrow) > 0)
 	mask := hashList(table, state, shift, mrow)
 	n := 0
+	for t, j := range add { // distinct: Add's row is sorted
+		h := (uint32(j) * hashMul) >> shift
+		for table[h] != 0 {
+			h = (h + 1) & mask
+		}
+		table[h], hv[h] = uint32(j)+1, addVals[t]
+		cols[n] = j
+		n++
+	}
 	for pa := alo; pa < ahi; pa++ {
 		k, av := a.Indices[pa], a.Data[pa]
 		blo, bhi := b.Indptr[k], b.Indptr[k+1]

@@ -1,16 +1,22 @@
-// Command distbench measures the communication of distributed node-wise
-// sampling (DESIGN.md section 4) under a real MPI launcher: `bulksample
+// Command distbench measures the communication of distributed training
+// (DESIGN.md section 4) under a real MPI launcher. Sampling: `bulksample
 // sample` on --np ranks of mpirun, for each replication factor c and each
-// of pull, push and a replicated graph, on one R-MAT graph, and compares
-// the sampling bytes with a cost model computed from the same sample's
-// frontier sizes and degrees. It writes a markdown report to --out
-// (benchmarks/results/dist.md, as `make bench` runs it).
+// of pull, push and a replicated graph, on one R-MAT graph, compared with a
+// cost model computed from the same sample's frontier sizes and degrees.
+// Features (features.go): the program itself on --np ranks, gathering the
+// input features of one epoch's minibatches of a planted-partition graph
+// through featurex.Dist for each c, per minibatch, per bulk and with the
+// hot-vertex cache, compared with the feature cost model (costmodel.go),
+// which then predicts the feature exchange of ogbn-papers100M at p = 128.
+// It writes a markdown report to --out (benchmarks/results/dist.md, as
+// `make bench` runs it), the feature section after the sampling one.
 //
 // Usage:
 //
-//	go run ./benchmarks/distbench --bulksample bin/bulksample [--scale 22] [--np 4]
+//	go run -tags mpi ./benchmarks/distbench --bulksample bin/bulksample [--scale 22] [--np 4]
+//	go run -tags mpi ./benchmarks/distbench --parts features [--feature-nodes 1048576]
 //
-// # Cost model
+// # Cost model of sampling
 //
 // A rank samples its run of k/p minibatches of each bulk. At layer l let
 // N_l be its expanded frontier rows (one per minibatch and vertex), D_l the
@@ -25,6 +31,17 @@
 //
 // plus a header of 12 words (6 int64) to each of the q-1 others per round (L rounds
 // and one closing round per bulk). A replicated graph sends nothing.
+//
+// # Cost model of the feature exchange
+//
+// Per rank and epoch, with X the distinct input rows over its exchanges,
+// h the fraction the hot-vertex cache holds, E its exchanges and f the
+// features (featureTraffic in costmodel.go):
+//
+//	bytes   = (1 - c/p) · (1 - h) · X · (4f + 4) + 16 · (q - 1) · E
+//	seconds = 3 · E · α + bytes / β
+//
+// with α and β calibrated on the column communicator in the same run.
 package main
 
 import (
@@ -48,7 +65,16 @@ import (
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-func main() { benchutil.Main(run) }
+func main() {
+	if os.Getenv(featureEnv) != "" {
+		// A rank of the feature benchmark, started by featureBench.
+		benchutil.Main(func(ctx context.Context, _ []string, stdout, stderr io.Writer) int {
+			return featureChild(ctx, stdout, stderr)
+		})
+		return
+	}
+	benchutil.Main(run)
+}
 
 type config struct {
 	bulksample, mpirun string
@@ -59,6 +85,17 @@ type config struct {
 	seed               uint64
 	out                string
 	args               []string // the command line, for the report
+	parts              []string // "sampling", "features"
+
+	// The feature benchmark (features.go).
+	self      string // this program, started under mpirun as the ranks; "" means os.Executable()
+	fnodes    int
+	fdegree   float64
+	ffeatures int
+	fbulk     int
+	fseeds    int
+	fcache    float64
+	fcalib    int
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -77,6 +114,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fan := fs.String("fanout", "15,10,5", "fanouts")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed")
 	fs.StringVar(&c.out, "out", "benchmarks/results/dist.md", "markdown report")
+	parts := fs.String("parts", "sampling,features", "what to run: sampling (bulksample sample under mpirun), features (featurex.Dist); the features section is appended after the sampling one")
+	fs.IntVar(&c.fnodes, "feature-nodes", 1<<20, "vertices of the feature benchmark's planted-partition graph")
+	fs.Float64Var(&c.fdegree, "feature-degree", 25, "average degree of that graph")
+	fs.IntVar(&c.ffeatures, "features", 100, "features per vertex")
+	fs.IntVar(&c.fbulk, "feature-bulk", 32, "minibatches per bulk of the feature benchmark")
+	fs.IntVar(&c.fseeds, "feature-seeds", 0, "training seeds of the feature benchmark's epoch (0: the whole training split)")
+	fs.Float64Var(&c.fcache, "cache", 0.05, "hot-vertex cache budget per rank, a fraction of all the feature bytes")
+	fs.IntVar(&c.fcalib, "calibrate-floats", 1<<21, "float32 values per pair of the bandwidth calibration's all-to-all")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return benchutil.ExitCode(err)
 	}
@@ -87,15 +132,47 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.fanouts, err = benchutil.ParseInts(*fan, 1); err != nil {
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--fanout: %v", err))
 	}
-	if c.bulksample == "" {
-		return benchutil.ExitCode(benchutil.UsageError(fs, "--bulksample is required"))
+	for p := range strings.SplitSeq(*parts, ",") {
+		if p != "sampling" && p != "features" {
+			return benchutil.ExitCode(benchutil.UsageError(fs, "--parts: %q is neither sampling nor features", p))
+		}
+		c.parts = append(c.parts, p)
+	}
+	if c.bulksample == "" && slices.Contains(c.parts, "sampling") {
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--bulksample is required for --parts sampling"))
+	}
+	switch {
+	case c.fnodes < 1 || c.ffeatures < 1 || c.fbulk < 1 || c.fseeds < 0 || c.fcalib < 1:
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-nodes, --features, --feature-bulk and --calibrate-floats must be positive, --feature-seeds >= 0"))
+	case c.fdegree <= 0 || c.fcache < 0 || c.fcache > 1:
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-degree must be positive and --cache in [0, 1]"))
 	}
 	if c.seeds == 0 {
 		c.seeds = c.batch * c.bulk
 	}
-	if err := bench(ctx, c, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "distbench: %v\n", err)
-		return 1
+	for _, rc := range c.reps {
+		if c.np%rc != 0 {
+			return benchutil.ExitCode(benchutil.UsageError(fs, "--replication %d does not divide --np %d", rc, c.np))
+		}
+	}
+	if slices.Contains(c.parts, "sampling") {
+		if err := bench(ctx, c, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "distbench: %v\n", err)
+			return 1
+		}
+	}
+	if slices.Contains(c.parts, "features") {
+		if !slices.Contains(c.parts, "sampling") {
+			// The section is appended: start the file afresh.
+			if err := os.WriteFile(c.out, []byte("# Distributed training: communication (distbench)\n"), 0o644); err != nil {
+				fmt.Fprintf(stderr, "distbench: %v\n", err)
+				return 1
+			}
+		}
+		if err := featureBench(ctx, c, stdout, stderr); err != nil {
+			fmt.Fprintf(stderr, "distbench: %v\n", err)
+			return 1
+		}
 	}
 	return 0
 }
@@ -168,10 +245,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 			} else {
 				args = append(args, "--fetch", fetch)
 			}
-			full := append([]string{"--oversubscribe", "--bind-to", "none", "-np", strconv.Itoa(c.np), c.bulksample}, args...)
-			cmd := exec.CommandContext(ctx, c.mpirun, full...)
-			cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-				"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
+			cmd := mpirunCommand(ctx, c.mpirun, c.np, c.bulksample, args...)
 			start := time.Now()
 			s, err := runJSON(ctx, cmd)
 			if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,19 @@ import (
 	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
+// TestMain makes the test binary a rank of the feature benchmark when
+// featureBench starts it (os.Executable) under mpirun.
+func TestMain(m *testing.M) {
+	if os.Getenv(featureEnv) != "" {
+		os.Exit(featureChild(context.Background(), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
 // TestDistbenchSmoke runs the benchmark at a tiny size under mpirun: every
 // configuration must finish, agree with the single-process digest, and
-// the report must carry the model and the push/pull ratio.
+// the report must carry the model and the push/pull ratio, then the
+// feature section, with every gather equal to the file's rows.
 func TestDistbenchSmoke(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: builds bulksample and runs mpirun six times")
@@ -32,7 +43,8 @@ func TestDistbenchSmoke(t *testing.T) {
 	}
 	out := filepath.Join(t.TempDir(), "dist.md")
 	var stdout, stderr bytes.Buffer
-	code := run(ctx, []string{"--bulksample", bin, "--scale", "12", "--batch", "64", "--bulk", "8", "--replication", "1,4", "--out", out}, &stdout, &stderr)
+	code := run(ctx, []string{"--bulksample", bin, "--scale", "12", "--batch", "64", "--bulk", "8", "--replication", "1,4", "--out", out,
+		"--feature-nodes", "3000", "--features", "8", "--feature-bulk", "4", "--calibrate-floats", "1024"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
@@ -40,4 +52,31 @@ func TestDistbenchSmoke(t *testing.T) {
 	if strings.Contains(rep, "DIFFERS") || strings.Count(rep, "= 1 process") != 6 || !strings.Contains(rep, "Push / pull sampling bytes: c = 1:") {
 		t.Errorf("report:\n%s", rep)
 	}
+	checkFeatureReport(t, rep, 2)
+}
+
+// checkFeatureReport checks the feature section of a report with reps
+// replication factors: every (c, mode) row present and equal to the file.
+func checkFeatureReport(t *testing.T, rep string, reps int) {
+	t.Helper()
+	if !strings.Contains(rep, "## Feature exchange") || strings.Contains(rep, "DIFFER |") ||
+		strings.Count(rep, "| = file |") != reps*len(featureModes) || !strings.Contains(rep, "### Prediction: ogbn-papers100M") {
+		t.Errorf("feature report:\n%s", rep)
+	}
+}
+
+// TestFeatureBenchSmoke runs the feature part alone at a tiny size for
+// c = 1, 2, 4.
+func TestFeatureBenchSmoke(t *testing.T) {
+	mpitest.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := filepath.Join(t.TempDir(), "dist.md")
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--parts", "features", "--feature-nodes", "2000", "--features", "4", "--batch", "32", "--feature-bulk", "4",
+		"--feature-seeds", "256", "--calibrate-floats", "1024", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	checkFeatureReport(t, stdout.String(), 3)
 }

@@ -22,21 +22,49 @@ import (
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// distFlags are the flags of distributed sampling.
-type distFlags struct {
+// rankFlags are the flags of every distributed command (sample, spgemm):
+// the replication of the (p/c) x c grid and the in-process ranks of tests.
+// Whether a run is distributed is decided here once: started by an MPI
+// launcher (even with one rank) or on in-process ranks.
+type rankFlags struct {
 	replication int
-	fetch       string
-	replicate   bool
 	inproc      int
-	failRank    int // test hook: this rank fails after its first bulk (-1: none)
-	mode        sampling.FetchMode
+}
+
+func (r *rankFlags) add(fs *flag.FlagSet) {
+	fs.IntVar(&r.replication, "replication", 1, "distributed runs: replication factor c of the row blocks of the graph (spgemm --grid 1.5d: of B); ranks form a (p/c) x c grid; must divide the number of ranks")
+	fs.IntVar(&r.inproc, "inproc-ranks", 0, "run distributed on this many in-process ranks (goroutines) instead of MPI; for tests and debugging")
+}
+
+func (r *rankFlags) validate(fs *flag.FlagSet) error {
+	switch {
+	case r.replication < 1:
+		return usageError(fs, "--replication %d: want >= 1", r.replication)
+	case r.inproc < 0:
+		return usageError(fs, "--inproc-ranks %d: want >= 0", r.inproc)
+	case r.inproc > 0 && dist.LaunchedSize() > 0:
+		return usageError(fs, "--inproc-ranks: not under an MPI launcher (this process is one of %d launched ranks)", dist.LaunchedSize())
+	}
+	return nil
+}
+
+// distributed reports whether this run is distributed: started by an MPI
+// launcher (even with one rank) or on in-process ranks.
+func (r *rankFlags) distributed() bool { return r.inproc > 0 || dist.LaunchedSize() > 0 }
+
+// distFlags are the flags of distributed sampling (sample and train).
+type distFlags struct {
+	rankFlags
+	fetch     string
+	replicate bool
+	failRank  int // test hook: this rank fails after its first bulk (-1: none)
+	mode      sampling.FetchMode
 }
 
 func (d *distFlags) add(fs *flag.FlagSet) {
-	fs.IntVar(&d.replication, "replication", 1, "distributed runs: replication factor c of the graph's row blocks (ranks form a (p/c) x c grid); must divide the number of ranks")
+	d.rankFlags.add(fs)
 	fs.StringVar(&d.fetch, "fetch", "pull", "distributed runs: pull (fetch the rows of A from their owners, 1.5D) or push (owners sample and return only the picks)")
 	fs.BoolVar(&d.replicate, "replicate-graph", false, "distributed runs: every rank holds the whole graph; sampling needs no communication")
-	fs.IntVar(&d.inproc, "inproc-ranks", 0, "run distributed on this many in-process ranks (goroutines) instead of MPI; for tests and debugging")
 	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
 }
 
@@ -47,13 +75,10 @@ func (d *distFlags) validate(fs *flag.FlagSet, method string) error {
 	if d.mode, err = sampling.ParseFetchMode(d.fetch); err != nil {
 		return usageError(fs, "--fetch %q: want pull or push", d.fetch)
 	}
+	if err := d.rankFlags.validate(fs); err != nil {
+		return err
+	}
 	switch {
-	case d.replication < 1:
-		return usageError(fs, "--replication %d: want >= 1", d.replication)
-	case d.inproc < 0:
-		return usageError(fs, "--inproc-ranks %d: want >= 0", d.inproc)
-	case d.inproc > 0 && dist.LaunchedSize() > 0:
-		return usageError(fs, "--inproc-ranks: not under an MPI launcher (this process is one of %d launched ranks)", dist.LaunchedSize())
 	case d.distributed() && method != "node" && d.mode == sampling.FetchPush:
 		return usageError(fs, "%s %s: --fetch push applies to node-wise sampling (layer-wise samplers pull the frontier rows)", methodFlag(fs), method)
 	}
@@ -68,10 +93,6 @@ func methodFlag(fs *flag.FlagSet) string {
 	}
 	return "--method"
 }
-
-// distributed reports whether this run is distributed: started by an MPI
-// launcher (even with one rank) or on in-process ranks.
-func (d *distFlags) distributed() bool { return d.inproc > 0 || dist.LaunchedSize() > 0 }
 
 // phaseJSON is one phase's traffic: summed over ranks, and of the busiest
 // rank.
@@ -108,17 +129,17 @@ type distSummary struct {
 }
 
 func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
-	return runRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, w dist.Comm) error {
-		return sampleRank(ctx, e, c, w)
+	return runRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
+		return sampleRank(ctx, e, c, world)
 	})
 }
 
-// runRanks runs rank, the work of one rank, on every rank of the job: on
-// this process's rank of the MPI job (inproc 0), or on inproc in-process
-// ranks (goroutines) whose standard output, but rank 0's, is discarded. A
-// rank whose work fails reports "rank R: <error>" and aborts the job (under
-// MPI, MPI_Abort ends every rank).
-func runRanks(ctx context.Context, e *env, inproc int, rank func(ctx context.Context, e *env, w dist.Comm) error) error {
+// runRanks runs rank on this process's rank of the MPI job (inproc = 0),
+// or on inproc in-process ranks, one goroutine each, sharing stderr (and
+// stdout, which only in-process rank 0 gets; under MPI, rank must print
+// only on rank 0 itself). An error on one rank ends the whole job with
+// "rank R: <error>" on stderr (dist.Fail: MPI_Abort under MPI).
+func runRanks(ctx context.Context, e *env, inproc int, rank func(context.Context, *env, dist.Comm) error) error {
 	if inproc == 0 {
 		world, err := dist.NewMPIWorld(dist.Options{})
 		if err != nil {
@@ -420,8 +441,14 @@ func progressOf(e *env, c dist.Comm) io.Writer {
 // gatherDigest sends every rank's encoding of its part of a bulk to rank 0,
 // which adds them in rank order: the minibatches' global order.
 func gatherDigest(ctx context.Context, w dist.Comm, dg *sampling.Digest, b *sampling.Bulk) error {
+	return gatherEncoding(ctx, w, dg, sampling.AppendBulkEncoding(nil, b))
+}
+
+// gatherEncoding sends every rank's encoded part (AppendBulkEncoding,
+// AppendRowsEncoding; possibly empty) to rank 0, which adds them to dg in
+// rank order.
+func gatherEncoding(ctx context.Context, w dist.Comm, dg *sampling.Digest, enc []byte) error {
 	const tag = 1
-	enc := sampling.AppendBulkEncoding(nil, b)
 	if w.Rank() != 0 {
 		if err := w.Send(ctx, dist.PhaseControl, 0, tag, []int64{int64(len(enc))}); err != nil {
 			return err

@@ -195,7 +195,7 @@ func TestSampleDistFlagsMapToOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := distFlags{replication: 3, fetch: "push", replicate: true, inproc: 6, failRank: 2, mode: sampling.FetchPush}
+	want := distFlags{rankFlags: rankFlags{replication: 3, inproc: 6}, fetch: "push", replicate: true, failRank: 2, mode: sampling.FetchPush}
 	if c.dist != want {
 		t.Errorf("dist flags %+v; want %+v", c.dist, want)
 	}

@@ -27,6 +27,9 @@ type spgemmSummary struct {
 	BCols      int    `json:"b_cols"`
 	BNNZ       int64  `json:"b_nnz"`
 	NNZOut     int64  `json:"nnz_out"`
+	// Digest is --digest's hash of C's rows (sampling.Digest.AddRows), the
+	// same in a distributed run (spgemm_dist.go).
+	Digest string `json:"digest,omitempty"`
 	// Flops is the number of multiply-adds of one product (spgemm.RowFlops).
 	Flops        int64   `json:"flops"`
 	Products     int     `json:"products"` // products computed: --reps
@@ -59,6 +62,8 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		threads             int
 		seed                uint64
 		structure, reuse    bool
+		digest              bool
+		sd                  spgemmDistFlags // spgemm_dist.go
 	)
 	fs.StringVar(&aPath, "a", "", "path of A (required)")
 	fs.StringVar(&bPath, "b", "", "path of B; default A")
@@ -71,6 +76,8 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	fs.BoolVar(&reuse, "reuse", false, "compute every product into the same C, reusing its arrays: the steady state of a caller\n"+
 		"that keeps its buffers (no allocation, no fresh pages after the first product); default a fresh C\n"+
 		"per product, as a one-shot caller sees")
+	fs.BoolVar(&digest, "digest", false, "hash C's rows (lengths, column ids, value bits); a distributed run gives the same digest")
+	sd.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -91,6 +98,13 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	}
 	if opt.Accumulator = accumulatorByName(accum); opt.Accumulator < 0 {
 		return usageError(fs, "--accumulator %q: want auto, dense or hash", accum)
+	}
+	if err := sd.validate(fs, structure, reuse); err != nil {
+		return err
+	}
+	if sd.distributed() {
+		return runSpGEMMDist(ctx, e, &spgemmJob{a: aPath, b: bPath, selectRows: selectRows, seed: seed,
+			reps: reps, opt: opt, digest: digest, json: *jsonOut, dist: sd})
 	}
 	if err := e.startProfile(0, 1); err != nil {
 		return err
@@ -143,6 +157,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	meter.End("setup")
 
 	times := make([]float64, 0, reps)
+	var last *spgemm.CSR
 	var dst spgemm.CSR // --reuse: the destination of every product
 	for r := range reps {
 		if err := ctx.Err(); err != nil {
@@ -159,7 +174,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		times = append(times, time.Since(t0).Seconds())
 		cost := meter.End("multiply")
 		s.ProductCosts = append(s.ProductCosts, cost)
-		s.NNZOut = c.NNZ()
+		s.NNZOut, last = c.NNZ(), c
 		line := fmt.Sprintf("spgemm: product %d/%d: %.4f s", r+1, reps, times[r])
 		if n := cost.Note(); n != "" {
 			line += ": " + n
@@ -171,6 +186,13 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	if s.Seconds > 0 {
 		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
 	}
+	if digest {
+		meter.Begin()
+		dg := sampling.NewDigest()
+		dg.AddRows(last)
+		s.Digest = dg.Sum()
+		meter.End("digest")
+	}
 	s.PeakRSSBytes, s.Version = procstat.PeakRSS(), version()
 	s.Phases = meter.Phases()
 
@@ -181,6 +203,9 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	}
 	fmt.Fprintf(w, "%s: (%d x %d, nnz %d) · (%d x %d, nnz %d) = nnz %d; %d flops; best of %d: %.4f s (%.3f GFLOP/s, %s, %d threads)\n",
 		what, s.ARows, s.ACols, s.ANNZ, s.BRows, s.BCols, s.BNNZ, s.NNZOut, s.Flops, reps, s.Seconds, s.GFlops, s.Method, s.Threads)
+	if digest {
+		fmt.Fprintf(w, "digest %s\n", s.Digest)
+	}
 	if *jsonOut {
 		return writeJSON(w, s)
 	}

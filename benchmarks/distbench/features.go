@@ -1,0 +1,637 @@
+package main
+
+// The feature-exchange benchmark: a planted-partition graph saved in the
+// native format, then this program started again under mpirun (its ranks
+// are told so by the DISTBENCH_FEATURES variable, which carries their
+// configuration as JSON). Every rank samples its minibatches of one epoch
+// from the memory-mapped graph (the sample of the distributed sampler,
+// DESIGN.md 3.3: the sampling is not what is measured here), loads only its
+// feature block (dataset.LoadFeatureBlock) and, for each replication c,
+// gathers the input features of its minibatches through featurex.Dist: one
+// exchange per minibatch, one per bulk (featurex.Bulk), and one per
+// minibatch with the hot-vertex cache. Rank 0 prints the per-rank counters
+// as one JSON line, which the parent turns into the report and compares
+// with the cost model (costmodel.go).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// featureEnv is the variable that makes this program a rank of the feature
+// benchmark; its value is the featureConfig as JSON.
+const featureEnv = "DISTBENCH_FEATURES"
+
+// featureMarker starts rank 0's JSON line on stdout.
+const featureMarker = "DISTBENCH-FEATURES "
+
+// featureConfig is what every rank of the feature benchmark needs.
+type featureConfig struct {
+	Graph       string  `json:"graph"`
+	Reps        []int   `json:"replication"`
+	Batch       int     `json:"batch"`
+	Bulk        int     `json:"bulk"`
+	Fanouts     []int   `json:"fanouts"`
+	Seed        uint64  `json:"seed"`
+	Seeds       int     `json:"seeds"`      // 0: the whole training split
+	CacheFrac   float64 `json:"cache_frac"` // cache budget, a fraction of all feature bytes
+	CalibFloats int     `json:"calib_floats"`
+}
+
+// The gather modes, in the order they run.
+var featureModes = []string{"minibatch", "bulk", "minibatch+cache"}
+
+// rankFigures are one rank's counters of one (c, mode) run.
+type rankFigures struct {
+	Bytes, Messages int64 // dist.PhaseFeatures on the column communicator
+	Stats           featurex.DistStats
+	Wall            time.Duration // from the barrier before the first gather to the end of the last
+}
+
+// featureRun is one (c, mode) run, every rank's figures.
+type featureRun struct {
+	C     int           `json:"c"`
+	Mode  string        `json:"mode"`
+	Ranks []rankFigures `json:"ranks"`
+	OK    bool          `json:"ok"` // the first minibatch's rows equal the file's
+	// Calibration of the column's all-to-all just before and just after
+	// the run (their mean, and the mean over ranks): the seconds of an
+	// exchange of 16 bytes per pair (Alpha) and the bytes per second a rank
+	// sends in a large one (Beta); 0 for a column of one rank.
+	Alpha, Beta float64
+}
+
+// featureResult is what rank 0 prints.
+type featureResult struct {
+	P, N, F     int
+	Edges       int64
+	Minibatches int // of the epoch (all ranks)
+	Bulks       int
+	// Per rank: sampling seconds, Σ distinct inputs over its minibatches,
+	// Σ distinct inputs over its bulks (their union), Σ inputs that the
+	// cache holds, the number of its minibatches.
+	SampleSeconds []float64
+	Inputs        []int64
+	Unions        []int64
+	HotInputs     []int64
+	MyMinibatches []int64
+	CacheBytes    int64
+	Runs          []featureRun
+}
+
+// featureChild is a rank: it runs every configuration and, on rank 0,
+// prints the result.
+func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
+	var cfg featureConfig
+	if err := json.Unmarshal([]byte(os.Getenv(featureEnv)), &cfg); err != nil {
+		fmt.Fprintf(stderr, "distbench: %s: %v\n", featureEnv, err)
+		return 2
+	}
+	world, err := dist.NewMPIWorld(dist.Options{})
+	if err != nil {
+		fmt.Fprintf(stderr, "distbench: %v\n", err)
+		return 1
+	}
+	res, err := featureRank(ctx, world, &cfg)
+	if err != nil {
+		dist.Fail(stderr, world, err)
+		return 1
+	}
+	if world.Rank() == 0 {
+		b, err := json.Marshal(res)
+		if err != nil {
+			dist.Fail(stderr, world, err)
+		}
+		fmt.Fprintf(stdout, "%s%s\n", featureMarker, b)
+	}
+	if err := world.Close(); err != nil {
+		fmt.Fprintf(stderr, "distbench: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// featureRank is one rank's whole run.
+func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*featureResult, error) {
+	p, me := world.Size(), world.Rank()
+	d, err := dataset.Load(cfg.Graph, nil) // memory-mapped: the ranks share the page cache
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	n, f := d.NumNodes(), d.NumFeatures
+	plan, err := sampling.NewPlan(d.Train, sampling.PlanOptions{BatchSize: cfg.Batch, BulkSize: cfg.Bulk, Seed: cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	ep := plan.Epoch(0)
+	ep.Truncate(cfg.Seeds)
+	nw, err := sampling.NewNodeWise(d.Adj, sampling.NodeWiseOptions{Fanouts: cfg.Fanouts, Seed: cfg.Seed})
+	if err != nil {
+		return nil, err
+	}
+	// This rank's minibatches, bulk by bulk: their input vertices.
+	t0 := time.Now()
+	bulks := make([][][]int32, ep.NumBulks())
+	var inputs, unions, mine int64
+	for i := range bulks {
+		first, seeds := ep.Bulk(i)
+		lo, hi := dist.BlockRange(len(seeds), p, me)
+		b, err := nw.SampleBulk(ctx, 0, first+lo, seeds[lo:hi])
+		if err != nil {
+			return nil, err
+		}
+		var all []int32
+		for m := range b.Len() {
+			mb := b.Minibatch(m)
+			in := slices.Clone(mb.InputNodes())
+			bulks[i] = append(bulks[i], in)
+			inputs += int64(len(in))
+			all = append(all, in...)
+			mine++
+		}
+		slices.Sort(all)
+		unions += int64(len(slices.Compact(all)))
+	}
+	sampleSec := time.Since(t0).Seconds()
+	res := &featureResult{P: p, N: n, F: f, Edges: d.Adj.NNZ(), Minibatches: len(ep.Minibatches), Bulks: len(bulks)}
+	// Every rank makes as many per-minibatch gathers as the busiest one.
+	most := []int64{mine}
+	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, most); err != nil {
+		return nil, err
+	}
+	cacheBytes := int64(cfg.CacheFrac * float64(n) * float64(f) * 4)
+	res.CacheBytes = cacheBytes
+	var hot int64
+	for _, c := range cfg.Reps {
+		grid, err := dist.NewGrid(ctx, world, c, n)
+		if err != nil {
+			return nil, err
+		}
+		fb, err := dataset.LoadFeatureBlock(ctx, cfg.Graph, func(int) (int, int) {
+			lo, hi := grid.MyRows()
+			return int(lo), int(hi)
+		})
+		if err != nil {
+			return nil, err
+		}
+		if fb.N != n || fb.NumFeatures != f {
+			return nil, fmt.Errorf("rank %d: feature block of %d x %d; the graph has %d x %d", me, fb.N, fb.NumFeatures, n, f)
+		}
+		lo, hi := grid.MyRows()
+		degrees, err := featurex.ColumnCounts(ctx, grid, blockOf(d, lo, hi))
+		if err != nil {
+			return nil, err
+		}
+		for _, mode := range featureModes {
+			opt := featurex.DistOptions{}
+			if strings.HasSuffix(mode, "+cache") {
+				opt = featurex.DistOptions{CacheBytes: cacheBytes, Degrees: degrees}
+			}
+			store, err := featurex.NewDist(ctx, grid, fb.Features, f, opt)
+			if err != nil {
+				return nil, err
+			}
+			if opt.CacheBytes > 0 && hot == 0 {
+				for _, b := range bulks {
+					for _, in := range b {
+						for _, v := range in {
+							if store.InCache(v) {
+								hot++
+							}
+						}
+					}
+				}
+			}
+			a0, b0, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
+			if err != nil {
+				return nil, err
+			}
+			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features)
+			if err != nil {
+				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
+			}
+			a1, b1, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
+			if err != nil {
+				return nil, err
+			}
+			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
+			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
+				return nil, err
+			}
+			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p), Beta: ab[1] / float64(p)}
+			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
+				return nil, err
+			}
+			okAll := []int64{0}
+			if !ok {
+				okAll[0] = 1
+			}
+			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, okAll); err != nil {
+				return nil, err
+			}
+			run.OK = okAll[0] == 0
+			res.Runs = append(res.Runs, run)
+			if err := store.Close(); err != nil {
+				return nil, err
+			}
+		}
+		fb.Close()
+		if err := grid.Close(); err != nil {
+			return nil, err
+		}
+	}
+	per := []int64{int64(sampleSec * 1e9), inputs, unions, hot, mine}
+	all, _, err := dist.Allgather(ctx, world, dist.PhaseControl, per)
+	if err != nil {
+		return nil, err
+	}
+	for r := range p {
+		v := all[r*len(per) : (r+1)*len(per)]
+		res.SampleSeconds = append(res.SampleSeconds, float64(v[0])/1e9)
+		res.Inputs = append(res.Inputs, v[1])
+		res.Unions = append(res.Unions, v[2])
+		res.HotInputs = append(res.HotInputs, v[3])
+		res.MyMinibatches = append(res.MyMinibatches, v[4])
+	}
+	return res, nil
+}
+
+// blockOf returns rows [lo, hi) of d's adjacency as a CSR sharing d's
+// arrays (its row offsets shifted).
+func blockOf(d *dataset.Dataset, lo, hi int32) *spgemm.CSR {
+	a := d.Adj
+	s, e := a.Indptr[lo], a.Indptr[hi]
+	b := &spgemm.CSR{Rows: int(hi - lo), Cols: a.Cols, Indptr: make([]int64, hi-lo+1), Indices: a.Indices[s:e:e], Data: a.Data[s:e:e]}
+	for i := range b.Indptr {
+		b.Indptr[i] = a.Indptr[int(lo)+i] - s
+	}
+	return b
+}
+
+// gatherEpoch gathers the inputs of every minibatch of bulks in mode and
+// returns this rank's figures, and whether the first minibatch's rows
+// equal the features' (read from the mapped file).
+func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32) (rankFigures, bool, error) {
+	f := store.NumFeatures()
+	col := store.Comm()
+	var x []float32
+	ok, checked := true, false
+	check := func(ids []int32) {
+		if checked {
+			return
+		}
+		checked = true
+		for r, v := range ids {
+			if !slices.Equal(x[r*f:(r+1)*f], features[int(v)*f:int(v+1)*f]) {
+				ok = false
+				return
+			}
+		}
+	}
+	if err := grid.World().Barrier(ctx, dist.PhaseControl); err != nil {
+		return rankFigures{}, false, err
+	}
+	before := col.Stats()
+	t0 := time.Now()
+	switch mode {
+	case "bulk":
+		bk := store.NewBulk()
+		for _, b := range bulks {
+			if err := bk.Fetch(ctx, b...); err != nil {
+				return rankFigures{}, false, err
+			}
+			for _, ids := range b {
+				x = growFloats(x, len(ids)*f)
+				if err := bk.Gather(ctx, x, ids); err != nil {
+					return rankFigures{}, false, err
+				}
+				check(ids)
+			}
+		}
+	default:
+		done := 0
+		for _, b := range bulks {
+			for _, ids := range b {
+				x = growFloats(x, len(ids)*f)
+				if err := store.Gather(ctx, x, ids); err != nil {
+					return rankFigures{}, false, err
+				}
+				check(ids)
+				done++
+			}
+		}
+		for ; done < most; done++ {
+			// As a trainer's zero-weight step: nothing to read, still
+			// serving the others.
+			if err := store.Gather(ctx, nil, nil); err != nil {
+				return rankFigures{}, false, err
+			}
+		}
+	}
+	wall := time.Since(t0)
+	after := col.Stats()
+	return rankFigures{
+		Bytes:    after.Bytes[dist.PhaseFeatures] - before.Bytes[dist.PhaseFeatures],
+		Messages: after.Messages[dist.PhaseFeatures] - before.Messages[dist.PhaseFeatures],
+		Stats:    store.Stats(), Wall: wall,
+	}, ok, nil
+}
+
+func growFloats(s []float32, n int) []float32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]float32, n, n+n/4)
+}
+
+// gatherFigures collects every rank's figures on every rank.
+func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]rankFigures, error) {
+	s := fig.Stats
+	v := []int64{fig.Bytes, fig.Messages, int64(fig.Wall), s.Exchanges, s.Rows, s.LocalRows, s.CacheHits, s.SavedBytes,
+		s.RemoteRows, s.Fetched, s.Served, s.CacheRows, s.CacheBytes}
+	for _, t := range s.Time {
+		v = append(v, int64(t))
+	}
+	all, _, err := dist.Allgather(ctx, world, dist.PhaseControl, v)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]rankFigures, world.Size())
+	for r := range out {
+		w := all[r*len(v) : (r+1)*len(v)]
+		o := &out[r]
+		o.Bytes, o.Messages, o.Wall = w[0], w[1], time.Duration(w[2])
+		st := &o.Stats
+		st.Exchanges, st.Rows, st.LocalRows, st.CacheHits, st.SavedBytes = w[3], w[4], w[5], w[6], w[7]
+		st.RemoteRows, st.Fetched, st.Served, st.CacheRows, st.CacheBytes = w[8], w[9], w[10], w[11], w[12]
+		for i := range st.Time {
+			st.Time[i] = time.Duration(w[13+i])
+		}
+	}
+	return out, nil
+}
+
+// calibrate measures the column's all-to-all: alpha, the median seconds of
+// an exchange of two int64 per pair (as the status round of a gather), and
+// beta, the bytes per second this rank sends in one of floats float32 per
+// pair (median of 5), after alpha. Both are 0 for a column of one rank.
+func calibrate(ctx context.Context, col dist.Comm, floats int) (alpha, beta float64, err error) {
+	q := col.Size()
+	if q == 1 {
+		return 0, 0, nil
+	}
+	two := make([]int, q)
+	for i := range two {
+		two[i] = 2
+	}
+	s, r := make([]int64, 2*q), make([]int64, 2*q)
+	var ts []float64
+	for range 31 {
+		t0 := time.Now()
+		if err := col.Alltoallv(ctx, dist.PhaseControl, s, two, r, two); err != nil {
+			return 0, 0, err
+		}
+		ts = append(ts, time.Since(t0).Seconds())
+	}
+	alpha = median(ts)
+	counts := make([]int, q)
+	for i := range counts {
+		counts[i] = floats
+	}
+	sb, rb := make([]float32, q*floats), make([]float32, q*floats)
+	ts = ts[:0]
+	for range 5 {
+		t0 := time.Now()
+		if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
+			return 0, 0, err
+		}
+		ts = append(ts, time.Since(t0).Seconds())
+	}
+	t := max(median(ts)-alpha, 1e-9)
+	return alpha, float64((q-1)*floats*4) / t, nil
+}
+
+func median(x []float64) float64 {
+	y := slices.Clone(x)
+	slices.Sort(y)
+	return y[len(y)/2]
+}
+
+// featureBench generates the graph, runs the ranks under mpirun and
+// appends the report to c.out.
+func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
+	tmp, err := os.MkdirTemp("", "distbench-features")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	t0 := time.Now()
+	d, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: c.fnodes, AvgDegree: c.fdegree, Features: c.ffeatures, Seed: c.seed})
+	if err != nil {
+		return err
+	}
+	graph := filepath.Join(tmp, "planted.bsg")
+	if err := dataset.Save(graph, d); err != nil {
+		return err
+	}
+	gen := time.Since(t0)
+	train := len(d.Train)
+	d.Close()
+	fmt.Fprintf(stderr, "distbench: planted partition of %d vertices generated and saved in %.1fs\n", c.fnodes, gen.Seconds())
+	cfg := featureConfig{Graph: graph, Reps: c.reps, Batch: c.batch, Bulk: c.fbulk, Fanouts: c.fanouts, Seed: c.seed,
+		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib}
+	js, err := json.Marshal(cfg)
+	if err != nil {
+		return err
+	}
+	self := c.self
+	if self == "" {
+		if self, err = os.Executable(); err != nil {
+			return err
+		}
+	}
+	load, _ := benchutil.LoadAverages()
+	cmd := mpirunCommand(ctx, c.mpirun, c.np, self)
+	cmd.Env = append(cmd.Env, featureEnv+"="+string(js))
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	start := time.Now()
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("mpirun -np %d (features): %v\n%s%s", c.np, err, out, errOut.String())
+	}
+	wall := time.Since(start)
+	var res featureResult
+	found := false
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if rest, ok := strings.CutPrefix(line, featureMarker); ok {
+			if err := json.Unmarshal([]byte(rest), &res); err != nil {
+				return fmt.Errorf("features: rank 0's JSON: %v", err)
+			}
+			found = true
+		}
+	}
+	if !found {
+		return fmt.Errorf("features: no result line from rank 0\n%s%s", out, errOut.String())
+	}
+	text := featureReport(c, &res, train, gen, wall, load)
+	return benchutil.Report{Program: "distbench", Path: c.out, Append: true, Text: text}.Write(stdout, stderr)
+}
+
+// mpirunCommand returns `mpirun --oversubscribe -np N prog args...` with the
+// environment Open MPI needs to run as root on a loopback-only machine.
+func mpirunCommand(ctx context.Context, mpirun string, np int, prog string, args ...string) *exec.Cmd {
+	full := append([]string{"--oversubscribe", "--bind-to", "none", "-np", fmt.Sprint(np), prog}, args...)
+	cmd := exec.CommandContext(ctx, mpirun, full...)
+	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+		"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
+	return cmd
+}
+
+// featureReport is the markdown section of the feature benchmark.
+func featureReport(c *config, res *featureResult, train int, gen, wall time.Duration, load [3]string) string {
+	var b strings.Builder
+	mc := benchutil.ThisMachine(1)
+	p, f := res.P, res.F
+	seeds := train
+	if c.fseeds > 0 {
+		seeds = min(seeds, c.fseeds)
+	}
+	var inputs, unions, hot float64
+	for r := range p {
+		inputs += float64(res.Inputs[r])
+		unions += float64(res.Unions[r])
+		hot += float64(res.HotInputs[r])
+	}
+	fmt.Fprintf(&b, "\n## Feature exchange (featurex.Dist)\n\n")
+	fmt.Fprintf(&b, "Planted-partition graph (dataset.PlantedPartition, seed %d): %d vertices, %d stored edges, %d float32 features "+
+		"(%.0f MiB in all), generated and saved in %.0f s; one epoch of %d training seeds (of %d) in %d minibatches of b = %d, fanouts %s, "+
+		"bulks of k = %d minibatches (%d bulks); p = %d ranks under `mpirun --oversubscribe`, 1 thread each, %.0f s for the whole launch. "+
+		"Each rank loads only its feature block (dataset.LoadFeatureBlock of the native file) and samples its own minibatches from the "+
+		"memory-mapped graph (the sample of the distributed sampler, DESIGN.md 3.3; sampling took %.1f-%.1f s per rank and is not part of "+
+		"the figures below). The cache holds %.1f MiB per rank (%.0f%% of the features), the vertices of highest degree "+
+		"(featurex.ColumnCounts). %s, %d logical CPUs, %s, %s; load average at start %s %s %s.\n\n",
+		c.seed, res.N, res.Edges, f, float64(res.N)*float64(f)*4/(1<<20), gen.Seconds(), seeds, train, res.Minibatches, c.batch,
+		benchutil.JoinInts(c.fanouts), c.fbulk, res.Bulks, p, wall.Seconds(), slices.Min(res.SampleSeconds), slices.Max(res.SampleSeconds),
+		float64(res.CacheBytes)/(1<<20), 100*c.fcache, mc.CPU, mc.Cores, mc.Go, mc.Date, load[0], load[1], load[2])
+	fmt.Fprintf(&b, "Command: `distbench %s` (`make bench`).\n\n", strings.Join(c.args, " "))
+	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +
+		"(featureTraffic in benchmarks/distbench/costmodel.go, evaluated on this sample's input counts) and its error on the sum over " +
+		"ranks; the time of the exchanges (the status and id all-to-alls plus the row all-to-all, mean over ranks) against the model's " +
+		"with the latency and bandwidth calibrated in the same run on the same column communicator; the mean seconds of each phase of " +
+		"the gathers (pack: classify the ids, copy the local and cached rows, sort and deduplicate the remote ids; ids; serve: the " +
+		"owner copies the rows asked of it; rows; unpack: copy the fetched rows into place, and per bulk every row of each minibatch); the slowest rank's wall time. Every run's first minibatch was checked against the file's rows.\n\n")
+	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | exchange s | model s | error | pack / ids / serve / rows / unpack s | wall s | rows |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
+	for _, run := range res.Runs {
+		var bytes, most, msgs, hits, remote, saved, exch float64
+		var phase [featurex.NumGatherPhases]float64
+		var wallMax time.Duration
+		for _, r := range run.Ranks {
+			bytes += float64(r.Bytes)
+			most = max(most, float64(r.Bytes))
+			msgs += float64(r.Messages)
+			hits += float64(r.Stats.CacheHits)
+			remote += float64(r.Stats.RemoteRows)
+			saved += float64(r.Stats.SavedBytes)
+			exch = max(exch, float64(r.Stats.Exchanges))
+			for i, t := range r.Stats.Time {
+				phase[i] += t.Seconds() / float64(p)
+			}
+			wallMax = max(wallMax, r.Wall)
+		}
+		x, h := inputs, 0.0
+		switch run.Mode {
+		case "bulk":
+			x = unions
+		case "minibatch+cache":
+			h = hot / inputs
+		}
+		model := featureTraffic(p, run.C, f, x, h, exch*float64(p))
+		errB := "–"
+		if bytes > 0 {
+			errB = fmt.Sprintf("%+.1f%%", 100*(model.bytes-bytes)/bytes)
+		}
+		hit, sv := "–", "–"
+		if strings.HasSuffix(run.Mode, "+cache") {
+			if hits+remote > 0 {
+				hit = fmt.Sprintf("%.3f", hits/(hits+remote))
+			}
+			sv = fmt.Sprintf("%.1f MiB", saved/float64(p)/(1<<20))
+		}
+		measured := phase[featurex.GatherIDs] + phase[featurex.GatherRows]
+		modelS, errS := "–", "–"
+		if run.Beta > 0 {
+			net := network{alpha: run.Alpha, beta: run.Beta}
+			per := phaseTraffic{rounds: model.rounds / float64(p), bytes: model.bytes / float64(p)}
+			ms := net.seconds(per)
+			modelS = fmt.Sprintf("%.3f", ms)
+			if measured > 0 {
+				errS = fmt.Sprintf("%+.0f%%", 100*(ms-measured)/measured)
+			}
+		}
+		ok := "= file"
+		if !run.OK {
+			ok = "DIFFER"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %.0f | %.1f / %.1f MiB | %.1f MiB | %s | %.0f | %s | %s | %.3f | %s | %s | %.3f / %.3f / %.3f / %.3f / %.3f | %.2f | %s |\n",
+			run.C, run.Mode, exch, bytes/float64(p)/(1<<20), most/(1<<20), model.bytes/float64(p)/(1<<20), errB, msgs/float64(p), hit, sv,
+			measured, modelS, errS, phase[0], phase[1], phase[2], phase[3], phase[4], wallMax.Seconds(), ok)
+	}
+	b.WriteString("\nCalibration of the column's all-to-all just before and after each run (their mean, over ranks; none where the column is one rank):")
+	for _, run := range res.Runs {
+		if run.Beta > 0 {
+			fmt.Fprintf(&b, " c = %d %s: α = %.0f µs, β = %.2f GB/s;", run.C, run.Mode, 1e6*run.Alpha, run.Beta/1e9)
+		}
+	}
+	fmt.Fprintf(&b, "\n\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
+		"(per bulk / per minibatch rows: %.3f), Σ inputs held by the cache = %.0f (%.1f%%).\n\n", inputs, unions, unions/inputs, hot, 100*hot/inputs)
+	b.WriteString("Cost model, per rank and epoch (featureTraffic): with X the distinct input rows over its exchanges (per minibatch, or the " +
+		"union of each bulk), h the fraction the cache holds, E its exchanges, q = p/c, f features:\n\n" +
+		"    bytes   = (1 - c/p) · (1 - h) · X · (4f + 4) + 16 · (q - 1) · E\n" +
+		"    seconds = 3 · E · α + bytes / β\n\n" +
+		"A row is remote with probability 1 - c/p (the generator's ids carry no locality); it costs its id and its values, and a " +
+		"rank sends as requester and as owner equal amounts in expectation. Replication makes the remote fraction 1 - c/p: at p = 4 it cuts the traffic by a third from c = 1 to c = 2 (0.75 to 0.5) and removes it at c = 4, but at p = 128 it barely moves it (0.992 to 0.938 from c = 1 to 8).\n\n")
+	ratio := inputs / (float64(seeds) * papersExpansion(c.fanouts))
+	fmt.Fprintf(&b, "### Prediction: ogbn-papers100M, p = %d\n\n", perlmutterLike.p)
+	fmt.Fprintf(&b, "ogbn-papers100M: %d vertices, %d edges, %d float32 features, %d training vertices (%d minibatches of %d per epoch, "+
+		"%.2f per rank); 3-layer GraphSAGE sampling, fanout %s; one feature exchange per minibatch, no cache. Assumptions: %d ranks, %d per "+
+		"node (one per GPU) sharing %.0f GB/s of injection bandwidth per node, so %.2f GB/s per rank; %.0f µs per collective round; "+
+		"ids spread uniformly over the blocks; traffic inside a node not discounted; two values of the distinct inputs per minibatch: the "+
+		"largest possible, b·(1 + 15 + 150 + 750), and that bound times the ratio measured above on the planted graph (%.3f), which "+
+		"deduplicates more than a graph 100 times larger would, so the truth lies between.\n\n",
+		papers100M.vertices, papers100M.edges, papers100M.features, papers100M.train,
+		int(math.Ceil(float64(papers100M.train)/float64(papers100M.batch))), papers100M.batch,
+		math.Ceil(float64(papers100M.train)/float64(papers100M.batch))/float64(perlmutterLike.p), benchutil.JoinInts(papers100M.fanouts),
+		perlmutterLike.p, perlmutterLike.ranksPerNode, perlmutterLike.injection/1e9,
+		perlmutterLike.injection/float64(perlmutterLike.ranksPerNode)/1e9, 1e6*perlmutterLike.alpha, ratio)
+	bound := papers100M.expandedInputs()
+	b.WriteString(predictionTable(perlmutterLike, []int{1, 2, 4, 8}, []struct {
+		name string
+		d    float64
+	}{{"largest", bound}, {"planted ratio", bound * ratio}}))
+	return b.String()
+}
+
+// papersExpansion is 1 + s1 + s1·s2 + ...: the largest number of input
+// vertices per seed.
+func papersExpansion(fanouts []int) float64 {
+	return workload{batch: 1, fanouts: fanouts}.expandedInputs()
+}

@@ -1,0 +1,367 @@
+package main
+
+// The distributed path of `bulksample spgemm`: the same command line run
+// under mpirun or srun (or on in-process ranks with --inproc-ranks, for
+// tests), with --grid 2d (Sparse SUMMA on a sqrt(p) x sqrt(p) grid:
+// dist.SUMMA) or --grid 1.5d (the rows of A, or of the selection Q, spread
+// over the ranks, which pull the rows of B they need from their owners in
+// their process column: sampling.DistRows, the sampler's 1.5D product).
+// Every rank reads the whole files and keeps its blocks; only rank 0
+// prints. Both give C with the single process's bits: --digest is equal.
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"slices"
+	"time"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// spgemmDistFlags are the flags of a distributed `bulksample spgemm`.
+type spgemmDistFlags struct {
+	rankFlags
+	grid    string
+	gridSet bool // --grid was given
+}
+
+func (d *spgemmDistFlags) add(fs *flag.FlagSet) {
+	d.rankFlags.add(fs)
+	fs.StringVar(&d.grid, "grid", "2d", "distributed runs (mpirun, srun or --inproc-ranks): 2d, Sparse SUMMA on a sqrt(p) x sqrt(p)\n"+
+		"grid (p must be a perfect square), or 1.5d: the rows of A (or of Q with --select-rows) spread over the\n"+
+		"ranks, which pull the rows of B from their owners (B square; its row blocks replicated --replication times)")
+}
+
+// validate checks the distributed flags against the rest of the command.
+func (d *spgemmDistFlags) validate(fs *flag.FlagSet, structure, reuse bool) error {
+	if err := d.rankFlags.validate(fs); err != nil {
+		return err
+	}
+	fs.Visit(func(f *flag.Flag) { d.gridSet = d.gridSet || f.Name == "grid" })
+	switch {
+	case d.grid != "2d" && d.grid != "1.5d":
+		return usageError(fs, "--grid %q: want 2d or 1.5d", d.grid)
+	case !d.distributed() && d.gridSet:
+		return usageError(fs, "--grid %s: only in a distributed run (under mpirun or srun, or with --inproc-ranks)", d.grid)
+	case !d.distributed() && d.replication != 1:
+		return usageError(fs, "--replication %d: only in a distributed run with --grid 1.5d", d.replication)
+	case !d.distributed():
+		return nil
+	case structure:
+		return usageError(fs, "--structure-only: not in a distributed run")
+	case reuse:
+		return usageError(fs, "--reuse: not in a distributed run")
+	case d.grid == "2d" && d.replication != 1:
+		return usageError(fs, "--replication %d: applies to --grid 1.5d (a 2d grid is sqrt(p) x sqrt(p))", d.replication)
+	}
+	return nil
+}
+
+// spgemmJob is what a distributed product needs of the command line.
+type spgemmJob struct {
+	a, b         string
+	selectRows   int
+	seed         uint64
+	reps         int
+	opt          *spgemm.MulOptions
+	digest, json bool
+	dist         spgemmDistFlags
+}
+
+// spgemmDistSummary is the --json object of a distributed `bulksample
+// spgemm`. Times are the slowest rank's; traffic is that of the first
+// product.
+type spgemmDistSummary struct {
+	A           string  `json:"a"`
+	B           string  `json:"b"`
+	SelectRows  int     `json:"select_rows"`
+	Grid        string  `json:"grid"` // 2d or 1.5d
+	Ranks       int     `json:"ranks"`
+	Replication int     `json:"replication"` // c of --grid 1.5d; 1 in 2d
+	Threads     int     `json:"threads"`
+	ARows       int     `json:"a_rows"`
+	ACols       int     `json:"a_cols"`
+	ANNZ        int64   `json:"a_nnz"`
+	BRows       int     `json:"b_rows"`
+	BCols       int     `json:"b_cols"`
+	BNNZ        int64   `json:"b_nnz"`
+	NNZOut      int64   `json:"nnz_out"`
+	Digest      string  `json:"digest,omitempty"`
+	Flops       int64   `json:"flops"`
+	Products    int     `json:"products"`
+	Seconds     float64 `json:"seconds"` // best of the products, each timed on its slowest rank
+	MedianSecs  float64 `json:"seconds_median"`
+	GFlops      float64 `json:"gflops"`
+	LoadSeconds float64 `json:"load_seconds"` // reading the files and cutting the blocks
+	PeakRSSMax  int64   `json:"peak_rss_max"`
+	// Traffic is the bytes and messages of one product, by phase: the
+	// blocks (or rows) under "sample", as a sampler's products count them.
+	Traffic map[string]phaseJSON `json:"traffic"`
+	Version string               `json:"version"`
+}
+
+func runSpGEMMDist(ctx context.Context, e *env, job *spgemmJob) error {
+	return runRanks(ctx, e, job.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
+		return spgemmRank(ctx, e, job, world)
+	})
+}
+
+// distProduct is one rank's part of a distributed product: run computes
+// it, encode returns the encoding of this rank's part of C for the digest
+// (the parts of the ranks in rank order make up C's rows), nnz its entries.
+type distProduct struct {
+	grid   *dist.Grid
+	run    func(ctx context.Context) error
+	encode func(ctx context.Context) ([]byte, error)
+	nnz    func() int64
+}
+
+// spgemmRank is one rank's run.
+func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) error {
+	t0 := time.Now()
+	quiet := e
+	if world.Rank() != 0 {
+		quiet = &env{stdout: io.Discard, stderr: io.Discard}
+	}
+	a, b, err := loadOperands(ctx, quiet, job)
+	if err != nil {
+		return err
+	}
+	s := spgemmDistSummary{A: job.a, B: cmp.Or(job.b, job.a), SelectRows: job.selectRows, Grid: job.dist.grid,
+		Ranks: world.Size(), Replication: 1, Threads: threadsUsed(job.opt.Threads), Products: job.reps,
+		ARows: a.Rows, ACols: a.Cols, ANNZ: a.NNZ(), BRows: b.Rows, BCols: b.Cols, BNNZ: b.NNZ(),
+		Flops: spgemm.RowFlops(a, b, job.opt.Threads)[a.Rows], Version: version()}
+	var pr *distProduct
+	if job.dist.grid == "2d" {
+		pr, err = summaProduct(ctx, world, a, b, job.opt)
+	} else {
+		s.Replication = job.dist.replication
+		pr, err = pullProduct(ctx, world, a, b, job.opt, job.dist.replication)
+	}
+	if err != nil {
+		return err
+	}
+	defer pr.grid.Close()
+	s.LoadSeconds = time.Since(t0).Seconds()
+	w := pr.grid.World()
+
+	times := make([]float64, job.reps)
+	for r := range job.reps {
+		if err := w.Barrier(ctx, dist.PhaseControl); err != nil {
+			return err
+		}
+		start := time.Now()
+		if err := pr.run(ctx); err != nil {
+			return fmt.Errorf("product %d: %w", r+1, err)
+		}
+		times[r] = time.Since(start).Seconds()
+		if r == 0 {
+			tot, most, err := dist.ReduceStats(ctx, w, pr.grid.Comms()...)
+			if err != nil {
+				return err
+			}
+			s.Traffic = make(map[string]phaseJSON)
+			for ph := range dist.NumPhases {
+				s.Traffic[ph.String()] = phaseJSON{BytesSent: tot.Bytes[ph], Messages: tot.Messages[ph], BytesSentMax: most.Bytes[ph], MessagesMax: most.Messages[ph]}
+			}
+		}
+		if world.Rank() == 0 {
+			fmt.Fprintf(e.stderr, "spgemm: product %d/%d on rank 0: %.4f s\n", r+1, job.reps, times[r])
+		}
+	}
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpMax, times); err != nil {
+		return err
+	}
+	totals := []int64{pr.nnz(), procstat.PeakRSS()}
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpSum, totals[:1]); err != nil {
+		return err
+	}
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpMax, totals[1:]); err != nil {
+		return err
+	}
+	s.NNZOut, s.PeakRSSMax = totals[0], totals[1]
+	var dg *sampling.Digest
+	if job.digest {
+		enc, err := pr.encode(ctx)
+		if err != nil {
+			return err
+		}
+		if w.Rank() == 0 {
+			dg = sampling.NewDigest()
+		}
+		if err := gatherEncoding(ctx, w, dg, enc); err != nil {
+			return err
+		}
+	}
+	if w.Rank() != 0 {
+		return nil
+	}
+	slices.Sort(times)
+	s.Seconds, s.MedianSecs = times[0], times[len(times)/2]
+	if s.Seconds > 0 {
+		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
+	}
+	what := "A·B"
+	if job.selectRows > 0 {
+		what = "Q·A"
+	}
+	out := e.stdout
+	fmt.Fprintf(out, "%s on %d ranks (%s grid): (%d x %d, nnz %d) · (%d x %d, nnz %d) = nnz %d; %d flops; best of %d: %.4f s (%.3f GFLOP/s)\n",
+		what, s.Ranks, s.Grid, s.ARows, s.ACols, s.ANNZ, s.BRows, s.BCols, s.BNNZ, s.NNZOut, s.Flops, job.reps, s.Seconds, s.GFlops)
+	tr := s.Traffic[dist.PhaseSample.String()]
+	fmt.Fprintf(out, "spgemm traffic of one product: %d bytes in %d messages over all ranks (most on one rank: %d bytes); peak RSS of a rank %d MiB\n",
+		tr.BytesSent, tr.Messages, tr.BytesSentMax, s.PeakRSSMax>>20)
+	if dg != nil {
+		s.Digest = dg.Sum()
+		fmt.Fprintf(out, "digest %s\n", s.Digest)
+	}
+	if job.json {
+		return writeJSON(out, s)
+	}
+	return nil
+}
+
+// loadOperands reads A and B (B defaults to A) as the single-process
+// command does, checks their inner dimensions, and with --select-rows
+// returns Q and A.
+func loadOperands(ctx context.Context, e *env, job *spgemmJob) (a, b *spgemm.CSR, err error) {
+	da, err := loadMatrix(ctx, e, job.a, job.opt.Threads)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer da.Close()
+	a, b = da.Adj.Clone(), nil // Clone: the dataset may be a mapped file
+	if job.b == "" {
+		b = a
+	} else {
+		db, err := loadMatrix(ctx, e, job.b, job.opt.Threads)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer db.Close()
+		b = db.Adj.Clone()
+	}
+	if a.Cols != b.Rows {
+		return nil, nil, fmt.Errorf("cannot multiply %s (%d x %d) by %s (%d x %d): inner dimensions differ", job.a, a.Rows, a.Cols, cmp.Or(job.b, job.a), b.Rows, b.Cols)
+	}
+	if job.selectRows > 0 {
+		if job.selectRows > a.Rows {
+			return nil, nil, fmt.Errorf("--select-rows %d exceeds the %d rows of %s", job.selectRows, a.Rows, job.a)
+		}
+		q, err := selectionMatrix(a.Rows, job.selectRows, job.seed)
+		if err != nil {
+			return nil, nil, err
+		}
+		return q, a, nil
+	}
+	return a, b, nil
+}
+
+// summaProduct cuts A and B into the 2D blocks of this rank on a square
+// grid (an error naming p when p is not a perfect square) and returns the
+// product by Sparse SUMMA.
+func summaProduct(ctx context.Context, world dist.Comm, a, b *spgemm.CSR, opt *spgemm.MulOptions) (*distProduct, error) {
+	g, err := dist.NewSquareGrid(ctx, world)
+	if err != nil {
+		return nil, fmt.Errorf("--grid 2d: %w (--grid 1.5d runs on any number of ranks)", err)
+	}
+	da, err := dist.Distribute2D(g, a)
+	if err == nil {
+		var db *dist.Matrix2D
+		if db, err = dist.Distribute2D(g, b); err == nil {
+			var c *dist.Matrix2D
+			sopt := &dist.SUMMAOptions{Phase: dist.PhaseSample, Threads: opt.Threads, Accumulator: opt.Accumulator}
+			return &distProduct{
+				grid: g,
+				run: func(ctx context.Context) error {
+					c, err = dist.SUMMA(ctx, da, db, sopt)
+					return err
+				},
+				// The process row's blocks side by side, encoded by its
+				// rank in column 0: the world's rank order is then C's
+				// row order.
+				encode: func(ctx context.Context) ([]byte, error) {
+					rows, err := c.RowBlock(ctx, dist.PhaseControl)
+					if err != nil || g.ProcCol() != 0 {
+						return nil, err
+					}
+					return sampling.AppendRowsEncoding(nil, rows), nil
+				},
+				nnz: func() int64 { return c.Local.NNZ() },
+			}, nil
+		}
+	}
+	g.Close()
+	return nil, err
+}
+
+// pullProduct distributes B's rows over a (p/c) x c grid, gives this rank
+// its run of A's rows (rank order is row order) and returns the 1.5D
+// product: one pull round for the distinct rows of B this rank's rows use
+// (sampling.DistRows, as a node-wise sampler pulls rows of the graph),
+// then the local product with those rows.
+func pullProduct(ctx context.Context, world dist.Comm, a, b *spgemm.CSR, opt *spgemm.MulOptions, c int) (*distProduct, error) {
+	if b.Rows != b.Cols {
+		return nil, fmt.Errorf("--grid 1.5d: B is %d x %d; the 1.5D product distributes the rows of a square B (a graph)", b.Rows, b.Cols)
+	}
+	g, err := dist.NewGrid(ctx, world, c, b.Rows)
+	if err != nil {
+		return nil, fmt.Errorf("--grid 1.5d: %w", err)
+	}
+	m, err := dist.Distribute(g, b)
+	var rows *sampling.DistRows
+	if err == nil {
+		rows, err = sampling.NewDistRows(m, sampling.FetchPull, sampling.NodeWiseOptions{Weighted: true}) // Weighted: fetch values too
+	}
+	if err != nil {
+		g.Close()
+		return nil, err
+	}
+	lo, hi := dist.BlockRange(a.Rows, g.Size(), g.Rank())
+	mine := make([]int32, hi-lo)
+	for i := range mine {
+		mine[i] = int32(lo + i)
+	}
+	x := spgemm.GatherRows(a, mine, opt.Threads)
+	bCols := b.Cols // the closures keep x and this rank's rows of B, not b
+	var out *spgemm.CSR
+	return &distProduct{
+		grid: g,
+		run: func(ctx context.Context) error {
+			// The distinct rows of B that x uses, ascending: renumbering
+			// x's columns by them keeps each row's order of terms, so the
+			// local product has the single process's bits.
+			ids := slices.Clone(x.Indices[:x.NNZ()])
+			slices.Sort(ids)
+			ids = slices.Compact(ids)
+			if err := rows.FetchRows(ctx, ids); err != nil {
+				return err
+			}
+			if err := rows.Drain(ctx); err != nil {
+				return err
+			}
+			colMap := make([]int32, x.Cols)
+			for i := range colMap {
+				colMap[i] = -1
+			}
+			y := &spgemm.CSR{Rows: len(ids), Cols: bCols, Indptr: make([]int64, len(ids)+1)}
+			for i, v := range ids {
+				colMap[v] = int32(i)
+				cols, vals := rows.Row(v)
+				y.Indices = append(y.Indices, cols...)
+				y.Data = append(y.Data, vals...)
+				y.Indptr[i+1] = int64(len(y.Indices))
+			}
+			out = spgemm.Mul(spgemm.ExtractColumns(x, colMap, len(ids), opt.Threads), y, opt)
+			return nil
+		},
+		encode: func(context.Context) ([]byte, error) { return sampling.AppendRowsEncoding(nil, out), nil },
+		nnz:    func() int64 { return out.NNZ() },
+	}, nil
+}
