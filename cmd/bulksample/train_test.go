@@ -206,7 +206,7 @@ func TestTrainFlags(t *testing.T) {
 	if !reflect.DeepEqual(c.opt, want) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
 	}
-	if wantDist := (distFlags{replication: 2, fetch: "pull", replicate: true, inproc: 4, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
+	if wantDist := (distFlags{rankFlags: rankFlags{replication: 2, inproc: 4}, fetch: "pull", replicate: true, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
 		t.Errorf("distribution flags %+v; want %+v", c.dist, wantDist)
 	}
 	if c.data != "x.npz" || c.sampler != "ladies" || !reflect.DeepEqual(c.fanouts, []int{64, 64, 64}) || c.split != "planetoid" ||
