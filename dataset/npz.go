@@ -25,6 +25,7 @@ type npzArchive struct {
 	name    string // the file's path, for error messages
 	size    int64  // the file's size in bytes
 	members map[string]*zip.File
+	ra      io.ReaderAt // the archive's bytes: stored members are read by offset
 	closer  io.Closer
 	// mem, when not nil, receives the large numeric arrays read (see
 	// Dataset.settle); arrays a reader replaces go back with hugemem.Free.
@@ -63,7 +64,7 @@ func newNPZ(name string, ra io.ReaderAt, size int64) (*npzArchive, error) {
 		}
 		return nil, fmt.Errorf("%s: %w: not a zip (.npz) archive: %w", name, ErrFormat, err)
 	}
-	z := &npzArchive{name: name, size: size, members: map[string]*zip.File{}}
+	z := &npzArchive{name: name, size: size, members: map[string]*zip.File{}, ra: ra}
 	for _, f := range zr.File {
 		key := strings.TrimSuffix(f.Name, ".npy")
 		if _, dup := z.members[key]; dup {

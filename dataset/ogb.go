@@ -264,7 +264,7 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 	}
 	if feat := filepath.Join(raw, "node-feat.csv.gz"); fileExists(feat) {
 		progress(o, "reading node features from %s", feat)
-		if d.Features, d.NumFeatures, err = readFeatureCSV(ctx, feat, n); err != nil {
+		if d.Features, d.NumFeatures, err = readFeatureCSV(ctx, feat, n, 0, n); err != nil {
 			return nil, err
 		}
 	}
@@ -378,8 +378,10 @@ func fileExists(p string) bool {
 	return err == nil && !st.IsDir()
 }
 
-// readFeatureCSV reads n lines of comma-separated floats, all of one width.
-func readFeatureCSV(ctx context.Context, path string, n int) ([]float32, int, error) {
+// readFeatureCSV reads n lines of comma-separated floats, all of one width,
+// and returns the rows [lo, hi) of them (every line is read and its width
+// checked; only the block's values are parsed and kept) with the width.
+func readFeatureCSV(ctx context.Context, path string, n, lo, hi int) ([]float32, int, error) {
 	l, err := openGzLines(path)
 	if err != nil {
 		return nil, 0, err
@@ -414,12 +416,15 @@ func readFeatureCSV(ctx context.Context, path string, n int) ([]float32, int, er
 			if int64(n)*int64(f) > l.g.size*1100/2+1024 {
 				return nil, 0, l.errf("%d nodes x %d features cannot fit in the file", n, f)
 			}
-			feats = make([]float32, n*f)
+			feats = make([]float32, (hi-lo)*f)
 		}
 		if len(fs) != f {
 			return nil, 0, l.errf("%d values, want %d as on the first line", len(fs), f)
 		}
-		row := feats[v*f:][:f]
+		if v < lo || v >= hi {
+			continue
+		}
+		row := feats[(v-lo)*f:][:f]
 		for j, s := range fs {
 			x, err := strconv.ParseFloat(string(s), 32)
 			if err != nil {

@@ -17,7 +17,13 @@ package dist
 
 static MPI_Comm bs_world(void) { return MPI_COMM_WORLD; }
 static MPI_Comm bs_null(void) { return MPI_COMM_NULL; }
-static void *bs_in_place(void) { return MPI_IN_PLACE; }
+
+// MPI_IN_PLACE is a sentinel address (1 in Open MPI), not a pointer Go may
+// hold: a Go variable holding it is a bad pointer when the stack is copied.
+// It therefore never leaves C.
+static int bs_allreduce_in_place(void *buf, int n, MPI_Datatype t, MPI_Op op, MPI_Comm c) {
+	return MPI_Allreduce(MPI_IN_PLACE, buf, n, t, op, c);
+}
 
 static MPI_Datatype bs_type(int t) {
 	switch (t) {
@@ -162,7 +168,7 @@ func (m *mpiComm) bcast(ctx context.Context, root int, t dtype, buf []byte) erro
 
 func (m *mpiComm) allreduce(ctx context.Context, t dtype, op Op, buf []byte) error {
 	n := len(buf) / dtypeSize[t]
-	if rc := C.MPI_Allreduce(C.bs_in_place(), ptr(buf), C.int(n), C.bs_type(C.int(t)), C.bs_op(C.int(op)), m.c); rc != C.MPI_SUCCESS {
+	if rc := C.bs_allreduce_in_place(ptr(buf), C.int(n), C.bs_type(C.int(t)), C.bs_op(C.int(op)), m.c); rc != C.MPI_SUCCESS {
 		return mpiError("MPI_Allreduce", rc)
 	}
 	return nil

@@ -4,11 +4,23 @@
 // row-major array, with a CSR copy for sparse bag-of-words features), and
 // the kernels that copy labels and normalise feature rows.
 //
-// The distributed store (DESIGN.md section 4), where feature rows are
-// partitioned over ranks, replicated by a factor c and fetched with
-// all-to-all exchanges inside a process column, implements the same Store
-// interface and passes the same conformance checks
-// (featurex/featurextest).
+// The distributed store Dist (DESIGN.md section 4) partitions the feature
+// rows by the vertex blocks of a dist.Grid, replicated on the c ranks of
+// each process row; a gather fetches the distinct rows of other blocks from
+// their owners with all-to-all exchanges inside the rank's process column
+// (counted under dist.PhaseFeatures), reads its own block in place, and
+// optionally keeps the rows of the highest-degree vertices on every rank (a
+// hot-vertex cache, DistOptions.CacheBytes). Bulk fetches the rows of a
+// whole bulk of minibatches in one exchange. Both implement Store and pass
+// the same conformance checks as Local (featurex/featurextest), in-process
+// and under mpirun.
+//
+// # Collective calls
+//
+// Dist.Gather and Bulk.Fetch are collective on the process column: every
+// rank of it calls them the same number of times, a rank with nothing to
+// read with no ids (Gather(ctx, nil, nil)), since others may need its rows.
+// Local.Gather, Bulk.Gather and the kernels below involve no other rank.
 //
 // # Conventions
 //
