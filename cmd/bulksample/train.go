@@ -45,7 +45,14 @@ type trainConfig struct {
 	plot         string
 	json         bool
 	dist         distFlags // --replication, --fetch, --replicate-graph, --inproc-ranks (train_dist.go)
+	evalMode     string    // --eval: distributed (default) or gathered; distributed runs only
 }
+
+// Values of --eval.
+const (
+	evalDistributed = "distributed"
+	evalGathered    = "gathered"
+)
 
 // dataEnv names the environment variable of the directory holding cora.npz
 // and citeseer.npz.
@@ -92,6 +99,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
 		"full-neighbour training equals full-batch GCN) or block (the sampled block's own, DGL's GraphConv on blocks)")
 	c.dist.add(fs)
+	fs.StringVar(&c.evalMode, "eval", evalDistributed, "distributed runs: distributed (each rank infers its row block, fetching remote rows from their owners) or\n"+
+		"gathered (rank 0 infers the whole graph, which every rank loads, and broadcasts the accuracies)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -150,6 +159,12 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	if err := c.dist.validate(fs, c.sampler); err != nil {
 		return nil, err
+	}
+	switch {
+	case c.evalMode != evalDistributed && c.evalMode != evalGathered:
+		return nil, usageError(fs, "--eval %q: want %s or %s", c.evalMode, evalDistributed, evalGathered)
+	case c.evalMode == evalDistributed && c.opt.Arch == gnn.GCN && c.opt.GCNNorm == gnn.GCNBlockNorm && c.dist.distributed():
+		return nil, usageError(fs, "--gcn-norm block: --eval distributed needs the graph's degrees (--gcn-norm graph), or use --eval gathered")
 	}
 	switch *blas {
 	case "native":

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/internal/traindata"
@@ -28,9 +29,11 @@ import (
 // How a distributed run holds its data and evaluates, as its JSON states
 // them.
 const (
-	distDataWhole     = "whole: every rank loads the whole dataset (graph, features, labels)"
+	distDataWhole     = "whole: every rank loads the whole dataset (graph, features, labels), then keeps what its layout needs"
 	distEvalGathered  = "gathered: rank 0 runs full-neighbour inference on the whole graph, the other ranks wait for its accuracies"
+	distEvalBlocks    = "distributed: each rank infers its row block by layer-wise full-neighbour inference, fetching its remote neighbours' feature and hidden rows from their owners"
 	distFeaturesLocal = "replicated: every rank reads its minibatches' feature rows from its own copy"
+	distFeaturesDist  = "distributed: each rank holds its vertex block's rows (c replicas per block) and fetches the others from their owners in its process column (featurex.Dist)"
 )
 
 // distTrainSummary is the --json object of a distributed `bulksample
@@ -94,11 +97,32 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	data.Reducer = gnn.NewDataParallel(grid.World())
-	ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ts.ds.NumNodes()}
-	if root {
-		ev.Eval = data.Evaluator
+	features := distFeaturesLocal
+	if !c.dist.replicate {
+		ds := ts.ds
+		lo, hi := grid.MyRows()
+		f := ds.NumFeatures
+		if data.Features, err = featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{}); err != nil {
+			return err
+		}
+		features = distFeaturesDist
 	}
-	data.Evaluator = ev
+	evaluation := distEvalGathered
+	switch c.evalMode {
+	case evalGathered:
+		ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ts.ds.NumNodes()}
+		if root {
+			ev.Eval = data.Evaluator
+		}
+		data.Evaluator = ev
+	default:
+		m, err := dist.Distribute(grid, ts.ds.Adj)
+		if err != nil {
+			return err
+		}
+		data.Evaluator = &gnn.BlockEvaluator{Matrix: m, Features: data.Features}
+		evaluation = distEvalBlocks
+	}
 	if c.opt.Resume {
 		if err := sameCheckpoint(ctx, grid.World(), c.opt.CheckpointDir); err != nil {
 			return err
@@ -151,7 +175,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	sum := distTrainSummary{Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch,
-		DataLayout: distDataWhole, Features: distFeaturesLocal, Evaluation: distEvalGathered,
+		DataLayout: distDataWhole, Features: features, Evaluation: evaluation,
 		ParamHash: fmt.Sprintf("%016x", tr.Model().ParamHash())}
 	if err := runTotals(ctx, grid, &waits, &sum); err != nil {
 		return err
