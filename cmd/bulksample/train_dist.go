@@ -92,36 +92,9 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	if root {
 		announceTrain(re, c, ts, fmt.Sprintf(" on %d ranks (replication %d, %s)", grid.Size(), grid.Replication(), fetch))
 	}
-	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Threads})
+	data, features, evaluation, err := rankTrainData(ctx, c, ts, grid, s)
 	if err != nil {
 		return err
-	}
-	data.Reducer = gnn.NewDataParallel(grid.World())
-	features := distFeaturesLocal
-	if !c.dist.replicate {
-		ds := ts.ds
-		lo, hi := grid.MyRows()
-		f := ds.NumFeatures
-		if data.Features, err = featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{}); err != nil {
-			return err
-		}
-		features = distFeaturesDist
-	}
-	evaluation := distEvalGathered
-	switch c.evalMode {
-	case evalGathered:
-		ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ts.ds.NumNodes()}
-		if root {
-			ev.Eval = data.Evaluator
-		}
-		data.Evaluator = ev
-	default:
-		m, err := dist.Distribute(grid, ts.ds.Adj)
-		if err != nil {
-			return err
-		}
-		data.Evaluator = &gnn.BlockEvaluator{Matrix: m, Features: data.Features}
-		evaluation = distEvalBlocks
 	}
 	if c.opt.Resume {
 		if err := sameCheckpoint(ctx, grid.World(), c.opt.CheckpointDir); err != nil {
@@ -203,6 +176,42 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return writeJSON(re.stdout, sum)
 	}
 	return nil
+}
+
+// rankTrainData returns this rank's gnn.Data: the data-parallel reducer,
+// the feature store (featurex.Dist over the grid, or every rank's own copy
+// with --replicate-graph) and the evaluator of --eval, with what the JSON
+// says of the last two.
+func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid *dist.Grid, s sampling.Sampler) (gnn.Data, string, string, error) {
+	ds := ts.ds
+	data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.opt.Threads})
+	if err != nil {
+		return data, "", "", err
+	}
+	data.Reducer = gnn.NewDataParallel(grid.World())
+	features := distFeaturesLocal
+	if !c.dist.replicate {
+		lo, hi := grid.MyRows()
+		f := ds.NumFeatures
+		if data.Features, err = featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{}); err != nil {
+			return data, "", "", err
+		}
+		features = distFeaturesDist
+	}
+	if c.evalMode == evalGathered {
+		ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ds.NumNodes()}
+		if grid.Rank() == 0 {
+			ev.Eval = data.Evaluator
+		}
+		data.Evaluator = ev
+		return data, features, distEvalGathered, nil
+	}
+	m, err := dist.Distribute(grid, ds.Adj)
+	if err != nil {
+		return data, "", "", err
+	}
+	data.Evaluator = &gnn.BlockEvaluator{Matrix: m, Features: data.Features}
+	return data, features, distEvalBlocks, nil
 }
 
 // newDistTrainSampler returns this rank's sampler and how it reads the
