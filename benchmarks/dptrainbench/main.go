@@ -12,7 +12,7 @@
 //
 //	go run ./benchmarks/dptrainbench --bulksample bin/bulksample [--nodes 150000] [--np 4]
 //
-// # Gradient all-reduce term
+// # Gradient all-reduce term (package benchmarks/internal/costmodel)
 //
 // One step all-reduces B = 4·(P + 3) bytes (the P float32 gradients and
 // three metrics, gnn.DataParallel). A ring all-reduce sends, per rank,
@@ -31,6 +31,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"os/exec"
@@ -41,6 +42,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 	"github.com/bulksample/bulksample/gnn"
 )
 
@@ -49,6 +51,7 @@ func main() { benchutil.Main(run) }
 type config struct {
 	bulksample, mpirun  string
 	nodes, np, epochs   int
+	rounds              int
 	reps                []int
 	hidden, batch, bulk int
 	fanouts             []int
@@ -69,7 +72,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.nodes, "nodes", 150_000, "vertices of the products-like planted-partition graph (average degree 50, 100 features, 47 classes, 8% training)")
 	fs.IntVar(&c.np, "np", 4, "ranks p")
 	reps := fs.String("replication", "1,2", "replication factors c (each must divide --np)")
-	fs.IntVar(&c.epochs, "epochs", 2, "epochs per run (the table gives rank 0's median)")
+	fs.IntVar(&c.epochs, "epochs", 2, "epochs per run (the table gives rank 0's median over every run's epochs)")
+	fs.IntVar(&c.rounds, "rounds", 1, "rounds: each runs every configuration once, in turn")
 	fs.IntVar(&c.hidden, "hidden", 256, "hidden width")
 	fs.IntVar(&c.batch, "batch", 1024, "global minibatch b (split over the ranks)")
 	fs.IntVar(&c.bulk, "bulk", 32, "minibatches per bulk k")
@@ -95,8 +99,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--bulksample is required"))
 	case c.np < 2:
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--np %d: want >= 2", c.np))
-	case c.epochs < 1 || c.nodes < 100 || c.batch < 1 || c.bulk < 1 || c.hidden < 1 || c.threadsOne < 1:
-		return benchutil.ExitCode(benchutil.UsageError(fs, "--epochs, --nodes (>= 100), --batch, --bulk, --hidden and --threads must be positive"))
+	case c.epochs < 1 || c.rounds < 1 || c.nodes < 100 || c.batch < 1 || c.bulk < 1 || c.hidden < 1 || c.threadsOne < 1:
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--epochs, --rounds, --nodes (>= 100), --batch, --bulk, --hidden and --threads must be positive"))
 	case !(c.bandwidth > 0) || !(c.latency >= 0):
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--bandwidth must be > 0 and --latency >= 0"))
 	}
@@ -146,7 +150,6 @@ type row struct {
 	minibatches   int
 	peakRSS       int64
 	features      string
-	wall          time.Duration
 }
 
 var phases = []string{"sample", "extract", "forward", "backward", "communicate", "update"}
@@ -170,28 +173,42 @@ func bench(ctx context.Context, c *config, cmdline string, stdout, stderr io.Wri
 		"--hidden", strconv.Itoa(c.hidden), "--batch", strconv.Itoa(c.batch), "--bulk", strconv.Itoa(c.bulk),
 		"--epochs", strconv.Itoa(c.epochs), "--dropout", "0.5", "--seed", strconv.FormatUint(c.seed, 10), "--no-eval", "--json"}
 	load, _ := benchutil.LoadAverages()
-	var rows []row
-	start := time.Now()
-	one, err := runJSON(ctx, exec.CommandContext(ctx, c.bulksample, append(slices.Clone(common), "--threads", strconv.Itoa(c.threadsOne))...))
-	if err != nil {
-		return fmt.Errorf("one process: %w", err)
+	// The configurations take turns in each round, so that a change of the
+	// machine's load hits them alike; each row merges its rounds' epochs.
+	type run struct {
+		name string
+		c    int
+		cmd  func() *exec.Cmd
+		runs []*summary
 	}
-	rows = append(rows, rowOf(fmt.Sprintf("1 process, %d threads", c.threadsOne), 0, one, time.Since(start)))
+	runs := []*run{{name: fmt.Sprintf("1 process, %d threads", c.threadsOne), cmd: func() *exec.Cmd {
+		return exec.CommandContext(ctx, c.bulksample, append(slices.Clone(common), "--threads", strconv.Itoa(c.threadsOne))...)
+	}}}
 	for _, rc := range c.reps {
 		args := append(slices.Clone(common), "--threads", "1", "--replication", strconv.Itoa(rc), "--fetch", c.fetch)
 		full := append([]string{"--oversubscribe", "--bind-to", "none", "-np", strconv.Itoa(c.np), c.bulksample}, args...)
-		cmd := exec.CommandContext(ctx, c.mpirun, full...)
-		cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-			"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
-		start := time.Now()
-		s, err := runJSON(ctx, cmd)
-		if err != nil {
-			return fmt.Errorf("mpirun -np %d --replication %d: %w", c.np, rc, err)
-		}
-		r := rowOf(fmt.Sprintf("p = %d, c = %d, %s", c.np, rc, c.fetch), rc, s, time.Since(start))
-		fmt.Fprintf(stderr, "dptrainbench: %s: epoch %.2f s\n", r.name, r.epoch)
-		rows = append(rows, r)
+		runs = append(runs, &run{name: fmt.Sprintf("p = %d, c = %d, %s", c.np, rc, c.fetch), c: rc, cmd: func() *exec.Cmd {
+			cmd := exec.CommandContext(ctx, c.mpirun, full...)
+			cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
+				"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
+			return cmd
+		}})
 	}
+	for round := range c.rounds {
+		for _, r := range runs {
+			s, err := runJSON(ctx, r.cmd())
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+			fmt.Fprintf(stderr, "dptrainbench: round %d, %s: epochs %.2f s\n", round+1, r.name, s.Epochs[0].Seconds)
+			r.runs = append(r.runs, s)
+		}
+	}
+	var rows []row
+	for _, r := range runs {
+		rows = append(rows, rowOf(r.name, r.c, merge(r.runs)))
+	}
+	one := runs[0].runs[0]
 	params, err := paramCount(100, 47, c.hidden, len(c.fanouts))
 	if err != nil {
 		return err
@@ -231,9 +248,26 @@ func runJSON(ctx context.Context, cmd *exec.Cmd) (*summary, error) {
 	return &s, nil
 }
 
-func rowOf(name string, c int, s *summary, wall time.Duration) row {
+// merge returns the runs of one configuration as one: their epochs in
+// order, their traffic summed, the largest peak memory.
+func merge(runs []*summary) *summary {
+	m := *runs[0]
+	m.Traffic = maps.Clone(m.Traffic)
+	for _, s := range runs[1:] {
+		m.Epochs = append(m.Epochs, s.Epochs...)
+		for ph, t := range s.Traffic {
+			mt := m.Traffic[ph]
+			mt.BytesSent += t.BytesSent
+			m.Traffic[ph] = mt
+		}
+		m.PeakRSSBytes, m.PeakRSSMax = max(m.PeakRSSBytes, s.PeakRSSBytes), max(m.PeakRSSMax, s.PeakRSSMax)
+	}
+	return &m
+}
+
+func rowOf(name string, c int, s *summary) row {
 	r := row{name: name, c: c, phase: map[string]float64{}, wait: map[string]float64{}, bytesPerEpoch: map[string]float64{},
-		minibatches: s.Epochs[0].Minibatches, peakRSS: max(s.PeakRSSBytes, s.PeakRSSMax), features: s.Features, wall: wall}
+		minibatches: s.Epochs[0].Minibatches, peakRSS: max(s.PeakRSSBytes, s.PeakRSSMax), features: s.Features}
 	med := func(f func(i int) float64) float64 {
 		x := make([]float64, len(s.Epochs))
 		for i := range x {
@@ -252,22 +286,15 @@ func rowOf(name string, c int, s *summary, wall time.Duration) row {
 	return r
 }
 
-// ringSeconds is the model's gradient all-reduce time of one epoch: steps
-// ring all-reduces of bytes on p ranks at bandwidth bw (bytes/s) and
-// latency alpha (s) per message.
-func ringSeconds(p, steps int, bytes, bw, alpha float64) float64 {
-	return float64(steps) * (2*float64(p-1)/float64(p)*bytes/bw + 2*float64(p-1)*alpha)
-}
-
 func report(c *config, cmdline string, one *summary, rows []row, params, papers int, load [3]string) string {
 	var b strings.Builder
 	m := benchutil.ThisMachine(1)
 	fmt.Fprintf(&b, "\n# Data-parallel training: epoch time per phase (dptrainbench)\n\n")
 	fmt.Fprintf(&b, "Products-like planted partition (average degree 50, 100 features, 47 classes, 8%% training vertices) at %d vertices, %d stored edges; "+
 		"3-layer GraphSAGE (mean), hidden %d, fanouts %s, global batch %d (split over the ranks), k = %d, dropout 0.5, Adam, %d epochs per run "+
-		"(rank 0's median epoch; no evaluation). p = %d ranks under `mpirun --oversubscribe`, one thread each; the single process uses %d threads. "+
+		"(rank 0's median epoch over %d round(s), the configurations taking turns in each; no evaluation). p = %d ranks under `mpirun --oversubscribe`, one thread each; the single process uses %d threads. "+
 		"%s, %d logical CPUs, %s, %s; load average at start %s.\n\n",
-		one.Nodes, one.Edges, c.hidden, benchutil.JoinInts(c.fanouts), c.batch, c.bulk, c.epochs, c.np, c.threadsOne,
+		one.Nodes, one.Edges, c.hidden, benchutil.JoinInts(c.fanouts), c.batch, c.bulk, c.epochs, c.rounds, c.np, c.threadsOne,
 		m.CPU, m.Cores, m.Go, m.Date, strings.Join(load[:], " "))
 	fmt.Fprintf(&b, "Command: `dptrainbench %s` (`make bench` runs it on a bulksample built with the mpi tag).\n\n", cmdline)
 	fmt.Fprintf(&b, "Phases are seconds per epoch on rank 0: sample (the sampler, its exchanges included), extract (feature rows: the "+
@@ -286,7 +313,7 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 		fmt.Fprintf(&b, "\nFeatures on the ranks: %s.\n", rows[1].features)
 	}
 	// The gradient term against the counters.
-	bytes := 4 * float64(params+3)
+	bytes := costmodel.GradientBytes(params)
 	steps := rows[0].minibatches
 	p := c.np
 	fmt.Fprintf(&b, "\n**Gradient all-reduce term.** The model has %d parameters: one step all-reduces B = 4·(%d + 3) = %.0f bytes. "+
@@ -296,10 +323,10 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 		fmt.Fprintf(&b, " measured (c = %d): %.1f MB (%+.1f%%);", r.c, r.bytesPerEpoch["gradients"]/1e6,
 			100*(r.bytesPerEpoch["gradients"]/(float64(p)*float64(p-1)*bytes*float64(steps))-1))
 	}
-	fmt.Fprintf(&b, " a ring all-reduce moves 2(p-1)/p·B = %.0f bytes per rank per step instead. ", 2*float64(p-1)/float64(p)*bytes)
+	fmt.Fprintf(&b, " a ring all-reduce moves 2(p-1)/p·B = %.0f bytes per rank per step instead. ", costmodel.RingAllreduceBytes(p, bytes))
 	for _, r := range rows[1:] {
 		if r.wait["gradients"] > 0 {
-			eff := 2 * float64(p-1) / float64(p) * bytes * float64(steps) / r.wait["gradients"]
+			eff := costmodel.RingAllreduceBytes(p, bytes) * float64(steps) / r.wait["gradients"]
 			fmt.Fprintf(&b, "Here (c = %d) the all-reduce took %.3f s per epoch, %.2f ms per step, an effective %.2f GB/s of ring traffic per rank: "+
 				"on 2 oversubscribed cores the time is mostly waiting for the slowest rank's compute, not transfer. ",
 				r.c, r.wait["gradients"], 1e3*r.wait["gradients"]/float64(steps), eff/1e9)
@@ -308,20 +335,20 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 	}
 	// papers100M.
 	bw, alpha := c.bandwidth*1e9, c.latency*1e-6
-	pb := 4 * float64(papers+3)
+	pb := costmodel.GradientBytes(papers)
 	const train100M = 1_207_179
 	fmt.Fprintf(&b, "\n\n**ogbn-papers100M prediction of the gradient term** (3-layer GraphSAGE, hidden 256, 128 features, 172 classes: %d parameters, "+
 		"B = %.2f MB per step), ring all-reduce at β = %g GB/s per node and α = %g µs per message, p = 128:\n\n", papers, pb/1e6, c.bandwidth, c.latency)
 	b.WriteString("| global batch | steps per epoch | bandwidth term s | latency term s | T_grad s per epoch |\n|---:|---:|---:|---:|---:|\n")
 	for _, gb := range []int{1024, 128 * 1024} {
 		st := (train100M + gb - 1) / gb
-		bwT := float64(st) * 2 * 127 / 128 * pb / bw
-		latT := float64(st) * 2 * 127 * alpha
-		fmt.Fprintf(&b, "| %d | %d | %.3f | %.3f | %.3f |\n", gb, st, bwT, latT, ringSeconds(128, st, pb, bw, alpha))
+		bwT := costmodel.GradientSeconds(128, papers, train100M, gb, bw, 0)
+		latT := costmodel.GradientSeconds(128, papers, train100M, gb, math.Inf(1), alpha)
+		fmt.Fprintf(&b, "| %d | %d | %.3f | %.3f | %.3f |\n", gb, st, bwT, latT, costmodel.GradientSeconds(128, papers, train100M, gb, bw, alpha))
 	}
 	b.WriteString("\nWith the paper's setting (batch 1024 per GPU, so 131072 per step on 128 ranks) the term is a few milliseconds per epoch; " +
 		"with a global batch of 1024 split over 128 ranks (8 seeds each) the 1179 latency-bound all-reduces cost about " +
-		strconv.FormatFloat(math.Round(ringSeconds(128, (train100M+1023)/1024, pb, bw, alpha)*100)/100, 'f', 2, 64) +
+		strconv.FormatFloat(costmodel.GradientSeconds(128, papers, train100M, 1024, bw, alpha), 'f', 2, 64) +
 		" s per epoch, which such small parts would not amortise.\n")
 	return b.String()
 }
