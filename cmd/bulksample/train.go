@@ -391,8 +391,8 @@ type trainSetup struct {
 	normalized bool
 }
 
-// setupTrain loads and checks --data, sets --batch all's size and
-// normalises the feature rows when --norm-features says so.
+// setupTrain loads and checks --data, sets --batch all's size and, on one
+// process, normalises the feature rows when --norm-features says so.
 func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error) {
 	var meter procstat.Meter
 	meter.Begin()
@@ -410,10 +410,20 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 		c.opt.BatchSize = max(len(ds.Train), 1)
 	}
 	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
-	if ts.normalized {
-		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
+	if !c.dist.distributed() {
+		ts.normalizeRows(0, ds.NumNodes())
 	}
 	return ts, nil
+}
+
+// normalizeRows scales the feature rows [lo, hi) to sum 1 when
+// --norm-features says so. A rank of a distributed run normalises only
+// the rows it reads, so that it touches no other page of a mapped file.
+func (ts *trainSetup) normalizeRows(lo, hi int) {
+	if ts.normalized {
+		f := ts.ds.NumFeatures
+		featurex.NormalizeRows(ts.ds.Features[lo*f:hi*f], f)
+	}
 }
 
 // announceTrain prints the run's header lines on stderr; where, when not

@@ -22,14 +22,13 @@ import (
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
-	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
 )
 
 // How a distributed run holds its data and evaluates, as its JSON states
 // them.
 const (
-	distDataWhole     = "whole: every rank loads the whole dataset (graph, features, labels), then keeps what its layout needs"
+	distDataWhole     = "whole file: every rank loads the dataset (a native file is mapped, its pages read on first use), then reads only the rows its layout needs"
 	distEvalGathered  = "gathered: rank 0 runs full-neighbour inference on the whole graph, the other ranks wait for its accuracies"
 	distEvalBlocks    = "distributed: each rank infers its row block by layer-wise full-neighbour inference, fetching its remote neighbours' feature and hidden rows from their owners"
 	distFeaturesLocal = "replicated: every rank reads its minibatches' feature rows from its own copy"
@@ -181,27 +180,38 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 // rankTrainData returns this rank's gnn.Data: the data-parallel reducer,
 // the feature store (featurex.Dist over the grid, or every rank's own copy
 // with --replicate-graph) and the evaluator of --eval, with what the JSON
-// says of the last two.
+// says of the last two. It normalises the feature rows the rank reads
+// (--norm-features) and no others.
 func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid *dist.Grid, s sampling.Sampler) (gnn.Data, string, string, error) {
 	ds := ts.ds
-	data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.opt.Threads})
-	if err != nil {
-		return data, "", "", err
+	gathered := c.evalMode == evalGathered
+	// The rows this rank reads: all of them with a replicated graph or on
+	// the rank that evaluates the whole graph, its block's otherwise.
+	wholeRows := c.dist.replicate || (gathered && grid.Rank() == 0)
+	lo, hi := grid.MyRows()
+	if wholeRows {
+		ts.normalizeRows(0, ds.NumNodes())
+	} else {
+		ts.normalizeRows(int(lo), int(hi))
 	}
-	data.Reducer = gnn.NewDataParallel(grid.World())
+	data := gnn.Data{Name: ds.Name, Sampler: s, Labels: ds.Labels, NumClasses: ds.NumClasses,
+		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Reducer: gnn.NewDataParallel(grid.World())}
+	f := ds.NumFeatures
+	var err error
 	features := distFeaturesLocal
-	if !c.dist.replicate {
-		lo, hi := grid.MyRows()
-		f := ds.NumFeatures
-		if data.Features, err = featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{}); err != nil {
-			return data, "", "", err
-		}
+	if c.dist.replicate {
+		data.Features, err = featurex.NewLocal(ds.Features, f, featurex.LocalOptions{Threads: c.opt.Threads})
+	} else {
+		data.Features, err = featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
 		features = distFeaturesDist
 	}
-	if c.evalMode == evalGathered {
+	if err != nil {
+		return data, "", "", fmt.Errorf("%s: %w", c.data, err)
+	}
+	if gathered {
 		ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ds.NumNodes()}
 		if grid.Rank() == 0 {
-			ev.Eval = data.Evaluator
+			ev.Eval = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}
 		}
 		data.Evaluator = ev
 		return data, features, distEvalGathered, nil
