@@ -4,10 +4,14 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
@@ -221,4 +225,41 @@ func TestTrainEvalFlag(t *testing.T) {
 		}
 	}
 	trainOK(t, append(append([]string{}, distTrainArgs...), "--epochs", "1", "--inproc-ranks", "2", "--model", "gcn", "--gcn-norm", "block", "--eval", "gathered")...)
+}
+
+// TestSameCheckpoint: --resume refuses to start when the ranks do not see
+// the same checkpoint (a directory that is not shared), and accepts the
+// same one, or none, everywhere.
+func TestSameCheckpoint(t *testing.T) {
+	with, without, other := t.TempDir(), t.TempDir(), t.TempDir()
+	for dir, body := range map[string]string{with: "checkpoint A", other: "checkpoint B"} {
+		if err := os.WriteFile(filepath.Join(dir, gnn.CheckpointFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		dirs []string
+		ok   bool
+	}{
+		{[]string{with, with}, true},
+		{[]string{without, without}, true},
+		{[]string{with, without}, false},
+		{[]string{with, other}, false},
+	} {
+		world, err := dist.NewInProcWorld(2, dist.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for r, c := range world {
+			wg.Go(func() { errs[r] = sameCheckpoint(context.Background(), c, tc.dirs[r]) })
+		}
+		wg.Wait()
+		for r, err := range errs {
+			if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), "every rank shares")) {
+				t.Errorf("dirs %v: rank %d: %v; want ok %v", tc.dirs, r, err, tc.ok)
+			}
+		}
+	}
 }
