@@ -84,6 +84,13 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	defer grid.Close()
+	// The feature exchanges (and the evaluation's) get communicators of
+	// their own: an input pipeline may run them beside the sampler's.
+	fgrid, err := dist.NewGrid(ctx, world, c.dist.replication, ts.ds.NumNodes())
+	if err != nil {
+		return err
+	}
+	defer fgrid.Close()
 	s, fetch, err := newDistTrainSampler(ctx, c, ts, grid)
 	if err != nil {
 		return err
@@ -91,7 +98,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	if root {
 		announceTrain(re, c, ts, fmt.Sprintf(" on %d ranks (replication %d, %s)", grid.Size(), grid.Replication(), fetch))
 	}
-	data, features, evaluation, err := rankTrainData(ctx, c, ts, grid, s)
+	data, features, evaluation, err := rankTrainData(ctx, c, ts, grid, fgrid, s)
 	if err != nil {
 		return err
 	}
@@ -149,7 +156,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	sum := distTrainSummary{Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch,
 		DataLayout: distDataWhole, Features: features, Evaluation: evaluation,
 		ParamHash: fmt.Sprintf("%016x", tr.Model().ParamHash())}
-	if err := runTotals(ctx, grid, &waits, &sum); err != nil {
+	if err := runTotals(ctx, []*dist.Grid{grid, fgrid}, &waits, &sum); err != nil {
 		return err
 	}
 	if !root {
@@ -177,12 +184,13 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	return nil
 }
 
-// rankTrainData returns this rank's gnn.Data: the data-parallel reducer,
-// the feature store (featurex.Dist over the grid, or every rank's own copy
+// rankTrainData returns this rank's gnn.Data: the data-parallel reducer
+// (on grid, the sampler's), the feature store (featurex.Dist over fgrid, a
+// grid of the same shape with communicators of its own, or every rank's own copy
 // with --replicate-graph) and the evaluator of --eval, with what the JSON
 // says of the last two. It normalises the feature rows the rank reads
 // (--norm-features) and no others.
-func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid *dist.Grid, s sampling.Sampler) (gnn.Data, string, string, error) {
+func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fgrid *dist.Grid, s sampling.Sampler) (gnn.Data, string, string, error) {
 	ds := ts.ds
 	gathered := c.evalMode == evalGathered
 	// The rows this rank reads: all of them with a replicated graph or on
@@ -202,7 +210,7 @@ func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid *di
 	if c.dist.replicate {
 		data.Features, err = featurex.NewLocal(ds.Features, f, featurex.LocalOptions{Threads: c.opt.Threads})
 	} else {
-		data.Features, err = featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
+		data.Features, err = featurex.NewDist(ctx, fgrid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
 		features = distFeaturesDist
 	}
 	if err != nil {
@@ -216,7 +224,7 @@ func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid *di
 		data.Evaluator = ev
 		return data, features, distEvalGathered, nil
 	}
-	m, err := dist.Distribute(grid, ds.Adj)
+	m, err := dist.Distribute(fgrid, ds.Adj)
 	if err != nil {
 		return data, "", "", err
 	}
@@ -263,10 +271,14 @@ func newDistTrainSampler(ctx context.Context, c *trainConfig, ts *trainSetup, gr
 }
 
 // runTotals fills sum's traffic, communication times and peak memory over
-// the ranks of grid; it is collective.
-func runTotals(ctx context.Context, grid *dist.Grid, waits *dist.CommTimes, sum *distTrainSummary) error {
-	w := grid.World()
-	tot, most, err := dist.ReduceStats(ctx, w, grid.Comms()...)
+// the ranks of the grids (the communicators of a run); it is collective.
+func runTotals(ctx context.Context, grids []*dist.Grid, waits *dist.CommTimes, sum *distTrainSummary) error {
+	w := grids[0].World()
+	var comms []dist.Comm
+	for _, g := range grids {
+		comms = append(comms, g.Comms()...)
+	}
+	tot, most, err := dist.ReduceStats(ctx, w, comms...)
 	if err != nil {
 		return err
 	}
