@@ -36,8 +36,9 @@ const (
 )
 
 // distTrainSummary is the --json object of a distributed `bulksample
-// train`: the single-process summary (rank 0's times, the run's
-// accuracies) and the distribution.
+// train`: the single-process summary, whose per-epoch figures (times,
+// sampled edges, SEPS, memory) are rank 0's and whose losses and
+// accuracies are the whole run's, and the distribution.
 type distTrainSummary struct {
 	trainSummary
 	Ranks       int    `json:"ranks"`
