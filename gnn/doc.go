@@ -78,9 +78,10 @@
 //     single-process run with the same batch, and a rank with an empty
 //     part takes a zero-weight step that still enters every collective).
 //   - Evaluator: valid and test accuracy after each epoch; FullNeighbour
-//     is the single-process one, RootEvaluator the gathered evaluation of
-//     a data-parallel run (rank 0 holds the whole graph, infers, and
-//     broadcasts the accuracies).
+//     is the single-process one; in a data-parallel run BlockEvaluator
+//     infers each rank's row block (remote neighbours' rows fetched from
+//     their owners) and RootEvaluator is the gathered evaluation (rank 0
+//     holds the whole graph, infers, and broadcasts the accuracies).
 //
 // # Compute
 //

@@ -364,3 +364,60 @@ func TestRootEvaluator(t *testing.T) {
 		}
 	}
 }
+
+// TestBlockEvaluator: on p in {1, 2, 4} in-process ranks with c in {1, 2},
+// every rank inferring its row block (features from a featurex.Dist, hidden
+// rows from the ranks that computed them) gives the accuracies of
+// full-neighbour inference on the whole graph, for 3-layer SAGE and GCN
+// with the graph's degrees. Bound: one vertex of a set may flip (float32
+// products on blocks of other shapes; measured: none).
+func TestBlockEvaluator(t *testing.T) {
+	ds := smallGraph(t, 300, 4, 8, 12, 0.8, 0.5, 9)
+	for _, arch := range []Arch{SAGE, GCN} {
+		m, err := NewModel(ModelOptions{Arch: arch, Layers: 3, Hidden: 16, InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := &FullNeighbour{Adj: ds.Adj, Features: ds.Features}
+		want, err := full.Evaluate(context.Background(), m, ds.Labels, ds.Valid, ds.Test)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, gc := range [][2]int{{1, 1}, {2, 1}, {2, 2}, {4, 1}, {4, 2}} {
+			onRanks(t, gc[0], func(c dist.Comm) error {
+				ctx := context.Background()
+				g, err := dist.NewGrid(ctx, c, gc[1], ds.NumNodes())
+				if err != nil {
+					return err
+				}
+				defer g.Close()
+				a, err := dist.Distribute(g, ds.Adj)
+				if err != nil {
+					return err
+				}
+				lo, hi := g.MyRows()
+				f := ds.NumFeatures
+				store, err := featurex.NewDist(ctx, g, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
+				if err != nil {
+					return err
+				}
+				e := &BlockEvaluator{Matrix: a, Features: store}
+				for range 2 { // the second call reuses the prepared block
+					acc, err := e.Evaluate(ctx, m, ds.Labels, ds.Valid, ds.Test)
+					if err != nil {
+						return err
+					}
+					for i, set := range [][]int32{ds.Valid, ds.Test} {
+						if math.Abs(acc[i]-want[i]) > 1.0/float64(len(set))+1e-12 {
+							return fmt.Errorf("%v p=%d c=%d: accuracies %v; want %v (whole graph)", arch, gc[0], gc[1], acc, want)
+						}
+					}
+				}
+				if g.Size()/g.Replication() > 1 && c.Rank() == 0 && g.Col().Stats().Bytes[dist.PhaseFeatures] == 0 {
+					return fmt.Errorf("%v p=%d c=%d: no feature or hidden rows exchanged", arch, gc[0], gc[1])
+				}
+				return nil
+			})
+		}
+	}
+}

@@ -327,9 +327,9 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 	for _, r := range rows[1:] {
 		if r.wait["gradients"] > 0 {
 			eff := costmodel.RingAllreduceBytes(p, bytes) * float64(steps) / r.wait["gradients"]
-			fmt.Fprintf(&b, "Here (c = %d) the all-reduce took %.3f s per epoch, %.2f ms per step, an effective %.2f GB/s of ring traffic per rank: "+
+			fmt.Fprintf(&b, "Here (c = %d) the all-reduce took %.3f s per epoch, %.2f ms per step, an effective %.1f MB/s of ring traffic per rank: "+
 				"on 2 oversubscribed cores the time is mostly waiting for the slowest rank's compute, not transfer. ",
-				r.c, r.wait["gradients"], 1e3*r.wait["gradients"]/float64(steps), eff/1e9)
+				r.c, r.wait["gradients"], 1e3*r.wait["gradients"]/float64(steps), eff/1e6)
 			break
 		}
 	}

@@ -45,7 +45,14 @@ type trainConfig struct {
 	plot         string
 	json         bool
 	dist         distFlags // --replication, --fetch, --replicate-graph, --inproc-ranks (train_dist.go)
+	evalMode     string    // --eval: distributed (default) or gathered; distributed runs only
 }
+
+// Values of --eval.
+const (
+	evalDistributed = "distributed"
+	evalGathered    = "gathered"
+)
 
 // dataEnv names the environment variable of the directory holding cora.npz
 // and citeseer.npz.
@@ -92,6 +99,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
 		"full-neighbour training equals full-batch GCN) or block (the sampled block's own, DGL's GraphConv on blocks)")
 	c.dist.add(fs)
+	fs.StringVar(&c.evalMode, "eval", evalDistributed, "distributed runs: distributed (each rank infers its row block, fetching remote rows from their owners) or\n"+
+		"gathered (rank 0 infers the whole graph, which every rank loads, and broadcasts the accuracies)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -150,6 +159,12 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	if err := c.dist.validate(fs, c.sampler); err != nil {
 		return nil, err
+	}
+	switch {
+	case c.evalMode != evalDistributed && c.evalMode != evalGathered:
+		return nil, usageError(fs, "--eval %q: want %s or %s", c.evalMode, evalDistributed, evalGathered)
+	case c.evalMode == evalDistributed && c.opt.Arch == gnn.GCN && c.opt.GCNNorm == gnn.GCNBlockNorm && c.dist.distributed():
+		return nil, usageError(fs, "--gcn-norm block: --eval distributed needs the graph's degrees (--gcn-norm graph), or use --eval gathered")
 	}
 	switch *blas {
 	case "native":
@@ -376,8 +391,8 @@ type trainSetup struct {
 	normalized bool
 }
 
-// setupTrain loads and checks --data, sets --batch all's size and
-// normalises the feature rows when --norm-features says so.
+// setupTrain loads and checks --data, sets --batch all's size and, on one
+// process, normalises the feature rows when --norm-features says so.
 func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error) {
 	var meter procstat.Meter
 	meter.Begin()
@@ -395,10 +410,20 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 		c.opt.BatchSize = max(len(ds.Train), 1)
 	}
 	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
-	if ts.normalized {
-		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
+	if !c.dist.distributed() {
+		ts.normalizeRows(0, ds.NumNodes())
 	}
 	return ts, nil
+}
+
+// normalizeRows scales the feature rows [lo, hi) to sum 1 when
+// --norm-features says so. A rank of a distributed run normalises only
+// the rows it reads, so that it touches no other page of a mapped file.
+func (ts *trainSetup) normalizeRows(lo, hi int) {
+	if ts.normalized {
+		f := ts.ds.NumFeatures
+		featurex.NormalizeRows(ts.ds.Features[lo*f:hi*f], f)
+	}
 }
 
 // announceTrain prints the run's header lines on stderr; where, when not

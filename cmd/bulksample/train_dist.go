@@ -19,23 +19,26 @@ import (
 	"path/filepath"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
-	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
 )
 
 // How a distributed run holds its data and evaluates, as its JSON states
 // them.
 const (
-	distDataWhole     = "whole: every rank loads the whole dataset (graph, features, labels)"
+	distDataWhole     = "whole file: every rank loads the dataset (a native file is mapped, its pages read on first use), then reads only the rows its layout needs"
 	distEvalGathered  = "gathered: rank 0 runs full-neighbour inference on the whole graph, the other ranks wait for its accuracies"
+	distEvalBlocks    = "distributed: each rank infers its row block by layer-wise full-neighbour inference, fetching its remote neighbours' feature and hidden rows from their owners"
 	distFeaturesLocal = "replicated: every rank reads its minibatches' feature rows from its own copy"
+	distFeaturesDist  = "distributed: each rank holds its vertex block's rows (c replicas per block) and fetches the others from their owners in its process column (featurex.Dist)"
 )
 
 // distTrainSummary is the --json object of a distributed `bulksample
-// train`: the single-process summary (rank 0's times, the run's
-// accuracies) and the distribution.
+// train`: the single-process summary, whose per-epoch figures (times,
+// sampled edges, SEPS, memory) are rank 0's and whose losses and
+// accuracies are the whole run's, and the distribution.
 type distTrainSummary struct {
 	trainSummary
 	Ranks       int    `json:"ranks"`
@@ -82,6 +85,13 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	defer grid.Close()
+	// The feature exchanges (and the evaluation's) get communicators of
+	// their own: an input pipeline may run them beside the sampler's.
+	fgrid, err := dist.NewGrid(ctx, world, c.dist.replication, ts.ds.NumNodes())
+	if err != nil {
+		return err
+	}
+	defer fgrid.Close()
 	s, fetch, err := newDistTrainSampler(ctx, c, ts, grid)
 	if err != nil {
 		return err
@@ -89,16 +99,10 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	if root {
 		announceTrain(re, c, ts, fmt.Sprintf(" on %d ranks (replication %d, %s)", grid.Size(), grid.Replication(), fetch))
 	}
-	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Threads})
+	data, features, evaluation, err := rankTrainData(ctx, c, ts, grid, fgrid, s)
 	if err != nil {
 		return err
 	}
-	data.Reducer = gnn.NewDataParallel(grid.World())
-	ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ts.ds.NumNodes()}
-	if root {
-		ev.Eval = data.Evaluator
-	}
-	data.Evaluator = ev
 	if c.opt.Resume {
 		if err := sameCheckpoint(ctx, grid.World(), c.opt.CheckpointDir); err != nil {
 			return err
@@ -151,9 +155,9 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	sum := distTrainSummary{Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch,
-		DataLayout: distDataWhole, Features: distFeaturesLocal, Evaluation: distEvalGathered,
+		DataLayout: distDataWhole, Features: features, Evaluation: evaluation,
 		ParamHash: fmt.Sprintf("%016x", tr.Model().ParamHash())}
-	if err := runTotals(ctx, grid, &waits, &sum); err != nil {
+	if err := runTotals(ctx, []*dist.Grid{grid, fgrid}, &waits, &sum); err != nil {
 		return err
 	}
 	if !root {
@@ -179,6 +183,54 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return writeJSON(re.stdout, sum)
 	}
 	return nil
+}
+
+// rankTrainData returns this rank's gnn.Data: the data-parallel reducer
+// (on grid, the sampler's), the feature store (featurex.Dist over fgrid, a
+// grid of the same shape with communicators of its own, or every rank's own copy
+// with --replicate-graph) and the evaluator of --eval, with what the JSON
+// says of the last two. It normalises the feature rows the rank reads
+// (--norm-features) and no others.
+func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fgrid *dist.Grid, s sampling.Sampler) (gnn.Data, string, string, error) {
+	ds := ts.ds
+	gathered := c.evalMode == evalGathered
+	// The rows this rank reads: all of them with a replicated graph or on
+	// the rank that evaluates the whole graph, its block's otherwise.
+	wholeRows := c.dist.replicate || (gathered && grid.Rank() == 0)
+	lo, hi := grid.MyRows()
+	if wholeRows {
+		ts.normalizeRows(0, ds.NumNodes())
+	} else {
+		ts.normalizeRows(int(lo), int(hi))
+	}
+	data := gnn.Data{Name: ds.Name, Sampler: s, Labels: ds.Labels, NumClasses: ds.NumClasses,
+		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Reducer: gnn.NewDataParallel(grid.World())}
+	f := ds.NumFeatures
+	var err error
+	features := distFeaturesLocal
+	if c.dist.replicate {
+		data.Features, err = featurex.NewLocal(ds.Features, f, featurex.LocalOptions{Threads: c.opt.Threads})
+	} else {
+		data.Features, err = featurex.NewDist(ctx, fgrid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
+		features = distFeaturesDist
+	}
+	if err != nil {
+		return data, "", "", fmt.Errorf("%s: %w", c.data, err)
+	}
+	if gathered {
+		ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ds.NumNodes()}
+		if grid.Rank() == 0 {
+			ev.Eval = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}
+		}
+		data.Evaluator = ev
+		return data, features, distEvalGathered, nil
+	}
+	m, err := dist.Distribute(fgrid, ds.Adj)
+	if err != nil {
+		return data, "", "", err
+	}
+	data.Evaluator = &gnn.BlockEvaluator{Matrix: m, Features: data.Features}
+	return data, features, distEvalBlocks, nil
 }
 
 // newDistTrainSampler returns this rank's sampler and how it reads the
@@ -220,10 +272,14 @@ func newDistTrainSampler(ctx context.Context, c *trainConfig, ts *trainSetup, gr
 }
 
 // runTotals fills sum's traffic, communication times and peak memory over
-// the ranks of grid; it is collective.
-func runTotals(ctx context.Context, grid *dist.Grid, waits *dist.CommTimes, sum *distTrainSummary) error {
-	w := grid.World()
-	tot, most, err := dist.ReduceStats(ctx, w, grid.Comms()...)
+// the ranks of the grids (the communicators of a run); it is collective.
+func runTotals(ctx context.Context, grids []*dist.Grid, waits *dist.CommTimes, sum *distTrainSummary) error {
+	w := grids[0].World()
+	var comms []dist.Comm
+	for _, g := range grids {
+		comms = append(comms, g.Comms()...)
+	}
+	tot, most, err := dist.ReduceStats(ctx, w, comms...)
 	if err != nil {
 		return err
 	}

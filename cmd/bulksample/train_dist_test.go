@@ -4,10 +4,14 @@ import (
 	"context"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
@@ -30,7 +34,9 @@ func trainOK(t *testing.T, args ...string) (string, string) {
 }
 
 // TestTrainInProcRanks: train on in-process ranks for node-wise SAGE (pull,
-// c = 2; push, c = 1; a replicated graph) and GCN with the graph's degrees:
+// c = 2; push, c = 1; a replicated graph with gathered evaluation) and GCN
+// with the graph's degrees, features distributed (but with the replicated
+// graph) and the evaluation distributed, giving one process's accuracies:
 // the same minibatches per epoch as one process, and without dropout the
 // same losses to float tolerance (the parts' float sums are ordered
 // otherwise: 1e-4 relative; measured about 1e-6); one result line (rank 0
@@ -44,7 +50,7 @@ func TestTrainInProcRanks(t *testing.T) {
 		{"sage-pull-c2", []string{"--inproc-ranks", "4", "--replication", "2", "--fetch", "pull"}},
 		{"sage-push", []string{"--inproc-ranks", "4", "--fetch", "push"}},
 		{"gcn-pull", []string{"--inproc-ranks", "3", "--model", "gcn"}},
-		{"sage-replicated", []string{"--inproc-ranks", "2", "--replicate-graph"}},
+		{"sage-replicated", []string{"--inproc-ranks", "2", "--replicate-graph", "--eval", "gathered"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			common := append(append([]string{}, distTrainArgs...), "--epochs", "2", "--dropout", "0")
@@ -68,9 +74,20 @@ func TestTrainInProcRanks(t *testing.T) {
 				t.Errorf("rank 0 sampled %d edges in epoch 1, one process %d; want fewer (rank 0 trains its part of each minibatch)", s.Epochs[0].SampledEdges, one.Epochs[0].SampledEdges)
 			}
 			replicated := tc.name == "sage-replicated"
-			switch g, smp := s.Traffic["gradients"], s.Traffic["sample"]; {
-			case s.Ranks < 2 || s.Evaluation != distEvalGathered || s.ParamHash == "":
-				t.Errorf("JSON: ranks %d, evaluation %q, param hash %q", s.Ranks, s.Evaluation, s.ParamHash)
+			wantEval, wantFeatures := distEvalBlocks, distFeaturesDist
+			if replicated {
+				wantEval, wantFeatures = distEvalGathered, distFeaturesLocal
+			}
+			// The evaluations agree with one process's (one vertex may flip:
+			// the parameters agree to float tolerance).
+			if math.Abs(s.ValAcc-one.ValAcc) > 1.0/300+1e-9 || math.Abs(s.TestAcc-one.TestAcc) > 1.0/1050+1e-9 {
+				t.Errorf("valid and test accuracy %.4f, %.4f; want one process's %.4f, %.4f", s.ValAcc, s.TestAcc, one.ValAcc, one.TestAcc)
+			}
+			switch g, smp, ft := s.Traffic["gradients"], s.Traffic["sample"], s.Traffic["features"]; {
+			case s.Ranks < 2 || s.Evaluation != wantEval || s.Features != wantFeatures || s.ParamHash == "":
+				t.Errorf("JSON: ranks %d, evaluation %q, features %q, param hash %q", s.Ranks, s.Evaluation, s.Features, s.ParamHash)
+			case (ft.BytesSent == 0) != replicated:
+				t.Errorf("JSON: feature traffic %+v with replicate-graph %v", ft, replicated)
 			case g.BytesSent == 0 || g.Messages == 0 || !(g.WaitSeconds > 0) || g.WaitSecondsMax < g.WaitSeconds:
 				t.Errorf("JSON: gradient traffic %+v; want bytes, messages and a time", g)
 			case (smp.BytesSent == 0) != replicated:
@@ -189,5 +206,60 @@ func TestTrainMPIFailure(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the failed MPI job took %v to end; want under 10 s", d)
+	}
+}
+
+// TestTrainEvalFlag: --eval takes distributed or gathered, and the
+// distributed evaluation refuses GCN's block normalisation.
+func TestTrainEvalFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--inproc-ranks", "2", "--eval", "everywhere"}, "--eval"},
+		{[]string{"--inproc-ranks", "2", "--model", "gcn", "--gcn-norm", "block"}, "--gcn-norm block"},
+	} {
+		code, _, stderr := runCLI(t, "train", append([]string{"--data", distTrainData}, tc.args...)...)
+		if code == 0 || !strings.Contains(stderr, tc.flag) {
+			t.Errorf("%v: exit %d; want a usage error naming %s\n%s", tc.args, code, tc.flag, stderr)
+		}
+	}
+	trainOK(t, append(append([]string{}, distTrainArgs...), "--epochs", "1", "--inproc-ranks", "2", "--model", "gcn", "--gcn-norm", "block", "--eval", "gathered")...)
+}
+
+// TestSameCheckpoint: --resume refuses to start when the ranks do not see
+// the same checkpoint (a directory that is not shared), and accepts the
+// same one, or none, everywhere.
+func TestSameCheckpoint(t *testing.T) {
+	with, without, other := t.TempDir(), t.TempDir(), t.TempDir()
+	for dir, body := range map[string]string{with: "checkpoint A", other: "checkpoint B"} {
+		if err := os.WriteFile(filepath.Join(dir, gnn.CheckpointFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		dirs []string
+		ok   bool
+	}{
+		{[]string{with, with}, true},
+		{[]string{without, without}, true},
+		{[]string{with, without}, false},
+		{[]string{with, other}, false},
+	} {
+		world, err := dist.NewInProcWorld(2, dist.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for r, c := range world {
+			wg.Go(func() { errs[r] = sameCheckpoint(context.Background(), c, tc.dirs[r]) })
+		}
+		wg.Wait()
+		for r, err := range errs {
+			if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), "every rank shares")) {
+				t.Errorf("dirs %v: rank %d: %v; want ok %v", tc.dirs, r, err, tc.ok)
+			}
+		}
 	}
 }

@@ -195,7 +195,7 @@ func TestTrainFlags(t *testing.T) {
 		"--hidden", "32", "--batch", "100", "--bulk", "5", "--epochs", "7", "--lr", "0.05", "--weight-decay", "0.001",
 		"--dropout", "0.25", "--threads", "2", "--seed", "9", "--blas", "gonum", "--checkpoint", "ck", "--resume",
 		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block", "--no-eval",
-		"--inproc-ranks", "4", "--replication", "2", "--fetch", "pull", "--replicate-graph", "--fail-rank", "3",
+		"--inproc-ranks", "4", "--replication", "2", "--fetch", "pull", "--replicate-graph", "--fail-rank", "3", "--eval", "gathered",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -208,6 +208,9 @@ func TestTrainFlags(t *testing.T) {
 	}
 	if wantDist := (distFlags{rankFlags: rankFlags{replication: 2, inproc: 4}, fetch: "pull", replicate: true, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
 		t.Errorf("distribution flags %+v; want %+v", c.dist, wantDist)
+	}
+	if c.evalMode != evalGathered {
+		t.Errorf("--eval gathered: %q", c.evalMode)
 	}
 	if c.data != "x.npz" || c.sampler != "ladies" || !reflect.DeepEqual(c.fanouts, []int{64, 64, 64}) || c.split != "planetoid" ||
 		c.normFeatures != "on" || c.plot != "p.png" || !c.json {
