@@ -32,7 +32,8 @@ import (
 // Evaluate is collective on the grid of Matrix: every rank calls it; the
 // process column exchanges rows, and the sums run over the whole grid (the
 // replicas of a block, which compute the same rows, count once). A
-// BlockEvaluator is used by one goroutine.
+// BlockEvaluator is used by one goroutine; Close frees the communicators
+// of its stores of the layers' outputs, which Evaluate makes once.
 type BlockEvaluator struct {
 	// Matrix is this rank's block of A (row v lists the vertices v
 	// aggregates from); Features gives the input features of any vertex
@@ -49,13 +50,64 @@ type BlockEvaluator struct {
 	hidden   []float32  // the sources' rows of the current layer's input
 	counts   []float64  // per set: correct, counted
 	pred     []int32    // the block's predictions
-	outHost  []float32  // the block's rows of a layer's output
-	aPtr     []int64    // chunk row offsets
-	normArch Arch       // the architecture norm was computed for
-	normKind GCNNorm    // and its GCN normalisation
+	// The stores of the layers' outputs, by width: each serves its
+	// backing array, this block's rows of the last output of that width,
+	// to the other ranks of the column.
+	outputs  map[int]*outputStore
+	aPtr     []int64 // chunk row offsets
+	normArch Arch    // the architecture norm was computed for
+	normKind GCNNorm // and its GCN normalisation
 }
 
 var _ Evaluator = (*BlockEvaluator)(nil)
+
+// outputStore is a featurex.Dist over the block's rows of a layer output.
+type outputStore struct {
+	rows  []float32
+	store *featurex.Dist
+}
+
+// Close frees the communicators of the stores that serve the layers'
+// outputs; it is collective on the grid, as Evaluate is. Evaluate may be
+// called again afterwards (the stores are then made again).
+func (e *BlockEvaluator) Close() error {
+	var errs []error
+	for w, o := range e.outputs {
+		errs = append(errs, o.store.Close())
+		delete(e.outputs, w)
+	}
+	return errors.Join(errs...)
+}
+
+// Comms returns the communicators of the stores that serve the layers'
+// outputs (made by the first Evaluate), whose counters hold the hidden
+// rows' traffic.
+func (e *BlockEvaluator) Comms() []dist.Comm {
+	var cs []dist.Comm
+	for _, o := range e.outputs {
+		cs = append(cs, o.store.Comm())
+	}
+	return cs
+}
+
+// output returns the store of the outputs of width f, made on first use
+// (collective on the grid: every rank makes the same stores in the same
+// order, since every rank evaluates the same model).
+func (e *BlockEvaluator) output(ctx context.Context, f int) (*outputStore, error) {
+	if o, ok := e.outputs[f]; ok {
+		return o, nil
+	}
+	o := &outputStore{rows: make([]float32, e.blk.Rows*f)}
+	var err error
+	if o.store, err = featurex.NewDist(ctx, e.Matrix.Grid, o.rows, f, featurex.DistOptions{}); err != nil {
+		return nil, err
+	}
+	if e.outputs == nil {
+		e.outputs = make(map[int]*outputStore)
+	}
+	e.outputs[f] = o
+	return o, nil
+}
 
 // NumVertices returns the number of vertices of the graph.
 func (e *BlockEvaluator) NumVertices() int { return e.Matrix.Grid.NumVertices() }
@@ -252,17 +304,16 @@ func (e *BlockEvaluator) infer(ctx context.Context, m *Model) error {
 		}
 		// This block's output, served to the other ranks of the column for
 		// the next layer.
-		e.outHost = grow(e.outHost, rows*l.fout)
-		if h := out.Host(); h != nil {
-			copy(e.outHost, h[:rows*l.fout])
-		} else {
-			be.Download(e.outHost, out.Slice(0, rows*l.fout))
-		}
-		d, err := featurex.NewDist(ctx, e.Matrix.Grid, e.outHost, l.fout, featurex.DistOptions{})
+		o, err := e.output(ctx, l.fout)
 		if err != nil {
 			return fmt.Errorf("gnn: BlockEvaluator: layer %d outputs: %w", li, err)
 		}
-		store, fin = d, l.fout
+		if h := out.Host(); h != nil {
+			copy(o.rows, h[:rows*l.fout])
+		} else {
+			be.Download(o.rows, out.Slice(0, rows*l.fout))
+		}
+		store, fin = o.store, l.fout
 	}
 	return nil
 }

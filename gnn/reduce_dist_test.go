@@ -401,7 +401,9 @@ func TestBlockEvaluator(t *testing.T) {
 				if err != nil {
 					return err
 				}
+				defer store.Close()
 				e := &BlockEvaluator{Matrix: a, Features: store}
+				defer e.Close()
 				for range 2 { // the second call reuses the prepared block
 					acc, err := e.Evaluate(ctx, m, ds.Labels, ds.Valid, ds.Test)
 					if err != nil {
@@ -413,7 +415,11 @@ func TestBlockEvaluator(t *testing.T) {
 						}
 					}
 				}
-				if g.Size()/g.Replication() > 1 && c.Rank() == 0 && g.Col().Stats().Bytes[dist.PhaseFeatures] == 0 {
+				var st dist.Stats
+				for _, cm := range append(e.Comms(), store.Comm()) {
+					st.Add(cm.Stats())
+				}
+				if g.Size()/g.Replication() > 1 && c.Rank() == 0 && st.Bytes[dist.PhaseFeatures] == 0 {
 					return fmt.Errorf("%v p=%d c=%d: no feature or hidden rows exchanged", arch, gc[0], gc[1])
 				}
 				return nil

@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
@@ -99,10 +100,12 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	if root {
 		announceTrain(re, c, ts, fmt.Sprintf(" on %d ranks (replication %d, %s)", grid.Size(), grid.Replication(), fetch))
 	}
-	data, features, evaluation, err := rankTrainData(ctx, c, ts, grid, fgrid, s)
+	rd, err := rankTrainData(ctx, c, ts, grid, fgrid, s)
+	defer rd.close()
 	if err != nil {
 		return err
 	}
+	data := rd.data
 	if c.opt.Resume {
 		if err := sameCheckpoint(ctx, grid.World(), c.opt.CheckpointDir); err != nil {
 			return err
@@ -155,9 +158,10 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	sum := distTrainSummary{Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch,
-		DataLayout: distDataWhole, Features: features, Evaluation: evaluation,
+		DataLayout: distDataWhole, Features: rd.features, Evaluation: rd.evaluation,
 		ParamHash: fmt.Sprintf("%016x", tr.Model().ParamHash())}
-	if err := runTotals(ctx, []*dist.Grid{grid, fgrid}, &waits, &sum); err != nil {
+	comms := slices.Concat(grid.Comms(), fgrid.Comms(), rd.comms())
+	if err := runTotals(ctx, grid.World(), comms, &waits, &sum); err != nil {
 		return err
 	}
 	if !root {
@@ -190,8 +194,9 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 // grid of the same shape with communicators of its own, or every rank's own copy
 // with --replicate-graph) and the evaluator of --eval, with what the JSON
 // says of the last two. It normalises the feature rows the rank reads
-// (--norm-features) and no others.
-func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fgrid *dist.Grid, s sampling.Sampler) (gnn.Data, string, string, error) {
+// (--norm-features) and no others. The returned rankData is never nil: its
+// close frees what was made, even after an error.
+func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fgrid *dist.Grid, s sampling.Sampler) (*rankData, error) {
 	ds := ts.ds
 	gathered := c.evalMode == evalGathered
 	// The rows this rank reads: all of them with a replicated graph or on
@@ -203,34 +208,59 @@ func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fg
 	} else {
 		ts.normalizeRows(int(lo), int(hi))
 	}
-	data := gnn.Data{Name: ds.Name, Sampler: s, Labels: ds.Labels, NumClasses: ds.NumClasses,
+	rd := &rankData{features: distFeaturesLocal, comms: func() []dist.Comm { return nil }}
+	rd.data = gnn.Data{Name: ds.Name, Sampler: s, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Reducer: gnn.NewDataParallel(grid.World())}
 	f := ds.NumFeatures
-	var err error
-	features := distFeaturesLocal
+	var store *featurex.Dist
 	if c.dist.replicate {
-		data.Features, err = featurex.NewLocal(ds.Features, f, featurex.LocalOptions{Threads: c.opt.Threads})
+		local, err := featurex.NewLocal(ds.Features, f, featurex.LocalOptions{Threads: c.opt.Threads})
+		if err != nil {
+			return rd, fmt.Errorf("%s: %w", c.data, err)
+		}
+		rd.data.Features = local
 	} else {
-		data.Features, err = featurex.NewDist(ctx, fgrid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
-		features = distFeaturesDist
-	}
-	if err != nil {
-		return data, "", "", fmt.Errorf("%s: %w", c.data, err)
+		var err error
+		if store, err = featurex.NewDist(ctx, fgrid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{}); err != nil {
+			return rd, fmt.Errorf("%s: %w", c.data, err)
+		}
+		rd.data.Features, rd.features = store, distFeaturesDist
+		rd.closers = append(rd.closers, store.Close)
+		rd.comms = func() []dist.Comm { return []dist.Comm{store.Comm()} }
 	}
 	if gathered {
 		ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ds.NumNodes()}
 		if grid.Rank() == 0 {
 			ev.Eval = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}
 		}
-		data.Evaluator = ev
-		return data, features, distEvalGathered, nil
+		rd.data.Evaluator, rd.evaluation = ev, distEvalGathered
+		return rd, nil
 	}
 	m, err := dist.Distribute(fgrid, ds.Adj)
 	if err != nil {
-		return data, "", "", err
+		return rd, err
 	}
-	data.Evaluator = &gnn.BlockEvaluator{Matrix: m, Features: data.Features}
-	return data, features, distEvalBlocks, nil
+	ev := &gnn.BlockEvaluator{Matrix: m, Features: rd.data.Features}
+	rd.data.Evaluator, rd.evaluation = ev, distEvalBlocks
+	rd.closers = append(rd.closers, ev.Close)
+	storeComms := rd.comms
+	rd.comms = func() []dist.Comm { return append(storeComms(), ev.Comms()...) }
+	return rd, nil
+}
+
+// rankData is what rankTrainData makes for one rank.
+type rankData struct {
+	data                 gnn.Data
+	features, evaluation string             // as the JSON states them
+	comms                func() []dist.Comm // the stores' own communicators, for the traffic counters
+	closers              []func() error     // what frees them, in the order made
+}
+
+// close frees the stores' communicators, newest first.
+func (rd *rankData) close() {
+	for _, c := range slices.Backward(rd.closers) {
+		c()
+	}
 }
 
 // newDistTrainSampler returns this rank's sampler and how it reads the
@@ -272,13 +302,9 @@ func newDistTrainSampler(ctx context.Context, c *trainConfig, ts *trainSetup, gr
 }
 
 // runTotals fills sum's traffic, communication times and peak memory over
-// the ranks of the grids (the communicators of a run); it is collective.
-func runTotals(ctx context.Context, grids []*dist.Grid, waits *dist.CommTimes, sum *distTrainSummary) error {
-	w := grids[0].World()
-	var comms []dist.Comm
-	for _, g := range grids {
-		comms = append(comms, g.Comms()...)
-	}
+// the ranks of w, counting the traffic of comms (this rank's
+// communicators); it is collective on w.
+func runTotals(ctx context.Context, w dist.Comm, comms []dist.Comm, waits *dist.CommTimes, sum *distTrainSummary) error {
 	tot, most, err := dist.ReduceStats(ctx, w, comms...)
 	if err != nil {
 		return err
