@@ -58,7 +58,8 @@ type config struct {
 	threadsOne          int
 	fetch               string
 	seed                uint64
-	bandwidth, latency  float64 // the prediction's β (GB/s) and α (µs)
+	bandwidth, latency  float64 // the prediction's injection bandwidth per node (GB/s) and α (µs)
+	ranksPerNode        int     // the prediction's ranks per node, which share its bandwidth
 	out                 string
 }
 
@@ -83,6 +84,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&c.seed, "seed", 1, "seed")
 	fs.Float64Var(&c.bandwidth, "bandwidth", 25, "the papers100M prediction's injection bandwidth per node, GB/s")
 	fs.Float64Var(&c.latency, "latency", 2, "the papers100M prediction's latency per message, µs")
+	fs.IntVar(&c.ranksPerNode, "ranks-per-node", 4, "the papers100M prediction's ranks per node (one per GPU), which share its bandwidth")
 	fs.StringVar(&c.out, "out", "benchmarks/results/dist.md", "markdown report, appended to")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return benchutil.ExitCode(err)
@@ -101,8 +103,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--np %d: want >= 2", c.np))
 	case c.epochs < 1 || c.rounds < 1 || c.nodes < 100 || c.batch < 1 || c.bulk < 1 || c.hidden < 1 || c.threadsOne < 1:
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--epochs, --rounds, --nodes (>= 100), --batch, --bulk, --hidden and --threads must be positive"))
-	case !(c.bandwidth > 0) || !(c.latency >= 0):
-		return benchutil.ExitCode(benchutil.UsageError(fs, "--bandwidth must be > 0 and --latency >= 0"))
+	case !(c.bandwidth > 0) || !(c.latency >= 0) || c.ranksPerNode < 1:
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--bandwidth must be > 0, --latency >= 0 and --ranks-per-node >= 1"))
 	}
 	for _, rc := range c.reps {
 		if c.np%rc != 0 {
@@ -334,11 +336,12 @@ func report(c *config, cmdline string, one *summary, rows []row, params, papers 
 		}
 	}
 	// papers100M.
-	bw, alpha := c.bandwidth*1e9, c.latency*1e-6
+	bw, alpha := c.bandwidth*1e9/float64(c.ranksPerNode), c.latency*1e-6
 	pb := costmodel.GradientBytes(papers)
 	const train100M = 1_207_179
 	fmt.Fprintf(&b, "\n\n**ogbn-papers100M prediction of the gradient term** (3-layer GraphSAGE, hidden 256, 128 features, 172 classes: %d parameters, "+
-		"B = %.2f MB per step), ring all-reduce at β = %g GB/s per node and α = %g µs per message, p = 128:\n\n", papers, pb/1e6, c.bandwidth, c.latency)
+		"B = %.2f MB per step), ring all-reduce with %g GB/s of injection bandwidth per node shared by its %d ranks (β = %.2f GB/s per rank) "+
+		"and α = %g µs per message, p = 128 (the cluster of distbench's feature prediction):\n\n", papers, pb/1e6, c.bandwidth, c.ranksPerNode, bw/1e9, c.latency)
 	b.WriteString("| global batch | steps per epoch | bandwidth term s | latency term s | T_grad s per epoch |\n|---:|---:|---:|---:|---:|\n")
 	for _, gb := range []int{1024, 128 * 1024} {
 		st := (train100M + gb - 1) / gb
