@@ -50,6 +50,23 @@ func newComm(tr transport, opt Options) *comm {
 	return &comm{tr: tr, maxCount: opt.maxCount(), opt: opt}
 }
 
+// ConcurrentComms reports whether the communicators of c's job may be
+// called from several goroutines at the same time, each communicator from
+// one goroutine at a time and every rank calling each communicator's
+// collectives in the same order: always on in-process ranks, and under MPI
+// when MPI_Init_thread granted MPI_THREAD_MULTIPLE (Open MPI 4.1 built with
+// thread support, Debian's, does). Two goroutines must never call one
+// communicator at the same time on either backend. A Comm of another
+// implementation reports false.
+func ConcurrentComms(c Comm) bool {
+	cc, ok := c.(*comm)
+	if !ok {
+		return false
+	}
+	tm, ok := cc.tr.(interface{ threadMultiple() bool })
+	return ok && tm.threadMultiple()
+}
+
 // MaxTag is the largest tag of Send and Recv (MPI guarantees 32767; the
 // MPI backend reserves a few tags below the user's).
 const MaxTag = 32000

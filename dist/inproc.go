@@ -322,3 +322,7 @@ func (r *inproc) split(ctx context.Context, color, key int) (transport, error) {
 func (r *inproc) abort(err error) { r.g.job.abort(fmt.Errorf("rank %d of %d: %w", r.me, r.g.n, err)) }
 
 func (r *inproc) close() error { return nil }
+
+// threadMultiple: every communicator of an in-process job may be called
+// from its own goroutine (ConcurrentComms).
+func (r *inproc) threadMultiple() bool { return true }

@@ -158,3 +158,66 @@ func TestChain(t *testing.T) {
 		}
 	}
 }
+
+// concurrentAllreduces runs, on each of the comms of one rank (one per
+// world), rounds of Allreduce on two communicators split from it, each on
+// its own goroutine at the same time, and checks every sum: what the
+// trainer's pipeline does with the sampler's, the store's and the
+// reducer's communicators.
+func concurrentAllreduces(t *testing.T, world dist.Comm, rounds int) {
+	t.Helper()
+	ctx := context.Background()
+	if !dist.ConcurrentComms(world) {
+		t.Fatalf("rank %d: ConcurrentComms = false; want true", world.Rank())
+	}
+	var subs [2]dist.Comm
+	for i := range subs {
+		c, err := world.Split(ctx, 0, world.Rank())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer c.Close()
+		if !dist.ConcurrentComms(c) {
+			t.Errorf("rank %d: ConcurrentComms of a split = false; want true", world.Rank())
+		}
+		subs[i] = c
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, len(subs))
+	for i, c := range subs {
+		wg.Go(func() {
+			p := float64(c.Size())
+			for r := range rounds {
+				buf := []float64{float64(c.Rank()), float64(r * (i + 1))}
+				if err := c.Allreduce(ctx, dist.PhaseControl, dist.OpSum, buf); err != nil {
+					errs[i] = err
+					return
+				}
+				if want := []float64{p * (p - 1) / 2, p * float64(r*(i+1))}; buf[0] != want[0] || buf[1] != want[1] {
+					errs[i] = fmt.Errorf("communicator %d round %d: sums %v; want %v", i, r, buf, want)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Errorf("rank %d: %v", world.Rank(), err)
+		}
+	}
+}
+
+// TestInProcConcurrentComms: in-process ranks may call two communicators
+// from two goroutines at once.
+func TestInProcConcurrentComms(t *testing.T) {
+	ranks, err := dist.NewInProcWorld(3, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for _, c := range ranks {
+		wg.Go(func() { concurrentAllreduces(t, c, 200) })
+	}
+	wg.Wait()
+}

@@ -81,8 +81,10 @@ const MPIAvailable = true
 // MPI tags >= 0; MPI guarantees tags up to 32767.
 const mpiTagBase = 16
 
-// NewMPIWorld initialises MPI (once per process; MPI_THREAD_SERIALIZED at
-// least) and returns a duplicate of MPI_COMM_WORLD. Close it after every
+// NewMPIWorld initialises MPI (once per process; it asks for
+// MPI_THREAD_MULTIPLE and needs MPI_THREAD_SERIALIZED at least, since a
+// goroutine may move between threads; ConcurrentComms reports which was
+// granted) and returns a duplicate of MPI_COMM_WORLD. Close it after every
 // communicator split from it: that frees the duplicate and finalises MPI,
 // after which MPI cannot be used again in this process. There is no
 // finalizer: finalising MPI behind the back of live sub-communicators would
@@ -98,7 +100,7 @@ func NewMPIWorld(opt Options) (Comm, error) {
 	if provided < C.MPI_THREAD_SERIALIZED {
 		return nil, fmt.Errorf("dist: MPI_Init_thread: thread level %d, want MPI_THREAD_SERIALIZED or better", int(provided))
 	}
-	m := &mpiComm{world: true}
+	m := &mpiComm{world: true, multiple: provided >= C.MPI_THREAD_MULTIPLE}
 	if rc := C.bs_dup_world(&m.c); rc != C.MPI_SUCCESS {
 		return nil, mpiError("MPI_Comm_dup", rc)
 	}
@@ -127,7 +129,12 @@ type mpiComm struct {
 	c     C.MPI_Comm
 	me, n int
 	world bool // finalise MPI on close
+	// multiple: MPI granted MPI_THREAD_MULTIPLE, so that communicators
+	// may be called from several threads at once (ConcurrentComms).
+	multiple bool
 }
+
+func (m *mpiComm) threadMultiple() bool { return m.multiple }
 
 var _ transport = (*mpiComm)(nil)
 
@@ -237,7 +244,7 @@ func (m *mpiComm) exchange(ctx context.Context, t dtype, sends, recvs []message)
 }
 
 func (m *mpiComm) split(ctx context.Context, color, key int) (transport, error) {
-	out := &mpiComm{}
+	out := &mpiComm{multiple: m.multiple}
 	if rc := C.bs_split(m.c, C.int(color), C.int(key), &out.c); rc != C.MPI_SUCCESS {
 		return nil, mpiError("MPI_Comm_split", rc)
 	}

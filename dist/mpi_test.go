@@ -43,3 +43,33 @@ func TestMPIConformance(t *testing.T) {
 		t.Fatalf("mpirun -np 3: %d ranks passed; want 3\n%s", n, out)
 	}
 }
+
+// TestMPIConcurrentComms: on real MPI ranks (mpirun -np 2), MPI grants
+// MPI_THREAD_MULTIPLE (Debian's Open MPI 4.1 does), so that ConcurrentComms
+// is true, and two communicators called from two goroutines at once give
+// every sum right: the trainer's pipeline relies on both.
+func TestMPIConcurrentComms(t *testing.T) {
+	if os.Getenv("BULKSAMPLE_MPI_CHILD") == "concurrent" {
+		c, err := dist.NewMPIWorld(dist.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		concurrentAllreduces(t, c, 500)
+		if err := c.Close(); err != nil {
+			t.Error(err)
+		}
+		return
+	}
+	mpirun := mpitest.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := mpitest.Command(ctx, mpirun, 2, os.Args[0], "-test.run", "^TestMPIConcurrentComms$", "-test.v")
+	cmd.Env = append(cmd.Env, "BULKSAMPLE_MPI_CHILD=concurrent")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mpirun -np 2: %v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "--- PASS: TestMPIConcurrentComms ("); n != 2 {
+		t.Fatalf("mpirun -np 2: %d ranks passed; want 2\n%s", n, out)
+	}
+}

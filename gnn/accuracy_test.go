@@ -117,8 +117,8 @@ func TestSAGEBeatsFeaturesOnly(t *testing.T) {
 // kipfGCNAccuracies trains GCN in Kipf and Welling's setting (the CLI's
 // --preset kipf-gcn): 2 layers, hidden 16, every training vertex in one
 // minibatch with all neighbours (full-batch GCN), dropout 0.5, weight decay
-// 5e-4, Adam lr 0.01, 200 epochs, with seeds 1..5, and returns the sorted
-// test accuracies of the best-valid epochs.
+// 5e-4 on the first layer only, Adam lr 0.01, 200 epochs, with seeds 1..5,
+// and returns the sorted test accuracies of the best-valid epochs.
 func kipfGCNAccuracies(t *testing.T, ds *dataset.Dataset) []float64 {
 	var accs []float64
 	for seed := uint64(1); seed <= 5; seed++ {
@@ -127,7 +127,7 @@ func kipfGCNAccuracies(t *testing.T, ds *dataset.Dataset) []float64 {
 			t.Fatal(err)
 		}
 		res := train(t, ds, s, TrainOptions{Arch: GCN, Hidden: 16, Dropout: 0.5, BatchSize: len(ds.Train), BulkSize: 1,
-			Epochs: 200, Seed: seed, Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}})
+			Epochs: 200, Seed: seed, Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true})
 		t.Logf("seed %d: test %.3f (best valid %.3f at epoch %d)", seed, res.TestAcc, res.BestValAcc, res.BestEpoch)
 		accs = append(accs, res.TestAcc)
 	}
@@ -138,11 +138,14 @@ func kipfGCNAccuracies(t *testing.T, ds *dataset.Dataset) []float64 {
 
 // TestKipfGCNCora: full-batch GCN on Cora's default split (seed 0 of the
 // Planetoid protocol) has a median test accuracy of at least 0.765 over 5
-// seeds (measured 0.777; with the block-degree normalisation that GCN used
-// before, 0.740, the largest seed 0.761). Kipf and Welling report 0.815 on
-// Planetoid's fixed split, which the gnn-benchmark file does not have; see
-// the README for other splits and for CiteSeer (whose 5 runs, about twice
-// as long, are measured there rather than in the test suite).
+// seeds. Measured 0.779 (0.761-0.794); the PyTorch peer
+// (benchmarks/kipfpeer) gives 0.780 on the same split, so the figure is the
+// split's, not the model's. The bound fails the block-degree normalisation
+// (--gcn-norm block: 0.742, 0.635-0.756 with the same settings). Kipf and
+// Welling report 0.815 on Planetoid's fixed split, which the gnn-benchmark
+// file does not have; see the README for other splits and for CiteSeer
+// (whose 5 runs, about twice as long, are measured there rather than in the
+// test suite).
 func TestKipfGCNCora(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 5 models for 200 epochs; skipped in -short")

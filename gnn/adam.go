@@ -26,6 +26,12 @@ type AdamOptions struct {
 	// gradient of every parameter before the moments are updated (PyTorch's
 	// Adam, not AdamW).
 	WeightDecay float64
+	// DecayedParams, when > 0, limits WeightDecay to the first DecayedParams
+	// parameters; the others are updated without it. 0 means every
+	// parameter is decayed. A Trainer sets it from
+	// TrainOptions.WeightDecayFirstLayer (the first layer's parameters come
+	// first in Model.Params).
+	DecayedParams int
 }
 
 func (o AdamOptions) withDefaults() (AdamOptions, error) {
@@ -49,6 +55,8 @@ func (o AdamOptions) withDefaults() (AdamOptions, error) {
 		return o, fmt.Errorf("gnn: AdamOptions.Eps = %g, want > 0", o.Eps)
 	case !(o.WeightDecay >= 0) || math.IsInf(o.WeightDecay, 0):
 		return o, fmt.Errorf("gnn: AdamOptions.WeightDecay = %g, want >= 0", o.WeightDecay)
+	case o.DecayedParams < 0:
+		return o, fmt.Errorf("gnn: AdamOptions.DecayedParams = %d, want >= 0", o.DecayedParams)
 	}
 	return o, nil
 }
@@ -68,6 +76,9 @@ func NewAdam(n int, opt AdamOptions) (*Adam, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.DecayedParams > n {
+		return nil, fmt.Errorf("gnn: AdamOptions.DecayedParams = %d, more than the %d parameters", o.DecayedParams, n)
+	}
 	return &Adam{opt: o, M: make([]float32, n), V: make([]float32, n)}, nil
 }
 
@@ -79,21 +90,44 @@ func (a *Adam) Options() AdamOptions { return a.opt }
 //	g = grad + λ·p;  m = β1·m + (1-β1)·g;  v = β2·v + (1-β2)·g²
 //	p -= lr · (m/(1-β1^t)) / (sqrt(v/(1-β2^t)) + eps)
 //
-// It panics with a spgemm.ShapeError if the lengths differ from the state's.
+// with λ = 0 for the parameters from DecayedParams on when it is set. It
+// panics with a spgemm.ShapeError if the lengths differ from the state's.
 func (a *Adam) Step(params, grads []float32) {
 	a.check(len(params), len(grads))
-	adamUpdate(params, grads, a.M, a.V, a.next())
+	s := a.next()
+	k := a.decayed()
+	adamUpdate(params[:k], grads[:k], a.M[:k], a.V[:k], s)
+	if k < len(params) {
+		s.WeightDecay = 0
+		adamUpdate(params[k:], grads[k:], a.M[k:], a.V[k:], s)
+	}
 }
 
 // step is Step on be's buffers; the moments stay in host memory.
 func (a *Adam) step(be Backend, params, grads Buf) {
 	a.check(params.Len(), grads.Len())
 	var mb, vb Buf
-	be.Adam(params, grads, hostView(be, a.M, &mb), hostView(be, a.V, &vb), a.next())
+	m, v := hostView(be, a.M, &mb), hostView(be, a.V, &vb)
+	s := a.next()
+	n, k := params.Len(), a.decayed()
+	be.Adam(params.Slice(0, k), grads.Slice(0, k), m.Slice(0, k), v.Slice(0, k), s)
+	if k < n {
+		// The same step (one t) without the decay.
+		s.WeightDecay = 0
+		be.Adam(params.Slice(k, n), grads.Slice(k, n), m.Slice(k, n), v.Slice(k, n), s)
+	}
 	if !be.HostMemory() {
 		be.Download(a.M, mb)
 		be.Download(a.V, vb)
 	}
+}
+
+// decayed returns the number of leading parameters that are decayed.
+func (a *Adam) decayed() int {
+	if a.opt.DecayedParams > 0 {
+		return a.opt.DecayedParams
+	}
+	return len(a.M)
 }
 
 func (a *Adam) check(np, ng int) {
@@ -128,4 +162,12 @@ func adamUpdate(params, grads, m, v []float32, s AdamStep) {
 		m[i], v[i] = mi, vi
 		params[i] = p - stepSize*mi/(float32(math.Sqrt(float64(vi)))*invSqrtC2+eps)
 	}
+}
+
+// firstLayerParams returns the number of parameters of m's first layer (its
+// weights and bias), which come first in Params: those that
+// TrainOptions.WeightDecayFirstLayer decays.
+func (m *Model) firstLayerParams() int {
+	l := &m.layers[0]
+	return m.weightCount(l.fin, l.fout) + l.fout
 }

@@ -64,6 +64,9 @@ func (t *Trainer) config() map[string]string {
 	if o.Arch == GCN {
 		cfg["gcn-norm"] = o.GCNNorm.String()
 	}
+	if a.DecayedParams > 0 {
+		cfg["decayed-params"] = strconv.Itoa(a.DecayedParams)
+	}
 	return cfg
 }
 

@@ -18,11 +18,12 @@ type PhaseCosts = procstat.Phases
 // The phases of EpochStats.Costs.
 const (
 	PhaseSample      = "sample"      // SampleBulk
-	PhaseExtract     = "extract"     // feature and label gathering
+	PhaseExtract     = "extract"     // feature and label gathering (the feature exchange)
 	PhaseForward     = "forward"     // forward pass and loss
 	PhaseBackward    = "backward"    // backward pass
 	PhaseCommunicate = "communicate" // the GradReducer (data-parallel training only)
 	PhaseUpdate      = "update"      // the optimiser step
+	PhaseWait        = "wait"        // the training goroutine waiting for the pipeline
 	PhaseEval        = "eval"        // evaluation
 )
 

@@ -14,20 +14,24 @@ type identityReducer struct{}
 func (identityReducer) Reduce(context.Context, []float32, *StepMetrics) error { return nil }
 
 // TestEpochCosts checks that every epoch reports the cost of each phase, in
-// order, over the very spans its PhaseTimes time.
+// order, over the very spans its PhaseTimes time, with and without the
+// pipeline.
 func TestEpochCosts(t *testing.T) {
 	ds := smallGraph(t, 600, 3, 6, 8, 0.8, 0.5, 3)
 	for _, tc := range []struct {
 		name    string
 		reducer GradReducer
+		depth   int
 		want    []string
 	}{
-		{"local", nil, []string{PhaseSample, PhaseExtract, PhaseForward, PhaseBackward, PhaseUpdate, PhaseEval}},
-		{"reducer", identityReducer{}, []string{PhaseSample, PhaseExtract, PhaseForward, PhaseBackward, PhaseCommunicate, PhaseUpdate, PhaseEval}},
+		{"local", nil, 1, []string{PhaseSample, PhaseExtract, PhaseForward, PhaseBackward, PhaseUpdate, PhaseEval}},
+		{"reducer", identityReducer{}, 1, []string{PhaseSample, PhaseExtract, PhaseForward, PhaseBackward, PhaseCommunicate, PhaseUpdate, PhaseEval}},
+		{"pipelined", nil, 2, []string{PhaseSample, PhaseExtract, PhaseWait, PhaseForward, PhaseBackward, PhaseUpdate, PhaseEval}},
+		{"pipelined reducer", identityReducer{}, 2, []string{PhaseSample, PhaseExtract, PhaseWait, PhaseForward, PhaseBackward, PhaseCommunicate, PhaseUpdate, PhaseEval}},
 	} {
 		data := dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 1))
 		data.Reducer = tc.reducer
-		tr, err := NewTrainer(data, TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 2, Seed: 1})
+		tr, err := NewTrainer(data, TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 2, Seed: 1, PipelineDepth: tc.depth})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +63,9 @@ func TestEpochCosts(t *testing.T) {
 				{PhaseExtract, c.Get(PhaseExtract).Seconds, st.Phases.Extract.Seconds()},
 				{PhaseForward, c.Get(PhaseForward).Seconds, st.Phases.Forward.Seconds()},
 				{PhaseBackward, c.Get(PhaseBackward).Seconds, st.Phases.Backward.Seconds()},
-				{"communicate+update", c.Get(PhaseCommunicate).Seconds + c.Get(PhaseUpdate).Seconds, st.Phases.Update.Seconds()},
+				{PhaseCommunicate, c.Get(PhaseCommunicate).Seconds, st.Phases.Reduce.Seconds()},
+				{PhaseUpdate, c.Get(PhaseUpdate).Seconds, st.Phases.Update.Seconds()},
+				{PhaseWait, c.Get(PhaseWait).Seconds, st.Phases.Wait.Seconds()},
 				{PhaseEval, c.Get(PhaseEval).Seconds, st.Phases.Eval.Seconds()},
 			} {
 				if math.Abs(p.got-p.want) > tol {

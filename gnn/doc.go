@@ -45,7 +45,17 @@
 //     the rows of M·H for the matrix M they sample from (Â itself, as in
 //     the LADIES paper, or A), over a few hundred columns per minibatch
 //     instead of every neighbour, so it is not the exact rows of Â that
-//     node-wise blocks give, and it needs no degrees.
+//     node-wise blocks give, and it needs no degrees. How the two relate:
+//     sampled from Â (the stored diagonal included), a LADIES or FastGCN
+//     block with sampling.LayerWiseOptions.Unbiased and Replace is an
+//     unbiased estimate of Â's rows (self term included, drawn like any
+//     column), the operator that full-neighbour inference (Predict, through
+//     gcnNormalize) applies, as a node-wise block with graph degrees is an
+//     unbiased estimate of the same rows; the default row normalisation
+//     makes every row sum to 1 where Â's rows sum to Σ_j 1/sqrt(d_i·d_j),
+//     a self-normalised estimate that trades this unbiasedness for variance
+//     (the LADIES paper's choice), so the model trains under a rescaled
+//     operator and is evaluated under Â.
 //   - Linear: logits = x·W + b on the seeds' own features, the
 //     features-only baseline; it reads no block (see SeedsOnly).
 //
@@ -53,6 +63,11 @@
 // outputs are the logits; the loss is the cross-entropy of their log-softmax
 // over the labelled seeds (CrossEntropy). Dropout applies to every layer's
 // input, the features included. Weights start Glorot-uniform and biases 0.
+// Adam's weight decay (coupled L2, added to the gradient) applies to every
+// parameter, or with TrainOptions.WeightDecayFirstLayer to the first
+// layer's weights and bias only, as in Kipf and Welling's code and PyG's GCN
+// example (benchmarks/kipfpeer compares full-batch GCN with a PyTorch peer
+// on the same splits).
 // Backward passes are written by hand and checked against central finite
 // differences in the tests.
 //
@@ -123,6 +138,44 @@
 // symmetric-normalised (GCN, the same gcnNormalize with the graph's row
 // lengths) full adjacency; the reported test accuracy is
 // that of the epoch with the best valid accuracy.
+//
+// # Pipeline
+//
+// With TrainOptions.PipelineDepth 2 (the default) the epoch is a pipeline
+// of depth 2, as in DGL's prefetching dataloader, P3 and DSP: one goroutine
+// samples the next bulk and another gathers the next minibatch's features
+// and labels (the feature exchange of a distributed featurex.Store) while
+// the training goroutine runs forward, backward, the GradReducer and Adam
+// on the current one. At most two bulks are alive (the one training and the
+// next; a third is sampled only once the first is trained) and two input
+// buffers (the one training and the one being filled), so the pipeline
+// costs one bulk and one minibatch's input more memory than PipelineDepth 1,
+// which runs the phases in turn. Each goroutine calls its component in the
+// epoch's order whatever the timing, the sampler is keyed by (epoch,
+// minibatch) and dropout masks by (epoch, minibatch, layer), so the weights
+// are bit for bit those of PipelineDepth 1, a stopped and resumed run
+// included. A sampling or gathering error reaches the trainer after the
+// minibatches before it, as it would without the pipeline; an error or
+// cancellation on the training side cancels the loaders, and Run returns
+// only after they have ended (after saving a stopped epoch's checkpoint).
+// EpochStats.Phases reports the loaders' Sample and Extract times, which
+// overlap the training goroutine's phases, and Wait, the time the training
+// goroutine waited for a minibatch: what the pipeline did not hide.
+//
+// The sampler gets a goroutine of its own only when the feature store is a
+// *featurex.Local, which never communicates, or a *featurex.Dist, which
+// exchanges on its own copy of the grid's column communicator; with any
+// other store one loading goroutine samples each bulk after the previous
+// bulk's last gather, since the store may share the sampler's communicator
+// (sampling.DistNodeWise uses the grid's process column), and the next
+// bulk's sampling then overlaps only the training of the previous bulk's
+// last minibatches. Under MPI the loading goroutine and
+// the training goroutine call MPI at the same time, which needs
+// MPI_THREAD_MULTIPLE (dist.ConcurrentComms says whether the library
+// granted it; otherwise set PipelineDepth 1), and the GradReducer must use
+// a communicator that neither the sampler nor the store uses (a Split of
+// the world of its own), since each communicator must see its collectives
+// in the same order on every rank.
 //
 // # Determinism
 //

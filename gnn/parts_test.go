@@ -83,10 +83,47 @@ func TestAdam(t *testing.T) {
 		}
 	}
 
-	for _, bad := range []AdamOptions{{LR: -1}, {Beta1: 1}, {Beta2: -0.5}, {Eps: -1}, {WeightDecay: -1}, {LR: math.NaN()}} {
+	for _, bad := range []AdamOptions{{LR: -1}, {Beta1: 1}, {Beta2: -0.5}, {Eps: -1}, {WeightDecay: -1}, {LR: math.NaN()},
+		{DecayedParams: -1}, {DecayedParams: 2}} {
 		if _, err := NewAdam(1, bad); err == nil {
 			t.Errorf("NewAdam(%+v) succeeded; want an error", bad)
 		}
+	}
+}
+
+// TestAdamDecayedParams: with DecayedParams k, the first k parameters take
+// the steps of an Adam with the weight decay and the others those of an
+// Adam without it, on the CPU backend's path (step) as on Step's.
+func TestAdamDecayedParams(t *testing.T) {
+	opt := AdamOptions{LR: 0.01, WeightDecay: 0.5}
+	p0 := []float32{1, -2, 3, 0.5, -1}
+	grads := []float32{0.1, 0.2, -0.3, 0.05, 0}
+	const k = 2
+	decayed, _ := NewAdam(k, opt)
+	plain, _ := NewAdam(len(p0)-k, AdamOptions{LR: opt.LR})
+	want := append([]float32(nil), p0...)
+	split, _ := NewAdam(len(p0), AdamOptions{LR: opt.LR, WeightDecay: opt.WeightDecay, DecayedParams: k})
+	got := append([]float32(nil), p0...)
+	onBackend, _ := NewAdam(len(p0), split.Options())
+	be := NewCPU(CPUOptions{})
+	bp, bg := be.Alloc(len(p0)), be.Alloc(len(p0))
+	be.Upload(bp, p0)
+	be.Upload(bg, grads)
+	for range 3 {
+		decayed.Step(want[:k], grads[:k])
+		plain.Step(want[k:], grads[k:])
+		split.Step(got, grads)
+		onBackend.step(be, bp, bg)
+	}
+	gotBe := make([]float32, len(p0))
+	be.Download(gotBe, bp)
+	for i := range want {
+		if got[i] != want[i] || gotBe[i] != want[i] {
+			t.Fatalf("after 3 steps: Step %v, step %v; want %v (decay on the first %d only)", got, gotBe, want, k)
+		}
+	}
+	if want[4] != p0[4] {
+		t.Errorf("a parameter with zero gradient and no decay moved: %v -> %v", p0[4], want[4])
 	}
 }
 
@@ -310,6 +347,29 @@ func TestForwardShapePanics(t *testing.T) {
 		var se spgemm.ShapeError
 		if err := spgemm.Maybe(fn); !errors.As(err, &se) {
 			t.Errorf("%s: got %v; want a ShapeError panic", name, err)
+		}
+	}
+}
+
+// TestWeightDecayFirstLayer: the option decays exactly the first layer's
+// weights and bias, for each architecture's parameter layout.
+func TestWeightDecayFirstLayer(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 3)
+	for _, tc := range []struct {
+		arch Arch
+		want int // parameters of layer 1: 8 features -> 5 hidden
+	}{{GCN, 8*5 + 5}, {SAGE, 2*8*5 + 5}} {
+		s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{3, 3}, Degrees: true, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: tc.arch, Hidden: 5, Seed: 1,
+			Adam: AdamOptions{WeightDecay: 5e-4}, WeightDecayFirstLayer: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := tr.adam.Options().DecayedParams; got != tc.want || len(tr.model.Params()) <= got {
+			t.Errorf("%v: %d parameters decayed of %d; want the first layer's %d", tc.arch, got, len(tr.model.Params()), tc.want)
 		}
 	}
 }

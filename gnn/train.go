@@ -31,6 +31,11 @@ type TrainOptions struct {
 	GCNNorm GCNNorm
 	// Adam configures the optimiser.
 	Adam AdamOptions
+	// WeightDecayFirstLayer limits Adam's weight decay to the parameters of
+	// the first layer (its weights and bias; AdamOptions.DecayedParams), as Kipf
+	// and Welling's GCN and PyG's GCN example regularise; false decays every
+	// parameter.
+	WeightDecayFirstLayer bool
 	// BatchSize (b) and BulkSize (k) cut each epoch's permutation of the
 	// training vertices into minibatches and bulks; 0 means the defaults of
 	// sampling.PlanOptions.
@@ -63,22 +68,47 @@ type TrainOptions struct {
 	// with the number of minibatches done and the epoch's total (for
 	// progress bars). It runs on the training goroutine.
 	OnMinibatch func(epoch, done, total int)
+	// PipelineDepth is the number of minibatches, and of bulks, in flight
+	// at once: with 2, the default, the next bulk is sampled and the next
+	// minibatch's features gathered on other goroutines while the current
+	// minibatch trains (see the package documentation, Pipeline); 1 runs
+	// every phase in turn on the training goroutine. The weights are the
+	// same bit for bit either way. 0 means DefaultPipelineDepth.
+	PipelineDepth int
 }
 
-// PhaseTimes are the wall times of the phases of training.
+// DefaultPipelineDepth is TrainOptions.PipelineDepth's default.
+const DefaultPipelineDepth = 2
+
+// PhaseTimes are the wall times of the phases of training. With the
+// pipeline (TrainOptions.PipelineDepth 2), Sample and Extract are measured
+// on the goroutines that sample and gather, and overlap the training
+// goroutine's phases, so that the phases add up to more than the epoch's
+// time; Wait is then the part of them the training goroutine did not hide.
 type PhaseTimes struct {
-	Sample   time.Duration // SampleBulk
-	Extract  time.Duration // feature and label gathering
+	Sample time.Duration // SampleBulk
+	// Extract is the gathering of the minibatches' input features and
+	// labels: the feature exchange when the feature store is distributed.
+	Extract  time.Duration
 	Forward  time.Duration // forward pass and loss
 	Backward time.Duration // backward pass
-	Update   time.Duration // gradient reduction and Adam step
-	Eval     time.Duration // full-neighbour inference on all vertices
+	Reduce   time.Duration // the GradReducer: the gradient all-reduce (data-parallel training only)
+	Update   time.Duration // the optimiser step
+	// Wait is the time the training goroutine waited for the pipeline to
+	// deliver a loaded minibatch (0 without the pipeline).
+	Wait time.Duration
+	Eval time.Duration // full-neighbour inference on all vertices
 }
 
-// Train returns the sum of the training phases (all but Eval).
+// Train returns the sum of the training phases (all but Eval); with the
+// pipeline, phases overlap and the sum exceeds the epoch's wall time.
 func (p PhaseTimes) Train() time.Duration {
-	return p.Sample + p.Extract + p.Forward + p.Backward + p.Update
+	return p.Sample + p.Extract + p.Compute() + p.Reduce + p.Wait
 }
+
+// Compute returns the time of the model's own work: forward, backward and
+// the optimiser step.
+func (p PhaseTimes) Compute() time.Duration { return p.Forward + p.Backward + p.Update }
 
 // EpochStats are the figures of one epoch.
 type EpochStats struct {
@@ -94,8 +124,12 @@ type EpochStats struct {
 	// Costs is what each phase cost the process, measured over the same
 	// spans as Phases: wall and CPU time, page faults, heap allocation, GC
 	// and peak resident memory, in the order PhaseSample, PhaseExtract,
-	// PhaseForward, PhaseBackward, PhaseCommunicate (only with a
-	// GradReducer; Phases.Update includes it), PhaseUpdate, PhaseEval.
+	// PhaseWait (only with the pipeline), PhaseForward, PhaseBackward,
+	// PhaseCommunicate (only with a GradReducer; Phases.Reduce),
+	// PhaseUpdate, PhaseEval. A cost covers the whole process over its span:
+	// with the pipeline the spans of the loading goroutines overlap the
+	// training goroutine's, and CPU time, faults and allocations of the
+	// overlapped work count in both.
 	Costs PhaseCosts
 	// Seconds is the epoch's training wall time (without evaluation).
 	Seconds float64
@@ -171,11 +205,23 @@ type Trainer struct {
 	// meter measures the phases of the current epoch (EpochStats.Costs).
 	meter procstat.Meter
 
+	// The input buffer of the unpipelined loop; the pipeline has its own
+	// (pipeline.bufs).
+	inputBuf
 	// Reused buffers of the minibatch loop.
-	x       []float32
-	xs      spgemm.CSR
-	labels  []int32
 	dLogits Buf
+	// pipe is the current epoch's pipeline until Run waits for it.
+	pipe *pipeline
+	// bufs are the pipeline's input buffers, kept from epoch to epoch.
+	bufs []*inputBuf
+}
+
+// inputBuf holds one minibatch's input features (dense, or CSR rows for a
+// sparse store) and labels.
+type inputBuf struct {
+	x      []float32
+	xs     spgemm.CSR
+	labels []int32
 }
 
 // NewTrainer returns a trainer of a fresh model (or, with Resume, of the
@@ -195,6 +241,12 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 	}
 	if opt.Resume && opt.CheckpointDir == "" {
 		return nil, errors.New("gnn: TrainOptions.Resume needs a CheckpointDir")
+	}
+	switch {
+	case opt.PipelineDepth < 0 || opt.PipelineDepth > 2:
+		return nil, fmt.Errorf("gnn: TrainOptions.PipelineDepth = %d, want 1 (no pipeline), 2 (or 0 for %d)", opt.PipelineDepth, DefaultPipelineDepth)
+	case opt.PipelineDepth == 0:
+		opt.PipelineDepth = DefaultPipelineDepth
 	}
 	s := d.Sampler
 	layers := s.NumLayers()
@@ -216,7 +268,11 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 		// degrees: another operator than inference's.
 		return nil, errors.New("gnn: GCN normalises with the graph's degrees, which the node-wise sampler supplies only with sampling.NodeWiseOptions.Degrees set (or set TrainOptions.GCNNorm to GCNBlockNorm)")
 	}
-	adam, err := NewAdam(len(m.Params()), opt.Adam)
+	ao := opt.Adam
+	if opt.WeightDecayFirstLayer {
+		ao.DecayedParams = m.firstLayerParams()
+	}
+	adam, err := NewAdam(len(m.Params()), ao)
 	if err != nil {
 		return nil, err
 	}
@@ -295,6 +351,7 @@ func (t *Trainer) Model() *Model { return t.model }
 // epoch from the next minibatch and ends exactly as an uninterrupted run.
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
 	setBLASThreads(t.opt.Threads)
+	defer t.endPipeline()
 	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1}
 	var from *partialEpoch
 	if t.opt.Resume {
@@ -387,7 +444,9 @@ type partialEpoch struct {
 
 // epoch trains one epoch, or the rest of it after from when from is not nil,
 // and evaluates the model. On an error it also returns the epoch's progress,
-// which a checkpoint can hold when the error is the context's.
+// which a checkpoint can hold when the error is the context's; the
+// pipeline, if any, is then stopped but not yet waited for (Run waits after
+// saving the checkpoint, see endPipeline).
 func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (EpochStats, partialEpoch, error) {
 	p := partialEpoch{Stats: EpochStats{Epoch: epoch}}
 	if from != nil {
@@ -398,45 +457,63 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 	ep := t.shardedEpoch(epoch)
 	total := len(ep.Minibatches)
 	start := time.Now().Add(-time.Duration(st.Seconds * float64(time.Second)))
+	var feed minibatchFeed = &inlineFeed{t: t, ep: ep, epoch: epoch, pos: st.Minibatches}
+	if t.opt.PipelineDepth > 1 && st.Minibatches < total {
+		t.pipe = t.startPipeline(ctx, epoch, ep, st.Minibatches)
+		feed = t.pipe
+	}
+	// phases returns the epoch's phase times: the training goroutine's,
+	// plus those of the pipeline's goroutines measured so far.
+	phases := func() PhaseTimes {
+		ph := st.Phases
+		if t.pipe != nil {
+			s, x := t.pipe.times()
+			ph.Sample += s
+			ph.Extract += x
+		}
+		return ph
+	}
 	stop := func(err error) (EpochStats, partialEpoch, error) {
+		if t.pipe != nil {
+			t.pipe.stop(err)
+		}
+		st.Phases = phases()
 		st.Seconds = time.Since(start).Seconds()
 		return *st, p, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
 	}
-	for b := range ep.NumBulks() {
-		first, seeds := ep.Bulk(b)
-		if first+len(seeds) <= st.Minibatches {
-			continue // trained before the run was stopped
-		}
+	for st.Minibatches < total {
 		if err := ctx.Err(); err != nil {
 			return stop(err)
 		}
-		t.meter.Begin()
-		bulk, err := t.sampler.SampleBulk(ctx, epoch, first, seeds)
+		it, err := feed.next(ctx, &st.Phases)
 		if err != nil {
-			return stop(fmt.Errorf("sample minibatches %d..%d: %w", first, first+len(seeds)-1, err))
+			return stop(err)
 		}
-		st.Phases.Sample += t.lap(PhaseSample)
-		// A checkpoint taken inside this bulk counts the bulk's edges only
+		sm, err := t.train(ctx, &it.mb, it.in, it.buf.labels, epoch, &st.Phases)
+		if err != nil {
+			return stop(fmt.Errorf("minibatch %d: %w", it.mb.Index, err))
+		}
+		feed.release(it)
+		p.LossSum += sm.LossSum
+		p.Correct += int(sm.Correct)
+		p.Labelled += int(sm.Labelled)
+		st.Minibatches++
+		// A checkpoint taken inside a bulk counts the bulk's edges only
 		// once it is finished, since a resumed run samples it again.
-		edges := bulk.SampledEdges()
-		for i := st.Minibatches - first; i < bulk.Len(); i++ {
-			if err := ctx.Err(); err != nil {
-				return stop(err)
-			}
-			mb := bulk.Minibatch(i)
-			sm, err := t.step(ctx, &mb, epoch, &st.Phases)
-			if err != nil {
-				return stop(fmt.Errorf("minibatch %d: %w", mb.Index, err))
-			}
-			p.LossSum += sm.LossSum
-			p.Correct += int(sm.Correct)
-			p.Labelled += int(sm.Labelled)
-			st.Minibatches++
-			if t.opt.OnMinibatch != nil {
-				t.opt.OnMinibatch(epoch, st.Minibatches, total)
-			}
+		st.SampledEdges += it.edges
+		if t.opt.OnMinibatch != nil {
+			t.opt.OnMinibatch(epoch, st.Minibatches, total)
 		}
-		st.SampledEdges += edges
+	}
+	var loaderCosts PhaseCosts
+	if pipe := t.pipe; pipe != nil {
+		// Every minibatch was delivered: the pipeline's goroutines have
+		// ended or are about to.
+		t.endPipeline()
+		s, x := pipe.times()
+		st.Phases.Sample += s
+		st.Phases.Extract += x
+		loaderCosts = pipe.costs()
 	}
 	st.Seconds = time.Since(start).Seconds()
 	out := *st
@@ -459,7 +536,7 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 		out.ValAcc, out.TestAcc = acc[0], acc[1]
 		out.Phases.Eval = t.lap(PhaseEval)
 	}
-	out.Costs = t.meter.Phases()
+	out.Costs = append(loaderCosts, t.meter.Phases()...)
 	out.RSSBytes, out.HeapBytes = memoryNow()
 	return out, p, nil
 }
@@ -472,38 +549,57 @@ func memoryNow() (rss, heap int64) {
 	return procstat.RSS(), int64(ms.HeapAlloc)
 }
 
-// step trains on one minibatch and returns its metrics, after the
-// reducer's.
+// step loads and trains one minibatch with the trainer's own input buffer
+// (the unpipelined path) and returns its metrics, after the reducer's.
 func (t *Trainer) step(ctx context.Context, mb *sampling.Minibatch, epoch int, ph *PhaseTimes) (StepMetrics, error) {
 	t.meter.Begin()
+	in, err := t.load(ctx, mb, &t.inputBuf)
+	if err != nil {
+		return StepMetrics{}, err
+	}
+	ph.Extract += t.lap(PhaseExtract)
+	return t.train(ctx, mb, in, t.labels, epoch, ph)
+}
+
+// load gathers the input features and the labels of mb into buf and
+// returns the model's input, which points into buf (as do the labels,
+// buf.labels). It reads only what
+// NewTrainer set, so that the pipeline may call it beside train.
+func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBuf) (Input, error) {
 	in := mb.InputNodes()
 	if t.opt.Arch == Linear {
 		in = mb.Seeds // the seeds are a prefix of every block's sources
 	}
 	var x Input
 	if t.sparse != nil {
-		if err := t.sparse.GatherCSR(ctx, &t.xs, in); err != nil {
-			return StepMetrics{}, err
+		if err := t.sparse.GatherCSR(ctx, &buf.xs, in); err != nil {
+			return Input{}, err
 		}
-		x.Sparse = &t.xs
+		x.Sparse = &buf.xs
 	} else {
-		t.x = grow(t.x, len(in)*t.data.Features.NumFeatures())
-		if err := t.data.Features.Gather(ctx, t.x, in); err != nil {
-			return StepMetrics{}, err
+		buf.x = grow(buf.x, len(in)*t.data.Features.NumFeatures())
+		if err := t.data.Features.Gather(ctx, buf.x, in); err != nil {
+			return Input{}, err
 		}
-		x.Dense = t.x
+		x.Dense = buf.x
 	}
-	t.labels = growInt32(t.labels, len(mb.Seeds))
-	featurex.Labels(t.labels, t.data.Labels, mb.Seeds)
-	ph.Extract += t.lap(PhaseExtract)
+	buf.labels = growInt32(buf.labels, len(mb.Seeds))
+	featurex.Labels(buf.labels, t.data.Labels, mb.Seeds)
+	return x, nil
+}
+
+// train runs forward, backward, the reducer and the optimiser step on mb
+// with its loaded input x and labels and returns the step's metrics, after the
+// reducer's. Its phases start at the meter's current span. An empty part
+// of a data-parallel minibatch (Sharder) is a zero-weight step: no forward
+// or backward, but the collectives all the same.
+func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, labels []int32, epoch int, ph *PhaseTimes) (StepMetrics, error) {
 	var sm StepMetrics
-	// An empty part of a data-parallel minibatch (Sharder) is a zero-weight
-	// step: no forward or backward, but the collectives all the same.
 	if len(mb.Seeds) > 0 {
 		be := t.model.be
 		logits := t.model.forward(mb, x, Pass{Train: true, Epoch: epoch, Minibatch: mb.Index, Part: t.part()})
 		t.dLogits = growBuf(be, t.dLogits, logits.Len())
-		loss, correct, labelled := be.SoftmaxCrossEntropy(t.dLogits, logits, t.data.NumClasses, t.labels)
+		loss, correct, labelled := be.SoftmaxCrossEntropy(t.dLogits, logits, t.data.NumClasses, labels)
 		ph.Forward += t.lap(PhaseForward)
 		t.model.backward(t.dLogits)
 		ph.Backward += t.lap(PhaseBackward)
@@ -521,7 +617,7 @@ func (t *Trainer) step(ctx context.Context, mb *sampling.Minibatch, epoch int, p
 		}
 		t.model.setGrads(g)
 		sm = r
-		ph.Update += t.lap(PhaseCommunicate)
+		ph.Reduce += t.lap(PhaseCommunicate)
 	} else if len(mb.Seeds) == 0 {
 		return sm, nil // nothing to learn from, and no other rank to keep in step
 	}

@@ -15,6 +15,8 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"--scale", "14", "--select-rows", "16384"}, true},
 		{[]string{"--scale", "14"}, false}, // 32768 rows of Q exceed 2^14
 		{[]string{"--rounds", "0"}, false},
+		{[]string{"--reps", "1"}, false},        // no warm product
+		{[]string{"--sample-reps", "1"}, false}, // no warm pass
 		{[]string{"--aa-scale", "40"}, false},
 		{[]string{"extra"}, false},
 	} {
@@ -26,8 +28,8 @@ func TestParseArgs(t *testing.T) {
 }
 
 func TestMetric(t *testing.T) {
-	out := []byte("Q·A: ... best of 10: 0.0018 s\n{\"seconds_median\":0.002,\"seps\":1.5e7}\n")
-	if v, err := metric(out, "seconds_median"); err != nil || v != 0.002 {
+	out := []byte("Q·A: ... warm: median of 9 products 0.0018 s\n{\"seconds\":0.002,\"seps\":1.5e7}\n")
+	if v, err := metric(out, "seconds"); err != nil || v != 0.002 {
 		t.Errorf("metric = %v, %v; want 0.002", v, err)
 	}
 	if _, err := metric(out, "nope"); err == nil {

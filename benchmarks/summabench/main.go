@@ -82,8 +82,7 @@ type summary struct {
 	BNNZ       int64   `json:"b_nnz"`
 	NNZOut     int64   `json:"nnz_out"`
 	Digest     string  `json:"digest"`
-	Seconds    float64 `json:"seconds"`
-	MedianSecs float64 `json:"seconds_median"`
+	Seconds    float64 `json:"seconds"` // the median of the warm products
 	BestSecs   float64 `json:"seconds_best"`
 	PeakRSS    int64   `json:"peak_rss_bytes"`
 	PeakRSSMax int64   `json:"peak_rss_max"`
@@ -94,15 +93,8 @@ type summary struct {
 	} `json:"traffic"`
 }
 
-// times returns the best and the median product time, from either form of
-// the summary: seconds (best) and seconds_median, or seconds_best and
-// seconds (the median of the warm products).
-func (s *summary) times() (best, median float64) {
-	if s.BestSecs > 0 {
-		return s.BestSecs, s.Seconds
-	}
-	return s.Seconds, s.MedianSecs
-}
+// times returns the best and the median (warm) product time.
+func (s *summary) times() (best, median float64) { return s.BestSecs, s.Seconds }
 
 type result struct {
 	grid string

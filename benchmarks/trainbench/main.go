@@ -1,13 +1,17 @@
 // Command trainbench measures GraphSAGE training epochs on bulk-sampled
 // minibatches: the epoch time and its breakdown into phases (sample, extract,
-// forward, backward, update) and SEPS, with the build's native BLAS (OpenBLAS
-// under the openblas tag) and with gonum's pure-Go BLAS, in one process on
-// the same graph, and writes a markdown table to --out
-// (benchmarks/results/train.md, as `make bench` runs it).
+// forward, backward, update, and the pipeline's wait) and SEPS, with the
+// build's native BLAS (OpenBLAS under the openblas tag) and with gonum's
+// pure-Go BLAS, with and without the input pipeline (--pipeline 1,2), in one
+// process on the same graph, and writes a markdown table to --out
+// (benchmarks/results/train.md, as `make bench` runs it). The
+// configurations take turns, one epoch each per round, so that they see the
+// same load; every round trains the same epoch (the first) of each
+// configuration's model again, so that the rounds do the same work.
 //
 // Usage:
 //
-//	go run -tags openblas ./benchmarks/trainbench [--nodes 150000] [--epochs 2] [--threads 2]
+//	go run -tags openblas ./benchmarks/trainbench [--nodes 150000] [--epochs 2] [--threads 2] [--pipeline 2]
 //
 // The workload is issue 5's: a 3-layer GraphSAGE, hidden 256, fanouts
 // 15,10,5, batch 1024, k = 32 minibatches per bulk, dropout 0.5, Adam, on a
@@ -24,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -43,6 +48,7 @@ type config struct {
 	hidden, batch, bulk    int
 	fanouts                []int
 	backends               []string
+	depths                 []int
 	seed                   uint64
 	out                    string
 }
@@ -53,13 +59,14 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 			"markdown table to --out and standard output.", stderr)
 	c := &config{}
 	fs.IntVar(&c.nodes, "nodes", 150_000, "vertices of the products-like planted-partition graph")
-	fs.IntVar(&c.epochs, "epochs", 2, "epochs per BLAS backend (the table gives the median)")
+	fs.IntVar(&c.epochs, "epochs", 2, "rounds: epochs per configuration, taken in turns (the table gives the median)")
 	fs.IntVar(&c.threads, "threads", 2, "threads of sampling and the sparse products (and of OpenBLAS)")
 	fs.IntVar(&c.hidden, "hidden", 256, "hidden width")
 	fs.IntVar(&c.batch, "batch", 1024, "seeds per minibatch b")
 	fs.IntVar(&c.bulk, "bulk", 32, "minibatches per bulk k")
 	fanout := fs.String("fanout", "15,10,5", "fanouts, seeds' layer first")
 	blas := fs.String("blas", "native,gonum", "comma-separated BLAS backends: native (the build's) and/or gonum")
+	pipeline := fs.String("pipeline", "2", "comma-separated pipeline depths (gnn.TrainOptions.PipelineDepth): 1 (none) and/or 2")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the graph, the plan, the weights and the sampler")
 	fs.StringVar(&c.out, "out", "benchmarks/results/train.md", "markdown output file; empty for standard output only")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
@@ -90,23 +97,22 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		}
 		c.backends = append(c.backends, b)
 	}
+	if c.depths, err = benchutil.ParseInts(*pipeline, 1); err != nil || slices.ContainsFunc(c.depths, func(d int) bool { return d > 2 }) {
+		return bad("--pipeline %q: want depths 1 and/or 2", *pipeline)
+	}
 	return c, nil
 }
 
-// result is the measurement of one backend.
+// result is the measurement of one configuration: a BLAS backend and a
+// pipeline depth.
 type result struct {
 	blas   string
-	epochs []gnn.EpochStats
-}
-
-// costs returns what each epoch's training cost the process: the sum of
-// its phases (gnn.EpochStats.Costs; evaluation is off).
-func (r result) costs() []procstat.Cost {
-	c := make([]procstat.Cost, len(r.epochs))
-	for i, st := range r.epochs {
-		c[i] = st.Costs.Total()
-	}
-	return c
+	depth  int
+	epochs []gnn.EpochStats // one per round
+	// costs is what each round's Run (its epoch; evaluation is off) cost
+	// the process, over one span: the sum of the epoch's phase costs would
+	// count the pipeline's overlapping spans twice.
+	costs []procstat.Cost
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -133,28 +139,43 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "trainbench: %d vertices, %d edges, %d training vertices (generated in %.1f s)\n",
 		ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), genSec)
 	var results []result
+	var trainers []*gnn.Trainer
+	var labels []string
 	for _, b := range c.backends {
-		s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.seed, Threads: c.threads})
-		if err != nil {
-			return err
+		for _, depth := range c.depths {
+			s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.seed, Threads: c.threads})
+			if err != nil {
+				return err
+			}
+			// Epochs 1: each Run trains the first epoch again.
+			opt := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5, BatchSize: c.batch, BulkSize: c.bulk,
+				Epochs: 1, Seed: c.seed, Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth}
+			data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.threads, NoEval: true})
+			if err != nil {
+				return err
+			}
+			tr, err := gnn.NewTrainer(data, opt)
+			if err != nil {
+				return err
+			}
+			trainers = append(trainers, tr)
+			labels = append(labels, fmt.Sprintf("%s, pipeline %d", backendLabel(b, tr), depth))
+			results = append(results, result{blas: tr.Model().BLAS(), depth: depth})
 		}
-		opt := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5, BatchSize: c.batch, BulkSize: c.bulk,
-			Epochs: c.epochs, Seed: c.seed, Threads: c.threads, PureGoBLAS: b == "gonum"}
-		data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.threads, NoEval: true})
-		if err != nil {
-			return err
+	}
+	var meter procstat.Meter
+	for round := range c.epochs {
+		for i, tr := range trainers {
+			meter.Begin()
+			res, err := tr.Run(ctx, nil)
+			if err != nil {
+				return err
+			}
+			results[i].costs = append(results[i].costs, meter.End("epoch"))
+			st := res.Epochs[0]
+			fmt.Fprintf(stderr, "trainbench: %s round %d: %.2f s (wait %.2f s), loss %.3f\n", labels[i], round+1, st.Seconds, st.Phases.Wait.Seconds(), st.Loss)
+			results[i].epochs = append(results[i].epochs, st)
 		}
-		tr, err := gnn.NewTrainer(data, opt)
-		if err != nil {
-			return err
-		}
-		res, err := tr.Run(ctx, func(st gnn.EpochStats) {
-			fmt.Fprintf(stderr, "trainbench: %s epoch %d: %.2f s, loss %.3f\n", backendLabel(b, tr), st.Epoch+1, st.Seconds, st.Loss)
-		})
-		if err != nil {
-			return err
-		}
-		results = append(results, result{blas: res.BLAS, epochs: res.Epochs})
 	}
 	rep := benchutil.Report{Program: "trainbench", Path: c.out, Text: format(c, ds, genSec, load, results)}
 	return rep.Write(stdout, stderr)
@@ -175,11 +196,11 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 		"(2.45M vertices) does not fit the benchmark's 5-minute budget on 2 cores; this is the largest scale that does.\n\n",
 		ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), genSec)
 	fmt.Fprintf(&b, "Workload: 3-layer GraphSAGE (mean), hidden %d, fanouts %v, batch %d, k = %d minibatches per bulk, "+
-		"dropout 0.5, Adam; %d epochs per BLAS (median; evaluation skipped). Load average at the start: %s.\n\n",
+		"dropout 0.5, Adam; %d rounds in which each configuration trains one epoch in turn (median; evaluation skipped). Load average at the start: %s.\n\n",
 		c.hidden, c.fanouts, c.batch, c.bulk, c.epochs, load)
 	b.WriteString(benchutil.CostLegend + "\n")
-	b.WriteString("| BLAS | epoch (s) | sample | extract | forward | backward | update | SEPS (M) | sampled edges | vs first |" + benchutil.CostColumns + "\n")
-	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + benchutil.CostRule + "\n")
+	b.WriteString("| BLAS | pipeline | epoch (s) | sample | extract | forward | backward | update | wait | SEPS (M) | sampled edges | vs first | paired |" + benchutil.CostColumns + "\n")
+	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + benchutil.CostRule + "\n")
 	var first float64
 	for i, r := range results {
 		med := func(f func(gnn.EpochStats) float64) float64 {
@@ -193,17 +214,27 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 		if i == 0 {
 			first = epoch
 		}
-		fmt.Fprintf(&b, "| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.2f | %d | %.2fx |%s\n", r.blas, epoch,
+		// paired: the median over rounds of this row's epoch time over the
+		// first row's in the same round.
+		paired := make([]float64, len(r.epochs))
+		for j, st := range r.epochs {
+			paired[j] = st.Seconds / results[0].epochs[j].Seconds
+		}
+		fmt.Fprintf(&b, "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %d | %.2fx | %.3fx |%s\n", r.blas, r.depth, epoch,
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
+			med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.SEPS })/1e6,
-			r.epochs[0].SampledEdges, epoch/first, benchutil.CostCells(benchutil.MedianCost(r.costs())))
+			r.epochs[0].SampledEdges, epoch/first, benchutil.Median(paired), benchutil.CostCells(benchutil.MedianCost(r.costs)))
 	}
 	b.WriteString("\nPhase columns are seconds per epoch; SEPS divides the sampled edges by the sampling phase's time. " +
-		"\"vs first\" is the epoch time relative to the first row, measured in the same process.\n")
+		"\"vs first\" is the median epoch time relative to the first row's, measured in the same process; \"paired\" is the " +
+		"median over the rounds of the epoch time over the first row's in the same round. With pipeline 2, sample and extract " +
+		"run on their own goroutines beside the training phases (their times overlap the others), and wait is the time the " +
+		"training goroutine waited for them; with pipeline 1 every phase runs in turn.\n")
 	return b.String()
 }
 

@@ -36,8 +36,25 @@ func TestSmallRun(t *testing.T) {
 	}
 }
 
+// TestPipelineRows: --pipeline 1,2 gives a row per depth, the unpipelined
+// one first, with the paired ratio.
+func TestPipelineRows(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(context.Background(), []string{"--nodes", "3000", "--epochs", "2", "--hidden", "8", "--fanout", "3,3",
+		"--batch", "64", "--bulk", "2", "--blas", "native", "--pipeline", "1,2", "--out", ""}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	table := stdout.String()
+	for _, want := range []string{"| " + gnn.BLAS + " | 1 | ", "| " + gnn.BLAS + " | 2 | ", "| 1.00x | 1.000x |", "| wait |"} {
+		if !strings.Contains(table, want) {
+			t.Errorf("table lacks %q:\n%s", want, table)
+		}
+	}
+}
+
 func TestFlagErrors(t *testing.T) {
-	for _, args := range [][]string{{"--nodes", "10"}, {"--epochs", "0"}, {"--fanout", "3,x"}, {"--blas", "mkl"}, {"extra"}} {
+	for _, args := range [][]string{{"--nodes", "10"}, {"--epochs", "0"}, {"--fanout", "3,x"}, {"--blas", "mkl"}, {"--pipeline", "3"}, {"--pipeline", "0"}, {"extra"}} {
 		var stdout, stderr bytes.Buffer
 		if code := run(context.Background(), args, &stdout, &stderr); code != 2 {
 			t.Errorf("%q: exit %d; want 2", args, code)

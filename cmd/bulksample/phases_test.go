@@ -114,15 +114,27 @@ func TestNotePhase(t *testing.T) {
 }
 
 // TestTrainPhases checks the costs in train's JSON: per epoch, each
-// training phase; for the run, the load and the sum of the epochs.
+// training phase (with the pipeline's wait, the default, or without it);
+// for the run, the load and the sum of the epochs.
 func TestTrainPhases(t *testing.T) {
+	for _, tc := range []struct {
+		pipeline string
+		train    []string
+	}{
+		{"2", []string{"sample", "extract", "wait", "forward", "backward", "update", "eval"}},
+		{"1", []string{"sample", "extract", "forward", "backward", "update", "eval"}},
+	} {
+		checkTrainPhases(t, tc.pipeline, tc.train)
+	}
+}
+
+func checkTrainPhases(t *testing.T, pipeline string, train []string) {
 	code, stdout, stderr := runCLI(t, "train", "--data", "synthetic:nodes=600,classes=3,features=8,split=random:0.5,0.2,0.3",
-		"--fanout", "4,3", "--batch", "64", "--epochs", "2", "--hidden", "8", "--json")
+		"--fanout", "4,3", "--batch", "64", "--epochs", "2", "--hidden", "8", "--pipeline", pipeline, "--json")
 	if code != 0 {
-		t.Fatalf("train: exit %d\n%s", code, stderr)
+		t.Fatalf("train --pipeline %s: exit %d\n%s", pipeline, code, stderr)
 	}
 	s := lastJSON[trainSummary](t, stdout)
-	train := []string{"sample", "extract", "forward", "backward", "update", "eval"}
 	checkPhases(t, "train", s.Costs, append([]string{"load"}, train...)...)
 	if len(s.Epochs) != 2 {
 		t.Fatalf("train --epochs 2: %d epoch records", len(s.Epochs))
@@ -133,6 +145,9 @@ func TestTrainPhases(t *testing.T) {
 		sample += ep.Costs.Get("sample").Seconds
 		if got, want := ep.Costs.Get("forward").Seconds, ep.Phases.Forward; math.Abs(got-want) > 1e-6 {
 			t.Errorf("epoch %d: forward costs %g s; phase_seconds %g", ep.Epoch, got, want)
+		}
+		if got, want := ep.Costs.Get("wait").Seconds, ep.Phases.Wait; math.Abs(got-want) > 1e-6 {
+			t.Errorf("epoch %d: wait costs %g s; phase_seconds %g", ep.Epoch, got, want)
 		}
 	}
 	if got := s.Costs.Get("sample").Seconds; math.Abs(got-sample) > 1e-9 {

@@ -23,10 +23,11 @@ func trainPresets() []trainPreset {
 		{
 			name: "kipf-gcn",
 			about: "GCN as Kipf and Welling (ICLR 2017) trained it: 2 layers, hidden 16, all neighbours, every training\n" +
-				"vertex in one minibatch (full-batch GCN), dropout 0.5, weight decay 5e-4, Adam lr 0.01, 200 epochs,\n" +
-				"row-normalised features",
+				"vertex in one minibatch (full-batch GCN), dropout 0.5 on the features and the hidden layer, weight\n" +
+				"decay 5e-4 on the first layer only, Adam lr 0.01, 200 epochs, row-normalised features",
 			flags: [][2]string{{"model", "gcn"}, {"sampler", "node"}, {"fanout", "-1,-1"}, {"hidden", "16"}, {"batch", "all"},
-				{"bulk", "1"}, {"epochs", "200"}, {"lr", "0.01"}, {"dropout", "0.5"}, {"weight-decay", "5e-4"}, {"norm-features", "on"}},
+				{"bulk", "1"}, {"epochs", "200"}, {"lr", "0.01"}, {"dropout", "0.5"}, {"weight-decay", "5e-4"}, {"weight-decay-layers", "first"},
+				{"norm-features", "on"}},
 		},
 		{
 			name: "planetoid-sage",
@@ -127,6 +128,10 @@ func trainCommand(c *trainConfig) string {
 		fan[i] = strconv.Itoa(f)
 	}
 	o := c.opt
-	return fmt.Sprintf("--model %v --sampler %s --fanout %s --hidden %d --batch %d --bulk %d --epochs %d --lr %g --dropout %g --weight-decay %g --norm-features %s",
-		o.Arch, c.sampler, strings.Join(fan, ","), o.Hidden, o.BatchSize, o.BulkSize, o.Epochs, o.Adam.LR, o.Dropout, o.Adam.WeightDecay, c.normFeatures.String())
+	layers := "all"
+	if o.WeightDecayFirstLayer {
+		layers = "first"
+	}
+	return fmt.Sprintf("--model %v --sampler %s --fanout %s --hidden %d --batch %d --bulk %d --epochs %d --lr %g --dropout %g --weight-decay %g --weight-decay-layers %s --norm-features %s",
+		o.Arch, c.sampler, strings.Join(fan, ","), o.Hidden, o.BatchSize, o.BulkSize, o.Epochs, o.Adam.LR, o.Dropout, o.Adam.WeightDecay, layers, c.normFeatures.String())
 }

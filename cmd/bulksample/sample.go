@@ -25,6 +25,7 @@ type sampleConfig struct {
 	method   string // node, ladies or fastgcn
 	ladies   string // --ladies-matrix: normalized or raw
 	semibulk int
+	reps     int // passes over the seeds; the first is the cold one
 	baseline bool
 	digest   bool
 	json     bool
@@ -49,6 +50,9 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs.IntVar(&c.nw.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
 	fs.Uint64Var(&c.nw.Seed, "seed", 1, "seed of the seed permutation and of the sampler")
 	fs.IntVar(&c.epoch, "epoch", 0, "epoch whose minibatches are sampled")
+	fs.IntVar(&c.reps, "reps", 1, "passes over the seeds: the first is the cold pass (fresh memory, empty buffers), reported\n"+
+		"on its own; with 2 or more, SEPS is the median of the warm passes that follow it, the steady state of a\n"+
+		"caller that samples epoch after epoch")
 	frontier := fs.String("frontier", "all", "all: expand every frontier vertex at every layer (DGL blocks); new: only vertices first reached at the previous hop (PyG NeighborLoader)")
 	fs.BoolVar(&c.nw.Weighted, "weighted", false, "sample proportionally to edge weights (default uniform)")
 	fs.BoolVar(&c.nw.Replace, "replace", false, "sample with replacement")
@@ -84,6 +88,10 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 		return nil, usageError(fs, "--max-bulk-edges %d: want >= 0", c.nw.MaxBulkEdges)
 	case c.epoch < 0:
 		return nil, usageError(fs, "--epoch %d: want >= 0", c.epoch)
+	case c.reps < 1:
+		return nil, usageError(fs, "--reps %d: want >= 1", c.reps)
+	case c.reps > 1 && c.dist.distributed():
+		return nil, usageError(fs, "--reps %d: applies to one process only (a distributed run samples once)", c.reps)
 	case c.method != "node" && c.method != "ladies" && c.method != "fastgcn":
 		return nil, usageError(fs, "--method %q: want node, ladies or fastgcn", c.method)
 	case c.semibulk < 0:
@@ -129,28 +137,42 @@ func sampleFanouts(s string) ([]int, error) {
 
 // sampleSummary is the --json object of `bulksample sample`.
 type sampleSummary struct {
-	Graph        string  `json:"graph"`
-	Vertices     int     `json:"vertices"`
-	Edges        int64   `json:"edges"`
-	Sampler      string  `json:"sampler"`
-	LadiesMatrix string  `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
-	Frontier     string  `json:"frontier"`
-	Fanouts      []int   `json:"fanouts"`
-	Batch        int     `json:"batch"`
-	Bulk         int     `json:"bulk"`
-	Threads      int     `json:"threads"`
-	Seeds        int     `json:"seeds"`
-	Minibatches  int     `json:"minibatches"`
-	Bulks        int     `json:"bulks"`
-	SampledEdges int64   `json:"sampled_edges"`
-	Seconds      float64 `json:"seconds"`
-	SEPS         float64 `json:"seps"`
-	LoadSeconds  float64 `json:"load_seconds"`
-	Digest       string  `json:"digest,omitempty"`
-	PeakRSSBytes int64   `json:"peak_rss_bytes"`
-	Version      string  `json:"version"`
+	Graph        string `json:"graph"`
+	Vertices     int    `json:"vertices"`
+	Edges        int64  `json:"edges"`
+	Sampler      string `json:"sampler"`
+	LadiesMatrix string `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
+	Frontier     string `json:"frontier"`
+	Fanouts      []int  `json:"fanouts"`
+	Batch        int    `json:"batch"`
+	Bulk         int    `json:"bulk"`
+	Threads      int    `json:"threads"`
+	Seeds        int    `json:"seeds"`
+	Minibatches  int    `json:"minibatches"`
+	Bulks        int    `json:"bulks"`
+	// SampledEdges is the edges of one pass over the seeds (every pass
+	// samples the same ones).
+	SampledEdges int64 `json:"sampled_edges"`
+	// Seconds and SEPS are the headline: the median of the warm passes
+	// when --reps is 2 or more, else the one (cold) pass.
+	Seconds float64 `json:"seconds"`
+	SEPS    float64 `json:"seps"`
+	// Reps is the passes over the seeds (--reps); Warm says whether Seconds
+	// and SEPS are those of warm passes. ColdSeconds and ColdSEPS are the
+	// first pass's, which pays for fresh memory and empty buffers;
+	// PassSeconds and PassCosts give every pass, in order.
+	Reps         int             `json:"reps,omitempty"`
+	Warm         bool            `json:"warm"`
+	ColdSeconds  float64         `json:"cold_seconds,omitempty"`
+	ColdSEPS     float64         `json:"cold_seps,omitempty"`
+	PassSeconds  []float64       `json:"pass_seconds,omitempty"`
+	PassCosts    []procstat.Cost `json:"pass_costs,omitempty"`
+	LoadSeconds  float64         `json:"load_seconds"`
+	Digest       string          `json:"digest,omitempty"`
+	PeakRSSBytes int64           `json:"peak_rss_bytes"`
+	Version      string          `json:"version"`
 	// Phases is what each phase cost the process: load, setup (plan and
-	// sampler), sample (the sampler's calls only) and digest.
+	// sampler), sample (the sampler's calls only, every pass) and digest.
 	Phases procstat.Phases `json:"phases"`
 }
 
@@ -212,12 +234,22 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	meter.End("setup")
 	sum.Phases = meter.Phases()
-	if err := sampleEpoch(ctx, e.stderr, s, ep, c.digest, &sum); err != nil {
+	if err := sampleEpoch(ctx, e.stderr, s, ep, c.reps, c.digest, &sum); err != nil {
 		return err
 	}
 	notePhase(e.stderr, "sample", "sample", sum.Phases.Get("sample"))
-	fmt.Fprintf(e.stdout, "%s sampler: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges in %.3fs: %.2fM SEPS\n",
-		name, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
+	if c.reps > 1 {
+		notePhase(e.stderr, "sample", "cold pass", sum.PassCosts[0])
+	}
+	fmt.Fprintf(e.stdout, "%s sampler: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges per pass\n",
+		name, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges)
+	if sum.Warm {
+		fmt.Fprintf(e.stdout, "warm: median of %d passes %.3fs: %.2fM SEPS; cold (first pass): %.3fs: %.2fM SEPS\n",
+			c.reps-1, sum.Seconds, sum.SEPS/1e6, sum.ColdSeconds, sum.ColdSEPS/1e6)
+	} else {
+		fmt.Fprintf(e.stdout, "cold (one pass): %.3fs: %.2fM SEPS (--reps 3 adds warm passes, the steady state)\n",
+			sum.Seconds, sum.SEPS/1e6)
+	}
 	if c.digest {
 		fmt.Fprintf(e.stdout, "digest %s\n", sum.Digest)
 	}
@@ -252,47 +284,66 @@ func (c *sampleConfig) epochPlan(train []int32, n int) (*sampling.EpochPlan, err
 	return ep, nil
 }
 
-// sampleEpoch samples every bulk of ep, timing only the sampler (not the
-// digest), with a progress line on stderr every few seconds. It adds what
-// the sampler's calls cost to sum.Phases as phase "sample", and the digest's
-// as "digest".
-func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, digest bool, sum *sampleSummary) error {
+// sampleEpoch samples every bulk of ep reps times (at least once), timing
+// only the sampler (not the digest), with a progress line on stderr every
+// few seconds, and fills sum's figures: the first pass is the cold one, and
+// with reps >= 2 the headline is the median of the others. It adds what the
+// sampler's calls cost to sum.Phases as phase "sample", and the digest's (of
+// the first pass: every pass samples the same) as "digest".
+func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, reps int, digest bool, sum *sampleSummary) error {
+	reps = max(reps, 1)
 	var m procstat.Meter
 	var dg *sampling.Digest
 	if digest {
 		dg = sampling.NewDigest()
 	}
-	var busy time.Duration
+	sum.Reps, sum.PassSeconds, sum.PassCosts = reps, nil, nil
 	lastReport := time.Now()
-	for i := range ep.NumBulks() {
-		first, seeds := ep.Bulk(i)
-		m.Begin()
-		start := time.Now()
-		b, err := s.SampleBulk(ctx, ep.Epoch, first, seeds)
-		if err != nil {
-			return fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first, first+len(seeds)-1, err)
-		}
-		busy += time.Since(start)
-		m.End("sample")
-		sum.SampledEdges += b.SampledEdges()
-		if dg != nil {
-			dg.AddBulk(b)
-			m.End("digest")
-		}
-		if time.Since(lastReport) > 2*time.Second {
-			lastReport = time.Now()
-			line := fmt.Sprintf("sample: %d/%d bulks, %d sampled edges, %.2fM SEPS",
-				i+1, ep.NumBulks(), sum.SampledEdges, float64(sum.SampledEdges)/busy.Seconds()/1e6)
-			if n := m.Phase("sample").Note(); n != "" {
-				line += "; " + n
+	for pass := range reps {
+		var busy time.Duration
+		var edges int64
+		var cost procstat.Cost
+		for i := range ep.NumBulks() {
+			first, seeds := ep.Bulk(i)
+			m.Begin()
+			start := time.Now()
+			b, err := s.SampleBulk(ctx, ep.Epoch, first, seeds)
+			if err != nil {
+				return fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first, first+len(seeds)-1, err)
 			}
-			fmt.Fprintln(stderr, line)
+			busy += time.Since(start)
+			cost.Add(m.End("sample"))
+			edges += b.SampledEdges()
+			if dg != nil && pass == 0 {
+				dg.AddBulk(b)
+				m.End("digest")
+			}
+			if time.Since(lastReport) > 2*time.Second {
+				lastReport = time.Now()
+				line := fmt.Sprintf("sample: pass %d/%d: %d/%d bulks, %d sampled edges, %.2fM SEPS",
+					pass+1, reps, i+1, ep.NumBulks(), edges, float64(edges)/busy.Seconds()/1e6)
+				if n := cost.Note(); n != "" {
+					line += "; " + n
+				}
+				fmt.Fprintln(stderr, line)
+			}
 		}
+		if pass > 0 && edges != sum.SampledEdges {
+			return fmt.Errorf("pass %d sampled %d edges, the first %d: the sampler is not deterministic", pass+1, edges, sum.SampledEdges)
+		}
+		sum.SampledEdges = edges
+		sum.PassSeconds = append(sum.PassSeconds, busy.Seconds())
+		sum.PassCosts = append(sum.PassCosts, cost)
 	}
-	sum.Seconds = busy.Seconds()
-	if sum.Seconds > 0 {
-		sum.SEPS = float64(sum.SampledEdges) / sum.Seconds
+	seps := func(sec float64) float64 {
+		if sec <= 0 {
+			return 0
+		}
+		return float64(sum.SampledEdges) / sec
 	}
+	f := summarizeReps(sum.PassSeconds)
+	sum.Seconds, sum.Warm, sum.ColdSeconds = f.Seconds, f.Warm, f.Cold
+	sum.SEPS, sum.ColdSEPS = seps(f.Seconds), seps(f.Cold)
 	if dg != nil {
 		sum.Digest = dg.Sum()
 	}

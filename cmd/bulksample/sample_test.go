@@ -98,6 +98,8 @@ func TestSampleFlagErrors(t *testing.T) {
 		{[]string{"--graph", g, "--seeds", "-3"}, 2, "--seeds"},
 		{[]string{"--graph", g, "--threads", "-1"}, 2, "--threads"},
 		{[]string{"--graph", g, "--nosuchflag"}, 2, "nosuchflag"},
+		{[]string{"--graph", g, "--reps", "0"}, 2, "--reps 0"},
+		{[]string{"--graph", g, "--reps", "2", "--inproc-ranks", "2"}, 2, "--reps 2"},
 		{[]string{"--graph", g, "--seeds", "401"}, 1, "--seeds 401"},
 		{[]string{"--graph", filepath.Join(t.TempDir(), "missing.npz")}, 1, "missing.npz"},
 	} {
@@ -108,6 +110,43 @@ func TestSampleFlagErrors(t *testing.T) {
 		if code != tc.code || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d (want %d), stderr lacks %q:\n%s", tc.args, code, tc.code, tc.want, stderr)
 		}
+	}
+}
+
+// TestSampleReps: --reps N samples the seeds N times; the first pass is
+// reported as the cold one, the headline is the median of the others, and
+// every pass samples the same edges (the digest is the first pass's).
+func TestSampleReps(t *testing.T) {
+	g := sampleTestGraph(t)
+	args := []string{"--graph", g, "--batch", "16", "--fanout", "4,3", "--bulk", "4", "--digest", "--json"}
+	code, stdout, stderr := runCLI(t, "sample", args...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	one := lastJSON[sampleSummary](t, stdout)
+	if one.Reps != 1 || one.Warm || one.Seconds != one.ColdSeconds || one.SEPS != one.ColdSEPS || len(one.PassSeconds) != 1 ||
+		!strings.Contains(stdout, "cold (one pass)") {
+		t.Errorf("--reps 1: reps %d, warm %v, seconds %v (cold %v), SEPS %v (cold %v), passes %v; output %q",
+			one.Reps, one.Warm, one.Seconds, one.ColdSeconds, one.SEPS, one.ColdSEPS, one.PassSeconds, stdout)
+	}
+	code, stdout, stderr = runCLI(t, "sample", append(args, "--reps", "4")...)
+	if code != 0 {
+		t.Fatalf("--reps 4: exit %d: %s", code, stderr)
+	}
+	s := lastJSON[sampleSummary](t, stdout)
+	if s.Reps != 4 || !s.Warm || len(s.PassSeconds) != 4 || len(s.PassCosts) != 4 {
+		t.Fatalf("--reps 4: reps %d, warm %v, %d pass times, %d pass costs", s.Reps, s.Warm, len(s.PassSeconds), len(s.PassCosts))
+	}
+	if s.SampledEdges != one.SampledEdges || s.Digest != one.Digest {
+		t.Errorf("--reps 4: %d edges, digest %s; one pass: %d, %s", s.SampledEdges, s.Digest, one.SampledEdges, one.Digest)
+	}
+	if want := median(s.PassSeconds[1:]); s.Seconds != want || s.ColdSeconds != s.PassSeconds[0] ||
+		s.SEPS != float64(s.SampledEdges)/want || s.ColdSEPS != float64(s.SampledEdges)/s.PassSeconds[0] {
+		t.Errorf("--reps 4: seconds %v (want the warm median %v), cold %v, SEPS %v, cold SEPS %v; passes %v",
+			s.Seconds, want, s.ColdSeconds, s.SEPS, s.ColdSEPS, s.PassSeconds)
+	}
+	if !strings.Contains(stdout, "warm: median of 3 passes") || !strings.Contains(stdout, "cold (first pass)") {
+		t.Errorf("--reps 4: the human output lacks the warm and cold figures: %q", stdout)
 	}
 }
 
@@ -135,7 +174,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 	e := &env{stdout: &bytes.Buffer{}, stderr: &errb}
 	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--batch", "7", "--fanout", "4,-1", "--bulk", "3",
 		"--seeds", "9", "--threads", "2", "--seed", "12", "--epoch", "4", "--frontier", "new", "--weighted",
-		"--replace", "--baseline", "--digest", "--max-bulk-edges", "99", "--method", "node", "--json"})
+		"--replace", "--baseline", "--digest", "--max-bulk-edges", "99", "--method", "node", "--reps", "5", "--json"})
 	if err != nil {
 		t.Fatalf("%v: %s", err, errb.String())
 	}
@@ -144,7 +183,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		plan:  sampling.PlanOptions{BatchSize: 7, BulkSize: 3, Seed: 12},
 		nw: sampling.NodeWiseOptions{Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
 			Seed: 12, Threads: 2, MaxBulkEdges: 99},
-		seeds: 9, epoch: 4, method: "node", ladies: "normalized", baseline: true, digest: true, json: true,
+		seeds: 9, epoch: 4, method: "node", ladies: "normalized", reps: 5, baseline: true, digest: true, json: true,
 		dist: distFlags{rankFlags: rankFlags{replication: 1}, fetch: "pull", failRank: -1}, // defaults (TestSampleDistFlagsMapToOptions)
 	}
 	if !reflect.DeepEqual(*c, want) {
@@ -155,7 +194,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	if d.plan.BatchSize != 1024 || d.plan.BulkSize != 16 || !reflect.DeepEqual(d.nw.Fanouts, []int{15, 10, 5}) ||
-		d.nw.Frontier != sampling.FrontierAll || d.nw.Weighted || d.nw.Replace || d.baseline || d.digest || d.json || d.method != "node" {
+		d.nw.Frontier != sampling.FrontierAll || d.nw.Weighted || d.nw.Replace || d.baseline || d.digest || d.json || d.method != "node" || d.reps != 1 {
 		t.Errorf("defaults %+v", *d)
 	}
 }

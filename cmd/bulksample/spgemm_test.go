@@ -55,8 +55,17 @@ func TestSpGEMMCommand(t *testing.T) {
 	if s["method"] != "auto" || s["a"] != pa || s["b"] != pa {
 		t.Errorf("method %v, a %v, b %v", s["method"], s["a"], s["b"])
 	}
-	if sec, _ := s["seconds"].(float64); sec <= 0 || sec > s["seconds_median"].(float64) {
-		t.Errorf("seconds %v, median %v", s["seconds"], s["seconds_median"])
+	// Two products: the first is cold, the headline is the second (the
+	// median of one warm product), and the best is the faster of the two.
+	if costs, _ := s["product_costs"].([]any); len(costs) != 2 || s["warm"] != true {
+		t.Errorf("product_costs %v, warm %v: want 2 of them and true", s["product_costs"], s["warm"])
+	}
+	warm, cold, best := s["seconds"].(float64), s["cold_seconds"].(float64), s["seconds_best"].(float64)
+	if warm <= 0 || cold <= 0 || best != min(warm, cold) {
+		t.Errorf("seconds %v, cold_seconds %v, seconds_best %v", warm, cold, best)
+	}
+	if !strings.Contains(stdout, "warm: median of 1 products") || !strings.Contains(stdout, "cold (first product)") {
+		t.Errorf("human output lacks the warm and cold figures: %q", stdout)
 	}
 
 	// A·B with another B and a forced accumulator.
@@ -69,6 +78,10 @@ func TestSpGEMMCommand(t *testing.T) {
 	s = lastJSON[map[string]any](t, stdout)
 	if s["nnz_out"] != float64(spgemm.Mul(m, b, nil).NNZ()) || s["b_nnz"] != float64(3) || s["method"] != "hash" {
 		t.Errorf("A·B summary %v", s)
+	}
+	// One product is cold, and the headline says so.
+	if s["warm"] != false || s["seconds"] != s["cold_seconds"] || !strings.Contains(stdout, "cold (one product)") {
+		t.Errorf("--reps 1: warm %v, seconds %v, cold_seconds %v; output %q", s["warm"], s["seconds"], s["cold_seconds"], stdout)
 	}
 
 	// Q·A: Q selects 3 distinct rows; a gather computes exactly one

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"image/color"
 	"io"
@@ -35,6 +36,9 @@ import (
 type trainConfig struct {
 	data         string
 	split        string
+	splitSeed    uint64 // --split-seed
+	splitFile    string // --split-file: a split file to train on
+	splitOut     string // --split-out: where to write the split used
 	normFeatures normMode
 	sampler      string
 	ladiesMatrix string // --ladies-matrix: normalized or raw
@@ -73,6 +77,13 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.preset, "preset", "", "a named set of flag values (see above): "+presetNames()+"; explicit flags override it")
 	fs.StringVar(&c.data, "data", "", "dataset: a path (any format bulksample reads), cora, citeseer or synthetic[:k=v,...]; required")
 	fs.StringVar(&c.split, "split", "", `split of a dataset read from a file: "" keeps the stored one or the default, planetoid[:T,V,E], random:a,b,c`)
+	fs.Uint64Var(&c.splitSeed, "split-seed", 0, "seed of the split that --split draws, or the default split of a file that stores none (a stored\n"+
+		"split is kept without --split); independent of --seed, so that training seeds can be varied on\n"+
+		"one split and splits varied for one training seed")
+	fs.StringVar(&c.splitFile, "split-file", "", "train on the split in this JSON file, {\"train\": [ids], \"valid\": [ids], \"test\": [ids]}, the\n"+
+		"0-based rows of --data's graph (for example Planetoid's public split mapped to the file's node order)")
+	fs.StringVar(&c.splitOut, "split-out", "", "write the split trained on to this JSON file (the --split-file format), for a peer\n"+
+		"implementation or another run to use the same vertices")
 	fs.Var(&c.normFeatures, "norm-features", "scale every feature row to sum 1, the Planetoid protocol for bag-of-words features\n"+
 		"(PyG's NormalizeFeatures): auto (on for cora and citeseer, by name or file name, off otherwise), on or off;\n"+
 		"the bare flag means on; give the others as --norm-features=off (default auto)")
@@ -88,8 +99,13 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.IntVar(&c.opt.Epochs, "epochs", gnn.DefaultEpochs, "epochs E")
 	fs.Float64Var(&c.opt.Adam.LR, "lr", gnn.DefaultLR, "Adam learning rate")
 	fs.Float64Var(&c.opt.Adam.WeightDecay, "weight-decay", 0, "L2 weight decay of Adam")
+	decayLayers := fs.String("weight-decay-layers", "all", "parameters --weight-decay applies to: all, or first (the first layer's weights and bias only,\n"+
+		"as Kipf and Welling's GCN and PyG's GCN example do)")
 	dropout := fs.Float64("dropout", 0.5, "dropout probability on every layer's input, in [0, 1)")
 	fs.IntVar(&c.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	fs.IntVar(&c.opt.PipelineDepth, "pipeline", 0, "pipeline depth: 2 samples the next bulk and gathers the next minibatch's features while the\n"+
+		"current minibatch trains (at most 2 bulks in memory); 1 runs the phases in turn; the weights are the same bit for bit;\n"+
+		"0 for the default, 2")
 	fs.Uint64Var(&c.opt.Seed, "seed", 1, "seed of the permutations, weights, dropout and sampler")
 	blas := fs.String("blas", "native", "dense BLAS: native (the build's, "+gnn.BLAS+") or gonum (pure Go)")
 	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch")
@@ -135,6 +151,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--dropout %g: want a probability in [0, 1)", *dropout)
 	case c.opt.Threads < 0:
 		return nil, usageError(fs, "--threads %d: want >= 0", c.opt.Threads)
+	case c.opt.PipelineDepth < 0 || c.opt.PipelineDepth > 2:
+		return nil, usageError(fs, "--pipeline %d: want 1 (no overlap) or 2 (or 0 for the default, 2)", c.opt.PipelineDepth)
 	case c.opt.Resume && c.opt.CheckpointDir == "":
 		return nil, usageError(fs, "--resume needs --checkpoint DIR")
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
@@ -142,6 +160,23 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	if err := checkDataSpec(c.data); err != nil {
 		return nil, usageError(fs, "--data %q: %v", c.data, err)
+	}
+	switch *decayLayers {
+	case "all":
+	case "first":
+		c.opt.WeightDecayFirstLayer = true
+	default:
+		return nil, usageError(fs, "--weight-decay-layers %q: want all or first", *decayLayers)
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	switch {
+	case c.splitFile != "" && set["split"]:
+		return nil, usageError(fs, "--split-file %q and --split %q: give one split", c.splitFile, c.split)
+	case c.splitFile != "" && set["split-seed"]:
+		return nil, usageError(fs, "--split-seed %d: --split-file %q gives the split, which has no seed", c.splitSeed, c.splitFile)
+	case set["split-seed"] && strings.HasPrefix(c.data, "synthetic"):
+		return nil, usageError(fs, "--split-seed %d: the synthetic dataset's split follows its own seed option (--data synthetic:seed=N)", c.splitSeed)
 	}
 	if c.opt.Arch, err = gnn.ParseArch(*model); err != nil {
 		return nil, usageError(fs, "--model %q: want sage, gcn or linear", *model)
@@ -227,6 +262,12 @@ type trainSummary struct {
 	// Preset is the --preset applied, if any; GCNNorm GCN's --gcn-norm.
 	Preset  string `json:"preset,omitempty"`
 	GCNNorm string `json:"gcn_norm,omitempty"`
+	// WeightDecayLayers is --weight-decay-layers: all or first.
+	WeightDecayLayers string `json:"weight_decay_layers"`
+	// SplitSeed is --split-seed, the seed of a drawn split; SplitFile the
+	// --split-file trained on instead, if any.
+	SplitSeed uint64 `json:"split_seed"`
+	SplitFile string `json:"split_file,omitempty"`
 	// Epochs holds one record per epoch, those loaded from a checkpoint
 	// included, in order.
 	Epochs []epochRecord `json:"epochs"`
@@ -314,12 +355,17 @@ func (m normMode) applies(name string) bool {
 	return name == "cora" || name == "citeseer"
 }
 
+// phaseSeconds are gnn.PhaseTimes in seconds. With --pipeline 2, sample
+// and extract (the feature gathering, or exchange) run beside the training
+// goroutine's phases, and wait is the time it waited for them.
 type phaseSeconds struct {
 	Sample   float64 `json:"sample"`
 	Extract  float64 `json:"extract"`
 	Forward  float64 `json:"forward"`
 	Backward float64 `json:"backward"`
+	Reduce   float64 `json:"reduce"` // the gradient all-reduce (data-parallel runs)
 	Update   float64 `json:"update"`
+	Wait     float64 `json:"wait"`
 	Eval     float64 `json:"eval"`
 }
 
@@ -391,8 +437,9 @@ type trainSetup struct {
 	normalized bool
 }
 
-// setupTrain loads and checks --data, sets --batch all's size and, on one
-// process, normalises the feature rows when --norm-features says so.
+// setupTrain loads and checks --data (with --split-file's split, writing
+// --split-out's), sets --batch all's size and, on one process, normalises
+// the feature rows when --norm-features says so.
 func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error) {
 	var meter procstat.Meter
 	meter.Begin()
@@ -401,10 +448,21 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 	if err != nil {
 		return nil, err
 	}
+	if c.splitFile != "" {
+		if err := dataset.ReadSplitFile(c.splitFile, ds); err != nil {
+			return nil, fmt.Errorf("--split-file: %w", err)
+		}
+	}
 	ts := &trainSetup{ds: ds, loadSec: time.Since(t0).Seconds(), loadCost: meter.End("load")}
 	notePhase(e.stderr, "train", "load", ts.loadCost)
 	if err := checkTrainData(c, ds); err != nil {
 		return nil, err
+	}
+	if c.splitOut != "" {
+		if err := dataset.WriteSplitFile(c.splitOut, ds); err != nil {
+			return nil, fmt.Errorf("--split-out: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "wrote the split to %s\n", c.splitOut)
 	}
 	if c.batchAll {
 		c.opt.BatchSize = max(len(ds.Train), 1)
@@ -460,6 +518,10 @@ func (ts *trainSetup) summary(c *trainConfig, res *gnn.Result) trainSummary {
 	sum.NormFeatures = ts.normalized
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 	sum.Preset = c.preset
+	sum.WeightDecayLayers, sum.SplitSeed, sum.SplitFile = "all", c.splitSeed, c.splitFile
+	if c.opt.WeightDecayFirstLayer {
+		sum.WeightDecayLayers = "first"
+	}
 	if c.opt.Arch == gnn.GCN {
 		sum.GCNNorm = c.opt.GCNNorm.String()
 	}
@@ -577,9 +639,15 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		if err != nil {
 			return nil, err
 		}
-		return dataset.LoadContext(ctx, path, &dataset.LoadOptions{Split: c.split, Threads: c.opt.Threads, Progress: e.stderr})
+		return dataset.LoadContext(ctx, path, c.loadOptions(e))
 	}
-	return dataset.LoadContext(ctx, c.data, &dataset.LoadOptions{Split: c.split, Threads: c.opt.Threads, Progress: e.stderr})
+	return dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+}
+
+// loadOptions are the options of loading --data from a file: the split of
+// --split and --split-seed.
+func (c *trainConfig) loadOptions(e *env) *dataset.LoadOptions {
+	return &dataset.LoadOptions{Split: c.split, Seed: c.splitSeed, Threads: c.opt.Threads, Progress: e.stderr}
 }
 
 // plantedOptions parses "nodes=20000,classes=8": the options of the
@@ -778,10 +846,23 @@ func (p *epochProgress) done() {
 // sampled edges (all but the linear one), whose SEPS it then gives.
 func printEpoch(w io.Writer, epochs int, st gnn.EpochStats, sampled bool) {
 	ph := st.Phases
-	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f s%s | RSS %.1f MB, heap %.1f MB\n",
+	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f%s; eval %.3f s%s | RSS %.1f MB, heap %.1f MB\n",
 		st.Epoch+1, epochs, st.Loss, st.TrainAcc, st.ValAcc, st.TestAcc, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(),
-		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled),
+		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), waitText(ph), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled),
 		float64(st.RSSBytes)/1e6, float64(st.HeapBytes)/1e6)
+}
+
+// waitText formats the reduce and wait phases for the progress lines, when
+// the run has them.
+func waitText(ph gnn.PhaseTimes) string {
+	s := ""
+	if ph.Reduce > 0 {
+		s += fmt.Sprintf(", reduce %.3f", ph.Reduce.Seconds())
+	}
+	if ph.Wait > 0 {
+		s += fmt.Sprintf(", wait %.3f", ph.Wait.Seconds())
+	}
+	return s
 }
 
 // sepsText formats SEPS after sep for the progress lines, or returns ""
@@ -844,7 +925,9 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 		Extract:  med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
 		Forward:  med(func(s gnn.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
 		Backward: med(func(s gnn.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
+		Reduce:   med(func(s gnn.EpochStats) float64 { return s.Phases.Reduce.Seconds() }),
 		Update:   med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
+		Wait:     med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
 		Eval:     med(func(s gnn.EpochStats) float64 { return s.Phases.Eval.Seconds() }),
 	}
 	return sum
@@ -853,7 +936,8 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 // phasesOf returns the phase times of one epoch in seconds.
 func phasesOf(p gnn.PhaseTimes) phaseSeconds {
 	return phaseSeconds{Sample: p.Sample.Seconds(), Extract: p.Extract.Seconds(), Forward: p.Forward.Seconds(),
-		Backward: p.Backward.Seconds(), Update: p.Update.Seconds(), Eval: p.Eval.Seconds()}
+		Backward: p.Backward.Seconds(), Reduce: p.Reduce.Seconds(), Update: p.Update.Seconds(), Wait: p.Wait.Seconds(),
+		Eval: p.Eval.Seconds()}
 }
 
 // plotCurves writes the training curves to a PNG file: the training loss

@@ -73,9 +73,14 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	var waits dist.CommTimes
 	world = dist.NewTimed(world, &waits)
 	root := world.Rank() == 0
+	// This rank's copy of the configuration (setupTrain sets --batch all's
+	// size in it; in-process ranks share c); rank 0 alone writes files.
+	local := *c
+	c = &local
 	re := e // where this rank reports progress: rank 0 alone
 	if !root {
 		re = &env{stdout: io.Discard, stderr: io.Discard}
+		c.splitOut = ""
 	}
 	ts, err := setupTrain(ctx, re, c)
 	if err != nil {

@@ -1,0 +1,268 @@
+package gnn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/sampling"
+)
+
+// agree is a collective on c: every rank contributes tag, and agree
+// returns an error unless all ranks gave the same one, which is what a
+// rank that issues its collectives in another order than the others would
+// see.
+func agree(ctx context.Context, c dist.Comm, tag ...int64) error {
+	all := make([]int64, len(tag)*c.Size())
+	counts := make([]int, c.Size())
+	for i := range counts {
+		counts[i] = len(tag)
+	}
+	if err := c.Allgatherv(ctx, dist.PhaseControl, tag, all, counts); err != nil {
+		return err
+	}
+	for r := range c.Size() {
+		if got := all[r*len(tag) : (r+1)*len(tag)]; !slices.Equal(got, tag) {
+			return fmt.Errorf("rank %d issued collective %v while rank %d issued %v", c.Rank(), tag, r, got)
+		}
+	}
+	return nil
+}
+
+// commSampler and commStore make a collective on a shared communicator
+// before each bulk and each gather, as sampling.DistNodeWise and
+// featurex.Dist do on the grid's process column; commReducer averages the
+// gradients over its own communicator, as data-parallel training does.
+type commSampler struct {
+	sampling.Sampler
+	comm dist.Comm
+}
+
+func (s *commSampler) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
+	if err := agree(ctx, s.comm, 1, int64(epoch), int64(first)); err != nil {
+		return nil, err
+	}
+	return s.Sampler.SampleBulk(ctx, epoch, first, seeds)
+}
+
+type commStore struct {
+	*featurex.Local
+	comm dist.Comm
+}
+
+func (s *commStore) Gather(ctx context.Context, dst []float32, ids []int32) error {
+	if err := agree(ctx, s.comm, 2, int64(len(ids)), int64(ids[0])); err != nil {
+		return err
+	}
+	return s.Local.Gather(ctx, dst, ids)
+}
+
+type commReducer struct{ comm dist.Comm }
+
+func (r *commReducer) Reduce(ctx context.Context, grads []float32, m *StepMetrics) error {
+	if err := r.comm.Allreduce(ctx, dist.PhaseGradients, dist.OpSum, grads); err != nil {
+		return err
+	}
+	// Every rank has the same gradients: the sum of two is exact, and so
+	// is halving it.
+	for i := range grads {
+		grads[i] /= float32(r.comm.Size())
+	}
+	return nil
+}
+
+// failingCommReducer fails its failAt-th reduction (0: never).
+type failingCommReducer struct {
+	commReducer
+	calls, failAt int
+}
+
+func (r *failingCommReducer) Reduce(ctx context.Context, grads []float32, m *StepMetrics) error {
+	if r.calls++; r.calls == r.failAt {
+		return fmt.Errorf("injected failure on rank %d", r.comm.Rank())
+	}
+	return r.commReducer.Reduce(ctx, grads, m)
+}
+
+// runRanks trains on p in-process ranks whose sampler and feature store
+// make collectives on one shared communicator and whose reducer
+// all-reduces on another, at the same time as the loading goroutine; rank
+// 0's reducer fails its failAt-th reduction (0: never). A rank whose run
+// fails aborts the job, as the CLI does. It returns each rank's weights
+// hash and error.
+func runRanks(t *testing.T, p, failAt int, opt TrainOptions) ([]uint64, []error) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	world, err := dist.NewInProcWorld(p, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, p)
+	hashes := make([]uint64, p)
+	for r, w := range world {
+		wg.Go(func() {
+			defer func() {
+				if errs[r] != nil {
+					w.Abort(errs[r])
+				}
+			}()
+			ctx := context.Background()
+			load, err := w.Split(ctx, 0, r)
+			if err != nil {
+				errs[r] = err
+				return
+			}
+			reduce, err := w.Split(ctx, 0, r)
+			if err != nil {
+				errs[r] = err
+				return
+			}
+			d := dataOf(t, ds, &commSampler{Sampler: nodeWise(t, ds, []int{4, 3}, 7), comm: load})
+			d.Features = &commStore{Local: d.Features.(*featurex.Local), comm: load}
+			red := &failingCommReducer{commReducer: commReducer{comm: reduce}}
+			if r == 0 {
+				red.failAt = failAt
+			}
+			d.Reducer = red
+			tr, err := NewTrainer(d, opt)
+			if err != nil {
+				errs[r] = err
+				return
+			}
+			if _, errs[r] = tr.Run(ctx, nil); errs[r] == nil {
+				hashes[r] = paramsHash(tr.Model().Params())
+			}
+		})
+	}
+	wg.Wait()
+	return hashes, errs
+}
+
+// TestPipelineCollectives: on two in-process ranks, every collective of
+// the loading goroutine (on the shared communicator) meets its peer while
+// the training goroutine all-reduces on its own (agree checks the order),
+// and since both ranks train the same minibatches their weights are those
+// of one process without the pipeline, bit for bit. A failure of rank 0's
+// reducer ends both ranks' runs with an error (rank 0 aborts the job) and
+// no goroutine left.
+func TestPipelineCollectives(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	opt := stopOptions()
+	opt.PipelineDepth = 1
+	wantTr, _ := runWith(t, dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
+	want := paramsHash(wantTr.Model().Params())
+	opt.PipelineDepth = 2
+	hashes, errs := runRanks(t, 2, 0, opt)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+		if hashes[r] != want {
+			t.Errorf("rank %d: weights hash %x; one process without the pipeline %x", r, hashes[r], want)
+		}
+	}
+
+	before := runtime.NumGoroutine()
+	_, errs = runRanks(t, 2, 14, opt)
+	if errs[0] == nil || !strings.Contains(errs[0].Error(), "injected failure on rank 0") {
+		t.Errorf("rank 0: %v; want the injected failure", errs[0])
+	}
+	if !errors.Is(errs[1], dist.ErrAborted) {
+		t.Errorf("rank 1: %v; want dist.ErrAborted", errs[1])
+	}
+	if n := waitGoroutines(before); n > before {
+		t.Errorf("%d goroutines after the failed runs, %d before", n, before)
+	}
+}
+
+// TestPipelineDistComponents trains on two in-process ranks with the
+// library's distributed components: sampling.DistNodeWise on the grid's
+// process column and featurex.Dist on its own copy of it, each on a
+// goroutine of its own, beside the reducer's all-reduce on a third
+// communicator. Every rank samples the same global minibatches, which the
+// distributed sampler draws exactly as the local one, so the weights must
+// be those of one process without the pipeline, bit for bit.
+func TestPipelineDistComponents(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	// SAGE reads no degrees, which the local sampler adds and the
+	// distributed one does not: the samples are the same.
+	nw := sampling.NodeWiseOptions{Fanouts: []int{4, 3}, Seed: 7}
+	opt := stopOptions()
+	opt.PipelineDepth = 1
+	wantTr, _ := runWith(t, dataOf(t, ds, nodeWise(t, ds, nw.Fanouts, nw.Seed)), opt)
+	want := paramsHash(wantTr.Model().Params())
+
+	const p = 2
+	world, err := dist.NewInProcWorld(p, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, p)
+	hashes := make([]uint64, p)
+	for r, w := range world {
+		wg.Go(func() {
+			errs[r] = func() error {
+				ctx := context.Background()
+				grid, err := dist.NewGrid(ctx, w, 1, ds.NumNodes())
+				if err != nil {
+					return err
+				}
+				m, err := dist.Distribute(grid, ds.Adj)
+				if err != nil {
+					return err
+				}
+				s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, nw)
+				if err != nil {
+					return err
+				}
+				lo, hi := grid.MyRows()
+				f := ds.NumFeatures
+				store, err := featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
+				if err != nil {
+					return err
+				}
+				defer store.Close()
+				reduce, err := w.Split(ctx, 0, r)
+				if err != nil {
+					return err
+				}
+				d := dataOf(t, ds, s)
+				d.Features, d.Reducer = store, &commReducer{comm: reduce}
+				o := opt
+				o.PipelineDepth = 2
+				tr, err := NewTrainer(d, o)
+				if err != nil {
+					return err
+				}
+				if !ownComm(d.Features) {
+					return errors.New("featurex.Dist does not get a loading goroutine of its own")
+				}
+				if _, err := tr.Run(ctx, nil); err != nil {
+					return err
+				}
+				hashes[r] = paramsHash(tr.Model().Params())
+				return nil
+			}()
+			if errs[r] != nil {
+				w.Abort(errs[r])
+			}
+		})
+	}
+	wg.Wait()
+	for r := range p {
+		if errs[r] != nil {
+			t.Fatalf("rank %d: %v", r, errs[r])
+		}
+		if hashes[r] != want {
+			t.Errorf("rank %d: weights hash %x; one process without the pipeline %x", r, hashes[r], want)
+		}
+	}
+}
