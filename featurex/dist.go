@@ -68,7 +68,8 @@ type GatherPhase int
 
 const (
 	GatherPack   GatherPhase = iota // classify ids, copy the local and cached rows; sort and deduplicate the remote ones
-	GatherIDs                       // the status and id all-to-alls
+	GatherStatus                    // the status all-to-all: mostly waiting for the column's slowest rank
+	GatherIDs                       // the id all-to-all
 	GatherServe                     // the owner copies the rows asked of it
 	GatherRows                      // the row all-to-all
 	GatherUnpack                    // copy the fetched rows into place (Bulk.Gather: every row)
@@ -80,6 +81,8 @@ func (p GatherPhase) String() string {
 	switch p {
 	case GatherPack:
 		return "pack"
+	case GatherStatus:
+		return "status"
 	case GatherIDs:
 		return "ids"
 	case GatherServe:
@@ -156,9 +159,9 @@ func (s *DistStats) Add(o DistStats) {
 //
 // The store exchanges on its own copy of the column communicator (Comm),
 // so its calls never mix with other traffic on the grid's and may run on
-// another goroutine than that traffic (under MPI this needs the
-// MPI_THREAD_MULTIPLE level that dist.NewMPIWorld asks for), the store
-// itself being used by one goroutine at a time.
+// another goroutine than that traffic where dist.ConcurrentComms allows it
+// (under MPI: the MPI_THREAD_MULTIPLE level), the store itself being used
+// by one goroutine at a time.
 //
 // A bad id or a destination of the wrong length on one rank makes every
 // rank of the column return an error from that call (no rank is left
@@ -425,6 +428,8 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 	if err := col.Alltoallv(ctx, dist.PhaseFeatures, st, d.twos, rt, d.twos); err != nil {
 		return nil, fmt.Errorf("featurex: %s: %w", op, err)
 	}
+	ts := time.Now()
+	d.stats.Time[GatherStatus] += ts.Sub(t0)
 	if local != nil {
 		return nil, local
 	}
@@ -445,7 +450,7 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 		return nil, fmt.Errorf("featurex: %s: %w", op, err)
 	}
 	t1 := time.Now()
-	d.stats.Time[GatherIDs] += t1.Sub(t0)
+	d.stats.Time[GatherIDs] += t1.Sub(ts)
 	d.reply = grow(d.reply, total*f)
 	for i, v := range d.asked {
 		if v < d.lo || v >= d.hi {

@@ -103,7 +103,11 @@ func (a *Adam) Step(params, grads []float32) {
 	}
 }
 
-// step is Step on be's buffers; the moments stay in host memory.
+// StepOn is Step on be's buffers, with be's Adam (the CPU backend's runs on
+// its threads); the moments stay in host memory.
+func (a *Adam) StepOn(be Backend, params, grads Buf) { a.step(be, params, grads) }
+
+// step is StepOn.
 func (a *Adam) step(be Backend, params, grads Buf) {
 	a.check(params.Len(), grads.Len())
 	var mb, vb Buf

@@ -2,9 +2,12 @@ package gnn
 
 import (
 	"math"
+	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -50,19 +53,90 @@ func (c *CPU) Upload(dst Buf, src []float32) { copy(dst.host[:len(src)], src) }
 // Download copies src into dst.
 func (c *CPU) Download(dst []float32, src Buf) { copy(dst, src.host[:len(dst)]) }
 
-// Gemm calls the BLAS's Sgemm (see Backend).
+// Gemm calls the BLAS's Sgemm (see Backend). With OpenBLAS and more than
+// one thread, a large product is split into as many blocks of rows (or of
+// columns, when it has few rows) of c as the backend has threads, each a
+// single-threaded Sgemm on its own goroutine: OpenBLAS's own worker threads
+// spin on sched_yield between calls for up to about 0.1 s, taking a core
+// from the goroutines of the passes between products (15% of the CPU time
+// of a step in a profile of the products-like workload of
+// benchmarks/torchpeer). The blocks of c are computed by the same kernels
+// over the same k, so the result does not depend on the split.
 func (c *CPU) Gemm(tA, tB bool, m, n, k int, alpha float32, a, b Buf, beta float32, cc Buf) {
-	gemm(c.impl, tA, tB, m, n, k, alpha, a.host, b.host, beta, cc.host)
+	t := c.threads
+	if t <= 0 {
+		t = runtime.GOMAXPROCS(0)
+	}
+	if c.name != BLAS || BLAS == PureGoBLAS || t <= 1 || m == 0 || n == 0 || k == 0 || m*n*k < gemmSplitMinWork {
+		gemm(c.impl, tA, tB, m, n, k, alpha, a.host, b.host, beta, cc.host)
+		return
+	}
+	setBLASThreads(1)
+	A, B, C := a.host, b.host, cc.host
+	ta, lda := blas.NoTrans, k
+	if tA {
+		ta, lda = blas.Trans, m
+	}
+	tb, ldb := blas.NoTrans, n
+	if tB {
+		tb, ldb = blas.Trans, k
+	}
+	var wg sync.WaitGroup
+	if m >= n {
+		// Rows [lo, hi) of c: rows of op(a).
+		parts := min(t, m/gemmSplitMinSide)
+		for p := range parts {
+			lo, hi := m*p/parts, m*(p+1)/parts
+			aOff := lo * k
+			if tA {
+				aOff = lo
+			}
+			block := func() {
+				c.impl.Sgemm(ta, tb, hi-lo, n, k, alpha, A[aOff:], lda, B, ldb, beta, C[lo*n:], n)
+			}
+			if p == parts-1 {
+				block()
+			} else {
+				wg.Go(block)
+			}
+		}
+	} else {
+		// Columns [lo, hi) of c: columns of op(b).
+		parts := min(t, n/gemmSplitMinSide)
+		for p := range parts {
+			lo, hi := n*p/parts, n*(p+1)/parts
+			bOff := lo
+			if tB {
+				bOff = lo * k
+			}
+			block := func() {
+				c.impl.Sgemm(ta, tb, m, hi-lo, k, alpha, A, lda, B[bOff:], ldb, beta, C[lo:], n)
+			}
+			if p == parts-1 {
+				block()
+			} else {
+				wg.Go(block)
+			}
+		}
+	}
+	wg.Wait()
 }
 
-// SpMM calls spgemm.MulDense.
+// gemmSplitMinWork and gemmSplitMinSide bound the products Gemm splits:
+// at least 2^22 multiply-adds, and blocks of at least 64 rows or columns.
+const (
+	gemmSplitMinWork = 1 << 22
+	gemmSplitMinSide = 64
+)
+
+// SpMM calls spgemm.MulDense (on one goroutine when it is small).
 func (c *CPU) SpMM(dst Buf, a *spgemm.CSR, b Buf, cols int) {
-	spgemm.MulDense(dst.host, a, b.host, cols, c.threads)
+	spgemm.MulDense(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
 }
 
-// SpMMT calls spgemm.MulDenseT.
+// SpMMT calls spgemm.MulDenseT (on one goroutine when it is small).
 func (c *CPU) SpMMT(dst Buf, a *spgemm.CSR, b Buf, cols int) {
-	spgemm.MulDenseT(dst.host, a, b.host, cols, c.threads)
+	spgemm.MulDenseT(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
 }
 
 // NormalizeRows calls spgemm.NormalizeRows.
@@ -89,12 +163,80 @@ func (c *CPU) AddRowScaled(dst, s, src Buf, cols int) {
 	}
 }
 
+// The element-wise passes below run on up to Threads goroutines when they
+// are large. Every element is computed by the same arithmetic whatever the
+// split, and column sums add the rows of each column in row order, so the
+// results are the same bit for bit for any thread count.
+
+// minParallelValues is the size of an element-wise pass under which it stays
+// on one goroutine: below about 1 MiB (a pass of a few hundred
+// microseconds) the pass gains less from a second goroutine than a fork and
+// join can cost on a loaded machine, where each waits for a core (Cora's
+// minibatches, whose passes are a few tens of microseconds, ran 1.4 times
+// slower split than a peer that keeps them on one thread).
+const minParallelValues = 256 << 10
+
+// minParallelMACs is the size (entries times columns) of a sparse product
+// under which SpMM and SpMMT run on one goroutine, for the same reason.
+const minParallelMACs = 1 << 19
+
+// sparseThreads returns the threads of a product of a by cols columns.
+func (c *CPU) sparseThreads(a *spgemm.CSR, cols int) int {
+	if a.NNZ()*int64(cols) < minParallelMACs {
+		return 1
+	}
+	return c.threads
+}
+
+// parts returns how many goroutines a pass over n values uses.
+func (c *CPU) parts(n int) int {
+	t := c.threads
+	if t <= 0 {
+		t = runtime.GOMAXPROCS(0)
+	}
+	return max(1, min(t, n/minParallelValues))
+}
+
+// parallel calls fn(lo, hi) for parts contiguous ranges of [0, n), each on
+// its own goroutine (the first on the caller's); the bounds are multiples of
+// align except n itself. Callers make the closure only when parts > 1, so
+// that the serial path allocates nothing.
+func parallel(parts, n, align int, fn func(lo, hi int)) {
+	bound := func(p int) int {
+		if p >= parts {
+			return n
+		}
+		return n / align * p / parts * align
+	}
+	var wg sync.WaitGroup
+	for p := 1; p < parts; p++ {
+		lo, hi := bound(p), bound(p+1)
+		wg.Go(func() { fn(lo, hi) })
+	}
+	fn(0, bound(1))
+	wg.Wait()
+}
+
 // AddBias adds b to every row of dst.
 func (c *CPU) AddBias(dst, b Buf) {
-	out, f := dst.host, len(b.host)
-	for r := 0; r+f <= len(out); r += f {
-		row := out[r : r+f]
-		for j, v := range b.host {
+	f := len(b.host)
+	if f == 0 {
+		return
+	}
+	rows := len(dst.host) / f
+	if k := c.parts(rows * f); k > 1 {
+		parallel(k, rows, 1, func(lo, hi int) { addBiasRows(dst.host, b.host, lo, hi) })
+		return
+	}
+	addBiasRows(dst.host, b.host, 0, rows)
+}
+
+// addBiasRows adds b to rows [lo, hi) of out.
+func addBiasRows(out, b []float32, lo, hi int) {
+	f := len(b)
+	for r := lo; r < hi; r++ {
+		row := out[r*f : (r+1)*f : (r+1)*f]
+		for j, v := range b {
 			row[j] += v
 		}
 	}
@@ -102,11 +244,31 @@ func (c *CPU) AddBias(dst, b Buf) {
 
 // ColSums sets dst to the column sums of a.
 func (c *CPU) ColSums(dst, a Buf) {
-	d := dst.host
+	f := len(dst.host)
+	if f == 0 {
+		return
+	}
+	rows := len(a.host) / f
+	if k := min(c.parts(rows*f), f/colSumsMinCols); k > 1 {
+		parallel(k, f, 1, func(lo, hi int) { colSums(dst.host, a.host, rows, lo, hi) })
+		return
+	}
+	colSums(dst.host, a.host, rows, 0, f)
+}
+
+// colSumsMinCols is the fewest columns a goroutine of ColSums takes: the
+// split is by columns (so that each column is summed in row order), and a
+// narrower slice of every row wastes the rest of its cache lines.
+const colSumsMinCols = 16
+
+// colSums sets columns [lo, hi) of dst to the column sums of the first rows
+// rows of a (rows of len(dst) values).
+func colSums(dst, a []float32, rows, lo, hi int) {
+	f := len(dst)
+	d := dst[lo:hi:hi]
 	clear(d)
-	f := len(d)
-	for r := 0; r+f <= len(a.host); r += f {
-		for j, v := range a.host[r : r+f] {
+	for r := range rows {
+		for j, v := range a[r*f+lo : r*f+hi : r*f+hi] {
 			d[j] += v
 		}
 	}
@@ -114,56 +276,261 @@ func (c *CPU) ColSums(dst, a Buf) {
 
 // ReLU zeroes the negative values of h.
 func (c *CPU) ReLU(h Buf) {
-	for e, v := range h.host {
+	if k := c.parts(len(h.host)); k > 1 {
+		parallel(k, len(h.host), 1, func(lo, hi int) { biasReLU(h.host[lo:hi], nil, 0) })
+		return
+	}
+	biasReLU(h.host, nil, 0)
+}
+
+// biasReLU adds b (when not nil) to h, element e of h getting b[(j0+e) mod
+// len(b)], and sets the negative results to +0.
+func biasReLU(h, b []float32, j0 int) {
+	if b == nil {
+		for e, v := range h {
+			if v < 0 {
+				h[e] = 0
+			}
+		}
+		return
+	}
+	j := j0
+	for e, v := range h {
+		v += b[j]
 		if v < 0 {
-			h.host[e] = 0
+			v = 0
+		}
+		h[e] = v
+		if j++; j == len(b) {
+			j = 0
 		}
 	}
 }
 
 // Dropout applies mask (and, with relu, ReLU) to h, four elements per
-// random draw. The choice is made without branches (an index into a
-// two-entry table): the drops are random, so branches would be mispredicted
-// half the time. Negative elements become -0, which compares as not > 0.
+// random draw (see dropout).
 func (c *CPU) Dropout(hb Buf, mask DropoutMask, relu bool) {
-	h := hb.host
-	key, threshold := mask.Key, mask.Threshold
-	factor := [2]float32{mask.Scale, 0}
-	var signShift uint32 = 31
+	c.dropout(hb.host, hb.host, nil, mask, relu)
+}
+
+// dropout sets dst to the dropout (with relu, also ReLU) of src, after
+// adding the bias b to every row when b is not nil (rows of len(b) values).
+// dst and src have the same length and are either the same slice or do not
+// overlap.
+func (c *CPU) dropout(dst, src, b []float32, mask DropoutMask, relu bool) {
+	d := newDropper(mask, relu)
+	n := len(dst)
+	align := 4 // whole draws
+	if b != nil {
+		align = len(b) // whole rows, for the bias index
+	}
+	if k := c.parts(n); k > 1 && n/align >= k {
+		parallel(k, n, align, func(lo, hi int) { d.span(dst[lo:hi], src[lo:hi], lo, b) })
+		return
+	}
+	d.span(dst, src, 0, b)
+}
+
+// dropper applies a DropoutMask. The choice is made without branches (a
+// mask on the bits of the factor): the drops are random, so branches would
+// be mispredicted half the time. Negative elements become -0 under relu
+// (v·+0), which compares as not > 0.
+type dropper struct {
+	key       sampling.RowKey
+	threshold uint32
+	scaleBits uint32 // the bits of mask.Scale
+	signShift uint64
+}
+
+func newDropper(mask DropoutMask, relu bool) dropper {
+	d := dropper{key: mask.Key, threshold: mask.Threshold, scaleBits: math.Float32bits(mask.Scale), signShift: 31}
 	if !relu {
-		signShift = 32 // shifts the sign bit out: never zero for sign
+		d.signShift = 32 // shifts the sign bit out: never zero for sign
 	}
-	one := func(v float32, r uint64) float32 {
-		drop := (uint32(r&0xffff) - threshold) >> 31 // 1 iff r16 < threshold
-		neg := uint32(uint64(math.Float32bits(v)) >> signShift)
-		return v * factor[(drop|neg)&1]
+	return d
+}
+
+// dropOne returns v kept (v·scale) or dropped (v·+0) by the 16-bit draw r
+// (its low bits): dropped when r16 < threshold or, with signShift 31, when
+// v is negative. Its arguments are scalars, not a dropper, so that the
+// inlined calls keep them in registers.
+func dropOne(v float32, r uint64, threshold, scaleBits uint32, signShift uint64) float32 {
+	drop := (uint32(r&0xffff) - threshold) >> 31 // 1 iff r16 < threshold
+	neg := uint32(uint64(math.Float32bits(v)) >> signShift)
+	keep := ((drop | neg) & 1) - 1 // all ones to keep, 0 to drop
+	return v * math.Float32frombits(scaleBits&keep)
+}
+
+// span sets dst[i] to the dropout of src[i] (plus b[(e0+i) mod len(b)]
+// when b is not nil), element e0+i of the layer's input. Element e takes
+// bits 16·(e mod 4).. of the draw e/4.
+func (d dropper) span(dst, src []float32, e0 int, b []float32) {
+	src = src[:len(dst)]
+	if f := len(b); f > 0 && f%4 == 0 && e0%f == 0 && len(dst)%f == 0 {
+		d.rows(dst, src, e0, b)
+		return
 	}
-	e := 0
-	for ; e+4 <= len(h); e += 4 {
-		r := key.Uint64(int64(e / 4))
-		h4 := h[e : e+4 : e+4]
-		h4[0] = one(h4[0], r)
-		h4[1] = one(h4[1], r>>16)
-		h4[2] = one(h4[2], r>>32)
-		h4[3] = one(h4[3], r>>48)
+	key, thr, sb, sh := d.key, d.threshold, d.scaleBits, d.signShift
+	j, f := 0, len(b)
+	if f > 0 {
+		j = e0 % f
 	}
-	if e < len(h) {
-		r := key.Uint64(int64(e / 4))
-		for ; e < len(h); e++ {
-			h[e] = one(h[e], r)
+	at := func(i int) float32 {
+		v := src[i]
+		if f > 0 {
+			v += b[j]
+			if j++; j == f {
+				j = 0
+			}
+		}
+		return v
+	}
+	i := 0
+	// The head up to a whole draw.
+	if e := e0 % 4; e != 0 {
+		r := key.Uint64(int64(e0/4)) >> (16 * e)
+		for ; i < len(dst) && (e0+i)%4 != 0; i++ {
+			dst[i] = dropOne(at(i), r, thr, sb, sh)
 			r >>= 16
+		}
+	}
+	draw := int64((e0 + i) / 4)
+	if f == 0 {
+		for ; i+4 <= len(dst); i += 4 {
+			r := key.Uint64(draw)
+			draw++
+			s4, d4 := src[i:i+4:i+4], dst[i:i+4:i+4]
+			v0, v1, v2, v3 := s4[0], s4[1], s4[2], s4[3]
+			d4[0] = dropOne(v0, r, thr, sb, sh)
+			d4[1] = dropOne(v1, r>>16, thr, sb, sh)
+			d4[2] = dropOne(v2, r>>32, thr, sb, sh)
+			d4[3] = dropOne(v3, r>>48, thr, sb, sh)
+		}
+	} else {
+		for ; i+4 <= len(dst); i += 4 {
+			r := key.Uint64(draw)
+			draw++
+			v0, v1, v2, v3 := at(i), at(i+1), at(i+2), at(i+3)
+			d4 := dst[i : i+4 : i+4]
+			d4[0] = dropOne(v0, r, thr, sb, sh)
+			d4[1] = dropOne(v1, r>>16, thr, sb, sh)
+			d4[2] = dropOne(v2, r>>32, thr, sb, sh)
+			d4[3] = dropOne(v3, r>>48, thr, sb, sh)
+		}
+	}
+	if i < len(dst) {
+		r := key.Uint64(draw)
+		for ; i < len(dst); i++ {
+			dst[i] = dropOne(at(i), r, thr, sb, sh)
+			r >>= 16
+		}
+	}
+}
+
+// rows is span for whole rows of a width that is a multiple of 4, so that
+// every row starts a draw: the bias index then needs no wrapping test.
+func (d dropper) rows(dst, src []float32, e0 int, b []float32) {
+	key, thr, sb, sh := d.key, d.threshold, d.scaleBits, d.signShift
+	f := len(b)
+	draw := int64(e0 / 4)
+	for r := 0; r+f <= len(dst); r += f {
+		drow, srow := dst[r:r+f:r+f], src[r:r+f:r+f]
+		for j := 0; j+4 <= f; j += 4 {
+			x := key.Uint64(draw)
+			draw++
+			b4, s4, d4 := b[j:j+4:j+4], srow[j:j+4:j+4], drow[j:j+4:j+4]
+			v0, v1, v2, v3 := s4[0]+b4[0], s4[1]+b4[1], s4[2]+b4[2], s4[3]+b4[3]
+			d4[0] = dropOne(v0, x, thr, sb, sh)
+			d4[1] = dropOne(v1, x>>16, thr, sb, sh)
+			d4[2] = dropOne(v2, x>>32, thr, sb, sh)
+			d4[3] = dropOne(v3, x>>48, thr, sb, sh)
 		}
 	}
 }
 
 // ReLUDropoutGrad scales dh where h > 0 and zeroes it elsewhere.
 func (c *CPU) ReLUDropoutGrad(dh, h Buf, scale float32) {
-	d := dh.host[:len(h.host)]
-	for e, v := range h.host {
-		if v > 0 {
-			d[e] *= scale
-		} else {
-			d[e] = 0
+	n := len(h.host)
+	if k := c.parts(n); k > 1 {
+		parallel(k, n, 1, func(lo, hi int) { reluDropoutGrad(dh.host[lo:hi], h.host[lo:hi], scale) })
+		return
+	}
+	reluDropoutGrad(dh.host[:n], h.host, scale)
+}
+
+func reluDropoutGrad(d, h []float32, scale float32) {
+	d = d[:len(h)]
+	for e, v := range h {
+		d[e] = passPositive(d[e]*scale, v)
+	}
+}
+
+// passPositive returns g where v > 0 and +0 elsewhere (v negative, zero or
+// NaN), without a branch: the signs of v are random, so a branch would be
+// mispredicted half the time.
+func passPositive(g, v float32) float32 {
+	// v > 0 iff its bits u are in [1, +Inf] = [1, 0x7f800000], that is
+	// iff u-1 (wrapping at 0) is under 0x7f800000: the 64-bit difference
+	// below is then negative, which its top bit tells.
+	x := uint64(math.Float32bits(v) - 1)
+	keep := uint32((x - 0x7f800000) >> 63)
+	return math.Float32frombits(math.Float32bits(g) & -keep)
+}
+
+// The fused passes of fusedBackend (see layer.go): each computes exactly
+// what the sequence of operations it replaces computes, in one pass over
+// memory.
+
+// BiasActivate adds b to every row of h and applies ReLU, or with dropout
+// set the dropout of mask with ReLU: AddBias then ReLU or Dropout.
+func (c *CPU) BiasActivate(h, b Buf, mask DropoutMask, dropout bool) {
+	if dropout {
+		c.dropout(h.host, h.host, b.host, mask, true)
+		return
+	}
+	f := len(b.host)
+	rows := len(h.host) / max(f, 1)
+	if k := c.parts(len(h.host)); k > 1 && rows >= k {
+		parallel(k, rows, 1, func(lo, hi int) { biasReLU(h.host[lo*f:hi*f], b.host, 0) })
+		return
+	}
+	biasReLU(h.host, b.host, 0)
+}
+
+// CopyDropout sets dst to the dropout of src (without ReLU): Upload then
+// Dropout.
+func (c *CPU) CopyDropout(dst, src Buf, mask DropoutMask) {
+	c.dropout(dst.host[:len(src.host)], src.host, nil, mask, false)
+}
+
+// ReLUDropoutGradColSums is ReLUDropoutGrad(dh, h, scale) followed by
+// ColSums(sums, dh).
+func (c *CPU) ReLUDropoutGradColSums(dh, h Buf, scale float32, sums Buf) {
+	f := len(sums.host)
+	if f == 0 {
+		c.ReLUDropoutGrad(dh, h, scale)
+		return
+	}
+	rows := len(h.host) / f
+	if k := min(c.parts(rows*f), f/colSumsMinCols); k > 1 {
+		parallel(k, f, 1, func(lo, hi int) { reluDropoutGradColSums(dh.host, h.host, scale, sums.host, rows, lo, hi) })
+		return
+	}
+	reluDropoutGradColSums(dh.host, h.host, scale, sums.host, rows, 0, f)
+}
+
+// reluDropoutGradColSums is reluDropoutGrad and colSums on columns [lo, hi)
+// of the first rows rows.
+func reluDropoutGradColSums(dh, h []float32, scale float32, sums []float32, rows, lo, hi int) {
+	f := len(sums)
+	s := sums[lo:hi:hi]
+	clear(s)
+	for r := range rows {
+		d, x := dh[r*f+lo:r*f+hi:r*f+hi], h[r*f+lo:r*f+hi:r*f+hi]
+		for j, v := range x {
+			g := passPositive(d[j]*scale, v)
+			d[j] = g
+			s[j] += g
 		}
 	}
 }
@@ -182,5 +549,12 @@ func (c *CPU) ArgmaxRows(dst []int32, a Buf, cols int) {
 
 // Adam applies one Adam step.
 func (c *CPU) Adam(params, grads, m, v Buf, s AdamStep) {
+	n := len(grads.host)
+	if k := c.parts(n); k > 1 {
+		parallel(k, n, 1, func(lo, hi int) {
+			adamUpdate(params.host[lo:hi], grads.host[lo:hi], m.host[lo:hi], v.host[lo:hi], s)
+		})
+		return
+	}
 	adamUpdate(params.host, grads.host, m.host, v.host, s)
 }

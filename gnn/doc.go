@@ -109,7 +109,11 @@
 // and build with the tag: go build -tags openblas ./... (the Makefile adds it
 // when OpenBLAS links). Result.BLAS and the CLI's header and --json summary
 // say which BLAS a run used, and the CLI prints a note when it is the
-// fallback. Sparse aggregation goes through spgemm.MulDense (SpMM) and,
+// fallback; the element-wise passes, column sums and Adam run on the
+// backend's threads, and the passes that follow one another over the same
+// activations are fused (a bias with ReLU and dropout, the input's copy with
+// its dropout, the activation's gradient with the bias gradient of the layer
+// below: fusedBackend). Sparse aggregation goes through spgemm.MulDense (SpMM) and,
 // backwards, spgemm.MulDenseT. Layers aggregate before they transform, since
 // a sampled block has many more sources than destinations. When the input
 // features are sparse (under 1/8 nonzero, as bag-of-words features are) the
@@ -183,7 +187,12 @@
 // minibatch, layer, element) through sampling.Stream, as the samples are.
 // A run is therefore reproducible bit for bit for a given build and thread
 // count, and a run resumed from a checkpoint (TrainOptions.CheckpointDir and
-// Resume) ends with the same weights as an uninterrupted one.
+// Resume) ends with the same weights as an uninterrupted one. With OpenBLAS
+// the CPU backend gives the same bits for any thread count too: it splits a
+// large product into blocks of rows or columns, each a single-threaded
+// Sgemm (OpenBLAS's own threading gives other bits for 2 threads than for
+// 1), and its element-wise passes and column sums compute every value with
+// the same arithmetic in the same order whatever the split.
 //
 // # Errors and panics
 //

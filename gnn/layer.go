@@ -31,6 +31,27 @@ type layerIO struct {
 	t, tDst Buf
 	agg     Buf // scratch: rows x fin (dense path), rows x fout (sparse SAGE)
 	out     Buf // rows x fout: the pre-activation
+	// noBias leaves the bias out of out: the caller adds it in its next
+	// pass over out (fusedBackend.BiasActivate).
+	noBias bool
+}
+
+// fusedBackend is implemented by backends that fuse passes the layer math
+// would otherwise make one after the other over the same memory. Each
+// method computes exactly, bit for bit, what the sequence it replaces
+// computes; a backend without them gets the sequence.
+type fusedBackend interface {
+	// BiasActivate adds b to every row of h and then applies ReLU, or
+	// with dropout set Dropout(h, mask, true): AddBias followed by ReLU or
+	// Dropout.
+	BiasActivate(h, b Buf, mask DropoutMask, dropout bool)
+	// CopyDropout sets dst to Dropout(src, mask, false) without changing
+	// src: Upload (a copy) followed by Dropout.
+	CopyDropout(dst, src Buf, mask DropoutMask)
+	// ReLUDropoutGradColSums is ReLUDropoutGrad(dh, h, scale) followed by
+	// ColSums(sums, dh): the gradient through the activation and the bias
+	// gradient of the layer below in one pass.
+	ReLUDropoutGradColSums(dh, h Buf, scale float32, sums Buf)
 }
 
 // forwardDense sets io.out from dense inputs:
@@ -52,7 +73,9 @@ func forwardDense(be Backend, arch Arch, w *weights, fin, fout int, io *layerIO)
 		be.AddRowScaled(io.agg, io.self, io.inDst, fin)
 		be.Gemm(false, false, n, fout, fin, 1, io.agg, w.w1, 0, io.out)
 	}
-	be.AddBias(io.out, w.b)
+	if !io.noBias {
+		be.AddBias(io.out, w.b)
+	}
 }
 
 // transformSparse sets t = xs·W_neigh (SAGE) or xs·W (GCN) for the sparse
@@ -86,14 +109,19 @@ func forwardSparse(be Backend, arch Arch, w *weights, fout int, io *layerIO) {
 		be.SpMM(io.out, io.adj, io.t, fout)
 		be.AddRowScaled(io.out, io.self, io.tDst, fout)
 	}
-	be.AddBias(io.out, w.b)
+	if !io.noBias {
+		be.AddBias(io.out, w.b)
+	}
 }
 
 // backwardLayer sets l's gradients from dOut (nDst x fout) and, when needIn,
-// l.dIn (nSrc x fin), the gradient with respect to l.in.
-func (m *Model) backwardLayer(l *layer, dOut Buf, needIn bool) {
+// l.dIn (nSrc x fin), the gradient with respect to l.in. haveGB says that
+// l.gb, the column sums of dOut, is already set.
+func (m *Model) backwardLayer(l *layer, dOut Buf, needIn, haveGB bool) {
 	be := m.be
-	be.ColSums(l.gb, dOut)
+	if !haveGB {
+		be.ColSums(l.gb, dOut)
+	}
 	inDst := l.in.Slice(0, l.nDst*l.fin)
 	switch m.opt.Arch {
 	case Linear:
@@ -126,10 +154,13 @@ func (m *Model) aggregateGrad(l *layer, dOut, w Buf) {
 }
 
 // backwardSparse sets the gradients of a layer that took the sparse-input
-// path (it has no input gradient: it is the first layer).
-func (m *Model) backwardSparse(l *layer, dOut Buf) {
+// path (it has no input gradient: it is the first layer). haveGB is as for
+// backwardLayer.
+func (m *Model) backwardSparse(l *layer, dOut Buf, haveGB bool) {
 	be := m.be
-	be.ColSums(l.gb, dOut)
+	if !haveGB {
+		be.ColSums(l.gb, dOut)
+	}
 	switch m.opt.Arch {
 	case Linear:
 		be.SpMMT(l.g1, &l.xsDst, dOut, l.fout)

@@ -384,7 +384,15 @@ func (in Input) rows(f int) int {
 // are the first rows of x). Forward panics with a spgemm.ShapeError when the
 // sizes do not conform.
 func (m *Model) Forward(mb *sampling.Minibatch, x []float32, p Pass) []float32 {
-	out := m.forward(mb, Input{Dense: x}, p)
+	return m.ForwardInput(mb, Input{Dense: x}, p)
+}
+
+// ForwardInput is Forward on an Input: with x.Sparse set it takes the
+// sparse rows a featurex.SparseGatherer gives, as the Trainer does, instead
+// of compressing dense rows. The logits are valid until the next forward
+// pass.
+func (m *Model) ForwardInput(mb *sampling.Minibatch, x Input, p Pass) []float32 {
+	out := m.forward(mb, x, p)
 	if h := out.Host(); h != nil || out.Len() == 0 {
 		return h
 	}
@@ -425,6 +433,7 @@ func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 	if len(mb.Blocks) != len(m.layers) {
 		panic(spgemm.ShapeError{Op: "gnn.Forward blocks", ARows: len(mb.Blocks), ACols: 0, BRows: len(m.layers), BCols: 0})
 	}
+	fused, _ := be.(fusedBackend)
 	var in Buf
 	for i := range m.layers {
 		l := &m.layers[i]
@@ -441,17 +450,26 @@ func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 		if i == 0 {
 			sparse = m.setInput(l, x, p, i)
 		} else {
-			// The previous layer's output: ReLU and dropout in place.
+			// The previous layer's output: ReLU and dropout in place (with
+			// its bias, when the previous layer left it out).
 			l.in = in
-			if p.Train && m.opt.Dropout > 0 {
-				be.Dropout(l.in, m.dropoutMask(p, i), true)
-			} else {
+			drop := p.Train && m.opt.Dropout > 0
+			var mask DropoutMask
+			if drop {
+				mask = m.dropoutMask(p, i)
+			}
+			switch {
+			case fused != nil:
+				fused.BiasActivate(l.in, m.layers[i-1].w.b, mask, drop)
+			case drop:
+				be.Dropout(l.in, mask, true)
+			default:
 				be.ReLU(l.in)
 			}
 		}
 		m.normalize(l, &blk.Adj, blk.Deg)
 		l.out = growBuf(be, l.out, l.nDst*l.fout)
-		io := layerIO{rows: l.nDst, adj: &l.adj, self: l.selfB, out: l.out}
+		io := layerIO{rows: l.nDst, adj: &l.adj, self: l.selfB, out: l.out, noBias: fused != nil && i < len(m.layers)-1}
 		if sparse {
 			l.t = growBuf(be, l.t, l.nSrc*l.fout)
 			transformSparse(be, m.opt.Arch, &l.w, l.fout, l.t, &l.xs)
@@ -520,21 +538,19 @@ func (m *Model) setInput(l *layer, x Input, p Pass, i int) bool {
 		}
 		copyCSR(&l.xs, x.Sparse)
 	} else {
-		nnz := 0
-		for _, v := range x.Dense {
-			if v != 0 {
-				nnz++
-			}
-		}
-		l.sparse = float64(nnz) < m.sparseDensity*float64(len(x.Dense))
+		l.sparse = sparserThan(x.Dense, m.sparseDensity)
 		if !l.sparse {
 			if !drop {
 				l.in = hostView(m.be, x.Dense, &l.inBuf)
 				return false
 			}
 			l.inBuf = growBuf(m.be, l.inBuf, len(x.Dense))
-			m.be.Upload(l.inBuf, x.Dense)
 			l.in = l.inBuf
+			if fused, ok := m.be.(fusedBackend); ok && m.be.HostMemory() {
+				fused.CopyDropout(l.in, HostBuf(x.Dense), m.dropoutMask(p, i))
+				return false
+			}
+			m.be.Upload(l.inBuf, x.Dense)
 			m.be.Dropout(l.in, m.dropoutMask(p, i), false)
 			return false
 		}
@@ -548,6 +564,25 @@ func (m *Model) setInput(l *layer, x Input, p Pass, i int) bool {
 	l.xsDst = spgemm.CSR{Rows: l.nDst, Cols: l.fin, Indptr: xs.Indptr[:l.nDst+1], Indices: xs.Indices[:end:end], Data: xs.Data[:end:end]}
 	l.in = Buf{}
 	return true
+}
+
+// sparserThan reports whether under density·len(x) values of x are
+// nonzero. It stops counting as soon as the answer is known, so that dense
+// features cost a small fraction of a pass.
+func sparserThan(x []float32, density float64) bool {
+	limit := int(density * float64(len(x)))
+	if float64(limit) < density*float64(len(x)) {
+		limit++ // nnz < density·len(x) iff nnz < ceil(density·len(x))
+	}
+	nnz := 0
+	for _, v := range x {
+		if v != 0 {
+			if nnz++; nnz >= limit {
+				return false
+			}
+		}
+	}
+	return nnz < limit
 }
 
 // copyCSR sets dst to a copy of a, reusing dst's arrays when they are large
@@ -584,20 +619,29 @@ func (m *Model) dropoutMask(p Pass, layer int) DropoutMask {
 
 // dropoutSparse applies to the entries of xs the dropout that
 // Backend.Dropout applies to the dense matrix xs represents (zeros stay zero
-// either way); dropped entries are stored as explicit zeros. xs is host
-// memory: the sparse input is built on the host.
+// either way), and removes the dropped entries: stored as explicit zeros
+// they would cost the sparse products as much as the kept ones, and adding
+// their zero terms changes no finite sum (a sum that starts from +0 never
+// becomes -0 by adding ±0). xs is host memory: the sparse input is built on
+// the host.
 func (m *Model) dropoutSparse(xs *spgemm.CSR, p Pass, layer int) {
 	mask := m.dropoutMask(p, layer)
+	out := int64(0)
 	for r := range xs.Rows {
-		for q := xs.Indptr[r]; q < xs.Indptr[r+1]; q++ {
+		start := xs.Indptr[r]
+		xs.Indptr[r] = out
+		for q := start; q < xs.Indptr[r+1]; q++ {
 			e := r*xs.Cols + int(xs.Indices[q])
 			if uint32(mask.Key.Uint64(int64(e/4))>>(16*(e%4))&0xffff) < mask.Threshold {
-				xs.Data[q] = 0
-			} else {
-				xs.Data[q] *= mask.Scale
+				continue
 			}
+			xs.Indices[out] = xs.Indices[q]
+			xs.Data[out] = xs.Data[q] * mask.Scale
+			out++
 		}
 	}
+	xs.Indptr[xs.Rows] = out
+	xs.Indices, xs.Data = xs.Indices[:out], xs.Data[:out]
 }
 
 func growInt64(buf []int64, n int) []int64 {
@@ -639,19 +683,28 @@ func (m *Model) backward(dLogits Buf) {
 	if m.opt.Dropout > 0 {
 		scale = 1 / (1 - m.opt.Dropout)
 	}
+	fused, _ := m.be.(fusedBackend)
 	dOut := dLogits
+	haveGB := false
 	for i := len(m.layers) - 1; i >= 0; i-- {
 		l := &m.layers[i]
 		needIn := i > 0
 		if l.sparse {
-			m.backwardSparse(l, dOut)
+			m.backwardSparse(l, dOut, haveGB)
 			continue
 		}
-		m.backwardLayer(l, dOut, needIn)
+		m.backwardLayer(l, dOut, needIn, haveGB)
 		if needIn {
 			// Through the ReLU and dropout of this layer's input: l.in > 0
 			// marks where both let the gradient pass, scaled as in forward.
-			m.be.ReLUDropoutGrad(l.dIn, l.in, scale)
+			// The fused pass also sums the columns: the bias gradient of
+			// the layer below.
+			if fused != nil {
+				fused.ReLUDropoutGradColSums(l.dIn, l.in, scale, m.layers[i-1].gb)
+			} else {
+				m.be.ReLUDropoutGrad(l.dIn, l.in, scale)
+			}
+			haveGB = fused != nil
 			dOut = l.dIn
 		}
 	}

@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"context"
+	"sync"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -74,6 +75,8 @@ type Bulk struct {
 	Seeds     []int32 // the seeds of all minibatches, back to back
 	SeedStart []int   // len k+1: minibatch m's seeds are Seeds[SeedStart[m]:SeedStart[m+1]]
 	Layers    []LayerArrays
+
+	pool *bulkPool // where Release returns the arrays; nil if none
 }
 
 // Len returns the number of minibatches k.
@@ -142,3 +145,63 @@ var (
 	_ Sampler = (*LayerWise)(nil)
 	_ Sampler = (*Baseline)(nil)
 )
+
+// Release gives the bulk's arrays back to the sampler that returned it, to
+// be reused by a later SampleBulk, when the caller is done with the bulk:
+// neither the bulk nor any Minibatch or Block taken from it may be used
+// afterwards (the bulk is emptied, but views taken earlier would see the
+// next bulk's data). A trainer or any loop that drops each bulk after use
+// should release it: the sampler then allocates nothing per bulk, and no
+// bulk's output lands on fresh pages. Releasing a bulk twice, a bulk of a
+// sampler that does not recycle, or a nil bulk does nothing.
+func (b *Bulk) Release() {
+	if b == nil || b.pool == nil {
+		return
+	}
+	p := b.pool
+	p.put(bulkArrays{seeds: b.Seeds, seedStart: b.SeedStart, layers: b.Layers})
+	*b = Bulk{}
+}
+
+// bulkArrays are the arrays of a released bulk.
+type bulkArrays struct {
+	seeds     []int32
+	seedStart []int
+	layers    []LayerArrays
+}
+
+// maxPooledBulks is how many released bulks a sampler keeps: enough for a
+// caller that holds one bulk while the next is sampled (a pipeline), few
+// enough that releasing many bulks holds no more memory than two.
+const maxPooledBulks = 2
+
+// bulkPool keeps the arrays of released bulks for reuse. The zero value is
+// ready; it is safe for concurrent use.
+type bulkPool struct {
+	mu   sync.Mutex
+	free []bulkArrays
+}
+
+// get returns a bulk of l layers with the arrays of a released bulk, or
+// none. Its arrays' contents are stale: the sampler overwrites them.
+func (p *bulkPool) get(l int) *Bulk {
+	b := &Bulk{}
+	p.mu.Lock()
+	if n := len(p.free); n > 0 {
+		a := p.free[n-1]
+		p.free[n-1] = bulkArrays{}
+		p.free = p.free[:n-1]
+		b.Seeds, b.SeedStart, b.Layers = a.seeds[:0], a.seedStart[:0], a.layers
+	}
+	p.mu.Unlock()
+	b.Layers = resize(b.Layers, l)
+	return b
+}
+
+func (p *bulkPool) put(a bulkArrays) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.free) < maxPooledBulks {
+		p.free = append(p.free, a)
+	}
+}

@@ -52,9 +52,11 @@ const DefaultSemibulk = 8
 // (column extraction S·Q_C). Rows may repeat (each occurrence is a row);
 // the columns of one minibatch must be distinct.
 //
-// The minibatches are processed semibulk at a time (0 means
-// DefaultSemibulk) on threads goroutines (<= 0 means GOMAXPROCS); the
-// result is the same for every semibulk and thread count. The cost is
+// The minibatches are processed at most semibulk at a time (0 means
+// DefaultSemibulk; fewer when that leaves under four chunks a goroutine)
+// on threads goroutines (<= 0 means GOMAXPROCS), and with fewer
+// minibatches than threads each block's rows are split over them by
+// length; the result is the same for every semibulk and thread count. The cost is
 // O(sum of the degrees of the rows + total length of cols) at most (rows
 // far longer than their minibatch's cols are binary-searched instead of
 // scanned), plus a dense column map of a.Cols int32 per goroutine. The
@@ -73,7 +75,7 @@ func Extract(a *spgemm.CSR, rows [][]int32, cols [][]int32, semibulk, threads in
 	for m := range cols {
 		spec.widths[m] = len(cols[m])
 	}
-	return extractBlocks(CSRRows{A: a}, a.Cols, &spec, semibulk, threads)
+	return extractBlocks(CSRRows{A: a}, a.Cols, &spec, semibulk, threads, nil)
 }
 
 // extractSpec generalises Extract: the local column of cols[m][j] is
@@ -89,8 +91,10 @@ type extractSpec struct {
 
 // extractBlocks computes the blocks of spec from the rows of src, whose
 // column ids are < ncols (the rows of spec.rows, which a RowFetcher source
-// must have fetched).
-func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, threads int) *LayerArrays {
+// must have fetched). Its column maps come from maps (a sampler's, kept
+// across calls: filling ncols entries is a serial cost per call) or, when
+// maps is nil, are allocated.
+func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *colMapPool) *LayerArrays {
 	k := len(spec.rows)
 	n := src.NumVertices()
 	if semibulk <= 0 {
@@ -109,6 +113,20 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 		}
 	}
 	blocks := make([]*spgemm.CSR, k)
+	if t := lwThreads(threads); k > 0 && k < t {
+		// Fewer minibatches than threads: each block's rows are split
+		// over the threads instead.
+		colMap := maps.get(ncols)
+		for m := range k {
+			blocks[m] = extractSplit(src, spec, m, colMap, t)
+		}
+		maps.put(colMap)
+		return assembleLayer(blocks, spec.srcs)
+	}
+	// Chunks of at most semibulk minibatches, and at least four per
+	// thread, so that a chunk of costly minibatches does not hold the
+	// others up.
+	semibulk = min(semibulk, max(1, k/(4*lwThreads(threads))))
 	nchunks := (k + semibulk - 1) / semibulk
 	workers := min(lwThreads(threads), nchunks)
 	var next atomic.Int64
@@ -124,14 +142,11 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 					failOnce.Do(func() { failure = r })
 				}
 			}()
-			colMap := make([]int32, ncols)
-			for i := range colMap {
-				colMap[i] = -1
-			}
-
+			colMap := maps.get(ncols)
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= nchunks {
+					maps.put(colMap) // all -1 again (not reached after a panic)
 					return
 				}
 				lo, hi := c*semibulk, min((c+1)*semibulk, k)
@@ -146,24 +161,128 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 	return assembleLayer(blocks, spec.srcs)
 }
 
+// colMapPool keeps column maps (all -1) for reuse across calls; a nil
+// pool allocates each one. It is safe for concurrent use.
+type colMapPool struct {
+	mu   sync.Mutex
+	free [][]int32
+}
+
+// get returns a column map of n entries, all -1 (absent).
+func (p *colMapPool) get(n int) []int32 {
+	if p != nil {
+		p.mu.Lock()
+		for len(p.free) > 0 {
+			m := p.free[len(p.free)-1]
+			p.free = p.free[:len(p.free)-1]
+			if len(m) == n {
+				p.mu.Unlock()
+				return m
+			}
+		}
+		p.mu.Unlock()
+	}
+	colMap := make([]int32, n)
+	for i := range colMap {
+		colMap[i] = -1
+	}
+	return colMap
+}
+
+// put returns a map that is all -1 again.
+func (p *colMapPool) put(m []int32) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	p.free = append(p.free, m)
+	p.mu.Unlock()
+}
+
+// markColumns sets colMap to minibatch m's local column of each of its
+// chosen columns. It panics with an spgemm.ArgError, leaving colMap all -1,
+// if a column repeats.
+func markColumns(spec *extractSpec, m int, colMap []int32) {
+	cols := spec.cols[m]
+	for j, v := range cols {
+		if colMap[v] >= 0 {
+			for _, w := range cols[:j] {
+				colMap[w] = -1
+			}
+			panic(spgemm.ArgError{Op: "Extract", Msg: fmt.Sprintf("vertex %d appears twice in cols[%d]", v, m)})
+		}
+		if spec.slots != nil {
+			colMap[v] = spec.slots[m][j]
+		} else {
+			colMap[v] = int32(j)
+		}
+	}
+}
+
+// extractSplit computes the block of minibatch m on up to threads
+// goroutines, each relabelling a piece of its rows; the pieces are cut by
+// the rows' lengths (their cost), not their number, so that a hub's row
+// does not hold one goroutine while the others idle. colMap is all -1 on
+// entry and on return, and shared read-only by the goroutines.
+func extractSplit(src RowSource, spec *extractSpec, m int, colMap []int32, threads int) *spgemm.CSR {
+	rows, cols := spec.rows[m], spec.cols[m]
+	markColumns(spec, m, colMap)
+	defer func() {
+		for _, v := range cols {
+			colMap[v] = -1
+		}
+	}()
+	var scale []float64
+	if spec.scale != nil {
+		scale = spec.scale[m]
+	}
+	// Cut points: pieces of about equal total row length.
+	var total int64
+	for _, u := range rows {
+		total += int64(len(indicesOf(src, u))) + 1
+	}
+	np := min(4*threads, len(rows))
+	cuts := make([]int, 0, np+1)
+	cuts = append(cuts, 0)
+	var acc int64
+	for i, u := range rows {
+		acc += int64(len(indicesOf(src, u))) + 1
+		if len(cuts) < np && acc*int64(np) >= total*int64(len(cuts)) {
+			cuts = append(cuts, i+1)
+		}
+	}
+	if cuts[len(cuts)-1] != len(rows) {
+		cuts = append(cuts, len(rows))
+	}
+	pieces := make([]*spgemm.CSR, len(cuts)-1)
+	lwParallel(len(pieces), threads, func(lo, hi int) {
+		for p := lo; p < hi; p++ {
+			pieces[p] = relabelRows(src, rows[cuts[p]:cuts[p+1]], cols, colMap, spec.widths[m], scale)
+		}
+	})
+	b := &spgemm.CSR{Rows: len(rows), Cols: spec.widths[m], Indptr: make([]int64, 1, len(rows)+1)}
+	for _, p := range pieces {
+		base := int64(len(b.Indices))
+		for _, e := range p.Indptr[1:] {
+			b.Indptr = append(b.Indptr, base+e)
+		}
+		b.Indices, b.Data = append(b.Indices, p.Indices...), append(b.Data, p.Data...)
+	}
+	return b
+}
+
+// indicesOf returns the column ids of row u of src.
+func indicesOf(src RowSource, u int32) []int32 {
+	idx, _ := src.Row(u)
+	return idx
+}
+
 // extractChunk computes the blocks of minibatches [lo, hi). colMap is all
 // -1 on entry and on return.
 func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR) {
 	for m := lo; m < hi; m++ {
 		cols := spec.cols[m]
-		for j, v := range cols {
-			if colMap[v] >= 0 {
-				for _, w := range cols[:j] {
-					colMap[w] = -1
-				}
-				panic(spgemm.ArgError{Op: "Extract", Msg: fmt.Sprintf("vertex %d appears twice in cols[%d]", v, m)})
-			}
-			if spec.slots != nil {
-				colMap[v] = spec.slots[m][j]
-			} else {
-				colMap[v] = int32(j)
-			}
-		}
+		markColumns(spec, m, colMap)
 		var scale []float64
 		if spec.scale != nil {
 			scale = spec.scale[m]

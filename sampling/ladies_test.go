@@ -328,10 +328,14 @@ func TestLayerWiseDeterminism(t *testing.T) {
 				}
 				return out
 			}
-			ref := sample(base, 1)
-			for _, k := range []int{3, len(seeds)} {
+			one := base
+			one.Threads = 1
+			ref := sample(one, 1)
+			// Fewer minibatches than threads split rows of P and blocks
+			// over the threads (k = 1, 3 at 5 threads).
+			for _, k := range []int{1, 3, len(seeds)} {
 				for _, sb := range []int{1, 3, k} {
-					for _, th := range []int{1, 2} {
+					for _, th := range []int{1, 2, 5} {
 						opt := base
 						opt.Semibulk, opt.Threads = sb, th
 						if got := sample(opt, k); !reflect.DeepEqual(got, ref) {

@@ -86,8 +86,9 @@ type LayerWiseOptions struct {
 	// Budgets is the number of columns s_l drawn per minibatch for each
 	// layer, the layer nearest the seeds first; required, each > 0.
 	Budgets []int
-	// Semibulk is the number of minibatches whose blocks are extracted
-	// together; 0 means DefaultSemibulk. It does not change the result.
+	// Semibulk is the largest number of minibatches whose blocks are
+	// extracted together (fewer when a bulk has under four such chunks a
+	// thread); 0 means DefaultSemibulk. It does not change the result.
 	Semibulk int
 	// Replace draws columns with replacement (s independent draws);
 	// default false: s distinct columns by successive sampling.
@@ -128,14 +129,18 @@ func (o *LayerWiseOptions) Validate() error {
 
 // LayerWise is the bulk layer-wise sampler (LADIES or FastGCN). It
 // implements Sampler and is safe for concurrent use. It keeps per-thread
-// scratch space (a dense row of n float32 and an n-bit set) for later
-// calls; the garbage collector reclaims what stays unused.
+// scratch space (a dense row of n float32 and an n-bit set, a column map of
+// n int32) for later calls, until the sampler itself is garbage.
 type LayerWise struct {
-	src     RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
-	n       int         // A is n x n
-	fg      *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
-	opt     LayerWiseOptions
-	workers sync.Pool // *lwWorker, reused across layers and calls
+	src RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
+	n   int         // A is n x n
+	fg  *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
+	opt LayerWiseOptions
+	// workers and colMaps are scratch space kept across layers and calls
+	// (free lists, which unlike a sync.Pool survive garbage collections:
+	// refilling an n-entry accumulator or column map costs fresh pages).
+	workers lwWorkerPool
+	colMaps colMapPool
 }
 
 // NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
@@ -269,7 +274,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 			keys[m] = stream.Row(epoch, first+m, l, -1)
 		}
 		spec := s.chooseLayer(frontiers, keys, budget)
-		la := extractBlocks(s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads)
+		la := extractBlocks(s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads, &s.colMaps)
 		if !s.opt.Unbiased {
 			normalizeBlocks(la, s.opt.Threads)
 		}
@@ -290,11 +295,34 @@ type lwWorker struct {
 }
 
 func (s *LayerWise) getWorker() *lwWorker {
-	if w, ok := s.workers.Get().(*lwWorker); ok {
+	if w := s.workers.get(); w != nil {
 		return w
 	}
 	n := s.n
 	return &lwWorker{acc: make([]float32, n), seen: make([]uint64, (n+63)/64)}
+}
+
+// lwWorkerPool is a free list of workers, safe for concurrent use.
+type lwWorkerPool struct {
+	mu   sync.Mutex
+	free []*lwWorker
+}
+
+func (p *lwWorkerPool) get() *lwWorker {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		w := p.free[n-1]
+		p.free = p.free[:n-1]
+		return w
+	}
+	return nil
+}
+
+func (p *lwWorkerPool) put(w *lwWorker) {
+	p.mu.Lock()
+	p.free = append(p.free, w)
+	p.mu.Unlock()
 }
 
 // probRow computes row m of P = Q·(A∘A) for the frontier f into w.cols
@@ -335,6 +363,75 @@ func (s *LayerWise) probRow(w *lwWorker, f []int32) {
 	w.cols, w.vals = cols, vals
 }
 
+// probRowSplit is probRow on up to threads goroutines: the column space
+// is cut into ranges (more than threads, handed out in turn, so that the
+// dense columns of hubs do not hold one thread), and each range's sums are
+// accumulated by one goroutine over the whole frontier in increasing
+// vertex order, as probRow does: the row is the same bit for bit.
+func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
+	q := append(w.q[:0], f...)
+	slices.Sort(q)
+	q = slices.Compact(q)
+	w.q = q
+	nr := 3 * threads
+	width := (s.n/nr + 64) &^ 63 // whole bit-set words per range
+	nr = (s.n + width - 1) / width
+	parts := make([]lwPart, nr)
+	lwParallel(nr, threads, func(lo, hi int) {
+		pw := s.getWorker()
+		defer s.workers.put(pw)
+		for r := lo; r < hi; r++ {
+			c0, c1 := int32(r*width), int32(min((r+1)*width, s.n))
+			s.probRange(pw, q, c0, c1)
+			parts[r] = lwPart{cols: slices.Clone(pw.cols), vals: slices.Clone(pw.vals)}
+		}
+	})
+	cols, vals := w.cols[:0], w.vals[:0]
+	for _, p := range parts {
+		cols, vals = append(cols, p.cols...), append(vals, p.vals...)
+	}
+	w.cols, w.vals = cols, vals
+}
+
+// lwPart is a piece of a row computed by one goroutine.
+type lwPart struct {
+	cols []int32
+	vals []float32
+}
+
+// probRange is probRow for the columns [c0, c1) of the sorted frontier q.
+func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
+	acc, seen := w.acc, w.seen
+	for _, u := range q {
+		idx, val := s.src.Row(u)
+		if len(idx) == 0 || idx[len(idx)-1] < c0 || idx[0] >= c1 {
+			continue // no column in the range
+		}
+		lo, hi := 0, len(idx)
+		if idx[0] < c0 {
+			lo, _ = slices.BinarySearch(idx, c0)
+		}
+		if idx[hi-1] >= c1 {
+			hi, _ = slices.BinarySearch(idx, c1)
+		}
+		for t, v := range idx[lo:hi] {
+			seen[v>>6] |= 1 << (uint32(v) & 63)
+			x := val[lo+t]
+			acc[v] += x * x
+		}
+	}
+	cols, vals := w.cols[:0], w.vals[:0]
+	for i := int(c0 >> 6); i < int(c1+63)>>6; i++ {
+		for b := seen[i]; b != 0; b &= b - 1 {
+			v := int32(i<<6 | bits.TrailingZeros64(b))
+			cols, vals = append(cols, v), append(vals, acc[v])
+			acc[v] = 0
+		}
+		seen[i] = 0
+	}
+	w.cols, w.vals = cols, vals
+}
+
 // probabilities returns P: for LADIES the k x n matrix whose row m is
 // probRow of frontiers[m], for FastGCN the one row 1ᵀ·(A∘A) that every
 // minibatch shares.
@@ -343,7 +440,7 @@ func (s *LayerWise) probabilities(frontiers [][]int32) *spgemm.CSR {
 		return s.fg
 	}
 	w := s.getWorker()
-	defer s.workers.Put(w)
+	defer s.workers.put(w)
 	p := &spgemm.CSR{Rows: len(frontiers), Cols: s.n, Indptr: make([]int64, len(frontiers)+1)}
 	for m, f := range frontiers {
 		s.probRow(w, f)
@@ -368,9 +465,10 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 	if s.fg != nil {
 		fgTotal = positiveSum(s.fg.Data)
 	}
-	lwParallel(k, s.opt.Threads, func(lo, hi int) {
+	threads := lwThreads(s.opt.Threads)
+	lwParallel(k, threads, func(lo, hi int) {
 		w := s.getWorker()
-		defer s.workers.Put(w)
+		defer s.workers.put(w)
 		for m := lo; m < hi; m++ {
 			if len(frontiers[m]) == 0 {
 				// An empty minibatch gets empty blocks. FastGCN's law,
@@ -381,9 +479,15 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 			var pCols []int32
 			var pVals []float32
 			var total float64
-			if s.fg != nil {
+			switch {
+			case s.fg != nil:
 				pCols, pVals, total = s.fg.Indices, s.fg.Data, fgTotal
-			} else {
+			case k < threads:
+				// Fewer minibatches than threads: the row of P is split
+				// over the threads by columns instead.
+				s.probRowSplit(w, frontiers[m], threads)
+				pCols, pVals, total = w.cols, w.vals, positiveSum(w.vals)
+			default:
 				s.probRow(w, frontiers[m])
 				pCols, pVals, total = w.cols, w.vals, positiveSum(w.vals)
 			}

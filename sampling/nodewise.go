@@ -7,7 +7,6 @@ import (
 	"math"
 	"runtime"
 	"strings"
-	"sync"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -52,10 +51,24 @@ func ParseFrontierMode(s string) (FrontierMode, error) {
 	return 0, fmt.Errorf("sampling: frontier mode %q, want all or new", s)
 }
 
-// DefaultMaxBulkEdges is the cap on the entries selected at once when
-// NodeWiseOptions.MaxBulkEdges is 0: 2^25 entries, 256 MiB of selection
-// buffers.
-const DefaultMaxBulkEdges = 1 << 25
+// GroupCacheBytes is the cache budget of a group of minibatches when
+// NodeWiseOptions.MaxBulkEdges is 0: the selection and extraction buffers
+// of a group (about groupBytesPerEdge per selected entry) stay within it,
+// so that each pass reads what the previous one wrote from the last-level
+// cache rather than from memory, and a bulk's scratch space is the same
+// whatever its size k. The figure is a share of the 32 MiB L3 of the
+// development machines; the sweep in benchmarks/results/sampling.md
+// chose it.
+const GroupCacheBytes = 8 << 20
+
+// GroupMemoryBytes bounds a group's buffers when NodeWiseOptions.MaxBulkEdges
+// is 0, however many minibatches the thread count asks a group to hold.
+const GroupMemoryBytes = 256 << 20
+
+// groupBytesPerEdge is what one selected entry of a group costs in its
+// buffers: its global id (picks), its slot for a new vertex (newv), and
+// the row offsets, spans and counts shared by a row's entries.
+const groupBytesPerEdge = 12
 
 // NodeWiseOptions configure the node-wise (GraphSAGE) sampler. Fanouts is
 // required; the zero value of every other field is its default.
@@ -87,7 +100,12 @@ type NodeWiseOptions struct {
 	// holds in global ids). A bulk whose layer would exceed it is sampled
 	// in groups of consecutive minibatches, with the same output; a single
 	// minibatch is never split. The cap counts rows times fanout, or rows
-	// for a fanout of -1. 0 means DefaultMaxBulkEdges.
+	// for a fanout of -1. 0 means the default: a cap that keeps a group's
+	// buffers within GroupCacheBytes, with at least 2·Threads minibatches
+	// a group so that every thread has minibatches to extract, within
+	// GroupMemoryBytes. Groups make
+	// the bulk size k a batching choice: a large bulk costs no more
+	// scratch memory than a small one and runs as fast.
 	MaxBulkEdges int64
 }
 
@@ -115,8 +133,9 @@ func (o *NodeWiseOptions) validate() error {
 
 // NodeWise is the bulk node-wise sampler of DESIGN.md 3.1. It is safe for
 // concurrent use. It keeps its scratch space (an n-entry vertex map per
-// thread, the selection buffers of the largest group) for later calls;
-// the garbage collector reclaims what stays unused.
+// thread, the selection buffers of one group per concurrent call) and the
+// arrays of released bulks (Bulk.Release) for later calls, until the
+// sampler itself is garbage.
 //
 // For each layer l it gathers the adjacency row of every frontier entry of
 // every minibatch (P_l = Q_l·A, read in place from the RowSource rather than
@@ -135,8 +154,14 @@ type NodeWise struct {
 	opt     NodeWiseOptions
 	stream  Stream
 	threads int
-	workers sync.Pool // *nwWorker, reused across calls
-	states  sync.Pool // *layerState, reused across groups and calls
+	// minGroup is the fewest minibatches a group takes while the bulk
+	// has more (1 when the caller set MaxBulkEdges).
+	minGroup int
+	// maxGroupEdges caps a group whatever minGroup says: MaxBulkEdges
+	// when the caller set it, else GroupMemoryBytes' worth.
+	maxGroupEdges int64
+	scratch       nwScratch // workers and call state, reused across calls
+	bulks         bulkPool  // released bulks' arrays, reused for new bulks
 }
 
 // NewNodeWise returns the node-wise sampler of the n x n adjacency a (row v
@@ -197,8 +222,9 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 		return nil, err
 	}
 	opt.Fanouts = append([]int(nil), opt.Fanouts...)
-	if opt.MaxBulkEdges == 0 {
-		opt.MaxBulkEdges = DefaultMaxBulkEdges
+	defaultGroups := opt.MaxBulkEdges == 0
+	if defaultGroups {
+		opt.MaxBulkEdges = GroupCacheBytes / groupBytesPerEdge
 	}
 	if _, ok := src.(DegreeSource); opt.Degrees && !ok {
 		return nil, fmt.Errorf("sampling: NewNodeWiseFrom: NodeWiseOptions.Degrees needs a RowSource that implements DegreeSource; %T does not", src)
@@ -207,7 +233,15 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads}
+	minGroup, maxGroup := 1, opt.MaxBulkEdges
+	if defaultGroups {
+		maxGroup = GroupMemoryBytes / groupBytesPerEdge
+		// Two minibatches a thread: the extraction hands them out one at
+		// a time, so that a costly one does not leave a thread idle.
+		minGroup = 2 * threads
+	}
+	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads,
+		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges)}
 	nw.packed, _ = src.(PackedRows)
 	nw.picker, _ = src.(PickFetcher)
 	return nw, nil
@@ -232,6 +266,10 @@ func (nw *NodeWise) Options() NodeWiseOptions {
 // Sampler). Duplicate seeds of a minibatch are sampled once: F_0 keeps each
 // seed's first occurrence, and Bulk.Seeds holds these deduplicated seeds.
 // It returns an error if a seed is outside [0, n) or ctx is cancelled.
+//
+// The bulk's arrays come from bulks returned with Bulk.Release when there
+// are any, so that a caller who releases each bulk when done with it makes
+// a warm sampler allocate nothing per bulk.
 func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
 	n := nw.src.NumVertices()
 	for m, s := range seeds {
@@ -242,35 +280,39 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		}
 	}
 	k := len(seeds)
-	bulk := &Bulk{First: first, Layers: make([]LayerArrays, len(nw.opt.Fanouts))}
-	frontiers := nw.dedupSeeds(seeds)
-	bulk.Seeds, bulk.SeedStart = concat(frontiers)
-	for m := range frontiers {
-		frontiers[m] = bulk.Seeds[bulk.SeedStart[m]:bulk.SeedStart[m+1]:bulk.SeedStart[m+1]]
-	}
-	expanded := make([]int, k) // rows of F_l^m already expanded (FrontierNew)
+	c := nw.getCall()
+	defer nw.putCall(c)
+	bulk := nw.bulks.get(len(nw.opt.Fanouts))
+	bulk.First = first
+	nw.dedupSeeds(c, seeds, bulk)
+	c.expanded = resize(c.expanded, k)
+	clear(c.expanded) // rows of F_l^m already expanded (FrontierNew)
+	prev, prevStart := bulk.Seeds, bulk.SeedStart
 	for l, s := range nw.opt.Fanouts {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		la := &bulk.Layers[l]
-		next, err := nw.sampleLayer(ctx, la, epoch, first, l, s, frontiers, expanded)
-		if err != nil {
+		if err := nw.sampleLayer(ctx, c, la, epoch, first, l, s, prev, prevStart); err != nil {
 			return nil, err
 		}
-		la.Src, la.SrcStart = concat(next)
-		for m := range frontiers {
-			if nw.opt.Frontier == FrontierNew {
-				expanded[m] = len(frontiers[m])
+		if nw.opt.Frontier == FrontierNew {
+			for m := range k {
+				c.expanded[m] = int32(prevStart[m+1] - prevStart[m])
 			}
-			frontiers[m] = la.Src[la.SrcStart[m]:la.SrcStart[m+1]:la.SrcStart[m+1]]
 		}
+		prev, prevStart = la.Src, la.SrcStart
 	}
 	if nw.opt.Degrees {
 		if err := nw.attachDegrees(ctx, bulk); err != nil {
 			return nil, err
 		}
+	} else {
+		for l := range bulk.Layers {
+			bulk.Layers[l].Deg = nil
+		}
 	}
+	bulk.pool = &nw.bulks
 	return bulk, nil
 }
 
@@ -279,10 +321,10 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 // degrees of F_L are looked up once and copied to the other layers.
 func (nw *NodeWise) attachDegrees(ctx context.Context, bulk *Bulk) error {
 	last := &bulk.Layers[len(bulk.Layers)-1]
-	last.Deg = make([]int32, len(last.Src))
+	last.Deg = resize(last.Deg[:cap(last.Deg)], len(last.Src))
 	if c, ok := nw.src.(CSRRows); ok {
 		a, deg := c.A, last.Deg
-		nw.parallel(len(deg), 4*rowGrain, func(_ *nwWorker, lo, hi int) {
+		nw.parallel(len(deg), 4*rowGrain, func(_ *nwWorker, _, lo, hi int) {
 			for i, v := range last.Src[lo:hi] {
 				deg[lo+i] = int32(a.Indptr[v+1] - a.Indptr[v])
 			}
@@ -292,10 +334,12 @@ func (nw *NodeWise) attachDegrees(ctx context.Context, bulk *Bulk) error {
 	}
 	for l := range len(bulk.Layers) - 1 {
 		la := &bulk.Layers[l]
-		la.Deg = make([]int32, len(la.Src))
-		for m := range len(la.SrcStart) - 1 {
-			copy(la.Deg[la.SrcStart[m]:la.SrcStart[m+1]], last.Deg[last.SrcStart[m]:])
-		}
+		la.Deg = resize(la.Deg[:cap(la.Deg)], len(la.Src))
+		nw.parallel(len(la.SrcStart)-1, 1, func(_ *nwWorker, _, lo, hi int) {
+			for m := lo; m < hi; m++ {
+				copy(la.Deg[la.SrcStart[m]:la.SrcStart[m+1]], last.Deg[last.SrcStart[m]:])
+			}
+		})
 	}
 	return nil
 }
@@ -305,7 +349,7 @@ func (nw *NodeWise) attachDegrees(ctx context.Context, bulk *Bulk) error {
 // vertices of vs.
 func (nw *NodeWise) sourceDegrees(ctx context.Context, vs, deg []int32) error {
 	w := nw.getWorker()
-	defer nw.workers.Put(w)
+	defer nw.putWorker(w)
 	var distinct []int32
 	for _, v := range vs {
 		if w.ids[v] < 0 {
@@ -327,35 +371,38 @@ func (nw *NodeWise) sourceDegrees(ctx context.Context, vs, deg []int32) error {
 	return nil
 }
 
-// dedupSeeds returns each minibatch's seeds without repeats, first
-// occurrences in order.
-func (nw *NodeWise) dedupSeeds(seeds [][]int32) [][]int32 {
-	out := make([][]int32, len(seeds))
-	w := nw.getWorker()
-	defer nw.workers.Put(w)
+// dedupSeeds stores each minibatch's seeds without repeats, first
+// occurrences in order, back to back in bulk.Seeds (offsets
+// bulk.SeedStart). The minibatches are deduplicated in parallel, each in
+// the slot of its seeds in the caller's list, then moved together.
+func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
+	k := len(seeds)
+	c.inStart = resize(c.inStart, k+1)
+	c.inStart[0] = 0
 	for m, s := range seeds {
-		f := make([]int32, 0, len(s))
-		for _, v := range s {
-			if w.ids[v] < 0 {
-				w.ids[v] = 0
-				f = append(f, v)
+		c.inStart[m+1] = c.inStart[m] + len(s)
+	}
+	c.seedCnt = resize(c.seedCnt, k)
+	bulk.Seeds = resize(bulk.Seeds[:cap(bulk.Seeds)], c.inStart[k])
+	nw.parallel(k, 1, func(w *nwWorker, _, lo, hi int) {
+		for m := lo; m < hi; m++ {
+			f := bulk.Seeds[c.inStart[m]:c.inStart[m]:c.inStart[m+1]]
+			for _, v := range seeds[m] {
+				if w.ids[v] < 0 {
+					w.ids[v] = 0
+					f = append(f, v)
+				}
 			}
+			w.reset(f)
+			c.seedCnt[m] = len(f)
 		}
-		w.reset(f)
-		out[m] = f
+	})
+	bulk.SeedStart = resize(bulk.SeedStart, k+1)
+	bulk.SeedStart[0] = 0
+	for m := range k {
+		o := bulk.SeedStart[m]
+		copy(bulk.Seeds[o:], bulk.Seeds[c.inStart[m]:c.inStart[m]+c.seedCnt[m]])
+		bulk.SeedStart[m+1] = o + c.seedCnt[m]
 	}
-	return out
-}
-
-// concat stores the lists back to back and returns the offsets (len+1).
-func concat(lists [][]int32) ([]int32, []int) {
-	start := make([]int, len(lists)+1)
-	for m, f := range lists {
-		start[m+1] = start[m] + len(f)
-	}
-	all := make([]int32, start[len(lists)])
-	for m, f := range lists {
-		copy(all[start[m]:], f)
-	}
-	return all, start
+	bulk.Seeds = bulk.Seeds[:bulk.SeedStart[k]]
 }

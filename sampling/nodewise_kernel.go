@@ -1,25 +1,41 @@
 package sampling
 
-// The node-wise kernel. A layer of a group of minibatches runs in three
-// passes over the stacked rows of the group's frontiers (the rows of Q):
+// The node-wise kernel. A bulk's layer is sampled in groups of
+// consecutive minibatches (NodeWiseOptions.MaxBulkEdges; by default a group
+// holds about GroupCacheBytes of buffers and at least two minibatches a
+// thread), so that a bulk of any size k needs the scratch space of one
+// group and each pass reads what the previous one wrote from the cache. A
+// group runs in three passes over the stacked rows of its frontiers (the
+// rows of Q), which are a view of the previous layer's sources: the
+// frontiers of consecutive minibatches are stored back to back.
 //
-//  1. sizes (parallel over rows): each row's start and degree in A, turned
-//     by a serial prefix sum into the offsets of each row's picks, so that
-//     the picks buffer is allocated once at its exact bound;
-//  2. selection (parallel over rows, so k = 1 uses every thread): each row
-//     draws its picks with its row key and writes their global ids. For
-//     uniform selection from a local CSR a chunk of rows first draws all
-//     positions (which need only the degrees) and then gathers the column
-//     ids in a loop of independent loads, so that many cache misses on A
-//     are in flight at once instead of one per row;
-//  3. extraction (parallel over minibatches): a per-worker array map from
-//     vertex to local id renumbers the picks into the minibatch's columns,
-//     appends new vertices to F_{l+1}, and writes the block straight into
-//     the bulk's arrays at offsets known after pass 2.
+//  1. sizes (parallel over chunks of rows): each row's start and degree in
+//     A and its selection bound; each chunk sums its bounds, and a prefix
+//     sum over the chunks (not the rows) places each chunk's picks;
+//  2. selection (parallel over the same chunks, so k = 1 uses every
+//     thread): a chunk turns its rows' bounds into offsets, draws each
+//     row's picks with its row key and writes their global ids, and adds
+//     its counts to its minibatches' entry totals. For uniform selection
+//     from a local CSR a chunk first draws all positions (which need only
+//     the degrees) and then gathers the column ids in a loop of
+//     independent loads, so that many cache misses on A are in flight at
+//     once instead of one per row;
+//  3. extraction (parallel over minibatches, handed out one at a time): a
+//     per-worker array map from vertex to local id renumbers the picks into
+//     the minibatch's columns and writes the block straight into the bulk's
+//     arrays at offsets known after pass 2, and its new vertices into a
+//     group buffer; F_{l+1} = F_l followed by them is then copied into the
+//     layer's sources, in parallel over minibatches.
 //
-// Profiles (R-MAT scale 20, fanouts 15,10,5) put the time in the random
-// reads of passes 2 and 3 (A's rows, the vertex map) and in sorting the
-// few picks of a row; all writes are sequential.
+// Every buffer is reused: the workers' vertex maps and the group buffers
+// live on the sampler's free lists, and a bulk's output arrays come from
+// bulks the caller released (Bulk.Release). What stays serial is a loop
+// over the group's minibatches and one over its chunks of rows.
+//
+// Profiles (R-MAT scale 20, fanouts 15,10,5, k = 16 and 64) put 44-46% of
+// the CPU time in the extraction, 38-40% in the selection and 8-11% in the
+// sizes pass, all parallel; the code outside the parallel passes took 0-0.6%.
+// At k = 1 the extraction of the one minibatch is serial.
 
 import (
 	"context"
@@ -43,15 +59,66 @@ type nwWorker struct {
 	sel   rowSelector
 }
 
+// nwCall is the scratch space of one SampleBulk call.
+type nwCall struct {
+	expanded []int32 // per minibatch: rows of its frontier expanded at an earlier layer (FrontierNew)
+	inStart  []int   // per minibatch: where its seeds start in the caller's seeds, back to back
+	seedCnt  []int   // per minibatch: its distinct seeds
+	g        layerState
+}
+
+// nwScratch holds the sampler's reusable memory: free lists that outlive
+// garbage collections, unlike a sync.Pool, which empties at every other
+// collection; a large bulk triggers several, and refilling an n-entry
+// vertex map or a group's buffers touches fresh pages, each first touch a
+// page fault (PERF-NOTES.md). Its size is bounded by the largest number of
+// goroutines and calls that were ever active at once.
+type nwScratch struct {
+	mu      sync.Mutex
+	workers []*nwWorker
+	calls   []*nwCall
+}
+
 func (nw *NodeWise) getWorker() *nwWorker {
-	if w, ok := nw.workers.Get().(*nwWorker); ok {
+	sc := &nw.scratch
+	sc.mu.Lock()
+	if n := len(sc.workers); n > 0 {
+		w := sc.workers[n-1]
+		sc.workers = sc.workers[:n-1]
+		sc.mu.Unlock()
 		return w
 	}
+	sc.mu.Unlock()
 	ids := make([]int32, nw.src.NumVertices())
 	for i := range ids {
 		ids[i] = -1
 	}
 	return &nwWorker{ids: ids}
+}
+
+func (nw *NodeWise) putWorker(w *nwWorker) {
+	nw.scratch.mu.Lock()
+	nw.scratch.workers = append(nw.scratch.workers, w)
+	nw.scratch.mu.Unlock()
+}
+
+func (nw *NodeWise) getCall() *nwCall {
+	sc := &nw.scratch
+	sc.mu.Lock()
+	defer sc.mu.Unlock()
+	if n := len(sc.calls); n > 0 {
+		c := sc.calls[n-1]
+		sc.calls = sc.calls[:n-1]
+		return c
+	}
+	return new(nwCall)
+}
+
+func (nw *NodeWise) putCall(c *nwCall) {
+	c.g.verts, c.g.ind, c.g.val = nil, nil, nil // views of data the sampler does not own
+	nw.scratch.mu.Lock()
+	nw.scratch.calls = append(nw.scratch.calls, c)
+	nw.scratch.mu.Unlock()
 }
 
 // reset marks the vertices vs absent from the map again.
@@ -61,9 +128,10 @@ func (w *nwWorker) reset(vs []int32) {
 	}
 }
 
-// parallel runs body(w, lo, hi) over [0, n) in chunks of grain, taken in
-// order by up to nw.threads goroutines, each with its own worker.
-func (nw *NodeWise) parallel(n, grain int, body func(w *nwWorker, lo, hi int)) {
+// parallel runs body(w, c, lo, hi) over [0, n) in chunks c of grain, taken
+// in order by up to nw.threads goroutines, each with its own worker; chunk
+// c is [c*grain, min((c+1)*grain, n)).
+func (nw *NodeWise) parallel(n, grain int, body func(w *nwWorker, c, lo, hi int)) {
 	if n == 0 {
 		return
 	}
@@ -72,13 +140,13 @@ func (nw *NodeWise) parallel(n, grain int, body func(w *nwWorker, lo, hi int)) {
 	var next atomic.Int64
 	run := func() {
 		w := nw.getWorker()
-		defer nw.workers.Put(w)
+		defer nw.putWorker(w)
 		for {
 			c := int(next.Add(1)) - 1
 			if c >= nchunks {
 				return
 			}
-			body(w, c*grain, min((c+1)*grain, n))
+			body(w, c, c*grain, min((c+1)*grain, n))
 		}
 	}
 	t := min(nw.threads, nchunks)
@@ -87,9 +155,10 @@ func (nw *NodeWise) parallel(n, grain int, body func(w *nwWorker, lo, hi int)) {
 		return
 	}
 	var wg sync.WaitGroup
-	for range t {
+	for range t - 1 {
 		wg.Go(run)
 	}
+	run() // the calling goroutine is one of the t
 	wg.Wait()
 }
 
@@ -107,84 +176,129 @@ func resize[T any](s []T, n int) []T {
 	return make([]T, n)
 }
 
+// extend returns s lengthened by n elements. When its array lacks room it
+// moves to a new one of capacity want (at least the new length), so that a
+// caller who can estimate the final length moves the data once or twice
+// rather than at every doubling.
+func extend[T any](s []T, n, want int) []T {
+	if cap(s)-len(s) >= n {
+		return s[:len(s)+n]
+	}
+	t := make([]T, len(s)+n, max(want, len(s)+n))
+	copy(t, s)
+	return t
+}
+
 // layerState holds the stacked rows of one layer of one group of
-// minibatches, mb0..mb0+len(rowStart)-2.
+// minibatches, mb0..mb0+len(rowStart)-2. Its arrays are reused from group
+// to group and call to call; only verts, ind and val are views of memory
+// it does not own.
 type layerState struct {
 	mb0      int
 	rowStart []int     // row of the group where minibatch mb0+i starts
-	verts    []int32   // vertex of each row (the nonzero column of Q)
-	mbOf     []int32   // group-relative minibatch of each row
+	verts    []int32   // vertex of each row: the group's frontiers, back to back (a view)
 	skip     []int32   // per group minibatch: rows before this are not expanded
-	off      []int64   // len rows+1: row r's picks are picks[off[r]:off[r]+cnt[r]]
+	off      []int64   // len rows+1: row r's picks start at picks[off[r]]
+	chunkOff []int64   // per chunk of rowGrain rows: its picks' bound, then where they start
 	lo       []int64   // packed path: where row r's vertex's row starts in ind
 	deg      []int32   // packed path: its degree
-	ind      []int32   // packed path: the source's packed column ids
-	val      []float32 // packed path: its packed values (nil when not fetched)
+	ind      []int32   // packed path: the source's packed column ids (a view)
+	val      []float32 // packed path: its packed values (nil when not fetched; a view)
 	cnt      []int32   // number of picks of each row
 	picks    []int32   // global ids of the picks
 	pvals    []float32 // values of the picks when hasVals
 	hasVals  bool      // the picks' values are not all 1 (weighted or with replacement)
-	edgeBase []int64   // per group minibatch: where its entries start in the layer
+	mbEdges  []int64   // per group minibatch: the entries it selected
+	edgeBase []int64   // len group+1: where each minibatch's entries start, from the group's first
+	newv     []int32   // extraction: minibatch i's new vertices at newv[edgeBase[i]:]
+	nnew     []int     // per group minibatch: its number of new vertices
+	fetch    []int32   // RowFetcher path: the distinct vertices to fetch
 }
 
-// sampleLayer samples layer l (fanout s) of every minibatch, writing the
-// blocks into la, and returns F_{l+1} of every minibatch.
-func (nw *NodeWise) sampleLayer(ctx context.Context, la *LayerArrays, epoch, first, l, s int, frontiers [][]int32, expanded []int) ([][]int32, error) {
-	k := len(frontiers)
-	la.PtrStart = make([]int, k+1)
-	for m, f := range frontiers {
-		la.PtrStart[m+1] = la.PtrStart[m] + len(f) + 1
+// mbAt returns the group minibatch i that row r belongs to:
+// rowStart[i] <= r < rowStart[i+1].
+func (g *layerState) mbAt(r int) int {
+	lo, hi := 0, len(g.rowStart)-1 // invariant: rowStart[lo] <= r < rowStart[hi]
+	for hi-lo > 1 {
+		mid := int(uint(lo+hi) >> 1)
+		if g.rowStart[mid] <= r {
+			lo = mid
+		} else {
+			hi = mid
+		}
 	}
-	la.Indptr = make([]int64, la.PtrStart[k])
-	la.EdgeStart = make([]int64, k+1)
-	next := make([][]int32, k)
+	return lo
+}
+
+// sampleLayer samples layer l (fanout s) of every minibatch, whose
+// frontiers F_l are prev[prevStart[m]:prevStart[m+1]], writing the blocks
+// and F_{l+1} into la.
+func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int) error {
+	k := len(prevStart) - 1
+	la.PtrStart = resize(la.PtrStart, k+1)
+	la.PtrStart[0] = 0
+	for m := range k {
+		la.PtrStart[m+1] = la.PtrStart[m] + prevStart[m+1] - prevStart[m] + 1
+	}
+	la.Indptr = resize(la.Indptr, la.PtrStart[k])
+	la.EdgeStart = resize(la.EdgeStart, k+1)
+	la.EdgeStart[0] = 0
+	la.SrcStart = resize(la.SrcStart, k+1)
+	la.SrcStart[0] = 0
+	la.Indices, la.Data, la.Src = la.Indices[:0], la.Data[:0], la.Src[:0]
 	perRow := int64(max(s, 1))
+	cost := func(m int) int64 { return int64(prevStart[m+1]-prevStart[m]-int(c.expanded[m])) * perRow }
+	var total int64
+	for m := range k {
+		total += cost(m)
+	}
+	var done int64
 	for m0 := 0; m0 < k; {
-		// A group takes minibatches while its selection bound fits the cap.
-		m1, cost := m0, int64(0)
+		// A group takes minibatches while its selection bound fits the
+		// cap, and at least minGroup of them, so that the extraction,
+		// parallel over the group's minibatches, has work for every
+		// thread, as long as they fit the memory cap.
+		m1, gc := m0, int64(0)
 		for m1 < k {
-			c := int64(len(frontiers[m1])-expanded[m1]) * perRow
-			if m1 > m0 && cost+c > nw.opt.MaxBulkEdges {
+			cm := cost(m1)
+			if m1 > m0 && (gc+cm > nw.maxGroupEdges || m1-m0 >= nw.minGroup && gc+cm > nw.opt.MaxBulkEdges) {
 				break
 			}
-			cost += c
+			gc += cm
 			m1++
 		}
-		if err := nw.sampleGroup(ctx, la, epoch, first, l, s, frontiers, expanded, next, m0, m1); err != nil {
-			return nil, err
+		done += gc
+		if err := nw.sampleGroup(ctx, c, la, epoch, first, l, s, prev, prevStart, m0, m1, float64(total)/float64(max(done, 1))); err != nil {
+			return err
 		}
 		m0 = m1
 	}
-	return next, nil
+	return nil
 }
 
-// sampleGroup samples layer l of minibatches m0..m1-1.
-func (nw *NodeWise) sampleGroup(ctx context.Context, la *LayerArrays, epoch, first, l, s int, frontiers [][]int32, expanded []int, next [][]int32, m0, m1 int) error {
+// sampleGroup samples layer l of minibatches m0..m1-1. growth estimates
+// the ratio of the layer's final output to its output so far, for sizing
+// the output arrays when they must move.
+func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int, growth float64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	g, _ := nw.states.Get().(*layerState)
-	if g == nil {
-		g = new(layerState)
-	}
-	defer nw.states.Put(g)
+	g := &c.g
+	ng := m1 - m0
 	g.mb0 = m0
-	g.rowStart = resize(g.rowStart, m1-m0+1)
-	g.rowStart[0] = 0
-	g.skip = resize(g.skip, m1-m0)
-	for m := m0; m < m1; m++ {
-		g.rowStart[m-m0+1] = g.rowStart[m-m0] + len(frontiers[m])
-		g.skip[m-m0] = int32(expanded[m])
+	g.rowStart = resize(g.rowStart, ng+1)
+	g.skip = resize(g.skip, ng)
+	for i := range ng + 1 {
+		g.rowStart[i] = prevStart[m0+i] - prevStart[m0]
 	}
-	rows := g.rowStart[m1-m0]
-	g.verts, g.mbOf = g.verts[:0], g.mbOf[:0]
-	for m := m0; m < m1; m++ {
-		g.verts = append(g.verts, frontiers[m]...)
-		for range frontiers[m] {
-			g.mbOf = append(g.mbOf, int32(m-m0))
-		}
+	for i := range ng {
+		g.skip[i] = c.expanded[m0+i]
 	}
+	g.verts = prev[prevStart[m0]:prevStart[m1]]
+	rows := len(g.verts)
 	g.hasVals = nw.opt.Weighted || nw.opt.Replace
+	g.mbEdges = resize(g.mbEdges, ng)
+	clear(g.mbEdges)
 	if nw.picker != nil {
 		// Push: the owners of the rows select (passes 1 and 2 run there).
 		if err := nw.pushGroup(ctx, g, epoch, first, l, s); err != nil {
@@ -200,54 +314,104 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, la *LayerArrays, epoch, fir
 			g.ind, g.val = nw.packed.Packed()
 		}
 
-		// Pass 1: sizes.
+		// Pass 1: sizes. Row r's bound goes to off[r] and each chunk's
+		// sum to chunkOff, whose prefix sum gives where the chunk's picks
+		// start; pass 2 turns its rows' bounds into offsets.
+		nchunks := (rows + rowGrain - 1) / rowGrain
 		g.off = resize(g.off, rows+1)
-		clear(g.off)
+		g.chunkOff = resize(g.chunkOff, nchunks)
 		if nw.packed != nil {
 			g.lo, g.deg = resize(g.lo, rows), resize(g.deg, rows)
 		}
-		nw.parallel(rows, rowGrain, func(w *nwWorker, lo, hi int) { nw.sizeRows(g, s, lo, hi) })
-		for r := range rows {
-			g.off[r+1] += g.off[r]
+		nw.parallel(rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
+		var bound int64
+		for ch, b := range g.chunkOff {
+			g.chunkOff[ch] = bound
+			bound += b
 		}
-		total := g.off[rows]
+		g.off[rows] = bound
 
 		// Pass 2: selection.
 		g.cnt = resize(g.cnt, rows)
-		clear(g.cnt)
-		g.picks = resize(g.picks, int(total))
+		g.picks = resize(g.picks, int(bound))
 		if g.hasVals {
-			g.pvals = resize(g.pvals, int(total))
+			g.pvals = resize(g.pvals, int(bound))
 		}
 		key := nw.stream
-		nw.parallel(rows, rowGrain, func(w *nwWorker, lo, hi int) { nw.selectRows(w, g, key, epoch, first, l, s, lo, hi) })
+		nw.parallel(rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
+			o := g.chunkOff[ch]
+			for r := lo; r < hi; r++ {
+				b := g.off[r]
+				g.off[r] = o
+				o += b
+			}
+			nw.selectRows(w, g, key, epoch, first, l, s, lo, hi)
+			g.countEdges(lo, hi)
+		})
 	}
 
 	// Where each minibatch's entries go in the layer's arrays.
-	base := int64(len(la.Indices))
-	g.edgeBase = resize(g.edgeBase, m1-m0+1)
+	g.edgeBase = resize(g.edgeBase, ng+1)
 	g.edgeBase[0] = 0
-	for i := range m1 - m0 {
-		e := int64(0)
-		for _, c := range g.cnt[g.rowStart[i]:g.rowStart[i+1]] {
-			e += int64(c)
-		}
-		g.edgeBase[i+1] = g.edgeBase[i] + e
+	for i := range ng {
+		g.edgeBase[i+1] = g.edgeBase[i] + g.mbEdges[i]
+	}
+	base := int64(len(la.Indices))
+	for i := range ng {
 		la.EdgeStart[m0+i+1] = base + g.edgeBase[i+1]
 	}
-	la.Indices = slices.Grow(la.Indices, int(g.edgeBase[m1-m0]))[:base+g.edgeBase[m1-m0]]
-	la.Data = slices.Grow(la.Data, int(g.edgeBase[m1-m0]))[:base+g.edgeBase[m1-m0]]
-	for i := range g.edgeBase {
-		g.edgeBase[i] += base
-	}
+	edges := int(g.edgeBase[ng])
+	want := int(float64(int(base)+edges) * growth * 1.05)
+	la.Indices = extend(la.Indices, edges, want)
+	la.Data = extend(la.Data, edges, want)
+	g.newv = resize(g.newv, edges)
+	g.nnew = resize(g.nnew, ng)
 
 	// Pass 3: extraction, one minibatch per task.
-	nw.parallel(m1-m0, 1, func(w *nwWorker, lo, hi int) {
+	nw.parallel(ng, 1, func(w *nwWorker, _, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			next[m0+i] = nw.extract(w, g, la, frontiers[m0+i], i)
+			m := m0 + i
+			nw.extract(w, g, la, base, prev[prevStart[m]:prevStart[m+1]], i)
+		}
+	})
+
+	// F_{l+1} of each minibatch: its F_l, then its new vertices.
+	srcBase := len(la.Src)
+	for i := range ng {
+		m := m0 + i
+		la.SrcStart[m+1] = la.SrcStart[m] + prevStart[m+1] - prevStart[m] + g.nnew[i]
+	}
+	add := la.SrcStart[m1] - srcBase
+	la.Src = extend(la.Src, add, int(float64(srcBase+add)*growth*1.05))
+	nw.parallel(ng, 1, func(_ *nwWorker, _, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			m := m0 + i
+			dst := la.Src[la.SrcStart[m]:la.SrcStart[m+1]]
+			n := copy(dst, prev[prevStart[m]:prevStart[m+1]])
+			copy(dst[n:], g.newv[g.edgeBase[i]:g.edgeBase[i]+int64(g.nnew[i])])
 		}
 	})
 	return ctx.Err()
+}
+
+// countEdges adds the picks of rows lo..hi-1 to their minibatches'
+// mbEdges (atomically: a minibatch's rows may span several chunks).
+func (g *layerState) countEdges(lo, hi int) {
+	i := g.mbAt(lo)
+	var sum int64
+	for r := lo; r < hi; r++ {
+		for r >= g.rowStart[i+1] {
+			if sum != 0 {
+				atomic.AddInt64(&g.mbEdges[i], sum)
+				sum = 0
+			}
+			i++
+		}
+		sum += int64(g.cnt[r])
+	}
+	if sum != 0 {
+		atomic.AddInt64(&g.mbEdges[i], sum)
+	}
 }
 
 // pushGroup has the owners of the group's expanded rows select their picks
@@ -255,10 +419,10 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, la *LayerArrays, epoch, fir
 func (nw *NodeWise) pushGroup(ctx context.Context, g *layerState, epoch, first, l, s int) error {
 	rows := len(g.verts)
 	req := &PickRequest{Epoch: epoch, Layer: l, Fanout: s}
-	for r, v := range g.verts {
-		if g.expands(r) {
-			req.Vertex = append(req.Vertex, v)
-			req.Minibatch = append(req.Minibatch, int32(first+g.mb0+int(g.mbOf[r])))
+	for i := range len(g.rowStart) - 1 {
+		for r := g.rowStart[i] + int(g.skip[i]); r < g.rowStart[i+1]; r++ {
+			req.Vertex = append(req.Vertex, g.verts[r])
+			req.Minibatch = append(req.Minibatch, int32(first+g.mb0+i))
 		}
 	}
 	if err := nw.picker.FetchPicks(ctx, req); err != nil {
@@ -270,14 +434,17 @@ func (nw *NodeWise) pushGroup(ctx context.Context, g *layerState, epoch, first, 
 	g.off = resize(g.off, rows+1)
 	g.cnt = resize(g.cnt, rows)
 	g.off[0] = 0
-	i := 0
-	for r := range rows {
-		g.cnt[r] = 0
-		if g.expands(r) {
-			g.cnt[r] = req.Count[i]
-			i++
+	j := 0
+	for i := range len(g.rowStart) - 1 {
+		for r := g.rowStart[i]; r < g.rowStart[i+1]; r++ {
+			g.cnt[r] = 0
+			if r >= g.rowStart[i]+int(g.skip[i]) {
+				g.cnt[r] = req.Count[j]
+				j++
+			}
+			g.off[r+1] = g.off[r] + int64(g.cnt[r])
+			g.mbEdges[i] += int64(g.cnt[r])
 		}
-		g.off[r+1] = g.off[r] + int64(g.cnt[r])
 	}
 	if g.off[rows] != int64(len(req.Picks)) {
 		return fmt.Errorf("sampling: FetchPicks returned %d picks, its counts sum to %d", len(req.Picks), g.off[rows])
@@ -290,60 +457,74 @@ func (nw *NodeWise) pushGroup(ctx context.Context, g *layerState, epoch, first, 
 }
 
 // expandedVertices returns the distinct vertices of the group's rows that
-// the layer expands.
+// the layer expands (in g.fetch, reused).
 func (nw *NodeWise) expandedVertices(g *layerState) []int32 {
 	w := nw.getWorker()
-	defer nw.workers.Put(w)
-	var out []int32
-	for r, v := range g.verts {
-		if g.expands(r) && w.ids[v] < 0 {
-			w.ids[v] = 0
-			out = append(out, v)
+	defer nw.putWorker(w)
+	out := g.fetch[:0]
+	for i := range len(g.rowStart) - 1 {
+		for _, v := range g.verts[g.rowStart[i]+int(g.skip[i]) : g.rowStart[i+1]] {
+			if w.ids[v] < 0 {
+				w.ids[v] = 0
+				out = append(out, v)
+			}
 		}
 	}
 	w.reset(out)
+	g.fetch = out
 	return out
 }
 
-// expands reports whether row r of the group is expanded at this layer.
-func (g *layerState) expands(r int) bool {
-	i := g.mbOf[r]
-	return int32(r-g.rowStart[i]) >= g.skip[i]
-}
-
-// sizeRows stores the selection bound of rows lo..hi-1 in off[r+1] (and,
-// on the CSR path, where each row starts and its degree).
-func (nw *NodeWise) sizeRows(g *layerState, s, lo, hi int) {
-	if pk := nw.packed; pk != nil {
-		for r := lo; r < hi; r++ {
-			if !g.expands(r) {
+// sizeRows stores the selection bound of each row r of lo..hi-1 in off[r]
+// (and, on the packed path, where the row starts and its degree) and
+// returns their sum. Rows not expanded at this layer have bound 0.
+func (nw *NodeWise) sizeRows(g *layerState, s, lo, hi int) int64 {
+	i := g.mbAt(lo)
+	var sum int64
+	pk := nw.packed
+	for r := lo; r < hi; r++ {
+		for r >= g.rowStart[i+1] {
+			i++
+		}
+		if r-g.rowStart[i] < int(g.skip[i]) {
+			g.off[r] = 0
+			if pk != nil {
 				g.lo[r], g.deg[r] = 0, 0 // not fetched: no span to read
-				continue
 			}
+			continue
+		}
+		var b int
+		if pk != nil {
 			start, deg := pk.RowSpan(g.verts[r])
 			g.lo[r], g.deg[r] = start, deg
-			g.off[r+1] = int64(selectBound(int(deg), s))
-		}
-		return
-	}
-	for r := lo; r < hi; r++ {
-		if g.expands(r) {
+			b = selectBound(int(deg), s)
+		} else {
 			cols, _ := nw.src.Row(g.verts[r])
-			g.off[r+1] = int64(selectBound(len(cols), s))
+			b = selectBound(len(cols), s)
 		}
+		g.off[r] = int64(b)
+		sum += int64(b)
 	}
+	return sum
 }
 
-// selectRows draws the picks of rows lo..hi-1.
+// selectRows draws the picks of rows lo..hi-1 and sets their counts
+// (0 for rows not expanded).
 func (nw *NodeWise) selectRows(w *nwWorker, g *layerState, stream Stream, epoch, first, l, s, lo, hi int) {
 	opt := SelectOptions{Weighted: nw.opt.Weighted, Replace: nw.opt.Replace}
 	if nw.packed != nil && !opt.Weighted {
 		nw.selectRowsUniform(w, g, stream, epoch, first, l, s, lo, hi)
 		return
 	}
-	cur, lk := -1, layerKey(0)
+	i := g.mbAt(lo)
+	lk := stream.layer(epoch, first+g.mb0+i, l)
 	for r := lo; r < hi; r++ {
-		if !g.expands(r) {
+		for r >= g.rowStart[i+1] {
+			i++
+			lk = stream.layer(epoch, first+g.mb0+i, l)
+		}
+		g.cnt[r] = 0
+		if r-g.rowStart[i] < int(g.skip[i]) {
 			continue
 		}
 		v := g.verts[r]
@@ -357,9 +538,6 @@ func (nw *NodeWise) selectRows(w *nwWorker, g *layerState, stream Stream, epoch,
 			}
 		} else {
 			cols, vals = nw.src.Row(v)
-		}
-		if i := int(g.mbOf[r]); i != cur {
-			cur, lk = i, stream.layer(epoch, first+g.mb0+i, l)
 		}
 		var pv []float32
 		if g.hasVals {
@@ -396,13 +574,16 @@ func (sel *rowSelector) pick(key RowKey, cols []int32, vals []float32, s int, op
 // column ids in a loop whose loads are independent of each other: the CPU
 // keeps many of these cache misses in flight instead of one per row.
 func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream, epoch, first, l, s, lo, hi int) {
-	cur, lk := -1, layerKey(0)
+	i := g.mbAt(lo)
+	lk := stream.layer(epoch, first+g.mb0+i, l)
 	for r := lo; r < hi; r++ {
-		if !g.expands(r) || g.deg[r] == 0 {
-			continue
+		for r >= g.rowStart[i+1] {
+			i++
+			lk = stream.layer(epoch, first+g.mb0+i, l)
 		}
-		if i := int(g.mbOf[r]); i != cur {
-			cur, lk = i, stream.layer(epoch, first+g.mb0+i, l)
+		g.cnt[r] = 0
+		if g.deg[r] == 0 || r-g.rowStart[i] < int(g.skip[i]) {
+			continue
 		}
 		pos, mult := w.sel.uniform(lk.row(g.verts[r]), int(g.deg[r]), s, nw.opt.Replace)
 		copy(g.picks[g.off[r]:], pos)
@@ -431,18 +612,21 @@ func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream,
 }
 
 // extract renumbers the picks of group minibatch i (frontier f) into its
-// local columns, writes its block into la and returns F_{l+1}.
-func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, f []int32, i int) []int32 {
+// local columns, writes its block into la (its entries at base plus its
+// edgeBase) and its new vertices, in order of first appearance, into
+// g.newv at its edgeBase (a minibatch has no more new vertices than
+// entries), and sets g.nnew[i].
+func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, base int64, f []int32, i int) {
 	m := g.mb0 + i
 	ids := w.ids
 	for j, v := range f {
 		ids[v] = int32(j)
 	}
 	e0, e1 := g.edgeBase[i], g.edgeBase[i+1]
-	nf := make([]int32, len(f), len(f)+int(e1-e0))
-	copy(nf, f)
+	newv := g.newv[e0:e0:e1]
+	nf := int32(len(f)) // the local id of newv[0]
 	ptr := la.Indptr[la.PtrStart[m]:la.PtrStart[m+1]]
-	ind, dat := la.Indices[e0:e1], la.Data[e0:e1]
+	ind, dat := la.Indices[base+e0:base+e1], la.Data[base+e0:base+e1]
 	e := 0
 	for j := range f {
 		r := g.rowStart[i] + j
@@ -457,9 +641,9 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, f []int
 			for q, v := range picks {
 				id := ids[v]
 				if id < 0 {
-					id = int32(len(nf))
+					id = nf + int32(len(newv))
 					ids[v] = id
-					nf = append(nf, v)
+					newv = append(newv, v)
 				}
 				row[q] = id
 			}
@@ -477,9 +661,9 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, f []int
 			for _, v := range picks {
 				id := ids[v]
 				if id < 0 {
-					id = int32(len(nf))
+					id = nf + int32(len(newv))
 					ids[v] = id
-					nf = append(nf, v)
+					newv = append(newv, v)
 					fresh = append(fresh, id)
 				} else {
 					row[nk] = id
@@ -498,8 +682,9 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, f []int
 			dat[j] = 1
 		}
 	}
-	w.reset(nf)
-	return nf
+	w.reset(f)
+	w.reset(newv)
+	g.nnew[i] = len(newv)
 }
 
 // sortPairs sorts ind ascending, permuting vals alike.

@@ -13,10 +13,12 @@
 #   BENCH_ARGS_TRAIN, BENCH_ARGS_DIST  extra flags for one program, e.g. BENCH_ARGS_SPGEMM="--reps 9"
 #   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
 #   BENCH_ARGS_DPTRAIN  extra flags of benchmarks/dptrainbench (data-parallel training)
+#   BENCH_SWEEP_SCALE  R-MAT scale of the bulk size sweep through the CLI (default 20);
+#   BENCH_ARGS_SWEEP   extra flags for it
 #   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
-#   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN  extra flags for one program, e.g.
+#   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN, BENCH_ARGS_TORCHPEER  extra flags for one program, e.g.
 #   BENCH_ARGS_SPGEMM="--reps 9"
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -72,6 +74,13 @@ if [ -d benchmarks/samplebench ]; then
   if build samplebench "$blas"; then
     bench samplebench 300 ${BENCH_ARGS_SAMPLE:-}
     bench samplebench 300 --scale 22 --threads 1,2 --bulk 1,16,256 --append ${BENCH_ARGS_SAMPLE:-}
+    # The bulk size sweep as a user measures it: `bulksample sample --json`,
+    # one process per run, every vertex a seed (so that k = 1024 is 1024
+    # minibatches), warm and cold passes; the README's sampling table.
+    if go build -tags "$blas" -o "$bindir/bulksample" ./cmd/bulksample; then
+      bench samplebench 2400 --cli "$bindir/bulksample" --scale "${BENCH_SWEEP_SCALE:-20}" --seeds 0 \
+        --threads 1,2 --bulk 1,4,16,64,256,1024 --reps 3 --append ${BENCH_ARGS_SWEEP:-}
+    else failed+=("bulksample (build)"); fi
   else failed+=("samplebench (build)"); fi
 fi
 
@@ -96,6 +105,19 @@ fi
 # --- training: GraphSAGE / GCN epochs (benchmarks/trainbench -> results/train.md) ---
 if [ -d benchmarks/trainbench ]; then
   if build trainbench "$blas"; then bench trainbench 300 ${BENCH_ARGS_TRAIN:-}; else failed+=("trainbench (build)"); fi
+fi
+
+# --- training compute vs a tuned PyTorch on the same minibatches (benchmarks/torchpeer -> results/training.md) ---
+if [ -d benchmarks/torchpeer ]; then
+  if build torchpeer "$blas"; then
+    py=python3; [ -x /usr/bin/python3 ] && py=/usr/bin/python3   # where Debian's python3-torch lives
+    if "$py" -c 'import torch, numpy' 2>/dev/null; then
+      bench torchpeer 900 --threads "$threads" ${BENCH_ARGS_TORCHPEER:-}
+    else
+      echo "bench: torchpeer: no PyTorch (python3-torch: scripts/deps.sh bench); timing bulksample alone" >&2
+      bench torchpeer 600 --threads "$threads" --peer "" ${BENCH_ARGS_TORCHPEER:-}
+    fi
+  else failed+=("torchpeer (build)"); fi
 fi
 
 # --- dist: distributed sampling and feature exchange under mpirun (benchmarks/distbench -> results/dist.md) ---

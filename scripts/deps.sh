@@ -6,8 +6,9 @@
 #   test   (make vet, make test): those, Open MPI (the mpi build tag, the
 #          mpirun tests), Slurm, munge and PMIx (the one-node Slurm test of
 #          scripts/slurm-test.sh) and staticcheck;
-#   bench  (make bench): those of run, Open MPI (the distributed benchmark)
-#          and SuiteSparse:GraphBLAS (the peer).
+#   bench  (make bench): those of run, Open MPI (the distributed benchmark),
+#          SuiteSparse:GraphBLAS (the SpGEMM peer) and PyTorch with NumPy
+#          (python3-torch, the training peer of benchmarks/torchpeer).
 # Without root it only reports what is missing; the build then falls back to
 # pure-Go BLAS and no MPI, the GraphBLAS comparison is skipped, and the tests
 # that need MPI or Slurm say why they cannot run (and fail in CI). `make run`
@@ -31,7 +32,7 @@ done
 pkgs=(libopenblas-dev pkg-config)
 mpi=(libopenmpi-dev openmpi-bin)
 [ "$mode" = test ] && pkgs+=("${mpi[@]}" slurm-wlm munge libpmix-dev)
-[ "$mode" = bench ] && pkgs+=("${mpi[@]}" libgraphblas-dev)
+[ "$mode" = bench ] && pkgs+=("${mpi[@]}" libgraphblas-dev python3-torch python3-numpy)
 gotools=()
 [ "$mode" = test ] && gotools+=(staticcheck)
 

@@ -111,3 +111,50 @@ func TestUsageErrors(t *testing.T) {
 		t.Errorf("--help does not list the flags:\n%s", stderr.String())
 	}
 }
+
+// TestSweepThroughCLI runs the sweep against a stand-in for the CLI, a
+// script that prints a JSON summary whose SEPS grow with k, and checks the
+// table: one row per thread count and k, medians, the ratio to the best k,
+// and the command printed beside it; and that a run whose last line is not
+// JSON fails naming the command.
+func TestSweepThroughCLI(t *testing.T) {
+	dir := t.TempDir()
+	cli := filepath.Join(dir, "fakecli")
+	script := `#!/bin/sh
+k=1; t=1
+while [ $# -gt 0 ]; do
+  case $1 in --bulk) k=$2;; --threads) t=$2;; esac
+  shift
+done
+echo "sampling..."
+echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 500000, \"warm\": true, \"peak_rss_bytes\": $((k * 1048576)), \"pass_costs\": [{\"cpu_seconds\": 9}, {\"cpu_seconds\": 0.001}, {\"cpu_seconds\": 0.002}, {\"cpu_seconds\": 0.004}]}"
+`
+	if err := os.WriteFile(cli, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	graph := filepath.Join(dir, "g.bsn")
+	out := filepath.Join(dir, "sweep.md")
+	args := []string{"--cli", cli, "--graph", graph, "--threads", "1,2", "--bulk", "1,4", "--reps", "2", "--seeds", "0", "--out", out}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	md := stdout.String()
+	for _, want := range []string{
+		"| 1 | 1 | 1000 | 1.00 | 1.00-1.00 | 0.25 | 0.50 | 0.50 | 1 |",
+		"| 1 | 4 | 1000 | 4.00 | 4.00-4.00 | 1.00 | 0.50 | 0.50 | 4 |",
+		"| 2 | 4 | 1000 | 8.00 | 8.00-8.00 | 1.00 | 0.50 | 0.50 | 4 |",
+		"bulksample sample --graph g.bsn --batch 1024 --fanout 15,10,5 --seeds 0 --bulk K --threads T",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("sweep table lacks %q:\n%s", want, md)
+		}
+	}
+	if err := os.WriteFile(cli, []byte("#!/bin/sh\necho no json\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stderr.Reset()
+	if code := run(context.Background(), args, io.Discard, &stderr); code == 0 || !strings.Contains(stderr.String(), "not its JSON summary") {
+		t.Errorf("a CLI without JSON: exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -318,6 +318,7 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 				dg.AddBulk(b)
 				m.End("digest")
 			}
+			b.Release() // its arrays serve the next bulk
 			if time.Since(lastReport) > 2*time.Second {
 				lastReport = time.Now()
 				line := fmt.Sprintf("sample: pass %d/%d: %d/%d bulks, %d sampled edges, %.2fM SEPS",

@@ -1,0 +1,111 @@
+package sampling_test
+
+import (
+	"context"
+	"runtime"
+	"testing"
+
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/samplingtest"
+)
+
+// bulkDigest returns the digest of one bulk.
+func bulkDigest(b *sampling.Bulk) string {
+	d := sampling.NewDigest()
+	d.AddBulk(b)
+	return d.Sum()
+}
+
+// TestReleasedBulksSampleTheSame: bulks sampled into the arrays of released
+// bulks, larger and smaller ones, equal the bulks of a fresh sampler, for
+// every option that changes what the arrays hold (values, degrees,
+// frontier mode), and a released bulk is emptied.
+func TestReleasedBulksSampleTheSame(t *testing.T) {
+	a := samplingtest.RandomGraph(400, 10, true, 3)
+	ctx := context.Background()
+	for _, opt := range []sampling.NodeWiseOptions{
+		{Fanouts: []int{4, 3}, Seed: 1, Threads: 2},
+		{Fanouts: []int{5, -1}, Seed: 2, Weighted: true, Degrees: true, Threads: 3},
+		{Fanouts: []int{3, 2, 2}, Seed: 3, Replace: true, Frontier: sampling.FrontierNew, MaxBulkEdges: 30},
+	} {
+		name := samplingtest.CaseName(opt)
+		reused, err := sampling.NewNodeWise(a, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range []int{9, 2, 12, 1, 5} {
+			seeds := samplingtest.RandomSeeds(a.Rows, k, 7+i, uint64(i))
+			fresh, err := sampling.NewNodeWise(a, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := fresh.SampleBulk(ctx, 1, 3*i, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := reused.SampleBulk(ctx, 1, 3*i, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samplingtest.CompareBulks(t, name, got, want, 0)
+			if g, w := bulkDigest(got), bulkDigest(want); g != w {
+				t.Errorf("%s bulk %d (k=%d): digest %s after reuse, want %s", name, i, k, g, w)
+			}
+			got.Release()
+			if got.Len() != -1 || got.Layers != nil || got.Seeds != nil {
+				t.Errorf("%s: a released bulk still holds its arrays", name)
+			}
+			got.Release() // twice: nothing
+		}
+	}
+	var none *sampling.Bulk
+	none.Release()
+}
+
+// TestWarmNodeWiseAllocatesNothing: a warm sampler whose caller releases
+// every bulk allocates per bulk only small objects of constant size (the
+// Bulk header; per group of minibatches the closures and goroutines of its
+// parallel passes, a few hundred bytes), nothing that grows with the bulk:
+// no output array, no group buffer, no vertex map. Any of those would
+// allocate tens of KiB here.
+func TestWarmNodeWiseAllocatesNothing(t *testing.T) {
+	a := samplingtest.RandomGraph(20000, 16, false, 5)
+	seeds := samplingtest.RandomSeeds(a.Rows, 8, 256, 6)
+	ctx := context.Background()
+	// A small cap makes several groups a layer: their buffers are reused too.
+	s, err := sampling.NewNodeWise(a, sampling.NodeWiseOptions{Fanouts: []int{10, 5}, Seed: 1, Threads: 2, MaxBulkEdges: 3000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outBytes int64
+	sample := func() {
+		b, err := s.SampleBulk(ctx, 0, 0, seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		outBytes = 0
+		for _, la := range b.Layers {
+			outBytes += int64(8*len(la.Indptr) + 4*len(la.Indices) + 4*len(la.Data) + 4*len(la.Src))
+		}
+		b.Release()
+	}
+	for range 3 {
+		sample()
+	}
+	allocs := testing.AllocsPerRun(10, sample)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	const runs = 10
+	for range runs {
+		sample()
+	}
+	runtime.ReadMemStats(&after)
+	perBulk := int64(after.TotalAlloc-before.TotalAlloc) / runs
+	t.Logf("warm bulk: %.0f allocations, %d bytes allocated; output %d bytes", allocs, perBulk, outBytes)
+	if perBulk > outBytes/100 {
+		t.Errorf("a warm bulk allocates %d bytes (output %d bytes); want under 1%% of the output", perBulk, outBytes)
+	}
+	if allocs > 400 {
+		t.Errorf("a warm bulk makes %.0f allocations; want a few small ones per group", allocs)
+	}
+}
