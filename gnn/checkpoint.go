@@ -83,11 +83,15 @@ func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpo
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
 	}
+	if !t.writesCheckpoints() {
+		return nil // rank 0 writes the data-parallel run's checkpoint
+	}
 	ck := checkpoint{
 		Version: checkpointVersion, Config: t.config(), EpochsDone: epochsDone,
 		Params: t.model.Params(), AdamM: t.adam.M, AdamV: t.adam.V, AdamT: t.adam.T,
 		History: history, Partial: partial,
 	}
+	ck.Config[ranksKey] = strconv.Itoa(t.ranks())
 	f, err := os.CreateTemp(dir, ".checkpoint-*.tmp")
 	if err != nil {
 		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
@@ -153,6 +157,9 @@ func loadCheckpoint(dir string) (*checkpoint, error) {
 // same configuration.
 func (t *Trainer) restore(ck *checkpoint) error {
 	path := filepath.Join(t.opt.CheckpointDir, CheckpointFile)
+	if err := t.checkRanks(ck, path); err != nil {
+		return err
+	}
 	want := t.config()
 	keys := make([]string, 0, len(want))
 	for k := range want {

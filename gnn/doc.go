@@ -87,9 +87,16 @@
 //     sparse features (featurex.SparseGatherer).
 //   - GradReducer: called between the backward pass and the optimiser
 //     step with the flat gradients and the step's metrics; an all-reduce
-//     in data-parallel training.
+//     in data-parallel training (DataParallel: one float32 all-reduce of
+//     one flat buffer per step; as a Sharder it also gives each rank its
+//     part of every global minibatch, so that p ranks follow the
+//     single-process run with the same batch, and a rank with an empty
+//     part takes a zero-weight step that still enters every collective).
 //   - Evaluator: valid and test accuracy after each epoch; FullNeighbour
-//     is the single-process one.
+//     is the single-process one; in a data-parallel run BlockEvaluator
+//     infers each rank's row block (remote neighbours' rows fetched from
+//     their owners) and RootEvaluator is the gathered evaluation (rank 0
+//     holds the whole graph, infers, and broadcasts the accuracies).
 //
 // # Compute
 //

@@ -350,11 +350,15 @@ func (m *Model) fromHost(b Buf, x []float32) {
 }
 
 // Pass identifies a forward pass. A training pass applies dropout with masks
-// that are a pure function of (model seed, Epoch, Minibatch, layer,
+// that are a pure function of (model seed, Epoch, Minibatch, Part, layer,
 // element), so a pass can be repeated bit for bit (checkpoint and resume).
 type Pass struct {
 	Train            bool
 	Epoch, Minibatch int
+	// Part is the number of the part of the minibatch this pass trains on
+	// in data-parallel training (Sharder), so that the parts' masks are
+	// independent; 0 on one process.
+	Part int
 }
 
 // Input is the input features of a minibatch's input vertices
@@ -607,7 +611,7 @@ func expandRows(dst []float32, a *spgemm.CSR) {
 // applied rounded to a multiple of 2^-16.
 func (m *Model) dropoutMask(p Pass, layer int) DropoutMask {
 	return DropoutMask{
-		Key:       sampling.NewStream(m.opt.Seed^dropoutSalt).Row(p.Epoch, p.Minibatch, layer, 0),
+		Key:       sampling.NewStream(m.opt.Seed^dropoutSalt).Row(p.Epoch, p.Minibatch, layer, int32(p.Part)),
 		Threshold: uint32(math.Round(math.Ldexp(float64(m.opt.Dropout), 16))),
 		Scale:     1 / (1 - m.opt.Dropout),
 	}

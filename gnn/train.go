@@ -454,7 +454,7 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 	}
 	st := &p.Stats
 	t.meter.Reset()
-	ep := t.plan.Epoch(epoch)
+	ep := t.shardedEpoch(epoch)
 	total := len(ep.Minibatches)
 	start := time.Now().Add(-time.Duration(st.Seconds * float64(time.Second)))
 	var feed minibatchFeed = &inlineFeed{t: t, ep: ep, epoch: epoch, pos: st.Minibatches}
@@ -590,28 +590,38 @@ func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBu
 
 // train runs forward, backward, the reducer and the optimiser step on mb
 // with its loaded input x and labels and returns the step's metrics, after the
-// reducer's. Its phases start at the meter's current span.
+// reducer's. Its phases start at the meter's current span. An empty part
+// of a data-parallel minibatch (Sharder) is a zero-weight step: no forward
+// or backward, but the collectives all the same.
 func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, labels []int32, epoch int, ph *PhaseTimes) (StepMetrics, error) {
-	be := t.model.be
-	logits := t.model.forward(mb, x, Pass{Train: true, Epoch: epoch, Minibatch: mb.Index})
-	t.dLogits = growBuf(be, t.dLogits, logits.Len())
-	loss, correct, labelled := be.SoftmaxCrossEntropy(t.dLogits, logits, t.data.NumClasses, labels)
-	ph.Forward += t.lap(PhaseForward)
-	t.model.backward(t.dLogits)
-	ph.Backward += t.lap(PhaseBackward)
-	sm := StepMetrics{LossSum: loss * float64(labelled), Correct: int64(correct), Labelled: int64(labelled)}
+	var sm StepMetrics
+	if len(mb.Seeds) > 0 {
+		be := t.model.be
+		logits := t.model.forward(mb, x, Pass{Train: true, Epoch: epoch, Minibatch: mb.Index, Part: t.part()})
+		t.dLogits = growBuf(be, t.dLogits, logits.Len())
+		loss, correct, labelled := be.SoftmaxCrossEntropy(t.dLogits, logits, t.data.NumClasses, labels)
+		ph.Forward += t.lap(PhaseForward)
+		t.model.backward(t.dLogits)
+		ph.Backward += t.lap(PhaseBackward)
+		sm = StepMetrics{LossSum: loss * float64(labelled), Correct: int64(correct), Labelled: int64(labelled)}
+	}
 	if t.data.Reducer != nil {
 		// A copy, so that sm stays on the stack of a step without reducer.
 		r := sm
 		g := t.model.Grads()
+		if len(mb.Seeds) == 0 {
+			clear(g) // a zero-weight step carries none of the last step's gradients
+		}
 		if err := t.data.Reducer.Reduce(ctx, g, &r); err != nil {
 			return sm, fmt.Errorf("reduce gradients: %w", err)
 		}
 		t.model.setGrads(g)
 		sm = r
 		ph.Reduce += t.lap(PhaseCommunicate)
+	} else if len(mb.Seeds) == 0 {
+		return sm, nil // nothing to learn from, and no other rank to keep in step
 	}
-	t.adam.step(be, t.model.params, t.model.grads)
+	t.adam.step(t.model.be, t.model.params, t.model.grads)
 	ph.Update += t.lap(PhaseUpdate)
 	return sm, nil
 }

@@ -7,13 +7,18 @@ package sampling
 // minibatches needs in exchange rounds on the column communicator:
 //
 //	header   one int64 record per pair: active, request count, epoch,
-//	         layer, fanout (a rank that has finished its own work still
-//	         takes part, inactive, until every rank of the column is done)
+//	         layer, fanout, kind (a rank that has finished its own work
+//	         still takes part, inactive, until every rank of the column is
+//	         done)
 //	pull     ids of the distinct rows; row lengths back; column ids back
 //	         (and values when the sampler is weighted)
 //	push     (vertex, minibatch) of every row to expand; pick counts back;
 //	         picks back (and their values when weighted or with
 //	         replacement), selected by the owner with RowPicker
+//	degrees  (DegreeSource) the round of the fetch mode, but the owners
+//	         answer a requester whose header kind is kindDegrees with the
+//	         row lengths only: the lengths (pull) or pick counts (push) are
+//	         the degrees, and no column id or pick follows
 //
 // Counts go first and payloads are exact (dist.Exchange); ranks may run
 // different numbers of rounds (groups, short last bulks), which the active
@@ -64,11 +69,18 @@ func ParseFetchMode(s string) (FetchMode, error) {
 }
 
 // headerLen is the number of int64 of one header record.
-const headerLen = 5
+const headerLen = 6
+
+// Kinds of request of a header record (its last field).
+const (
+	kindRows    = 0 // rows (pull) or picks (push)
+	kindDegrees = 1 // row lengths only
+)
 
 // DistRows is the RowSource of a row-distributed adjacency (dist.Matrix):
 // local rows are read in place, the others fetched from their owners in
-// this rank's process column. It is a RowFetcher and PackedRows; with
+// this rank's process column. It is a RowFetcher, PackedRows and a
+// DegreeSource (NodeWiseOptions.Degrees, for GCN); with
 // FetchPush, NewDistNodeWise samples through its PickFetcher face
 // instead, and it serves picks rather than rows. Every rank of the grid must
 // make the same kind of DistRows with the same sampler options, and call
@@ -205,7 +217,7 @@ func (d *DistRows) bucket(vs []int32, extra []int32) ([]int32, []int32, []int, [
 
 // header runs the header exchange of a round and returns every rank's
 // record to this one and whether any rank of the column is active.
-func (d *DistRows) header(ctx context.Context, active bool, counts []int, epoch, layer, fanout int) ([]int64, bool, error) {
+func (d *DistRows) header(ctx context.Context, active bool, counts []int, epoch, layer, fanout, kind int) ([]int64, bool, error) {
 	q := d.col.Size()
 	send := make([]int64, headerLen*q)
 	for r := range q {
@@ -216,7 +228,7 @@ func (d *DistRows) header(ctx context.Context, active bool, counts []int, epoch,
 		if counts != nil {
 			h[1] = int64(counts[r])
 		}
-		h[2], h[3], h[4] = int64(epoch), int64(layer), int64(fanout)
+		h[2], h[3], h[4], h[5] = int64(epoch), int64(layer), int64(fanout), int64(kind)
 	}
 	hl := make([]int, q)
 	for r := range hl {
@@ -245,16 +257,66 @@ func (d *DistRows) FetchRows(ctx context.Context, vertices []int32) error {
 		}
 	}
 	ids, _, counts, _ := d.bucket(remote, nil)
-	hdr, _, err := d.header(ctx, true, counts, 0, 0, 0)
+	hdr, _, err := d.header(ctx, true, counts, 0, 0, 0, kindRows)
 	if err != nil {
 		return err
 	}
-	return d.pullRound(ctx, hdr, ids, counts)
+	_, err = d.pullRound(ctx, hdr, ids, counts, false)
+	return err
 }
 
+// Degrees sets deg[i] to the length of row vertices[i] of A (DegreeSource):
+// local rows are read in place, the others asked of their owners in one
+// round of the fetch mode, answered with the lengths alone. It leaves the
+// rows fetched by the last FetchRows in place. Every rank of the column
+// must be in SampleBulk or Drain meanwhile, as for any round.
+func (d *DistRows) Degrees(ctx context.Context, vertices []int32, deg []int32) error {
+	if len(deg) != len(vertices) {
+		return fmt.Errorf("sampling: DistRows.Degrees: %d degrees for %d vertices", len(deg), len(vertices))
+	}
+	n := int32(len(d.slot))
+	var remote, at []int32
+	for i, v := range vertices {
+		switch {
+		case v < 0 || v >= n:
+			return fmt.Errorf("sampling: DistRows.Degrees: vertex %d outside [0, %d)", v, n)
+		case v >= d.m.Lo && v < d.m.Hi:
+			ip := d.m.Local.Indptr[v-d.m.Lo:]
+			deg[i] = int32(ip[1] - ip[0])
+		default:
+			remote = append(remote, v)
+			at = append(at, int32(i))
+		}
+	}
+	ids, _, counts, order := d.bucket(remote, nil)
+	hdr, _, err := d.header(ctx, true, counts, 0, 0, 0, kindDegrees)
+	if err != nil {
+		return err
+	}
+	var got []int32
+	if d.mode == FetchPull {
+		got, err = d.pullRound(ctx, hdr, ids, counts, true)
+	} else {
+		got, _, _, err = d.pushRound(ctx, hdr, ids, make([]int32, len(ids)), counts, true)
+	}
+	if err != nil {
+		return err
+	}
+	for i, j := range order {
+		deg[at[i]] = got[j]
+	}
+	return nil
+}
+
+// lengthsOnly reports whether the requester of header record r asked for
+// row lengths only.
+func lengthsOnly(hdr []int64, r int) bool { return hdr[headerLen*r+5] == kindDegrees }
+
 // pullRound is a pull round after the header: this rank asks for ids
-// (ordered by owner, counts per owner) and serves the others.
-func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, counts []int) error {
+// (ordered by owner, counts per owner) and serves the others. With
+// lengths, this rank asks for the rows' lengths only, which it returns, and
+// keeps the rows of the last FetchRows.
+func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, counts []int, lengths bool) ([]int32, error) {
 	q := d.col.Size()
 	rc := make([]int, q)
 	for r := range q {
@@ -262,7 +324,7 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 	}
 	asked, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, ids, counts, rc)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// Serve: the lengths, then the rows, of what each rank asked for.
 	lens := make([]int32, len(asked))
@@ -272,34 +334,44 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 		for range rc[r] {
 			c, _, err := d.localRow(asked[o])
 			if err != nil {
-				return err
+				return nil, err
 			}
 			lens[o] = int32(len(c))
-			colCounts[r] += len(c)
+			if !lengthsOnly(hdr, r) {
+				colCounts[r] += len(c)
+			}
 			o++
 		}
 	}
 	gotLens, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, lens, rc, counts)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	cols := make([]int32, 0, sum(colCounts))
 	var vals []float32
 	if d.values {
 		vals = make([]float32, 0, cap(cols))
 	}
-	for _, gid := range asked {
-		c, v, _ := d.localRow(gid)
-		cols = append(cols, c...)
-		if d.values {
-			vals = append(vals, v...)
+	o = 0
+	for r := range q {
+		for range rc[r] {
+			if !lengthsOnly(hdr, r) {
+				c, v, _ := d.localRow(asked[o])
+				cols = append(cols, c...)
+				if d.values {
+					vals = append(vals, v...)
+				}
+			}
+			o++
 		}
 	}
 	recvCols := make([]int, q)
 	o = 0
 	for r := range q {
 		for range counts[r] {
-			recvCols[r] += int(gotLens[o])
+			if !lengths {
+				recvCols[r] += int(gotLens[o])
+			}
 			o++
 		}
 	}
@@ -307,13 +379,16 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 	total := int64(sum(recvCols))
 	d.ind = slices.Grow(d.ind[:d.nLocal], int(total))[:d.nLocal+total]
 	if err := d.col.Alltoallv(ctx, dist.PhaseSample, cols, colCounts, d.ind[d.nLocal:], recvCols); err != nil {
-		return err
+		return nil, err
 	}
 	if d.values {
 		d.val = slices.Grow(d.val[:d.nLocal], int(total))[:d.nLocal+total]
 		if err := d.col.Alltoallv(ctx, dist.PhaseSample, vals, colCounts, d.val[d.nLocal:], recvCols); err != nil {
-			return err
+			return nil, err
 		}
+	}
+	if lengths {
+		return gotLens, nil
 	}
 	// Pack what came back, in the order asked.
 	for _, v := range d.fetched {
@@ -326,7 +401,7 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 		d.slot[v] = int32(i)
 		d.ptr[i+1] = d.ptr[i] + int64(gotLens[i])
 	}
-	return nil
+	return gotLens, nil
 }
 
 func sum(xs []int) int {
@@ -348,6 +423,14 @@ func (p pushSource) Row(v int32) ([]int32, []float32) {
 func (p pushSource) FetchPicks(ctx context.Context, req *PickRequest) error {
 	return p.d.fetchPicks(ctx, req)
 }
+func (p pushSource) Degrees(ctx context.Context, vertices []int32, deg []int32) error {
+	return p.d.Degrees(ctx, vertices, deg)
+}
+
+var (
+	_ DegreeSource = (*DistRows)(nil)
+	_ DegreeSource = pushSource{}
+)
 
 // fetchPicks has the owners of req's rows select them: one push round.
 func (d *DistRows) fetchPicks(ctx context.Context, req *PickRequest) error {
@@ -355,11 +438,11 @@ func (d *DistRows) fetchPicks(ctx context.Context, req *PickRequest) error {
 		return fmt.Errorf("sampling: DistRows: push request in %v mode", d.mode)
 	}
 	vs, mbs, counts, order := d.bucket(req.Vertex, req.Minibatch)
-	hdr, _, err := d.header(ctx, true, counts, req.Epoch, req.Layer, req.Fanout)
+	hdr, _, err := d.header(ctx, true, counts, req.Epoch, req.Layer, req.Fanout, kindRows)
 	if err != nil {
 		return err
 	}
-	cnt, picks, vals, err := d.pushRound(ctx, hdr, vs, mbs, counts)
+	cnt, picks, vals, err := d.pushRound(ctx, hdr, vs, mbs, counts, false)
 	if err != nil {
 		return err
 	}
@@ -385,8 +468,9 @@ func (d *DistRows) fetchPicks(ctx context.Context, req *PickRequest) error {
 
 // pushRound is a push round after the header: this rank asks for the rows
 // (vs, mbs), ordered by owner with counts per owner, and serves the others
-// with the epoch, layer and fanout of their headers.
-func (d *DistRows) pushRound(ctx context.Context, hdr []int64, vs, mbs []int32, counts []int) (cnt, picks []int32, vals []float32, err error) {
+// with the epoch, layer and fanout of their headers. With lengths, this
+// rank asks for the rows' lengths only, which come back as cnt.
+func (d *DistRows) pushRound(ctx context.Context, hdr []int64, vs, mbs []int32, counts []int, lengths bool) (cnt, picks []int32, vals []float32, err error) {
 	q := d.col.Size()
 	rc := make([]int, q)
 	for r := range q {
@@ -422,6 +506,11 @@ func (d *DistRows) pushRound(ctx context.Context, hdr []int64, vs, mbs []int32, 
 			if err != nil {
 				return nil, nil, nil, err
 			}
+			if lengthsOnly(hdr, r) {
+				sc = append(sc, int32(len(c)))
+				o++
+				continue
+			}
 			var n int
 			sp, sv, n = d.picker.Pick(epoch, int(mb), layer, v, c, w, fanout, sp, sv)
 			sc = append(sc, int32(n))
@@ -436,7 +525,9 @@ func (d *DistRows) pushRound(ctx context.Context, hdr []int64, vs, mbs []int32, 
 	o = 0
 	for r := range q {
 		for range counts[r] {
-			recvPicks[r] += int(cnt[o])
+			if !lengths {
+				recvPicks[r] += int(cnt[o])
+			}
 			o++
 		}
 	}
@@ -455,15 +546,15 @@ func (d *DistRows) pushRound(ctx context.Context, hdr []int64, vs, mbs []int32, 
 // finished its own rounds. Call it after this rank's work of a bulk.
 func (d *DistRows) Drain(ctx context.Context) error {
 	for {
-		hdr, active, err := d.header(ctx, false, nil, 0, 0, 0)
+		hdr, active, err := d.header(ctx, false, nil, 0, 0, 0, kindRows)
 		if err != nil || !active {
 			return err
 		}
 		none := make([]int, d.col.Size())
 		if d.mode == FetchPull {
-			err = d.pullRound(ctx, hdr, nil, none)
+			_, err = d.pullRound(ctx, hdr, nil, none, false)
 		} else {
-			_, _, _, err = d.pushRound(ctx, hdr, nil, nil, none)
+			_, _, _, err = d.pushRound(ctx, hdr, nil, nil, none, false)
 		}
 		if err != nil {
 			return err

@@ -219,3 +219,62 @@ func TestDistLayerWiseEqualsOneProcess(t *testing.T) {
 		}
 	}
 }
+
+// degreeChecked is a sampler whose bulks must carry the degrees of a.
+type degreeChecked struct {
+	sampling.Sampler
+	a *spgemm.CSR
+}
+
+func (s degreeChecked) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
+	b, err := s.Sampler.SampleBulk(ctx, epoch, first, seeds)
+	if err != nil {
+		return nil, err
+	}
+	for m := range b.Len() {
+		mb := b.Minibatch(m)
+		for l, blk := range mb.Blocks {
+			if len(blk.Deg) != len(blk.Src) {
+				return nil, fmt.Errorf("minibatch %d block %d: %d degrees for %d sources", mb.Index, l, len(blk.Deg), len(blk.Src))
+			}
+			for i, v := range blk.Src {
+				if want := s.a.Indptr[v+1] - s.a.Indptr[v]; int64(blk.Deg[i]) != want {
+					return nil, fmt.Errorf("minibatch %d block %d: Deg[%d] = %d for vertex %d; want its row length %d", mb.Index, l, i, blk.Deg[i], v, want)
+				}
+			}
+		}
+	}
+	return b, nil
+}
+
+// TestDistNodeWiseDegrees: with NodeWiseOptions.Degrees, the distributed
+// sampler (pull and push, c = 1 and 2, groups that make ranks run
+// different numbers of rounds, bulks leaving ranks without minibatches)
+// attaches every source's degree in A, asked of its owner, and samples the
+// same minibatches as without degrees.
+func TestDistNodeWiseDegrees(t *testing.T) {
+	a := samplingtest.RandomGraph(300, 8, true, 7)
+	mbs := samplingtest.RandomSeeds(a.Rows, 9, 12, 4)
+	for _, opt := range []sampling.NodeWiseOptions{
+		{Fanouts: []int{3, 2}, Seed: 21},
+		{Fanouts: []int{4, 3}, Seed: 22, MaxBulkEdges: 30, Weighted: true},
+	} {
+		want := oneProcessDigest(t, a, opt, mbs)
+		opt.Degrees = true
+		for _, gc := range [][2]int{{2, 1}, {4, 1}, {4, 2}, {3, 1}} {
+			for _, mode := range []sampling.FetchMode{sampling.FetchPull, sampling.FetchPush} {
+				got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 5, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
+					m, err := dist.Distribute(g, a)
+					if err != nil {
+						return nil, err
+					}
+					s, err := sampling.NewDistNodeWise(m, mode, opt)
+					return degreeChecked{s, a}, err
+				})
+				if got != want {
+					t.Errorf("p=%d c=%d %v MaxBulkEdges=%d: digest %s; want %s (the sample without degrees)", gc[0], gc[1], mode, opt.MaxBulkEdges, got, want)
+				}
+			}
+		}
+	}
+}

@@ -12,6 +12,7 @@
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_LADIES,
 #   BENCH_ARGS_TRAIN, BENCH_ARGS_DIST  extra flags for one program, e.g. BENCH_ARGS_SPGEMM="--reps 9"
 #   BENCH_DIST_SCALE  R-MAT scale of the distributed benchmark (default 22)
+#   BENCH_ARGS_DPTRAIN  extra flags of benchmarks/dptrainbench (data-parallel training)
 #   BENCH_SWEEP_SCALE  R-MAT scale of the bulk size sweep through the CLI (default 20);
 #   BENCH_ARGS_SWEEP   extra flags for it
 #   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
@@ -129,6 +130,17 @@ if [ -d benchmarks/distbench ]; then
         bench distbench 2400 --bulksample "$bindir/bulksample" --scale "${BENCH_DIST_SCALE:-22}" ${BENCH_ARGS_DIST:-}
       else failed+=("distbench (build)"); fi ;;
     *) echo "bench: distbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("distbench (no MPI)") ;;
+  esac
+fi
+
+# --- data-parallel training under mpirun (benchmarks/dptrainbench -> appended to results/dist.md) ---
+if [ -d benchmarks/dptrainbench ]; then
+  case " $(scripts/build-tags.sh) " in
+    *" mpi "*)
+      if go build -tags "$(scripts/build-tags.sh)" -o "$bindir/bulksample" ./cmd/bulksample && build dptrainbench "$blas"; then
+        bench dptrainbench 900 --bulksample "$bindir/bulksample" ${BENCH_ARGS_DPTRAIN:-}
+      else failed+=("dptrainbench (build)"); fi ;;
+    *) echo "bench: dptrainbench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("dptrainbench (no MPI)") ;;
   esac
 fi
 

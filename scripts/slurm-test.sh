@@ -4,6 +4,7 @@
 # single-process digest:
 #   1. srun --mpi=pmix --overcommit -n 4 bulksample sample --fetch pull
 #   2. sbatch --wait of examples/slurm/sample.sbatch (4 ranks, --fetch push)
+#   3. sbatch --wait of examples/slurm/train.sbatch (4 ranks, data-parallel training)
 # It starts munged (as user munge, its own key and socket), slurmctld and
 # slurmd, and stops exactly those processes, by pid, on every exit path.
 # Needs root (slurmd) and Debian's slurm-wlm and munge (scripts/deps.sh).
@@ -174,4 +175,18 @@ cat "$work/sbatch.out"
 got=$(sed -n 's/^digest //p' "$work/sbatch.out")
 [ "$got" = "$want" ] || fail "sbatch of examples/slurm/sample.sbatch: digest '$got', want $want"
 say "sbatch --wait examples/slurm/sample.sbatch (push, c=2): digest equal"
+
+# 3. sbatch --wait of the example training script: data-parallel training,
+# rank 0 alone printing. (sbatch --export splits its list at commas: no
+# comma in the values.)
+"$bin" gen sbm --nodes 2000 --classes 4 --features 16 --seed 2 --out "$work/sbm.bsn" >/dev/null
+timeout 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
+  --time=00:05:00 --output="$work/train.out" \
+  --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$work/ck",EXTRA="--epochs 3 --batch 64 --fanout 5 --layers 2 --hidden 16" \
+  "$root/examples/slurm/train.sbatch" >"$work/train.log" 2>&1 || fail "sbatch --wait of train.sbatch failed (exit $?)"
+cat "$work/train.out"
+[ "$(grep -c '^best epoch' "$work/train.out")" = 1 ] || fail "sbatch train: want one result line (rank 0 only)"
+grep -q '"ranks":4' "$work/train.out" || fail "sbatch train: the JSON does not say 4 ranks"
+[ -f "$work/ck/checkpoint.gob" ] || fail "sbatch train: rank 0 wrote no checkpoint"
+say "sbatch --wait examples/slurm/train.sbatch (c=2): one result line, 4 ranks, a checkpoint"
 say "PASS"

@@ -635,6 +635,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		name string
 		d    float64
 	}{{"largest", bound}, {"planted ratio", bound * ratio}}))
+	b.WriteString(gradientPrediction(perlmutterLike, 2e-6))
 	return b.String()
 }
 

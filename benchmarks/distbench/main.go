@@ -29,7 +29,7 @@
 //	pull: (1 - c/p) · Σ_l (2·D_l + Σ_{v∈D_l} deg v)              ids, lengths, rows
 //	push: (1 - c/p) · Σ_l (3·N_l + Σ_{rows} min(s_l, deg v))     (id, minibatch), counts, picks
 //
-// plus a header of 10 words to each of the q-1 others per round (L rounds
+// plus a header of 12 words (6 int64) to each of the q-1 others per round (L rounds
 // and one closing round per bulk). A replicated graph sends nothing.
 //
 // # Cost model of the feature exchange
@@ -293,7 +293,7 @@ func (m *modelInputs) bytes(fetch string, p, c int) float64 {
 		return 0
 	}
 	remote := 1 - 1/float64(q)
-	header := float64(p * (q - 1) * 40 * (m.layers + 1) * m.bulks)
+	header := float64(p * (q - 1) * 48 * (m.layers + 1) * m.bulks)
 	if fetch == "pull" {
 		return remote*4*(2*m.distinct+m.degSum) + header
 	}
@@ -398,7 +398,7 @@ func report(c *config, a *spgemm.CSR, rows []result, m *modelInputs, load [3]str
 		"column (a vertex is remote with probability 1 - c/p; R-MAT ids are permuted):\n\n" +
 		"    pull: (1 - c/p) · Σ_l (2·D_l + Σ_{v∈D_l} deg v)            ids out, lengths and rows back\n" +
 		"    push: (1 - c/p) · Σ_l (3·N_l + Σ_{rows} min(s_l, deg v))   (id, minibatch) out, counts and picks back\n\n" +
-		"plus 10 words of header to each of the q - 1 others per exchange round (L rounds and a closing one per bulk); nothing with a " +
+		"plus 12 words of header to each of the q - 1 others per exchange round (L rounds and a closing one per bulk); nothing with a " +
 		"replicated graph. Pull pays the degree of every distinct row, push the fanout of every row: push wins when the sampled " +
 		"vertices' degrees exceed the fanout by more than the duplication N/D, which frontier sampling makes likely (neighbours " +
 		"are reached in proportion to their degree).")

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -79,4 +80,26 @@ func TestFeatureBenchSmoke(t *testing.T) {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	checkFeatureReport(t, stdout.String(), 3)
+}
+
+// TestGradientPrediction: the gradient term of the papers100M prediction
+// is the ring all-reduce of the model's gradients, once per step.
+func TestGradientPrediction(t *testing.T) {
+	params, err := sageParams(papers100M, 256, 172)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 128·256 + 128·256 + 256, 2·(256·256) + 256, 2·(256·172) + 172.
+	if want := 2*128*256 + 256 + 2*256*256 + 256 + 2*256*172 + 172; params != want {
+		t.Errorf("papers100M GraphSAGE: %d parameters; want %d", params, want)
+	}
+	tr := gradientTraffic(128, params, 10)
+	if want := 10 * 2 * 127.0 / 128 * 4 * float64(params+3); math.Abs(tr.bytes-want) > 1e-6*want || tr.rounds != 10*254 {
+		t.Errorf("gradient traffic %+v; want %g bytes in %d messages", tr, want, 10*254)
+	}
+	s := gradientPrediction(perlmutterLike, 2e-6)
+	t.Log(s)
+	if !strings.Contains(s, "285356 parameters") {
+		t.Errorf("prediction: %s", s)
+	}
 }

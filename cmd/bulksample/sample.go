@@ -64,8 +64,11 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 		return nil, err
 	}
 	c.json = *jsonOut
-	if err := c.dist.validate(fs, c); err != nil {
+	if err := c.dist.validate(fs, c.method); err != nil {
 		return nil, err
+	}
+	if c.dist.distributed() && c.baseline {
+		return nil, usageError(fs, "--baseline: not in a distributed run")
 	}
 	var err error
 	switch {

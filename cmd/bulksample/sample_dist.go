@@ -3,6 +3,8 @@ package main
 // The distributed path of `bulksample sample`: the same command line run
 // under mpirun or srun (or on in-process ranks with --inproc-ranks, for
 // tests), each rank sampling its run of every bulk. Only rank 0 prints.
+// The flags, the launch (runRanks) and the traffic summary are shared with
+// `bulksample train` (train_dist.go).
 
 import (
 	"context"
@@ -50,7 +52,7 @@ func (r *rankFlags) validate(fs *flag.FlagSet) error {
 // launcher (even with one rank) or on in-process ranks.
 func (r *rankFlags) distributed() bool { return r.inproc > 0 || dist.LaunchedSize() > 0 }
 
-// distFlags are the flags of distributed sampling.
+// distFlags are the flags of distributed sampling (sample and train).
 type distFlags struct {
 	rankFlags
 	fetch     string
@@ -66,7 +68,9 @@ func (d *distFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
 }
 
-func (d *distFlags) validate(fs *flag.FlagSet, c *sampleConfig) error {
+// validate checks the flags and sets mode; method is the sampler's
+// (node, ladies or fastgcn).
+func (d *distFlags) validate(fs *flag.FlagSet, method string) error {
 	var err error
 	if d.mode, err = sampling.ParseFetchMode(d.fetch); err != nil {
 		return usageError(fs, "--fetch %q: want pull or push", d.fetch)
@@ -75,12 +79,19 @@ func (d *distFlags) validate(fs *flag.FlagSet, c *sampleConfig) error {
 		return err
 	}
 	switch {
-	case d.distributed() && c.method != "node" && d.mode == sampling.FetchPush:
-		return usageError(fs, "--method %s: --fetch push applies to --method node (layer-wise samplers pull the frontier rows)", c.method)
-	case d.distributed() && c.baseline:
-		return usageError(fs, "--baseline: not in a distributed run")
+	case d.distributed() && method != "node" && d.mode == sampling.FetchPush:
+		return usageError(fs, "%s %s: --fetch push applies to node-wise sampling (layer-wise samplers pull the frontier rows)", methodFlag(fs), method)
 	}
 	return nil
+}
+
+// methodFlag names the flag that chooses the sampler: --method (sample) or
+// --sampler (train).
+func methodFlag(fs *flag.FlagSet) string {
+	if fs.Lookup("sampler") != nil {
+		return "--sampler"
+	}
+	return "--method"
 }
 
 // phaseJSON is one phase's traffic: summed over ranks, and of the busiest
@@ -90,6 +101,20 @@ type phaseJSON struct {
 	Messages     int64 `json:"messages"`
 	BytesSentMax int64 `json:"bytes_sent_max"`
 	MessagesMax  int64 `json:"messages_max"`
+	// The time in the phase's calls, the wait for the other ranks
+	// included: mean over the ranks and the most of one rank (train only).
+	WaitSeconds    float64 `json:"wait_seconds,omitempty"`
+	WaitSecondsMax float64 `json:"wait_seconds_max,omitempty"`
+}
+
+// trafficJSON returns the traffic of every phase: tot summed over the
+// ranks, most of the busiest rank (dist.ReduceStats).
+func trafficJSON(tot, most dist.Stats) map[string]phaseJSON {
+	m := make(map[string]phaseJSON)
+	for ph := range dist.NumPhases {
+		m[ph.String()] = phaseJSON{BytesSent: tot.Bytes[ph], Messages: tot.Messages[ph], BytesSentMax: most.Bytes[ph], MessagesMax: most.Messages[ph]}
+	}
+	return m
 }
 
 // distSummary is the --json object of a distributed `bulksample sample`.
@@ -299,10 +324,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	if sum.Seconds > 0 {
 		sum.SEPS = float64(sum.SampledEdges) / sum.Seconds
 	}
-	sum.Traffic = make(map[string]phaseJSON)
-	for ph := range dist.NumPhases {
-		sum.Traffic[ph.String()] = phaseJSON{tot.Bytes[ph], tot.Messages[ph], most.Bytes[ph], most.Messages[ph]}
-	}
+	sum.Traffic = trafficJSON(tot, most)
 	if grid.Rank() != 0 {
 		return nil
 	}

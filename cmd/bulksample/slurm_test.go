@@ -13,7 +13,9 @@ import (
 
 // TestSlurmJob runs scripts/slurm-test.sh: a one-node Slurm cluster on
 // loopback, `srun --mpi=pmix --overcommit -n 4` and `sbatch --wait` of
-// examples/slurm/sample.sbatch, both equal to the single-process digest.
+// examples/slurm/sample.sbatch, both equal to the single-process digest,
+// and `sbatch --wait` of examples/slurm/train.sbatch (4 ranks of
+// `bulksample train`), which rank 0 alone reports.
 // The test binary serves as bulksample (TestMain). It needs root and
 // Debian's slurm-wlm and munge; without them it is skipped with the reason,
 // except in CI, where it fails.

@@ -48,7 +48,15 @@ type trainConfig struct {
 	opt          gnn.TrainOptions
 	plot         string
 	json         bool
+	dist         distFlags // --replication, --fetch, --replicate-graph, --inproc-ranks (train_dist.go)
+	evalMode     string    // --eval: distributed (default) or gathered; distributed runs only
 }
+
+// Values of --eval.
+const (
+	evalDistributed = "distributed"
+	evalGathered    = "gathered"
+)
 
 // dataEnv names the environment variable of the directory holding cora.npz
 // and citeseer.npz.
@@ -103,8 +111,12 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch")
 	fs.BoolVar(&c.opt.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
+	fs.BoolVar(&c.opt.NoEval, "no-eval", false, "skip the evaluation after each epoch (valid and test accuracy stay 0), for benchmarks of the training loop")
 	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
 		"full-neighbour training equals full-batch GCN) or block (the sampled block's own, DGL's GraphConv on blocks)")
+	c.dist.add(fs)
+	fs.StringVar(&c.evalMode, "eval", evalDistributed, "distributed runs: distributed (each rank infers its row block, fetching remote rows from their owners) or\n"+
+		"gathered (rank 0 infers the whole graph, which every rank loads, and broadcasts the accuracies)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -179,6 +191,15 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	if err := checkLadiesMatrix(fs, c.ladiesMatrix, c.sampler); err != nil {
 		return nil, err
+	}
+	if err := c.dist.validate(fs, c.sampler); err != nil {
+		return nil, err
+	}
+	switch {
+	case c.evalMode != evalDistributed && c.evalMode != evalGathered:
+		return nil, usageError(fs, "--eval %q: want %s or %s", c.evalMode, evalDistributed, evalGathered)
+	case c.evalMode == evalDistributed && c.opt.Arch == gnn.GCN && c.opt.GCNNorm == gnn.GCNBlockNorm && c.dist.distributed():
+		return nil, usageError(fs, "--gcn-norm block: --eval distributed needs the graph's degrees (--gcn-norm graph), or use --eval gathered")
 	}
 	switch *blas {
 	case "native":
@@ -282,6 +303,10 @@ type epochRecord struct {
 	// evaluation: the memory curve of the run (scripts/soak.sh).
 	RSSBytes  int64 `json:"rss_bytes"`
 	HeapBytes int64 `json:"heap_bytes"`
+	// WaitSeconds is, in a distributed run, the time rank 0 spent in each
+	// communication phase's calls during the epoch (its training and its
+	// evaluation), the wait for the other ranks included.
+	WaitSeconds map[string]float64 `json:"wait_seconds,omitempty"`
 }
 
 // normMode is the value of --norm-features: "auto" (the zero value), "on"
@@ -349,66 +374,28 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c.dist.distributed() {
+		return runTrainDist(ctx, e, c)
+	}
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
-	var meter procstat.Meter
-	meter.Begin()
-	t0 := time.Now()
-	ds, err := loadTrainData(ctx, e, c)
+	ts, err := setupTrain(ctx, e, c)
 	if err != nil {
 		return err
 	}
-	if c.splitFile != "" {
-		if err := dataset.ReadSplitFile(c.splitFile, ds); err != nil {
-			return fmt.Errorf("--split-file: %w", err)
-		}
-	}
-	loadSec := time.Since(t0).Seconds()
-	loadCost := meter.End("load")
-	notePhase(e.stderr, "train", "load", loadCost)
-	if err := checkTrainData(c, ds); err != nil {
-		return err
-	}
-	if c.splitOut != "" {
-		if err := dataset.WriteSplitFile(c.splitOut, ds); err != nil {
-			return fmt.Errorf("--split-out: %w", err)
-		}
-		fmt.Fprintf(e.stderr, "wrote the split to %s\n", c.splitOut)
-	}
-	if c.batchAll {
-		c.opt.BatchSize = max(len(ds.Train), 1)
-	}
-	normalized := c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
-	if normalized {
-		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
-	}
-	s, err := newTrainSampler(ds, c)
+	s, err := newTrainSampler(ts.ds, c)
 	if err != nil {
 		return err
 	}
-	samplerName := c.sampler
-	if c.sampler == "ladies" {
-		samplerName += " (" + c.ladiesMatrix + " matrix)"
-	}
-	if c.opt.Arch == gnn.Linear {
-		samplerName = "seeds-only"
-	}
-	if c.preset != "" {
-		fmt.Fprintf(e.stderr, "preset %s: %s\n", c.preset, trainCommand(c))
-	}
-	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test), BLAS %s, feature rows normalised: %v\n",
-		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), blasName(c.opt), normalized)
-	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
-		fmt.Fprintln(e.stderr, note)
-	}
+	announceTrain(e, c, ts, "")
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
 	resumed := announceResume(e.stderr, c)
 	c.opt.OnMinibatch = func(epoch, done, total int) {
 		resumed(epoch)
 		bar.minibatch(epoch, done, total)
 	}
-	data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.opt.Threads})
+	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Threads})
 	if err != nil {
 		return err
 	}
@@ -430,14 +417,105 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sum := summarize(c, ds, res, loadSec)
-	sum.Costs.Add("load", loadCost)
+	sum := ts.summary(c, res)
+	if err := finishTrain(e, c, res, &sum); err != nil {
+		return err
+	}
+	if c.json {
+		return writeJSON(e.stdout, sum)
+	}
+	return nil
+}
+
+// trainSetup is what a run prepares before training, on one process and
+// on every rank of a distributed run alike: the dataset (loaded, checked,
+// its feature rows normalised when asked) and what loading cost.
+type trainSetup struct {
+	ds         *dataset.Dataset
+	loadSec    float64
+	loadCost   procstat.Cost
+	normalized bool
+}
+
+// setupTrain loads and checks --data (with --split-file's split, writing
+// --split-out's), sets --batch all's size and, on one process, normalises
+// the feature rows when --norm-features says so.
+func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error) {
+	var meter procstat.Meter
+	meter.Begin()
+	t0 := time.Now()
+	ds, err := loadTrainData(ctx, e, c)
+	if err != nil {
+		return nil, err
+	}
+	if c.splitFile != "" {
+		if err := dataset.ReadSplitFile(c.splitFile, ds); err != nil {
+			return nil, fmt.Errorf("--split-file: %w", err)
+		}
+	}
+	ts := &trainSetup{ds: ds, loadSec: time.Since(t0).Seconds(), loadCost: meter.End("load")}
+	notePhase(e.stderr, "train", "load", ts.loadCost)
+	if err := checkTrainData(c, ds); err != nil {
+		return nil, err
+	}
+	if c.splitOut != "" {
+		if err := dataset.WriteSplitFile(c.splitOut, ds); err != nil {
+			return nil, fmt.Errorf("--split-out: %w", err)
+		}
+		fmt.Fprintf(e.stderr, "wrote the split to %s\n", c.splitOut)
+	}
+	if c.batchAll {
+		c.opt.BatchSize = max(len(ds.Train), 1)
+	}
+	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
+	if !c.dist.distributed() {
+		ts.normalizeRows(0, ds.NumNodes())
+	}
+	return ts, nil
+}
+
+// normalizeRows scales the feature rows [lo, hi) to sum 1 when
+// --norm-features says so. A rank of a distributed run normalises only
+// the rows it reads, so that it touches no other page of a mapped file.
+func (ts *trainSetup) normalizeRows(lo, hi int) {
+	if ts.normalized {
+		f := ts.ds.NumFeatures
+		featurex.NormalizeRows(ts.ds.Features[lo*f:hi*f], f)
+	}
+}
+
+// announceTrain prints the run's header lines on stderr; where, when not
+// empty, says how the run is distributed.
+func announceTrain(e *env, c *trainConfig, ts *trainSetup, where string) {
+	ds := ts.ds
+	samplerName := c.sampler
+	if c.sampler == "ladies" {
+		samplerName += " (" + c.ladiesMatrix + " matrix)"
+	}
+	if c.opt.Arch == gnn.Linear {
+		samplerName = "seeds-only"
+	}
+	if c.preset != "" {
+		fmt.Fprintf(e.stderr, "preset %s: %s\n", c.preset, trainCommand(c))
+	}
+	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, BLAS %s, feature rows normalised: %v\n",
+		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), where, blasName(c.opt), ts.normalized)
+	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
+		fmt.Fprintln(e.stderr, note)
+	}
+}
+
+// summary returns the JSON summary of res (summarize) with the run-level
+// figures of the setup: load cost, memory, version, preset.
+func (ts *trainSetup) summary(c *trainConfig, res *gnn.Result) trainSummary {
+	sum := summarize(c, ts.ds, res, ts.loadSec)
+	sum.Costs.Add("load", ts.loadCost)
 	for _, st := range res.Epochs[min(res.ResumedFrom, len(res.Epochs)):] {
 		for _, p := range st.Costs {
 			sum.Costs.Add(p.Name, p.Cost)
 		}
 	}
-	sum.NormFeatures = normalized
+	sum.NormFeatures = ts.normalized
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 	sum.Preset = c.preset
 	sum.WeightDecayLayers, sum.SplitSeed, sum.SplitFile = "all", c.splitSeed, c.splitFile
@@ -447,6 +525,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if c.opt.Arch == gnn.GCN {
 		sum.GCNNorm = c.opt.GCNNorm.String()
 	}
+	return sum
+}
+
+// finishTrain prints the run's result line and writes --plot.
+func finishTrain(e *env, c *trainConfig, res *gnn.Result, sum *trainSummary) error {
 	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f)%s, BLAS %s\n",
 		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
 		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sepsText(", ", sum.SEPS, c.opt.Arch != gnn.Linear), sum.BLAS)
@@ -455,9 +538,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stderr, "wrote %s\n", c.plot)
-	}
-	if c.json {
-		return writeJSON(e.stdout, sum)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -196,16 +197,23 @@ func TestTrainFlags(t *testing.T) {
 		"--data", "x.npz", "--model", "gcn", "--sampler", "ladies", "--layers", "3", "--fanout", "64",
 		"--hidden", "32", "--batch", "100", "--bulk", "5", "--epochs", "7", "--lr", "0.05", "--weight-decay", "0.001",
 		"--dropout", "0.25", "--threads", "2", "--seed", "9", "--blas", "gonum", "--checkpoint", "ck", "--resume",
-		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block", "--pipeline", "1",
+		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block", "--no-eval", "--pipeline", "1",
+		"--inproc-ranks", "4", "--replication", "2", "--fetch", "pull", "--replicate-graph", "--fail-rank", "3", "--eval", "gathered",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := gnn.TrainOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001},
 		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true,
-		GCNNorm: gnn.GCNBlockNorm, PipelineDepth: 1}
+		GCNNorm: gnn.GCNBlockNorm, NoEval: true, PipelineDepth: 1}
 	if !reflect.DeepEqual(c.opt, want) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
+	}
+	if wantDist := (distFlags{rankFlags: rankFlags{replication: 2, inproc: 4}, fetch: "pull", replicate: true, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
+		t.Errorf("distribution flags %+v; want %+v", c.dist, wantDist)
+	}
+	if c.evalMode != evalGathered {
+		t.Errorf("--eval gathered: %q", c.evalMode)
 	}
 	if c.data != "x.npz" || c.sampler != "ladies" || !reflect.DeepEqual(c.fanouts, []int{64, 64, 64}) || c.split != "planetoid" ||
 		c.normFeatures != "on" || c.plot != "p.png" || !c.json {

@@ -1,0 +1,46 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/bulksample/bulksample/internal/mpitest"
+)
+
+// TestDptrainbenchSmoke runs the benchmark at a tiny size under mpirun: the
+// report must carry a row per run and the gradient term, whose counted
+// bytes equal the model's.
+func TestDptrainbenchSmoke(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: builds bulksample and runs mpirun twice")
+	}
+	mpitest.Require(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	tags, err := exec.CommandContext(ctx, "../../scripts/build-tags.sh").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "bulksample")
+	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", strings.TrimSpace(string(tags)), "-o", bin, "../../cmd/bulksample").CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out := filepath.Join(t.TempDir(), "dist.md")
+	var stdout, stderr bytes.Buffer
+	code := run(ctx, []string{"--bulksample", bin, "--nodes", "3000", "--epochs", "1", "--hidden", "16", "--batch", "100",
+		"--bulk", "2", "--replication", "2", "--out", out}, &stdout, &stderr)
+	if code != 0 {
+		t.Fatalf("exit %d\n%s", code, stderr.String())
+	}
+	rep := stdout.String()
+	for _, want := range []string{"| 1 process, 2 threads |", "| p = 4, c = 2, push |", "measured (c = 2):", "(+0.0%)", "| 131072 | 10 |"} {
+		if !strings.Contains(rep, want) {
+			t.Errorf("report lacks %q:\n%s", want, rep)
+		}
+	}
+}

@@ -1,0 +1,319 @@
+package gnn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// BlockEvaluator is the distributed evaluation of data-parallel training:
+// each rank infers the vertices of its row block of A by layer-wise
+// full-neighbour inference (Predict's method), reading the input features
+// of its block's neighbours from Features and, at every later layer, the
+// hidden rows of remote neighbours from the ranks that computed them (a
+// featurex.Dist over the layer's output blocks, one all-to-all inside the
+// process column per layer). The correct and counted vertices of each set
+// are then summed over the ranks. No rank holds more than its block of A,
+// its block of every layer's output and the rows its block reads: the
+// graph never has to fit one rank.
+//
+// GCN takes the graph's degrees of remote neighbours from their owners
+// (one exchange, the first time); GCNBlockNorm is refused, since a block
+// sees only part of its columns' sums. Inputs are taken dense. The
+// predictions equal Predict's on the whole graph up to float32 rounding
+// (the dense products run on blocks of other shapes).
+//
+// Evaluate is collective on the grid of Matrix: every rank calls it; the
+// process column exchanges rows, and the sums run over the whole grid (the
+// replicas of a block, which compute the same rows, count once). A
+// BlockEvaluator is used by one goroutine; Close frees the communicators
+// of its stores of the layers' outputs, which Evaluate makes once.
+type BlockEvaluator struct {
+	// Matrix is this rank's block of A (row v lists the vertices v
+	// aggregates from); Features gives the input features of any vertex
+	// (a featurex.Dist over the same grid, or a Local copy).
+	Matrix   *dist.Matrix
+	Features featurex.Store
+
+	prepared bool
+	src      []int32    // the block's sources: its rows, then the remote neighbours (ascending)
+	blk      spgemm.CSR // rows x len(src), columns indexing src
+	deg      []int32    // GCN: graph degree of each source
+	norm     []float32  // the normalised values of blk
+	self     []float32  // GCN: self-loop weights
+	hidden   []float32  // the sources' rows of the current layer's input
+	counts   []float64  // per set: correct, counted
+	pred     []int32    // the block's predictions
+	// The stores of the layers' outputs, by width: each serves its
+	// backing array, this block's rows of the last output of that width,
+	// to the other ranks of the column.
+	outputs  map[int]*outputStore
+	aPtr     []int64 // chunk row offsets
+	normArch Arch    // the architecture norm was computed for
+	normKind GCNNorm // and its GCN normalisation
+}
+
+var _ Evaluator = (*BlockEvaluator)(nil)
+
+// outputStore is a featurex.Dist over the block's rows of a layer output.
+type outputStore struct {
+	rows  []float32
+	store *featurex.Dist
+}
+
+// Close frees the communicators of the stores that serve the layers'
+// outputs; it is collective on the grid, as Evaluate is. Evaluate may be
+// called again afterwards (the stores are then made again).
+func (e *BlockEvaluator) Close() error {
+	var errs []error
+	for w, o := range e.outputs {
+		errs = append(errs, o.store.Close())
+		delete(e.outputs, w)
+	}
+	return errors.Join(errs...)
+}
+
+// Comms returns the communicators of the stores that serve the layers'
+// outputs (made by the first Evaluate), whose counters hold the hidden
+// rows' traffic.
+func (e *BlockEvaluator) Comms() []dist.Comm {
+	var cs []dist.Comm
+	for _, o := range e.outputs {
+		cs = append(cs, o.store.Comm())
+	}
+	return cs
+}
+
+// output returns the store of the outputs of width f, made on first use
+// (collective on the grid: every rank makes the same stores in the same
+// order, since every rank evaluates the same model).
+func (e *BlockEvaluator) output(ctx context.Context, f int) (*outputStore, error) {
+	if o, ok := e.outputs[f]; ok {
+		return o, nil
+	}
+	o := &outputStore{rows: make([]float32, e.blk.Rows*f)}
+	var err error
+	if o.store, err = featurex.NewDist(ctx, e.Matrix.Grid, o.rows, f, featurex.DistOptions{}); err != nil {
+		return nil, err
+	}
+	if e.outputs == nil {
+		e.outputs = make(map[int]*outputStore)
+	}
+	e.outputs[f] = o
+	return o, nil
+}
+
+// NumVertices returns the number of vertices of the graph.
+func (e *BlockEvaluator) NumVertices() int { return e.Matrix.Grid.NumVertices() }
+
+// prepare relabels the block's columns (once).
+func (e *BlockEvaluator) prepare() {
+	if e.prepared {
+		return
+	}
+	m := e.Matrix
+	a := m.Local
+	rows := int(m.Hi - m.Lo)
+	var remote []int32
+	seen := make(map[int32]struct{})
+	for _, v := range a.Indices[a.Indptr[0]:a.Indptr[rows]] {
+		if v >= m.Lo && v < m.Hi {
+			continue
+		}
+		if _, ok := seen[v]; !ok {
+			seen[v] = struct{}{}
+			remote = append(remote, v)
+		}
+	}
+	slices.Sort(remote)
+	e.src = make([]int32, rows, rows+len(remote))
+	for i := range rows {
+		e.src[i] = m.Lo + int32(i)
+	}
+	e.src = append(e.src, remote...)
+	local := make(map[int32]int32, len(remote))
+	for i, v := range remote {
+		local[v] = int32(rows + i)
+	}
+	base, end := a.Indptr[0], a.Indptr[rows]
+	e.blk = spgemm.CSR{Rows: rows, Cols: len(e.src), Indptr: make([]int64, rows+1), Data: a.Data[base:end:end],
+		Indices: make([]int32, end-base)}
+	for i := range e.blk.Indptr {
+		e.blk.Indptr[i] = a.Indptr[i] - base
+	}
+	for p, v := range a.Indices[base:end] {
+		if v >= m.Lo && v < m.Hi {
+			e.blk.Indices[p] = v - m.Lo
+		} else {
+			e.blk.Indices[p] = local[v]
+		}
+	}
+	e.prepared = true
+}
+
+// normalize forms the block's aggregation operator for m, as Predict does
+// for the whole graph.
+func (e *BlockEvaluator) normalize(ctx context.Context, m *Model) error {
+	arch, kind := m.opt.Arch, m.opt.GCNNorm
+	if e.norm != nil && e.normArch == arch && e.normKind == kind {
+		return nil
+	}
+	e.norm = make([]float32, len(e.blk.Data))
+	switch arch {
+	case SAGE:
+		copy(e.norm, e.blk.Data)
+		a := e.blk
+		a.Data = e.norm
+		m.be.NormalizeRows(&a)
+	case GCN:
+		if kind != GCNGraphNorm {
+			return errors.New("gnn: BlockEvaluator: GCN with GCNBlockNorm needs the whole graph's column sums; use RootEvaluator")
+		}
+		if e.deg == nil {
+			if err := e.degrees(ctx); err != nil {
+				return err
+			}
+		}
+		e.self = make([]float32, e.blk.Rows)
+		gcnNormalize(e.norm, e.self, &e.blk, e.deg, nil)
+	}
+	e.normArch, e.normKind = arch, kind
+	return nil
+}
+
+// degrees sets deg to the graph degree of every source: the row lengths of
+// the block for its own rows, and for the others one degrees round of the
+// sampler's row exchange with their owners.
+func (e *BlockEvaluator) degrees(ctx context.Context) error {
+	rows := e.blk.Rows
+	e.deg = make([]int32, len(e.src))
+	for i := range rows {
+		e.deg[i] = int32(e.blk.Indptr[i+1] - e.blk.Indptr[i])
+	}
+	dr, err := sampling.NewDistRows(e.Matrix, sampling.FetchPush, sampling.NodeWiseOptions{})
+	if err != nil {
+		return err
+	}
+	if err := dr.Degrees(ctx, e.src[rows:], e.deg[rows:]); err != nil {
+		return fmt.Errorf("gnn: BlockEvaluator: degrees of %d remote neighbours: %w", len(e.src)-rows, err)
+	}
+	return nil
+}
+
+// Evaluate returns, for each of sets, the accuracy of m over the whole
+// graph, every rank inferring its block (see BlockEvaluator). It is
+// collective on the grid.
+func (e *BlockEvaluator) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]float64, error) {
+	g := e.Matrix.Grid
+	n := g.NumVertices()
+	if e.Features.NumVertices() != n || e.Features.NumFeatures() != m.opt.InFeatures || len(labels) != n {
+		return nil, fmt.Errorf("gnn: BlockEvaluator: %d feature rows of %d, %d labels, for a graph of %d vertices and a model of %d features",
+			e.Features.NumVertices(), e.Features.NumFeatures(), len(labels), n, m.opt.InFeatures)
+	}
+	e.prepare()
+	if err := e.normalize(ctx, m); err != nil {
+		return nil, err
+	}
+	if err := e.infer(ctx, m); err != nil {
+		return nil, err
+	}
+	// Count this block's vertices of every set; one replica of each block
+	// counts (process column 0).
+	lo, hi := e.Matrix.Lo, e.Matrix.Hi
+	e.counts = make([]float64, 2*len(sets))
+	if g.ProcCol() == 0 {
+		for s, ids := range sets {
+			for _, v := range ids {
+				if v < lo || v >= hi || labels[v] < 0 {
+					continue
+				}
+				e.counts[2*s+1]++
+				if e.pred[v-lo] == labels[v] {
+					e.counts[2*s]++
+				}
+			}
+		}
+	}
+	if err := g.World().Allreduce(ctx, dist.PhaseControl, dist.OpSum, e.counts); err != nil {
+		return nil, fmt.Errorf("gnn: BlockEvaluator: sum the counts: %w", err)
+	}
+	acc := make([]float64, len(sets))
+	for s := range sets {
+		if c := e.counts[2*s+1]; c > 0 {
+			acc[s] = e.counts[2*s] / c
+		}
+	}
+	return acc, nil
+}
+
+// infer sets pred to the predictions of the block's rows.
+func (e *BlockEvaluator) infer(ctx context.Context, m *Model) error {
+	be := m.be
+	rows := e.blk.Rows
+	full := e.blk
+	full.Data = e.norm
+	var selfUp, inUp Buf
+	selfB := hostView(be, e.self, &selfUp)
+	e.pred = growInt32(e.pred, rows)
+	var store featurex.Store = e.Features
+	fin := m.opt.InFeatures
+	var agg, out Buf
+	for li := range m.layers {
+		l := &m.layers[li]
+		last := li == len(m.layers)-1
+		// The input rows of every source: the features, or the last
+		// layer's output gathered from the blocks that computed it.
+		e.hidden = grow(e.hidden, len(e.src)*fin)
+		if err := store.Gather(ctx, e.hidden, e.src); err != nil {
+			return fmt.Errorf("gnn: BlockEvaluator: layer %d inputs: %w", li, err)
+		}
+		in := hostView(be, e.hidden, &inUp)
+		chunk := max(1, DefaultInferChunkFloats/max(l.fin, l.fout))
+		out = growBuf(be, out, rows*l.fout)
+		for lo := 0; lo < rows; lo += chunk {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("gnn: inference: %w", err)
+			}
+			hi := min(lo+chunk, rows)
+			io := layerIO{rows: hi - lo, out: out.Slice(lo*l.fout, hi*l.fout), in: in, inDst: in.Slice(lo*l.fin, hi*l.fin)}
+			var part spgemm.CSR
+			if m.opt.Arch != Linear {
+				part, e.aPtr = rowsOf(&full, lo, hi, e.aPtr)
+				io.adj = &part
+				agg = growBuf(be, agg, (hi-lo)*l.fin)
+				io.agg = agg
+			}
+			if m.opt.Arch == GCN {
+				io.self = selfB.Slice(lo, hi)
+			}
+			forwardDense(be, m.opt.Arch, &l.w, l.fin, l.fout, &io)
+			if last {
+				be.ArgmaxRows(e.pred[lo:hi], io.out, l.fout)
+			} else {
+				be.ReLU(io.out)
+			}
+		}
+		if last {
+			break
+		}
+		// This block's output, served to the other ranks of the column for
+		// the next layer.
+		o, err := e.output(ctx, l.fout)
+		if err != nil {
+			return fmt.Errorf("gnn: BlockEvaluator: layer %d outputs: %w", li, err)
+		}
+		if h := out.Host(); h != nil {
+			copy(o.rows, h[:rows*l.fout])
+		} else {
+			be.Download(o.rows, out.Slice(0, rows*l.fout))
+		}
+		store, fin = o.store, l.fout
+	}
+	return nil
+}

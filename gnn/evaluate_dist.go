@@ -1,0 +1,59 @@
+package gnn
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/bulksample/bulksample/dist"
+)
+
+// RootEvaluator is the gathered evaluation of data-parallel training: one
+// rank, Root, holds the whole graph and its features and runs Eval (the
+// single-process FullNeighbour, say) while the others wait, then broadcasts
+// the accuracies, so that every rank's Evaluate returns the same figures.
+// Its memory is the single process's on Root; it suits graphs that fit one
+// rank (Cora, CiteSeer, ogbn-products on a large node), not papers100M.
+type RootEvaluator struct {
+	Comm dist.Comm
+	Root int
+	// Eval evaluates on Root; it is not called, and may be nil, elsewhere.
+	Eval Evaluator
+	// Vertices is the graph's number of vertices, for the trainer's check
+	// against the feature store (NumVertices); 0 skips it.
+	Vertices int
+}
+
+var _ Evaluator = (*RootEvaluator)(nil)
+
+// NumVertices returns Vertices.
+func (e *RootEvaluator) NumVertices() int { return e.Vertices }
+
+// Evaluate returns Root's accuracies of sets on every rank. It is
+// collective over Comm. When Root's evaluation fails, Root returns its
+// error and the other ranks an error naming Root, rather than waiting.
+func (e *RootEvaluator) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]float64, error) {
+	buf := make([]float64, 1+len(sets)) // ok flag, then the accuracies
+	var err error
+	if e.Comm.Rank() == e.Root {
+		var acc []float64
+		if e.Eval == nil {
+			err = fmt.Errorf("gnn: RootEvaluator: no Eval on rank %d", e.Root)
+		} else if acc, err = e.Eval.Evaluate(ctx, m, labels, sets...); err == nil && len(acc) != len(sets) {
+			err = fmt.Errorf("gnn: RootEvaluator: %d accuracies for %d vertex sets", len(acc), len(sets))
+		}
+		if err == nil {
+			buf[0] = 1
+			copy(buf[1:], acc)
+		}
+	}
+	if berr := e.Comm.Bcast(ctx, dist.PhaseControl, e.Root, buf); berr != nil {
+		return nil, fmt.Errorf("gnn: broadcast the accuracies: %w", berr)
+	}
+	switch {
+	case err != nil:
+		return nil, err
+	case buf[0] == 0:
+		return nil, fmt.Errorf("gnn: the evaluation failed on rank %d", e.Root)
+	}
+	return buf[1:], nil
+}
