@@ -42,9 +42,9 @@ func TestMeterHeapAndGC(t *testing.T) {
 	if !(gc.GCPauseSeconds > 0) || !(gc.GCCPUSeconds > 0) {
 		t.Errorf("runtime.GC: GCPauseSeconds = %g, GCCPUSeconds = %g; want > 0", gc.GCPauseSeconds, gc.GCCPUSeconds)
 	}
-	if gc.GCCPUSeconds < gc.GCPauseSeconds {
-		t.Errorf("GC CPU %g s < pause %g s; the CPU estimate includes the pauses", gc.GCCPUSeconds, gc.GCPauseSeconds)
-	}
+	// GCCPUSeconds is not compared with GCPauseSeconds: the pause metric
+	// counts the wall time of stopping the world, which on a loaded machine
+	// (a descheduled thread) may exceed the runtime's CPU estimate.
 	if reuse.Seconds <= 0 || reuse.CPUSeconds < 0 || reuse.SysSeconds < 0 || reuse.SysSeconds > reuse.CPUSeconds {
 		t.Errorf("times of a 16 MiB write: %+v", reuse)
 	}
