@@ -46,7 +46,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -224,7 +223,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	common := []string{"sample", "--graph", graph, "--batch", strconv.Itoa(c.batch), "--bulk", strconv.Itoa(c.bulk),
 		"--seeds", strconv.Itoa(c.seeds), "--fanout", benchutil.JoinInts(c.fanouts), "--seed", strconv.FormatUint(c.seed, 10),
 		"--digest", "--json", "--threads", "1"}
-	one, err := runJSON(ctx, exec.CommandContext(ctx, c.bulksample, common...))
+	one, err := benchutil.RunJSON[summaryJSON](exec.CommandContext(ctx, c.bulksample, common...))
 	if err != nil {
 		return fmt.Errorf("one process: %w", err)
 	}
@@ -247,7 +246,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 			}
 			cmd := mpirunCommand(ctx, c.mpirun, c.np, c.bulksample, args...)
 			start := time.Now()
-			s, err := runJSON(ctx, cmd)
+			s, err := benchutil.RunJSON[summaryJSON](cmd)
 			if err != nil {
 				return fmt.Errorf("mpirun -np %d --replication %d %s: %w", c.np, rc, fetch, err)
 			}
@@ -261,21 +260,6 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	}
 	text := report(c, d.Adj, rows, model, load)
 	return benchutil.Report{Program: "distbench", Path: c.out, Text: text}.Write(stdout, stderr)
-}
-
-func runJSON(ctx context.Context, cmd *exec.Cmd) (*summaryJSON, error) {
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%v\n%s", err, errOut.String())
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	var s summaryJSON
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
-		return nil, fmt.Errorf("JSON summary: %v\n%s", err, out)
-	}
-	return &s, nil
 }
 
 // modelInputs are the sums over ranks, layers and bulks of the model's

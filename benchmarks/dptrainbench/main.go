@@ -28,7 +28,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"maps"
@@ -198,7 +197,7 @@ func bench(ctx context.Context, c *config, cmdline string, stdout, stderr io.Wri
 	}
 	for round := range c.rounds {
 		for _, r := range runs {
-			s, err := runJSON(ctx, r.cmd())
+			s, err := runJSON(r.cmd())
 			if err != nil {
 				return fmt.Errorf("%s: %w", r.name, err)
 			}
@@ -232,22 +231,17 @@ func paramCount(in, classes, hidden, layers int) (int, error) {
 	return len(m.Params()), nil
 }
 
-func runJSON(ctx context.Context, cmd *exec.Cmd) (*summary, error) {
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
-	out, err := cmd.Output()
+// runJSON runs one training and decodes its summary, which must hold an
+// epoch.
+func runJSON(cmd *exec.Cmd) (*summary, error) {
+	s, err := benchutil.RunJSON[summary](cmd)
 	if err != nil {
-		return nil, fmt.Errorf("%v\n%s", err, errOut.String())
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	var s summary
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
-		return nil, fmt.Errorf("the last line is not the JSON summary: %v\n%s", err, out)
+		return nil, err
 	}
 	if len(s.Epochs) == 0 {
-		return nil, fmt.Errorf("no epoch in the summary\n%s", out)
+		return nil, fmt.Errorf("no epoch in the summary of %s", cmd)
 	}
-	return &s, nil
+	return s, nil
 }
 
 // merge returns the runs of one configuration as one: their epochs in

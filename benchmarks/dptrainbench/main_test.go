@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,14 +21,7 @@ func TestDptrainbenchSmoke(t *testing.T) {
 	mpitest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	tags, err := exec.CommandContext(ctx, "../../scripts/build-tags.sh").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "bulksample")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", strings.TrimSpace(string(tags)), "-o", bin, "../../cmd/bulksample").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := mpitest.BuildCLI(ctx, t, "../..")
 	out := filepath.Join(t.TempDir(), "dist.md")
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"--bulksample", bin, "--nodes", "3000", "--epochs", "1", "--hidden", "16", "--batch", "100",

@@ -18,7 +18,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -138,7 +137,7 @@ func compare(ctx context.Context, c *config, tmp string, scale int, extra []stri
 		return nil, fmt.Errorf("gen: %v\n%s", err, out)
 	}
 	common := append([]string{"--a", graph, "--reps", strconv.Itoa(c.reps), "--threads", "1", "--digest", "--json"}, extra...)
-	one, err := runJSON(exec.CommandContext(ctx, c.bulksample, append([]string{"spgemm"}, common...)...))
+	one, err := benchutil.RunJSON[summary](exec.CommandContext(ctx, c.bulksample, append([]string{"spgemm"}, common...)...))
 	if err != nil {
 		return nil, fmt.Errorf("one process: %w", err)
 	}
@@ -149,28 +148,13 @@ func compare(ctx context.Context, c *config, tmp string, scale int, extra []stri
 			args = append(args, "--replication", strconv.Itoa(r.c))
 		}
 		start := time.Now()
-		if r.s, err = runJSON(mpitest.Command(ctx, c.mpirun, c.np, c.bulksample, append([]string{"spgemm"}, args...)...)); err != nil {
+		if r.s, err = benchutil.RunJSON[summary](mpitest.Command(ctx, c.mpirun, c.np, c.bulksample, append([]string{"spgemm"}, args...)...)); err != nil {
 			return nil, fmt.Errorf("mpirun -np %d %v: %w", c.np, args, err)
 		}
 		best, _ := r.s.times()
 		fmt.Fprintf(stderr, "summabench: scale %d %v --grid %s c=%d: %d bytes, best %.4fs (%.1fs wall)\n", scale, extra, r.grid, r.c, r.s.Traffic["sample"].BytesSent, best, time.Since(start).Seconds())
 	}
 	return one, nil
-}
-
-func runJSON(cmd *exec.Cmd) (*summary, error) {
-	var errOut strings.Builder
-	cmd.Stderr = &errOut
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("%v\n%s", err, errOut.String())
-	}
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	var s summary
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &s); err != nil {
-		return nil, fmt.Errorf("JSON summary: %v\n%s", err, out)
-	}
-	return &s, nil
 }
 
 func report(c *config, one *summary, runs []result, load [3]string) string {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,14 +22,7 @@ func TestSummabenchSmoke(t *testing.T) {
 	mpitest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	tags, err := exec.CommandContext(ctx, "../../scripts/build-tags.sh").Output()
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(t.TempDir(), "bulksample")
-	if out, err := exec.CommandContext(ctx, "go", "build", "-tags", strings.TrimSpace(string(tags)), "-o", bin, "../../cmd/bulksample").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := mpitest.BuildCLI(ctx, t, "../..")
 	out := filepath.Join(t.TempDir(), "dist.md")
 	if err := os.WriteFile(out, []byte("# distbench's report\n"), 0o644); err != nil {
 		t.Fatal(err)

@@ -216,21 +216,28 @@ func TestSampleDistFlagErrors(t *testing.T) {
 	}
 }
 
-// mpiSample runs the test binary as `bulksample sample` under mpirun.
-func mpiSample(t *testing.T, mpirun string, np int, args ...string) (string, string, error) {
+// mpiRun runs the test binary as `bulksample <command> args...` under
+// mpirun with np ranks, within limit, and returns its stdout and stderr.
+func mpiRun(t *testing.T, mpirun string, np int, limit time.Duration, command string, args ...string) (string, string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
 	exe, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := mpitest.Command(ctx, mpirun, np, exe, append([]string{"sample"}, args...)...)
+	cmd := mpitest.Command(ctx, mpirun, np, exe, append([]string{command}, args...)...)
 	cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	err = cmd.Run()
 	return out.String(), errOut.String(), err
+}
+
+// mpiSample runs `bulksample sample` under mpirun.
+func mpiSample(t *testing.T, mpirun string, np int, args ...string) (string, string, error) {
+	t.Helper()
+	return mpiRun(t, mpirun, np, 2*time.Minute, "sample", args...)
 }
 
 // TestSampleMPI runs `bulksample sample --digest` on real MPI ranks: -np 4

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -106,23 +104,6 @@ func TestSpGEMMDistErrors(t *testing.T) {
 	}
 }
 
-// mpiSpGEMM runs the test binary as `bulksample spgemm` under mpirun.
-func mpiSpGEMM(t *testing.T, mpirun string, np int, args ...string) (string, string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := mpitest.Command(ctx, mpirun, np, exe, append([]string{"spgemm"}, args...)...)
-	cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	return out.String(), errOut.String(), err
-}
-
 // TestSpGEMMMPI: `mpirun -np 4 bulksample spgemm --grid 2d` (A·B with
 // float values) and `--grid 1.5d --replication 2` (Q·G) give
 // the single process's digest and nnz.
@@ -141,7 +122,7 @@ func TestSpGEMMMPI(t *testing.T) {
 	} {
 		want, nnz := spgemmReference(t, tc.operands...)
 		args := append(append([]string{"--digest", "--json", "--reps", "2"}, tc.operands...), tc.extra...)
-		out, stderr, err := mpiSpGEMM(t, mpirun, 4, args...)
+		out, stderr, err := mpiRun(t, mpirun, 4, 2*time.Minute, "spgemm", args...)
 		if err != nil {
 			t.Fatalf("mpirun -np 4 %v: %v\n%s\n%s", args, err, out, stderr)
 		}

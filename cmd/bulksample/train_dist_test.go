@@ -150,23 +150,6 @@ func TestTrainDistFlagErrors(t *testing.T) {
 	}
 }
 
-// mpiTrain runs the test binary as `bulksample train` under mpirun.
-func mpiTrain(t *testing.T, mpirun string, np int, args ...string) (string, string, error) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := mpitest.Command(ctx, mpirun, np, exe, append([]string{"train"}, args...)...)
-	cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
-	var out, errOut strings.Builder
-	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
-	return out.String(), errOut.String(), err
-}
-
 // TestTrainMPICora runs the tested GraphSAGE protocol on Cora (the
 // planetoid-sage preset, seed 1) on 4 real MPI ranks: the run must meet
 // the single-process goal, test accuracy 0.78 (seeds 1 to 5 give 0.790 to
@@ -178,7 +161,7 @@ func TestTrainMPICora(t *testing.T) {
 	}
 	mpirun := mpitest.Require(t)
 	cora := sharedDataset(t, "cora.npz")
-	out, stderr, err := mpiTrain(t, mpirun, 4, "--data", cora, "--preset", "planetoid-sage", "--seed", "1", "--json")
+	out, stderr, err := mpiRun(t, mpirun, 4, 3*time.Minute, "train", "--data", cora, "--preset", "planetoid-sage", "--seed", "1", "--json")
 	if err != nil {
 		t.Fatalf("mpirun -np 4 train: %v\n%s\n%s", err, out, stderr)
 	}
@@ -200,7 +183,7 @@ func TestTrainMPICora(t *testing.T) {
 func TestTrainMPIFailure(t *testing.T) {
 	mpirun := mpitest.Require(t)
 	start := time.Now()
-	out, stderr, err := mpiTrain(t, mpirun, 4, append(append([]string{}, distTrainArgs...), "--fail-rank", "2")...)
+	out, stderr, err := mpiRun(t, mpirun, 4, 3*time.Minute, "train", append(append([]string{}, distTrainArgs...), "--fail-rank", "2")...)
 	if err == nil || !strings.Contains(stderr, "rank 2: injected failure") {
 		t.Errorf("mpirun train --fail-rank 2: err %v; want a failed job and \"rank 2: injected failure\" on stderr\n%s\n%s", err, out, stderr)
 	}

@@ -8,7 +8,9 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/bulksample/bulksample/dist"
@@ -48,4 +50,22 @@ func Command(ctx context.Context, mpirun string, np int, prog string, args ...st
 		"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo",
 		"OMPI_MCA_rmaps_base_oversubscribe=1", "PMIX_MCA_gds=hash")
 	return cmd
+}
+
+// BuildCLI builds cmd/bulksample with the project's build tags
+// (scripts/build-tags.sh, so with the mpi tag where Open MPI links) into a
+// temporary folder and returns the binary's path; root is the module's
+// root relative to the test's directory.
+func BuildCLI(ctx context.Context, t testing.TB, root string) string {
+	t.Helper()
+	tags, err := exec.CommandContext(ctx, filepath.Join(root, "scripts", "build-tags.sh")).Output()
+	if err != nil {
+		t.Fatalf("scripts/build-tags.sh: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "bulksample")
+	build := exec.CommandContext(ctx, "go", "build", "-tags", strings.TrimSpace(string(tags)), "-o", bin, "./"+filepath.Join(root, "cmd", "bulksample"))
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -17,6 +17,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"os/exec"
 	"os/signal"
 	"runtime"
 	"slices"
@@ -292,4 +293,22 @@ func CostCells(c procstat.Cost) string {
 	}
 	return fmt.Sprintf(" %.3g | %s | %.3g | %.1f | %d | %.3g | %.2f | %s |", c.CPUSeconds, faults, c.SysSeconds,
 		float64(c.AllocBytes)/(1<<20), c.GCCycles, c.GCCPUSeconds, c.GCPauseSeconds*1e3, rss)
+}
+
+// RunJSON runs cmd, a bulksample command with --json, and decodes the JSON
+// summary it prints last on standard output into a new T. A failed command's
+// error carries its standard error.
+func RunJSON[T any](cmd *exec.Cmd) (*T, error) {
+	var errOut strings.Builder
+	cmd.Stderr = &errOut
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("%v\n%s", err, errOut.String())
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	v := new(T)
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), v); err != nil {
+		return nil, fmt.Errorf("the last line is not the JSON summary: %v\n%s", err, out)
+	}
+	return v, nil
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -154,5 +155,26 @@ func TestMedianCostAndCells(t *testing.T) {
 	}
 	if c := CostCells(procstat.Cost{MinorFaults: 4, MajorFaults: 2, PeakRSSBytes: -1}); !strings.Contains(c, "4 (+2 major)") || !strings.HasSuffix(c, " - |") {
 		t.Errorf("CostCells with major faults and no RSS = %q", c)
+	}
+}
+
+func TestRunJSON(t *testing.T) {
+	type summary struct{ N int }
+	for _, tc := range []struct {
+		name, script string
+		want         int
+		err          string
+	}{
+		{"last line", `echo progress; echo '{"N": 7}'`, 7, ""},
+		{"not JSON", `echo '{"N": 7}'; echo done`, 0, "not the JSON summary"},
+		{"failed", `echo oops >&2; exit 3`, 0, "oops"},
+	} {
+		s, err := RunJSON[summary](exec.Command("sh", "-c", tc.script))
+		switch {
+		case tc.err == "" && (err != nil || s.N != tc.want):
+			t.Errorf("%s: %+v, %v; want N = %d", tc.name, s, err, tc.want)
+		case tc.err != "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("%s: error %v; want one containing %q", tc.name, err, tc.err)
+		}
 	}
 }
