@@ -32,15 +32,6 @@ type loaded struct {
 	err   error
 }
 
-// releaseBulk gives a trained bulk's arrays back to its sampler, for
-// samplers that recycle them (a Bulk with a Release method): the loaders
-// are done with it and the trainer holds no view of it any more.
-func releaseBulk(b *sampling.Bulk) {
-	if r, ok := any(b).(interface{ Release() }); ok {
-		r.Release()
-	}
-}
-
 // minibatchFeed gives the epoch loop its minibatches in order. next adds
 // the phase times it spends on the training goroutine to ph; release hands
 // back a trained minibatch's buffers.
@@ -106,7 +97,7 @@ func (f *inlineFeed) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 
 func (f *inlineFeed) release(it loaded) {
 	if it.last != nil {
-		releaseBulk(it.last)
+		it.last.Release() // the loaders are done with it; the trainer holds no view of it
 		f.bulk = nil
 	}
 }
@@ -321,7 +312,7 @@ func (p *pipeline) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 func (p *pipeline) release(it loaded) {
 	p.free <- it.buf
 	if it.last != nil {
-		releaseBulk(it.last)
+		it.last.Release() // the loaders are done with it; the trainer holds no view of it
 		if p.slots != nil {
 			p.slots <- struct{}{}
 		}
