@@ -160,8 +160,11 @@ type NodeWise struct {
 	// maxGroupEdges caps a group whatever minGroup says: MaxBulkEdges
 	// when the caller set it, else GroupMemoryBytes' worth.
 	maxGroupEdges int64
-	scratch       nwScratch // workers and call state, reused across calls
-	bulks         bulkPool  // released bulks' arrays, reused for new bulks
+	// splitPicks is the fewest entries of a minibatch whose extraction
+	// may be split over threads (splitExtractPicks; tests lower it).
+	splitPicks int64
+	scratch    nwScratch // workers and call state, reused across calls
+	bulks      bulkPool  // released bulks' arrays, reused for new bulks
 }
 
 // NewNodeWise returns the node-wise sampler of the n x n adjacency a (row v
@@ -241,7 +244,7 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 		minGroup = 2 * threads
 	}
 	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads,
-		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges)}
+		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges), splitPicks: splitExtractPicks}
 	nw.packed, _ = src.(PackedRows)
 	nw.picker, _ = src.(PickFetcher)
 	return nw, nil

@@ -25,7 +25,10 @@ package sampling
 //     the minibatch's columns and writes the block straight into the bulk's
 //     arrays at offsets known after pass 2, and its new vertices into a
 //     group buffer; F_{l+1} = F_l followed by them is then copied into the
-//     layer's sources, in parallel over minibatches.
+//     layer's sources, in parallel over minibatches. The minibatches that
+//     whole-minibatch tasks would leave to fewer threads than there are
+//     (all of a bulk of one minibatch; the last ng mod threads of a group)
+//     are each split over the threads by cost instead (nodewise_split.go).
 //
 // Every buffer is reused: the workers' vertex maps and the group buffers
 // live on the sampler's free lists, and a bulk's output arrays come from
@@ -35,7 +38,6 @@ package sampling
 // Profiles (R-MAT scale 20, fanouts 15,10,5, k = 16 and 64) put 44-46% of
 // the CPU time in the extraction, 38-40% in the selection and 8-11% in the
 // sizes pass, all parallel; the code outside the parallel passes took 0-0.6%.
-// At k = 1 the extraction of the one minibatch is serial.
 
 import (
 	"context"
@@ -213,6 +215,7 @@ type layerState struct {
 	newv     []int32   // extraction: minibatch i's new vertices at newv[edgeBase[i]:]
 	nnew     []int     // per group minibatch: its number of new vertices
 	fetch    []int32   // RowFetcher path: the distinct vertices to fetch
+	pieces   []nwPiece // split extraction: the pieces of one minibatch
 }
 
 // mbAt returns the group minibatch i that row r belongs to:
@@ -367,13 +370,20 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	g.newv = resize(g.newv, edges)
 	g.nnew = resize(g.nnew, ng)
 
-	// Pass 3: extraction, one minibatch per task.
-	nw.parallel(ng, 1, func(w *nwWorker, _, lo, hi int) {
+	// Pass 3: extraction, one minibatch per task, except the last ones
+	// when they would leave threads idle: those are split over the
+	// threads, one after the other.
+	split := nw.splitTail(g, ng)
+	nw.parallel(split, 1, func(w *nwWorker, _, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			m := m0 + i
 			nw.extract(w, g, la, base, prev[prevStart[m]:prevStart[m+1]], i)
 		}
 	})
+	for i := split; i < ng; i++ {
+		m := m0 + i
+		nw.extractSplit(g, la, base, prev[prevStart[m]:prevStart[m+1]], i)
+	}
 
 	// F_{l+1} of each minibatch: its F_l, then its new vertices.
 	srcBase := len(la.Src)

@@ -1,0 +1,71 @@
+package sampling_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/samplingtest"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// TestSplitExtractionMatchesSerial: minibatches whose extraction is split
+// over 2, 3 and 8 threads (every minibatch of a bulk of one, the last ones
+// of larger bulks and groups) give the blocks of the serial extraction bit
+// for bit, on a power-law graph (hubs make unequal pieces) and a uniform
+// one with self loops, for every option that changes the extraction.
+func TestSplitExtractionMatchesSerial(t *testing.T) {
+	rmat, err := dataset.RMAT(dataset.RMATOptions{Scale: 11, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	graphs := map[string]*spgemm.CSR{"rmat11": rmat, "uniform": samplingtest.RandomGraph(1500, 12, true, 4)}
+	opts := []sampling.NodeWiseOptions{
+		{Fanouts: []int{10, 5, 3}, Seed: 1},
+		{Fanouts: []int{6, -1}, Seed: 2, Weighted: true},
+		{Fanouts: []int{8, 4}, Seed: 3, Replace: true, Frontier: sampling.FrontierNew},
+		{Fanouts: []int{5, 5, 2}, Seed: 4, Frontier: sampling.FrontierNew, MaxBulkEdges: 700},
+	}
+	ctx := context.Background()
+	for gname, a := range graphs {
+		for _, opt := range opts {
+			for _, k := range []int{1, 5} {
+				seeds := samplingtest.RandomSeeds(a.Rows, k, 48, uint64(k))
+				serial := opt
+				serial.Threads = 1
+				ref, err := sampling.NewNodeWise(a, serial)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := ref.SampleBulk(ctx, 2, 7, seeds)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, threads := range []int{1, 2, 3, 8} {
+					o := opt
+					o.Threads = threads
+					nw, err := sampling.NewNodeWise(a, o)
+					if err != nil {
+						t.Fatal(err)
+					}
+					sampling.SetSplitPicks(nw, 1)
+					name := fmt.Sprintf("%s %s k=%d threads=%d", gname, samplingtest.CaseName(o), k, threads)
+					for rep := range 2 { // the second reuses the vertex maps and lists
+						got, err := nw.SampleBulk(ctx, 2, 7, seeds)
+						if err != nil {
+							t.Fatal(err)
+						}
+						samplingtest.CompareBulks(t, name, got, want, 0)
+						if g, w := bulkDigest(got), bulkDigest(want); g != w {
+							t.Errorf("%s rep %d: digest %s, want %s", name, rep, g, w)
+						}
+						samplingtest.CheckBulk(t, a, o, got)
+						got.Release()
+					}
+				}
+			}
+		}
+	}
+}
