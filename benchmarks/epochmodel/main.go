@@ -81,7 +81,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	c := &config{args: args}
 	fs.IntVar(&c.nodes, "nodes", 150000, "vertices of the products-shaped planted-partition graph of the measurement")
 	fs.IntVar(&c.threads, "threads", 2, "threads of the measurement (one CPU rank)")
-	fs.IntVar(&c.rounds, "rounds", 2, "epochs timed (the median is used)")
+	fs.IntVar(&c.rounds, "rounds", 3, "epochs timed (the median is used)")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed")
 	fs.IntVar(&c.hidden, "hidden", 256, "hidden units")
 	fs.IntVar(&c.batch, "batch", 1024, "seeds per minibatch b")
@@ -298,7 +298,7 @@ func report(c *config, m *measurement, load [3]string) (string, error) {
 	bound := costmodel.BoundShape(c.batch, c.fanouts)
 	scenarios := []scenario{{"largest", bound}}
 	if c.inputs > 0 {
-		scenarios = append(scenarios, scenario{"distbench's", costmodel.ScaledShape(c.batch, c.fanouts, c.inputs/bound.Inputs())})
+		scenarios = append(scenarios, scenario{"scaled", costmodel.ScaledShape(c.batch, c.fanouts, c.inputs/bound.Inputs())})
 	}
 	cl := costmodel.Cluster{P: c.p, RanksPerNode: c.ranksPerNode, Injection: c.injection, Alpha: c.alpha, MsgLatency: c.msgLat}
 	workload := func(s costmodel.Shape) costmodel.Workload {
@@ -320,11 +320,13 @@ func report(c *config, m *measurement, load [3]string) (string, error) {
 	fmt.Fprintf(&b, "**Workload.** ogbn-papers100M: %d vertices, %d edges, %d float32 features, %d classes, %d training vertices; "+
 		"3-layer GraphSAGE (mean), hidden %d (%d parameters), fanouts %s, b = %d seeds per minibatch on every rank (the paper's data "+
 		"parallelism): %d minibatches per epoch, %.2f steps per rank. Two minibatch shapes: the *largest*, every vertex with at least "+
-		"the fanout's neighbours and every pick new (|F_{l+1}| = |F_l|·(1 + s_l): %.0f inputs, %.0f sampled edges), and *distbench's*, "+
-		"every frontier beyond the seeds scaled to %.0f inputs per minibatch (the mean distbench measured on its 1M-vertex planted graph, "+
-		"ratio %.3f), each frontier vertex still with its full fanout.\n\n",
+		"the fanout's neighbours and every pick new (|F_{l+1}| = |F_l|·(1 + s_l): %.0f inputs, %.0f sampled edges), and *scaled*, "+
+		"every frontier beyond the seeds scaled by the same ratio, %.3f, to %.0f inputs per minibatch (--inputs-per-minibatch; its "+
+		"default, 352308, is the mean distbench measured on its 1M-vertex planted graph above), each frontier vertex still with its "+
+		"full fanout. A graph 100 times larger than distbench's deduplicates less, and many papers100M vertices have fewer neighbours "+
+		"than the fanout: we expect the truth between the two shapes.\n\n",
 		papersVertices, papersEdges, papersFeatures, papersClasses, papersTrain, c.hidden, params, benchutil.JoinInts(c.fanouts), c.batch,
-		int(math.Ceil(float64(papersTrain)/float64(c.batch))), steps, bound.Inputs(), bound.Edges(), c.inputs, c.inputs/bound.Inputs())
+		int(math.Ceil(float64(papersTrain)/float64(c.batch))), steps, bound.Inputs(), bound.Edges(), c.inputs/bound.Inputs(), c.inputs)
 	fmt.Fprintf(&b, "**Network.** p = %d ranks, %d per node sharing %.0f GB/s of injection bandwidth per node (%.2f GB/s per rank); "+
 		"%.0f µs per all-to-all round (3 per feature exchange, L + 1 per sampled bulk of %d minibatches), %.0f µs per message of the "+
 		"ring all-reduce (2(p-1) per step); ids spread uniformly over the vertex blocks (a row is remote with probability 1 - c/p); "+

@@ -32,7 +32,7 @@ func TestSmallRun(t *testing.T) {
 	}
 	for _, want := range []string{
 		"| CPU, 2 threads (measured) | largest (1081344 inputs) | 1 |", "| CPU, 2 threads (measured) | largest (1081344 inputs) | 8 |",
-		"| A100 (assumed) | distbench's (352308 inputs) | 1 |", "| A100 (assumed) | distbench's (352308 inputs) | 8 |",
+		"| A100 (assumed) | scaled (352308 inputs) | 1 |", "| A100 (assumed) | scaled (352308 inputs) | 8 |",
 		"285356 parameters", "**Against the paper.**", "2.5x faster than Quiver",
 	} {
 		if !strings.Contains(rep, want) {
