@@ -68,9 +68,8 @@ type config struct {
 	reps                     []int
 	rankBulk                 int
 	inputs                   float64 // distinct inputs per minibatch of the second scenario; 0: none
-	// The GPU assumption.
-	gpu                      string
-	gpuFlops, gpuBW, gpuSEPS float64
+	// The GPU assumption: fractions of the peaks of gpuSpecs achieved.
+	flopsEff, bwEff, gpuSEPS float64
 	out                      string
 }
 
@@ -96,10 +95,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.rankBulk, "rank-bulk", 4, "minibatches a rank samples at once in the prediction (each bulk pays L+1 exchange rounds)")
 	fs.Float64Var(&c.inputs, "inputs-per-minibatch", 352308, "distinct input vertices per minibatch of the second scenario "+
 		"(default: distbench's mean on its 1M-vertex planted graph, results/dist.md); 0 leaves it out")
-	fs.StringVar(&c.gpu, "gpu", "A100", "name of the assumed GPU")
-	fs.Float64Var(&c.gpuFlops, "gpu-flops", 12e12, "achieved FP32 FLOP/s of the GPU's GEMMs")
-	fs.Float64Var(&c.gpuBW, "gpu-bandwidth", 0.8e12, "achieved memory bandwidth of the GPU's aggregations, bytes per second")
-	fs.Float64Var(&c.gpuSEPS, "gpu-seps", 1e9, "sampled edges per second of the GPU's sampler")
+	fs.Float64Var(&c.flopsEff, "flops-efficiency", 0.6, "fraction of a GPU's FP32 peak its GEMMs achieve")
+	fs.Float64Var(&c.bwEff, "bandwidth-efficiency", 0.5, "fraction of a GPU's memory bandwidth its aggregations achieve")
+	fs.Float64Var(&c.gpuSEPS, "gpu-seps", 1e9, "sampled edges per second of a GPU's sampler")
 	fs.StringVar(&c.out, "out", "benchmarks/results/dist.md", "markdown report, appended to; \"\" for standard output only")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return nil, err
@@ -116,8 +114,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return nil, benchutil.UsageError(fs, "--nodes must be at least 100; --threads, --rounds, --hidden, --batch, --bulk and --rank-bulk positive")
 	case c.p < 1 || c.ranksPerNode < 1 || !(c.injection > 0) || c.alpha < 0 || c.msgLat < 0:
 		return nil, benchutil.UsageError(fs, "--p, --ranks-per-node and --injection must be positive, --alpha and --msg-latency >= 0")
-	case !(c.gpuFlops > 0) || !(c.gpuBW > 0) || !(c.gpuSEPS > 0) || c.inputs < 0:
-		return nil, benchutil.UsageError(fs, "--gpu-flops, --gpu-bandwidth and --gpu-seps must be positive, --inputs-per-minibatch >= 0")
+	case !(c.flopsEff > 0 && c.flopsEff <= 1) || !(c.bwEff > 0 && c.bwEff <= 1) || !(c.gpuSEPS > 0) || c.inputs < 0:
+		return nil, benchutil.UsageError(fs, "--flops-efficiency and --bandwidth-efficiency must be in (0, 1], --gpu-seps positive, --inputs-per-minibatch >= 0")
 	}
 	for _, r := range c.reps {
 		if c.p%r != 0 {
@@ -289,11 +287,14 @@ func report(c *config, m *measurement, load [3]string) (string, error) {
 			g, a := flops(s)
 			return costmodel.Rates{SampledEdgesPerSecond: m.seps, StepSeconds: (g + a) / cpuRate}
 		}},
-		{c.gpu + " (assumed)", func(s costmodel.Shape) costmodel.Rates {
-			g, a := flops(s)
+	}
+	for _, g := range gpuSpecs() {
+		ranks = append(ranks, rank{g.name + " (assumed)", func(s costmodel.Shape) costmodel.Rates {
+			gemm, agg := flops(s)
 			// An aggregation reads a float32 source value per 2 FLOPs.
-			return costmodel.Rates{SampledEdgesPerSecond: c.gpuSEPS, StepSeconds: g/c.gpuFlops + 2*a/c.gpuBW}
-		}},
+			return costmodel.Rates{SampledEdgesPerSecond: c.gpuSEPS,
+				StepSeconds: gemm/(c.flopsEff*g.peakFlops) + 2*agg/(c.bwEff*g.peakBW)}
+		}})
 	}
 	bound := costmodel.BoundShape(c.batch, c.fanouts)
 	scenarios := []scenario{{"largest", bound}}
@@ -342,10 +343,15 @@ func report(c *config, m *measurement, load [3]string) (string, error) {
 		c.rounds, m.vertices, m.edges, m.train, m.minibatches, m.gen.Seconds(), c.threads, 1e3*m.stepSeconds, msList(m.steps),
 		m.seps/1e6, mList(m.sepsAll), floats(m.shape.Frontier), floats(m.shape.Picks), (mg+ma)/1e9, cpuRate/1e9,
 		gflops(scenarios, flops), scenarioNames(scenarios))
-	fmt.Fprintf(&b, "**Compute, %s rank (assumed, not measured: no GPU was used).** GEMMs at %.0f TFLOP/s achieved (the A100's FP32 "+
-		"peak is 19.5), aggregations at %.1f TB/s achieved (4 bytes read per 2 FLOPs; its HBM peak is 1.6 TB/s), sampling at %.1fG "+
-		"sampled edges per second; no per-kernel or framework overhead.\n\n",
-		c.gpu, c.gpuFlops/1e12, c.gpuBW/1e12, c.gpuSEPS/1e9)
+	var specs []string
+	for _, g := range gpuSpecs() {
+		specs = append(specs, fmt.Sprintf("%s (%s: FP32 peak %.1f TFLOP/s, memory %.2f TB/s, so %.1f TFLOP/s and %.2f TB/s achieved)",
+			g.name, g.note, g.peakFlops/1e12, g.peakBW/1e12, c.flopsEff*g.peakFlops/1e12, c.bwEff*g.peakBW/1e12))
+	}
+	fmt.Fprintf(&b, "**Compute, GPU ranks (assumed, not measured: no GPU was used).** The GEMMs at %.0f%% of the FP32 peak (no TF32), "+
+		"the aggregations at %.0f%% of the memory bandwidth (4 bytes read per 2 FLOPs), sampling at %.1fG sampled edges per second, "+
+		"no per-kernel or framework overhead: %s.\n\n",
+		100*c.flopsEff, 100*c.bwEff, c.gpuSEPS/1e9, strings.Join(specs, "; "))
 	b.WriteString("Seconds per rank and epoch:\n\n")
 	b.WriteString("| rank | minibatch | c | sampling s (compute + exchange) | feature GB | feature s | compute s | gradient s | serial s | pipelined s |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -455,6 +461,21 @@ func largest(e costmodel.Epoch) string {
 		}
 	}
 	return fmt.Sprintf("%s, %.2f s", best.name, best.s)
+}
+
+// gpuSpec is a GPU's peak rates.
+type gpuSpec struct {
+	name, note        string
+	peakFlops, peakBW float64 // FP32 FLOP/s (no tensor cores), memory bytes per second
+}
+
+// gpuSpecs are the GPUs of the prediction: the paper's (Perlmutter's A100)
+// and the current one.
+func gpuSpecs() []gpuSpec {
+	return []gpuSpec{
+		{"A100", "40 GB, as on Perlmutter", 19.5e12, 1.555e12},
+		{"H100", "SXM", 67e12, 3.35e12},
+	}
 }
 
 // sageParams returns the parameter count of the papers100M GraphSAGE.

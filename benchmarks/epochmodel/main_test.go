@@ -33,7 +33,7 @@ func TestSmallRun(t *testing.T) {
 	for _, want := range []string{
 		"| CPU, 2 threads (measured) | largest (1081344 inputs) | 1 |", "| CPU, 2 threads (measured) | largest (1081344 inputs) | 8 |",
 		"| A100 (assumed) | scaled (352308 inputs) | 1 |", "| A100 (assumed) | scaled (352308 inputs) | 8 |",
-		"285356 parameters", "**Against the paper.**", "2.5x faster than Quiver",
+		"| H100 (assumed) | largest (1081344 inputs) | 8 |", "285356 parameters", "**Against the paper.**", "2.5x faster than Quiver",
 	} {
 		if !strings.Contains(rep, want) {
 			t.Errorf("report lacks %q:\n%s", want, rep)
@@ -52,7 +52,7 @@ func TestFlagErrors(t *testing.T) {
 		{[]string{"--replication", "3"}, "--replication 3 does not divide --p 128"},
 		{[]string{"--nodes", "10"}, "--nodes"},
 		{[]string{"--injection", "0"}, "--injection"},
-		{[]string{"--gpu-flops", "-1"}, "--gpu-flops"},
+		{[]string{"--flops-efficiency", "1.5"}, "--flops-efficiency"},
 		{[]string{"--inputs-per-minibatch", "2e6"}, "exceeds the largest possible"},
 		{[]string{"--fanout", "15,x"}, "--fanout"},
 	} {
