@@ -907,18 +907,11 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 	}
 	run := res.Epochs[min(res.ResumedFrom, len(res.Epochs)):]
 	med := func(f func(gnn.EpochStats) float64) float64 {
-		if len(run) == 0 {
-			return 0
-		}
 		v := make([]float64, len(run))
 		for i, st := range run {
 			v[i] = f(st)
 		}
-		slices.Sort(v)
-		if len(v)%2 == 1 {
-			return v[len(v)/2]
-		}
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		return median(v)
 	}
 	sum.EpochSeconds = med(func(s gnn.EpochStats) float64 { return s.Seconds })
 	if c.opt.Arch != gnn.Linear {
