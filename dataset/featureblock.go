@@ -154,21 +154,14 @@ func npzFeatureBlock(ctx context.Context, z *npzArchive, format string, pick blo
 }
 
 func ogbBinaryFeatureBlock(z *npzArchive, pick blockPicker) (*FeatureBlock, error) {
-	nodes, err := z.int64s("num_nodes_list")
+	n, err := z.ogbNodeCount()
 	if err != nil {
 		return nil, err
-	}
-	var n int64
-	for _, v := range nodes {
-		if v < 0 || n+v > 1<<31-1 {
-			return nil, z.errf("num_nodes_list", fmt.Errorf("%w: node count outside [0, 2^31-1)", ErrFormat))
-		}
-		n += v
 	}
 	if !z.has("node_feat") {
 		return nil, fmt.Errorf("%s: %w: no node features (no array \"node_feat\")", z.name, ErrFormat)
 	}
-	return z.denseFeatureBlock("node_feat", int(n), pick)
+	return z.denseFeatureBlock("node_feat", n, pick)
 }
 
 // denseFeatureBlock reads rows [lo, hi) = pick(n) of member key, an n x f
