@@ -272,84 +272,59 @@ func TestPipelineDistComponents(t *testing.T) {
 // sampler and store, the reducer's communicator wrapped in serialComm when
 // serial, and checks the depth run at and the weights against want.
 func distComponents(t *testing.T, ds *dataset.Dataset, nw sampling.NodeWiseOptions, opt TrainOptions, serial bool, want uint64) {
-	const p = 2
-	world, err := dist.NewInProcWorld(p, dist.Options{})
-	if err != nil {
-		t.Fatal(err)
+	wantDepth, wantWhy := 2, ""
+	if serial {
+		wantDepth, wantWhy = 1, "the communicator of the Reducer may not be called beside another component's"
 	}
-	var wg sync.WaitGroup
-	errs := make([]error, p)
-	hashes := make([]uint64, p)
-	depths := make([]int, p)
-	reasons := make([]string, p)
-	for r, w := range world {
-		wg.Go(func() {
-			errs[r] = func() error {
-				ctx := context.Background()
-				grid, err := dist.NewGrid(ctx, w, 1, ds.NumNodes())
-				if err != nil {
-					return err
-				}
-				m, err := dist.Distribute(grid, ds.Adj)
-				if err != nil {
-					return err
-				}
-				s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, nw)
-				if err != nil {
-					return err
-				}
-				lo, hi := grid.MyRows()
-				f := ds.NumFeatures
-				store, err := featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
-				if err != nil {
-					return err
-				}
-				defer store.Close()
-				reduce, err := w.Split(ctx, 0, r)
-				if err != nil {
-					return err
-				}
-				if serial {
-					reduce = serialComm{reduce}
-				}
-				d := dataOf(t, ds, s)
-				d.Features, d.Reducer = store, &commReducer{comm: reduce}
-				o := opt
-				o.PipelineDepth = 2
-				tr, err := NewTrainer(d, o)
-				if err != nil {
-					return err
-				}
-				if !ownComm(d.Features) {
-					return errors.New("featurex.Dist does not get a loading goroutine of its own")
-				}
-				res, err := tr.Run(ctx, nil)
-				if err != nil {
-					return err
-				}
-				hashes[r] = paramsHash(tr.Model().Params())
-				depths[r], reasons[r] = res.PipelineDepth, res.PipelineReason
-				return nil
-			}()
-			if errs[r] != nil {
-				w.Abort(errs[r])
-			}
-		})
-	}
-	wg.Wait()
-	for r := range p {
-		if errs[r] != nil {
-			t.Fatalf("rank %d: %v", r, errs[r])
+	onRanks(t, 2, func(w dist.Comm) error {
+		ctx := context.Background()
+		grid, err := dist.NewGrid(ctx, w, 1, ds.NumNodes())
+		if err != nil {
+			return err
 		}
-		if hashes[r] != want {
-			t.Errorf("rank %d: weights hash %x; one process without the pipeline %x", r, hashes[r], want)
+		m, err := dist.Distribute(grid, ds.Adj)
+		if err != nil {
+			return err
 		}
-		wantDepth, wantWhy := 2, ""
+		s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, nw)
+		if err != nil {
+			return err
+		}
+		lo, hi := grid.MyRows()
+		f := ds.NumFeatures
+		store, err := featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		reduce, err := w.Split(ctx, 0, w.Rank())
+		if err != nil {
+			return err
+		}
 		if serial {
-			wantDepth, wantWhy = 1, "the communicator of the Reducer may not be called beside another component's"
+			reduce = serialComm{reduce}
 		}
-		if depths[r] != wantDepth || (reasons[r] == "") != (wantWhy == "") || !strings.Contains(reasons[r], wantWhy) {
-			t.Errorf("rank %d: depth %d (reason %q); want %d (reason containing %q)", r, depths[r], reasons[r], wantDepth, wantWhy)
+		d := dataOf(t, ds, s)
+		d.Features, d.Reducer = store, &commReducer{comm: reduce}
+		o := opt
+		o.PipelineDepth = 2
+		tr, err := NewTrainer(d, o)
+		if err != nil {
+			return err
 		}
-	}
+		if !ownComm(d.Features) {
+			return errors.New("featurex.Dist does not get a loading goroutine of its own")
+		}
+		res, err := tr.Run(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if h := paramsHash(tr.Model().Params()); h != want {
+			return fmt.Errorf("weights hash %x; one process without the pipeline %x", h, want)
+		}
+		if res.PipelineDepth != wantDepth || (res.PipelineReason == "") != (wantWhy == "") || !strings.Contains(res.PipelineReason, wantWhy) {
+			return fmt.Errorf("depth %d (reason %q); want %d (reason containing %q)", res.PipelineDepth, res.PipelineReason, wantDepth, wantWhy)
+		}
+		return nil
+	})
 }
