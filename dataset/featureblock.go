@@ -56,10 +56,14 @@ func (b *FeatureBlock) Close() error {
 //   - OGB CSV folders (raw/node-feat.csv.gz): every line is read and its
 //     width checked, only the block's are parsed and kept.
 //
-// Because only part of a member is read, the zip CRC-32 of an .npz member
-// (which covers all of it) is not checked, as the native format's
-// checksums are not (VerifyNone). rows is called once, with n (or not at
-// all on an error before n is known). Errors name the file and the array
+// The zip CRC-32 of an .npz member covers all of it, so it is checked only
+// where the read passes through the whole member: a block of every row, the
+// last block of a deflated member (decompressed from its start anyway), and
+// the sparse features' members, which are streamed to their ends; a
+// mismatch is an error naming the file and the array. Any other block of a
+// dense member reads part of it and cannot check it, as the native
+// format's checksums are not checked either (VerifyNone). rows is called
+// once, with n (or not at all on an error before n is known). Errors name the file and the array
 // or line; a dataset without features, or a format that has none (edge
 // lists, Matrix Market), is an error.
 func LoadFeatureBlock(ctx context.Context, path string, rows func(n int) (lo, hi int)) (*FeatureBlock, error) {
@@ -150,31 +154,30 @@ func npzFeatureBlock(ctx context.Context, z *npzArchive, format string, pick blo
 }
 
 func ogbBinaryFeatureBlock(z *npzArchive, pick blockPicker) (*FeatureBlock, error) {
-	nodes, err := z.int64s("num_nodes_list")
+	n, err := z.ogbNodeCount()
 	if err != nil {
 		return nil, err
-	}
-	var n int64
-	for _, v := range nodes {
-		if v < 0 || n+v > 1<<31-1 {
-			return nil, z.errf("num_nodes_list", fmt.Errorf("%w: node count outside [0, 2^31-1)", ErrFormat))
-		}
-		n += v
 	}
 	if !z.has("node_feat") {
 		return nil, fmt.Errorf("%s: %w: no node features (no array \"node_feat\")", z.name, ErrFormat)
 	}
-	return z.denseFeatureBlock("node_feat", int(n), pick)
+	return z.denseFeatureBlock("node_feat", n, pick)
 }
 
 // denseFeatureBlock reads rows [lo, hi) = pick(n) of member key, an n x f
-// C-ordered numeric array.
+// C-ordered numeric array, and checks the member's CRC-32 when it has read
+// all of it (see LoadFeatureBlock).
 func (z *npzArchive) denseFeatureBlock(key string, n int, pick blockPicker) (*FeatureBlock, error) {
 	rc, h, err := z.open(key)
 	if err != nil {
 		return nil, err
 	}
-	defer rc.Close()
+	finished := false // z.finish closed rc
+	defer func() {
+		if !finished {
+			rc.Close()
+		}
+	}()
 	switch {
 	case len(h.shape) != 2:
 		return nil, z.errf(key, fmt.Errorf("%w: want an n x f array, have shape %v", ErrFormat, h.shape))
@@ -194,8 +197,9 @@ func (z *npzArchive) denseFeatureBlock(key string, n int, pick blockPicker) (*Fe
 	part := h
 	part.shape = []int64{int64(hi-lo) * f}
 	var r io.Reader = rc
-	if m := z.members[key]; m.Method == zip.Store && z.ra != nil {
-		// Stored: straight to the block's bytes.
+	if m := z.members[key]; m.Method == zip.Store && z.ra != nil && (lo > 0 || hi < n) {
+		// Stored: straight to the block's bytes. A block of every row
+		// goes through the zip reader instead, which checks the CRC-32.
 		off, err := m.DataOffset()
 		if err != nil {
 			return nil, z.errf(key, fmt.Errorf("%w: %w", ErrFormat, err))
@@ -207,6 +211,14 @@ func (z *npzArchive) denseFeatureBlock(key string, n int, pick blockPicker) (*Fe
 	x := make([]float32, int64(hi-lo)*f)
 	if err := readNPYData(r, &part, x, nil); err != nil {
 		return nil, z.errf(key, fmt.Errorf("rows [%d, %d): %w", lo, hi, err))
+	}
+	if r == rc && hi == n {
+		// The whole member went through the zip reader: reaching its end
+		// checks the CRC-32.
+		finished = true
+		if err := z.finish(key, rc); err != nil {
+			return nil, err
+		}
 	}
 	return &FeatureBlock{N: n, NumFeatures: int(f), Lo: lo, Hi: hi, Features: x}, nil
 }

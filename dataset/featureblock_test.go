@@ -3,6 +3,8 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
+	"hash/crc32"
 	"math"
 	"os"
 	"path/filepath"
@@ -216,4 +218,54 @@ func FuzzLoadFeatureBlock(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLoadFeatureBlockCRC: a features member whose contents do not match
+// its zip CRC-32, stored or deflated, is an error naming the file, the
+// array and the CRC-32 wherever the block's read covers the whole member
+// (all rows; the last block of a deflated member), and reads without a
+// check where it covers part of it (documented).
+func TestLoadFeatureBlockCRC(t *testing.T) {
+	const n, f = 3, 2
+	data := le[float32](1, 2, 3, 4, 5, 6)
+	shape := []int64{n, f}
+	crc := crc32.ChecksumIEEE(slices.Concat(npyHeaderBytes("<f4", shape), data))
+	for _, deflate := range []bool{false, true} {
+		good := buildNPZ(t, append(scipyMembers(
+			npzMember{descr: "<i8", shape: []int64{4}, data: le[int64](0, 1, 1, 3)},
+			npzMember{descr: "<i4", shape: []int64{3}, data: le[int32](1, 0, 2)},
+			npzMember{descr: "<f4", shape: []int64{3}, data: le[float32](2, 1, 3)}),
+			npzMember{name: "features", descr: "<f4", shape: shape, data: data, deflate: deflate}))
+		// The member's CRC-32, in its data descriptor and the central
+		// directory, no longer matches its contents.
+		bad := bytes.ReplaceAll(good, binary.LittleEndian.AppendUint32(nil, crc), binary.LittleEndian.AppendUint32(nil, crc^0x5a5a5a5a))
+		if bytes.Equal(bad, good) {
+			t.Fatal("the test archive does not hold the member's CRC-32")
+		}
+		path := filepath.Join(t.TempDir(), "crc.npz")
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range [][2]int{{0, n}, {1, n}, {0, 1}, {1, 2}} {
+			checked := r == [2]int{0, n} || deflate && r[1] == n
+			b, err := LoadFeatureBlock(context.Background(), path, func(int) (int, int) { return r[0], r[1] })
+			switch {
+			case checked && (err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), `"features"`) || !strings.Contains(err.Error(), "CRC-32")):
+				t.Errorf("deflate %v, rows %v: err = %v; want a CRC-32 mismatch naming %s and \"features\"", deflate, r, err, path)
+			case !checked && err != nil:
+				t.Errorf("deflate %v, rows %v (part of the member, unchecked): %v", deflate, r, err)
+			case !checked && !slices.Equal(b.Features, le2f32(data)[r[0]*f:r[1]*f]):
+				t.Errorf("deflate %v, rows %v: %v", deflate, r, b.Features)
+			}
+		}
+	}
+}
+
+// le2f32 decodes little-endian float32s.
+func le2f32(b []byte) []float32 {
+	x := make([]float32, len(b)/4)
+	for i := range x {
+		x[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return x
 }

@@ -9,6 +9,7 @@ package dataset
 import (
 	"archive/zip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -121,7 +122,10 @@ func (z *npzArchive) open(key string) (io.ReadCloser, npyHeader, error) {
 func (z *npzArchive) finish(key string, rc io.ReadCloser) error {
 	_, err := io.Copy(io.Discard, rc)
 	rc.Close()
-	if err != nil {
+	switch {
+	case errors.Is(err, zip.ErrChecksum):
+		return z.errf(key, fmt.Errorf("%w: the member's CRC-32 does not match its contents: %w", ErrFormat, err))
+	case err != nil:
 		return z.errf(key, fmt.Errorf("%w: %w", ErrFormat, err))
 	}
 	return nil

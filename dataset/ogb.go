@@ -241,19 +241,8 @@ func loadOGBCSV(ctx context.Context, raw string, coo *spgemm.COOOptions, o *Load
 	if err := checkNodeCount(filepath.Join(raw, "num-node-list.csv.gz"), n64, m); err != nil {
 		return nil, err
 	}
-	lo, hi := 0, n
-	if rows != nil {
-		lo, hi = rows(n)
-	}
-	adj, err := buildCSRRows(path, n, lo, hi, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
-		progress(o, "reading %d edges of %d nodes from %s for rows [%d, %d) (pass %d of 2)", m, n, path, lo, hi, pass+1)
-		err := readEdgeCSV(ctx, path, n64, m, chunk, func(src, dst []int32) error {
-			return emit(dst, src, nil) // edge src -> dst is entry (dst, src)
-		})
-		if err == nil && pass == 1 {
-			progress(o, "sorting the rows of the CSR")
-		}
-		return err
+	adj, err := ogbAdjacency(path, n, m, rows, coo, o, func(each func(src, dst []int32) error) error {
+		return readEdgeCSV(ctx, path, n64, m, chunk, each)
 	})
 	if err != nil {
 		return nil, err
@@ -471,6 +460,42 @@ func readLabelCSV(path string, n int) ([]int32, error) {
 	return labels, nil
 }
 
+// ogbAdjacency builds the rows [lo, hi) = rows(n) (every row when rows is
+// nil) of the adjacency of the OGB graph of n nodes and m edges that read
+// streams from path, as (src, dst) pairs: edge src -> dst is entry (dst,
+// src). It reads the edges twice (buildCSRRows).
+func ogbAdjacency(path string, n int, m int64, rows ogbRows, coo *spgemm.COOOptions, o *LoadOptions, read func(each func(src, dst []int32) error) error) (*spgemm.CSR, error) {
+	lo, hi := 0, n
+	if rows != nil {
+		lo, hi = rows(n)
+	}
+	return buildCSRRows(path, n, lo, hi, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
+		progress(o, "reading %d edges of %d nodes from %s for rows [%d, %d) (pass %d of 2)", m, n, path, lo, hi, pass+1)
+		err := read(func(src, dst []int32) error { return emit(dst, src, nil) })
+		if err == nil && pass == 1 {
+			progress(o, "sorting the rows of the CSR")
+		}
+		return err
+	})
+}
+
+// ogbNodeCount returns the number of nodes of an OGB binary archive: the
+// sum of num_nodes_list, which must fit int32 ids.
+func (z *npzArchive) ogbNodeCount() (int, error) {
+	nodes, err := z.int64s("num_nodes_list")
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, v := range nodes {
+		if v < 0 || n+v > math.MaxInt32 {
+			return 0, z.errf("num_nodes_list", fmt.Errorf("%w: node count outside [0, 2^31-1)", ErrFormat))
+		}
+		n += v
+	}
+	return int(n), nil
+}
+
 func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *LoadOptions, chunk int64, rows ogbRows) (*Dataset, error) {
 	path := filepath.Join(raw, "data.npz")
 	z, err := openNPZ(path)
@@ -478,18 +503,11 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 		return nil, err
 	}
 	defer z.Close()
-	nodes, err := z.int64s("num_nodes_list")
+	n, err := z.ogbNodeCount()
 	if err != nil {
 		return nil, err
 	}
-	var n64 int64
-	for _, v := range nodes {
-		if v < 0 || n64+v > math.MaxInt32 {
-			return nil, z.errf("num_nodes_list", fmt.Errorf("%w: node count outside [0, 2^31-1)", ErrFormat))
-		}
-		n64 += v
-	}
-	n := int(n64)
+	n64 := int64(n)
 	// The CSR builder allocates 8 bytes per node before it reads an edge:
 	// the node count must be plausible for the edges that are there.
 	h, err := edgeIndexHeader(z, "edge_index")
@@ -499,19 +517,8 @@ func loadOGBBinary(ctx context.Context, raw string, coo *spgemm.COOOptions, o *L
 	if err := checkNodeCount(z.name, n64, h.shape[1]); err != nil {
 		return nil, err
 	}
-	lo, hi := 0, n
-	if rows != nil {
-		lo, hi = rows(n)
-	}
-	adj, err := buildCSRRows(path, n, lo, hi, coo, func(pass int, emit func(rows, cols []int32, vals []float32) error) error {
-		progress(o, "pass %d of 2 over edge_index of %s for rows [%d, %d)", pass+1, path, lo, hi)
-		err := readEdgeIndex(ctx, z, "edge_index", n64, chunk, func(src, dst []int32) error {
-			return emit(dst, src, nil) // edge src -> dst is entry (dst, src)
-		})
-		if err == nil && pass == 1 {
-			progress(o, "sorting the rows of the CSR")
-		}
-		return err
+	adj, err := ogbAdjacency(path, n, h.shape[1], rows, coo, o, func(each func(src, dst []int32) error) error {
+		return readEdgeIndex(ctx, z, "edge_index", n64, chunk, each)
 	})
 	if err != nil {
 		return nil, err

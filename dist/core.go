@@ -57,14 +57,17 @@ func newComm(tr transport, opt Options) *comm {
 // when MPI_Init_thread granted MPI_THREAD_MULTIPLE (Open MPI 4.1 built with
 // thread support, Debian's, does). Two goroutines must never call one
 // communicator at the same time on either backend. A Comm of another
-// implementation reports false.
+// implementation reports false; a timed one (NewTimed) reports what the
+// communicator it times does.
 func ConcurrentComms(c Comm) bool {
-	cc, ok := c.(*comm)
-	if !ok {
-		return false
+	switch cc := c.(type) {
+	case *timedComm:
+		return ConcurrentComms(cc.Comm)
+	case *comm:
+		tm, ok := cc.tr.(interface{ threadMultiple() bool })
+		return ok && tm.threadMultiple()
 	}
-	tm, ok := cc.tr.(interface{ threadMultiple() bool })
-	return ok && tm.threadMultiple()
+	return false
 }
 
 // MaxTag is the largest tag of Send and Recv (MPI guarantees 32767; the

@@ -1,9 +1,6 @@
 package dist_test
 
 import (
-	"context"
-	"os"
-	"strings"
 	"testing"
 	"time"
 
@@ -16,7 +13,7 @@ import (
 // test binary starts itself under `mpirun -np 3`, and each rank runs the
 // suite on its MPI world (with a MaxCount of 5, so large counts are split).
 func TestMPIConformance(t *testing.T) {
-	if os.Getenv("BULKSAMPLE_MPI_CHILD") == "conformance" {
+	if mpitest.IsChild("conformance") {
 		c, err := dist.NewMPIWorld(dist.Options{MaxCount: 5})
 		if err != nil {
 			t.Fatal(err)
@@ -30,18 +27,7 @@ func TestMPIConformance(t *testing.T) {
 		}
 		return
 	}
-	mpirun := mpitest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := mpitest.Command(ctx, mpirun, 3, os.Args[0], "-test.run", "^TestMPIConformance$", "-test.v")
-	cmd.Env = append(cmd.Env, "BULKSAMPLE_MPI_CHILD=conformance")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("mpirun -np 3 of the conformance suite: %v\n%s", err, out)
-	}
-	if n := strings.Count(string(out), "--- PASS: TestMPIConformance ("); n != 3 {
-		t.Fatalf("mpirun -np 3: %d ranks passed; want 3\n%s", n, out)
-	}
+	mpitest.RunSelf(t, 3, "TestMPIConformance", "conformance", 2*time.Minute)
 }
 
 // TestMPIConcurrentComms: on real MPI ranks (mpirun -np 2), MPI grants
@@ -49,7 +35,7 @@ func TestMPIConformance(t *testing.T) {
 // is true, and two communicators called from two goroutines at once give
 // every sum right: the trainer's pipeline relies on both.
 func TestMPIConcurrentComms(t *testing.T) {
-	if os.Getenv("BULKSAMPLE_MPI_CHILD") == "concurrent" {
+	if mpitest.IsChild("concurrent") {
 		c, err := dist.NewMPIWorld(dist.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -60,16 +46,5 @@ func TestMPIConcurrentComms(t *testing.T) {
 		}
 		return
 	}
-	mpirun := mpitest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := mpitest.Command(ctx, mpirun, 2, os.Args[0], "-test.run", "^TestMPIConcurrentComms$", "-test.v")
-	cmd.Env = append(cmd.Env, "BULKSAMPLE_MPI_CHILD=concurrent")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("mpirun -np 2: %v\n%s", err, out)
-	}
-	if n := strings.Count(string(out), "--- PASS: TestMPIConcurrentComms ("); n != 2 {
-		t.Fatalf("mpirun -np 2: %d ranks passed; want 2\n%s", n, out)
-	}
+	mpitest.RunSelf(t, 2, "TestMPIConcurrentComms", "concurrent", 2*time.Minute)
 }

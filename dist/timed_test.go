@@ -63,6 +63,39 @@ func TestTimedWaits(t *testing.T) {
 	}
 }
 
+// foreignComm is a Comm of another implementation than the package's.
+type foreignComm struct{ dist.Comm }
+
+// TestTimedConcurrentComms: timing a communicator keeps what
+// ConcurrentComms says of it, for its splits too; a Comm of another
+// implementation reports false.
+func TestTimedConcurrentComms(t *testing.T) {
+	world, err := dist.NewInProcWorld(1, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var times dist.CommTimes
+	tc := dist.NewTimed(world[0], &times)
+	sub, err := tc.Split(context.Background(), 0, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name string
+		c    dist.Comm
+		want bool
+	}{
+		{"timed", tc, true},
+		{"split of timed", sub, true},
+		{"foreign", foreignComm{world[0]}, false},
+		{"timed foreign", dist.NewTimed(foreignComm{world[0]}, &times), false},
+	} {
+		if got := dist.ConcurrentComms(tt.c); got != tt.want {
+			t.Errorf("ConcurrentComms(%s) = %v; want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
 // Time the communication of a job by phase: every call of a timed
 // communicator, and of the communicators split from it (a Grid's), adds
 // its wall time to the counters.

@@ -2,9 +2,7 @@ package featurex_test
 
 import (
 	"context"
-	"os"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -20,22 +18,11 @@ import (
 // collective) for c = 1 and 2, per minibatch, per bulk and with a cache,
 // then gathers a different list on each rank, nothing at all on the last.
 func TestDistMPI(t *testing.T) {
-	if os.Getenv("BULKSAMPLE_MPI_CHILD") == "featurex" {
+	if mpitest.IsChild("featurex") {
 		distMPIChild(t)
 		return
 	}
-	mpirun := mpitest.Require(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second) // a failing rank leaves the others waiting: the timeout ends it
-	defer cancel()
-	cmd := mpitest.Command(ctx, mpirun, 4, os.Args[0], "-test.run", "^TestDistMPI$", "-test.v")
-	cmd.Env = append(cmd.Env, "BULKSAMPLE_MPI_CHILD=featurex")
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("mpirun -np 4: %v\n%s", err, out)
-	}
-	if n := strings.Count(string(out), "--- PASS: TestDistMPI ("); n != 4 {
-		t.Fatalf("mpirun -np 4: %d ranks passed; want 4\n%s", n, out)
-	}
+	mpitest.RunSelf(t, 4, "TestDistMPI", "featurex", 90*time.Second)
 }
 
 func distMPIChild(t *testing.T) {

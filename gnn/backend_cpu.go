@@ -73,14 +73,7 @@ func (c *CPU) Gemm(tA, tB bool, m, n, k int, alpha float32, a, b Buf, beta float
 	}
 	setBLASThreads(1)
 	A, B, C := a.host, b.host, cc.host
-	ta, lda := blas.NoTrans, k
-	if tA {
-		ta, lda = blas.Trans, m
-	}
-	tb, ldb := blas.NoTrans, n
-	if tB {
-		tb, ldb = blas.Trans, k
-	}
+	ta, lda, tb, ldb := gemmOps(tA, tB, m, n, k)
 	var wg sync.WaitGroup
 	if m >= n {
 		// Rows [lo, hi) of c: rows of op(a).

@@ -37,13 +37,21 @@ func gemm(impl blas.Float32, tA, tB bool, m, n, k int, alpha float32, a, b []flo
 		}
 		return
 	}
-	ta, lda := blas.NoTrans, k
+	ta, lda, tb, ldb := gemmOps(tA, tB, m, n, k)
+	impl.Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n)
+}
+
+// gemmOps returns the BLAS transpose flags and leading dimensions of the
+// row-major operands of gemm: a is m x k, or k x m when tA; b is k x n, or
+// n x k when tB.
+func gemmOps(tA, tB bool, m, n, k int) (ta blas.Transpose, lda int, tb blas.Transpose, ldb int) {
+	ta, lda = blas.NoTrans, k
 	if tA {
 		ta, lda = blas.Trans, m
 	}
-	tb, ldb := blas.NoTrans, n
+	tb, ldb = blas.NoTrans, n
 	if tB {
 		tb, ldb = blas.Trans, k
 	}
-	impl.Sgemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, n)
+	return ta, lda, tb, ldb
 }

@@ -175,8 +175,10 @@
 // bulk's sampling then overlaps only the training of the previous bulk's
 // last minibatches. Under MPI the loading goroutine and
 // the training goroutine call MPI at the same time, which needs
-// MPI_THREAD_MULTIPLE (dist.ConcurrentComms says whether the library
-// granted it; otherwise set PipelineDepth 1), and the GradReducer must use
+// MPI_THREAD_MULTIPLE: the components that communicate say so (CommUser),
+// and when two of them do on a library that did not grant it
+// (dist.ConcurrentComms), NewTrainer runs at PipelineDepth 1 and says why
+// (Trainer.PipelineDepth, Result.PipelineReason). The GradReducer must use
 // a communicator that neither the sampler nor the store uses (a Split of
 // the world of its own), since each communicator must see its collectives
 // in the same order on every rank.

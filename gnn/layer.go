@@ -236,7 +236,9 @@ func allOnes(v []float32) bool {
 // With deg nil, Â is D_r^-1/2 (A+I) D_c^-1/2 with the block's own degrees:
 // D_r the row sums of a+I, D_c its column sums (DGL's GraphConv with
 // norm="both" on a block, GCNBlockNorm; on a full symmetric graph both are
-// the degrees plus one). Sums are accumulated in float64.
+// the degrees plus one): the normalisation of
+// spgemm.SymNormalizeWithSelfLoops, with the sums of spgemm.SelfLoopSums,
+// the self loops kept apart in self.
 func gcnNormalize(norm, self []float32, a *spgemm.CSR, deg []int32, degs []float64) []float64 {
 	if cap(degs) < a.Rows+a.Cols {
 		degs = make([]float64, a.Rows+a.Cols)
@@ -264,15 +266,10 @@ func gcnNormalize(norm, self []float32, a *spgemm.CSR, deg []int32, degs []float
 			self[i] = float32(colScale[i] * colScale[i])
 		}
 	} else {
-		clear(colScale)
-		for i := range a.Rows {
-			s := 1.0 // the self loop
-			colScale[i]++
-			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-				s += float64(a.Data[p])
-				colScale[a.Indices[p]] += float64(a.Data[p])
-			}
-			rowScale[i] = 1 / math.Sqrt(s)
+		clear(degs)
+		spgemm.SelfLoopSums(a, 0, rowScale, colScale)
+		for i, d := range rowScale {
+			rowScale[i] = 1 / math.Sqrt(d)
 		}
 		for j, d := range colScale {
 			colScale[j] = 1 / math.Sqrt(d)

@@ -10,10 +10,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
@@ -180,6 +182,52 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 		p.wg.Go(func() { p.load(pctx, t, epoch, ep, b0, from, false) })
 	}
 	return p
+}
+
+// CommUser is implemented by a component of Data (the Sampler, the
+// Features or the Reducer) that communicates with other ranks: Comm returns
+// a communicator it calls (any one of them: the ranks of one job share
+// what dist.ConcurrentComms reports). The pipeline calls these components
+// from different goroutines, which two communicating components may share
+// only when dist.ConcurrentComms allows it (under MPI: when the library
+// granted MPI_THREAD_MULTIPLE); NewTrainer otherwise runs at PipelineDepth
+// 1 (Trainer.PipelineDepth says why). sampling.DistNodeWise,
+// sampling.DistLayerWise, featurex.Dist and DataParallel implement it; a
+// component that communicates without implementing it is taken to be safe
+// beside the others.
+type CommUser interface {
+	Comm() dist.Comm
+}
+
+// effectiveDepth returns the pipeline depth at which the trainer runs d when
+// asked for depth and, when lower, why: 1 when two of its components
+// communicate (CommUser) and one of them may not be called beside another
+// (dist.ConcurrentComms). A single communicating component is called from
+// one goroutine at a time, which every backend allows.
+func effectiveDepth(d *Data, depth int) (int, string) {
+	if depth < 2 {
+		return depth, ""
+	}
+	users := 0
+	var serial []string
+	for _, c := range []struct {
+		name string
+		comp any
+	}{{"Sampler", d.Sampler}, {"Features", d.Features}, {"Reducer", d.Reducer}} {
+		cu, ok := c.comp.(CommUser)
+		if !ok {
+			continue
+		}
+		users++
+		if !dist.ConcurrentComms(cu.Comm()) {
+			serial = append(serial, c.name)
+		}
+	}
+	if users < 2 || len(serial) == 0 {
+		return depth, ""
+	}
+	return 1, fmt.Sprintf("the input pipeline is off (as with PipelineDepth 1): the communicator of the %s may not be called beside another component's (under MPI: the library did not grant MPI_THREAD_MULTIPLE)",
+		strings.Join(serial, " and the "))
 }
 
 // ownComm reports whether the store s communicates on no communicator a

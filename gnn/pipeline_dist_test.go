@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/sampling"
@@ -65,6 +66,63 @@ func (s *commStore) Gather(ctx context.Context, dst []float32, ids []int32) erro
 }
 
 type commReducer struct{ comm dist.Comm }
+
+// The test components say which communicator they call (CommUser), as the
+// library's distributed ones do.
+func (s *commSampler) Comm() dist.Comm { return s.comm }
+func (s *commStore) Comm() dist.Comm   { return s.comm }
+func (r *commReducer) Comm() dist.Comm { return r.comm }
+
+var (
+	_ CommUser = (*sampling.DistNodeWise)(nil)
+	_ CommUser = (*sampling.DistLayerWise)(nil)
+	_ CommUser = (*featurex.Dist)(nil)
+	_ CommUser = (*commSampler)(nil)
+	_ CommUser = (*commStore)(nil)
+	_ CommUser = (*commReducer)(nil)
+)
+
+// serialComm is a communicator that may not be called beside another
+// (dist.ConcurrentComms reports false for a Comm of another
+// implementation), as under an MPI without MPI_THREAD_MULTIPLE.
+type serialComm struct{ dist.Comm }
+
+// TestEffectiveDepth: the pipeline stays at the depth asked unless two
+// components communicate and one of them may not be called beside another.
+func TestEffectiveDepth(t *testing.T) {
+	world, err := dist.NewInProcWorld(1, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conc, serial := world[0], serialComm{world[0]}
+	sampler := func(c dist.Comm) sampling.Sampler { return &commSampler{comm: c} }
+	store := func(c dist.Comm) featurex.Store { return &commStore{comm: c} }
+	reducer := func(c dist.Comm) GradReducer { return &commReducer{comm: c} }
+	for _, tt := range []struct {
+		name      string
+		d         Data
+		asked     int
+		want      int
+		wantWhich string // the components the reason names
+	}{
+		{"no communication", Data{}, 2, 2, ""},
+		{"concurrent", Data{Sampler: sampler(conc), Features: store(conc), Reducer: reducer(conc)}, 2, 2, ""},
+		{"serial reducer alone", Data{Reducer: reducer(serial)}, 2, 2, ""},
+		{"serial reducer", Data{Sampler: sampler(conc), Reducer: reducer(serial)}, 2, 1, "of the Reducer "},
+		{"serial sampler and store", Data{Sampler: sampler(serial), Features: store(serial), Reducer: reducer(conc)}, 2, 1, "of the Sampler and the Features "},
+		{"serial, depth 1 asked", Data{Sampler: sampler(serial), Reducer: reducer(serial)}, 1, 1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got, why := effectiveDepth(&tt.d, tt.asked)
+			if got != tt.want {
+				t.Errorf("depth %d; want %d (reason %q)", got, tt.want, why)
+			}
+			if (why == "") != (tt.wantWhich == "") || !strings.Contains(why, tt.wantWhich) {
+				t.Errorf("reason %q; want one naming %q", why, tt.wantWhich)
+			}
+		})
+	}
+}
 
 func (r *commReducer) Reduce(ctx context.Context, grads []float32, m *StepMetrics) error {
 	if err := r.comm.Allreduce(ctx, dist.PhaseGradients, dist.OpSum, grads); err != nil {
@@ -189,6 +247,10 @@ func TestPipelineCollectives(t *testing.T) {
 // communicator. Every rank samples the same global minibatches, which the
 // distributed sampler draws exactly as the local one, so the weights must
 // be those of one process without the pipeline, bit for bit.
+//
+// With the reducer's communicator one that may not be called beside
+// another (serialComm), NewTrainer runs at depth 1, says why, and gives the
+// same weights.
 func TestPipelineDistComponents(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	// SAGE reads no degrees, which the local sampler adds and the
@@ -199,70 +261,70 @@ func TestPipelineDistComponents(t *testing.T) {
 	wantTr, _ := runWith(t, dataOf(t, ds, nodeWise(t, ds, nw.Fanouts, nw.Seed)), opt)
 	want := paramsHash(wantTr.Model().Params())
 
-	const p = 2
-	world, err := dist.NewInProcWorld(p, dist.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, p)
-	hashes := make([]uint64, p)
-	for r, w := range world {
-		wg.Go(func() {
-			errs[r] = func() error {
-				ctx := context.Background()
-				grid, err := dist.NewGrid(ctx, w, 1, ds.NumNodes())
-				if err != nil {
-					return err
-				}
-				m, err := dist.Distribute(grid, ds.Adj)
-				if err != nil {
-					return err
-				}
-				s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, nw)
-				if err != nil {
-					return err
-				}
-				lo, hi := grid.MyRows()
-				f := ds.NumFeatures
-				store, err := featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
-				if err != nil {
-					return err
-				}
-				defer store.Close()
-				reduce, err := w.Split(ctx, 0, r)
-				if err != nil {
-					return err
-				}
-				d := dataOf(t, ds, s)
-				d.Features, d.Reducer = store, &commReducer{comm: reduce}
-				o := opt
-				o.PipelineDepth = 2
-				tr, err := NewTrainer(d, o)
-				if err != nil {
-					return err
-				}
-				if !ownComm(d.Features) {
-					return errors.New("featurex.Dist does not get a loading goroutine of its own")
-				}
-				if _, err := tr.Run(ctx, nil); err != nil {
-					return err
-				}
-				hashes[r] = paramsHash(tr.Model().Params())
-				return nil
-			}()
-			if errs[r] != nil {
-				w.Abort(errs[r])
-			}
+	for _, serial := range []bool{false, true} {
+		t.Run(fmt.Sprintf("serial=%v", serial), func(t *testing.T) {
+			distComponents(t, ds, nw, opt, serial, want)
 		})
 	}
-	wg.Wait()
-	for r := range p {
-		if errs[r] != nil {
-			t.Fatalf("rank %d: %v", r, errs[r])
-		}
-		if hashes[r] != want {
-			t.Errorf("rank %d: weights hash %x; one process without the pipeline %x", r, hashes[r], want)
-		}
+}
+
+// distComponents trains on two in-process ranks with the distributed
+// sampler and store, the reducer's communicator wrapped in serialComm when
+// serial, and checks the depth run at and the weights against want.
+func distComponents(t *testing.T, ds *dataset.Dataset, nw sampling.NodeWiseOptions, opt TrainOptions, serial bool, want uint64) {
+	wantDepth, wantWhy := 2, ""
+	if serial {
+		wantDepth, wantWhy = 1, "the communicator of the Reducer may not be called beside another component's"
 	}
+	onRanks(t, 2, func(w dist.Comm) error {
+		ctx := context.Background()
+		grid, err := dist.NewGrid(ctx, w, 1, ds.NumNodes())
+		if err != nil {
+			return err
+		}
+		m, err := dist.Distribute(grid, ds.Adj)
+		if err != nil {
+			return err
+		}
+		s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, nw)
+		if err != nil {
+			return err
+		}
+		lo, hi := grid.MyRows()
+		f := ds.NumFeatures
+		store, err := featurex.NewDist(ctx, grid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
+		if err != nil {
+			return err
+		}
+		defer store.Close()
+		reduce, err := w.Split(ctx, 0, w.Rank())
+		if err != nil {
+			return err
+		}
+		if serial {
+			reduce = serialComm{reduce}
+		}
+		d := dataOf(t, ds, s)
+		d.Features, d.Reducer = store, &commReducer{comm: reduce}
+		o := opt
+		o.PipelineDepth = 2
+		tr, err := NewTrainer(d, o)
+		if err != nil {
+			return err
+		}
+		if !ownComm(d.Features) {
+			return errors.New("featurex.Dist does not get a loading goroutine of its own")
+		}
+		res, err := tr.Run(ctx, nil)
+		if err != nil {
+			return err
+		}
+		if h := paramsHash(tr.Model().Params()); h != want {
+			return fmt.Errorf("weights hash %x; one process without the pipeline %x", h, want)
+		}
+		if res.PipelineDepth != wantDepth || (res.PipelineReason == "") != (wantWhy == "") || !strings.Contains(res.PipelineReason, wantWhy) {
+			return fmt.Errorf("depth %d (reason %q); want %d (reason containing %q)", res.PipelineDepth, res.PipelineReason, wantDepth, wantWhy)
+		}
+		return nil
+	})
 }

@@ -61,10 +61,14 @@ type DataParallel struct {
 var (
 	_ GradReducer = (*DataParallel)(nil)
 	_ Sharder     = (*DataParallel)(nil)
+	_ CommUser    = (*DataParallel)(nil)
 )
 
 // NewDataParallel returns the data-parallel reducer over the ranks of c.
 func NewDataParallel(c dist.Comm) *DataParallel { return &DataParallel{comm: c} }
+
+// Comm returns the communicator of the all-reduce (CommUser).
+func (d *DataParallel) Comm() dist.Comm { return d.comm }
 
 // Size returns the number of ranks; Rank this rank's.
 func (d *DataParallel) Size() int { return d.comm.Size() }

@@ -73,7 +73,9 @@ type TrainOptions struct {
 	// minibatch's features gathered on other goroutines while the current
 	// minibatch trains (see the package documentation, Pipeline); 1 runs
 	// every phase in turn on the training goroutine. The weights are the
-	// same bit for bit either way. 0 means DefaultPipelineDepth.
+	// same bit for bit either way. 0 means DefaultPipelineDepth. NewTrainer
+	// lowers 2 to 1 when two components communicate on a library that
+	// does not allow it from two goroutines at once (CommUser).
 	PipelineDepth int
 }
 
@@ -160,6 +162,11 @@ type Result struct {
 	ResumedFrom int
 	// BLAS names the dense backend used.
 	BLAS string
+	// PipelineDepth is the depth the run used, and PipelineReason why it
+	// is lower than TrainOptions.PipelineDepth asked ("" when it is not);
+	// see Trainer.PipelineDepth.
+	PipelineDepth  int
+	PipelineReason string
 }
 
 // Data is what a Trainer trains on: where the minibatches, the input
@@ -214,6 +221,8 @@ type Trainer struct {
 	pipe *pipeline
 	// bufs are the pipeline's input buffers, kept from epoch to epoch.
 	bufs []*inputBuf
+	// depthReason says why opt.PipelineDepth is lower than asked.
+	depthReason string
 }
 
 // inputBuf holds one minibatch's input features (dense, or CSR rows for a
@@ -281,6 +290,7 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("gnn: %w", err)
 	}
 	t := &Trainer{data: d, sampler: s, opt: opt, plan: plan, model: m, adam: adam}
+	t.opt.PipelineDepth, t.depthReason = effectiveDepth(&d, opt.PipelineDepth)
 	if sg, ok := d.Features.(featurex.SparseGatherer); ok && sg.Sparse() {
 		t.sparse = sg
 	}
@@ -342,6 +352,14 @@ func checkData(d *Data) error {
 // Model returns the model being trained.
 func (t *Trainer) Model() *Model { return t.model }
 
+// PipelineDepth returns the pipeline depth the trainer runs at and, when it
+// is lower than TrainOptions.PipelineDepth asked, why: two of the Data's
+// components communicate (CommUser) and their communicators may not be
+// called from two goroutines at once (dist.ConcurrentComms).
+func (t *Trainer) PipelineDepth() (depth int, reason string) {
+	return t.opt.PipelineDepth, t.depthReason
+}
+
 // Run trains for the remaining epochs, evaluating after each one, and
 // returns the figures. progress, when non-nil, is called after every epoch.
 // When ctx is cancelled, Run stops after the current minibatch (or stops the
@@ -352,7 +370,7 @@ func (t *Trainer) Model() *Model { return t.model }
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
 	setBLASThreads(t.opt.Threads)
 	defer t.endPipeline()
-	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1}
+	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.PipelineDepth, PipelineReason: t.depthReason}
 	var from *partialEpoch
 	if t.opt.Resume {
 		ck, err := loadCheckpoint(t.opt.CheckpointDir)

@@ -605,6 +605,9 @@ const maxFinite32 = 3.4028234663852886e38
 // NumLayers returns the number of fanouts.
 func (s *DistNodeWise) NumLayers() int { return s.nw.NumLayers() }
 
+// Comm returns the communicator the sampler calls: the grid's process column.
+func (s *DistNodeWise) Comm() dist.Comm { return s.rows.col }
+
 // SampleBulk samples minibatches first..first+len(seeds)-1 of epoch, this
 // rank's share of a bulk, serving the other ranks of its column meanwhile.
 func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
@@ -697,6 +700,9 @@ func distColumnSquares(ctx context.Context, m *dist.Matrix) (*spgemm.CSR, error)
 
 // NumLayers returns the number of layers.
 func (s *DistLayerWise) NumLayers() int { return s.lw.NumLayers() }
+
+// Comm returns the communicator the sampler calls: the grid's process column.
+func (s *DistLayerWise) Comm() dist.Comm { return s.rows.col }
 
 // SampleBulk samples this rank's minibatches first..first+len(seeds)-1 of
 // epoch, serving the other ranks of its column meanwhile.

@@ -128,15 +128,14 @@ func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
 // AddSelfLoops returns A+I restricted to the row block a of a square
 // matrix, whose local row i is global row first+i (its diagonal entry is
 // column first+i), with the row sums of A+I, and adds the block's column
-// sums to colSum (len a.Cols), row by row in order, in float64: the first
-// step of SymNormalizeWithSelfLoops. Adding a matrix's row blocks in block
-// order gives its column sums bit for bit, which lets distributed ranks
-// normalise their blocks exactly as one process does. It panics with an
-// IndexError if the block's diagonal leaves the columns.
+// sums to colSum (len a.Cols) as SelfLoopSums does: the first step of
+// SymNormalizeWithSelfLoops. Adding a matrix's row blocks in block order
+// gives its column sums bit for bit, which lets distributed ranks normalise
+// their blocks exactly as one process does. It panics with an IndexError
+// if the block's diagonal leaves the columns.
 func AddSelfLoops(a *CSR, first int, colSum []float64) (*CSR, []float64) {
-	if first < 0 || first+a.Rows > a.Cols || len(colSum) != a.Cols {
-		panic(IndexError{Op: "AddSelfLoops", Index: first + a.Rows, Len: a.Cols})
-	}
+	rowSum := make([]float64, a.Rows)
+	SelfLoopSums(a, first, rowSum, colSum)
 	n := a.Rows
 	c := &CSR{Rows: n, Cols: a.Cols, Indptr: make([]int64, n+1)}
 	for i := range n {
@@ -148,7 +147,6 @@ func AddSelfLoops(a *CSR, first int, colSum []float64) (*CSR, []float64) {
 	}
 	nnz := c.Indptr[n]
 	c.Indices, c.Data = make([]int32, nnz), make([]float32, nnz)
-	rowSum := make([]float64, n)
 	for i := range n {
 		d := int32(first + i)
 		p := c.Indptr[i]
@@ -160,23 +158,42 @@ func AddSelfLoops(a *CSR, first int, colSum []float64) (*CSR, []float64) {
 				self = true
 			} else if j > d && !self {
 				c.Indices[p], c.Data[p] = d, 1
-				rowSum[i]++
-				colSum[d]++
 				p++
 				self = true
 			}
 			c.Indices[p], c.Data[p] = j, float32(v)
-			rowSum[i] += v
-			colSum[j] += v
 			p++
 		}
 		if !self {
 			c.Indices[p], c.Data[p] = d, 1
-			rowSum[i]++
-			colSum[d]++
 		}
 	}
 	return c, rowSum
+}
+
+// SelfLoopSums adds the row sums of A+I to rowSum (len a.Rows) and its
+// column sums to colSum (len a.Cols), where a is the row block of a square
+// matrix whose local row i is global row first+i and I has its ones at
+// (i, first+i): the degrees of D_r^-1/2 (A+I) D_c^-1/2 (GCN's normalised
+// adjacency, SymNormalizeWithSelfLoops), without forming A+I. The sums are
+// float64, in a fixed order (row by row; in each row the self loop's 1,
+// then the entries in order), so that adding a matrix's row blocks in block
+// order gives its column sums bit for bit. It panics with an IndexError if
+// the block's diagonal leaves the columns or a length is wrong.
+func SelfLoopSums(a *CSR, first int, rowSum, colSum []float64) {
+	if first < 0 || first+a.Rows > a.Cols || len(colSum) != a.Cols || len(rowSum) != a.Rows {
+		panic(IndexError{Op: "SelfLoopSums", Index: first + a.Rows, Len: a.Cols})
+	}
+	for i := range a.Rows {
+		s := rowSum[i] + 1 // the self loop
+		colSum[first+i]++
+		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+			v := float64(a.Data[p])
+			s += v
+			colSum[a.Indices[p]] += v
+		}
+		rowSum[i] = s
+	}
 }
 
 // ScaleSymmetric multiplies entry (i, j) of c by 1/sqrt(rowSum[i]) and

@@ -34,30 +34,13 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 			"in .npz (with features, labels and split as extra arrays that scipy ignores), otherwise the\n"+
 			"native memory-mappable format. OUT is written to a temporary name and renamed.")
 	var lf loadFlags
-	lf.register(fs)
-	pos, err := parsePositional(fs, args)
+	pos, err := lf.parse(e, fs, args, 2, "IN and OUT")
 	if err != nil {
-		return err
-	}
-	if len(pos) != 2 {
-		return usageError(fs, "want IN and OUT, have %d arguments", len(pos))
-	}
-	if err := lf.finish(fs); err != nil {
-		return err
-	}
-	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
 	in, out := pos[0], pos[1]
-	inFormat, err := dataset.Detect(in)
-	if err != nil {
-		return err
-	}
-	lf.opt.Progress = e.stderr
 	var meter procstat.Meter
-	meter.Begin()
-	start := time.Now()
-	d, err := dataset.LoadContext(ctx, in, &lf.opt)
+	d, inFormat, loadSec, err := lf.load(ctx, e, in, &meter)
 	if err != nil {
 		return err
 	}
@@ -79,7 +62,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	s := convertSummary{
 		In: in, Out: out, InFormat: inFormat, OutFormat: outFormat,
 		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
-		LoadSeconds: loaded.Sub(start).Seconds(), SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
+		LoadSeconds: loadSec, SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
 		Threads: threadsUsed(lf.opt.Threads), Version: version(),
 		Phases: meter.Phases(),
 	}

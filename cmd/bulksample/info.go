@@ -58,6 +58,46 @@ func (l *loadFlags) finish(fs *flag.FlagSet) error {
 	return nil
 }
 
+// parse registers the load flags on fs, parses args (flags may follow the
+// positional arguments), checks that there are n positional arguments
+// (want names them in the usage error) and the flags' values, and starts
+// the profile: the command line of a command that loads its input.
+func (l *loadFlags) parse(e *env, fs *flag.FlagSet, args []string, n int, want string) ([]string, error) {
+	l.register(fs)
+	pos, err := parsePositional(fs, args)
+	if err != nil {
+		return nil, err
+	}
+	if len(pos) != n {
+		return nil, usageError(fs, "want %s, have %d arguments", want, len(pos))
+	}
+	if err := l.finish(fs); err != nil {
+		return nil, err
+	}
+	if err := e.startProfile(0, 1); err != nil {
+		return nil, err
+	}
+	return pos, nil
+}
+
+// load detects path's format and loads it with the flags' options,
+// reporting progress on e.stderr, and returns it with its format and the
+// seconds it took; meter's current span is the load.
+func (l *loadFlags) load(ctx context.Context, e *env, path string, meter *procstat.Meter) (*dataset.Dataset, string, float64, error) {
+	format, err := dataset.Detect(path)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	l.opt.Progress = e.stderr
+	meter.Begin()
+	start := time.Now()
+	d, err := dataset.LoadContext(ctx, path, &l.opt)
+	if err != nil {
+		return nil, "", 0, err
+	}
+	return d, format, time.Since(start).Seconds(), nil
+}
+
 // parsePositional parses args into fs, allowing flags after positional
 // arguments (bulksample info g.npz --json), and returns the positionals.
 func parsePositional(fs *flag.FlagSet, args []string) ([]string, error) {
@@ -112,30 +152,13 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 			"Matrix Market) and prints its size, degree statistics (row lengths of the adjacency),\n"+
 			"features, classes, split sizes and the peak memory of the load.")
 	var lf loadFlags
-	lf.register(fs)
-	pos, err := parsePositional(fs, args)
+	pos, err := lf.parse(e, fs, args, 1, "exactly one PATH")
 	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usageError(fs, "want exactly one PATH, have %d arguments", len(pos))
-	}
-	if err := lf.finish(fs); err != nil {
-		return err
-	}
-	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
 	path := pos[0]
-	format, err := dataset.Detect(path)
-	if err != nil {
-		return err
-	}
-	lf.opt.Progress = e.stderr
 	var meter procstat.Meter
-	meter.Begin()
-	start := time.Now()
-	d, err := dataset.LoadContext(ctx, path, &lf.opt)
+	d, format, loadSec, err := lf.load(ctx, e, path, &meter)
 	if err != nil {
 		return err
 	}
@@ -144,7 +167,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		Path: path, Format: format, Name: d.Name, Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Weighted: d.Weighted,
 		Features: d.NumFeatures, Classes: d.NumClasses,
 		Train: len(d.Train), Valid: len(d.Valid), Test: len(d.Test),
-		LoadSeconds: time.Since(start).Seconds(), PeakRSSBytes: procstat.PeakRSS(), Verify: lf.opt.Verify.String(),
+		LoadSeconds: loadSec, PeakRSSBytes: procstat.PeakRSS(), Verify: lf.opt.Verify.String(),
 		Threads: threadsUsed(lf.opt.Threads), Version: version(),
 	}
 	notePhase(e.stderr, "info", "load", meter.End("load"))

@@ -268,6 +268,10 @@ type trainSummary struct {
 	// --split-file trained on instead, if any.
 	SplitSeed uint64 `json:"split_seed"`
 	SplitFile string `json:"split_file,omitempty"`
+	// PipelineDepth is the input pipeline's depth the run used (--pipeline,
+	// or 1 where gnn turned it off: PipelineReason says why).
+	PipelineDepth  int    `json:"pipeline_depth"`
+	PipelineReason string `json:"pipeline_reason,omitempty"`
 	// Epochs holds one record per epoch, those loaded from a checkpoint
 	// included, in order.
 	Epochs []epochRecord `json:"epochs"`
@@ -879,8 +883,8 @@ func sepsText(sep string, seps float64, sampled bool) string {
 func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec float64) trainSummary {
 	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
 		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
-		Threads: threadsUsed(c.opt.Threads), BLAS: res.BLAS, ResumedFrom: res.ResumedFrom,
-		BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
+		Threads: threadsUsed(c.opt.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
+		ResumedFrom: res.ResumedFrom, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
 		Epochs: make([]epochRecord, len(res.Epochs))}
 	if c.sampler == "ladies" && c.opt.Arch != gnn.Linear {
 		sum.LadiesMatrix = c.ladiesMatrix
@@ -903,18 +907,11 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 	}
 	run := res.Epochs[min(res.ResumedFrom, len(res.Epochs)):]
 	med := func(f func(gnn.EpochStats) float64) float64 {
-		if len(run) == 0 {
-			return 0
-		}
 		v := make([]float64, len(run))
 		for i, st := range run {
 			v[i] = f(st)
 		}
-		slices.Sort(v)
-		if len(v)%2 == 1 {
-			return v[len(v)/2]
-		}
-		return (v[len(v)/2-1] + v[len(v)/2]) / 2
+		return median(v)
 	}
 	sum.EpochSeconds = med(func(s gnn.EpochStats) float64 { return s.Seconds })
 	if c.opt.Arch != gnn.Linear {

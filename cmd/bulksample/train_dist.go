@@ -70,9 +70,6 @@ var errInjected = errors.New("injected failure")
 
 // trainRank is one rank's run.
 func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) error {
-	// The input pipeline samples and gathers on other goroutines than the
-	// gradient all-reduce; asked before NewTimed wraps the communicator.
-	concurrent := dist.ConcurrentComms(world)
 	var waits dist.CommTimes
 	world = dist.NewTimed(world, &waits)
 	root := world.Rank() == 0
@@ -122,10 +119,6 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	opt := c.opt
-	if !concurrent && opt.PipelineDepth != 1 {
-		opt.PipelineDepth = 1
-		fmt.Fprintln(re.stderr, "train: the MPI library did not grant MPI_THREAD_MULTIPLE, so the input pipeline is off (as with --pipeline 1)")
-	}
 	bar := newEpochProgress(re.stderr, opt.Epochs)
 	resumed := announceResume(re.stderr, c)
 	opt.OnMinibatch = func(epoch, done, total int) {
@@ -138,6 +131,11 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	tr, err := gnn.NewTrainer(data, opt)
 	if err != nil {
 		return err
+	}
+	if _, why := tr.PipelineDepth(); why != "" {
+		// The sampler, the store and the reducer communicate, and the MPI
+		// library did not grant MPI_THREAD_MULTIPLE.
+		fmt.Fprintf(re.stderr, "train: %s\n", why)
 	}
 	var epochWaits [][dist.NumPhases]float64 // rank 0's time in communication per epoch
 	last := waits.Seconds()

@@ -92,6 +92,10 @@ func TestTrainInProcRanks(t *testing.T) {
 				t.Errorf("JSON: gradient traffic %+v; want bytes, messages and a time", g)
 			case (smp.BytesSent == 0) != replicated:
 				t.Errorf("JSON: sampling traffic %+v with replicate-graph %v", smp, replicated)
+			case s.PipelineDepth != 2 || s.PipelineReason != "":
+				// In-process ranks (timed, as the CLI times them) may
+				// call their communicators from several goroutines.
+				t.Errorf("JSON: pipeline depth %d (%q); want the default 2", s.PipelineDepth, s.PipelineReason)
 			}
 		})
 	}
@@ -175,6 +179,11 @@ func TestTrainMPICora(t *testing.T) {
 	}
 	if s.Traffic["gradients"].BytesSent == 0 || s.Traffic["sample"].BytesSent == 0 {
 		t.Errorf("traffic %+v: want gradient and sampling bytes", s.Traffic)
+	}
+	// Debian's Open MPI grants MPI_THREAD_MULTIPLE (dist's
+	// TestMPIConcurrentComms), so the pipeline stays on.
+	if s.PipelineDepth != 2 || s.PipelineReason != "" {
+		t.Errorf("pipeline depth %d (%q); want the default 2", s.PipelineDepth, s.PipelineReason)
 	}
 }
 

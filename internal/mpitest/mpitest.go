@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bulksample/bulksample/dist"
 )
@@ -68,4 +69,33 @@ func BuildCLI(ctx context.Context, t testing.TB, root string) string {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	return bin
+}
+
+// childEnv names the role of a test binary that RunSelf started under
+// mpirun.
+const childEnv = "BULKSAMPLE_MPI_CHILD"
+
+// IsChild reports whether this test binary is a rank that RunSelf started
+// with role.
+func IsChild(role string) bool { return os.Getenv(childEnv) == role }
+
+// RunSelf runs the test binary's test (its name, a function of the
+// binary) on np ranks under mpirun, each rank with IsChild(role) true, and
+// fails t unless every rank passed it within timeout. The test calls it
+// unless IsChild(role), and runs its ranks' part otherwise.
+func RunSelf(t testing.TB, np int, test, role string, timeout time.Duration) {
+	t.Helper()
+	mpirun := Require(t)
+	// A failing rank leaves the others waiting: the timeout ends them.
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := Command(ctx, mpirun, np, os.Args[0], "-test.run", "^"+test+"$", "-test.v")
+	cmd.Env = append(cmd.Env, childEnv+"="+role)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("mpirun -np %d %s: %v\n%s", np, test, err, out)
+	}
+	if n := strings.Count(string(out), "--- PASS: "+test+" ("); n != np {
+		t.Fatalf("mpirun -np %d %s: %d ranks passed; want %d\n%s", np, test, n, np, out)
+	}
 }
