@@ -491,7 +491,14 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 				s.probRow(w, frontiers[m])
 				pCols, pVals, total = w.cols, w.vals, positiveSum(w.vals)
 			}
-			pos, mult := w.sel.choose(keys[m], pCols, pVals, budget, opt)
+			var pos, mult []int32
+			if k < threads && !s.opt.Replace {
+				// The selection of a long row is split too (serial, it
+				// was about a quarter of the time at k = 1, 2 threads).
+				pos = chooseSplit(w, keys[m], pCols, pVals, budget, threads, minSplitSelect)
+			} else {
+				pos, mult = w.sel.choose(keys[m], pCols, pVals, budget, opt)
+			}
 			cIdx := make([]int32, len(pos))
 			for j, p := range pos {
 				cIdx[j] = pCols[p]
@@ -524,6 +531,62 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 		}
 	})
 	return spec
+}
+
+// minSplitSelect is the fewest entries of a row of P per goroutine for
+// chooseSplit: under it the selection stays on one.
+const minSplitSelect = 8192
+
+// chooseSplit is w.sel.choose for the weighted law without replacement
+// (SelectOptions{Weighted: true}) on up to threads goroutines: the row is
+// cut into ranges of positions of at least minPer entries, each keeps its s
+// smallest exponential keys (topKeys), and the s smallest of their union
+// under (key, position) are the row's, the choice of the serial heap. The
+// positions come back ascending in w.sel's scratch space.
+func chooseSplit(w *lwWorker, key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
+	nr := min(3*threads, len(cols)/max(minPer, 1))
+	if nr <= 1 || s <= 0 {
+		pos, _ := w.sel.choose(key, cols, vals, s, SelectOptions{Weighted: true})
+		return pos
+	}
+	type part struct {
+		pos []int32
+		hk  []float64
+	}
+	parts := make([]part, nr)
+	lwParallel(nr, threads, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			a, b := r*len(cols)/nr, (r+1)*len(cols)/nr
+			parts[r].pos, parts[r].hk = topKeys(key, cols, vals, a, b, s, nil, nil)
+		}
+	})
+	pos, hk := w.sel.pos[:0], w.sel.fkeys[:0]
+	for _, p := range parts {
+		pos, hk = append(pos, p.pos...), append(hk, p.hk...)
+	}
+	if len(pos) > s {
+		order := make([]int, len(pos))
+		for i := range order {
+			order[i] = i
+		}
+		slices.SortFunc(order, func(i, j int) int {
+			if heapLess(hk, pos, i, j) {
+				return -1
+			}
+			if heapLess(hk, pos, j, i) {
+				return 1
+			}
+			return 0
+		})
+		kept := make([]int32, s)
+		for i, o := range order[:s] {
+			kept[i] = pos[o]
+		}
+		pos = append(pos[:0], kept...)
+	}
+	slices.Sort(pos)
+	w.sel.pos, w.sel.fkeys = pos, hk
+	return pos
 }
 
 // positiveSum returns the float64 sum of the positive values, in order.
