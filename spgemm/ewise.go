@@ -120,7 +120,7 @@ func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
 		panic(ShapeError{Op: "SymNormalizeWithSelfLoops", ARows: a.Rows, ACols: a.Cols, BRows: a.Rows, BCols: a.Cols})
 	}
 	colSum := make([]float64, a.Cols)
-	c, rowSum := AddSelfLoops(a, 0, colSum)
+	c, rowSum := addSelfLoops(a, 0, colSum, threadsOf(threads))
 	ScaleSymmetric(c, rowSum, colSum, threads)
 	return c
 }
@@ -131,52 +131,77 @@ func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
 // sums to colSum (len a.Cols), row by row in order, in float64: the first
 // step of SymNormalizeWithSelfLoops. Adding a matrix's row blocks in block
 // order gives its column sums bit for bit, which lets distributed ranks
-// normalise their blocks exactly as one process does. It panics with an
-// IndexError if the block's diagonal leaves the columns.
+// normalise their blocks exactly as one process does. The rows are built
+// on GOMAXPROCS goroutines (the column sums, whose order of addition is
+// part of the result, in one pass over the rows in order); the result does
+// not depend on their number. It panics with an IndexError if the block's
+// diagonal leaves the columns.
 func AddSelfLoops(a *CSR, first int, colSum []float64) (*CSR, []float64) {
+	return addSelfLoops(a, first, colSum, threadsOf(0))
+}
+
+// addSelfLoops is AddSelfLoops on threads goroutines.
+func addSelfLoops(a *CSR, first int, colSum []float64, threads int) (*CSR, []float64) {
 	if first < 0 || first+a.Rows > a.Cols || len(colSum) != a.Cols {
 		panic(IndexError{Op: "AddSelfLoops", Index: first + a.Rows, Len: a.Cols})
 	}
 	n := a.Rows
 	c := &CSR{Rows: n, Cols: a.Cols, Indptr: make([]int64, n+1)}
-	for i := range n {
-		lo, hi := a.Indptr[i], a.Indptr[i+1]
-		c.Indptr[i+1] = c.Indptr[i] + (hi - lo)
-		if _, found := slices.BinarySearch(a.Indices[lo:hi], int32(first+i)); !found {
-			c.Indptr[i+1]++
+	// Row lengths (one more where the diagonal is missing), then offsets.
+	parallelRows(a.Indptr, threads, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			lo, hi := a.Indptr[i], a.Indptr[i+1]
+			c.Indptr[i+1] = hi - lo
+			if _, found := slices.BinarySearch(a.Indices[lo:hi], int32(first+i)); !found {
+				c.Indptr[i+1]++
+			}
 		}
+	})
+	for i := range n {
+		c.Indptr[i+1] += c.Indptr[i]
 	}
 	nnz := c.Indptr[n]
 	c.Indices, c.Data = make([]int32, nnz), make([]float32, nnz)
 	rowSum := make([]float64, n)
-	for i := range n {
-		d := int32(first + i)
-		p := c.Indptr[i]
-		self := false
-		for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
-			j, v := a.Indices[q], float64(a.Data[q])
-			if j == d {
-				v++
-				self = true
-			} else if j > d && !self {
-				c.Indices[p], c.Data[p] = d, 1
-				rowSum[i]++
-				colSum[d]++
+	// The rows and their sums; each row's entries, and the terms of its
+	// sum, in column order with the diagonal in its place.
+	parallelRows(c.Indptr, threads, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := c.Indptr[i]
+			selfLoopRow(a, i, int32(first+i), func(j int32, v float64) {
+				c.Indices[p], c.Data[p] = j, float32(v)
+				rowSum[i] += v
 				p++
-				self = true
-			}
-			c.Indices[p], c.Data[p] = j, float32(v)
-			rowSum[i] += v
-			colSum[j] += v
-			p++
+			})
 		}
-		if !self {
-			c.Indices[p], c.Data[p] = d, 1
-			rowSum[i]++
-			colSum[d]++
-		}
+	})
+	// The column sums, in the order of the rows: the same terms, in the
+	// same order, as a serial pass.
+	for i := range n {
+		selfLoopRow(a, i, int32(first+i), func(j int32, v float64) { colSum[j] += v })
 	}
 	return c, rowSum
+}
+
+// selfLoopRow calls emit with the column and float64 value of each entry
+// of row i of A+I, in column order, where d is the row's diagonal column:
+// A's entries, the diagonal one plus 1, or a 1 inserted in order.
+func selfLoopRow(a *CSR, i int, d int32, emit func(j int32, v float64)) {
+	self := false
+	for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
+		j, v := a.Indices[q], float64(a.Data[q])
+		if j == d {
+			v++
+			self = true
+		} else if j > d && !self {
+			emit(d, 1)
+			self = true
+		}
+		emit(j, v)
+	}
+	if !self {
+		emit(d, 1)
+	}
 }
 
 // ScaleSymmetric multiplies entry (i, j) of c by 1/sqrt(rowSum[i]) and
