@@ -16,6 +16,8 @@
 #   BENCH_SWEEP_SCALE  R-MAT scale of the bulk size sweep through the CLI (default 20);
 #   BENCH_ARGS_SWEEP   extra flags for it
 #   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
+#   BENCH_LADIES_THREADS  thread counts of the LADIES sweep through the CLI (default 1,2);
+#   BENCH_ARGS_LADIES_SWEEP  extra flags for it
 #   BENCH_GATHER_THREADS  thread counts of the feature-gather benchmark (default 1,2; 1,2,4,8,16
 #   on a 16-core machine); BENCH_ARGS_GATHER  extra flags for it
 
@@ -101,6 +103,15 @@ if [ -d benchmarks/ladiesbench ]; then
     if [ -s "$bindir/layerwise.md" ]; then
       { echo; cat "$bindir/layerwise.md"; } >>benchmarks/results/sampling.md
     fi
+    # LADIES at b = 512, 512 columns, k in {1, 16, 64, 256} through the CLI,
+    # one process per run: SEPS, parallel efficiency and peak RSS.
+    if go build -tags "$blas" -o "$bindir/bulksample" ./cmd/bulksample; then
+      bench ladiesbench 900 --cli "$bindir/bulksample" --bulks 1,16,64,256 --sweep-threads "${BENCH_LADIES_THREADS:-1,2}" \
+        --reps 3 --out "$bindir/layerwise-sweep.md" ${BENCH_ARGS_LADIES_SWEEP:-}
+      if [ -s "$bindir/layerwise-sweep.md" ]; then
+        { echo; cat "$bindir/layerwise-sweep.md"; } >>benchmarks/results/sampling.md
+      fi
+    else failed+=("bulksample (build)"); fi
   else failed+=("ladiesbench (build)"); fi
 fi
 
