@@ -141,6 +141,7 @@ type LayerWise struct {
 	// refilling an n-entry accumulator or column map costs fresh pages).
 	workers lwWorkerPool
 	colMaps colMapPool
+	parts   lwPartPool
 }
 
 // NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
@@ -376,27 +377,60 @@ func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
 	nr := 3 * threads
 	width := (s.n/nr + 64) &^ 63 // whole bit-set words per range
 	nr = (s.n + width - 1) / width
-	parts := make([]lwPart, nr)
+	parts := make([]*lwPart, nr)
 	lwParallel(nr, threads, func(lo, hi int) {
 		pw := s.getWorker()
 		defer s.workers.put(pw)
 		for r := lo; r < hi; r++ {
 			c0, c1 := int32(r*width), int32(min((r+1)*width, s.n))
 			s.probRange(pw, q, c0, c1)
-			parts[r] = lwPart{cols: slices.Clone(pw.cols), vals: slices.Clone(pw.vals)}
+			// The piece takes the worker's arrays and gives it its own:
+			// nothing is copied or allocated once the pool is warm.
+			p := s.parts.get()
+			p.cols, pw.cols = pw.cols, p.cols
+			p.vals, pw.vals = pw.vals, p.vals
+			parts[r] = p
 		}
 	})
 	cols, vals := w.cols[:0], w.vals[:0]
 	for _, p := range parts {
 		cols, vals = append(cols, p.cols...), append(vals, p.vals...)
+		s.parts.put(p)
 	}
 	w.cols, w.vals = cols, vals
 }
 
-// lwPart is a piece of a row computed by one goroutine.
+// lwPart is the scratch space of a piece of a row computed by one
+// goroutine: a range of a row of P (cols, vals) or the heap of the smallest
+// keys of a range of positions (pos, hk).
 type lwPart struct {
 	cols []int32
 	vals []float32
+	pos  []int32
+	hk   []float64
+}
+
+// lwPartPool is a free list of pieces, safe for concurrent use.
+type lwPartPool struct {
+	mu   sync.Mutex
+	free []*lwPart
+}
+
+func (p *lwPartPool) get() *lwPart {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if n := len(p.free); n > 0 {
+		x := p.free[n-1]
+		p.free = p.free[:n-1]
+		return x
+	}
+	return &lwPart{}
+}
+
+func (p *lwPartPool) put(x *lwPart) {
+	p.mu.Lock()
+	p.free = append(p.free, x)
+	p.mu.Unlock()
 }
 
 // probRange is probRow for the columns [c0, c1) of the sorted frontier q.
@@ -495,7 +529,7 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 			if k < threads && !s.opt.Replace {
 				// The selection of a long row is split too (serial, it
 				// was about a quarter of the time at k = 1, 2 threads).
-				pos = chooseSplit(w, keys[m], pCols, pVals, budget, threads, minSplitSelect)
+				pos = chooseSplit(w, &s.parts, keys[m], pCols, pVals, budget, threads, minSplitSelect)
 			} else {
 				pos, mult = w.sel.choose(keys[m], pCols, pVals, budget, opt)
 			}
@@ -543,21 +577,19 @@ const minSplitSelect = 8192
 // smallest exponential keys (topKeys), and the s smallest of their union
 // under (key, position) are the row's, the choice of the serial heap. The
 // positions come back ascending in w.sel's scratch space.
-func chooseSplit(w *lwWorker, key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
+func chooseSplit(w *lwWorker, pool *lwPartPool, key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
 	nr := min(3*threads, len(cols)/max(minPer, 1))
 	if nr <= 1 || s <= 0 {
 		pos, _ := w.sel.choose(key, cols, vals, s, SelectOptions{Weighted: true})
 		return pos
 	}
-	type part struct {
-		pos []int32
-		hk  []float64
-	}
-	parts := make([]part, nr)
+	parts := make([]*lwPart, nr)
 	lwParallel(nr, threads, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			a, b := r*len(cols)/nr, (r+1)*len(cols)/nr
-			parts[r].pos, parts[r].hk = topKeys(key, cols, vals, a, b, s, nil, nil)
+			p := pool.get()
+			p.pos, p.hk = topKeys(key, cols, vals, a, b, s, p.pos[:0], p.hk[:0])
+			parts[r] = p
 		}
 	})
 	pos, hk := w.sel.pos[:0], w.sel.fkeys[:0]
@@ -565,24 +597,31 @@ func chooseSplit(w *lwWorker, key RowKey, cols []int32, vals []float32, s, threa
 		pos, hk = append(pos, p.pos...), append(hk, p.hk...)
 	}
 	if len(pos) > s {
-		order := make([]int, len(pos))
-		for i := range order {
-			order[i] = i
+		// The s smallest (key, position) pairs; order is sorted by them,
+		// and the first part's scratch holds the kept positions.
+		order := parts[0].cols[:0]
+		for i := range pos {
+			order = append(order, int32(i))
 		}
-		slices.SortFunc(order, func(i, j int) int {
-			if heapLess(hk, pos, i, j) {
+		parts[0].cols = order
+		slices.SortFunc(order, func(i, j int32) int {
+			if heapLess(hk, pos, int(i), int(j)) {
 				return -1
 			}
-			if heapLess(hk, pos, j, i) {
+			if heapLess(hk, pos, int(j), int(i)) {
 				return 1
 			}
 			return 0
 		})
-		kept := make([]int32, s)
-		for i, o := range order[:s] {
-			kept[i] = pos[o]
+		kept := parts[0].pos[:0]
+		for _, o := range order[:s] {
+			kept = append(kept, pos[o])
 		}
+		parts[0].pos = kept
 		pos = append(pos[:0], kept...)
+	}
+	for _, p := range parts {
+		pool.put(p)
 	}
 	slices.Sort(pos)
 	w.sel.pos, w.sel.fkeys = pos, hk

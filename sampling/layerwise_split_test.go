@@ -36,10 +36,11 @@ func TestChooseSplit(t *testing.T) {
 			key := stream.Row(0, n, s, -1)
 			var ref rowSelector
 			want, _ := ref.choose(key, cols, vals, s, SelectOptions{Weighted: true})
+			var pool lwPartPool // shared across calls, as a sampler's
 			for _, threads := range []int{1, 2, 3, 8} {
 				for _, minPer := range []int{1, 7, 64} {
 					var w lwWorker
-					got := chooseSplit(&w, key, cols, vals, s, threads, minPer)
+					got := chooseSplit(&w, &pool, key, cols, vals, s, threads, minPer)
 					if !slices.Equal(got, want) {
 						t.Fatalf("n %d s %d threads %d minPer %d: got %v; want %v", n, s, threads, minPer, got, want)
 					}
