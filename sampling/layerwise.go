@@ -569,7 +569,7 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 
 // minSplitSelect is the fewest entries of a row of P per goroutine for
 // chooseSplit: under it the selection stays on one.
-const minSplitSelect = 8192
+const minSplitSelect = 2048
 
 // chooseSplit is w.sel.choose for the weighted law without replacement
 // (SelectOptions{Weighted: true}) on up to threads goroutines: the row is
@@ -592,33 +592,20 @@ func chooseSplit(w *lwWorker, pool *lwPartPool, key RowKey, cols []int32, vals [
 			parts[r] = p
 		}
 	})
+	// The s smallest (key, position) pairs of the union, by the same bounded
+	// max-heap as topKeys (far cheaper than sorting the union).
 	pos, hk := w.sel.pos[:0], w.sel.fkeys[:0]
 	for _, p := range parts {
-		pos, hk = append(pos, p.pos...), append(hk, p.hk...)
-	}
-	if len(pos) > s {
-		// The s smallest (key, position) pairs; order is sorted by them,
-		// and the first part's scratch holds the kept positions.
-		order := parts[0].cols[:0]
-		for i := range pos {
-			order = append(order, int32(i))
-		}
-		parts[0].cols = order
-		slices.SortFunc(order, func(i, j int32) int {
-			if heapLess(hk, pos, int(i), int(j)) {
-				return -1
+		for i, q := range p.pos {
+			k := p.hk[i]
+			if len(pos) < s {
+				pos, hk = append(pos, q), append(hk, k)
+				siftUp(hk, pos, len(pos)-1)
+			} else if k < hk[0] || (k == hk[0] && q < pos[0]) {
+				hk[0], pos[0] = k, q
+				siftDown(hk, pos, 0)
 			}
-			if heapLess(hk, pos, int(j), int(i)) {
-				return 1
-			}
-			return 0
-		})
-		kept := parts[0].pos[:0]
-		for _, o := range order[:s] {
-			kept = append(kept, pos[o])
 		}
-		parts[0].pos = kept
-		pos = append(pos[:0], kept...)
 	}
 	for _, p := range parts {
 		pool.put(p)
