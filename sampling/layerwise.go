@@ -246,7 +246,9 @@ func (s *LayerWise) Options() LayerWiseOptions {
 // stream row (epoch, g, l, vertex -1): the result depends only on (Seed,
 // epoch, g, seeds[g-first]), never on the bulk size, Semibulk or Threads.
 // It returns an error naming the minibatch and position of a seed outside
-// [0, n), or the context's error if ctx is done between layers.
+// [0, n), or the context's error if ctx is done between layers (or, when
+// the layers of a chunk of minibatches are sampled one after the other,
+// between chunks).
 func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
 	n := s.n
 	k := len(seeds)
@@ -262,6 +264,9 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	for m, f := range frontiers {
 		bulk.SeedStart[m+1] = bulk.SeedStart[m] + len(f)
 		bulk.Seeds = append(bulk.Seeds, f...)
+	}
+	if _, fetch := s.src.(RowFetcher); !fetch && k >= lwThreads(s.opt.Threads) {
+		return s.sampleDepthFirst(ctx, bulk, epoch, frontiers)
 	}
 	stream := NewStream(s.opt.Seed)
 	for l, budget := range s.opt.Budgets {
@@ -289,6 +294,68 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		}
 		bulk.Layers = append(bulk.Layers, *la)
 		frontiers = spec.srcs
+	}
+	return bulk, nil
+}
+
+// sampleDepthFirst samples the layers of bulk (its seeds set, frontiers
+// its deduplicated seeds) chunk by chunk of Semibulk minibatches (default
+// 1), each chunk through all layers before the next: drawing a layer's
+// columns, extracting and normalising its blocks and going on to the next
+// layer while the rows of A these steps share are still in the caches (the
+// frontier of layer l is a prefix of that of layer l+1, so its rows are
+// read again). Chunks run in parallel. It needs every row of A at hand
+// (not a RowFetcher) and at least as many minibatches as threads; the
+// result is that of the layer-by-layer loop of SampleBulk, bit for bit.
+func (s *LayerWise) sampleDepthFirst(ctx context.Context, bulk *Bulk, epoch int, frontiers [][]int32) (*Bulk, error) {
+	k, nl := len(frontiers), len(s.opt.Budgets)
+	stream := NewStream(s.opt.Seed)
+	specs := make([]*extractSpec, nl)
+	blocks := make([][]*spgemm.CSR, nl)
+	keys := make([][]RowKey, nl)
+	rows := frontiers
+	for l := range nl {
+		specs[l] = &extractSpec{rows: rows, cols: make([][]int32, k), slots: make([][]int32, k),
+			srcs: make([][]int32, k), widths: make([]int, k), scale: make([][]float64, k)}
+		rows = specs[l].srcs // filled chunk by chunk before the next layer reads it
+		blocks[l] = make([]*spgemm.CSR, k)
+		keys[l] = make([]RowKey, k)
+		for m := range k {
+			keys[l][m] = stream.Row(epoch, bulk.First+m, l, -1)
+		}
+	}
+	fgTotal := 0.0
+	if s.fg != nil {
+		fgTotal = positiveSum(s.fg.Data)
+	}
+	threads := lwThreads(s.opt.Threads)
+	sb := max(s.opt.Semibulk, 1)
+	lwParallel((k+sb-1)/sb, threads, func(clo, chi int) {
+		w := s.getWorker()
+		defer s.workers.put(w)
+		colMap := s.colMaps.get(s.n)
+		defer s.colMaps.put(colMap) // all -1 again
+		for c := clo; c < chi; c++ {
+			if ctx.Err() != nil {
+				return
+			}
+			lo, hi := c*sb, min((c+1)*sb, k)
+			for l, budget := range s.opt.Budgets {
+				s.chooseChunk(w, specs[l], specs[l].rows, keys[l], budget, lo, hi, threads, fgTotal)
+				extractChunk(s.src, specs[l], lo, hi, colMap, blocks[l])
+				if !s.opt.Unbiased {
+					for _, b := range blocks[l][lo:hi] {
+						spgemm.NormalizeRows(b, 1)
+					}
+				}
+			}
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for l := range nl {
+		bulk.Layers = append(bulk.Layers, *assembleLayer(blocks[l], specs[l].srcs))
 	}
 	return bulk, nil
 }
