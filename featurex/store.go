@@ -144,10 +144,20 @@ func (s *Local) Gather(ctx context.Context, dst []float32, ids []int32) error {
 		return &ShapeError{Op: "Gather", Rows: len(ids), Cols: s.f, Len: len(dst)}
 	}
 	f := s.f
+	workers := s.workers(len(dst))
+	if workers <= 1 {
+		// A direct call, so that the serial path allocates nothing (the
+		// closure below escapes to the goroutines).
+		if r := s.firstBad(ids, 0, len(ids)); r >= 0 {
+			return s.idError(ids, r)
+		}
+		gatherRows(dst, s.features, f, ids, 0, len(ids))
+		return nil
+	}
 	// Every row costs f floats: ranges of equal counts are ranges of equal
 	// cost. Each range checks its own ids before copying them, so that no
 	// serial pass over ids precedes the copy.
-	bad := parallelRanges(len(ids), s.workers(len(dst)), func(_, lo, hi int) int {
+	bad := parallelRanges(len(ids), workers, func(_, lo, hi int) int {
 		if r := s.firstBad(ids, lo, hi); r >= 0 {
 			return r
 		}
@@ -179,7 +189,7 @@ func (s *Local) workers(words int) int {
 // equal length, runs body(w, lo, hi) on each range w, the first on the
 // calling goroutine, and
 // returns the smallest non-negative value a body returned, or -1. With one
-// worker it is a direct call, so that a small gather allocates nothing.
+// worker it is a direct call.
 func parallelRanges(n, workers int, body func(w, lo, hi int) int) int {
 	workers = max(1, min(workers, n))
 	if workers == 1 {
