@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/bulksample/bulksample/spgemm"
@@ -132,54 +133,111 @@ func (s *Local) Features() []float32 { return s.features }
 // Sparse reports whether the store keeps a CSR copy of its features.
 func (s *Local) Sparse() bool { return s.csr != nil }
 
-// minParallelFloats is the copy size under which Gather stays on one
-// goroutine: below about 64 KiB the cost of starting goroutines exceeds the
-// copy itself.
-const minParallelFloats = 16 << 10
-
-// Gather copies the feature rows of ids into dst (see Store). The copy is
-// split into contiguous ranges of ids over up to Threads goroutines when it
-// is large.
+// Gather copies the feature rows of ids into dst (see Store). A large
+// gather is split over up to Threads goroutines (see parallelRanges); the
+// result is the same for any number of them.
 func (s *Local) Gather(ctx context.Context, dst []float32, ids []int32) error {
-	if err := s.check(ctx, len(dst), ids); err != nil {
-		return err
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("featurex: gather: %w", err)
+	}
+	if len(dst) != len(ids)*s.f {
+		return &ShapeError{Op: "Gather", Rows: len(ids), Cols: s.f, Len: len(dst)}
 	}
 	f := s.f
+	workers := s.workers(len(dst))
+	if workers <= 1 {
+		// A direct call, so that the serial path allocates nothing (the
+		// closure below escapes to the goroutines).
+		if r := s.firstBad(ids, 0, len(ids)); r >= 0 {
+			return s.idError(ids, r)
+		}
+		gatherRows(dst, s.features, f, ids, 0, len(ids))
+		return nil
+	}
+	// Every row costs f floats: ranges of equal counts are ranges of equal
+	// cost. Each range checks its own ids before copying them, so that no
+	// serial pass over ids precedes the copy.
+	bad := parallelRanges(len(ids), workers, func(_, lo, hi int) int {
+		if r := s.firstBad(ids, lo, hi); r >= 0 {
+			return r
+		}
+		gatherRows(dst, s.features, f, ids, lo, hi)
+		return -1
+	})
+	if bad >= 0 {
+		return s.idError(ids, bad)
+	}
+	return nil
+}
+
+// minParallelWords is the work, in 4-byte words copied or scanned, under
+// which a gather stays on one goroutine: below about 64 KiB starting
+// goroutines costs more than the copy itself.
+const minParallelWords = 16 << 10
+
+// workers returns the number of goroutines for a gather of about words
+// words: Threads (0: GOMAXPROCS), but at most one per minParallelWords.
+func (s *Local) workers(words int) int {
 	threads := s.threads
 	if threads == 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	workers := min(threads, len(dst)/minParallelFloats)
-	if workers <= 1 {
-		// A direct call, so that the serial path allocates nothing (a
-		// closure shared with the goroutines below would escape).
-		gatherRows(dst, s.features, f, ids, 0, len(ids))
-		return nil
-	}
-	var wg sync.WaitGroup
-	for w := range workers {
-		lo, hi := w*len(ids)/workers, (w+1)*len(ids)/workers
-		wg.Go(func() { gatherRows(dst, s.features, f, ids, lo, hi) })
-	}
-	wg.Wait()
-	return nil
+	return max(1, min(threads, words/minParallelWords))
 }
 
-// check returns the error of a gather of ids into a dst of length dstLen:
-// ctx's, a ShapeError, or one naming the first id out of range.
-func (s *Local) check(ctx context.Context, dstLen int, ids []int32) error {
+// parallelRanges splits [0, n) into workers contiguous ranges of about
+// equal length, runs body(w, lo, hi) on each range w, the first on the
+// calling goroutine, and
+// returns the smallest non-negative value a body returned, or -1. With one
+// worker it is a direct call.
+func parallelRanges(n, workers int, body func(w, lo, hi int) int) int {
+	workers = max(1, min(workers, n))
+	if workers == 1 {
+		return body(0, 0, n)
+	}
+	res := make([]int, workers)
+	var wg sync.WaitGroup
+	for w := 1; w < workers; w++ {
+		wg.Go(func() { res[w] = body(w, w*n/workers, (w+1)*n/workers) })
+	}
+	res[0] = body(0, 0, n/workers)
+	wg.Wait()
+	first := -1
+	for _, r := range res {
+		if r >= 0 && (first < 0 || r < first) {
+			first = r
+		}
+	}
+	return first
+}
+
+// check returns the error of a gather of ids: ctx's, or one naming the
+// first id out of range.
+func (s *Local) check(ctx context.Context, ids []int32) error {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("featurex: gather: %w", err)
 	}
-	if dstLen >= 0 && dstLen != len(ids)*s.f {
-		return &ShapeError{Op: "Gather", Rows: len(ids), Cols: s.f, Len: dstLen}
-	}
-	for r, id := range ids {
-		if uint(id) >= uint(s.n) {
-			return fmt.Errorf("featurex: gather: ids[%d] = %d is not a vertex of the feature store (n = %d)", r, id, s.n)
-		}
+	if r := s.firstBad(ids, 0, len(ids)); r >= 0 {
+		return s.idError(ids, r)
 	}
 	return nil
+}
+
+// firstBad returns the first position in [lo, hi) of an id outside [0, n),
+// or -1.
+func (s *Local) firstBad(ids []int32, lo, hi int) int {
+	for r := lo; r < hi; r++ {
+		if uint(ids[r]) >= uint(s.n) {
+			return r
+		}
+	}
+	return -1
+}
+
+// idError is the error of the id at position r of ids, which is outside
+// [0, n).
+func (s *Local) idError(ids []int32, r int) error {
+	return fmt.Errorf("featurex: gather: ids[%d] = %d is not a vertex of the feature store (n = %d)", r, ids[r], s.n)
 }
 
 // gatherRows copies the feature rows of ids[lo:hi] into rows lo..hi-1 of
@@ -193,40 +251,106 @@ func gatherRows(dst, features []float32, f int, ids []int32, lo, hi int) {
 
 // GatherCSR sets dst to the rows of ids (see SparseGatherer): from the CSR
 // copy when the store keeps one, in O(len(ids) + nnz of the rows), else by
-// compressing the dense rows.
+// compressing the dense rows. A large gather runs on up to Threads
+// goroutines in three passes: each counts the entries of a range of rows,
+// the ranges' offsets are summed, and each copies its rows in place; the
+// copy of the CSR rows is cut by entries (its cost), not by rows, so that a
+// few long rows do not hold one goroutine. The result is the same for any
+// number of goroutines.
 func (s *Local) GatherCSR(ctx context.Context, dst *spgemm.CSR, ids []int32) error {
-	if err := s.check(ctx, -1, ids); err != nil {
+	if err := s.check(ctx, ids); err != nil {
 		return err
 	}
-	if s.csr == nil {
-		nnz := 0
-		for _, id := range ids {
-			for _, v := range s.features[int(id)*s.f : int(id+1)*s.f] {
-				if v != 0 {
-					nnz++
+	a := s.csr
+	// The count pass reads one offset pair per row from the CSR copy, or a
+	// whole row of f values from the dense array.
+	perRow := 2
+	if a == nil {
+		perRow = s.f
+	}
+	workers := s.workers(len(ids) * perRow)
+	resetCSR(dst, len(ids), s.f, 0)
+	ptr := dst.Indptr
+	// Pass 1: ptr[r+1] is the number of entries of rows lo..r of the range;
+	// ends[w] that of the whole range w.
+	ends := make([]int64, workers+1)
+	parallelRanges(len(ids), workers, func(w, lo, hi int) int {
+		var n int64
+		for r := lo; r < hi; r++ {
+			if a != nil {
+				id := ids[r]
+				n += a.Indptr[id+1] - a.Indptr[id]
+			} else {
+				for _, v := range s.features[int(ids[r])*s.f : int(ids[r]+1)*s.f] {
+					if v != 0 {
+						n++
+					}
+				}
+			}
+			ptr[r+1] = n
+		}
+		ends[w+1] = n
+		return -1
+	})
+	for w := range workers {
+		ends[w+1] += ends[w]
+	}
+	nnz := int(ends[workers])
+	dst.Indices = resize(dst.Indices, nnz)
+	dst.Data = resize(dst.Data, nnz)
+	// Pass 2: offsets; for the dense store the rows are compressed in the
+	// same ranges (each row costs f).
+	parallelRanges(len(ids), workers, func(w, lo, hi int) int {
+		base := ends[w]
+		for r := lo; r < hi; r++ {
+			ptr[r+1] += base
+		}
+		if a == nil {
+			p := base // ptr[lo], which the range before writes
+			for r := lo; r < hi; r++ {
+				for c, v := range s.features[int(ids[r])*s.f : int(ids[r]+1)*s.f] {
+					if v != 0 {
+						dst.Indices[p], dst.Data[p] = int32(c), v
+						p++
+					}
 				}
 			}
 		}
-		resetCSR(dst, len(ids), s.f, nnz)
-		for r, id := range ids {
-			appendRow(dst, s.features[int(id)*s.f:int(id+1)*s.f])
-			dst.Indptr[r+1] = int64(len(dst.Indices))
-		}
+		return -1
+	})
+	if a == nil {
 		return nil
 	}
-	a := s.csr
-	nnz := int64(0)
-	for _, id := range ids {
-		nnz += a.Indptr[id+1] - a.Indptr[id]
-	}
-	resetCSR(dst, len(ids), s.f, int(nnz))
-	for r, id := range ids {
-		lo, hi := a.Indptr[id], a.Indptr[id+1]
-		dst.Indices = append(dst.Indices, a.Indices[lo:hi]...)
-		dst.Data = append(dst.Data, a.Data[lo:hi]...)
-		dst.Indptr[r+1] = int64(len(dst.Indices))
-	}
+	// Pass 3: the CSR rows, cut into ranges of about equal entries.
+	parallelRanges(workers, workers, func(w, _, _ int) int {
+		lo := sortSearch(ptr, int64(w)*int64(nnz)/int64(workers))
+		hi := sortSearch(ptr, int64(w+1)*int64(nnz)/int64(workers))
+		if w == workers-1 {
+			hi = len(ids)
+		}
+		for r := lo; r < hi; r++ {
+			src := a.Indptr[ids[r]]
+			n := copy(dst.Indices[ptr[r]:ptr[r+1]], a.Indices[src:])
+			copy(dst.Data[ptr[r]:ptr[r]+int64(n)], a.Data[src:])
+		}
+		return -1
+	})
 	return nil
+}
+
+// sortSearch returns the first row r with ptr[r] >= x (ptr is the
+// non-decreasing offsets of len(ptr)-1 rows), at most len(ptr)-1.
+func sortSearch(ptr []int64, x int64) int {
+	r, _ := slices.BinarySearch(ptr[:len(ptr)-1], x)
+	return r
+}
+
+// resize returns x with length n, reusing its array when large enough.
+func resize[T any](x []T, n int) []T {
+	if cap(x) >= n {
+		return x[:n]
+	}
+	return make([]T, n, n+n/4)
 }
 
 // compressRows sets dst to the rows x cols row-major matrix x with its nnz

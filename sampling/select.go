@@ -288,10 +288,24 @@ func (sel *rowSelector) weighted(key RowKey, cols []int32, vals []float32, s int
 		sel.pos = pos
 		return pos
 	}
+	pos, hk := topKeys(key, cols, vals, 0, len(vals), s, pos, sel.fkeys[:0])
+	sel.fkeys = hk
+	slices.Sort(pos)
+	sel.pos = pos
+	return pos
+}
+
+// topKeys appends to pos and hk (a max-heap under heapLess, empty on entry)
+// the positions in [lo, hi) of the row and the keys of its s smallest
+// exponential keys (s > 0) among the positive entries, fewer when there
+// are fewer of them. Because the heap keeps the s smallest under the total
+// order (key, position), the s smallest of the union of the results of
+// several ranges are those of the whole row: a row can be split.
+func topKeys(key RowKey, cols []int32, vals []float32, lo, hi, s int, pos []int32, hk []float64) ([]int32, []float64) {
 	// A max-heap of the s smallest keys seen so far; ties go to the
 	// smaller position so that the choice is deterministic.
-	hk := sel.fkeys[:0]
-	for i, v := range vals {
+	for i := lo; i < hi; i++ {
+		v := vals[i]
 		if !(v > 0) {
 			continue
 		}
@@ -314,10 +328,7 @@ func (sel *rowSelector) weighted(key RowKey, cols []int32, vals []float32, s int
 			siftDown(hk, pos, 0)
 		}
 	}
-	sel.fkeys = hk
-	slices.Sort(pos)
-	sel.pos = pos
-	return pos
+	return pos, hk
 }
 
 // heapLess orders heap entries by key, then position: the heap's top is

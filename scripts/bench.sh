@@ -17,6 +17,10 @@
 #   BENCH_ARGS_SWEEP   extra flags for it
 #   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
 #   BENCH_ARGS_EPOCHMODEL  extra flags of benchmarks/epochmodel (the papers100M epoch prediction)
+#   BENCH_LADIES_THREADS  thread counts of the LADIES sweep through the CLI (default 1,2);
+#   BENCH_ARGS_LADIES_SWEEP  extra flags for it
+#   BENCH_GATHER_THREADS  thread counts of the feature-gather benchmark (default 1,2; 1,2,4,8,16
+#   on a 16-core machine); BENCH_ARGS_GATHER  extra flags for it
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
 #   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN, BENCH_ARGS_TORCHPEER  extra flags for one program, e.g.
@@ -100,7 +104,27 @@ if [ -d benchmarks/ladiesbench ]; then
     if [ -s "$bindir/layerwise.md" ]; then
       { echo; cat "$bindir/layerwise.md"; } >>benchmarks/results/sampling.md
     fi
+    # LADIES at b = 512, 512 columns, k in {1, 16, 64, 256} through the CLI,
+    # one process per run: SEPS, parallel efficiency and peak RSS.
+    if go build -tags "$blas" -o "$bindir/bulksample" ./cmd/bulksample; then
+      bench ladiesbench 900 --cli "$bindir/bulksample" --bulks 1,16,64,256 --sweep-threads "${BENCH_LADIES_THREADS:-1,2}" \
+        --reps 3 --out "$bindir/layerwise-sweep.md" ${BENCH_ARGS_LADIES_SWEEP:-}
+      if [ -s "$bindir/layerwise-sweep.md" ]; then
+        { echo; cat "$bindir/layerwise-sweep.md"; } >>benchmarks/results/sampling.md
+      fi
+    else failed+=("bulksample (build)"); fi
   else failed+=("ladiesbench (build)"); fi
+fi
+
+# --- feature gathering: featurex.Local's dense and sparse gather at 1, 2, ... threads (benchmarks/gatherbench) ---
+if [ -d benchmarks/gatherbench ]; then
+  # Its section goes at the end of results/sampling.md, after the layer-wise one.
+  if build gatherbench "$blas"; then
+    bench gatherbench 300 --threads "${BENCH_GATHER_THREADS:-1,2}" --out "$bindir/gather.md" ${BENCH_ARGS_GATHER:-}
+    if [ -s "$bindir/gather.md" ]; then
+      { echo; cat "$bindir/gather.md"; } >>benchmarks/results/sampling.md
+    fi
+  else failed+=("gatherbench (build)"); fi
 fi
 
 # --- training: GraphSAGE / GCN epochs (benchmarks/trainbench -> results/train.md) ---

@@ -120,7 +120,7 @@ func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
 		panic(ShapeError{Op: "SymNormalizeWithSelfLoops", ARows: a.Rows, ACols: a.Cols, BRows: a.Rows, BCols: a.Cols})
 	}
 	colSum := make([]float64, a.Cols)
-	c, rowSum := AddSelfLoops(a, 0, colSum)
+	c, rowSum := addSelfLoops(a, 0, colSum, threadsOf(threads))
 	ScaleSymmetric(c, rowSum, colSum, threads)
 	return c
 }
@@ -131,43 +131,46 @@ func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
 // sums to colSum (len a.Cols) as SelfLoopSums does: the first step of
 // SymNormalizeWithSelfLoops. Adding a matrix's row blocks in block order
 // gives its column sums bit for bit, which lets distributed ranks normalise
-// their blocks exactly as one process does. It panics with an IndexError
-// if the block's diagonal leaves the columns.
+// their blocks exactly as one process does. The rows of A+I are built on
+// GOMAXPROCS goroutines; the result does not depend on their number. It
+// panics with an IndexError if the block's diagonal leaves the columns.
 func AddSelfLoops(a *CSR, first int, colSum []float64) (*CSR, []float64) {
+	return addSelfLoops(a, first, colSum, threadsOf(0))
+}
+
+// addSelfLoops is AddSelfLoops on threads goroutines. The sums come from
+// SelfLoopSums (one pass in row order, which their bits depend on); the
+// rows, independent of each other, are built in parallel.
+func addSelfLoops(a *CSR, first int, colSum []float64, threads int) (*CSR, []float64) {
 	rowSum := make([]float64, a.Rows)
 	SelfLoopSums(a, first, rowSum, colSum)
 	n := a.Rows
 	c := &CSR{Rows: n, Cols: a.Cols, Indptr: make([]int64, n+1)}
-	for i := range n {
-		lo, hi := a.Indptr[i], a.Indptr[i+1]
-		c.Indptr[i+1] = c.Indptr[i] + (hi - lo)
-		if _, found := slices.BinarySearch(a.Indices[lo:hi], int32(first+i)); !found {
-			c.Indptr[i+1]++
+	// Row lengths (one more where the diagonal is missing), then offsets.
+	parallelRows(a.Indptr, threads, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			lo, hi := a.Indptr[i], a.Indptr[i+1]
+			c.Indptr[i+1] = hi - lo
+			if _, found := slices.BinarySearch(a.Indices[lo:hi], int32(first+i)); !found {
+				c.Indptr[i+1]++
+			}
 		}
+	})
+	for i := range n {
+		c.Indptr[i+1] += c.Indptr[i]
 	}
 	nnz := c.Indptr[n]
 	c.Indices, c.Data = make([]int32, nnz), make([]float32, nnz)
-	for i := range n {
-		d := int32(first + i)
-		p := c.Indptr[i]
-		self := false
-		for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
-			j, v := a.Indices[q], float64(a.Data[q])
-			if j == d {
-				v++
-				self = true
-			} else if j > d && !self {
-				c.Indices[p], c.Data[p] = d, 1
+	// Each row's entries in column order with the diagonal in its place.
+	parallelRows(c.Indptr, threads, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			p := c.Indptr[i]
+			selfLoopRow(a, i, int32(first+i), func(j int32, v float64) {
+				c.Indices[p], c.Data[p] = j, float32(v)
 				p++
-				self = true
-			}
-			c.Indices[p], c.Data[p] = j, float32(v)
-			p++
+			})
 		}
-		if !self {
-			c.Indices[p], c.Data[p] = d, 1
-		}
-	}
+	})
 	return c, rowSum
 }
 
@@ -193,6 +196,27 @@ func SelfLoopSums(a *CSR, first int, rowSum, colSum []float64) {
 			colSum[a.Indices[p]] += v
 		}
 		rowSum[i] = s
+	}
+}
+
+// selfLoopRow calls emit with the column and float64 value of each entry
+// of row i of A+I, in column order, where d is the row's diagonal column:
+// A's entries, the diagonal one plus 1, or a 1 inserted in order.
+func selfLoopRow(a *CSR, i int, d int32, emit func(j int32, v float64)) {
+	self := false
+	for q := a.Indptr[i]; q < a.Indptr[i+1]; q++ {
+		j, v := a.Indices[q], float64(a.Data[q])
+		if j == d {
+			v++
+			self = true
+		} else if j > d && !self {
+			emit(d, 1)
+			self = true
+		}
+		emit(j, v)
+	}
+	if !self {
+		emit(d, 1)
 	}
 }
 

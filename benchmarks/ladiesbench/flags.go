@@ -23,6 +23,13 @@ type config struct {
 	out         string
 	cpuProfile  string
 	json        bool
+	// The sweep through the CLI (sweep.go).
+	cli          string
+	graph        string
+	seeds        int
+	cliPasses    int
+	sweepThreads []int
+	ladiesMatrix string
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -44,6 +51,13 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the graph, the plan and the samplers")
 	fs.StringVar(&cfg.out, "out", "benchmarks/results/sampling-layerwise.md", "file to write the markdown section to; empty for none")
 	fs.StringVar(&cfg.cpuProfile, "cpuprofile", "", "write a CPU profile of the timed runs to this file")
+	fs.StringVar(&cfg.cli, "cli", "", "a bulksample binary: sweep --bulks and --sweep-threads through `bulksample sample --method M --json`\n"+
+		"(M the first of --methods), one process per run, instead of timing the library in this process")
+	fs.StringVar(&cfg.graph, "graph", "", "--cli: the graph file to sample (default: `bulksample gen rmat --scale S --seed SEED` into a temporary file)")
+	fs.IntVar(&cfg.seeds, "seeds", 131072, "--cli: seeds sampled per pass (the first of a random permutation of all vertices)")
+	fs.IntVar(&cfg.cliPasses, "cli-passes", 4, "--cli: passes over the seeds per process (--reps of the CLI): one cold, the rest warm")
+	sweepThreads := fs.String("sweep-threads", "1,2", "--cli: thread counts of the sweep (1,2,4,8,16 on a 16-core machine)")
+	fs.StringVar(&cfg.ladiesMatrix, "ladies-matrix", "normalized", "--cli, ladies: the CLI's --ladies-matrix, normalized or raw")
 	fs.BoolVar(&cfg.json, "json", false, "print the run's figures as one JSON object on the last line of standard output")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return nil, err
@@ -63,6 +77,9 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	}
 	if cfg.bulks, err = benchutil.ParseInts(*bulks, 1); err != nil {
 		return bad("--bulks: %v", err)
+	}
+	if cfg.sweepThreads, err = benchutil.ParseInts(*sweepThreads, 1); err != nil {
+		return bad("--sweep-threads: %v", err)
 	}
 	for _, m := range strings.Split(*methods, ",") {
 		switch m = strings.TrimSpace(m); m {
@@ -85,6 +102,12 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return bad("--semibulk %d, want >= 0", cfg.semibulk)
 	case cfg.threads < 0:
 		return bad("--threads %d, want >= 0", cfg.threads)
+	case cfg.seeds < 0:
+		return bad("--seeds %d, want >= 0", cfg.seeds)
+	case cfg.cliPasses < 2:
+		return bad("--cli-passes %d, want >= 2 (a cold pass and at least one warm one)", cfg.cliPasses)
+	case cfg.ladiesMatrix != "normalized" && cfg.ladiesMatrix != "raw":
+		return bad("--ladies-matrix %q: want normalized or raw", cfg.ladiesMatrix)
 	}
 	return cfg, nil
 }

@@ -17,6 +17,11 @@
 // blocks, per second of sampling, DESIGN.md section 8), and the ratio of
 // each layer-wise method's time per minibatch to node-wise sampling's,
 // measured alternately in the same run.
+//
+// With --cli BULKSAMPLE it instead sweeps --bulks and --sweep-threads
+// through the command line, one `bulksample sample --method ladies --json`
+// process per run (sweep.go): SEPS, cold SEPS, parallel efficiency and
+// peak RSS as a user measures them.
 package main
 
 import (
@@ -36,14 +41,24 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return benchutil.ExitCode(err)
 	}
-	res, err := runBench(ctx, cfg, stderr)
-	if err != nil {
-		fmt.Fprintf(stderr, "ladiesbench: %v\n", err)
-		return 1
-	}
-	rep := benchutil.Report{Program: "ladiesbench", Path: cfg.out, Text: res.markdown()}
-	if cfg.json {
-		rep.Summary = res.summary()
+	var rep benchutil.Report
+	if cfg.cli != "" {
+		md, err := runSweep(ctx, cfg, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "ladiesbench: %v\n", err)
+			return 1
+		}
+		rep = benchutil.Report{Program: "ladiesbench", Path: cfg.out, Text: md}
+	} else {
+		res, err := runBench(ctx, cfg, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "ladiesbench: %v\n", err)
+			return 1
+		}
+		rep = benchutil.Report{Program: "ladiesbench", Path: cfg.out, Text: res.markdown()}
+		if cfg.json {
+			rep.Summary = res.summary()
+		}
 	}
 	if err := rep.Write(stdout, stderr); err != nil {
 		fmt.Fprintf(stderr, "ladiesbench: %v\n", err)

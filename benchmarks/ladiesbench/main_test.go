@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
 // TestRunSmall runs the benchmark on a tiny graph and checks the markdown
@@ -52,6 +54,30 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
+// TestSweepCLI runs the sweep through the real CLI on a tiny graph: every
+// (threads, k) row is in the table, and the runs' digests agreed (the sweep
+// fails otherwise).
+func TestSweepCLI(t *testing.T) {
+	ctx := context.Background()
+	bin := mpitest.BuildCLI(ctx, t, "../..")
+	out := filepath.Join(t.TempDir(), "sweep.md")
+	var stdout, stderr bytes.Buffer
+	args := []string{"--cli", bin, "--scale", "9", "--batch", "16", "--budgets", "8,8", "--seeds", "128",
+		"--bulks", "1,4", "--sweep-threads", "1,2", "--reps", "1", "--cli-passes", "2", "--out", out}
+	if code := run(ctx, args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| 1 | 1 |", "| 1 | 4 |", "| 2 | 1 |", "| 2 | 4 |", "--ladies-matrix normalized", "--sweep-threads 1,2"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
 func TestUsageErrors(t *testing.T) {
 	for _, c := range []struct {
 		args []string
@@ -62,6 +88,9 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--methods", "node2vec"}, "--methods"},
 		{[]string{"--scale", "40"}, "--scale"},
 		{[]string{"--reps", "0"}, "--reps"},
+		{[]string{"--sweep-threads", "0"}, "--sweep-threads"},
+		{[]string{"--cli-passes", "1"}, "--cli-passes"},
+		{[]string{"--ladies-matrix", "half"}, "--ladies-matrix"},
 		{[]string{"extra"}, "extra"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -1,0 +1,77 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRunSmall runs the benchmark on a tiny graph and checks the markdown
+// file and the JSON summary.
+func TestRunSmall(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "gather.md")
+	var stdout, stderr bytes.Buffer
+	args := []string{"--scale", "10", "--features", "8", "--batch", "32", "--fanouts", "4,3",
+		"--minibatches", "2", "--threads", "2,3", "--reps", "1", "--out", out, "--json"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	md, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| dense | 1 |", "| dense | 3 |", "| sparse | 2 |", "R-MAT scale 10, f = 8", "--threads 1,2,3"} {
+		if !bytes.Contains(md, []byte(want)) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var sum struct {
+		Rows []struct {
+			Kind    string  `json:"kind"`
+			Threads int     `json:"threads"`
+			Rows    int64   `json:"rows"`
+			Bytes   int64   `json:"bytes"`
+			GBPS    float64 `json:"gb_per_second"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatalf("last line is not the JSON summary: %v", err)
+	}
+	if len(sum.Rows) != 6 {
+		t.Fatalf("%d rows; want 6 (dense and sparse at 1, 2, 3 threads)", len(sum.Rows))
+	}
+	for _, r := range sum.Rows {
+		if r.Rows <= 0 || r.Bytes <= 0 || r.GBPS <= 0 {
+			t.Errorf("%s T=%d: %d rows, %d bytes, %v GB/s", r.Kind, r.Threads, r.Rows, r.Bytes, r.GBPS)
+		}
+		if r.Kind == "dense" && r.Bytes != r.Rows*8*4 {
+			t.Errorf("dense T=%d: %d bytes for %d rows of 8 floats", r.Threads, r.Bytes, r.Rows)
+		}
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"--threads", "0"}, "--threads"},
+		{[]string{"--density", "0"}, "--density"},
+		{[]string{"--fanouts", "x"}, "--fanouts"},
+		{[]string{"--features", "0"}, "--features"},
+		{[]string{"extra"}, "extra"},
+	} {
+		var stdout, stderr bytes.Buffer
+		if code := run(context.Background(), c.args, &stdout, &stderr); code != 2 {
+			t.Errorf("%v: exit %d, want 2", c.args, code)
+		}
+		if !strings.Contains(stderr.String(), c.flag) {
+			t.Errorf("%v: stderr does not name %s:\n%s", c.args, c.flag, stderr.String())
+		}
+	}
+}
