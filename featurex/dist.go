@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -184,7 +185,15 @@ type Dist struct {
 
 	stats DistStats
 
-	// Reused buffers of the gathers.
+	// Reused buffers of the gathers, grow-only. The row buffers (got,
+	// reply, and the rows a Bulk keeps) are the large ones: hundreds of
+	// MB per exchange at scale. They live in arena, on transparent huge
+	// pages outside the Go heap, and are kept from one exchange to the
+	// next, so that steady-state exchanges write no fresh page (a first
+	// touch costs 10-20 µs per 4 KiB page on our machines, PERF-NOTES.md,
+	// about 5 times the copy of the page) and the garbage collector never
+	// scans or recycles them; Close releases them with the store.
+	arena      *hugemem.Arena
 	keys       []uint64 // remote (id << 32 | position), sorted
 	want       []int32  // distinct remote ids, ascending
 	got        []float32
@@ -254,7 +263,7 @@ func NewDist(ctx context.Context, grid *dist.Grid, block []float32, f int, opt D
 		return nil, fmt.Errorf("featurex: NewDist: %w", err)
 	}
 	q := col.Size()
-	d := &Dist{grid: grid, col: col, n: grid.NumVertices(), f: f, lo: lo, hi: hi, block: block,
+	d := &Dist{grid: grid, col: col, n: grid.NumVertices(), f: f, lo: lo, hi: hi, block: block, arena: &hugemem.Arena{},
 		sendCounts: make([]int, q), recvCounts: make([]int, q), rowSend: make([]int, q), rowRecv: make([]int, q), twos: make([]int, q),
 		status: [2][]int64{make([]int64, 2*q), make([]int64, 2*q)}}
 	for i := range d.twos {
@@ -275,9 +284,20 @@ func NewDist(ctx context.Context, grid *dist.Grid, block []float32, f int, opt D
 // summary adds it to the grid's: dist.ReduceStats(ctx, c, append(grid.Comms(), store.Comm())...).
 func (d *Dist) Comm() dist.Comm { return d.col }
 
-// Close frees the store's communicator; it is idempotent. The store must
-// not be used afterwards.
-func (d *Dist) Close() error { return d.col.Close() }
+// Close frees the store's communicator and its buffers (the rows of its
+// Bulks too); it is idempotent. The store and its Bulks must not be used
+// afterwards.
+func (d *Dist) Close() error {
+	d.got, d.reply = nil, nil
+	aerr := d.arena.Release()
+	if err := d.col.Close(); err != nil {
+		return err
+	}
+	if aerr != nil {
+		return fmt.Errorf("featurex: Close: %w", aerr)
+	}
+	return nil
+}
 
 // NumVertices returns the number of vertices n of the whole graph.
 func (d *Dist) NumVertices() int { return d.n }
@@ -451,7 +471,7 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 	}
 	t1 := time.Now()
 	d.stats.Time[GatherIDs] += t1.Sub(ts)
-	d.reply = grow(d.reply, total*f)
+	d.reply = d.growRows(d.reply, total*f)
 	for i, v := range d.asked {
 		if v < d.lo || v >= d.hi {
 			// Requesters send only ids of this block: a corrupt message.
@@ -463,7 +483,7 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 	for i := range q {
 		d.rowSend[i], d.rowRecv[i] = d.recvCounts[i]*f, d.sendCounts[i]*f
 	}
-	d.got = grow(d.got, len(want)*f)
+	d.got = d.growRows(d.got, len(want)*f)
 	t2 := time.Now()
 	d.stats.Time[GatherServe] += t2.Sub(t1)
 	if err := col.Alltoallv(ctx, dist.PhaseFeatures, d.reply, d.rowSend, d.got, d.rowRecv); err != nil {
@@ -479,6 +499,20 @@ func grow[T any](s []T, n int) []T {
 		return s[:n]
 	}
 	return make([]T, n, n+n/4)
+}
+
+// growRows returns s resized to n values: s's array when large enough,
+// else a new one of d's arena (a quarter larger, so that the slightly
+// larger exchanges that follow fit), s's own unmapped. Its contents are
+// not kept: the callers overwrite every value.
+func (d *Dist) growRows(s []float32, n int) []float32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	// Should the unmapping fail, the old array stays mapped until Close:
+	// memory, not correctness.
+	_ = hugemem.Free(d.arena, s)
+	return hugemem.Make[float32](d.arena, n+n/4)[:n]
 }
 
 // buildCache keeps on every rank the rows of the k = budget / (4f)

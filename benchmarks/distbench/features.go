@@ -30,6 +30,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -62,6 +63,15 @@ type rankFigures struct {
 	Bytes, Messages int64 // dist.PhaseFeatures on the column communicator
 	Stats           featurex.DistStats
 	Wall            time.Duration // from the barrier before the first gather to the end of the last
+	// MinorFaults and SysSeconds are the process's page faults and kernel
+	// time during the gathers.
+	MinorFaults int64
+	SysSeconds  float64
+	AllocBytes  int64 // on the Go heap
+	// WarmFaults and WarmWall are the page faults and the wall time of the
+	// untimed warm-up before the epoch (the first bulks).
+	WarmFaults int64
+	WarmWall   time.Duration
 }
 
 // featureRun is one (c, mode) run, every rank's figures.
@@ -75,6 +85,12 @@ type featureRun struct {
 	// exchange of 16 bytes per pair (Alpha) and the bytes per second a rank
 	// sends in a large one (Beta); 0 for a column of one rank.
 	Alpha, Beta float64
+	// BetaRun is the bandwidth calibrated after the run with PairFloats
+	// float32 values per pair: the mean size of the run's row messages.
+	BetaRun    float64
+	PairFloats int64
+	// Times are the run's all-to-alls timed apart from the waits (trace.go).
+	Times exchangeTimes
 }
 
 // featureResult is what rank 0 prints.
@@ -176,11 +192,26 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, most); err != nil {
 		return nil, err
 	}
+	// The warm-up's gathers: the first two bulks (a Bulk alternates two
+	// row buffers), as many on every rank as on the busiest.
+	warmBulks := min(2, len(bulks))
+	warmMost := []int64{0}
+	for _, b := range bulks[:warmBulks] {
+		warmMost[0] += int64(len(b))
+	}
+	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, warmMost); err != nil {
+		return nil, err
+	}
 	cacheBytes := int64(cfg.CacheFrac * float64(n) * float64(f) * 4)
 	res.CacheBytes = cacheBytes
 	var hot int64
+	var bufs buffers
+	// The grid, hence the stores' column communicators, log their feature
+	// all-to-alls (trace.go).
+	log := &callLog{}
+	traced := newTraced(world, dist.PhaseFeatures, log)
 	for _, c := range cfg.Reps {
-		grid, err := dist.NewGrid(ctx, world, c, n)
+		grid, err := dist.NewGrid(ctx, traced, c, n)
 		if err != nil {
 			return nil, err
 		}
@@ -219,24 +250,64 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 					}
 				}
 			}
-			a0, b0, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
+			a0, b0, err := calibrate(ctx, grid.Col(), &bufs, cfg.CalibFloats)
 			if err != nil {
 				return nil, err
 			}
-			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features)
+			// A warm-up of the first bulks, untimed, as a trainer's first
+			// epoch: the store's buffers then hold the largest exchange
+			// of those bulks, and the timed epoch measures the steady
+			// state that every later epoch runs in (its first touches of
+			// fresh pages are reported apart, see WarmFaults).
+			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs)
+			if err != nil {
+				return nil, fmt.Errorf("c = %d, %s: warm-up: %w", c, mode, err)
+			}
+			store.ResetStats()
+			log.take()
+			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features, &bufs)
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
 			}
-			a1, b1, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
+			fig.WarmFaults, fig.WarmWall = warm.MinorFaults, warm.Wall
+			calls := log.take()
+			a1, b1, err := calibrate(ctx, grid.Col(), &bufs, cfg.CalibFloats)
 			if err != nil {
 				return nil, err
 			}
-			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
+			// The bandwidth again with the run's own message size: the
+			// mean bytes per pair of its row all-to-alls (the largest over
+			// the ranks, so that every pair agrees).
+			per := []int64{0}
+			if q := grid.Col().Size(); q > 1 {
+				var b, k int64
+				for i := 2; i < len(calls); i += 3 {
+					b += calls[i].Sent
+					k++
+				}
+				if k > 0 {
+					per[0] = b / k / int64(q-1) / 4
+				}
+			}
+			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, per); err != nil {
+				return nil, err
+			}
+			var b2 float64
+			if per[0] > 0 {
+				if _, b2, err = calibrate(ctx, grid.Col(), &bufs, int(per[0])); err != nil {
+					return nil, err
+				}
+			}
+			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2, b2}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
 			}
-			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p), Beta: ab[1] / float64(p)}
+			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p), Beta: ab[1] / float64(p),
+				BetaRun: ab[2] / float64(p), PairFloats: per[0]}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
+				return nil, err
+			}
+			if run.Times, err = gatherTimes(ctx, world, grid.ProcCol(), calls); err != nil {
 				return nil, err
 			}
 			okAll := []int64{0}
@@ -288,10 +359,11 @@ func blockOf(d *dataset.Dataset, lo, hi int32) *spgemm.CSR {
 // gatherEpoch gathers the inputs of every minibatch of bulks in mode and
 // returns this rank's figures, and whether the first minibatch's rows
 // equal the features' (read from the mapped file).
-func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32) (rankFigures, bool, error) {
+func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32, bufs *buffers) (rankFigures, bool, error) {
 	f := store.NumFeatures()
 	col := store.Comm()
-	var x []float32
+	x := bufs.x
+	defer func() { bufs.x = x }()
 	ok, checked := true, false
 	check := func(ids []int32) {
 		if checked {
@@ -309,6 +381,8 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 		return rankFigures{}, false, err
 	}
 	before := col.Stats()
+	var meter procstat.Meter
+	m0 := meter.Now()
 	t0 := time.Now()
 	switch mode {
 	case "bulk":
@@ -346,12 +420,21 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 		}
 	}
 	wall := time.Since(t0)
+	cost := meter.Now().Sub(m0)
 	after := col.Stats()
 	return rankFigures{
 		Bytes:    after.Bytes[dist.PhaseFeatures] - before.Bytes[dist.PhaseFeatures],
 		Messages: after.Messages[dist.PhaseFeatures] - before.Messages[dist.PhaseFeatures],
 		Stats:    store.Stats(), Wall: wall,
+		MinorFaults: cost.MinorFaults, SysSeconds: cost.SysSeconds, AllocBytes: cost.AllocBytes,
 	}, ok, nil
+}
+
+// buffers are the benchmark's own arrays, kept across its runs so that
+// the timed gathers and calibrations write no fresh page: the destination
+// of the gathers and the calibration's send and receive buffers.
+type buffers struct {
+	x, send, recv []float32
 }
 
 func growFloats(s []float32, n int) []float32 {
@@ -365,7 +448,7 @@ func growFloats(s []float32, n int) []float32 {
 func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]rankFigures, error) {
 	s := fig.Stats
 	v := []int64{fig.Bytes, fig.Messages, int64(fig.Wall), s.Exchanges, s.Rows, s.LocalRows, s.CacheHits, s.SavedBytes,
-		s.RemoteRows, s.Fetched, s.Served, s.CacheRows, s.CacheBytes}
+		s.RemoteRows, s.Fetched, s.Served, s.CacheRows, s.CacheBytes, fig.MinorFaults, int64(fig.SysSeconds * 1e9), fig.WarmFaults, int64(fig.WarmWall), fig.AllocBytes}
 	for _, t := range s.Time {
 		v = append(v, int64(t))
 	}
@@ -381,8 +464,9 @@ func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]ran
 		st := &o.Stats
 		st.Exchanges, st.Rows, st.LocalRows, st.CacheHits, st.SavedBytes = w[3], w[4], w[5], w[6], w[7]
 		st.RemoteRows, st.Fetched, st.Served, st.CacheRows, st.CacheBytes = w[8], w[9], w[10], w[11], w[12]
+		o.MinorFaults, o.SysSeconds, o.WarmFaults, o.WarmWall, o.AllocBytes = w[13], float64(w[14])/1e9, w[15], time.Duration(w[16]), w[17]
 		for i := range st.Time {
-			st.Time[i] = time.Duration(w[13+i])
+			st.Time[i] = time.Duration(w[18+i])
 		}
 	}
 	return out, nil
@@ -391,8 +475,8 @@ func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]ran
 // calibrate measures the column's all-to-all: alpha, the median seconds of
 // an exchange of two int64 per pair (as the status round of a gather), and
 // beta, the bytes per second this rank sends in one of floats float32 per
-// pair (median of 5), after alpha. Both are 0 for a column of one rank.
-func calibrate(ctx context.Context, col dist.Comm, floats int) (alpha, beta float64, err error) {
+// pair (median of 7), after alpha. Both are 0 for a column of one rank.
+func calibrate(ctx context.Context, col dist.Comm, bufs *buffers, floats int) (alpha, beta float64, err error) {
 	q := col.Size()
 	if q == 1 {
 		return 0, 0, nil
@@ -415,9 +499,15 @@ func calibrate(ctx context.Context, col dist.Comm, floats int) (alpha, beta floa
 	for i := range counts {
 		counts[i] = floats
 	}
-	sb, rb := make([]float32, q*floats), make([]float32, q*floats)
+	bufs.send = growFloats(bufs.send, q*floats)
+	bufs.recv = growFloats(bufs.recv, q*floats)
+	sb, rb := bufs.send, bufs.recv
+	// One exchange untimed, to touch the buffers' pages.
+	if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
+		return 0, 0, err
+	}
 	ts = ts[:0]
-	for range 5 {
+	for range 7 {
 		t0 := time.Now()
 		if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
 			return 0, 0, err
@@ -602,6 +692,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			run.C, run.Mode, exch, bytes/float64(p)/(1<<20), most/(1<<20), model.bytes/float64(p)/(1<<20), errB, msgs/float64(p), hit, sv,
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
+	b.WriteString(transferTable(res))
 	b.WriteString("\nCalibration of the column's all-to-all just before and after each run (their mean, over ranks; none where the column is one rank):")
 	for _, run := range res.Runs {
 		if run.Beta > 0 {
