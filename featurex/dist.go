@@ -111,6 +111,10 @@ type DistStats struct {
 	// CacheRows is the number of rows the cache holds, CacheBytes their
 	// bytes.
 	CacheRows, CacheBytes int64
+	// BufferBytes is the memory of the row buffers on huge-page mappings
+	// (those of hugemem.MinBytes or more: the exchanges' and the Bulks'
+	// rows) that the store holds now, not a counter.
+	BufferBytes int64
 	// Time is the wall time spent in each phase of the gathers.
 	Time [NumGatherPhases]time.Duration
 }
@@ -137,6 +141,7 @@ func (s *DistStats) Add(o DistStats) {
 	s.Served += o.Served
 	s.CacheRows += o.CacheRows
 	s.CacheBytes += o.CacheBytes
+	s.BufferBytes += o.BufferBytes
 	for i := range s.Time {
 		s.Time[i] += o.Time[i]
 	}
@@ -197,6 +202,9 @@ type Dist struct {
 	keys       []uint64 // remote (id << 32 | position), sorted
 	want       []int32  // distinct remote ids, ascending
 	got        []float32
+	spare      []float32 // a row buffer a Bulk gave back (Bulk.Release), for the next Fetch
+	spareIDs   []int32   // the ids and slots of a released Bulk, for the next NewBulk
+	spareSlot  []int32
 	status     [2][]int64
 	sendCounts []int
 	recvCounts []int
@@ -288,7 +296,7 @@ func (d *Dist) Comm() dist.Comm { return d.col }
 // Bulks too); it is idempotent. The store and its Bulks must not be used
 // afterwards.
 func (d *Dist) Close() error {
-	d.got, d.reply = nil, nil
+	d.got, d.reply, d.spare = nil, nil, nil
 	aerr := d.arena.Release()
 	if err := d.col.Close(); err != nil {
 		return err
@@ -309,7 +317,11 @@ func (d *Dist) NumFeatures() int { return d.f }
 func (d *Dist) Grid() *dist.Grid { return d.grid }
 
 // Stats returns this rank's counters.
-func (d *Dist) Stats() DistStats { return d.stats }
+func (d *Dist) Stats() DistStats {
+	s := d.stats
+	s.BufferBytes = d.arena.Bytes()
+	return s
+}
 
 // ResetStats zeroes the counters other than the cache's size.
 func (d *Dist) ResetStats() {
@@ -663,7 +675,11 @@ var _ Store = (*Bulk)(nil)
 
 // NewBulk returns a Bulk over d with nothing fetched. Its first Fetch
 // allocates 4 bytes per vertex of the graph (the slots of fetched rows).
-func (d *Dist) NewBulk() *Bulk { return &Bulk{d: d} }
+func (d *Dist) NewBulk() *Bulk {
+	b := &Bulk{d: d, ids: d.spareIDs, slot: d.spareSlot}
+	d.spareIDs, d.spareSlot = nil, nil
+	return b
+}
 
 // NumVertices returns n.
 func (b *Bulk) NumVertices() int { return b.d.n }
@@ -720,10 +736,42 @@ func (b *Bulk) Fetch(ctx context.Context, lists ...[]int32) error {
 	for i, v := range want {
 		b.slot[v] = int32(i)
 	}
-	// Keep the exchange's buffers and give it the old ones: no copy.
+	// Keep the exchange's buffers and give it the old ones: no copy. A
+	// Bulk that had no rows (new, or released) gives the Dist's spare, so
+	// that the Bulks of a Dist share two row buffers and the next Fetch
+	// writes no fresh page.
 	b.ids, d.want = want, b.ids
-	b.rows, d.got = rows, b.rows[:0]
+	old := b.rows
+	if cap(old) == 0 {
+		old, d.spare = d.spare, nil
+	}
+	b.rows, d.got = rows, old[:0]
 	return nil
+}
+
+// Release gives the Bulk's fetched rows back to its Dist, which reuses
+// their buffer in the next Fetch of any of its Bulks, and empties the
+// Bulk. Call it when done with a
+// Bulk: one dropped without Release keeps its rows' memory until the
+// Dist's Close, and the next Bulk's fetches start on fresh pages. The
+// Bulk may be used again.
+func (b *Bulk) Release() {
+	d := b.d
+	for _, v := range b.ids {
+		b.slot[v] = -1
+	}
+	b.ids = b.ids[:0]
+	if cap(b.rows) > cap(d.spare) {
+		b.rows, d.spare = d.spare, b.rows[:0]
+	}
+	// The smaller of the two: not worth keeping.
+	_ = hugemem.Free(d.arena, b.rows)
+	b.rows = nil
+	// The ids' array and the slots (all -1 again) go to the next NewBulk.
+	if b.slot != nil && d.spareSlot == nil {
+		d.spareIDs, d.spareSlot = b.ids, b.slot
+		b.ids, b.slot = nil, nil
+	}
 }
 
 // Gather writes the rows of ids into dst (see Store) from this rank's

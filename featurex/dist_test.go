@@ -502,6 +502,10 @@ func TestDistWarmBuffers(t *testing.T) {
 					ids := lists(r, rows)
 					dst[r] = slices.Grow(dst[r][:0], rows*f)[:rows*f]
 					if mode == perBulk {
+						// A new Bulk each round, as a trainer may make
+						// one per epoch, the last one released.
+						g.bulks[r].Release()
+						g.bulks[r] = s.NewBulk()
 						if errs[r] = g.bulks[r].Fetch(context.Background(), ids); errs[r] != nil {
 							return
 						}
@@ -526,12 +530,23 @@ func TestDistWarmBuffers(t *testing.T) {
 		round(n / 4) // 1.25 MiB of rows: Go heap
 		round(n / 2) // grows onto huge-page mappings
 		round(n / 2) // a Bulk's second buffer
+		mapped := make([]int64, p)
+		for r, s := range g.stores {
+			if mapped[r] = s.Stats().BufferBytes; mapped[r] < 2*int64(n/2)*f*4 {
+				t.Errorf("mode %d: rank %d holds %d bytes of mapped row buffers; want at least its rows fetched and served, %d", mode, r, mapped[r], 2*(n/2)*f*4)
+			}
+		}
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
 		for range 3 {
 			round(n / 2)
 		}
 		runtime.ReadMemStats(&after)
+		for r, s := range g.stores {
+			if b := s.Stats().BufferBytes; b != mapped[r] {
+				t.Errorf("mode %d: rank %d's mapped row buffers went from %d to %d bytes in warm rounds; want them reused", mode, r, mapped[r], b)
+			}
+		}
 		// Each round moves 2 x 2.5 MiB of rows; goroutines, error slices
 		// and the transport's bookkeeping take a few KiB.
 		if a := after.TotalAlloc - before.TotalAlloc; a > 64<<10 {

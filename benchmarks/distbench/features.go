@@ -30,6 +30,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -85,8 +86,9 @@ type featureRun struct {
 	// exchange of 16 bytes per pair (Alpha) and the bytes per second a rank
 	// sends in a large one (Beta); 0 for a column of one rank.
 	Alpha, Beta float64
-	// BetaRun is the bandwidth calibrated after the run with PairFloats
-	// float32 values per pair: the mean size of the run's row messages.
+	// BetaRun is the bandwidth of plain all-to-alls of the run's row
+	// message sizes, one after each of its exchanges (interleaved), and
+	// PairFloats the mean float32 values per pair of those.
 	BetaRun    float64
 	PairFloats int64
 	// Times are the run's all-to-alls timed apart from the waits (trace.go).
@@ -259,13 +261,14 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			// of those bulks, and the timed epoch measures the steady
 			// state that every later epoch runs in (its first touches of
 			// fresh pages are reported apart, see WarmFaults).
-			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs)
+			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs, &interleaved{col: grid.Col(), log: log})
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: warm-up: %w", c, mode, err)
 			}
 			store.ResetStats()
 			log.take()
-			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features, &bufs)
+			cal := &interleaved{col: grid.Col(), log: log}
+			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features, &bufs, cal)
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
 			}
@@ -275,35 +278,23 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			if err != nil {
 				return nil, err
 			}
-			// The bandwidth again with the run's own message size: the
-			// mean bytes per pair of its row all-to-alls (the largest over
-			// the ranks, so that every pair agrees).
-			per := []int64{0}
-			if q := grid.Col().Size(); q > 1 {
-				var b, k int64
-				for i := 2; i < len(calls); i += 3 {
-					b += calls[i].Sent
-					k++
-				}
-				if k > 0 {
-					per[0] = b / k / int64(q-1) / 4
-				}
-			}
-			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, per); err != nil {
-				return nil, err
-			}
-			var b2 float64
-			if per[0] > 0 {
-				if _, b2, err = calibrate(ctx, grid.Col(), &bufs, int(per[0])); err != nil {
-					return nil, err
-				}
-			}
-			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2, b2}
+			// The bandwidth of plain all-to-alls of the run's row
+			// messages, interleaved with its exchanges (interleaved).
+			// Seconds are averaged over the ranks, not bandwidths: the
+			// model is compared with the mean rank's transfer time, which
+			// a slow rank weighs on more than on a mean of bandwidths.
+			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2, max(cal.seconds-float64(cal.samples)*(a0+a1)/2, 1e-9), cal.bytes, float64(cal.floats) / float64(max(cal.samples, 1))}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
 			}
-			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p), Beta: ab[1] / float64(p),
-				BetaRun: ab[2] / float64(p), PairFloats: per[0]}
+			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p)}
+			if q := grid.Col().Size(); q > 1 {
+				run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
+				if ab[2] > 0 {
+					run.BetaRun = ab[3] / ab[2]
+					run.PairFloats = int64(ab[4] / float64(p))
+				}
+			}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
 				return nil, err
 			}
@@ -359,7 +350,7 @@ func blockOf(d *dataset.Dataset, lo, hi int32) *spgemm.CSR {
 // gatherEpoch gathers the inputs of every minibatch of bulks in mode and
 // returns this rank's figures, and whether the first minibatch's rows
 // equal the features' (read from the mapped file).
-func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32, bufs *buffers) (rankFigures, bool, error) {
+func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32, bufs *buffers, cal *interleaved) (rankFigures, bool, error) {
 	f := store.NumFeatures()
 	col := store.Comm()
 	x := bufs.x
@@ -391,6 +382,9 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 			if err := bk.Fetch(ctx, b...); err != nil {
 				return rankFigures{}, false, err
 			}
+			if err := cal.sample(ctx, bufs); err != nil {
+				return rankFigures{}, false, err
+			}
 			for _, ids := range b {
 				x = growFloats(x, len(ids)*f)
 				if err := bk.Gather(ctx, x, ids); err != nil {
@@ -399,12 +393,16 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 				check(ids)
 			}
 		}
+		bk.Release()
 	default:
 		done := 0
 		for _, b := range bulks {
 			for _, ids := range b {
 				x = growFloats(x, len(ids)*f)
 				if err := store.Gather(ctx, x, ids); err != nil {
+					return rankFigures{}, false, err
+				}
+				if err := cal.sample(ctx, bufs); err != nil {
 					return rankFigures{}, false, err
 				}
 				check(ids)
@@ -415,6 +413,9 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 			// As a trainer's zero-weight step: nothing to read, still
 			// serving the others.
 			if err := store.Gather(ctx, nil, nil); err != nil {
+				return rankFigures{}, false, err
+			}
+			if err := cal.sample(ctx, bufs); err != nil {
 				return rankFigures{}, false, err
 			}
 		}
@@ -435,6 +436,20 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 // of the gathers and the calibration's send and receive buffers.
 type buffers struct {
 	x, send, recv []float32
+	arena         *hugemem.Arena // send and recv
+}
+
+// huge returns s resized to n, on a huge-page mapping of b's arena when
+// it must grow (s's own freed).
+func (b *buffers) huge(s []float32, n int) []float32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	if b.arena == nil {
+		b.arena = &hugemem.Arena{}
+	}
+	_ = hugemem.Free(b.arena, s) // on failure s stays mapped until the process exits
+	return hugemem.Make[float32](b.arena, n+n/4)[:n]
 }
 
 func growFloats(s []float32, n int) []float32 {
@@ -472,11 +487,12 @@ func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]ran
 	return out, nil
 }
 
-// calibrate measures the column's all-to-all: alpha, the median seconds of
+// calibrate measures the column's all-to-all: alpha, the mean seconds of
 // an exchange of two int64 per pair (as the status round of a gather), and
-// beta, the bytes per second this rank sends in one of floats float32 per
-// pair (median of 7), after alpha. Both are 0 for a column of one rank.
-func calibrate(ctx context.Context, col dist.Comm, bufs *buffers, floats int) (alpha, beta float64, err error) {
+// seconds, the time of one of floats float32 per pair less alpha (the mean
+// of 7; see the body), from which the caller derives the bandwidth. Both
+// are 0 for a column of one rank.
+func calibrate(ctx context.Context, col dist.Comm, bufs *buffers, floats int) (alpha, seconds float64, err error) {
 	q := col.Size()
 	if q == 1 {
 		return 0, 0, nil
@@ -494,35 +510,42 @@ func calibrate(ctx context.Context, col dist.Comm, bufs *buffers, floats int) (a
 		}
 		ts = append(ts, time.Since(t0).Seconds())
 	}
-	alpha = median(ts)
+	// The mean, not the median: the runs' exchanges pay every slow round
+	// (a rank descheduled on an oversubscribed machine), and the model is
+	// compared with their sum.
+	for _, t := range ts {
+		alpha += t / float64(len(ts))
+	}
 	counts := make([]int, q)
 	for i := range counts {
 		counts[i] = floats
 	}
-	bufs.send = growFloats(bufs.send, q*floats)
-	bufs.recv = growFloats(bufs.recv, q*floats)
+	// The product's row buffers are on huge pages (featurex.Dist): so are
+	// these, warm (one exchange untimed), and each timed exchange starts
+	// after a barrier, as the traced ones of the runs do (trace.go).
+	bufs.send = bufs.huge(bufs.send, q*floats)
+	bufs.recv = bufs.huge(bufs.recv, q*floats)
 	sb, rb := bufs.send, bufs.recv
-	// One exchange untimed, to touch the buffers' pages.
 	if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
 		return 0, 0, err
 	}
-	ts = ts[:0]
-	for range 7 {
+	// The mean, not the median: the model is compared with a sum of
+	// transfers, which the slow ones weigh on.
+	var sum float64
+	const reps = 7
+	for range reps {
+		if err := col.Barrier(ctx, dist.PhaseControl); err != nil {
+			return 0, 0, err
+		}
 		t0 := time.Now()
 		if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
 			return 0, 0, err
 		}
-		ts = append(ts, time.Since(t0).Seconds())
+		sum += time.Since(t0).Seconds()
 	}
-	t := max(median(ts)-alpha, 1e-9)
-	return alpha, float64((q-1)*floats*4) / t, nil
+	return alpha, max(sum/reps-alpha, 1e-9), nil
 }
 
-func median(x []float64) float64 {
-	y := slices.Clone(x)
-	slices.Sort(y)
-	return y[len(y)/2]
-}
 
 // featureBench generates the graph, runs the ranks under mpirun and
 // appends the report to c.out.
@@ -624,11 +647,15 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	fmt.Fprintf(&b, "Command: `distbench %s` (`make bench`).\n\n", strings.Join(c.args, " "))
 	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +
 		"(featureTraffic in benchmarks/distbench/costmodel.go, evaluated on this sample's input counts) and its error on the sum over " +
-		"ranks; the time of the transfers (the id and row all-to-alls, mean over ranks) against the model's (2·E·α + bytes/β) " +
-		"with the latency and bandwidth calibrated just before and after the run on the same column communicator; the mean seconds of " +
+		"ranks; the time of the transfers (the id and row all-to-alls, each timed from a barrier of the column so that the wait for its " +
+		"slowest rank is left out, summed over the epoch, mean over ranks) against the model's (2·E·α + bytes/β(m)), with α the latency " +
+		"calibrated before and after the run and β(m) the bandwidth of all-to-alls of the run's mean row message per pair m, calibrated " +
+		"after it, both on the same column communicator with warm huge-page buffers; the mean seconds of " +
 		"each phase of the gathers (pack: classify the ids, copy the local and cached rows, sort and deduplicate the remote ids; status: " +
 		"the first all-to-all, where a rank waits for the column's slowest; ids; serve: the owner copies the rows asked of it; rows; " +
-		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch); the slowest rank's wall time. Every run's first minibatch was checked against the file's rows.\n\n")
+		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these include the barriers); the slowest " +
+		"rank's wall time. Each run is one epoch after a warm-up of its first two bulks (untimed, as a trainer's first epoch), so " +
+		"that the store's buffers are warm. Every run's first minibatch was checked against the file's rows.\n\n")
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | transfer s (ids + rows) | model s | error | pack / status / ids / serve / rows / unpack s | wall s | rows |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	for _, run := range res.Runs {
@@ -667,12 +694,15 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			}
 			sv = fmt.Sprintf("%.1f MiB", saved/float64(p)/(1<<20))
 		}
-		// The status round absorbs the ranks' skew (a rank waits there for
-		// the slowest); the model is compared with the two transfers.
-		measured := phase[featurex.GatherIDs] + phase[featurex.GatherRows]
+		// The transfers of the id and row rounds, each timed from a
+		// barrier (trace.go): the status round, where a rank waits for
+		// the column's slowest, is left out, as are the barriers' waits.
+		// The model's bytes are the mean rank's, at the bandwidth of
+		// all-to-alls of the run's message size.
+		measured := run.Times.Transfer[1] + run.Times.Transfer[2]
 		modelS, errS := "–", "–"
-		if run.Beta > 0 {
-			net := network{alpha: run.Alpha, beta: run.Beta}
+		if run.BetaRun > 0 {
+			net := network{alpha: run.Alpha, beta: run.BetaRun}
 			per := phaseTraffic{rounds: model.rounds * 2 / 3 / float64(p), bytes: model.bytes / float64(p)}
 			ms := net.seconds(per)
 			modelS = fmt.Sprintf("%.3f", ms)
@@ -704,7 +734,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	b.WriteString("Cost model, per rank and epoch (featureTraffic): with X the distinct input rows over its exchanges (per minibatch, or the " +
 		"union of each bulk), h the fraction the cache holds, E its exchanges, q = p/c, f features:\n\n" +
 		"    bytes   = (1 - c/p) · (1 - h) · X · (4f + 4) + 16 · (q - 1) · E\n" +
-		"    seconds = 3 · E · α + bytes / β\n\n" +
+		"    seconds = 3 · E · α + bytes / β(m)\n\n" +
 		"A row is remote with probability 1 - c/p (the generator's ids carry no locality); it costs its id and its values, and a " +
 		"rank sends as requester and as owner equal amounts in expectation. Replication makes the remote fraction 1 - c/p: at p = 4 it cuts the traffic by a third from c = 1 to c = 2 (0.75 to 0.5) and removes it at c = 4, but at p = 128 it barely moves it (0.992 to 0.938 from c = 1 to 8).\n\n")
 	ratio := inputs / (float64(seeds) * papersExpansion(c.fanouts))

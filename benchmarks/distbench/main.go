@@ -39,9 +39,16 @@
 // features (featureTraffic in costmodel.go):
 //
 //	bytes   = (1 - c/p) · (1 - h) · X · (4f + 4) + 16 · (q - 1) · E
-//	seconds = 3 · E · α + bytes / β
+//	seconds = 3 · E · α + bytes / β(m)
 //
-// with α and β calibrated on the column communicator in the same run.
+// with α the latency of the column's all-to-all and β(m) its bandwidth at
+// the exchange's message size per pair m, both calibrated on the column
+// communicator in the same run (β by plain all-to-alls of the run's sizes
+// interleaved with its exchanges, trace.go). The benchmark validates the
+// transfers of the id and row rounds (2·E·α + bytes/β(m)), each timed from
+// a barrier so that the wait for the column's slowest rank, which is the
+// skew of the work between exchanges and not communication, is left out
+// and reported apart.
 package main
 
 import (

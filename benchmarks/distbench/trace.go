@@ -184,13 +184,16 @@ func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callR
 	return splitTimes(per, cols), nil
 }
 
-// transferTable is the markdown table of the runs' all-to-alls timed apart
-// from the waits, against the model on the mean and on the busiest rank's
-// bytes.
+// transferTable is the markdown table of what explains the runs'
+// transfer times: the waits the barriers absorbed, the bytes per call (the
+// mean rank's and the busiest's, which the collective waits for), the page
+// faults of the warm-up and of the timed epoch, the Go heap bytes and
+// kernel time of the epoch, and the bandwidth of the column's all-to-all
+// at the fixed calibration size and at the run's message size.
 func transferTable(res *featureResult) string {
 	var b strings.Builder
-	b.WriteString("\n| c | mode | calls (ids + rows) | wait s (status / ids / rows) | transfer s (ids + rows) | MB per call (mean / busiest) | faults per rank (warm-up / epoch) | heap MB | sys s | β calib / run size GB/s (MB per pair) | model s (mean, calib β) | error | model s (busiest, run β) | error |\n")
-	b.WriteString("|---|---|---:|---|---:|---|---:|---:|---:|---|---:|---:|---:|---:|\n")
+	b.WriteString("\n| c | mode | calls (ids + rows) | wait s (status / ids / rows) | transfer s (ids / rows) | MB per call (mean / busiest) | faults per rank (warm-up / epoch) | heap MB | sys s | β GB/s: fixed size / run's size (MB per pair) |\n")
+	b.WriteString("|---|---|---:|---|---|---|---:|---:|---:|---|\n")
 	p := float64(res.P)
 	for _, run := range res.Runs {
 		t := run.Times
@@ -205,17 +208,67 @@ func transferTable(res *featureResult) string {
 			warm += float64(r.WarmFaults) / p
 			sys += r.SysSeconds / p
 		}
-		tr := t.Transfer[1] + t.Transfer[2]
 		mean := t.MeanBytes[1] + t.MeanBytes[2]
 		busy := t.BusiestBytes[1] + t.BusiestBytes[2]
-		m1 := float64(calls)*run.Alpha + mean/run.Beta
-		m2 := m1
-		if run.BetaRun > 0 {
-			m2 = float64(calls)*run.Alpha + busy/run.BetaRun
-		}
-		fmt.Fprintf(&b, "| %d | %s | %d | %.3f / %.3f / %.3f | %.3f | %.1f / %.1f | %.0f / %.0f | %.0f | %.2f | %.2f / %.2f (%.1f) | %.3f | %+.0f%% | %.3f | %+.0f%% |\n",
-			run.C, run.Mode, calls, t.Wait[0], t.Wait[1], t.Wait[2], tr, mean/float64(calls)/1e6, busy/float64(calls)/1e6, warm, faults, alloc/1e6, sys,
-			run.Beta/1e9, run.BetaRun/1e9, float64(run.PairFloats)*4/1e6, m1, 100*(m1-tr)/tr, m2, 100*(m2-tr)/tr)
+		fmt.Fprintf(&b, "| %d | %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f | %.1f / %.1f | %.0f / %.0f | %.0f | %.2f | %.2f / %.2f (%.1f) |\n",
+			run.C, run.Mode, calls, t.Wait[0], t.Wait[1], t.Wait[2], t.Transfer[1], t.Transfer[2], mean/float64(calls)/1e6, busy/float64(calls)/1e6,
+			warm, faults, alloc/1e6, sys, run.Beta/1e9, run.BetaRun/1e9, float64(run.PairFloats)*4/1e6)
 	}
 	return b.String()
+}
+
+// interleaved calibrates the bandwidth in the conditions of a run (the
+// machine's load, the other ranks' work): after each exchange of the run,
+// every rank of the column joins a plain all-to-all of the same size as
+// the exchange's row round (the largest mean message per pair over the
+// column's ranks, the same for every pair) on warm huge-page buffers,
+// timed from a barrier like the traced calls. bytes/seconds is then this
+// rank's bandwidth at the run's message sizes.
+type interleaved struct {
+	col            dist.Comm
+	log            *callLog
+	seconds, bytes float64 // sums over the samples: time less nothing, bytes sent
+	floats         int64   // sum over the samples of the float32 values per pair
+	samples        int
+}
+
+// sample runs one calibration exchange, sized by the last logged call (the
+// row round of the exchange just made).
+func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
+	q := c.col.Size()
+	if q == 1 {
+		return nil
+	}
+	c.log.mu.Lock()
+	var sent int64
+	if n := len(c.log.calls); n > 0 {
+		sent = c.log.calls[n-1].Sent
+	}
+	c.log.mu.Unlock()
+	m := []int64{sent / int64(q-1) / 4}
+	if err := c.col.Allreduce(ctx, dist.PhaseControl, dist.OpMax, m); err != nil {
+		return err
+	}
+	floats := int(m[0])
+	if floats == 0 {
+		return nil
+	}
+	counts := make([]int, q)
+	for i := range counts {
+		counts[i] = floats
+	}
+	bufs.send = bufs.huge(bufs.send, q*floats)
+	bufs.recv = bufs.huge(bufs.recv, q*floats)
+	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
+		return err
+	}
+	t0 := time.Now()
+	if err := c.col.Alltoallv(ctx, dist.PhaseControl, bufs.send[:q*floats], counts, bufs.recv[:q*floats], counts); err != nil {
+		return err
+	}
+	c.seconds += time.Since(t0).Seconds()
+	c.bytes += float64((q - 1) * floats * 4)
+	c.floats += int64(floats)
+	c.samples++
+	return nil
 }
