@@ -546,7 +546,6 @@ func calibrate(ctx context.Context, col dist.Comm, bufs *buffers, floats int) (a
 	return alpha, max(sum/reps-alpha, 1e-9), nil
 }
 
-
 // featureBench generates the graph, runs the ranks under mpirun and
 // appends the report to c.out.
 func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
