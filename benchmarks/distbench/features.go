@@ -91,6 +91,9 @@ type featureRun struct {
 	// PairFloats the mean float32 values per pair of those.
 	BetaRun    float64
 	PairFloats int64
+	// AlphaRun is the mean time of plain all-to-alls of the size of the
+	// run's id rounds, interleaved likewise: the latency the model uses.
+	AlphaRun float64
 	// Times are the run's all-to-alls timed apart from the waits (trace.go).
 	Times exchangeTimes
 }
@@ -283,15 +286,16 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			// Seconds are averaged over the ranks, not bandwidths: the
 			// model is compared with the mean rank's transfer time, which
 			// a slow rank weighs on more than on a mean of bandwidths.
-			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2, max(cal.seconds-float64(cal.samples)*(a0+a1)/2, 1e-9), cal.bytes, float64(cal.floats) / float64(max(cal.samples, 1))}
+			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2, cal.seconds, cal.bytes, float64(cal.floats) / float64(max(cal.samples, 1)), cal.idSeconds, float64(cal.idSamples), float64(cal.samples)}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
 			}
 			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p)}
 			if q := grid.Col().Size(); q > 1 {
 				run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
-				if ab[2] > 0 {
-					run.BetaRun = ab[3] / ab[2]
+				if ab[2] > 0 && ab[6] > 0 {
+					run.AlphaRun = ab[5] / ab[6]
+					run.BetaRun = ab[3] / max(ab[2]-ab[7]*run.AlphaRun, 1e-9)
 					run.PairFloats = int64(ab[4] / float64(p))
 				}
 			}
@@ -647,9 +651,10 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +
 		"(featureTraffic in benchmarks/distbench/costmodel.go, evaluated on this sample's input counts) and its error on the sum over " +
 		"ranks; the time of the transfers (the id and row all-to-alls, each timed from a barrier of the column so that the wait for its " +
-		"slowest rank is left out, summed over the epoch, mean over ranks) against the model's (2·E·α + bytes/β(m)), with α the latency " +
-		"calibrated before and after the run and β(m) the bandwidth of all-to-alls of the run's mean row message per pair m, calibrated " +
-		"after it, both on the same column communicator with warm huge-page buffers; the mean seconds of " +
+		"slowest rank is left out, summed over the epoch, mean over ranks) against the model's (2·E·α + bytes/β(m)), with α and β(m) " +
+		"calibrated in the run's own conditions: after each exchange the column makes two plain all-to-alls on warm huge-page buffers, " +
+		"one of the size of the exchange's id round (its mean time is α: the ids are under 1% of the bytes) and one of the size of its " +
+		"row round (m per pair; its time less α gives β(m)); the mean seconds of " +
 		"each phase of the gathers (pack: classify the ids, copy the local and cached rows, sort and deduplicate the remote ids; status: " +
 		"the first all-to-all, where a rank waits for the column's slowest; ids; serve: the owner copies the rows asked of it; rows; " +
 		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these include the barriers); the slowest " +
@@ -701,7 +706,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		measured := run.Times.Transfer[1] + run.Times.Transfer[2]
 		modelS, errS := "–", "–"
 		if run.BetaRun > 0 {
-			net := network{alpha: run.Alpha, beta: run.BetaRun}
+			net := network{alpha: run.AlphaRun, beta: run.BetaRun}
 			per := phaseTraffic{rounds: model.rounds * 2 / 3 / float64(p), bytes: model.bytes / float64(p)}
 			ms := net.seconds(per)
 			modelS = fmt.Sprintf("%.3f", ms)
@@ -722,10 +727,13 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
 	b.WriteString(transferTable(res))
-	b.WriteString("\nCalibration of the column's all-to-all just before and after each run (their mean, over ranks; none where the column is one rank):")
+	b.WriteString("\nCalibration of the column's all-to-all, interleaved with each run (the model's α and β(m), m the mean row message per pair), " +
+		"and, for reference, back to back just before and after the run at a fixed size (α: mean of 31 exchanges of 16 bytes per pair; β: " +
+		"of 7 of --calibrate-floats per pair); means over the ranks, none where the column is one rank:")
 	for _, run := range res.Runs {
 		if run.Beta > 0 {
-			fmt.Fprintf(&b, " c = %d %s: α = %.0f µs, β = %.2f GB/s;", run.C, run.Mode, 1e6*run.Alpha, run.Beta/1e9)
+			fmt.Fprintf(&b, " c = %d %s: α = %.0f µs, β(%.0f MB) = %.2f GB/s (fixed: α = %.0f µs, β = %.2f GB/s);", run.C, run.Mode,
+				1e6*run.AlphaRun, float64(run.PairFloats)*4/1e6, run.BetaRun/1e9, 1e6*run.Alpha, run.Beta/1e9)
 		}
 	}
 	fmt.Fprintf(&b, "\n\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+

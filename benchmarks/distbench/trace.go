@@ -217,42 +217,66 @@ func transferTable(res *featureResult) string {
 	return b.String()
 }
 
-// interleaved calibrates the bandwidth in the conditions of a run (the
+// interleaved calibrates the all-to-all in the conditions of a run (the
 // machine's load, the other ranks' work): after each exchange of the run,
-// every rank of the column joins a plain all-to-all of the same size as
-// the exchange's row round (the largest mean message per pair over the
-// column's ranks, the same for every pair) on warm huge-page buffers,
-// timed from a barrier like the traced calls. bytes/seconds is then this
-// rank's bandwidth at the run's message sizes.
+// every rank of the column joins two plain all-to-alls on warm huge-page
+// buffers, each timed from a barrier like the traced calls, one of the
+// size of the exchange's id round and one of its row round (the largest
+// mean message per pair over the column's ranks, the same for every
+// pair). The id round carries under 1% of the bytes, so its mean time is
+// the latency α; the row round's, less α, gives the bandwidth β at the
+// run's message size.
 type interleaved struct {
-	col            dist.Comm
-	log            *callLog
-	seconds, bytes float64 // sums over the samples: time less nothing, bytes sent
-	floats         int64   // sum over the samples of the float32 values per pair
-	samples        int
+	col                dist.Comm
+	log                *callLog
+	idSeconds          float64 // sum over the samples of the id-sized all-to-alls
+	seconds, bytes     float64 // sums over the samples of the row-sized ones: time, bytes sent
+	floats             int64   // sum over the samples of the row size, float32 values per pair
+	idSamples, samples int
 }
 
-// sample runs one calibration exchange, sized by the last logged call (the
-// row round of the exchange just made).
+// sample runs the calibration exchanges of the last exchange, sized by the
+// last two logged calls (its id and row rounds).
 func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 	q := c.col.Size()
 	if q == 1 {
 		return nil
 	}
 	c.log.mu.Lock()
-	var sent int64
-	if n := len(c.log.calls); n > 0 {
-		sent = c.log.calls[n-1].Sent
+	var ids, rows int64
+	if n := len(c.log.calls); n >= 2 {
+		ids, rows = c.log.calls[n-2].Sent, c.log.calls[n-1].Sent
 	}
 	c.log.mu.Unlock()
-	m := []int64{sent / int64(q-1) / 4}
+	m := []int64{ids / int64(q-1) / 4, rows / int64(q-1) / 4}
 	if err := c.col.Allreduce(ctx, dist.PhaseControl, dist.OpMax, m); err != nil {
 		return err
 	}
-	floats := int(m[0])
-	if floats == 0 {
-		return nil
+	for i, floats := range m {
+		if floats == 0 {
+			continue
+		}
+		t, err := c.exchange(ctx, bufs, int(floats))
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			c.idSeconds += t
+			c.idSamples++
+			continue
+		}
+		c.seconds += t
+		c.bytes += float64((q - 1) * int(floats) * 4)
+		c.floats += floats
+		c.samples++
 	}
+	return nil
+}
+
+// exchange times one all-to-all of floats float32 values per pair, from a
+// barrier.
+func (c *interleaved) exchange(ctx context.Context, bufs *buffers, floats int) (float64, error) {
+	q := c.col.Size()
 	counts := make([]int, q)
 	for i := range counts {
 		counts[i] = floats
@@ -260,15 +284,11 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 	bufs.send = bufs.huge(bufs.send, q*floats)
 	bufs.recv = bufs.huge(bufs.recv, q*floats)
 	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
-		return err
+		return 0, err
 	}
 	t0 := time.Now()
 	if err := c.col.Alltoallv(ctx, dist.PhaseControl, bufs.send[:q*floats], counts, bufs.recv[:q*floats], counts); err != nil {
-		return err
+		return 0, err
 	}
-	c.seconds += time.Since(t0).Seconds()
-	c.bytes += float64((q - 1) * floats * 4)
-	c.floats += int64(floats)
-	c.samples++
-	return nil
+	return time.Since(t0).Seconds(), nil
 }
