@@ -14,7 +14,7 @@
 // Usage:
 //
 //	go run -tags mpi ./benchmarks/distbench --bulksample bin/bulksample [--scale 22] [--np 4]
-//	go run -tags mpi ./benchmarks/distbench --parts features [--feature-nodes 1048576]
+//	go run -tags mpi ./benchmarks/distbench --parts features [--feature-nodes 2449029]
 //
 // # Cost model of sampling
 //
@@ -121,8 +121,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Uint64Var(&c.seed, "seed", 1, "seed")
 	fs.StringVar(&c.out, "out", "benchmarks/results/dist.md", "markdown report")
 	parts := fs.String("parts", "sampling,features", "what to run: sampling (bulksample sample under mpirun), features (featurex.Dist); the features section is appended after the sampling one")
-	fs.IntVar(&c.fnodes, "feature-nodes", 1<<20, "vertices of the feature benchmark's planted-partition graph")
-	fs.Float64Var(&c.fdegree, "feature-degree", 25, "average degree of that graph")
+	fs.IntVar(&c.fnodes, "feature-nodes", 2_449_029, "vertices of the feature benchmark's planted-partition graph (default: ogbn-products')")
+	fs.Float64Var(&c.fdegree, "feature-degree", 50, "average degree of that graph (default: ogbn-products', 123.7M stored edges)")
 	fs.IntVar(&c.ffeatures, "features", 100, "features per vertex")
 	fs.IntVar(&c.fbulk, "feature-bulk", 32, "minibatches per bulk of the feature benchmark")
 	fs.IntVar(&c.fseeds, "feature-seeds", 0, "training seeds of the feature benchmark's epoch (0: the whole training split)")
