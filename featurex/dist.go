@@ -31,6 +31,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -110,6 +111,10 @@ type DistStats struct {
 	// CacheRows is the number of rows the cache holds, CacheBytes their
 	// bytes.
 	CacheRows, CacheBytes int64
+	// BufferBytes is the memory of the row buffers on huge-page mappings
+	// (those of hugemem.MinBytes or more: the exchanges' and the Bulks'
+	// rows) that the store holds now, not a counter.
+	BufferBytes int64
 	// Time is the wall time spent in each phase of the gathers.
 	Time [NumGatherPhases]time.Duration
 }
@@ -136,6 +141,7 @@ func (s *DistStats) Add(o DistStats) {
 	s.Served += o.Served
 	s.CacheRows += o.CacheRows
 	s.CacheBytes += o.CacheBytes
+	s.BufferBytes += o.BufferBytes
 	for i := range s.Time {
 		s.Time[i] += o.Time[i]
 	}
@@ -184,10 +190,21 @@ type Dist struct {
 
 	stats DistStats
 
-	// Reused buffers of the gathers.
+	// Reused buffers of the gathers, grow-only. The row buffers (got,
+	// reply, and the rows a Bulk keeps) are the large ones: hundreds of
+	// MB per exchange at scale. They live in arena, on transparent huge
+	// pages outside the Go heap, and are kept from one exchange to the
+	// next, so that steady-state exchanges write no fresh page (a first
+	// touch costs 10-20 µs per 4 KiB page on our machines, PERF-NOTES.md,
+	// about 5 times the copy of the page) and the garbage collector never
+	// scans or recycles them; Close releases them with the store.
+	arena      *hugemem.Arena
 	keys       []uint64 // remote (id << 32 | position), sorted
 	want       []int32  // distinct remote ids, ascending
 	got        []float32
+	spare      []float32 // a row buffer a Bulk gave back (Bulk.Release), for the next Fetch
+	spareIDs   []int32   // the ids and slots of a released Bulk, for the next NewBulk
+	spareSlot  []int32
 	status     [2][]int64
 	sendCounts []int
 	recvCounts []int
@@ -254,7 +271,7 @@ func NewDist(ctx context.Context, grid *dist.Grid, block []float32, f int, opt D
 		return nil, fmt.Errorf("featurex: NewDist: %w", err)
 	}
 	q := col.Size()
-	d := &Dist{grid: grid, col: col, n: grid.NumVertices(), f: f, lo: lo, hi: hi, block: block,
+	d := &Dist{grid: grid, col: col, n: grid.NumVertices(), f: f, lo: lo, hi: hi, block: block, arena: &hugemem.Arena{},
 		sendCounts: make([]int, q), recvCounts: make([]int, q), rowSend: make([]int, q), rowRecv: make([]int, q), twos: make([]int, q),
 		status: [2][]int64{make([]int64, 2*q), make([]int64, 2*q)}}
 	for i := range d.twos {
@@ -275,9 +292,20 @@ func NewDist(ctx context.Context, grid *dist.Grid, block []float32, f int, opt D
 // summary adds it to the grid's: dist.ReduceStats(ctx, c, append(grid.Comms(), store.Comm())...).
 func (d *Dist) Comm() dist.Comm { return d.col }
 
-// Close frees the store's communicator; it is idempotent. The store must
-// not be used afterwards.
-func (d *Dist) Close() error { return d.col.Close() }
+// Close frees the store's communicator and its buffers (the rows of its
+// Bulks too); it is idempotent. The store and its Bulks must not be used
+// afterwards.
+func (d *Dist) Close() error {
+	d.got, d.reply, d.spare = nil, nil, nil
+	aerr := d.arena.Release()
+	if err := d.col.Close(); err != nil {
+		return err
+	}
+	if aerr != nil {
+		return fmt.Errorf("featurex: Close: %w", aerr)
+	}
+	return nil
+}
 
 // NumVertices returns the number of vertices n of the whole graph.
 func (d *Dist) NumVertices() int { return d.n }
@@ -289,7 +317,11 @@ func (d *Dist) NumFeatures() int { return d.f }
 func (d *Dist) Grid() *dist.Grid { return d.grid }
 
 // Stats returns this rank's counters.
-func (d *Dist) Stats() DistStats { return d.stats }
+func (d *Dist) Stats() DistStats {
+	s := d.stats
+	s.BufferBytes = d.arena.Bytes()
+	return s
+}
 
 // ResetStats zeroes the counters other than the cache's size.
 func (d *Dist) ResetStats() {
@@ -451,7 +483,7 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 	}
 	t1 := time.Now()
 	d.stats.Time[GatherIDs] += t1.Sub(ts)
-	d.reply = grow(d.reply, total*f)
+	d.reply = d.growRows(d.reply, total*f)
 	for i, v := range d.asked {
 		if v < d.lo || v >= d.hi {
 			// Requesters send only ids of this block: a corrupt message.
@@ -463,7 +495,7 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 	for i := range q {
 		d.rowSend[i], d.rowRecv[i] = d.recvCounts[i]*f, d.sendCounts[i]*f
 	}
-	d.got = grow(d.got, len(want)*f)
+	d.got = d.growRows(d.got, len(want)*f)
 	t2 := time.Now()
 	d.stats.Time[GatherServe] += t2.Sub(t1)
 	if err := col.Alltoallv(ctx, dist.PhaseFeatures, d.reply, d.rowSend, d.got, d.rowRecv); err != nil {
@@ -479,6 +511,20 @@ func grow[T any](s []T, n int) []T {
 		return s[:n]
 	}
 	return make([]T, n, n+n/4)
+}
+
+// growRows returns s resized to n values: s's array when large enough,
+// else a new one of d's arena (a quarter larger, so that the slightly
+// larger exchanges that follow fit), s's own unmapped. Its contents are
+// not kept: the callers overwrite every value.
+func (d *Dist) growRows(s []float32, n int) []float32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	// Should the unmapping fail, the old array stays mapped until Close:
+	// memory, not correctness.
+	_ = hugemem.Free(d.arena, s)
+	return hugemem.Make[float32](d.arena, n+n/4)[:n]
 }
 
 // buildCache keeps on every rank the rows of the k = budget / (4f)
@@ -629,7 +675,11 @@ var _ Store = (*Bulk)(nil)
 
 // NewBulk returns a Bulk over d with nothing fetched. Its first Fetch
 // allocates 4 bytes per vertex of the graph (the slots of fetched rows).
-func (d *Dist) NewBulk() *Bulk { return &Bulk{d: d} }
+func (d *Dist) NewBulk() *Bulk {
+	b := &Bulk{d: d, ids: d.spareIDs, slot: d.spareSlot}
+	d.spareIDs, d.spareSlot = nil, nil
+	return b
+}
 
 // NumVertices returns n.
 func (b *Bulk) NumVertices() int { return b.d.n }
@@ -686,10 +736,42 @@ func (b *Bulk) Fetch(ctx context.Context, lists ...[]int32) error {
 	for i, v := range want {
 		b.slot[v] = int32(i)
 	}
-	// Keep the exchange's buffers and give it the old ones: no copy.
+	// Keep the exchange's buffers and give it the old ones: no copy. A
+	// Bulk that had no rows (new, or released) gives the Dist's spare, so
+	// that the Bulks of a Dist share two row buffers and the next Fetch
+	// writes no fresh page.
 	b.ids, d.want = want, b.ids
-	b.rows, d.got = rows, b.rows[:0]
+	old := b.rows
+	if cap(old) == 0 {
+		old, d.spare = d.spare, nil
+	}
+	b.rows, d.got = rows, old[:0]
 	return nil
+}
+
+// Release gives the Bulk's fetched rows back to its Dist, which reuses
+// their buffer in the next Fetch of any of its Bulks, and empties the
+// Bulk. Call it when done with a
+// Bulk: one dropped without Release keeps its rows' memory until the
+// Dist's Close, and the next Bulk's fetches start on fresh pages. The
+// Bulk may be used again.
+func (b *Bulk) Release() {
+	d := b.d
+	for _, v := range b.ids {
+		b.slot[v] = -1
+	}
+	b.ids = b.ids[:0]
+	if cap(b.rows) > cap(d.spare) {
+		b.rows, d.spare = d.spare, b.rows[:0]
+	}
+	// The smaller of the two: not worth keeping.
+	_ = hugemem.Free(d.arena, b.rows)
+	b.rows = nil
+	// The ids' array and the slots (all -1 again) go to the next NewBulk.
+	if b.slot != nil && d.spareSlot == nil {
+		d.spareIDs, d.spareSlot = b.ids, b.slot
+		b.ids, b.slot = nil, nil
+	}
 }
 
 // Gather writes the rows of ids into dst (see Store) from this rank's

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -464,5 +465,97 @@ func TestBulkNotFetched(t *testing.T) {
 	}
 	if err := g.bulks[0].Gather(context.Background(), make([]float32, 2*f), []int32{19, 3}); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestDistWarmBuffers: exchanges large enough for the store's row buffers
+// to live on huge-page mappings (hugemem.MinBytes and more) return the
+// same rows as the file when the buffers grow, when they are reused, and
+// through a Bulk alternating two of them; and once warm, an exchange of
+// megabytes of rows allocates (almost) nothing on the Go heap.
+func TestDistWarmBuffers(t *testing.T) {
+	const n, f, p = 20000, 64, 2 // 10000 rows of 64 values per block: 2.5 MiB
+	x := randomFeatures(n, f, 5)
+	for _, mode := range []distMode{perMinibatch, perBulk} {
+		g := newDistGroup(t, p, 1, x, f, mode, nil)
+		// Each rank asks for a part of the other block, then all of it,
+		// in a rotated order so that positions differ from ids.
+		memo := map[[2]int][]int32{}
+		for r := range p {
+			for _, rows := range []int{n / 4, n / 2} {
+				lo := int32((1 - r) * n / 2)
+				ids := make([]int32, rows)
+				for i := range ids {
+					ids[i] = lo + int32((i*7919)%rows)
+				}
+				memo[[2]int{r, rows}] = ids
+			}
+		}
+		lists := func(r, rows int) []int32 { return memo[[2]int{r, rows}] }
+		dst := make([][]float32, p)
+		round := func(rows int) {
+			t.Helper()
+			var wg sync.WaitGroup
+			errs := make([]error, p)
+			for r, s := range g.stores {
+				wg.Go(func() {
+					ids := lists(r, rows)
+					dst[r] = slices.Grow(dst[r][:0], rows*f)[:rows*f]
+					if mode == perBulk {
+						// A new Bulk each round, as a trainer may make
+						// one per epoch, the last one released.
+						g.bulks[r].Release()
+						g.bulks[r] = s.NewBulk()
+						if errs[r] = g.bulks[r].Fetch(context.Background(), ids); errs[r] != nil {
+							return
+						}
+						errs[r] = g.bulks[r].Gather(context.Background(), dst[r], ids)
+						return
+					}
+					errs[r] = s.Gather(context.Background(), dst[r], ids)
+				})
+			}
+			wg.Wait()
+			if err := errors.Join(errs...); err != nil {
+				t.Fatal(err)
+			}
+			for r := range p {
+				for i, v := range lists(r, rows) {
+					if !slices.Equal(dst[r][i*f:(i+1)*f], x[int(v)*f:int(v+1)*f]) {
+						t.Fatalf("mode %d, %d rows: rank %d, row %d (vertex %d) differs", mode, rows, r, i, v)
+					}
+				}
+			}
+		}
+		round(n / 4) // 1.25 MiB of rows: Go heap
+		round(n / 2) // grows onto huge-page mappings
+		round(n / 2) // a Bulk's second buffer
+		mapped := make([]int64, p)
+		for r, s := range g.stores {
+			if mapped[r] = s.Stats().BufferBytes; mapped[r] < 2*int64(n/2)*f*4 {
+				t.Errorf("mode %d: rank %d holds %d bytes of mapped row buffers; want at least its rows fetched and served, %d", mode, r, mapped[r], 2*(n/2)*f*4)
+			}
+		}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		for range 3 {
+			round(n / 2)
+		}
+		runtime.ReadMemStats(&after)
+		for r, s := range g.stores {
+			if b := s.Stats().BufferBytes; b != mapped[r] {
+				t.Errorf("mode %d: rank %d's mapped row buffers went from %d to %d bytes in warm rounds; want them reused", mode, r, mapped[r], b)
+			}
+		}
+		// Each round moves 2 x 2.5 MiB of rows; goroutines, error slices
+		// and the transport's bookkeeping take a few KiB.
+		if a := after.TotalAlloc - before.TotalAlloc; a > 64<<10 {
+			t.Errorf("mode %d: 3 warm rounds allocated %d bytes on the Go heap; want under 64 KiB", mode, a)
+		}
+		for _, s := range g.stores {
+			if err := s.Close(); err != nil {
+				t.Error(err)
+			}
+		}
 	}
 }

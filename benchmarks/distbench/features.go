@@ -30,6 +30,8 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/hugemem"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -62,6 +64,15 @@ type rankFigures struct {
 	Bytes, Messages int64 // dist.PhaseFeatures on the column communicator
 	Stats           featurex.DistStats
 	Wall            time.Duration // from the barrier before the first gather to the end of the last
+	// MinorFaults and SysSeconds are the process's page faults and kernel
+	// time during the gathers.
+	MinorFaults int64
+	SysSeconds  float64
+	AllocBytes  int64 // on the Go heap
+	// WarmFaults and WarmWall are the page faults and the wall time of the
+	// untimed warm-up before the epoch (the first bulks).
+	WarmFaults int64
+	WarmWall   time.Duration
 }
 
 // featureRun is one (c, mode) run, every rank's figures.
@@ -75,6 +86,16 @@ type featureRun struct {
 	// exchange of 16 bytes per pair (Alpha) and the bytes per second a rank
 	// sends in a large one (Beta); 0 for a column of one rank.
 	Alpha, Beta float64
+	// BetaRun is the bandwidth of plain all-to-alls of the run's row
+	// message sizes, one after each of its exchanges (interleaved), and
+	// PairFloats the mean float32 values per pair of those.
+	BetaRun    float64
+	PairFloats int64
+	// AlphaRun is the mean time of plain all-to-alls of the size of the
+	// run's id rounds, interleaved likewise: the latency the model uses.
+	AlphaRun float64
+	// Times are the run's all-to-alls timed apart from the waits (trace.go).
+	Times exchangeTimes
 }
 
 // featureResult is what rank 0 prints.
@@ -176,11 +197,26 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, most); err != nil {
 		return nil, err
 	}
+	// The warm-up's gathers: the first two bulks (a Bulk alternates two
+	// row buffers), as many on every rank as on the busiest.
+	warmBulks := min(2, len(bulks))
+	warmMost := []int64{0}
+	for _, b := range bulks[:warmBulks] {
+		warmMost[0] += int64(len(b))
+	}
+	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, warmMost); err != nil {
+		return nil, err
+	}
 	cacheBytes := int64(cfg.CacheFrac * float64(n) * float64(f) * 4)
 	res.CacheBytes = cacheBytes
 	var hot int64
+	var bufs buffers
+	// The grid, hence the stores' column communicators, log their feature
+	// all-to-alls (trace.go).
+	log := &callLog{}
+	traced := newTraced(world, dist.PhaseFeatures, log)
 	for _, c := range cfg.Reps {
-		grid, err := dist.NewGrid(ctx, world, c, n)
+		grid, err := dist.NewGrid(ctx, traced, c, n)
 		if err != nil {
 			return nil, err
 		}
@@ -219,24 +255,54 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 					}
 				}
 			}
-			a0, b0, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
+			a0, b0, err := calibrate(ctx, grid.Col(), &bufs, cfg.CalibFloats)
 			if err != nil {
 				return nil, err
 			}
-			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features)
+			// A warm-up of the first bulks, untimed, as a trainer's first
+			// epoch: the store's buffers then hold the largest exchange
+			// of those bulks, and the timed epoch measures the steady
+			// state that every later epoch runs in (its first touches of
+			// fresh pages are reported apart, see WarmFaults).
+			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs, &interleaved{col: grid.Col(), log: log})
+			if err != nil {
+				return nil, fmt.Errorf("c = %d, %s: warm-up: %w", c, mode, err)
+			}
+			store.ResetStats()
+			log.take()
+			cal := &interleaved{col: grid.Col(), log: log}
+			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features, &bufs, cal)
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
 			}
-			a1, b1, err := calibrate(ctx, grid.Col(), cfg.CalibFloats)
+			fig.WarmFaults, fig.WarmWall = warm.MinorFaults, warm.Wall
+			calls := log.take()
+			a1, b1, err := calibrate(ctx, grid.Col(), &bufs, cfg.CalibFloats)
 			if err != nil {
 				return nil, err
 			}
-			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
+			// The bandwidth of plain all-to-alls of the run's row
+			// messages, interleaved with its exchanges (interleaved).
+			// Seconds are averaged over the ranks, not bandwidths: the
+			// model is compared with the mean rank's transfer time, which
+			// a slow rank weighs on more than on a mean of bandwidths.
+			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2, cal.seconds, cal.bytes, float64(cal.floats) / float64(max(cal.samples, 1)), cal.idSeconds, float64(cal.idSamples), float64(cal.samples)}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
 			}
-			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p), Beta: ab[1] / float64(p)}
+			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p)}
+			if q := grid.Col().Size(); q > 1 {
+				run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
+				if ab[2] > 0 && ab[6] > 0 {
+					run.AlphaRun = ab[5] / ab[6]
+					run.BetaRun = ab[3] / max(ab[2]-ab[7]*run.AlphaRun, 1e-9)
+					run.PairFloats = int64(ab[4] / float64(p))
+				}
+			}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
+				return nil, err
+			}
+			if run.Times, err = gatherTimes(ctx, world, grid.ProcCol(), calls); err != nil {
 				return nil, err
 			}
 			okAll := []int64{0}
@@ -288,10 +354,11 @@ func blockOf(d *dataset.Dataset, lo, hi int32) *spgemm.CSR {
 // gatherEpoch gathers the inputs of every minibatch of bulks in mode and
 // returns this rank's figures, and whether the first minibatch's rows
 // equal the features' (read from the mapped file).
-func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32) (rankFigures, bool, error) {
+func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32, bufs *buffers, cal *interleaved) (rankFigures, bool, error) {
 	f := store.NumFeatures()
 	col := store.Comm()
-	var x []float32
+	x := bufs.x
+	defer func() { bufs.x = x }()
 	ok, checked := true, false
 	check := func(ids []int32) {
 		if checked {
@@ -309,12 +376,17 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 		return rankFigures{}, false, err
 	}
 	before := col.Stats()
+	var meter procstat.Meter
+	m0 := meter.Now()
 	t0 := time.Now()
 	switch mode {
 	case "bulk":
 		bk := store.NewBulk()
 		for _, b := range bulks {
 			if err := bk.Fetch(ctx, b...); err != nil {
+				return rankFigures{}, false, err
+			}
+			if err := cal.sample(ctx, bufs); err != nil {
 				return rankFigures{}, false, err
 			}
 			for _, ids := range b {
@@ -325,12 +397,16 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 				check(ids)
 			}
 		}
+		bk.Release()
 	default:
 		done := 0
 		for _, b := range bulks {
 			for _, ids := range b {
 				x = growFloats(x, len(ids)*f)
 				if err := store.Gather(ctx, x, ids); err != nil {
+					return rankFigures{}, false, err
+				}
+				if err := cal.sample(ctx, bufs); err != nil {
 					return rankFigures{}, false, err
 				}
 				check(ids)
@@ -343,15 +419,41 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 			if err := store.Gather(ctx, nil, nil); err != nil {
 				return rankFigures{}, false, err
 			}
+			if err := cal.sample(ctx, bufs); err != nil {
+				return rankFigures{}, false, err
+			}
 		}
 	}
 	wall := time.Since(t0)
+	cost := meter.Now().Sub(m0)
 	after := col.Stats()
 	return rankFigures{
 		Bytes:    after.Bytes[dist.PhaseFeatures] - before.Bytes[dist.PhaseFeatures],
 		Messages: after.Messages[dist.PhaseFeatures] - before.Messages[dist.PhaseFeatures],
 		Stats:    store.Stats(), Wall: wall,
+		MinorFaults: cost.MinorFaults, SysSeconds: cost.SysSeconds, AllocBytes: cost.AllocBytes,
 	}, ok, nil
+}
+
+// buffers are the benchmark's own arrays, kept across its runs so that
+// the timed gathers and calibrations write no fresh page: the destination
+// of the gathers and the calibration's send and receive buffers.
+type buffers struct {
+	x, send, recv []float32
+	arena         *hugemem.Arena // send and recv
+}
+
+// huge returns s resized to n, on a huge-page mapping of b's arena when
+// it must grow (s's own freed).
+func (b *buffers) huge(s []float32, n int) []float32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	if b.arena == nil {
+		b.arena = &hugemem.Arena{}
+	}
+	_ = hugemem.Free(b.arena, s) // on failure s stays mapped until the process exits
+	return hugemem.Make[float32](b.arena, n+n/4)[:n]
 }
 
 func growFloats(s []float32, n int) []float32 {
@@ -365,7 +467,7 @@ func growFloats(s []float32, n int) []float32 {
 func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]rankFigures, error) {
 	s := fig.Stats
 	v := []int64{fig.Bytes, fig.Messages, int64(fig.Wall), s.Exchanges, s.Rows, s.LocalRows, s.CacheHits, s.SavedBytes,
-		s.RemoteRows, s.Fetched, s.Served, s.CacheRows, s.CacheBytes}
+		s.RemoteRows, s.Fetched, s.Served, s.CacheRows, s.CacheBytes, fig.MinorFaults, int64(fig.SysSeconds * 1e9), fig.WarmFaults, int64(fig.WarmWall), fig.AllocBytes}
 	for _, t := range s.Time {
 		v = append(v, int64(t))
 	}
@@ -381,18 +483,20 @@ func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]ran
 		st := &o.Stats
 		st.Exchanges, st.Rows, st.LocalRows, st.CacheHits, st.SavedBytes = w[3], w[4], w[5], w[6], w[7]
 		st.RemoteRows, st.Fetched, st.Served, st.CacheRows, st.CacheBytes = w[8], w[9], w[10], w[11], w[12]
+		o.MinorFaults, o.SysSeconds, o.WarmFaults, o.WarmWall, o.AllocBytes = w[13], float64(w[14])/1e9, w[15], time.Duration(w[16]), w[17]
 		for i := range st.Time {
-			st.Time[i] = time.Duration(w[13+i])
+			st.Time[i] = time.Duration(w[18+i])
 		}
 	}
 	return out, nil
 }
 
-// calibrate measures the column's all-to-all: alpha, the median seconds of
+// calibrate measures the column's all-to-all: alpha, the mean seconds of
 // an exchange of two int64 per pair (as the status round of a gather), and
-// beta, the bytes per second this rank sends in one of floats float32 per
-// pair (median of 5), after alpha. Both are 0 for a column of one rank.
-func calibrate(ctx context.Context, col dist.Comm, floats int) (alpha, beta float64, err error) {
+// seconds, the time of one of floats float32 per pair less alpha (the mean
+// of 7; see the body), from which the caller derives the bandwidth. Both
+// are 0 for a column of one rank.
+func calibrate(ctx context.Context, col dist.Comm, bufs *buffers, floats int) (alpha, seconds float64, err error) {
 	q := col.Size()
 	if q == 1 {
 		return 0, 0, nil
@@ -410,28 +514,40 @@ func calibrate(ctx context.Context, col dist.Comm, floats int) (alpha, beta floa
 		}
 		ts = append(ts, time.Since(t0).Seconds())
 	}
-	alpha = median(ts)
+	// The mean, not the median: the runs' exchanges pay every slow round
+	// (a rank descheduled on an oversubscribed machine), and the model is
+	// compared with their sum.
+	for _, t := range ts {
+		alpha += t / float64(len(ts))
+	}
 	counts := make([]int, q)
 	for i := range counts {
 		counts[i] = floats
 	}
-	sb, rb := make([]float32, q*floats), make([]float32, q*floats)
-	ts = ts[:0]
-	for range 5 {
+	// The product's row buffers are on huge pages (featurex.Dist): so are
+	// these, warm (one exchange untimed), and each timed exchange starts
+	// after a barrier, as the traced ones of the runs do (trace.go).
+	bufs.send = bufs.huge(bufs.send, q*floats)
+	bufs.recv = bufs.huge(bufs.recv, q*floats)
+	sb, rb := bufs.send, bufs.recv
+	if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
+		return 0, 0, err
+	}
+	// The mean, not the median: the model is compared with a sum of
+	// transfers, which the slow ones weigh on.
+	var sum float64
+	const reps = 7
+	for range reps {
+		if err := col.Barrier(ctx, dist.PhaseControl); err != nil {
+			return 0, 0, err
+		}
 		t0 := time.Now()
 		if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
 			return 0, 0, err
 		}
-		ts = append(ts, time.Since(t0).Seconds())
+		sum += time.Since(t0).Seconds()
 	}
-	t := max(median(ts)-alpha, 1e-9)
-	return alpha, float64((q-1)*floats*4) / t, nil
-}
-
-func median(x []float64) float64 {
-	y := slices.Clone(x)
-	slices.Sort(y)
-	return y[len(y)/2]
+	return alpha, max(sum/reps-alpha, 1e-9), nil
 }
 
 // featureBench generates the graph, runs the ranks under mpirun and
@@ -534,11 +650,16 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	fmt.Fprintf(&b, "Command: `distbench %s` (`make bench`).\n\n", strings.Join(c.args, " "))
 	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +
 		"(featureTraffic in benchmarks/distbench/costmodel.go, evaluated on this sample's input counts) and its error on the sum over " +
-		"ranks; the time of the transfers (the id and row all-to-alls, mean over ranks) against the model's (2·E·α + bytes/β) " +
-		"with the latency and bandwidth calibrated just before and after the run on the same column communicator; the mean seconds of " +
+		"ranks; the time of the transfers (the id and row all-to-alls, each timed from a barrier of the column so that the wait for its " +
+		"slowest rank is left out, summed over the epoch, mean over ranks) against the model's (2·E·α + bytes/β(m)), with α and β(m) " +
+		"calibrated in the run's own conditions: after each exchange the column makes two plain all-to-alls on warm huge-page buffers, " +
+		"one of the size of the exchange's id round (its mean time is α: the ids are under 1% of the bytes) and one of the size of its " +
+		"row round (m per pair; its time less α gives β(m)); the mean seconds of " +
 		"each phase of the gathers (pack: classify the ids, copy the local and cached rows, sort and deduplicate the remote ids; status: " +
 		"the first all-to-all, where a rank waits for the column's slowest; ids; serve: the owner copies the rows asked of it; rows; " +
-		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch); the slowest rank's wall time. Every run's first minibatch was checked against the file's rows.\n\n")
+		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these include the barriers); the slowest " +
+		"rank's wall time. Each run is one epoch after a warm-up of its first two bulks (untimed, as a trainer's first epoch), so " +
+		"that the store's buffers are warm. Every run's first minibatch was checked against the file's rows.\n\n")
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | transfer s (ids + rows) | model s | error | pack / status / ids / serve / rows / unpack s | wall s | rows |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	for _, run := range res.Runs {
@@ -577,12 +698,15 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			}
 			sv = fmt.Sprintf("%.1f MiB", saved/float64(p)/(1<<20))
 		}
-		// The status round absorbs the ranks' skew (a rank waits there for
-		// the slowest); the model is compared with the two transfers.
-		measured := phase[featurex.GatherIDs] + phase[featurex.GatherRows]
+		// The transfers of the id and row rounds, each timed from a
+		// barrier (trace.go): the status round, where a rank waits for
+		// the column's slowest, is left out, as are the barriers' waits.
+		// The model's bytes are the mean rank's, at the bandwidth of
+		// all-to-alls of the run's message size.
+		measured := run.Times.Transfer[1] + run.Times.Transfer[2]
 		modelS, errS := "–", "–"
-		if run.Beta > 0 {
-			net := network{alpha: run.Alpha, beta: run.Beta}
+		if run.BetaRun > 0 {
+			net := network{alpha: run.AlphaRun, beta: run.BetaRun}
 			per := phaseTraffic{rounds: model.rounds * 2 / 3 / float64(p), bytes: model.bytes / float64(p)}
 			ms := net.seconds(per)
 			modelS = fmt.Sprintf("%.3f", ms)
@@ -602,10 +726,14 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			run.C, run.Mode, exch, bytes/float64(p)/(1<<20), most/(1<<20), model.bytes/float64(p)/(1<<20), errB, msgs/float64(p), hit, sv,
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
-	b.WriteString("\nCalibration of the column's all-to-all just before and after each run (their mean, over ranks; none where the column is one rank):")
+	b.WriteString(transferTable(res))
+	b.WriteString("\nCalibration of the column's all-to-all, interleaved with each run (the model's α and β(m), m the mean row message per pair), " +
+		"and, for reference, back to back just before and after the run at a fixed size (α: mean of 31 exchanges of 16 bytes per pair; β: " +
+		"of 7 of --calibrate-floats per pair); means over the ranks, none where the column is one rank:")
 	for _, run := range res.Runs {
 		if run.Beta > 0 {
-			fmt.Fprintf(&b, " c = %d %s: α = %.0f µs, β = %.2f GB/s;", run.C, run.Mode, 1e6*run.Alpha, run.Beta/1e9)
+			fmt.Fprintf(&b, " c = %d %s: α = %.0f µs, β(%.0f MB) = %.2f GB/s (fixed: α = %.0f µs, β = %.2f GB/s);", run.C, run.Mode,
+				1e6*run.AlphaRun, float64(run.PairFloats)*4/1e6, run.BetaRun/1e9, 1e6*run.Alpha, run.Beta/1e9)
 		}
 	}
 	fmt.Fprintf(&b, "\n\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
@@ -613,7 +741,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	b.WriteString("Cost model, per rank and epoch (featureTraffic): with X the distinct input rows over its exchanges (per minibatch, or the " +
 		"union of each bulk), h the fraction the cache holds, E its exchanges, q = p/c, f features:\n\n" +
 		"    bytes   = (1 - c/p) · (1 - h) · X · (4f + 4) + 16 · (q - 1) · E\n" +
-		"    seconds = 3 · E · α + bytes / β\n\n" +
+		"    seconds = 3 · E · α + bytes / β(m)\n\n" +
 		"A row is remote with probability 1 - c/p (the generator's ids carry no locality); it costs its id and its values, and a " +
 		"rank sends as requester and as owner equal amounts in expectation. Replication makes the remote fraction 1 - c/p: at p = 4 it cuts the traffic by a third from c = 1 to c = 2 (0.75 to 0.5) and removes it at c = 4, but at p = 128 it barely moves it (0.992 to 0.938 from c = 1 to 8).\n\n")
 	ratio := inputs / (float64(seeds) * papersExpansion(c.fanouts))

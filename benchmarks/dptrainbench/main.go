@@ -71,7 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.mpirun, "mpirun", "mpirun", "the MPI launcher")
 	fs.IntVar(&c.nodes, "nodes", 150_000, "vertices of the products-like planted-partition graph (average degree 50, 100 features, 47 classes, 8% training)")
 	fs.IntVar(&c.np, "np", 4, "ranks p")
-	reps := fs.String("replication", "1,2", "replication factors c (each must divide --np)")
+	reps := fs.String("replication", "1,2,4", "replication factors c (each must divide --np)")
 	fs.IntVar(&c.epochs, "epochs", 2, "epochs per run (the table gives rank 0's median over every run's epochs)")
 	fs.IntVar(&c.rounds, "rounds", 1, "rounds: each runs every configuration once, in turn")
 	fs.IntVar(&c.hidden, "hidden", 256, "hidden width")

@@ -1,0 +1,294 @@
+package main
+
+// Timing the feature exchange's all-to-alls apart from the waits: every
+// rank records, for each all-to-all of dist.PhaseFeatures, the wall-clock
+// instants it entered and left the call and the bytes it sent and received
+// (the ranks share one machine, hence one clock). A collective cannot
+// finish before its last rank arrives, so for each call the time from the
+// last arrival in the column to a rank's exit is the transfer that rank
+// saw, and the time from its own arrival to the last arrival is waiting
+// for the slowest rank (the skew of the work before the call: sorting the
+// ids, serving the rows).
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bulksample/bulksample/dist"
+)
+
+// callRecord is one all-to-all of one rank.
+type callRecord struct {
+	In, Out        int64 // wall clock, ns since the epoch
+	Sent, Received int64 // bytes to and from other ranks
+}
+
+// callLog collects the records of a rank's traced communicators.
+type callLog struct {
+	mu    sync.Mutex
+	calls []callRecord
+}
+
+// take returns the records so far and empties the log.
+func (l *callLog) take() []callRecord {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	c := l.calls
+	l.calls = nil
+	return c
+}
+
+// tracedComm is a Comm whose all-to-alls of phase ph are logged; the
+// communicators Split from it are traced into the same log.
+type tracedComm struct {
+	dist.Comm
+	ph  dist.Phase
+	log *callLog
+}
+
+func newTraced(c dist.Comm, ph dist.Phase, log *callLog) dist.Comm {
+	return &tracedComm{Comm: c, ph: ph, log: log}
+}
+
+func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sendCounts []int, recv any, recvCounts []int) error {
+	if ph != c.ph {
+		return c.Comm.Alltoallv(ctx, ph, send, sendCounts, recv, recvCounts)
+	}
+	// Every rank of the communicator starts the all-to-all together, so
+	// that its time is the transfer alone: the barrier absorbs the wait
+	// for the slowest rank (a latency more per call, and no data moving
+	// while ranks still arrive, which would blur the two).
+	if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
+		return err
+	}
+	in := time.Now()
+	err := c.Comm.Alltoallv(ctx, ph, send, sendCounts, recv, recvCounts)
+	out := time.Now()
+	sz := int64(elemSize(send))
+	me := c.Rank()
+	var s, r int64
+	for i := range sendCounts {
+		if i != me {
+			s += int64(sendCounts[i])
+			r += int64(recvCounts[i])
+		}
+	}
+	c.log.mu.Lock()
+	c.log.calls = append(c.log.calls, callRecord{In: in.UnixNano(), Out: out.UnixNano(), Sent: s * sz, Received: r * sz})
+	c.log.mu.Unlock()
+	return err
+}
+
+func (c *tracedComm) Split(ctx context.Context, color, key int) (dist.Comm, error) {
+	s, err := c.Comm.Split(ctx, color, key)
+	if err != nil {
+		return nil, err
+	}
+	return newTraced(s, c.ph, c.log), nil
+}
+
+// elemSize is the size of an element of a Comm buffer.
+func elemSize(buf any) int {
+	switch buf.(type) {
+	case []byte:
+		return 1
+	case []int32, []float32:
+		return 4
+	}
+	return 8 // []int64, []float64
+}
+
+// exchangeTimes are the all-to-alls of a run, split by the round of the
+// exchange they carry (featurex.Dist: status, ids, rows), summed over the
+// calls and averaged over the ranks.
+type exchangeTimes struct {
+	// Transfer is the time from the column's last arrival to the rank's
+	// exit; Wait from the rank's arrival to the last arrival.
+	Transfer, Wait [3]float64
+	// Calls is the number of calls of each round per rank.
+	Calls [3]int
+	// MeanBytes sums, over the calls, the bytes a rank sent and received
+	// (the larger), averaged over the column; BusiestBytes the largest of
+	// those over the column's ranks (the rank the call waits for).
+	MeanBytes, BusiestBytes [3]float64
+}
+
+// splitTimes computes the exchangeTimes of per-rank records: calls[r] is
+// rank r's log and column[r] its process column (every rank of a column
+// makes the same calls in the same order).
+func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
+	var t exchangeTimes
+	cols := map[int][]int{}
+	for r, c := range column {
+		cols[c] = append(cols[c], r)
+	}
+	p := float64(len(calls))
+	for _, ranks := range cols {
+		n := len(calls[ranks[0]])
+		for _, r := range ranks {
+			n = min(n, len(calls[r]))
+		}
+		for k := range n {
+			round := k % 3
+			var last int64
+			var sum, most float64
+			for _, r := range ranks {
+				c := calls[r][k]
+				last = max(last, c.In)
+				b := float64(max(c.Sent, c.Received))
+				sum += b
+				most = max(most, b)
+			}
+			for _, r := range ranks {
+				c := calls[r][k]
+				t.Transfer[round] += float64(max(c.Out-last, 0)) / 1e9 / p
+				t.Wait[round] += float64(last-c.In) / 1e9 / p
+			}
+			// Per column, averaged over the columns like the times.
+			share := float64(len(ranks)) / p
+			t.MeanBytes[round] += sum / float64(len(ranks)) * share
+			t.BusiestBytes[round] += most * share
+			if ranks[0] == 0 {
+				t.Calls[round]++
+			}
+		}
+	}
+	return t
+}
+
+// gatherTimes collects every rank's records on every rank (with its
+// process column) and splits them.
+func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callRecord) (exchangeTimes, error) {
+	v := []int64{int64(column)}
+	for _, c := range calls {
+		v = append(v, c.In, c.Out, c.Sent, c.Received)
+	}
+	all, counts, err := dist.Allgather(ctx, world, dist.PhaseControl, v)
+	if err != nil {
+		return exchangeTimes{}, err
+	}
+	per := make([][]callRecord, world.Size())
+	cols := make([]int, world.Size())
+	off := 0
+	for r, n := range counts {
+		w := all[off : off+n]
+		off += n
+		cols[r] = int(w[0])
+		for i := 1; i+3 < len(w); i += 4 {
+			per[r] = append(per[r], callRecord{In: w[i], Out: w[i+1], Sent: w[i+2], Received: w[i+3]})
+		}
+	}
+	return splitTimes(per, cols), nil
+}
+
+// transferTable is the markdown table of what explains the runs'
+// transfer times: the waits the barriers absorbed, the bytes per call (the
+// mean rank's and the busiest's, which the collective waits for), the page
+// faults of the warm-up and of the timed epoch, the Go heap bytes and
+// kernel time of the epoch, and the bandwidth of the column's all-to-all
+// at the fixed calibration size and at the run's message size.
+func transferTable(res *featureResult) string {
+	var b strings.Builder
+	b.WriteString("\n| c | mode | calls (ids + rows) | wait s (status / ids / rows) | transfer s (ids / rows) | MB per call (mean / busiest) | faults per rank (warm-up / epoch) | heap MB | sys s | β GB/s: fixed size / run's size (MB per pair) |\n")
+	b.WriteString("|---|---|---:|---|---|---|---:|---:|---:|---|\n")
+	p := float64(res.P)
+	for _, run := range res.Runs {
+		t := run.Times
+		calls := t.Calls[1] + t.Calls[2]
+		if run.Beta == 0 || calls == 0 {
+			continue
+		}
+		var faults, warm, sys, alloc float64
+		for _, r := range run.Ranks {
+			alloc += float64(r.AllocBytes) / p
+			faults += float64(r.MinorFaults) / p
+			warm += float64(r.WarmFaults) / p
+			sys += r.SysSeconds / p
+		}
+		mean := t.MeanBytes[1] + t.MeanBytes[2]
+		busy := t.BusiestBytes[1] + t.BusiestBytes[2]
+		fmt.Fprintf(&b, "| %d | %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f | %.1f / %.1f | %.0f / %.0f | %.0f | %.2f | %.2f / %.2f (%.1f) |\n",
+			run.C, run.Mode, calls, t.Wait[0], t.Wait[1], t.Wait[2], t.Transfer[1], t.Transfer[2], mean/float64(calls)/1e6, busy/float64(calls)/1e6,
+			warm, faults, alloc/1e6, sys, run.Beta/1e9, run.BetaRun/1e9, float64(run.PairFloats)*4/1e6)
+	}
+	return b.String()
+}
+
+// interleaved calibrates the all-to-all in the conditions of a run (the
+// machine's load, the other ranks' work): after each exchange of the run,
+// every rank of the column joins two plain all-to-alls on warm huge-page
+// buffers, each timed from a barrier like the traced calls, one of the
+// size of the exchange's id round and one of its row round (the largest
+// mean message per pair over the column's ranks, the same for every
+// pair). The id round carries under 1% of the bytes, so its mean time is
+// the latency α; the row round's, less α, gives the bandwidth β at the
+// run's message size.
+type interleaved struct {
+	col                dist.Comm
+	log                *callLog
+	idSeconds          float64 // sum over the samples of the id-sized all-to-alls
+	seconds, bytes     float64 // sums over the samples of the row-sized ones: time, bytes sent
+	floats             int64   // sum over the samples of the row size, float32 values per pair
+	idSamples, samples int
+}
+
+// sample runs the calibration exchanges of the last exchange, sized by the
+// last two logged calls (its id and row rounds).
+func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
+	q := c.col.Size()
+	if q == 1 {
+		return nil
+	}
+	c.log.mu.Lock()
+	var ids, rows int64
+	if n := len(c.log.calls); n >= 2 {
+		ids, rows = c.log.calls[n-2].Sent, c.log.calls[n-1].Sent
+	}
+	c.log.mu.Unlock()
+	m := []int64{ids / int64(q-1) / 4, rows / int64(q-1) / 4}
+	if err := c.col.Allreduce(ctx, dist.PhaseControl, dist.OpMax, m); err != nil {
+		return err
+	}
+	for i, floats := range m {
+		if floats == 0 {
+			continue
+		}
+		t, err := c.exchange(ctx, bufs, int(floats))
+		if err != nil {
+			return err
+		}
+		if i == 0 {
+			c.idSeconds += t
+			c.idSamples++
+			continue
+		}
+		c.seconds += t
+		c.bytes += float64((q - 1) * int(floats) * 4)
+		c.floats += floats
+		c.samples++
+	}
+	return nil
+}
+
+// exchange times one all-to-all of floats float32 values per pair, from a
+// barrier.
+func (c *interleaved) exchange(ctx context.Context, bufs *buffers, floats int) (float64, error) {
+	q := c.col.Size()
+	counts := make([]int, q)
+	for i := range counts {
+		counts[i] = floats
+	}
+	bufs.send = bufs.huge(bufs.send, q*floats)
+	bufs.recv = bufs.huge(bufs.recv, q*floats)
+	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
+		return 0, err
+	}
+	t0 := time.Now()
+	if err := c.col.Alltoallv(ctx, dist.PhaseControl, bufs.send[:q*floats], counts, bufs.recv[:q*floats], counts); err != nil {
+		return 0, err
+	}
+	return time.Since(t0).Seconds(), nil
+}

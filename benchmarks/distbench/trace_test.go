@@ -1,0 +1,39 @@
+package main
+
+import (
+	"math"
+	"testing"
+)
+
+// TestSplitTimes: a call's transfer runs from the column's last arrival to
+// each rank's exit, its wait from the rank's arrival to the last one; the
+// bytes are the larger of sent and received, per column.
+func TestSplitTimes(t *testing.T) {
+	const ms = int64(1e6)
+	// Ranks 0 and 1 form column 0, rank 2 column 1 alone. One exchange:
+	// status, ids, rows.
+	calls := [][]callRecord{
+		{{In: 0, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 4 * ms, Sent: 40, Received: 80}, {In: 10 * ms, Out: 20 * ms, Sent: 1000, Received: 500}},
+		{{In: 1 * ms, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 5 * ms, Sent: 80, Received: 40}, {In: 12 * ms, Out: 22 * ms, Sent: 500, Received: 1000}},
+		{{In: 0, Out: 1 * ms}, {In: 1 * ms, Out: 2 * ms}, {In: 2 * ms, Out: 3 * ms}},
+	}
+	got := splitTimes(calls, []int{0, 0, 1})
+	near := func(name string, a, b float64) {
+		t.Helper()
+		if math.Abs(a-b) > 1e-12 {
+			t.Errorf("%s = %g; want %g", name, a, b)
+		}
+	}
+	// Rows: last arrival 12 ms; transfers 8 and 10 ms, and 1 ms on rank
+	// 2; waits 2, 0 and 0 ms; averaged over the 3 ranks.
+	near("rows transfer", got.Transfer[2], (8e-3+10e-3+1e-3)/3)
+	near("rows wait", got.Wait[2], 2e-3/3)
+	near("status wait", got.Wait[0], 1e-3/3)
+	near("ids transfer", got.Transfer[1], (1e-3+2e-3+1e-3)/3)
+	// Column 0 (2 of 3 ranks): mean 1000 bytes, busiest 1000; column 1: 0.
+	near("rows mean bytes", got.MeanBytes[2], 1000*2.0/3)
+	near("ids busiest bytes", got.BusiestBytes[1], 80*2.0/3)
+	if got.Calls != [3]int{1, 1, 1} {
+		t.Errorf("calls %v; want one of each round", got.Calls)
+	}
+}
