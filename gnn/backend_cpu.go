@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/bulksample/bulksample/internal/simd"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -454,20 +455,8 @@ func (c *CPU) ReLUDropoutGrad(dh, h Buf, scale float32) {
 func reluDropoutGrad(d, h []float32, scale float32) {
 	d = d[:len(h)]
 	for e, v := range h {
-		d[e] = passPositive(d[e]*scale, v)
+		d[e] = simd.PassPositive(d[e]*scale, v)
 	}
-}
-
-// passPositive returns g where v > 0 and +0 elsewhere (v negative, zero or
-// NaN), without a branch: the signs of v are random, so a branch would be
-// mispredicted half the time.
-func passPositive(g, v float32) float32 {
-	// v > 0 iff its bits u are in [1, +Inf] = [1, 0x7f800000], that is
-	// iff u-1 (wrapping at 0) is under 0x7f800000: the 64-bit difference
-	// below is then negative, which its top bit tells.
-	x := uint64(math.Float32bits(v) - 1)
-	keep := uint32((x - 0x7f800000) >> 63)
-	return math.Float32frombits(math.Float32bits(g) & -keep)
 }
 
 // The fused passes of fusedBackend (see layer.go): each computes exactly
@@ -513,19 +502,14 @@ func (c *CPU) ReLUDropoutGradColSums(dh, h Buf, scale float32, sums Buf) {
 }
 
 // reluDropoutGradColSums is reluDropoutGrad and colSums on columns [lo, hi)
-// of the first rows rows.
+// of the first rows rows (simd.ReLUGradColSums: AVX2 where it runs).
 func reluDropoutGradColSums(dh, h []float32, scale float32, sums []float32, rows, lo, hi int) {
-	f := len(sums)
 	s := sums[lo:hi:hi]
 	clear(s)
-	for r := range rows {
-		d, x := dh[r*f+lo:r*f+hi:r*f+hi], h[r*f+lo:r*f+hi:r*f+hi]
-		for j, v := range x {
-			g := passPositive(d[j]*scale, v)
-			d[j] = g
-			s[j] += g
-		}
+	if rows == 0 {
+		return
 	}
+	simd.ReLUGradColSums(dh[lo:], h[lo:], len(sums), rows, scale, s)
 }
 
 // SoftmaxCrossEntropy calls CrossEntropy.

@@ -1,0 +1,14 @@
+//go:build amd64 && !noasm && !gccgo && !safe
+
+package simd
+
+import "golang.org/x/sys/cpu"
+
+// haveAVX2 reports that the assembly kernels run.
+var haveAVX2 = cpu.X86.HasAVX2
+
+// reluGradColSumsAVX2 is ReLUGradColSums on the first w columns, w a
+// multiple of 8 (relu_amd64.s).
+//
+//go:noescape
+func reluGradColSumsAVX2(d, h *float32, stride, rows int, scale float32, sums *float32, w int)
