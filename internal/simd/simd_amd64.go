@@ -12,3 +12,10 @@ var haveAVX2 = cpu.X86.HasAVX2
 //
 //go:noescape
 func reluGradColSumsAVX2(d, h *float32, stride, rows int, scale float32, sums *float32, w int)
+
+// dropoutAVX2 is Dropout on the first n values, n a multiple of 16, f
+// (the length of b, 0 for none) a multiple of 16, and thrX the threshold
+// with its bit 15 flipped (dropout_amd64.s).
+//
+//go:noescape
+func dropoutAVX2(dst, src *float32, n int, draws *uint64, thrX uint32, scaleBits uint32, relu bool, b *float32, f int)
