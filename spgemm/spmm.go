@@ -15,18 +15,21 @@ package spgemm
 // reduction would change the order of the sums); it costs one counting pass
 // over A's column ids and a binary search per row and range.
 //
-// MulDense sums a row's terms in registers with sumRows (AVX2 assembly on
-// amd64, the first f &^ 7 columns; the rest by axpy), which adds the same
-// products in the same order with the same roundings as axpy, so the bits
-// do not depend on which runs. MulDenseT adds f-wide rows with axpy. Where gonum's SSE assembly is built (amd64
-// without the noasm, safe or gccgo tags) rows of 16 or more values use it,
-// about 2.5x faster than the Go loop at f = 128; it computes y + float32(αx)
-// element by element exactly as the Go loop does, so the bits do not depend
-// on which runs. Elsewhere the Go loop is unrolled by four (the compiler
-// does not vectorise; the unrolling removes the bounds checks and keeps four
-// independent multiply-adds in flight); unrolling by eight measured no
-// faster. The Go loop rounds each product to float32 before adding, so that
-// no FMA fusion can change the bits on other architectures.
+// MulDense sums a destination row in registers across its neighbours with
+// sumRows (AVX2 assembly on amd64 CPUs that have it; the first f &^ 7
+// columns, 64, 32 and 8 at a time), instead of loading and storing the row
+// once per neighbour: each product is rounded to float32 (VMULPS) and added
+// in row order (VADDPS, no FMA), the arithmetic of axpy, so the bits do not
+// depend on which runs (about 2.2x faster than axpy at f = 128 on one
+// thread, R-MAT 16). The other columns, and MulDenseT, add f-wide rows with
+// axpy. Where gonum's SSE assembly is built (amd64 without the noasm, safe
+// or gccgo tags) rows of 16 or more values use it, about 2.5x faster than
+// the Go loop at f = 128; it computes y + float32(αx) element by element
+// exactly as the Go loop does. Elsewhere the Go loop is unrolled by four
+// (the compiler does not vectorise; the unrolling removes the bounds checks
+// and keeps four independent multiply-adds in flight); unrolling by eight
+// measured no faster. The Go loop rounds each product to float32 before
+// adding, so that no FMA fusion can change the bits on other architectures.
 
 import (
 	"math/bits"
