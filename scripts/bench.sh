@@ -16,6 +16,7 @@
 #   BENCH_SWEEP_SCALE  R-MAT scale of the bulk size sweep through the CLI (default 20);
 #   BENCH_ARGS_SWEEP   extra flags for it
 #   BENCH_ARGS_SUMMA  extra flags of benchmarks/summabench (SUMMA against the 1.5D pull)
+#   BENCH_ARGS_EPOCHMODEL  extra flags of benchmarks/epochmodel (the papers100M epoch prediction)
 
 #   BENCH_ARGS_SPGEMM, BENCH_ARGS_DATA, BENCH_ARGS_SAMPLE, BENCH_ARGS_FORMATS,
 #   BENCH_ARGS_LADIES, BENCH_ARGS_TRAIN, BENCH_ARGS_TORCHPEER  extra flags for one program, e.g.
@@ -153,6 +154,14 @@ if [ -d benchmarks/summabench ]; then
       else failed+=("summabench (build)"); fi ;;
     *) echo "bench: summabench needs the mpi build (libopenmpi-dev: scripts/deps.sh bench)" >&2; failed+=("summabench (no MPI)") ;;
   esac
+fi
+
+# --- papers100M epoch prediction from the whole-epoch cost model (benchmarks/epochmodel -> appended to results/dist.md) ---
+# Measures the per-minibatch compute and the sampler on this CPU (one epoch of a
+# products-shaped graph, twice; about a minute) and appends the prediction
+# after distbench's sections, whose feature model it reuses.
+if [ -d benchmarks/epochmodel ]; then
+  if build epochmodel "$blas"; then bench epochmodel 600 --threads "$threads" ${BENCH_ARGS_EPOCHMODEL:-}; else failed+=("epochmodel (build)"); fi
 fi
 
 # --- soak: resident memory over 50 epochs of `bulksample train --data synthetic` (results/soak.md) ---

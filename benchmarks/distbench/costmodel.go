@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 )
 
 // phaseTraffic is what one rank sends in one phase of an epoch.
@@ -40,9 +42,7 @@ func (n network) seconds(t phaseTraffic) float64 { return t.rounds*n.alpha + t.b
 // expectation), and each exchange sends 16 bytes of status to each of the
 // q - 1 other ranks of the column, in 3 rounds (status, ids, rows).
 func featureTraffic(p, c, f int, x, hot, e float64) phaseTraffic {
-	q := float64(p / c)
-	remote := 1 - float64(c)/float64(p)
-	return phaseTraffic{phase: "features", rounds: 3 * e, bytes: remote*(1-hot)*x*float64(4*f+4) + 16*(q-1)*e}
+	return phaseTraffic{phase: "features", rounds: costmodel.FeatureRounds(e), bytes: costmodel.FeatureBytes(p, c, f, x, hot, e)}
 }
 
 // workload is a training epoch at scale.

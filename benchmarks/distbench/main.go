@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
@@ -272,16 +273,15 @@ type modelInputs struct {
 
 // bytes returns the model's total sampling bytes over all ranks.
 func (m *modelInputs) bytes(fetch string, p, c int) float64 {
-	q := p / c
 	if fetch == "replicated" {
 		return 0
 	}
-	remote := 1 - 1/float64(q)
-	header := float64(p * (q - 1) * 48 * (m.layers + 1) * m.bulks)
+	// The sums are over ranks: every rank sends the headers.
+	header := float64(p) * costmodel.SampleHeaderBytes(p, c, (m.layers+1)*m.bulks)
 	if fetch == "pull" {
-		return remote*4*(2*m.distinct+m.degSum) + header
+		return costmodel.PullSampleBytes(p, c, m.distinct, m.degSum) + header
 	}
-	return remote*4*(3*m.rows+m.pickSum) + header
+	return costmodel.PushSampleBytes(p, c, m.rows, m.pickSum) + header
 }
 
 // costModel samples the minibatches of each rank in one process (the

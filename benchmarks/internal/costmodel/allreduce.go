@@ -1,6 +1,3 @@
-// Package costmodel holds the analytic communication terms of the
-// distributed benchmarks, shared by the programs that validate them
-// against measurements and those that predict larger runs from them.
 package costmodel
 
 // GradientBytes returns the bytes of one step's gradient all-reduce in
