@@ -22,7 +22,8 @@ package spgemm
 // in row order (VADDPS, no FMA), the arithmetic of axpy, so the bits do not
 // depend on which runs (about 2.2x faster than axpy at f = 128 on one
 // thread, R-MAT 16). The other columns, and MulDenseT, add f-wide rows with
-// axpy. Where gonum's SSE assembly is built (amd64 without the noasm, safe
+// axpy, which runs AVX2 assembly (axpyAVX2, 8 values per instruction, the
+// same arithmetic) where sumRows runs. Otherwise, where gonum's SSE assembly is built (amd64 without the noasm, safe
 // or gccgo tags) rows of 16 or more values use it, about 2.5x faster than
 // the Go loop at f = 128; it computes y + float32(αx) element by element
 // exactly as the Go loop does. Elsewhere the Go loop is unrolled by four
@@ -94,14 +95,19 @@ const axpyAsmMin = 16
 // axpy sets y += alpha·x; len(x) >= len(y).
 func axpy(y, x []float32, alpha float32) {
 	n := len(y)
-	// Gonum's Saxpy returns early when alpha == 0, which would skip
-	// 0·Inf = NaN; the Go loop adds every term.
-	if haveAsmAxpy && n >= axpyAsmMin && alpha != 0 {
+	x = x[:n]
+	i := 0
+	if haveSumRows && n >= axpyAsmMin {
+		// AVX2: 8 values per instruction, the same arithmetic (and every
+		// term added, alpha = 0 included).
+		i = n &^ 7
+		axpyAVX2(&y[0], &x[0], alpha, i)
+	} else if haveAsmAxpy && n >= axpyAsmMin && alpha != 0 {
+		// Gonum's Saxpy returns early when alpha == 0, which would skip
+		// 0·Inf = NaN; the Go loop adds every term.
 		gonum.Implementation{}.Saxpy(n, alpha, x, 1, y, 1)
 		return
 	}
-	x = x[:n]
-	i := 0
 	for ; i+4 <= n; i += 4 {
 		y4, x4 := y[i:i+4:i+4], x[i:i+4:i+4]
 		y4[0] += float32(alpha * x4[0])

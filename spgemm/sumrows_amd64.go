@@ -21,3 +21,9 @@ func sumRows(out, x []float32, f int, idx []int32, vals []float32, cols int) boo
 	}
 	return sumRowsAVX2(out, x, f, idx, vals, cols)
 }
+
+// axpyAVX2 sets y[i] += float32(alpha·x[i]) for i < n, n a multiple of 8
+// (sumrows_amd64.s).
+//
+//go:noescape
+func axpyAVX2(y, x *float32, alpha float32, n int)

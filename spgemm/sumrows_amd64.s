@@ -164,3 +164,52 @@ end:
 bad:
 	MOVB $0, ret+112(FP)
 	RET
+
+// func axpyAVX2(y, x *float32, alpha float32, n int)
+//
+// Sets y[i] += float32(alpha·x[i]) for i < n, n a multiple of 8: VMULPS
+// then VADDPS (y + product), 32 and then 8 values at a time.
+TEXT ·axpyAVX2(SB), NOSPLIT, $0-32
+	MOVQ y+0(FP), DI
+	MOVQ x+8(FP), SI
+	VBROADCASTSS alpha+16(FP), Y15
+	MOVQ n+24(FP), R9
+	XORQ CX, CX
+
+loop32:
+	MOVQ R9, AX
+	SUBQ CX, AX
+	CMPQ AX, $32
+	JLT  loop8
+	VMULPS (SI)(CX*4), Y15, Y0
+	VMULPS 32(SI)(CX*4), Y15, Y1
+	VMULPS 64(SI)(CX*4), Y15, Y2
+	VMULPS 96(SI)(CX*4), Y15, Y3
+	VMOVUPS (DI)(CX*4), Y4
+	VMOVUPS 32(DI)(CX*4), Y5
+	VMOVUPS 64(DI)(CX*4), Y6
+	VMOVUPS 96(DI)(CX*4), Y7
+	VADDPS Y0, Y4, Y4
+	VADDPS Y1, Y5, Y5
+	VADDPS Y2, Y6, Y6
+	VADDPS Y3, Y7, Y7
+	VMOVUPS Y4, (DI)(CX*4)
+	VMOVUPS Y5, 32(DI)(CX*4)
+	VMOVUPS Y6, 64(DI)(CX*4)
+	VMOVUPS Y7, 96(DI)(CX*4)
+	ADDQ $32, CX
+	JMP  loop32
+
+loop8:
+	CMPQ CX, R9
+	JGE  end
+	VMULPS (SI)(CX*4), Y15, Y0
+	VMOVUPS (DI)(CX*4), Y4
+	VADDPS Y0, Y4, Y4
+	VMOVUPS Y4, (DI)(CX*4)
+	ADDQ $8, CX
+	JMP  loop8
+
+end:
+	VZEROUPPER
+	RET
