@@ -7,6 +7,7 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/bulksample/bulksample/internal/simd"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -324,46 +325,32 @@ func (c *CPU) dropout(dst, src, b []float32, mask DropoutMask, relu bool) {
 	d.span(dst, src, 0, b)
 }
 
-// dropper applies a DropoutMask. The choice is made without branches (a
-// mask on the bits of the factor): the drops are random, so branches would
-// be mispredicted half the time. Negative elements become -0 under relu
-// (v·+0), which compares as not > 0.
+// dropper applies a DropoutMask: element e takes the 16-bit draw
+// 16·(e mod 4) of the mask key's draw e/4, which simd.Dropout (AVX2 where
+// it runs) and simd.DropOne apply without branches.
 type dropper struct {
 	key       sampling.RowKey
 	threshold uint32
-	scaleBits uint32 // the bits of mask.Scale
-	signShift uint64
+	scale     float32
+	relu      bool
 }
 
 func newDropper(mask DropoutMask, relu bool) dropper {
-	d := dropper{key: mask.Key, threshold: mask.Threshold, scaleBits: math.Float32bits(mask.Scale), signShift: 31}
-	if !relu {
-		d.signShift = 32 // shifts the sign bit out: never zero for sign
-	}
-	return d
+	return dropper{key: mask.Key, threshold: mask.Threshold, scale: mask.Scale, relu: relu}
 }
 
-// dropOne returns v kept (v·scale) or dropped (v·+0) by the 16-bit draw r
-// (its low bits): dropped when r16 < threshold or, with signShift 31, when
-// v is negative. Its arguments are scalars, not a dropper, so that the
-// inlined calls keep them in registers.
-func dropOne(v float32, r uint64, threshold, scaleBits uint32, signShift uint64) float32 {
-	drop := (uint32(r&0xffff) - threshold) >> 31 // 1 iff r16 < threshold
-	neg := uint32(uint64(math.Float32bits(v)) >> signShift)
-	keep := ((drop | neg) & 1) - 1 // all ones to keep, 0 to drop
-	return v * math.Float32frombits(scaleBits&keep)
-}
+// dropChunk is the most draws a dropper computes before applying them.
+const dropChunk = 256
 
 // span sets dst[i] to the dropout of src[i] (plus b[(e0+i) mod len(b)]
-// when b is not nil), element e0+i of the layer's input. Element e takes
-// bits 16·(e mod 4).. of the draw e/4.
+// when b is not nil), element e0+i of the layer's input.
 func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 	src = src[:len(dst)]
 	if f := len(b); f > 0 && f%4 == 0 && e0%f == 0 && len(dst)%f == 0 {
 		d.rows(dst, src, e0, b)
 		return
 	}
-	key, thr, sb, sh := d.key, d.threshold, d.scaleBits, d.signShift
+	key, thr, sb, relu := d.key, d.threshold, math.Float32bits(d.scale), d.relu
 	j, f := 0, len(b)
 	if f > 0 {
 		j = e0 % f
@@ -383,21 +370,21 @@ func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 	if e := e0 % 4; e != 0 {
 		r := key.Uint64(int64(e0/4)) >> (16 * e)
 		for ; i < len(dst) && (e0+i)%4 != 0; i++ {
-			dst[i] = dropOne(at(i), r, thr, sb, sh)
+			dst[i] = simd.DropOne(at(i), r, thr, sb, relu)
 			r >>= 16
 		}
 	}
 	draw := int64((e0 + i) / 4)
 	if f == 0 {
-		for ; i+4 <= len(dst); i += 4 {
-			r := key.Uint64(draw)
-			draw++
-			s4, d4 := src[i:i+4:i+4], dst[i:i+4:i+4]
-			v0, v1, v2, v3 := s4[0], s4[1], s4[2], s4[3]
-			d4[0] = dropOne(v0, r, thr, sb, sh)
-			d4[1] = dropOne(v1, r>>16, thr, sb, sh)
-			d4[2] = dropOne(v2, r>>32, thr, sb, sh)
-			d4[3] = dropOne(v3, r>>48, thr, sb, sh)
+		var buf [dropChunk]uint64
+		for i+4 <= len(dst) {
+			m := min(4*dropChunk, (len(dst)-i)&^3)
+			q := m / 4
+			for t := range q {
+				buf[t] = key.Uint64(draw + int64(t))
+			}
+			simd.Dropout(dst[i:i+m], src[i:i+m], buf[:q], thr, d.scale, relu, nil)
+			i, draw = i+m, draw+int64(q)
 		}
 	} else {
 		for ; i+4 <= len(dst); i += 4 {
@@ -405,39 +392,39 @@ func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 			draw++
 			v0, v1, v2, v3 := at(i), at(i+1), at(i+2), at(i+3)
 			d4 := dst[i : i+4 : i+4]
-			d4[0] = dropOne(v0, r, thr, sb, sh)
-			d4[1] = dropOne(v1, r>>16, thr, sb, sh)
-			d4[2] = dropOne(v2, r>>32, thr, sb, sh)
-			d4[3] = dropOne(v3, r>>48, thr, sb, sh)
+			d4[0] = simd.DropOne(v0, r, thr, sb, relu)
+			d4[1] = simd.DropOne(v1, r>>16, thr, sb, relu)
+			d4[2] = simd.DropOne(v2, r>>32, thr, sb, relu)
+			d4[3] = simd.DropOne(v3, r>>48, thr, sb, relu)
 		}
 	}
 	if i < len(dst) {
 		r := key.Uint64(draw)
 		for ; i < len(dst); i++ {
-			dst[i] = dropOne(at(i), r, thr, sb, sh)
+			dst[i] = simd.DropOne(at(i), r, thr, sb, relu)
 			r >>= 16
 		}
 	}
 }
 
 // rows is span for whole rows of a width that is a multiple of 4, so that
-// every row starts a draw: the bias index then needs no wrapping test.
+// every row starts a draw and starts the bias.
 func (d dropper) rows(dst, src []float32, e0 int, b []float32) {
-	key, thr, sb, sh := d.key, d.threshold, d.scaleBits, d.signShift
 	f := len(b)
+	q := f / 4
+	var stack [dropChunk]uint64
+	buf := stack[:]
+	if q > len(buf) {
+		buf = make([]uint64, q)
+	}
+	buf = buf[:q]
 	draw := int64(e0 / 4)
 	for r := 0; r+f <= len(dst); r += f {
-		drow, srow := dst[r:r+f:r+f], src[r:r+f:r+f]
-		for j := 0; j+4 <= f; j += 4 {
-			x := key.Uint64(draw)
-			draw++
-			b4, s4, d4 := b[j:j+4:j+4], srow[j:j+4:j+4], drow[j:j+4:j+4]
-			v0, v1, v2, v3 := s4[0]+b4[0], s4[1]+b4[1], s4[2]+b4[2], s4[3]+b4[3]
-			d4[0] = dropOne(v0, x, thr, sb, sh)
-			d4[1] = dropOne(v1, x>>16, thr, sb, sh)
-			d4[2] = dropOne(v2, x>>32, thr, sb, sh)
-			d4[3] = dropOne(v3, x>>48, thr, sb, sh)
+		for t := range buf {
+			buf[t] = d.key.Uint64(draw + int64(t))
 		}
+		draw += int64(q)
+		simd.Dropout(dst[r:r+f:r+f], src[r:r+f:r+f], buf, d.threshold, d.scale, d.relu, b)
 	}
 }
 
@@ -454,20 +441,8 @@ func (c *CPU) ReLUDropoutGrad(dh, h Buf, scale float32) {
 func reluDropoutGrad(d, h []float32, scale float32) {
 	d = d[:len(h)]
 	for e, v := range h {
-		d[e] = passPositive(d[e]*scale, v)
+		d[e] = simd.PassPositive(d[e]*scale, v)
 	}
-}
-
-// passPositive returns g where v > 0 and +0 elsewhere (v negative, zero or
-// NaN), without a branch: the signs of v are random, so a branch would be
-// mispredicted half the time.
-func passPositive(g, v float32) float32 {
-	// v > 0 iff its bits u are in [1, +Inf] = [1, 0x7f800000], that is
-	// iff u-1 (wrapping at 0) is under 0x7f800000: the 64-bit difference
-	// below is then negative, which its top bit tells.
-	x := uint64(math.Float32bits(v) - 1)
-	keep := uint32((x - 0x7f800000) >> 63)
-	return math.Float32frombits(math.Float32bits(g) & -keep)
 }
 
 // The fused passes of fusedBackend (see layer.go): each computes exactly
@@ -513,19 +488,14 @@ func (c *CPU) ReLUDropoutGradColSums(dh, h Buf, scale float32, sums Buf) {
 }
 
 // reluDropoutGradColSums is reluDropoutGrad and colSums on columns [lo, hi)
-// of the first rows rows.
+// of the first rows rows (simd.ReLUGradColSums: AVX2 where it runs).
 func reluDropoutGradColSums(dh, h []float32, scale float32, sums []float32, rows, lo, hi int) {
-	f := len(sums)
 	s := sums[lo:hi:hi]
 	clear(s)
-	for r := range rows {
-		d, x := dh[r*f+lo:r*f+hi:r*f+hi], h[r*f+lo:r*f+hi:r*f+hi]
-		for j, v := range x {
-			g := passPositive(d[j]*scale, v)
-			d[j] = g
-			s[j] += g
-		}
+	if rows == 0 {
+		return
 	}
+	simd.ReLUGradColSums(dh[lo:], h[lo:], len(sums), rows, scale, s)
 }
 
 // SoftmaxCrossEntropy calls CrossEntropy.

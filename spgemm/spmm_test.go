@@ -284,3 +284,48 @@ func TestParallelRowsCover(t *testing.T) {
 		}
 	}
 }
+
+// TestMulDenseRowWidths checks that MulDense, whose rows of 16 or more
+// values sum in registers (sumRows) in chunks of 64, 32 and 8 with the rest
+// by axpy, gives the bits of the plain reference loop for widths around
+// every chunk edge, with infinities, NaNs and signed zeros among the values
+// and rows of 0 to 40 terms.
+func TestMulDenseRowWidths(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	a := randomMatrix(rng, 60, 50, 0.3, powerLawKind, false)
+	a.Data[0], a.Data[1], a.Data[2] = 0, float32(math.Copysign(0, -1)), -1
+	for _, f := range []int{15, 16, 17, 24, 31, 32, 33, 40, 63, 64, 65, 96, 100, 104, 128, 200, 256, 257} {
+		x := randomDense(rng, a.Cols, f, false)
+		x[3], x[f+4], x[2*f+5], x[3*f] = inf, -inf, nan, float32(math.Copysign(0, -1))
+		want, dst := make([]float32, a.Rows*f), randomDense(rng, a.Rows, f, false)
+		mulDenseReference(want, a, x, f, 1)
+		MulDense(dst, a, x, f, 2)
+		if !bitsEqual(dst, want) {
+			t.Fatalf("f=%d: bits differ from the reference loop", f)
+		}
+	}
+}
+
+// TestSumRowsBadIndex checks that sumRows writes nothing and reports false
+// for an index outside the matrix (its loads are not bounds checked), so
+// that MulDense then panics in the Go loop instead of reading other memory.
+func TestSumRowsBadIndex(t *testing.T) {
+	f := 64
+	x, out := make([]float32, 4*f), make([]float32, f)
+	for _, idx := range [][]int32{{0, 4}, {-1}, {3, 1 << 30}} {
+		if sumRows(out, x, f, idx, make([]float32, len(idx)), 4) {
+			t.Errorf("sumRows(%v) with 4 rows = true; want false", idx)
+		}
+	}
+	if haveSumRows && !sumRows(out, x, f, []int32{0, 3}, []float32{1, 2}, 4) {
+		t.Error("sumRows with valid indices = false")
+	}
+	a := &CSR{Rows: 1, Cols: 4, Indptr: []int64{0, 2}, Indices: []int32{1, 4}, Data: []float32{1, 1}}
+	defer func() {
+		if recover() == nil {
+			t.Error("MulDense with column index 4 of 4 did not panic")
+		}
+	}()
+	MulDense(out, a, x, f, 1)
+}

@@ -5,7 +5,7 @@ format), tuned to be PyTorch at its best on a CPU:
 
 - mean aggregation as one fused kernel, embedding_bag with per-sample
   weights (the normalised block values), in forward; in backward the same
-  kernel on the transposed block (built once per minibatch in forward), so
+  kernel on the transposed block (built when backward first needs it), so
   neither pass materialises the gathered neighbour rows or a sparse tensor;
 - the sparse input features (Cora) multiplied by the weights with the same
   kernel (x @ W as a bag of weighted rows of W), forward and transposed;
@@ -14,12 +14,18 @@ format), tuned to be PyTorch at its best on a CPU:
 - dropout masks drawn four per random number (64 random bits cut into four
   16-bit draws, compared with a 16-bit threshold, as bulksample does), the
   dropout scale folded into the products' alpha instead of a pass over the
-  activations, and ReLU fused into the mask's pass (masked_fill_);
+  activations and the backward products' alpha, and the masks applied as
+  float32 multiplications (see Dropout);
 - one flat parameter tensor (the layers' weights are views of it) and one
   Adam step over it (torch.optim.Adam's arithmetic);
 - torch.set_num_threads(--threads); OpenBLAS threads, OMP_WAIT_POLICY=PASSIVE
   and glibc malloc settings that keep freed memory for reuse in huge pages
   (GLIBC_TUNABLES) set by the caller in the environment.
+
+What the public API leaves on one thread in Debian's build (no FBGEMM):
+embedding_bag and the mt19937 draws of random_ (about 40 and 30 ms of a
+products step on the 2-core development machine); the dense products and
+the element-wise passes use both threads.
 
 It prints one JSON line: the per-step times of forward (with the loss),
 backward and update, and the largest difference of its logits of minibatch
@@ -51,14 +57,20 @@ class Block:
         self.offsets = self.indptr[:-1]
 
     def prepare(self):
-        """Normalises the values (mean aggregation: rows sum to 1) and builds
-        the transpose: work of every minibatch, timed in forward."""
+        """Normalises the values (mean aggregation: rows sum to 1): work of
+        every minibatch, timed in forward. The transpose is built by
+        transpose(), only for the blocks whose backward aggregates (not the
+        first layer's when its inputs are dense)."""
         lens = self.indptr[1:] - self.indptr[:-1]
-        rowid = torch.repeat_interleave(torch.arange(self.rows), lens)
-        sums = torch.zeros(self.rows).index_add_(0, rowid, self.data)
-        self.w = self.data / sums.clamp_min(1e-30)[rowid]
+        self.rowid = torch.repeat_interleave(torch.arange(self.rows), lens)
+        sums = torch.zeros(self.rows).index_add_(0, self.rowid, self.data)
+        self.w = self.data / sums.clamp_min(1e-30)[self.rowid]
+        self.t_indices = None
+
+    def transpose(self):
+        """Builds the transpose for spmm_t: timed where it is needed."""
         perm = torch.argsort(self.indices, stable=True)
-        self.t_indices = rowid[perm]
+        self.t_indices = self.rowid[perm]
         self.t_w = self.w[perm]
         counts = torch.bincount(self.indices, minlength=self.cols)
         self.t_offsets = torch.zeros(self.cols, dtype=torch.int64)
@@ -70,6 +82,8 @@ class Block:
 
     def spmm_t(self, g):
         """Aᵀ·g: the aggregation's backward."""
+        if self.t_indices is None:
+            self.transpose()
         return F.embedding_bag(self.t_indices, g, self.t_offsets, mode="sum", per_sample_weights=self.t_w)
 
 
@@ -88,29 +102,42 @@ class Minibatch:
 
 class Dropout:
     """Masks drawn four per 64-bit random number: element e is dropped when
-    its 16-bit draw is under the threshold (probability threshold/2^16)."""
+    its 16-bit draw is under the threshold (probability threshold/2^16).
+
+    The mask is a float32 tensor of 1 (kept) and 0 (dropped) that the
+    callers multiply by: in PyTorch 1.13 on a CPU, masked_fill_ with a bool
+    mask (and a multiplication by a bool or uint8 tensor, which converts
+    element by element) runs about ten times slower than a float32
+    multiplication, and dominated the forward pass (130 of its 280 ms on
+    the products configuration)."""
 
     def __init__(self, p):
         self.p = p
         self.threshold = int(round(p * 65536)) - 32768  # compared with signed 16-bit draws
         self.scale = 1.0 / (1.0 - p)
         self.bits = torch.empty(0, dtype=torch.int64)
-        self.drop = torch.empty(0, dtype=torch.bool)
+        self.keep = torch.empty(0, dtype=torch.bool)
+        self.keepf = torch.empty(0)
 
     def mask(self, n):
-        """Returns a bool tensor of n elements, True where dropped."""
+        """Returns a float32 tensor of n elements, 0 where dropped and 1
+        elsewhere (a view of a buffer reused by the next call)."""
         words = (n + 3) // 4
         if self.bits.numel() < words:
             self.bits = torch.empty(words, dtype=torch.int64)
-            self.drop = torch.empty(words * 4, dtype=torch.bool)
+            self.keep = torch.empty(words * 4, dtype=torch.bool)
+            self.keepf = torch.empty(words * 4)
         bits = self.bits[:words]
         # random_(lo, hi) draws 64 random bits per element for a range this
         # wide; its high 16 bits are then as uniform as the others.
         bits.random_(-(2 ** 63), 2 ** 63 - 1)
         draws = bits.view(torch.int16)[:n]
-        drop = self.drop[:n]
-        torch.lt(draws, self.threshold, out=drop)
-        return drop
+        keep, keepf = self.keep[:n], self.keepf[:n]
+        # int16 -> bool -> float32: two vectorised passes; comparing into a
+        # float32 output directly converts element by element (4x slower).
+        torch.ge(draws, self.threshold, out=keep)
+        keepf.copy_(keep)
+        return keepf
 
 
 class SAGE:
@@ -141,13 +168,6 @@ class SAGE:
             self.bufs[name] = b
         return b[:n].view(*shape)
 
-    def buf_bool(self, name, n):
-        b = self.bufs.get(name)
-        if b is None or b.numel() < n:
-            b = torch.empty(int(n * 1.25) + 16, dtype=torch.bool)
-            self.bufs[name] = b
-        return b[:n]
-
     def forward(self, mb, train):
         """Returns the logits; keeps what backward needs."""
         p = self.dropout.p if train else 0.0
@@ -166,7 +186,7 @@ class SAGE:
                 xs = mb.xs
                 vals = xs.data
                 if p > 0:
-                    vals = vals.masked_fill(self.dropout.mask(vals.numel()), 0.0)
+                    vals = vals * self.dropout.mask(vals.numel())
                 xs.vals = vals
                 t = F.embedding_bag(xs.indices, l["w2"], xs.offsets, mode="sum", per_sample_weights=vals)
                 end = int(xs.indptr[n_dst])
@@ -180,14 +200,14 @@ class SAGE:
                 continue
             if i == 0:
                 x = self.buf("in0", mb.x.shape[0], mb.x.shape[1])
-                x.copy_(mb.x)
                 if p > 0:
-                    x.masked_fill_(self.dropout.mask(x.numel()).view(x.shape), 0.0)
+                    torch.mul(mb.x, self.dropout.mask(x.numel()).view(x.shape), out=x)
+                else:
+                    x.copy_(mb.x)
             else:
                 x = h  # the previous pre-activation: ReLU and dropout in place
                 if p > 0:
-                    drop = self.dropout.mask(x.numel()).view(x.shape)
-                    x.clamp_min_(0.0).masked_fill_(drop, 0.0)
+                    x.clamp_min_(0.0).mul_(self.dropout.mask(x.numel()).view(x.shape))
                 else:
                     x.clamp_min_(0.0)
             agg = blk.spmm(x)
@@ -230,15 +250,16 @@ class SAGE:
             torch.mm(agg.t(), d, out=l["g2"]); l["g2"].mul_(alpha)
             if i == 0:
                 break
+            # The dropout scale alpha is folded into the products' alpha.
             dagg = self.buf("dagg%d" % i, n_dst, l["fin"])
-            torch.mm(d, l["w2"].t(), out=dagg)
+            torch.addmm(dagg, d, l["w2"].t(), beta=0.0, alpha=alpha, out=dagg)
             dx = blk.spmm_t(dagg)
-            dx[:n_dst].addmm_(d, l["w1"].t())
-            # Through dropout (scale alpha) and ReLU: x > 0 where both passed.
-            off = self.buf_bool("off%d" % i, x.numel()).view(x.shape)
-            torch.le(x, 0.0, out=off)
-            dx.masked_fill_(off, 0.0)
-            dx.mul_(alpha)
+            dx[:n_dst].addmm_(d, l["w1"].t(), alpha=alpha)
+            # Through dropout and ReLU: x > 0 where both passed (a float
+            # mask: see Dropout).
+            gate = self.buf("gate%d" % i, *x.shape)
+            torch.gt(x, 0.0, out=gate)
+            dx.mul_(gate)
             d = dx
 
 

@@ -1,0 +1,6 @@
+// Package simd holds the vector kernels of gnn's element-wise passes: amd64
+// assembly where the CPU has AVX2, and Go loops elsewhere, which compute
+// the same values with the same roundings in the same order, so that the
+// results have the same bits on every path. (gnn itself cannot hold Go
+// assembly: it uses cgo in builds with OpenBLAS.)
+package simd
