@@ -518,13 +518,7 @@ func grow[T any](s []T, n int) []T {
 // larger exchanges that follow fit), s's own unmapped. Its contents are
 // not kept: the callers overwrite every value.
 func (d *Dist) growRows(s []float32, n int) []float32 {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	// Should the unmapping fail, the old array stays mapped until Close:
-	// memory, not correctness.
-	_ = hugemem.Free(d.arena, s)
-	return hugemem.Make[float32](d.arena, n+n/4)[:n]
+	return hugemem.Grow(d.arena, s, n)
 }
 
 // buildCache keeps on every rank the rows of the k = budget / (4f)

@@ -446,14 +446,10 @@ type buffers struct {
 // huge returns s resized to n, on a huge-page mapping of b's arena when
 // it must grow (s's own freed).
 func (b *buffers) huge(s []float32, n int) []float32 {
-	if cap(s) >= n {
-		return s[:n]
-	}
 	if b.arena == nil {
 		b.arena = &hugemem.Arena{}
 	}
-	_ = hugemem.Free(b.arena, s) // on failure s stays mapped until the process exits
-	return hugemem.Make[float32](b.arena, n+n/4)[:n]
+	return hugemem.Grow(b.arena, s, n)
 }
 
 func growFloats(s []float32, n int) []float32 {

@@ -79,6 +79,20 @@ func parallelCopy[T any](dst, src []T, threads int) {
 	wg.Wait()
 }
 
+// Grow returns s resized to n elements: s's array when its capacity
+// suffices, else a new one of a (see Make) with a quarter more room, so that
+// slightly larger requests that follow fit, and s's own array freed (see
+// Free). The contents are not kept: Grow is for buffers the caller
+// overwrites. Should the unmapping fail, s's array stays mapped until
+// a.Release: memory, not correctness.
+func Grow[T Element](a *Arena, s []T, n int) []T {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	_ = Free(a, s)
+	return Make[T](a, n+n/4)[:n]
+}
+
 // Free unmaps the mapping that holds s, an array that Make or Move of a
 // returned, when the caller is done with it before the rest of a; s, and
 // every slice of that array, must not be used afterwards. It does nothing

@@ -148,3 +148,28 @@ func TestFree(t *testing.T) {
 		}
 	}
 }
+
+// TestGrow: a request within the capacity keeps the array; a larger one
+// maps a new array with a quarter more room and unmaps the old one.
+func TestGrow(t *testing.T) {
+	var a Arena
+	defer a.Release()
+	n := MinBytes / 4
+	s := Grow[float32](&a, nil, n)
+	if len(s) != n || cap(s) < n+n/4 || !a.Owns(unsafe.Pointer(unsafe.SliceData(s))) {
+		t.Fatalf("Grow(nil, %d): len %d cap %d, held %v", n, len(s), cap(s), a.Owns(unsafe.Pointer(unsafe.SliceData(s))))
+	}
+	if r := Grow(&a, s, n/2); unsafe.SliceData(r) != unsafe.SliceData(s) || len(r) != n/2 {
+		t.Errorf("Grow within the capacity moved the array or gave len %d, want %d", len(r), n/2)
+	}
+	g := Grow(&a, s, 2*n)
+	if len(g) != 2*n || !a.Owns(unsafe.Pointer(unsafe.SliceData(g))) {
+		t.Fatalf("Grow beyond the capacity: len %d, held %v", len(g), a.Owns(unsafe.Pointer(unsafe.SliceData(g))))
+	}
+	// The kernel may hand the new mapping the old one's addresses, so count
+	// the mappings rather than asking whether s's address is held.
+	if len(a.regions) != 1 {
+		t.Errorf("after Grow beyond the capacity the arena holds %d mappings, want 1 (the old one unmapped)", len(a.regions))
+	}
+	g[len(g)-1] = 1
+}
