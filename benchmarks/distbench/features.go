@@ -86,14 +86,10 @@ type featureRun struct {
 	// exchange of 16 bytes per pair (Alpha) and the bytes per second a rank
 	// sends in a large one (Beta); 0 for a column of one rank.
 	Alpha, Beta float64
-	// BetaRun is the bandwidth of plain all-to-alls of the run's row
-	// message sizes, one after each of its exchanges (interleaved), and
-	// PairFloats the mean float32 values per pair of those.
-	BetaRun    float64
-	PairFloats int64
-	// AlphaRun is the mean time of plain all-to-alls of the size of the
-	// run's id rounds, interleaved likewise: the latency the model uses.
-	AlphaRun float64
+	// Probes are the plain all-to-alls interleaved with the run's
+	// exchanges (probe.go), per kind: sums over the samples, mean over
+	// the ranks.
+	Probes [numProbes]probeSums
 	// Times are the run's all-to-alls timed apart from the waits (trace.go).
 	Times exchangeTimes
 }
@@ -281,22 +277,19 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			if err != nil {
 				return nil, err
 			}
-			// The bandwidth of plain all-to-alls of the run's row
-			// messages, interleaved with its exchanges (interleaved).
-			// Seconds are averaged over the ranks, not bandwidths: the
-			// model is compared with the mean rank's transfer time, which
-			// a slow rank weighs on more than on a mean of bandwidths.
-			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2, cal.seconds, cal.bytes, float64(cal.floats) / float64(max(cal.samples, 1)), cal.idSeconds, float64(cal.idSamples), float64(cal.samples)}
+			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
+			for _, ps := range cal.sums {
+				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples)
+			}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
 			}
 			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p)}
 			if q := grid.Col().Size(); q > 1 {
 				run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
-				if ab[2] > 0 && ab[6] > 0 {
-					run.AlphaRun = ab[5] / ab[6]
-					run.BetaRun = ab[3] / max(ab[2]-ab[7]*run.AlphaRun, 1e-9)
-					run.PairFloats = int64(ab[4] / float64(p))
+				for k := range run.Probes {
+					v := ab[2+3*k:]
+					run.Probes[k] = probeSums{Seconds: v[0] / float64(p), Bytes: v[1] / float64(p), Samples: v[2] / float64(p)}
 				}
 			}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
@@ -701,10 +694,8 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		// all-to-alls of the run's message size.
 		measured := run.Times.Transfer[1] + run.Times.Transfer[2]
 		modelS, errS := "–", "–"
-		if run.BetaRun > 0 {
-			net := network{alpha: run.AlphaRun, beta: run.BetaRun}
-			per := phaseTraffic{rounds: model.rounds * 2 / 3 / float64(p), bytes: model.bytes / float64(p)}
-			ms := net.seconds(per)
+		if net, err := run.network(); err == nil {
+			ms := net.Seconds(model.rounds*2/3/float64(p), model.bytes/float64(p))
 			modelS = fmt.Sprintf("%.3f", ms)
 			if measured > 0 {
 				errS = fmt.Sprintf("%+.0f%%", 100*(ms-measured)/measured)
@@ -723,16 +714,8 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
 	b.WriteString(transferTable(res))
-	b.WriteString("\nCalibration of the column's all-to-all, interleaved with each run (the model's α and β(m), m the mean row message per pair), " +
-		"and, for reference, back to back just before and after the run at a fixed size (α: mean of 31 exchanges of 16 bytes per pair; β: " +
-		"of 7 of --calibrate-floats per pair); means over the ranks, none where the column is one rank:")
-	for _, run := range res.Runs {
-		if run.Beta > 0 {
-			fmt.Fprintf(&b, " c = %d %s: α = %.0f µs, β(%.0f MB) = %.2f GB/s (fixed: α = %.0f µs, β = %.2f GB/s);", run.C, run.Mode,
-				1e6*run.AlphaRun, float64(run.PairFloats)*4/1e6, run.BetaRun/1e9, 1e6*run.Alpha, run.Beta/1e9)
-		}
-	}
-	fmt.Fprintf(&b, "\n\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
+	b.WriteString(probeTable(res))
+	fmt.Fprintf(&b, "\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
 		"(per bulk / per minibatch rows: %.3f), Σ inputs held by the cache = %.0f (%.1f%%).\n\n", inputs, unions, unions/inputs, hot, 100*hot/inputs)
 	b.WriteString("Cost model, per rank and epoch (featureTraffic): with X the distinct input rows over its exchanges (per minibatch, or the " +
 		"union of each bulk), h the fraction the cache holds, E its exchanges, q = p/c, f features:\n\n" +
