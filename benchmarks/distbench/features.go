@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
@@ -54,6 +55,7 @@ type featureConfig struct {
 	Seeds       int     `json:"seeds"`      // 0: the whole training split
 	CacheFrac   float64 `json:"cache_frac"` // cache budget, a fraction of all feature bytes
 	CalibFloats int     `json:"calib_floats"`
+	Diagnose    bool    `json:"diagnose"`
 }
 
 // The gather modes, in the order they run.
@@ -92,6 +94,14 @@ type featureRun struct {
 	Probes [numProbes]probeSums
 	// Times are the run's all-to-alls timed apart from the waits (trace.go).
 	Times exchangeTimes
+	// PreTimes and RepTimes are, with --feature-diagnose, replays of each
+	// round's counts on the probe buffers just before it and repeats of
+	// the round on the product's buffers just after it.
+	PreTimes, RepTimes exchangeTimes
+	// Backs are, with --feature-diagnose, the backings of the last row
+	// round's send and receive buffers and of the probes' (summed over
+	// the ranks).
+	Backs [4]backing
 }
 
 // featureResult is what rank 0 prints.
@@ -136,6 +146,9 @@ func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
 			dist.Fail(stderr, world, err)
 		}
 		fmt.Fprintf(stdout, "%s%s\n", featureMarker, b)
+		if os.Getenv("S4FM_DUMP") != "" {
+			_ = os.WriteFile(os.Getenv("S4FM_DUMP"), b, 0o644)
+		}
 	}
 	if err := world.Close(); err != nil {
 		fmt.Fprintf(stderr, "distbench: %v\n", err)
@@ -209,7 +222,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 	var bufs buffers
 	// The grid, hence the stores' column communicators, log their feature
 	// all-to-alls (trace.go).
-	log := &callLog{}
+	log := &callLog{diag: cfg.Diagnose, bufs: &buffers{}}
 	traced := newTraced(world, dist.PhaseFeatures, log)
 	for _, c := range cfg.Reps {
 		grid, err := dist.NewGrid(ctx, traced, c, n)
@@ -272,6 +285,9 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
 			}
 			fig.WarmFaults, fig.WarmWall = warm.MinorFaults, warm.Wall
+			log.mu.Lock()
+			pre, rep, backs := log.pre, log.rep, log.backs
+			log.mu.Unlock()
 			calls := log.take()
 			a1, b1, err := calibrate(ctx, grid.Col(), &bufs, cfg.CalibFloats)
 			if err != nil {
@@ -297,6 +313,24 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			}
 			if run.Times, err = gatherTimes(ctx, world, grid.ProcCol(), calls); err != nil {
 				return nil, err
+			}
+			if log.diag {
+				if run.PreTimes, err = gatherTimes(ctx, world, grid.ProcCol(), pre); err != nil {
+					return nil, err
+				}
+				if run.RepTimes, err = gatherTimes(ctx, world, grid.ProcCol(), rep); err != nil {
+					return nil, err
+				}
+				v := make([]int64, 0, 8)
+				for _, bk := range backs {
+					v = append(v, bk.RssKB, bk.HugeKB)
+				}
+				if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, v); err != nil {
+					return nil, err
+				}
+				for i := range run.Backs {
+					run.Backs[i] = backing{v[2*i], v[2*i+1]}
+				}
 			}
 			okAll := []int64{0}
 			if !ok {
@@ -445,6 +479,25 @@ func (b *buffers) huge(s []float32, n int) []float32 {
 	return hugemem.Grow(b.arena, s, n)
 }
 
+// sendBuf returns b.send resized to n on b's arena, every value of a new
+// mapping written once. A send buffer that was never written is backed by
+// the kernel's zero page: an all-to-all that reads it (Open MPI's
+// single-copy transport reads the peer's pages) then moves no memory on
+// the sending side and runs faster than one from a written buffer such as
+// the product's, which measured the probes 20-40% faster than the rounds
+// they calibrate (--feature-diagnose showed the probes' send mapping with
+// no resident page).
+func (b *buffers) sendBuf(n int) []float32 {
+	old := unsafe.SliceData(b.send)
+	b.send = b.huge(b.send, n)
+	if s := b.send[:cap(b.send)]; unsafe.SliceData(s) != old {
+		for i := range s {
+			s[i] = float32(i & 1023)
+		}
+	}
+	return b.send
+}
+
 func growFloats(s []float32, n int) []float32 {
 	if cap(s) >= n {
 		return s[:n]
@@ -516,9 +569,9 @@ func calibrate(ctx context.Context, col dist.Comm, bufs *buffers, floats int) (a
 	// The product's row buffers are on huge pages (featurex.Dist): so are
 	// these, warm (one exchange untimed), and each timed exchange starts
 	// after a barrier, as the traced ones of the runs do (trace.go).
-	bufs.send = bufs.huge(bufs.send, q*floats)
+	sb := bufs.sendBuf(q * floats)
 	bufs.recv = bufs.huge(bufs.recv, q*floats)
-	sb, rb := bufs.send, bufs.recv
+	rb := bufs.recv
 	if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
 		return 0, 0, err
 	}
@@ -561,7 +614,7 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 	d.Close()
 	fmt.Fprintf(stderr, "distbench: planted partition of %d vertices generated and saved in %.1fs\n", c.fnodes, gen.Seconds())
 	cfg := featureConfig{Graph: graph, Reps: c.reps, Batch: c.batch, Bulk: c.fbulk, Fanouts: c.fanouts, Seed: c.seed,
-		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib}
+		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag}
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -715,6 +768,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	}
 	b.WriteString(transferTable(res))
 	b.WriteString(probeTable(res))
+	b.WriteString(positionTable(res))
 	fmt.Fprintf(&b, "\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
 		"(per bulk / per minibatch rows: %.3f), Σ inputs held by the cache = %.0f (%.1f%%).\n\n", inputs, unions, unions/inputs, hot, 100*hot/inputs)
 	b.WriteString("Cost model, per rank and epoch (featureTraffic): with X the distinct input rows over its exchanges (per minibatch, or the " +

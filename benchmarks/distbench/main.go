@@ -103,6 +103,7 @@ type config struct {
 	fseeds    int
 	fcache    float64
 	fcalib    int
+	fdiag     bool
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -129,6 +130,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.fseeds, "feature-seeds", 0, "training seeds of the feature benchmark's epoch (0: the whole training split)")
 	fs.Float64Var(&c.fcache, "cache", 0.05, "hot-vertex cache budget per rank, a fraction of all the feature bytes")
 	fs.IntVar(&c.fcalib, "calibrate-floats", 1<<21, "float32 values per pair of the bandwidth calibration's all-to-all")
+	fs.BoolVar(&c.fdiag, "feature-diagnose", false, "replay each feature all-to-all on the probe buffers just before it and repeat it on its own buffers just after it (reported apart)")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return benchutil.ExitCode(err)
 	}

@@ -154,7 +154,7 @@ func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCo
 		ns += counts.send[i]
 		nr += counts.recv[i]
 	}
-	bufs.send = bufs.huge(bufs.send, ns)
+	bufs.sendBuf(ns)
 	bufs.recv = bufs.huge(bufs.recv, nr)
 	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
 		return 0, 0, err
@@ -215,6 +215,32 @@ func probeTable(res *featureResult) string {
 			run.Times.Transfer[1], pr[probeReplayIDs].Seconds, pr[probeIDs].Seconds,
 			run.Times.Transfer[2], pr[probeReplayRows].Seconds, pr[probeRows].Seconds, pr[probeLegacy].Seconds,
 			strings.Join(pts, ", "), alpha, beta)
+	}
+	return b.String()
+}
+
+// positionTable is the markdown table of --feature-diagnose: each round of
+// the run beside a replay of its counts on the probe buffers just before
+// it and a repeat of it on the product's own buffers just after it.
+func positionTable(res *featureResult) string {
+	var b strings.Builder
+	b.WriteString("\n| c | mode | ids s: replay before / run / repeat after | rows s: replay before / run / repeat after | row buffers, huge / resident MB: run send, recv; probe send, recv |\n|---|---|---|---|---|\n")
+	n := 0
+	for _, run := range res.Runs {
+		pre, t, rep := &run.PreTimes, &run.Times, &run.RepTimes
+		if pre.Calls[2] == 0 {
+			continue
+		}
+		n++
+		var bk []string
+		for _, x := range run.Backs {
+			bk = append(bk, fmt.Sprintf("%d / %d", x.HugeKB>>10, x.RssKB>>10))
+		}
+		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %s |\n", run.C, run.Mode,
+			pre.Transfer[1], t.Transfer[1], rep.Transfer[1], pre.Transfer[2], t.Transfer[2], rep.Transfer[2], strings.Join(bk, "; "))
+	}
+	if n == 0 {
+		return ""
 	}
 	return b.String()
 }

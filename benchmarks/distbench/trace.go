@@ -33,6 +33,16 @@ type callLog struct {
 	// counts are the per-pair counts of each logged call, in 4-byte
 	// words (the replays of probe.go send them again).
 	counts []pairCounts
+	// With diag set, every logged call is preceded by a replay of its
+	// counts on the probe buffers of bufs (pre) and followed by a repeat
+	// of the call itself on the caller's buffers (rep), each from a
+	// barrier and untraced in the phase's counters.
+	diag     bool
+	bufs     *buffers
+	pre, rep []callRecord
+	// backs is, with diag, the backing of the last row round's send and
+	// receive buffers and of the probes' (smaps.go).
+	backs [4]backing
 }
 
 // pairCounts are the send and receive counts of one all-to-all, per rank
@@ -44,7 +54,7 @@ func (l *callLog) take() []callRecord {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.calls
-	l.calls, l.counts = nil, nil
+	l.calls, l.counts, l.pre, l.rep = nil, nil, nil, nil
 	return c
 }
 
@@ -71,10 +81,47 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 	if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
 		return err
 	}
+	sz := int64(elemSize(send))
+	var pre callRecord
+	if c.log.diag {
+		pc := pairCounts{send: make([]int, len(sendCounts)), recv: make([]int, len(recvCounts))}
+		for i := range sendCounts {
+			pc.send[i], pc.recv[i] = sendCounts[i]*int(sz)/4, recvCounts[i]*int(sz)/4
+		}
+		cal := interleaved{col: c.Comm}
+		i, o, err := cal.exchange(ctx, c.log.bufs, pc)
+		if err != nil {
+			return err
+		}
+		pre = callRecord{In: i, Out: o}
+		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
+			return err
+		}
+	}
 	in := time.Now()
 	err := c.Comm.Alltoallv(ctx, ph, send, sendCounts, recv, recvCounts)
 	out := time.Now()
-	sz := int64(elemSize(send))
+	if err == nil && c.log.diag {
+		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
+			return err
+		}
+		i := time.Now()
+		if err := c.Comm.Alltoallv(ctx, dist.PhaseControl, send, sendCounts, recv, recvCounts); err != nil {
+			return err
+		}
+		o := time.Now()
+		var backs [4]backing
+		if sb, ok := send.([]float32); ok {
+			backs = [4]backing{backingOf(sb), backingOf(recv.([]float32)), backingOf(c.log.bufs.send), backingOf(c.log.bufs.recv)}
+		}
+		c.log.mu.Lock()
+		if backs[0].RssKB > 0 {
+			c.log.backs = backs
+		}
+		c.log.pre = append(c.log.pre, pre)
+		c.log.rep = append(c.log.rep, callRecord{In: i.UnixNano(), Out: o.UnixNano()})
+		c.log.mu.Unlock()
+	}
 	me := c.Rank()
 	var s, r int64
 	pc := pairCounts{send: make([]int, len(sendCounts)), recv: make([]int, len(recvCounts))}
