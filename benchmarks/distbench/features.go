@@ -146,9 +146,6 @@ func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
 			dist.Fail(stderr, world, err)
 		}
 		fmt.Fprintf(stdout, "%s%s\n", featureMarker, b)
-		if os.Getenv("S4FM_DUMP") != "" {
-			_ = os.WriteFile(os.Getenv("S4FM_DUMP"), b, 0o644)
-		}
 	}
 	if err := world.Close(); err != nil {
 		fmt.Fprintf(stderr, "distbench: %v\n", err)
@@ -273,13 +270,13 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			// of those bulks, and the timed epoch measures the steady
 			// state that every later epoch runs in (its first touches of
 			// fresh pages are reported apart, see WarmFaults).
-			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs, &interleaved{col: grid.Col(), log: log})
+			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs, &interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose})
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: warm-up: %w", c, mode, err)
 			}
 			store.ResetStats()
 			log.take()
-			cal := &interleaved{col: grid.Col(), log: log}
+			cal := &interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose}
 			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features, &bufs, cal)
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
@@ -693,17 +690,22 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +
 		"(featureTraffic in benchmarks/distbench/costmodel.go, evaluated on this sample's input counts) and its error on the sum over " +
 		"ranks; the time of the transfers (the id and row all-to-alls, each timed from a barrier of the column so that the wait for its " +
-		"slowest rank is left out, summed over the epoch, mean over ranks) against the model's (2·E·α + bytes/β(m)), with α and β(m) " +
-		"calibrated in the run's own conditions: after each exchange the column makes two plain all-to-alls on warm huge-page buffers, " +
-		"one of the size of the exchange's id round (its mean time is α: the ids are under 1% of the bytes) and one of the size of its " +
-		"row round (m per pair; its time less α gives β(m)); the mean seconds of " +
+		"slowest rank is left out, summed over the epoch, mean over ranks) against the model's, 2·E·α + bytes/β: a Hockney network " +
+		"(latency α per round, bandwidth β per rank) paying α for each of the exchange's id and row rounds and every byte at β. α and " +
+		"β are measured in the run's own conditions: after each exchange the column makes plain all-to-alls on warm, written huge-page " +
+		"buffers, each from a barrier, that send the same count to every other rank of the column and none to itself (ids uniform over " +
+		"the blocks, as the byte model assumes), of the exchange's mean id message per pair and of its mean row message per pair; α and β " +
+		"are the line t = α + b/β through their mean times (the probe table below). The mean seconds of " +
 		"each phase of the gathers (pack: classify the ids, copy the local and cached rows, sort and deduplicate the remote ids; status: " +
 		"the first all-to-all, where a rank waits for the column's slowest; ids; serve: the owner copies the rows asked of it; rows; " +
-		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these include the barriers); the slowest " +
-		"rank's wall time. Each run is one epoch after a warm-up of its first two bulks (untimed, as a trainer's first epoch), so " +
-		"that the store's buffers are warm. Every run's first minibatch was checked against the file's rows.\n\n")
+		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these include the barriers and the probes' " +
+		"time is not in them); the slowest rank's wall time (probes included). Each run is one epoch after a warm-up of its first two " +
+		"bulks (untimed, as a trainer's first epoch), so that the store's buffers are warm. Every run's first minibatch was checked " +
+		"against the file's rows.\n\n")
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | transfer s (ids + rows) | model s | error | pack / status / ids / serve / rows / unpack s | wall s | rows |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
+	var probeRows string
+	legacy := false
 	for _, run := range res.Runs {
 		var bytes, most, msgs, hits, remote, saved, exch float64
 		var phase [featurex.NumGatherPhases]float64
@@ -747,8 +749,13 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		// all-to-alls of the run's message size.
 		measured := run.Times.Transfer[1] + run.Times.Transfer[2]
 		modelS, errS := "–", "–"
+		// Per rank: the id and row rounds of each exchange (the status
+		// round is not in the measured transfers) and every byte.
+		rounds, perRank := model.rounds*2/3/float64(p), model.bytes/float64(p)
+		probeRows += probeRow(&run, rounds, perRank, measured)
+		legacy = legacy || run.Probes[probeLegacy].Samples > 0
 		if net, err := run.network(); err == nil {
-			ms := net.Seconds(model.rounds*2/3/float64(p), model.bytes/float64(p))
+			ms := net.Seconds(rounds, perRank)
 			modelS = fmt.Sprintf("%.3f", ms)
 			if measured > 0 {
 				errS = fmt.Sprintf("%+.0f%%", 100*(ms-measured)/measured)
@@ -767,14 +774,35 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
 	b.WriteString(transferTable(res))
-	b.WriteString(probeTable(res))
-	b.WriteString(positionTable(res))
+	if probeRows != "" {
+		b.WriteString(probeHeader(legacy) + probeRows)
+		b.WriteString("\nThe probes interleaved with each run (benchmarks/distbench/probe.go), seconds summed over the epoch's exchanges (one probe of " +
+			"each kind per exchange), mean over the ranks, beside the run's own id and row rounds: *replay* sends the round's own per-pair " +
+			"counts again, *uniform* the column's mean count per pair to every other rank (the model's assumption); the mean seconds of one " +
+			"uniform probe of each size (the id round's message, the row round's and its 1/8, 1/4 and 1/2); the model's α and β (the " +
+			"line through the id and row probes); and, for comparison, the least-squares line over all five sizes and the model's time and " +
+			"error with it.")
+		if legacy {
+			b.WriteString(" *legacy* is the previous version's probe: the column's largest mean row message per pair, sent to every " +
+				"rank of the column, the rank itself included.")
+		}
+		b.WriteString("\n")
+	}
+	if pt := positionTable(res); pt != "" {
+		b.WriteString(pt)
+		b.WriteString("\n--feature-diagnose: each id and row round beside a replay of its own counts on the probes' buffers just " +
+			"before it and a repeat of the round on the product's own buffers just after it, each from a barrier (these extra calls slow " +
+			"the run down; the times above are of the same run); and the huge-page and resident megabytes of the mappings holding the last " +
+			"row round's buffers and the probes', summed over the ranks.\n")
+	}
 	fmt.Fprintf(&b, "\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
 		"(per bulk / per minibatch rows: %.3f), Σ inputs held by the cache = %.0f (%.1f%%).\n\n", inputs, unions, unions/inputs, hot, 100*hot/inputs)
 	b.WriteString("Cost model, per rank and epoch (featureTraffic): with X the distinct input rows over its exchanges (per minibatch, or the " +
 		"union of each bulk), h the fraction the cache holds, E its exchanges, q = p/c, f features:\n\n" +
 		"    bytes   = (1 - c/p) · (1 - h) · X · (4f + 4) + 16 · (q - 1) · E\n" +
-		"    seconds = 3 · E · α + bytes / β(m)\n\n" +
+		"    seconds = 2 · E · α + bytes / β    (the id and row rounds, validated above)\n\n" +
+		"The status round (16 bytes per pair) is counted in the bytes but not in the measured transfers nor in the 2·E rounds above: its " +
+		"time is mostly the wait for the column's slowest rank, reported apart. The prediction below counts it: 3·E·α.\n\n" +
 		"A row is remote with probability 1 - c/p (the generator's ids carry no locality); it costs its id and its values, and a " +
 		"rank sends as requester and as owner equal amounts in expectation. Replication makes the remote fraction 1 - c/p: at p = 4 it cuts the traffic by a third from c = 1 to c = 2 (0.75 to 0.5) and removes it at c = 4, but at p = 128 it barely moves it (0.992 to 0.938 from c = 1 to 8).\n\n")
 	ratio := inputs / (float64(seeds) * papersExpansion(c.fanouts))

@@ -3,21 +3,25 @@ package main
 // Calibrating the column's all-to-all in the conditions of a run (the
 // machine's load, the other ranks' work): after each exchange of the run,
 // every rank of the column joins a set of plain all-to-alls on warm
-// huge-page buffers, each started from a barrier of the column and timed
-// as the traced calls are (trace.go: from the column's last arrival to the
+// huge-page buffers (the send buffer written, as the product's is: see
+// buffers.sendBuf), each started from a barrier of the column and timed as
+// the traced calls are (trace.go: from the column's last arrival to the
 // rank's exit), in an order that rotates from one exchange to the next so
 // that no probe always runs first or last.
 //
 // The uniform probes send the same count to every other rank of the column
 // and nothing to the rank itself, as the model assumes (ids spread
-// uniformly over the blocks, a rank never asks itself): the id round's and
+// uniformly over the blocks; a rank never asks itself): the id round's and
 // the row round's mean count per pair over the column, and the row round's
-// 1/2, 1/4 and 1/8. A least-squares fit of t = α + bytes/β over them is
-// the model's network (costmodel.FitHockney). The replays send the id and
-// row rounds' own per-pair counts again, and the legacy probe is the
-// calibration of the previous version (the column's largest mean per
-// pair, sent to every rank of the column, the rank itself included): both
-// are reported beside the model to say what it leaves out.
+// 1/2, 1/4 and 1/8. The model's network is the Hockney line through the
+// first two (featureRun.network): α and β such that a round of the id
+// probe's bytes takes the id probe's mean time and one of the row probe's
+// bytes the row probe's. A least-squares line over all five
+// (featureRun.fitAll) is reported beside it. The replays send the id and
+// row rounds' own per-pair counts again, to show what the uniform pattern
+// leaves out; with --feature-diagnose the legacy probe is the calibration
+// of the previous version (the column's largest mean per pair, sent to
+// every rank of the column, the rank itself included).
 
 import (
 	"context"
@@ -58,6 +62,7 @@ type probeSums struct {
 type interleaved struct {
 	col     dist.Comm
 	log     *callLog
+	legacy  bool // run the legacy probe too
 	sums    [numProbes]probeSums
 	exchIdx int
 }
@@ -118,6 +123,9 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 	var in, out [numProbes]int64
 	for k := range numProbes {
 		kind := (int(k) + c.exchIdx) % int(numProbes)
+		if kind == int(probeLegacy) && !c.legacy {
+			continue
+		}
 		var err error
 		if in[kind], out[kind], err = c.exchange(ctx, bufs, counts[kind]); err != nil {
 			return err
@@ -131,6 +139,9 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		return err
 	}
 	for kind := range numProbes {
+		if kind == probeLegacy && !c.legacy {
+			continue
+		}
 		var b int64
 		for i, w := range counts[kind].send {
 			if i != me {
@@ -175,10 +186,23 @@ func (s probeSums) mean() (bytes, seconds float64) {
 	return s.Bytes / s.Samples, s.Seconds / s.Samples
 }
 
-// network is the run's Hockney fit over its uniform probes (the mean
-// point of each kind: for a linear law the fit of the means is the fit of
-// every sample).
+// network is the model's network of the run: the Hockney line through
+// the mean points of its uniform id-sized and row-sized probes, so that α
+// is the latency and β the bandwidth of the column's all-to-all at the
+// exchange's own two message sizes per pair.
 func (r *featureRun) network() (costmodel.Hockney, error) {
+	var bs, ts []float64
+	for _, k := range []probeKind{probeIDs, probeRows} {
+		b, t := r.Probes[k].mean()
+		bs, ts = append(bs, b), append(ts, t)
+	}
+	return costmodel.FitHockney(bs, ts)
+}
+
+// fitAll is the least-squares Hockney line over the mean points of all
+// the run's uniform probes (for a linear law the fit of the means is the
+// fit of every sample).
+func (r *featureRun) fitAll() (costmodel.Hockney, error) {
 	var bs, ts []float64
 	for _, k := range uniformProbes {
 		if r.Probes[k].Samples == 0 {
@@ -190,33 +214,55 @@ func (r *featureRun) network() (costmodel.Hockney, error) {
 	return costmodel.FitHockney(bs, ts)
 }
 
-// probeTable is the markdown table that sets each run's id and row rounds
+// probeRow is one run's line of the probe table: its id and row rounds
 // beside the probes interleaved with them, summed over the epoch (one
-// probe of each kind per exchange), mean over the ranks.
-func probeTable(res *featureResult) string {
-	var b strings.Builder
-	b.WriteString("\n| c | mode | ids s: run / replay / uniform | rows s: run / replay / uniform / legacy | uniform probes: MB per rank and ms (ids, rows/8, /4, /2, rows) | fit α µs | fit β GB/s |\n")
-	b.WriteString("|---|---|---|---|---|---:|---:|\n")
-	for _, run := range res.Runs {
-		pr := &run.Probes
-		if pr[probeRows].Samples == 0 {
-			continue
-		}
-		var pts []string
-		for _, k := range uniformProbes {
-			by, t := pr[k].mean()
-			pts = append(pts, fmt.Sprintf("%.2f: %.2f", by/1e6, 1e3*t))
-		}
-		alpha, beta := "–", "–"
-		if net, err := run.network(); err == nil {
-			alpha, beta = fmt.Sprintf("%.0f", 1e6*net.Alpha), fmt.Sprintf("%.2f", net.Beta/1e9)
-		}
-		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f / %.3f | %s | %s | %s |\n", run.C, run.Mode,
-			run.Times.Transfer[1], pr[probeReplayIDs].Seconds, pr[probeIDs].Seconds,
-			run.Times.Transfer[2], pr[probeReplayRows].Seconds, pr[probeRows].Seconds, pr[probeLegacy].Seconds,
-			strings.Join(pts, ", "), alpha, beta)
+// probe of each kind per exchange), mean over the ranks; the mean time of
+// each uniform probe; the model's network; and the least-squares line
+// over every size with the model's time and error under it (rounds and
+// bytes per rank as the model counts them, measured the transfer time).
+func probeRow(run *featureRun, rounds, bytes, measured float64) string {
+	pr := &run.Probes
+	if pr[probeRows].Samples == 0 {
+		return ""
 	}
-	return b.String()
+	var pts []string
+	for _, k := range uniformProbes {
+		by, t := pr[k].mean()
+		pts = append(pts, fmt.Sprintf("%.2f: %.2f", by/1e6, 1e3*t))
+	}
+	line := func(h costmodel.Hockney, err error) string {
+		if err != nil {
+			return "– | – "
+		}
+		return fmt.Sprintf("%.0f | %.2f ", 1e6*h.Alpha, h.Beta/1e9)
+	}
+	all, err := run.fitAll()
+	fit := line(all, err)
+	if err == nil && measured > 0 {
+		ms := all.Seconds(rounds, bytes)
+		fit += fmt.Sprintf("| %.3f (%+.0f%%)", ms, 100*(ms-measured)/measured)
+	} else {
+		fit += "| –"
+	}
+	legacy := ""
+	if pr[probeLegacy].Samples > 0 {
+		legacy = fmt.Sprintf(" / %.3f", pr[probeLegacy].Seconds)
+	}
+	return fmt.Sprintf("| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f%s | %s | %s| %s |\n", run.C, run.Mode,
+		run.Times.Transfer[1], pr[probeReplayIDs].Seconds, pr[probeIDs].Seconds,
+		run.Times.Transfer[2], pr[probeReplayRows].Seconds, pr[probeRows].Seconds, legacy,
+		strings.Join(pts, ", "), line(run.network()), fit)
+}
+
+// probeHeader heads the probe table (probeRow); legacy adds the legacy
+// probe's column.
+func probeHeader(legacy bool) string {
+	l := ""
+	if legacy {
+		l = " / legacy"
+	}
+	return "\n| c | mode | ids s: run / replay / uniform | rows s: run / replay / uniform" + l + " | uniform probes, MB per rank: ms (ids, rows/8, /4, /2, rows) | model α µs | model β GB/s | 5-size fit α µs | fit β GB/s | fit model s (error) |\n" +
+		"|---|---|---|---|---|---:|---:|---:|---:|---|\n"
 }
 
 // positionTable is the markdown table of --feature-diagnose: each round of
