@@ -274,7 +274,7 @@ func positionTable(res *featureResult) string {
 	n := 0
 	for _, run := range res.Runs {
 		pre, t, rep := &run.PreTimes, &run.Times, &run.RepTimes
-		if pre.Calls[2] == 0 {
+		if pre.Calls[2] == 0 || run.Beta == 0 { // none, or a column of one rank
 			continue
 		}
 		n++
