@@ -784,7 +784,8 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			"error with it.")
 		if legacy {
 			b.WriteString(" *legacy* is the previous version's probe: the column's largest mean row message per pair, sent to every " +
-				"rank of the column, the rank itself included.")
+				"rank of the column, the rank itself included; *replay written* a replay of the row round's counts whose send buffer " +
+				"is written just before its barrier, as the serve step writes the product's.")
 		}
 		b.WriteString("\n")
 	}

@@ -77,7 +77,7 @@ func TestFeatureBenchSmoke(t *testing.T) {
 	// c = 1 and 2 have columns of several ranks: their modes are in the
 	// main table, the transfer, probe and position tables; c = 4 only in
 	// the main table.
-	if strings.Count(rep, " / legacy |") != 1 || !strings.Contains(rep, "replay before / run / repeat after") ||
+	if strings.Count(rep, " / legacy / replay written |") != 1 || !strings.Contains(rep, "replay before / run / repeat after") ||
 		strings.Count(rep, "| minibatch+cache |") != 3+2+2+2 {
 		t.Errorf("diagnostics missing:\n%s", rep)
 	}

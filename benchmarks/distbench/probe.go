@@ -37,14 +37,15 @@ import (
 type probeKind int
 
 const (
-	probeRows        probeKind = iota // uniform, the row round's mean count per pair
-	probeRowsHalf                     // uniform, half of it
-	probeRowsQuarter                  // uniform, a quarter
-	probeRowsEighth                   // uniform, an eighth
-	probeIDs                          // uniform, the id round's mean count per pair
-	probeReplayRows                   // the row round's own counts
-	probeReplayIDs                    // the id round's own counts
-	probeLegacy                       // the column's largest mean row count per pair, to every rank, itself included
+	probeRows          probeKind = iota // uniform, the row round's mean count per pair
+	probeRowsHalf                       // uniform, half of it
+	probeRowsQuarter                    // uniform, a quarter
+	probeRowsEighth                     // uniform, an eighth
+	probeIDs                            // uniform, the id round's mean count per pair
+	probeReplayRows                     // the row round's own counts
+	probeReplayIDs                      // the id round's own counts
+	probeLegacy                         // the column's largest mean row count per pair, to every rank, itself included
+	probeReplayWritten                  // the row round's own counts, the send buffer written just before, as the serve step does
 	numProbes
 )
 
@@ -111,23 +112,24 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		return pc
 	}
 	counts := [numProbes]pairCounts{
-		probeRows:        uniform(meanRow, false),
-		probeRowsHalf:    uniform(meanRow/2, false),
-		probeRowsQuarter: uniform(meanRow/4, false),
-		probeRowsEighth:  uniform(meanRow/8, false),
-		probeIDs:         uniform(meanID, false),
-		probeReplayRows:  rows,
-		probeReplayIDs:   ids,
-		probeLegacy:      uniform(int(most[0]), true),
+		probeRows:          uniform(meanRow, false),
+		probeRowsHalf:      uniform(meanRow/2, false),
+		probeRowsQuarter:   uniform(meanRow/4, false),
+		probeRowsEighth:    uniform(meanRow/8, false),
+		probeIDs:           uniform(meanID, false),
+		probeReplayRows:    rows,
+		probeReplayIDs:     ids,
+		probeLegacy:        uniform(int(most[0]), true),
+		probeReplayWritten: rows,
 	}
 	var in, out [numProbes]int64
 	for k := range numProbes {
 		kind := (int(k) + c.exchIdx) % int(numProbes)
-		if kind == int(probeLegacy) && !c.legacy {
+		if (kind == int(probeLegacy) || kind == int(probeReplayWritten)) && !c.legacy {
 			continue
 		}
 		var err error
-		if in[kind], out[kind], err = c.exchange(ctx, bufs, counts[kind]); err != nil {
+		if in[kind], out[kind], err = c.exchange(ctx, bufs, counts[kind], kind == int(probeReplayWritten)); err != nil {
 			return err
 		}
 	}
@@ -139,7 +141,7 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		return err
 	}
 	for kind := range numProbes {
-		if kind == probeLegacy && !c.legacy {
+		if (kind == probeLegacy || kind == probeReplayWritten) && !c.legacy {
 			continue
 		}
 		var b int64
@@ -158,14 +160,20 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 
 // exchange makes one all-to-all of counts (4-byte words) on warm huge-page
 // buffers from a barrier, and returns the wall-clock instants (ns) it
-// entered and left the call.
-func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCounts) (in, out int64, err error) {
+// entered and left the call; with write, every value it sends is written
+// just before the barrier.
+func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCounts, write bool) (in, out int64, err error) {
 	var ns, nr int
 	for i := range counts.send {
 		ns += counts.send[i]
 		nr += counts.recv[i]
 	}
-	bufs.sendBuf(ns)
+	sb := bufs.sendBuf(ns)
+	if write {
+		for i := range sb {
+			sb[i] = float32(i & 511)
+		}
+	}
 	bufs.recv = bufs.huge(bufs.recv, nr)
 	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
 		return 0, 0, err
@@ -246,7 +254,7 @@ func probeRow(run *featureRun, rounds, bytes, measured float64) string {
 	}
 	legacy := ""
 	if pr[probeLegacy].Samples > 0 {
-		legacy = fmt.Sprintf(" / %.3f", pr[probeLegacy].Seconds)
+		legacy = fmt.Sprintf(" / %.3f / %.3f", pr[probeLegacy].Seconds, pr[probeReplayWritten].Seconds)
 	}
 	return fmt.Sprintf("| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f%s | %s | %s| %s |\n", run.C, run.Mode,
 		run.Times.Transfer[1], pr[probeReplayIDs].Seconds, pr[probeIDs].Seconds,
@@ -259,7 +267,7 @@ func probeRow(run *featureRun, rounds, bytes, measured float64) string {
 func probeHeader(legacy bool) string {
 	l := ""
 	if legacy {
-		l = " / legacy"
+		l = " / legacy / replay written"
 	}
 	return "\n| c | mode | ids s: run / replay / uniform | rows s: run / replay / uniform" + l + " | uniform probes, MB per rank: ms (ids, rows/8, /4, /2, rows) | model α µs | model β GB/s | 5-size fit α µs | fit β GB/s | fit model s (error) |\n" +
 		"|---|---|---|---|---|---:|---:|---:|---:|---|\n"

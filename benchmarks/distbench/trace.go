@@ -89,7 +89,7 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 			pc.send[i], pc.recv[i] = sendCounts[i]*int(sz)/4, recvCounts[i]*int(sz)/4
 		}
 		cal := interleaved{col: c.Comm}
-		i, o, err := cal.exchange(ctx, c.log.bufs, pc)
+		i, o, err := cal.exchange(ctx, c.log.bufs, pc, false)
 		if err != nil {
 			return err
 		}
