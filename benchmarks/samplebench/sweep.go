@@ -22,6 +22,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
@@ -144,40 +145,60 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, error) 
 // within one round, where a slow or fast stretch of the machine reaches
 // both sides of the ratio.
 type sweepRatios struct {
-	// vsBest is the row's warm SEPS over the best of its thread count in
-	// the round.
+	// best is, per thread count, the index of its best row: the one whose
+	// SEPS, relative to the mean of the thread count's rows in the same
+	// round, has the highest median over the rounds. One row is the
+	// reference of every round: the best of each round would be the one
+	// that noise favoured there, and every other row would look slower
+	// than it is.
+	best map[int]int
+	// vsBest is the row's warm SEPS over its thread count's best row's in
+	// the same round.
 	vsBest [][]float64
 	// eff is the parallel efficiency at the same k, SEPS(T, k) / (T ·
-	// SEPS(1, k)); effBest is SEPS(T, k) / (T · SEPS(1, best k of the
-	// round)). Both are nil for a row without a 1-thread row to compare.
+	// SEPS(1, k)); effBest is SEPS(T, k) / (T · SEPS of the 1-thread best
+	// row). eff is nil for a row without a 1-thread row of its k, effBest
+	// for a sweep without 1 thread.
 	eff, effBest [][]float64
 }
 
 // roundRatios returns the ratios of rows, whose warm SEPS are per round.
 func roundRatios(rows []*sweepRow) sweepRatios {
 	rounds := len(rows[0].warm)
-	best := map[int][]float64{} // per thread count, per round
+	mean := map[int][]float64{} // per thread count, per round: the mean of its rows
 	one := map[int]*sweepRow{}  // 1-thread row per k
 	for _, r := range rows {
-		b := best[r.threads]
-		if b == nil {
-			b = make([]float64, rounds)
-			best[r.threads] = b
+		m := mean[r.threads]
+		if m == nil {
+			m = make([]float64, rounds)
+			mean[r.threads] = m
 		}
 		for i, x := range r.warm {
-			b[i] = max(b[i], x)
+			m[i] += x
 		}
 		if r.threads == 1 {
 			one[r.k] = r
 		}
 	}
-	q := sweepRatios{vsBest: make([][]float64, len(rows)), eff: make([][]float64, len(rows)), effBest: make([][]float64, len(rows))}
+	q := sweepRatios{best: map[int]int{}, vsBest: make([][]float64, len(rows)), eff: make([][]float64, len(rows)), effBest: make([][]float64, len(rows))}
+	score := make([]float64, len(rows))
+	for j, r := range rows {
+		rel := make([]float64, rounds)
+		for i, x := range r.warm {
+			rel[i] = x / mean[r.threads][i] // the row count cancels in the comparison
+		}
+		score[j] = benchutil.Median(rel)
+		if b, ok := q.best[r.threads]; !ok || score[j] > score[b] {
+			q.best[r.threads] = j
+		}
+	}
 	for j, r := range rows {
 		t := float64(r.threads)
+		best := rows[q.best[r.threads]]
 		for i, x := range r.warm {
-			q.vsBest[j] = append(q.vsBest[j], x/best[r.threads][i])
-			if b1 := best[1]; b1 != nil {
-				q.effBest[j] = append(q.effBest[j], x/(t*b1[i]))
+			q.vsBest[j] = append(q.vsBest[j], x/best.warm[i])
+			if b1, ok := q.best[1]; ok {
+				q.effBest[j] = append(q.effBest[j], x/(t*rows[b1].warm[i]))
 			}
 			if r1 := one[r.k]; r1 != nil {
 				q.eff[j] = append(q.eff[j], x/(t*r1.warm[i]))
@@ -212,8 +233,10 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
 		"it includes the graph's mapping). CPU-SEPS divides by the CPU time of the warm passes (all threads), "+
 		"which other processes on a shared machine inflate far less than wall time. SEPS, cold SEPS, CPU-SEPS and peak RSS "+
 		"are medians over the rounds. The ratios are taken within each round, then their median and range (min-max) over the rounds: "+
-		"\"vs best k\" is the row's SEPS over the best k's at the same thread count in that round; "+
-		"efficiency is SEPS(T, k) / (T · SEPS(1, k)); \"vs 1-thread best\" is SEPS(T, k) / (T · SEPS(1, best k of the round)).\n\n",
+		"\"vs best k\" is the row's SEPS over the best k's at the same thread count in that round (the best k, marked *, is the one "+
+		"whose SEPS relative to the mean of its thread count's rows in a round has the highest median: one k is the reference of every round, "+
+		"not the k that noise favoured in each); efficiency is SEPS(T, k) / (T · SEPS(1, k)); \"vs 1-thread best\" is "+
+		"SEPS(T, k) / (T · SEPS(1, best k)).\n\n",
 		c.reps, c.seed, seeds, c.batch, benchutil.JoinInts(c.fanouts), c.cliPasses, c.cliPasses-1)
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
 	fmt.Fprintf(&b, "(T and K are the row's threads and k; the graph from `bulksample gen rmat --scale %d --edge-factor %d --seed %d --out %s`; "+
@@ -224,11 +247,15 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
 	fmt.Fprintf(&b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	q := roundRatios(rows)
 	for j, r := range rows {
+		k := strconv.Itoa(r.k)
+		if q.best[r.threads] == j {
+			k += "*"
+		}
 		rss := make([]float64, len(r.rss))
 		for i, x := range r.rss {
 			rss[i] = float64(x)
 		}
-		fmt.Fprintf(&b, "| %d | %d | %d | %.2f | %.2f-%.2f | %s | %s | %s | %.2f | %.2f | %.0f |\n", r.threads, r.k, r.edges,
+		fmt.Fprintf(&b, "| %d | %s | %d | %.2f | %.2f-%.2f | %s | %s | %s | %.2f | %.2f | %.0f |\n", r.threads, k, r.edges,
 			benchutil.Median(r.warm)/1e6, slices.Min(r.warm)/1e6, slices.Max(r.warm)/1e6,
 			ratioCell(q.vsBest[j]), ratioCell(q.eff[j]), ratioCell(q.effBest[j]),
 			benchutil.Median(r.cold)/1e6, benchutil.Median(r.cpu)/1e6, benchutil.Median(rss)/(1<<20))
