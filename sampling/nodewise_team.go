@@ -26,9 +26,9 @@ type team struct {
 	cond    sync.Cond     // signals a new pass or the stop to sleeping helpers
 	gen     atomic.Uint64 // number of passes posted; a change posts job
 	stopped atomic.Bool
-	job     func()        // the pass every helper runs (written before gen moves)
-	pending atomic.Int32  // helpers still running the current pass
-	idle    sync.Cond     // signals the caller that pending reached 0
+	job     func()       // the pass every helper runs (written before gen moves)
+	pending atomic.Int32 // helpers still running the current pass
+	idle    sync.Cond    // signals the caller that pending reached 0
 	helpers int
 	exited  sync.WaitGroup
 }
