@@ -392,7 +392,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	})
 	for i := split; i < ng; i++ {
 		m := m0 + i
-		nw.extractSplit(g, la, base, prev[prevStart[m]:prevStart[m+1]], i)
+		nw.extractSplit(&c.team, g, la, base, prev[prevStart[m]:prevStart[m+1]], i)
 	}
 
 	// F_{l+1} of each minibatch: its F_l, then its new vertices.
