@@ -7,6 +7,7 @@ import (
 
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/samplingtest"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // bulkDigest returns the digest of one bulk.
@@ -73,6 +74,11 @@ func TestReleasedBulksSampleTheSame(t *testing.T) {
 // loaded machine), and large enough that layer 1's minibatches, one a
 // group, are extracted split over the threads: their pieces are reused too.
 func TestWarmNodeWiseAllocatesNothing(t *testing.T) {
+	if testing.Short() {
+		// The race pass (-race -short) would spend seconds on what the
+		// full run measures; allocations are not what it checks.
+		t.Skip("allocation bound: measured by the full run")
+	}
 	a := samplingtest.RandomGraph(20000, 16, false, 5)
 	seeds := samplingtest.RandomSeeds(a.Rows, 8, 512, 6)
 	ctx := context.Background()
@@ -111,5 +117,140 @@ func TestWarmNodeWiseAllocatesNothing(t *testing.T) {
 	}
 	if allocs > 400 {
 		t.Errorf("a warm bulk makes %.0f allocations; want a few small ones per group", allocs)
+	}
+}
+
+// fetchRows is a RowSource that says it must fetch its rows (a RowFetcher)
+// and serves them from memory: LayerWise samples through it layer by layer,
+// as DistLayerWise does, without the ranks.
+type fetchRows struct{ sampling.CSRRows }
+
+func (fetchRows) FetchRows(context.Context, []int32) error { return nil }
+
+// lwCase is a layer-wise sampler of the release tests and its name.
+type lwCase struct {
+	name string
+	mk   func() (*sampling.LayerWise, error)
+}
+
+// lwCases returns layer-wise samplers of a that reach every path of
+// SampleBulk: chunks through all layers (k >= threads), rows of P and
+// blocks split over the threads (k < threads), layer by layer through a
+// RowFetcher, FastGCN, and every normalisation.
+func lwCases(a *spgemm.CSR) []lwCase {
+	from := func(opt sampling.LayerWiseOptions) func() (*sampling.LayerWise, error) {
+		return func() (*sampling.LayerWise, error) { return sampling.NewLayerWise(a, opt) }
+	}
+	fetched := func(opt sampling.LayerWiseOptions) func() (*sampling.LayerWise, error) {
+		return func() (*sampling.LayerWise, error) {
+			return sampling.NewLayerWiseFrom(fetchRows{sampling.CSRRows{A: a}}, opt, nil)
+		}
+	}
+	return []lwCase{
+		{"ladies", from(sampling.LayerWiseOptions{Budgets: []int{30, 20}, Seed: 1, Threads: 2})},
+		{"ladies semibulk 3 replace", from(sampling.LayerWiseOptions{Budgets: []int{25, 25, 10}, Seed: 2, Threads: 3, Semibulk: 3, Replace: true})},
+		{"ladies 5 threads rowmean", from(sampling.LayerWiseOptions{Budgets: []int{40, 10}, Seed: 3, Threads: 5, RowMean: true})},
+		{"fastgcn unbiased", from(sampling.LayerWiseOptions{Method: sampling.FastGCN, Budgets: []int{20, 20}, Seed: 4, Threads: 2, Unbiased: true})},
+		{"ladies fetched", fetched(sampling.LayerWiseOptions{Budgets: []int{30, 15}, Seed: 5, Threads: 2})},
+	}
+}
+
+// TestReleasedLayerWiseBulksSampleTheSame: as
+// TestReleasedBulksSampleTheSame, for LayerWise.
+func TestReleasedLayerWiseBulksSampleTheSame(t *testing.T) {
+	a := samplingtest.RandomGraph(400, 10, true, 3)
+	ctx := context.Background()
+	for _, c := range lwCases(a) {
+		reused, err := c.mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, k := range []int{9, 1, 12, 2, 5} {
+			seeds := samplingtest.RandomSeeds(a.Rows, k, 7+i, uint64(i))
+			fresh, err := c.mk()
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := fresh.SampleBulk(ctx, 1, 3*i, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := reused.SampleBulk(ctx, 1, 3*i, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			samplingtest.CompareBulks(t, c.name, got, want, 0)
+			if g, w := bulkDigest(got), bulkDigest(want); g != w {
+				t.Errorf("%s bulk %d (k=%d): digest %s after reuse, want %s", c.name, i, k, g, w)
+			}
+			got.Release()
+			if got.Len() != -1 || got.Layers != nil || got.Seeds != nil {
+				t.Errorf("%s: a released bulk still holds its arrays", c.name)
+			}
+		}
+	}
+}
+
+// TestWarmLayerWiseAllocatesNothing: as TestWarmNodeWiseAllocatesNothing,
+// for LayerWise on each path of SampleBulk (k >= threads, k < threads,
+// through a RowFetcher): a warm sampler whose caller releases every bulk
+// allocates per bulk only small objects of constant size (the closures and
+// goroutines of its parallel passes, 0.4-2.2 KB here), nothing that grows
+// with the bulk. The outputs are small (29-240 KB; a minibatch's seeds
+// alone are 2 KB), so the bound is 4 KiB plus 1% of the output. Before the
+// samplers reused their arrays a warm bulk allocated 170-990 KB here.
+func TestWarmLayerWiseAllocatesNothing(t *testing.T) {
+	if testing.Short() {
+		// The race pass (-race -short) would spend seconds on what the
+		// full run measures; allocations are not what it checks.
+		t.Skip("allocation bound: measured by the full run")
+	}
+	a := samplingtest.RandomGraph(20000, 16, false, 5)
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		k    int
+		src  sampling.RowSource
+	}{
+		{"k >= threads", 8, sampling.CSRRows{A: a}},
+		{"k < threads", 1, sampling.CSRRows{A: a}},
+		{"fetched", 4, fetchRows{sampling.CSRRows{A: a}}},
+	} {
+		seeds := samplingtest.RandomSeeds(a.Rows, c.k, 512, 6)
+		s, err := sampling.NewLayerWiseFrom(c.src, sampling.LayerWiseOptions{Budgets: []int{512, 512}, Seed: 1, Threads: 2}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var outBytes int64
+		sample := func() {
+			b, err := s.SampleBulk(ctx, 0, 0, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outBytes = 0
+			for _, la := range b.Layers {
+				outBytes += int64(8*len(la.Indptr) + 4*len(la.Indices) + 4*len(la.Data) + 4*len(la.Src))
+			}
+			b.Release()
+		}
+		for range 3 {
+			sample()
+		}
+		allocs := testing.AllocsPerRun(10, sample)
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		const runs = 10
+		for range runs {
+			sample()
+		}
+		runtime.ReadMemStats(&after)
+		perBulk := int64(after.TotalAlloc-before.TotalAlloc) / runs
+		t.Logf("%s: warm bulk: %.0f allocations, %d bytes allocated; output %d bytes", c.name, allocs, perBulk, outBytes)
+		if bound := 4096 + outBytes/100; perBulk > bound {
+			t.Errorf("%s: a warm bulk allocates %d bytes (output %d bytes); want under %d", c.name, perBulk, outBytes, bound)
+		}
+		if allocs > 100 {
+			t.Errorf("%s: a warm bulk makes %.0f allocations; want a few small ones per parallel pass", c.name, allocs)
+		}
 	}
 }
