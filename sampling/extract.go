@@ -93,12 +93,14 @@ type extractSpec struct {
 
 // extractBufs are the arrays of an extraction that a sampler keeps from
 // bulk to bulk: the blocks of the minibatches, before they are stored back
-// to back, and the pieces of a block split over the threads. Their CSRs
-// keep their arrays, which grow to the largest block and are then reused.
+// to back, and the pieces of a block split over the threads with their
+// sort buffers. Their CSRs keep their arrays, which grow to the largest
+// block and are then reused.
 type extractBufs struct {
-	blocks []*spgemm.CSR
-	pieces []*spgemm.CSR
-	cuts   []int
+	blocks   []*spgemm.CSR
+	pieces   []*spgemm.CSR
+	sortBufs [][]uint64 // per piece
+	cuts     []int
 }
 
 // blocksFor returns k blocks, those of earlier calls first (nil where none
@@ -177,6 +179,7 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 				}
 			}()
 			colMap := maps.get(ncols)
+			var sortBuf []uint64
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= nchunks {
@@ -184,7 +187,7 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 					return
 				}
 				lo, hi := c*semibulk, min((c+1)*semibulk, k)
-				extractChunk(src, spec, lo, hi, colMap, blocks)
+				extractChunk(src, spec, lo, hi, colMap, blocks, &sortBuf)
 			}
 		})
 	}
@@ -290,6 +293,7 @@ func extractSplit(b *spgemm.CSR, bufs *extractBufs, src RowSource, spec *extract
 	}
 	bufs.cuts = cuts
 	bufs.pieces = resizeKeep(bufs.pieces, len(cuts)-1)
+	bufs.sortBufs = resizeKeep(bufs.sortBufs, len(cuts)-1)
 	pieces := bufs.pieces
 	for p := range pieces {
 		if pieces[p] == nil {
@@ -298,7 +302,7 @@ func extractSplit(b *spgemm.CSR, bufs *extractBufs, src RowSource, spec *extract
 	}
 	lwParallel(len(pieces), threads, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			relabelRows(pieces[p], src, rows[cuts[p]:cuts[p+1]], cols, colMap, spec.widths[m], scale)
+			relabelRows(pieces[p], src, rows[cuts[p]:cuts[p+1]], cols, colMap, spec.widths[m], scale, &bufs.sortBufs[p])
 		}
 	})
 	b.Rows, b.Cols = len(rows), spec.widths[m]
@@ -319,9 +323,10 @@ func indicesOf(src RowSource, u int32) []int32 {
 }
 
 // extractChunk computes the blocks of minibatches [lo, hi) into blocks[lo:hi],
-// reusing the arrays of those that are not nil. colMap is all -1 on entry
-// and on return.
-func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR) {
+// reusing the arrays of those that are not nil, with *sortBuf as the
+// scratch space of spgemm.SortPairs. colMap is all -1 on entry and on
+// return.
+func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR, sortBuf *[]uint64) {
 	for m := lo; m < hi; m++ {
 		cols := spec.cols[m]
 		markColumns(spec, m, colMap)
@@ -332,7 +337,7 @@ func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, 
 		if blocks[m] == nil {
 			blocks[m] = new(spgemm.CSR)
 		}
-		relabelRows(blocks[m], src, spec.rows[m], cols, colMap, spec.widths[m], scale)
+		relabelRows(blocks[m], src, spec.rows[m], cols, colMap, spec.widths[m], scale, sortBuf)
 		for _, v := range cols {
 			colMap[v] = -1
 		}
@@ -346,7 +351,9 @@ func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, 
 // scale[colMap[v]] (computed in float64) when scale is not nil. Q_R·A is
 // read in place: a row is scanned once through the dense colMap or, when
 // it is much longer than cols (a hub), searched for each vertex of cols.
-func relabelRows(b *spgemm.CSR, src RowSource, rows, cols, colMap []int32, width int, scale []float64) {
+// A row's local columns, which are distinct, are then sorted with *sortBuf
+// as scratch space (kept for the next call).
+func relabelRows(b *spgemm.CSR, src RowSource, rows, cols, colMap []int32, width int, scale []float64, sortBuf *[]uint64) {
 	b.Rows, b.Cols = len(rows), width
 	b.Indptr, b.Indices, b.Data = resize(b.Indptr, len(rows)+1), b.Indices[:0], b.Data[:0]
 	b.Indptr[0] = 0
@@ -368,7 +375,13 @@ func relabelRows(b *spgemm.CSR, src RowSource, rows, cols, colMap []int32, width
 		}
 		row, rv := b.Indices[start:], b.Data[start:]
 		if !slices.IsSorted(row) {
-			sortPairs(row, rv)
+			if cap(*sortBuf) < width {
+				// Room for the longest row there can be (its columns
+				// are distinct), not just this one: SortPairs would
+				// grow the buffer row by longer row.
+				*sortBuf = make([]uint64, width)
+			}
+			*sortBuf = spgemm.SortPairs(row, rv, *sortBuf)
 		}
 		if scale != nil {
 			for p, c := range row {

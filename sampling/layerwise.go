@@ -447,7 +447,7 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk,
 			for l, budget := range s.opt.Budgets {
 				ly := &c.layers[l]
 				s.chooseChunk(w, &ly.spec, ly.spec.rows, ly.keys, budget, lo, hi, threads, fgTotal)
-				extractChunk(s.src, &ly.spec, lo, hi, colMap, ly.ext.blocks)
+				extractChunk(s.src, &ly.spec, lo, hi, colMap, ly.ext.blocks, &w.sbuf)
 				if !s.opt.Unbiased {
 					for _, b := range ly.ext.blocks[lo:hi] {
 						normalizeRows(b.Indptr[:b.Rows+1], b.Data)
@@ -471,6 +471,7 @@ type lwWorker struct {
 	seen []uint64  // bit set of the columns acc holds
 	q    []int32   // the frontier, sorted, without repeats
 	ord  []int32   // appendNew's scratch
+	sbuf []uint64  // spgemm.SortPairs' scratch (extraction)
 	cols []int32   // P's row: column ids, ascending
 	vals []float32 // and values
 	sel  rowSelector
@@ -707,7 +708,7 @@ func (s *LayerWise) chooseLayer(ly *lwLayer, budget int) []*spgemm.CSR {
 			lo, hi := c*sb, min((c+1)*sb, k)
 			s.chooseChunk(w, spec, frontiers, keys, budget, lo, hi, threads, fgTotal)
 			if fused {
-				extractChunk(s.src, spec, lo, hi, colMap, blocks)
+				extractChunk(s.src, spec, lo, hi, colMap, blocks, &w.sbuf)
 			}
 		}
 	})
