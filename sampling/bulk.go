@@ -205,36 +205,3 @@ func (p *bulkPool) put(a bulkArrays) {
 		p.free = append(p.free, a)
 	}
 }
-
-// freeList is a stack of values kept for reuse: unlike a sync.Pool, which
-// empties at every other garbage collection (a large bulk triggers
-// several), it keeps them until its owner is garbage, so that reused
-// arrays stay on pages already touched. The zero value is empty; it is
-// safe for concurrent use.
-type freeList[T any] struct {
-	mu   sync.Mutex
-	free []T
-}
-
-// get removes and returns the value put last, or reports that there is
-// none.
-func (l *freeList[T]) get() (x T, ok bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	n := len(l.free)
-	if n == 0 {
-		return x, false
-	}
-	x = l.free[n-1]
-	var zero T
-	l.free[n-1] = zero
-	l.free = l.free[:n-1]
-	return x, true
-}
-
-// put keeps x for a later get.
-func (l *freeList[T]) put(x T) {
-	l.mu.Lock()
-	l.free = append(l.free, x)
-	l.mu.Unlock()
-}

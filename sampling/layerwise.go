@@ -29,6 +29,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/bulksample/bulksample/internal/freelist"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -149,7 +150,7 @@ type LayerWise struct {
 	workers lwWorkerPool
 	colMaps colMapPool
 	parts   lwPartPool
-	calls   freeList[*lwCall]
+	calls   freelist.List[*lwCall]
 	bulks   bulkPool
 }
 
@@ -275,7 +276,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		}
 	}
 	c := s.getCall(len(s.opt.Budgets))
-	defer s.calls.put(c)
+	defer s.calls.Put(c)
 	bulk := s.bulks.get(len(s.opt.Budgets))
 	bulk.First = first
 	bulk.pool = &s.bulks // also on error: Release gives its arrays back
@@ -340,7 +341,7 @@ type lwLayer struct {
 
 // getCall returns a call's scratch space with one layer per budget.
 func (s *LayerWise) getCall(layers int) *lwCall {
-	c, ok := s.calls.get()
+	c, ok := s.calls.Get()
 	if !ok {
 		c = new(lwCall)
 	}
