@@ -198,9 +198,12 @@ func TestReleasedLayerWiseBulksSampleTheSame(t *testing.T) {
 // through a RowFetcher): a warm sampler whose caller releases every bulk
 // allocates per bulk only small objects of constant size (the closures and
 // goroutines of its parallel passes, 0.4-2.2 KB here), nothing that grows
-// with the bulk. The outputs are small (29-240 KB; a minibatch's seeds
-// alone are 2 KB), so the bound is 4 KiB plus 1% of the output. Before the
-// samplers reused their arrays a warm bulk allocated 170-990 KB here.
+// with the bulk. The outputs are small (29-240 KB), so the bound is 8 KiB
+// plus 1% of the output: a per-minibatch array of k = 8 would exceed it.
+// (The pieces of a split row of P trade arrays with the workers, so a piece
+// may still grow after warm-up: on a loaded machine k < threads once
+// allocated 4.5 KB.) Before the samplers reused their arrays a warm bulk
+// allocated 170-990 KB here.
 func TestWarmLayerWiseAllocatesNothing(t *testing.T) {
 	if testing.Short() {
 		// The race pass (-race -short) would spend seconds on what the
@@ -235,7 +238,7 @@ func TestWarmLayerWiseAllocatesNothing(t *testing.T) {
 			}
 			b.Release()
 		}
-		for range 5 { // every worker's buffers grown
+		for range 10 { // every worker's buffers grown
 			sample()
 		}
 		allocs := testing.AllocsPerRun(10, sample)
@@ -248,7 +251,7 @@ func TestWarmLayerWiseAllocatesNothing(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		perBulk := int64(after.TotalAlloc-before.TotalAlloc) / runs
 		t.Logf("%s: warm bulk: %.0f allocations, %d bytes allocated; output %d bytes", c.name, allocs, perBulk, outBytes)
-		if bound := 4096 + outBytes/100; perBulk > bound {
+		if bound := 8<<10 + outBytes/100; perBulk > bound {
 			t.Errorf("%s: a warm bulk allocates %d bytes (output %d bytes); want under %d", c.name, perBulk, outBytes, bound)
 		}
 		if allocs > 100 {
@@ -262,8 +265,8 @@ func TestWarmLayerWiseAllocatesNothing(t *testing.T) {
 // released bulks, and with the DistRows' kept round arrays, exactly what a
 // fresh single-process sampler samples for each rank's minibatches, for
 // bulks of varying size; and a warm rank allocates per bulk only small
-// objects (the in-process transport's, the parallel passes': 5-11 KB
-// here), not its round arrays: before the DistRows kept them, a warm bulk
+// objects (the in-process transport's, the parallel passes': 5-14 KB
+// here; the bound is 32 KiB plus 1% of the output), not its round arrays: before the DistRows kept them, a warm bulk
 // here allocated about 390 KB (LADIES) and 560 KB (node-wise) on each rank.
 func TestDistSamplersReuse(t *testing.T) {
 	if testing.Short() {
@@ -399,7 +402,7 @@ func TestDistSamplersReuse(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		perBulk := int64(after.TotalAlloc-before.TotalAlloc) / (p * runsMeasured)
 		t.Logf("%s: warm bulk on a rank: %d bytes allocated; output %d bytes", c.name, perBulk, outBytes[0])
-		if bound := 16<<10 + outBytes[0]/100; perBulk > bound {
+		if bound := 32<<10 + outBytes[0]/100; perBulk > bound {
 			t.Errorf("%s: a warm bulk allocates %d bytes a rank (output %d bytes); want under %d", c.name, perBulk, outBytes[0], bound)
 		}
 		for _, g := range grids {
