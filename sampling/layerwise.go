@@ -28,6 +28,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bulksample/bulksample/internal/freelist"
 	"github.com/bulksample/bulksample/spgemm"
@@ -152,6 +153,10 @@ type LayerWise struct {
 	parts   lwPartPool
 	calls   freelist.List[*lwCall]
 	bulks   bulkPool
+	// colCDF is A's cumulative column counts by buckets of cdfBucket
+	// columns (colCuts), computed once; nil for a RowFetcher source.
+	cdfOnce sync.Once
+	colCDF  []int64
 }
 
 // NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
@@ -435,13 +440,19 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk,
 	fgTotal := s.fgTotal
 	threads := lwThreads(s.opt.Threads)
 	sb := max(s.opt.Semibulk, 1)
-	lwParallel((k+sb-1)/sb, threads, func(clo, chi int) {
+	nchunks := (k + sb - 1) / sb
+	// Chunks are handed out one at a time (lwParallel's grain of an eighth
+	// of the bulk a thread left one thread finishing the last grain alone:
+	// at k = 256 and 2 threads, 32 minibatches, about 6% of a bulk).
+	var next atomic.Int64
+	lwParallel(min(threads, nchunks), threads, func(int, int) {
 		w := s.getWorker()
 		defer s.workers.put(w)
 		colMap := s.colMaps.get(s.n)
 		defer s.colMaps.put(colMap) // all -1 again
-		for ch := clo; ch < chi; ch++ {
-			if ctx.Err() != nil {
+		for {
+			ch := int(next.Add(1) - 1)
+			if ch >= nchunks || ctx.Err() != nil {
 				return
 			}
 			lo, hi := ch*sb, min((ch+1)*sb, k)
@@ -548,25 +559,26 @@ func (s *LayerWise) probRow(w *lwWorker, f []int32) {
 }
 
 // probRowSplit is probRow on up to threads goroutines: the column space
-// is cut into ranges (more than threads, handed out in turn, so that the
-// dense columns of hubs do not hold one thread), and each range's sums are
-// accumulated by one goroutine over the whole frontier in increasing
-// vertex order, as probRow does: the row is the same bit for bit.
+// is cut into one range a goroutine, of about equal numbers of entries of A
+// (colCuts), and each range's sums are accumulated by one goroutine over
+// the whole frontier in increasing vertex order, as probRow does: the row
+// is the same bit for bit. Every range reads the start of each frontier
+// row, a cache miss that a row's first reader pays anyway; more ranges than
+// goroutines (three a goroutine, handed out in turn) made the row cost 1.5
+// times probRow on R-MAT scale 20, so that two threads were slower than one.
 func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
 	q := append(w.q[:0], f...)
 	slices.Sort(q)
 	q = slices.Compact(q)
 	w.q = q
-	nr := 3 * threads
-	width := (s.n/nr + 64) &^ 63 // whole bit-set words per range
-	nr = (s.n + width - 1) / width
+	cuts := s.colCuts(threads)
+	nr := len(cuts) - 1
 	parts := make([]*lwPart, nr)
 	lwParallel(nr, threads, func(lo, hi int) {
 		pw := s.getWorker()
 		defer s.workers.put(pw)
 		for r := lo; r < hi; r++ {
-			c0, c1 := int32(r*width), int32(min((r+1)*width, s.n))
-			s.probRange(pw, q, c0, c1)
+			s.probRange(pw, q, cuts[r], cuts[r+1])
 			// The piece takes the worker's arrays and gives it its own:
 			// nothing is copied or allocated once the pool is warm.
 			p := s.parts.get()
@@ -581,6 +593,59 @@ func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
 		s.parts.put(p)
 	}
 	w.cols, w.vals = cols, vals
+}
+
+// colCuts returns nr+1 column boundaries 0 = c_0 < ... < c_nr = n, multiples
+// of 64 but the last, such that A has about as many entries in each range
+// [c_r, c_r+1) (the cost of probRange, since a frontier's rows reach
+// columns in proportion to their in-degrees; R-MAT's low ids hold most).
+// The column counts come from one pass over A, on first use; a RowFetcher
+// source, whose rows are not all at hand, gets ranges of equal width.
+func (s *LayerWise) colCuts(nr int) []int32 {
+	s.cdfOnce.Do(func() {
+		if _, fetch := s.src.(RowFetcher); !fetch {
+			s.colCDF = columnCDF(s.src, s.n)
+		}
+	})
+	cuts := make([]int32, 0, nr+1)
+	cuts = append(cuts, 0)
+	cdf := s.colCDF
+	for r := 1; r < nr; r++ {
+		var c int
+		if cdf == nil {
+			c = r * s.n / nr
+		} else {
+			target := cdf[len(cdf)-1] * int64(r) / int64(nr)
+			b, _ := slices.BinarySearch(cdf, target)
+			c = b * cdfBucket
+		}
+		c = min(c&^63, s.n)
+		if c > int(cuts[len(cuts)-1]) && c < s.n {
+			cuts = append(cuts, int32(c))
+		}
+	}
+	return append(cuts, int32(s.n))
+}
+
+// cdfBucket is the width in columns (a multiple of 64) of a bucket of
+// columnCDF.
+const cdfBucket = 256
+
+// columnCDF returns cdf with cdf[b] the number of entries of src in the
+// columns below b·cdfBucket, for b = 0 .. ceil(n/cdfBucket).
+func columnCDF(src RowSource, n int) []int64 {
+	nb := (n + cdfBucket - 1) / cdfBucket
+	cdf := make([]int64, nb+1)
+	for u := range n {
+		idx, _ := src.Row(int32(u))
+		for _, v := range idx {
+			cdf[v/cdfBucket+1]++
+		}
+	}
+	for b := 1; b <= nb; b++ {
+		cdf[b] += cdf[b-1]
+	}
+	return cdf
 }
 
 // lwPart is the scratch space of a piece of a row computed by one
@@ -784,51 +849,45 @@ func (s *LayerWise) chooseChunk(w *lwWorker, spec *extractSpec, frontiers [][]in
 }
 
 // minSplitSelect is the fewest entries of a row of P per goroutine for
-// chooseSplit: under it the selection stays on one.
-const minSplitSelect = 2048
+// chooseSplit: under it the selection stays on one (a range's pass costs
+// about 5 ns an entry, a hand-off to another goroutine a few microseconds).
+const minSplitSelect = 4096
 
 // chooseSplit is w.sel.choose for the weighted law without replacement
-// (SelectOptions{Weighted: true}) on up to threads goroutines: the row is
-// cut into ranges of positions of at least minPer entries, each keeps its s
-// smallest exponential keys (topKeys), and the s smallest of their union
-// under (key, position) are the row's, the choice of the serial heap. The
-// positions come back ascending in w.sel's scratch space.
+// (SelectOptions{Weighted: true}) on up to threads goroutines: the pass of
+// selectByBound, which keeps the entries whose key is below a bound, runs
+// over ranges of at least minPer positions in parallel, and the s smallest
+// of the union are the row's, the choice of the serial heap. The positions
+// come back ascending in w.sel's scratch space.
 func chooseSplit(w *lwWorker, pool *lwPartPool, key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
-	nr := min(3*threads, len(cols)/max(minPer, 1))
-	if nr <= 1 || s <= 0 {
+	nr := min(threads, len(cols)/max(minPer, 1))
+	npos := 0
+	for _, v := range vals {
+		if v > 0 {
+			npos++
+		}
+	}
+	if nr <= 1 || s <= 0 || npos <= s {
 		pos, _ := w.sel.choose(key, cols, vals, s, SelectOptions{Weighted: true})
 		return pos
 	}
 	parts := make([]*lwPart, nr)
-	lwParallel(nr, threads, func(lo, hi int) {
-		for r := lo; r < hi; r++ {
-			a, b := r*len(cols)/nr, (r+1)*len(cols)/nr
-			p := pool.get()
-			p.pos, p.hk = topKeys(key, cols, vals, a, b, s, p.pos[:0], p.hk[:0])
-			parts[r] = p
-		}
-	})
-	// The s smallest (key, position) pairs of the union, by the same bounded
-	// max-heap as topKeys (far cheaper than sorting the union).
-	pos, hk := w.sel.pos[:0], w.sel.fkeys[:0]
-	for _, p := range parts {
-		for i, q := range p.pos {
-			k := p.hk[i]
-			if len(pos) < s {
-				pos, hk = append(pos, q), append(hk, k)
-				siftUp(hk, pos, len(pos)-1)
-			} else if k < hk[0] || (k == hk[0] && q < pos[0]) {
-				hk[0], pos[0] = k, q
-				siftDown(hk, pos, 0)
+	scan := func(tau float64, pos []int32, hk []float64) ([]int32, []float64) {
+		lwParallel(nr, threads, func(lo, hi int) {
+			for r := lo; r < hi; r++ {
+				a, b := r*len(cols)/nr, (r+1)*len(cols)/nr
+				p := pool.get()
+				p.pos, p.hk = keysBelow(key, cols, vals, a, b, tau, p.pos[:0], p.hk[:0])
+				parts[r] = p
 			}
+		})
+		for _, p := range parts {
+			pos, hk = append(pos, p.pos...), append(hk, p.hk...)
+			pool.put(p)
 		}
+		return pos, hk
 	}
-	for _, p := range parts {
-		pool.put(p)
-	}
-	slices.Sort(pos)
-	w.sel.pos, w.sel.fkeys = pos, hk
-	return pos
+	return w.sel.selectByBound(key, cols, vals, s, scan)
 }
 
 // positiveSum returns the float64 sum of the positive values, in order.

@@ -288,6 +288,9 @@ func (sel *rowSelector) weighted(key RowKey, cols []int32, vals []float32, s int
 		sel.pos = pos
 		return pos
 	}
+	if npos >= minBoundRow*s {
+		return sel.selectByBound(key, cols, vals, s, nil)
+	}
 	pos, hk := topKeys(key, cols, vals, 0, len(vals), s, pos, sel.fkeys[:0])
 	sel.fkeys = hk
 	slices.Sort(pos)
