@@ -29,6 +29,9 @@ type CPU struct {
 	impl    blas.Float32
 	name    string
 	threads int
+	// at is SpMMT's transpose of its sparse operand, its arrays reused
+	// from call to call.
+	at spgemm.CSR
 }
 
 var _ Backend = (*CPU)(nil)
@@ -128,9 +131,22 @@ func (c *CPU) SpMM(dst Buf, a *spgemm.CSR, b Buf, cols int) {
 	spgemm.MulDense(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
 }
 
-// SpMMT calls spgemm.MulDenseT (on one goroutine when it is small).
+// SpMMT transposes a (into arrays reused from call to call) and gathers
+// each output row with spgemm.MulDense, on one goroutine when the product
+// is small. That has the bits of spgemm.MulDenseT's scatter (the transpose
+// keeps a's row order within each column; spgemm's TestMulDenseOfTranspose
+// pins it) and is faster: MulDense sums an output row in registers and
+// writes it once, where the scatter loads and stores it once per term
+// (the backward aggregation of a products-like layer, 139,663 entries by
+// 256 columns: 7.8 ms plus 2.9 ms for the transpose against 25 ms on 2
+// threads).
 func (c *CPU) SpMMT(dst Buf, a *spgemm.CSR, b Buf, cols int) {
-	spgemm.MulDenseT(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
+	if cols == 0 || a.Cols == 0 {
+		spgemm.MulDenseT(dst.host, a, b.host, cols, 1) // its shape checks
+		return
+	}
+	t := c.sparseThreads(a, cols)
+	spgemm.MulDense(dst.host, c.at.Transpose(a, t), b.host, cols, t)
 }
 
 // NormalizeRows calls spgemm.NormalizeRows.
