@@ -314,11 +314,11 @@ func TestSumRowsBadIndex(t *testing.T) {
 	f := 64
 	x, out := make([]float32, 4*f), make([]float32, f)
 	for _, idx := range [][]int32{{0, 4}, {-1}, {3, 1 << 30}} {
-		if sumRows(out, x, f, idx, make([]float32, len(idx)), 4) {
+		if sumRows(out, x, f, idx, make([]float32, len(idx)), 4, idx) {
 			t.Errorf("sumRows(%v) with 4 rows = true; want false", idx)
 		}
 	}
-	if haveSumRows && !sumRows(out, x, f, []int32{0, 3}, []float32{1, 2}, 4) {
+	if haveSumRows && !sumRows(out, x, f, []int32{0, 3}, []float32{1, 2}, 4, []int32{3, -7, 1 << 30}) {
 		t.Error("sumRows with valid indices = false")
 	}
 	a := &CSR{Rows: 1, Cols: 4, Indptr: []int64{0, 2}, Indices: []int32{1, 4}, Data: []float32{1, 1}}
