@@ -4,6 +4,13 @@ package spgemm
 // of equal nonzero count; row i of the output is Σ_k A(i,k)·X(k,:) added in
 // the order of A's row.
 //
+// MulDense on Transpose(A) computes Aᵀ·X with MulDenseT's bits (the
+// transpose keeps A's row order within each column, and both kernels add a
+// row's products in that order from +0: TestMulDenseOfTranspose) and, on
+// the blocks of a GNN's backward pass, about 2x faster than MulDenseT's
+// scatter once the transpose is built into reused arrays: gnn's CPU
+// backend does that.
+//
 // MulDenseT (Aᵀ·X, the backward pass of an aggregation) is parallel over
 // ranges of OUTPUT rows, columns of A, of equal term count: each goroutine
 // walks every row i of A, finds the row's columns in its range by binary
