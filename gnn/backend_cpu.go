@@ -131,23 +131,30 @@ func (c *CPU) SpMM(dst Buf, a *spgemm.CSR, b Buf, cols int) {
 	spgemm.MulDense(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
 }
 
-// SpMMT transposes a (into arrays reused from call to call) and gathers
-// each output row with spgemm.MulDense, on one goroutine when the product
-// is small. That has the bits of spgemm.MulDenseT's scatter (the transpose
-// keeps a's row order within each column; spgemm's TestMulDenseOfTranspose
-// pins it) and is faster: MulDense sums an output row in registers and
-// writes it once, where the scatter loads and stores it once per term
-// (the backward aggregation of a products-like layer, 139,663 entries by
-// 256 columns: 7.8 ms plus 2.9 ms for the transpose against 25 ms on 2
-// threads).
+// SpMMT computes aᵀ·b. A large product transposes a (into arrays reused
+// from call to call) and gathers each output row with spgemm.MulDense, on
+// one goroutine when the product is small. That has the bits of
+// spgemm.MulDenseT's scatter (the transpose keeps a's row order within
+// each column; spgemm's TestMulDenseOfTranspose pins it) and is faster:
+// MulDense sums an output row in registers and writes it once, where the
+// scatter loads and stores it once per term (the second layer's backward
+// aggregation of benchmarks/torchpeer's products-like model, 139,000
+// entries by 256 columns: about 10 ms against 16 ms per step on 2
+// threads). A small one (its third layer's, 15,000 entries, about one per
+// output row) stays with the scatter, which was faster there (1.1 against
+// 1.9 ms).
 func (c *CPU) SpMMT(dst Buf, a *spgemm.CSR, b Buf, cols int) {
-	if cols == 0 || a.Cols == 0 {
-		spgemm.MulDenseT(dst.host, a, b.host, cols, 1) // its shape checks
+	t := c.sparseThreads(a, cols)
+	if cols == 0 || a.Cols == 0 || a.NNZ() < spmmtGatherMinNNZ {
+		spgemm.MulDenseT(dst.host, a, b.host, cols, t)
 		return
 	}
-	t := c.sparseThreads(a, cols)
 	spgemm.MulDense(dst.host, c.at.Transpose(a, t), b.host, cols, t)
 }
+
+// spmmtGatherMinNNZ is the fewest entries for which SpMMT transposes and
+// gathers.
+const spmmtGatherMinNNZ = 1 << 16
 
 // NormalizeRows calls spgemm.NormalizeRows.
 func (c *CPU) NormalizeRows(a *spgemm.CSR) { spgemm.NormalizeRows(a, c.threads) }
