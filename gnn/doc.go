@@ -114,10 +114,10 @@
 // activations are fused (a bias with ReLU and dropout, the input's copy with
 // its dropout, the activation's gradient with the bias gradient of the layer
 // below: fusedBackend). Sparse aggregation goes through spgemm.MulDense (SpMM) and,
-// backwards, through MulDense on the block's transpose (spgemm's
-// (*CSR).Transpose into arrays the backend reuses), which has the bits of
-// spgemm.MulDenseT and gathers each row in registers instead of scattering
-// into it. Layers aggregate before they transform, since
+// backwards, spgemm.MulDenseT, or for a large block MulDense on its
+// transpose (spgemm's (*CSR).Transpose into arrays the backend reuses),
+// which has MulDenseT's bits and gathers each row in registers instead of
+// scattering into it. Layers aggregate before they transform, since
 // a sampled block has many more sources than destinations. When the input
 // features are sparse (under 1/8 nonzero, as bag-of-words features are) the
 // first layer instead keeps them as a CSR matrix and transforms first, so
