@@ -104,6 +104,19 @@ type DistRows struct {
 	ptr     []int64
 	ind     []int32
 	val     []float32
+
+	// The arrays of a round that are kept for the next one, so that a
+	// warm sampler allocates none of them per bulk (a DistRows serves one
+	// sampler, whose rounds are collective and never overlap): the
+	// requested vertices and their order by owner (bucket), and the
+	// requests, lengths and rows of a pull round.
+	remote, at     []int32 // FetchRows, Degrees: the vertices other ranks own, their positions
+	owner, order   []int
+	byOwner, extra []int32
+	asked, lens    []int32 // pullRound: the rows others ask for, their lengths
+	gotLens        []int32 // pullRound: the lengths of the rows this rank asked for
+	sendInd        []int32
+	sendVal        []float32
 }
 
 // NewDistRows returns the row source over m for a node-wise sampler with
@@ -181,12 +194,14 @@ func (d *DistRows) localRow(gid int32) ([]int32, []float32, error) {
 }
 
 // bucket orders vs by owner block (stable) and returns them with the
-// count per block.
+// count per block. The vertices, extra and order it returns are the
+// DistRows' arrays, valid until its next call.
 func (d *DistRows) bucket(vs []int32, extra []int32) ([]int32, []int32, []int, []int) {
 	g := d.m.Grid
 	q := g.Blocks()
 	counts := make([]int, q)
-	owner := make([]int, len(vs))
+	d.owner = resize(d.owner, len(vs))
+	owner := d.owner
 	for i, v := range vs {
 		b, _ := g.Locate(v)
 		owner[i] = b
@@ -197,11 +212,12 @@ func (d *DistRows) bucket(vs []int32, extra []int32) ([]int32, []int32, []int, [
 		start[b+1] = start[b] + counts[b]
 	}
 	pos := slices.Clone(start[:q])
-	order := make([]int, len(vs))
-	outV := make([]int32, len(vs))
+	d.order, d.byOwner = resize(d.order, len(vs)), resize(d.byOwner, len(vs))
+	order, outV := d.order, d.byOwner
 	var outX []int32
 	if extra != nil {
-		outX = make([]int32, len(vs))
+		d.extra = resize(d.extra, len(vs))
+		outX = d.extra
 	}
 	for i, v := range vs {
 		b := owner[i]
@@ -250,12 +266,13 @@ func (d *DistRows) FetchRows(ctx context.Context, vertices []int32) error {
 	if d.mode != FetchPull {
 		return fmt.Errorf("sampling: DistRows.FetchRows in %v mode", d.mode)
 	}
-	remote := make([]int32, 0, len(vertices))
+	remote := d.remote[:0]
 	for _, v := range vertices {
 		if v < d.m.Lo || v >= d.m.Hi {
 			remote = append(remote, v)
 		}
 	}
+	d.remote = remote
 	ids, _, counts, _ := d.bucket(remote, nil)
 	hdr, _, err := d.header(ctx, true, counts, 0, 0, 0, kindRows)
 	if err != nil {
@@ -275,7 +292,8 @@ func (d *DistRows) Degrees(ctx context.Context, vertices []int32, deg []int32) e
 		return fmt.Errorf("sampling: DistRows.Degrees: %d degrees for %d vertices", len(deg), len(vertices))
 	}
 	n := int32(len(d.slot))
-	var remote, at []int32
+	remote, at := d.remote[:0], d.at[:0]
+	defer func() { d.remote, d.at = remote, at }()
 	for i, v := range vertices {
 		switch {
 		case v < 0 || v >= n:
@@ -315,19 +333,22 @@ func lengthsOnly(hdr []int64, r int) bool { return hdr[headerLen*r+5] == kindDeg
 // pullRound is a pull round after the header: this rank asks for ids
 // (ordered by owner, counts per owner) and serves the others. With
 // lengths, this rank asks for the rows' lengths only, which it returns, and
-// keeps the rows of the last FetchRows.
+// keeps the rows of the last FetchRows. The lengths it returns are the
+// DistRows' array, valid until its next round.
 func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, counts []int, lengths bool) ([]int32, error) {
 	q := d.col.Size()
 	rc := make([]int, q)
 	for r := range q {
 		rc[r] = int(hdr[headerLen*r+1])
 	}
-	asked, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, ids, counts, rc)
-	if err != nil {
+	d.asked = resize(d.asked, sum(rc))
+	asked := d.asked
+	if err := d.col.Alltoallv(ctx, dist.PhaseSample, ids, counts, asked, rc); err != nil {
 		return nil, err
 	}
 	// Serve: the lengths, then the rows, of what each rank asked for.
-	lens := make([]int32, len(asked))
+	d.lens = resize(d.lens, len(asked))
+	lens := d.lens
 	colCounts := make([]int, q)
 	o := 0
 	for r := range q {
@@ -343,14 +364,15 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 			o++
 		}
 	}
-	gotLens, err := dist.ExchangeWith(ctx, d.col, dist.PhaseSample, lens, rc, counts)
-	if err != nil {
+	d.gotLens = resize(d.gotLens, sum(counts))
+	gotLens := d.gotLens
+	if err := d.col.Alltoallv(ctx, dist.PhaseSample, lens, rc, gotLens, counts); err != nil {
 		return nil, err
 	}
-	cols := make([]int32, 0, sum(colCounts))
+	cols := slices.Grow(d.sendInd[:0], sum(colCounts))
 	var vals []float32
 	if d.values {
-		vals = make([]float32, 0, cap(cols))
+		vals = slices.Grow(d.sendVal[:0], cap(cols))
 	}
 	o = 0
 	for r := range q {
@@ -378,6 +400,7 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 	// Receive the rows straight behind the local block.
 	total := int64(sum(recvCols))
 	d.ind = slices.Grow(d.ind[:d.nLocal], int(total))[:d.nLocal+total]
+	d.sendInd, d.sendVal = cols, vals // for the next round (Alltoallv keeps no reference)
 	if err := d.col.Alltoallv(ctx, dist.PhaseSample, cols, colCounts, d.ind[d.nLocal:], recvCols); err != nil {
 		return nil, err
 	}

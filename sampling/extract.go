@@ -75,7 +75,9 @@ func Extract(a *spgemm.CSR, rows [][]int32, cols [][]int32, semibulk, threads in
 	for m := range cols {
 		spec.widths[m] = len(cols[m])
 	}
-	return extractBlocks(CSRRows{A: a}, a.Cols, &spec, semibulk, threads, nil)
+	la := new(LayerArrays)
+	extractBlocks(CSRRows{A: a}, a.Cols, &spec, semibulk, threads, nil, new(extractBufs), la)
+	return la
 }
 
 // extractSpec generalises Extract: the local column of cols[m][j] is
@@ -89,12 +91,42 @@ type extractSpec struct {
 	scale                   [][]float64
 }
 
+// extractBufs are the arrays of an extraction that a sampler keeps from
+// bulk to bulk: the blocks of the minibatches, before they are stored back
+// to back, and the pieces of a block split over the threads with their
+// sort buffers. Their CSRs keep their arrays, which grow to the largest
+// block and are then reused.
+type extractBufs struct {
+	blocks   []*spgemm.CSR
+	pieces   []*spgemm.CSR
+	sortBufs [][]uint64 // per piece
+	cuts     []int
+}
+
+// blocksFor returns k blocks, those of earlier calls first (nil where none
+// was made yet; extractChunk makes them).
+func (e *extractBufs) blocksFor(k int) []*spgemm.CSR {
+	e.blocks = resizeKeep(e.blocks, k)
+	return e.blocks
+}
+
+// resizeKeep returns s with length n, keeping its elements (and, when it
+// grows, those its array held beyond its length): a list of reusable
+// buffers never loses one.
+func resizeKeep[T any](s []T, n int) []T {
+	if cap(s) < n {
+		s = append(s[:cap(s)], make([]T, n-cap(s))...)
+	}
+	return s[:n]
+}
+
 // extractBlocks computes the blocks of spec from the rows of src, whose
 // column ids are < ncols (the rows of spec.rows, which a RowFetcher source
-// must have fetched). Its column maps come from maps (a sampler's, kept
+// must have fetched), into la's arrays (reused when large enough), through
+// the blocks of bufs. Its column maps come from maps (a sampler's, kept
 // across calls: filling ncols entries is a serial cost per call) or, when
 // maps is nil, are allocated.
-func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *colMapPool) *LayerArrays {
+func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *colMapPool, bufs *extractBufs, la *LayerArrays) {
 	k := len(spec.rows)
 	n := src.NumVertices()
 	if semibulk <= 0 {
@@ -112,16 +144,20 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 			}
 		}
 	}
-	blocks := make([]*spgemm.CSR, k)
+	blocks := bufs.blocksFor(k)
 	if t := lwThreads(threads); k > 0 && k < t {
 		// Fewer minibatches than threads: each block's rows are split
 		// over the threads instead.
 		colMap := maps.get(ncols)
 		for m := range k {
-			blocks[m] = extractSplit(src, spec, m, colMap, t)
+			if blocks[m] == nil {
+				blocks[m] = new(spgemm.CSR)
+			}
+			extractSplit(blocks[m], bufs, src, spec, m, colMap, t)
 		}
 		maps.put(colMap)
-		return assembleLayer(blocks, spec.srcs)
+		assembleLayer(la, blocks, spec.srcs)
+		return
 	}
 	// Chunks of at most semibulk minibatches, and at least four per
 	// thread, so that a chunk of costly minibatches does not hold the
@@ -143,6 +179,7 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 				}
 			}()
 			colMap := maps.get(ncols)
+			var sortBuf []uint64
 			for {
 				c := int(next.Add(1) - 1)
 				if c >= nchunks {
@@ -150,7 +187,7 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 					return
 				}
 				lo, hi := c*semibulk, min((c+1)*semibulk, k)
-				extractChunk(src, spec, lo, hi, colMap, blocks)
+				extractChunk(src, spec, lo, hi, colMap, blocks, &sortBuf)
 			}
 		})
 	}
@@ -158,7 +195,7 @@ func extractBlocks(src RowSource, ncols int, spec *extractSpec, semibulk, thread
 	if failure != nil {
 		panic(failure)
 	}
-	return assembleLayer(blocks, spec.srcs)
+	assembleLayer(la, blocks, spec.srcs)
 }
 
 // colMapPool keeps column maps (all -1) for reuse across calls; a nil
@@ -219,12 +256,13 @@ func markColumns(spec *extractSpec, m int, colMap []int32) {
 	}
 }
 
-// extractSplit computes the block of minibatch m on up to threads
-// goroutines, each relabelling a piece of its rows; the pieces are cut by
-// the rows' lengths (their cost), not their number, so that a hub's row
-// does not hold one goroutine while the others idle. colMap is all -1 on
-// entry and on return, and shared read-only by the goroutines.
-func extractSplit(src RowSource, spec *extractSpec, m int, colMap []int32, threads int) *spgemm.CSR {
+// extractSplit computes the block of minibatch m into b on up to threads
+// goroutines, each relabelling a piece of its rows (into the pieces of
+// bufs); the pieces are cut by the rows' lengths (their cost), not their
+// number, so that a hub's row does not hold one goroutine while the others
+// idle. colMap is all -1 on entry and on return, and shared read-only by
+// the goroutines.
+func extractSplit(b *spgemm.CSR, bufs *extractBufs, src RowSource, spec *extractSpec, m int, colMap []int32, threads int) {
 	rows, cols := spec.rows[m], spec.cols[m]
 	markColumns(spec, m, colMap)
 	defer func() {
@@ -242,8 +280,7 @@ func extractSplit(src RowSource, spec *extractSpec, m int, colMap []int32, threa
 		total += int64(len(indicesOf(src, u))) + 1
 	}
 	np := min(4*threads, len(rows))
-	cuts := make([]int, 0, np+1)
-	cuts = append(cuts, 0)
+	cuts := append(bufs.cuts[:0], 0)
 	var acc int64
 	for i, u := range rows {
 		acc += int64(len(indicesOf(src, u))) + 1
@@ -254,13 +291,22 @@ func extractSplit(src RowSource, spec *extractSpec, m int, colMap []int32, threa
 	if cuts[len(cuts)-1] != len(rows) {
 		cuts = append(cuts, len(rows))
 	}
-	pieces := make([]*spgemm.CSR, len(cuts)-1)
+	bufs.cuts = cuts
+	bufs.pieces = resizeKeep(bufs.pieces, len(cuts)-1)
+	bufs.sortBufs = resizeKeep(bufs.sortBufs, len(cuts)-1)
+	pieces := bufs.pieces
+	for p := range pieces {
+		if pieces[p] == nil {
+			pieces[p] = new(spgemm.CSR)
+		}
+	}
 	lwParallel(len(pieces), threads, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
-			pieces[p] = relabelRows(src, rows[cuts[p]:cuts[p+1]], cols, colMap, spec.widths[m], scale)
+			relabelRows(pieces[p], src, rows[cuts[p]:cuts[p+1]], cols, colMap, spec.widths[m], scale, &bufs.sortBufs[p])
 		}
 	})
-	b := &spgemm.CSR{Rows: len(rows), Cols: spec.widths[m], Indptr: make([]int64, 1, len(rows)+1)}
+	b.Rows, b.Cols = len(rows), spec.widths[m]
+	b.Indptr, b.Indices, b.Data = append(b.Indptr[:0], 0), b.Indices[:0], b.Data[:0]
 	for _, p := range pieces {
 		base := int64(len(b.Indices))
 		for _, e := range p.Indptr[1:] {
@@ -268,7 +314,6 @@ func extractSplit(src RowSource, spec *extractSpec, m int, colMap []int32, threa
 		}
 		b.Indices, b.Data = append(b.Indices, p.Indices...), append(b.Data, p.Data...)
 	}
-	return b
 }
 
 // indicesOf returns the column ids of row u of src.
@@ -277,9 +322,11 @@ func indicesOf(src RowSource, u int32) []int32 {
 	return idx
 }
 
-// extractChunk computes the blocks of minibatches [lo, hi). colMap is all
-// -1 on entry and on return.
-func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR) {
+// extractChunk computes the blocks of minibatches [lo, hi) into blocks[lo:hi],
+// reusing the arrays of those that are not nil, with *sortBuf as the
+// scratch space of spgemm.SortPairs. colMap is all -1 on entry and on
+// return.
+func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR, sortBuf *[]uint64) {
 	for m := lo; m < hi; m++ {
 		cols := spec.cols[m]
 		markColumns(spec, m, colMap)
@@ -287,21 +334,29 @@ func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, 
 		if spec.scale != nil {
 			scale = spec.scale[m]
 		}
-		blocks[m] = relabelRows(src, spec.rows[m], cols, colMap, spec.widths[m], scale)
+		if blocks[m] == nil {
+			blocks[m] = new(spgemm.CSR)
+		}
+		relabelRows(blocks[m], src, spec.rows[m], cols, colMap, spec.widths[m], scale, sortBuf)
 		for _, v := range cols {
 			colMap[v] = -1
 		}
 	}
 }
 
-// relabelRows returns the block Q_R·A·Q_C of one minibatch: row i is row
+// relabelRows sets b, reusing its arrays, to the block Q_R·A·Q_C of one
+// minibatch: row i is row
 // rows[i] of a restricted to the columns v with colMap[v] >= 0 (exactly
 // the vertices of cols), renumbered to colMap[v], with values times
 // scale[colMap[v]] (computed in float64) when scale is not nil. Q_R·A is
 // read in place: a row is scanned once through the dense colMap or, when
 // it is much longer than cols (a hub), searched for each vertex of cols.
-func relabelRows(src RowSource, rows, cols, colMap []int32, width int, scale []float64) *spgemm.CSR {
-	b := &spgemm.CSR{Rows: len(rows), Cols: width, Indptr: make([]int64, len(rows)+1)}
+// A row's local columns, which are distinct, are then sorted with *sortBuf
+// as scratch space (kept for the next call).
+func relabelRows(b *spgemm.CSR, src RowSource, rows, cols, colMap []int32, width int, scale []float64, sortBuf *[]uint64) {
+	b.Rows, b.Cols = len(rows), width
+	b.Indptr, b.Indices, b.Data = resize(b.Indptr, len(rows)+1), b.Indices[:0], b.Data[:0]
+	b.Indptr[0] = 0
 	for i, u := range rows {
 		idx, vals := src.Row(u)
 		start := len(b.Indices)
@@ -320,7 +375,13 @@ func relabelRows(src RowSource, rows, cols, colMap []int32, width int, scale []f
 		}
 		row, rv := b.Indices[start:], b.Data[start:]
 		if !slices.IsSorted(row) {
-			sortPairs(row, rv)
+			if cap(*sortBuf) < width {
+				// Room for the longest row there can be (its columns
+				// are distinct), not just this one: SortPairs would
+				// grow the buffer row by longer row.
+				*sortBuf = make([]uint64, width)
+			}
+			*sortBuf = spgemm.SortPairs(row, rv, *sortBuf)
 		}
 		if scale != nil {
 			for p, c := range row {
@@ -329,7 +390,6 @@ func relabelRows(src RowSource, rows, cols, colMap []int32, width int, scale []f
 		}
 		b.Indptr[i+1] = int64(len(b.Indices))
 	}
-	return b
 }
 
 // hubFactor is how many times longer than the chosen column list a row
@@ -350,27 +410,30 @@ func rowRange(a *spgemm.CSR, lo, hi int) *spgemm.CSR {
 	return &spgemm.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ptr, Indices: a.Indices[base:end:end], Data: a.Data[base:end:end]}
 }
 
-// assembleLayer stores blocks back to back in the LayerArrays layout, with
-// srcs[m] as minibatch m's sources.
-func assembleLayer(blocks []*spgemm.CSR, srcs [][]int32) *LayerArrays {
+// assembleLayer stores blocks back to back in la, in the LayerArrays
+// layout, with srcs[m] as minibatch m's sources. It reuses la's arrays
+// when they are large enough (those of a released bulk) and sets Deg to
+// nil.
+func assembleLayer(la *LayerArrays, blocks []*spgemm.CSR, srcs [][]int32) {
 	k := len(blocks)
-	la := &LayerArrays{PtrStart: make([]int, k+1), EdgeStart: make([]int64, k+1), SrcStart: make([]int, k+1)}
+	la.PtrStart, la.EdgeStart, la.SrcStart = resize(la.PtrStart, k+1), resize(la.EdgeStart, k+1), resize(la.SrcStart, k+1)
+	la.PtrStart[0], la.EdgeStart[0], la.SrcStart[0] = 0, 0, 0
 	for m, b := range blocks {
 		la.PtrStart[m+1] = la.PtrStart[m] + b.Rows + 1
 		la.EdgeStart[m+1] = la.EdgeStart[m] + b.NNZ()
 		la.SrcStart[m+1] = la.SrcStart[m] + len(srcs[m])
 	}
-	la.Indptr = make([]int64, 0, la.PtrStart[k])
-	la.Indices = make([]int32, 0, la.EdgeStart[k])
-	la.Data = make([]float32, 0, la.EdgeStart[k])
-	la.Src = make([]int32, 0, la.SrcStart[k])
+	la.Indptr = resize(la.Indptr, la.PtrStart[k])
+	la.Indices = resize(la.Indices, int(la.EdgeStart[k]))
+	la.Data = resize(la.Data, int(la.EdgeStart[k]))
+	la.Src = resize(la.Src, la.SrcStart[k])
+	la.Deg = nil
 	for m, b := range blocks {
-		la.Indptr = append(la.Indptr, b.Indptr...)
-		la.Indices = append(la.Indices, b.Indices...)
-		la.Data = append(la.Data, b.Data...)
-		la.Src = append(la.Src, srcs[m]...)
+		copy(la.Indptr[la.PtrStart[m]:], b.Indptr[:b.Rows+1])
+		copy(la.Indices[la.EdgeStart[m]:], b.Indices)
+		copy(la.Data[la.EdgeStart[m]:], b.Data)
+		copy(la.Src[la.SrcStart[m]:], srcs[m])
 	}
-	return la
 }
 
 // NextFrontier returns frontier followed by the column ids of rows
@@ -385,29 +448,32 @@ func NextFrontier(frontier []int32, sel *spgemm.CSR, lo, hi int) []int32 {
 	}
 	cols := slices.Clone(sel.Indices[sel.Indptr[lo]:sel.Indptr[hi]])
 	slices.Sort(cols)
-	src, _ := appendNew(frontier, slices.Compact(cols))
+	src, _ := appendNew(nil, nil, new([]int32), frontier, slices.Compact(cols))
 	return src
 }
 
 // appendNew returns frontier followed by the vertices of cols (sorted,
 // distinct) that are not in frontier, and the position of each cols[j] in
-// that list.
-func appendNew(frontier, cols []int32) (src, slots []int32) {
-	// order lists the frontier positions sorted by vertex, merged with cols.
-	order := make([]int32, len(frontier))
-	for i := range order {
-		order[i] = int32(i)
+// that list, stored in the arrays of src and slots when they are large
+// enough (their contents are overwritten); *order is scratch space, kept
+// for the next call.
+func appendNew(src, slots []int32, order *[]int32, frontier, cols []int32) ([]int32, []int32) {
+	// ord lists the frontier positions sorted by vertex, merged with cols.
+	ord := resize(*order, len(frontier))
+	for i := range ord {
+		ord[i] = int32(i)
 	}
-	slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(frontier[x], frontier[y]) })
-	src = append(make([]int32, 0, len(frontier)+len(cols)), frontier...)
-	slots = make([]int32, len(cols))
+	slices.SortFunc(ord, func(x, y int32) int { return cmp.Compare(frontier[x], frontier[y]) })
+	*order = ord
+	src = append(resize(src, len(frontier)+len(cols))[:0], frontier...)
+	slots = resize(slots, len(cols))
 	fi := 0
 	for j, v := range cols {
-		for fi < len(order) && frontier[order[fi]] < v {
+		for fi < len(ord) && frontier[ord[fi]] < v {
 			fi++
 		}
-		if fi < len(order) && frontier[order[fi]] == v {
-			slots[j] = order[fi]
+		if fi < len(ord) && frontier[ord[fi]] == v {
+			slots[j] = ord[fi]
 		} else {
 			slots[j] = int32(len(src))
 			src = append(src, v)

@@ -29,6 +29,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/bulksample/bulksample/internal/freelist"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -133,18 +134,24 @@ func (o *LayerWiseOptions) Validate() error {
 // LayerWise is the bulk layer-wise sampler (LADIES or FastGCN). It
 // implements Sampler and is safe for concurrent use. It keeps per-thread
 // scratch space (a dense row of n float32 and an n-bit set, a column map of
-// n int32) for later calls, until the sampler itself is garbage.
+// n int32) and per-call space (the blocks of the largest bulk, before they
+// are stored back to back) for later calls, until the sampler itself is
+// garbage. Its bulks' arrays come from bulks returned with Bulk.Release.
 type LayerWise struct {
-	src RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
-	n   int         // A is n x n
-	fg  *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
-	opt LayerWiseOptions
-	// workers and colMaps are scratch space kept across layers and calls
-	// (free lists, which unlike a sync.Pool survive garbage collections:
-	// refilling an n-entry accumulator or column map costs fresh pages).
+	src     RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
+	n       int         // A is n x n
+	fg      *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
+	fgTotal float64     // FastGCN: the sum of fg's positive values
+	opt     LayerWiseOptions
+	// workers, colMaps, parts and calls are scratch space kept across
+	// layers and calls (free lists, which unlike a sync.Pool survive
+	// garbage collections: refilling an n-entry accumulator or column map,
+	// or a bulk's blocks, costs fresh pages).
 	workers lwWorkerPool
 	colMaps colMapPool
 	parts   lwPartPool
+	calls   freelist.List[*lwCall]
+	bulks   bulkPool
 }
 
 // NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
@@ -194,7 +201,11 @@ func NewLayerWiseFrom(src RowSource, opt LayerWiseOptions, fastGCN *spgemm.CSR) 
 		return nil, fmt.Errorf("sampling: NewLayerWiseFrom: %v needs the 1 x %d column norms exactly when the method is FastGCN", opt.Method, n)
 	}
 	opt.Budgets = append([]int(nil), opt.Budgets...)
-	return &LayerWise{src: src, n: n, fg: fastGCN, opt: opt}, nil
+	s := &LayerWise{src: src, n: n, fg: fastGCN, opt: opt}
+	if fastGCN != nil {
+		s.fgTotal = positiveSum(fastGCN.Data)
+	}
+	return s, nil
 }
 
 // AddColumnSquares adds the squared values of rows lo..hi-1 of src, in row
@@ -249,6 +260,11 @@ func (s *LayerWise) Options() LayerWiseOptions {
 // [0, n), or the context's error if ctx is done between layers (or, when
 // the layers of a chunk of minibatches are sampled one after the other,
 // between chunks).
+//
+// The bulk's arrays come from bulks returned with Bulk.Release when there
+// are any, and every intermediate array is kept for the next call, so that
+// a caller who releases each bulk when done with it makes a warm sampler
+// allocate nothing per bulk that grows with it.
 func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
 	n := s.n
 	k := len(seeds)
@@ -259,43 +275,140 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 			}
 		}
 	}
-	bulk := &Bulk{First: first, SeedStart: make([]int, k+1)}
-	frontiers := dedupFirst(seeds)
-	for m, f := range frontiers {
-		bulk.SeedStart[m+1] = bulk.SeedStart[m] + len(f)
-		bulk.Seeds = append(bulk.Seeds, f...)
-	}
+	c := s.getCall(len(s.opt.Budgets))
+	defer s.calls.Put(c)
+	bulk := s.bulks.get(len(s.opt.Budgets))
+	bulk.First = first
+	bulk.pool = &s.bulks // also on error: Release gives its arrays back
+	frontiers := s.dedupSeeds(c, seeds, bulk)
 	if _, fetch := s.src.(RowFetcher); !fetch && k >= lwThreads(s.opt.Threads) {
-		return s.sampleDepthFirst(ctx, bulk, epoch, frontiers)
+		if err := s.sampleDepthFirst(ctx, c, bulk, epoch, frontiers); err != nil {
+			bulk.Release()
+			return nil, err
+		}
+		return bulk, nil
 	}
 	stream := NewStream(s.opt.Seed)
 	for l, budget := range s.opt.Budgets {
 		if err := ctx.Err(); err != nil {
+			bulk.Release()
 			return nil, err
 		}
 		if f, ok := s.src.(RowFetcher); ok {
-			if err := f.FetchRows(ctx, frontierUnion(frontiers)); err != nil {
+			c.union = frontierUnion(c.union, frontiers)
+			if err := f.FetchRows(ctx, c.union); err != nil {
+				bulk.Release()
 				return nil, err
 			}
 		}
-		keys := make([]RowKey, k)
-		for m := range keys {
-			keys[m] = stream.Row(epoch, first+m, l, -1)
+		ly := &c.layers[l]
+		spec := ly.reset(frontiers)
+		for m := range ly.keys {
+			ly.keys[m] = stream.Row(epoch, first+m, l, -1)
 		}
-		spec, blocks := s.chooseLayer(frontiers, keys, budget)
-		var la *LayerArrays
-		if blocks != nil {
-			la = assembleLayer(blocks, spec.srcs)
+		la := &bulk.Layers[l]
+		if blocks := s.chooseLayer(ly, budget); blocks != nil {
+			assembleLayer(la, blocks, spec.srcs)
 		} else {
-			la = extractBlocks(s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads, &s.colMaps)
+			extractBlocks(s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads, &s.colMaps, &ly.ext, la)
 		}
 		if !s.opt.Unbiased {
 			normalizeBlocks(la, s.opt.Threads)
 		}
-		bulk.Layers = append(bulk.Layers, *la)
 		frontiers = spec.srcs
 	}
 	return bulk, nil
+}
+
+// lwCall is the scratch space of one SampleBulk call, kept for later calls
+// in the sampler's free list: its arrays grow to the largest bulk sampled
+// and are reused.
+type lwCall struct {
+	frontiers [][]int32 // F_0: each minibatch's deduplicated seeds, views of the bulk's Seeds
+	union     []int32   // the distinct vertices of a layer's frontiers (RowFetcher)
+	layers    []lwLayer // one per layer: layer l+1's rows are layer l's sources
+}
+
+// lwLayer is a call's scratch space for one layer: what its columns'
+// selection gives the extraction (the per-minibatch arrays of spec keep
+// their memory from call to call), the minibatches' random streams, and
+// the blocks before they are stored back to back.
+type lwLayer struct {
+	spec extractSpec
+	keys []RowKey
+	ext  extractBufs
+}
+
+// getCall returns a call's scratch space with one layer per budget.
+func (s *LayerWise) getCall(layers int) *lwCall {
+	c, ok := s.calls.Get()
+	if !ok {
+		c = new(lwCall)
+	}
+	c.layers = resizeKeep(c.layers, layers)
+	return c
+}
+
+// reset prepares the layer for the minibatches whose frontiers are rows:
+// every per-minibatch array of its spec empty (an empty minibatch, which
+// chooseChunk skips, has empty columns and sources) with its memory kept.
+func (ly *lwLayer) reset(rows [][]int32) *extractSpec {
+	k := len(rows)
+	sp := &ly.spec
+	sp.rows = rows
+	sp.cols, sp.slots, sp.srcs = emptied(sp.cols, k), emptied(sp.slots, k), emptied(sp.srcs, k)
+	sp.scale = emptied(sp.scale, k)
+	sp.widths = resize(sp.widths, k)
+	clear(sp.widths)
+	ly.keys = resize(ly.keys, k)
+	return sp
+}
+
+// emptied returns s with length n, each element emptied but keeping its
+// array (resizeKeep's).
+func emptied[T any](s [][]T, n int) [][]T {
+	s = resizeKeep(s, n)
+	for i := range s {
+		s[i] = s[i][:0]
+	}
+	return s
+}
+
+// dedupSeeds stores each minibatch's seeds without repeats, first
+// occurrences in order (as NodeWise does), back to back in bulk.Seeds
+// (offsets bulk.SeedStart), and returns them per minibatch (F_0), as views
+// of bulk.Seeds.
+func (s *LayerWise) dedupSeeds(c *lwCall, seeds [][]int32, bulk *Bulk) [][]int32 {
+	k := len(seeds)
+	total := 0
+	for _, sd := range seeds {
+		total += len(sd)
+	}
+	mark := s.colMaps.get(s.n) // all -1
+	all := resize(bulk.Seeds[:cap(bulk.Seeds)], total)[:0]
+	bulk.SeedStart = resize(bulk.SeedStart, k+1)
+	bulk.SeedStart[0] = 0
+	for m, sd := range seeds {
+		lo := len(all)
+		for _, v := range sd {
+			if mark[v] < 0 {
+				mark[v] = 0
+				all = append(all, v)
+			}
+		}
+		for _, v := range all[lo:] {
+			mark[v] = -1
+		}
+		bulk.SeedStart[m+1] = len(all)
+	}
+	s.colMaps.put(mark)
+	bulk.Seeds = all
+	c.frontiers = resize(c.frontiers, k)
+	for m := range k {
+		lo, hi := bulk.SeedStart[m], bulk.SeedStart[m+1]
+		c.frontiers[m] = all[lo:hi:hi]
+	}
+	return c.frontiers
 }
 
 // sampleDepthFirst samples the layers of bulk (its seeds set, frontiers
@@ -307,27 +420,19 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 // read again). Chunks run in parallel. It needs every row of A at hand
 // (not a RowFetcher) and at least as many minibatches as threads; the
 // result is that of the layer-by-layer loop of SampleBulk, bit for bit.
-func (s *LayerWise) sampleDepthFirst(ctx context.Context, bulk *Bulk, epoch int, frontiers [][]int32) (*Bulk, error) {
+func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk, epoch int, frontiers [][]int32) error {
 	k, nl := len(frontiers), len(s.opt.Budgets)
 	stream := NewStream(s.opt.Seed)
-	specs := make([]*extractSpec, nl)
-	blocks := make([][]*spgemm.CSR, nl)
-	keys := make([][]RowKey, nl)
 	rows := frontiers
 	for l := range nl {
-		specs[l] = &extractSpec{rows: rows, cols: make([][]int32, k), slots: make([][]int32, k),
-			srcs: make([][]int32, k), widths: make([]int, k), scale: make([][]float64, k)}
-		rows = specs[l].srcs // filled chunk by chunk before the next layer reads it
-		blocks[l] = make([]*spgemm.CSR, k)
-		keys[l] = make([]RowKey, k)
+		ly := &c.layers[l]
+		rows = ly.reset(rows).srcs // filled chunk by chunk before the next layer reads it
+		ly.ext.blocksFor(k)
 		for m := range k {
-			keys[l][m] = stream.Row(epoch, bulk.First+m, l, -1)
+			ly.keys[m] = stream.Row(epoch, bulk.First+m, l, -1)
 		}
 	}
-	fgTotal := 0.0
-	if s.fg != nil {
-		fgTotal = positiveSum(s.fg.Data)
-	}
+	fgTotal := s.fgTotal
 	threads := lwThreads(s.opt.Threads)
 	sb := max(s.opt.Semibulk, 1)
 	lwParallel((k+sb-1)/sb, threads, func(clo, chi int) {
@@ -335,29 +440,30 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, bulk *Bulk, epoch int,
 		defer s.workers.put(w)
 		colMap := s.colMaps.get(s.n)
 		defer s.colMaps.put(colMap) // all -1 again
-		for c := clo; c < chi; c++ {
+		for ch := clo; ch < chi; ch++ {
 			if ctx.Err() != nil {
 				return
 			}
-			lo, hi := c*sb, min((c+1)*sb, k)
+			lo, hi := ch*sb, min((ch+1)*sb, k)
 			for l, budget := range s.opt.Budgets {
-				s.chooseChunk(w, specs[l], specs[l].rows, keys[l], budget, lo, hi, threads, fgTotal)
-				extractChunk(s.src, specs[l], lo, hi, colMap, blocks[l])
+				ly := &c.layers[l]
+				s.chooseChunk(w, &ly.spec, ly.spec.rows, ly.keys, budget, lo, hi, threads, fgTotal)
+				extractChunk(s.src, &ly.spec, lo, hi, colMap, ly.ext.blocks, &w.sbuf)
 				if !s.opt.Unbiased {
-					for _, b := range blocks[l][lo:hi] {
-						spgemm.NormalizeRows(b, 1)
+					for _, b := range ly.ext.blocks[lo:hi] {
+						normalizeRows(b.Indptr[:b.Rows+1], b.Data)
 					}
 				}
 			}
 		}
 	})
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return err
 	}
 	for l := range nl {
-		bulk.Layers = append(bulk.Layers, *assembleLayer(blocks[l], specs[l].srcs))
+		assembleLayer(&bulk.Layers[l], c.layers[l].ext.blocks, c.layers[l].spec.srcs)
 	}
-	return bulk, nil
+	return nil
 }
 
 // lwWorker is the scratch space of one goroutine of a layer-wise sampler.
@@ -365,6 +471,8 @@ type lwWorker struct {
 	acc  []float32 // dense row of P being accumulated; zero between rows
 	seen []uint64  // bit set of the columns acc holds
 	q    []int32   // the frontier, sorted, without repeats
+	ord  []int32   // appendNew's scratch
+	sbuf []uint64  // spgemm.SortPairs' scratch (extraction)
 	cols []int32   // P's row: column ids, ascending
 	vals []float32 // and values
 	sel  rowSelector
@@ -574,21 +682,19 @@ func (s *LayerWise) probabilities(frontiers [][]int32) *spgemm.CSR {
 // twice from memory: at R-MAT scale 20 and b = s = 512 one thread sampled
 // a bulk of 16 about a fifth slower than bulks of 1). It returns the
 // blocks, or nil when it left the extraction to extractBlocks (fewer
-// minibatches than threads, which split each row over the threads).
-func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) (*extractSpec, []*spgemm.CSR) {
+// minibatches than threads, which split each row over the threads). The
+// selection goes to ly.spec (reset for the layer's frontiers, with its keys
+// set), the blocks to ly.ext's.
+func (s *LayerWise) chooseLayer(ly *lwLayer, budget int) []*spgemm.CSR {
+	spec, frontiers, keys := &ly.spec, ly.spec.rows, ly.keys
 	k := len(frontiers)
-	spec := &extractSpec{rows: frontiers, cols: make([][]int32, k), slots: make([][]int32, k),
-		srcs: make([][]int32, k), widths: make([]int, k), scale: make([][]float64, k)}
-	fgTotal := 0.0
-	if s.fg != nil {
-		fgTotal = positiveSum(s.fg.Data)
-	}
+	fgTotal := s.fgTotal
 	threads := lwThreads(s.opt.Threads)
 	fused := k >= threads
 	sb := max(s.opt.Semibulk, 1)
 	var blocks []*spgemm.CSR
 	if fused {
-		blocks = make([]*spgemm.CSR, k)
+		blocks = ly.ext.blocksFor(k)
 	}
 	nchunks := (k + sb - 1) / sb
 	lwParallel(nchunks, threads, func(clo, chi int) {
@@ -603,11 +709,11 @@ func (s *LayerWise) chooseLayer(frontiers [][]int32, keys []RowKey, budget int) 
 			lo, hi := c*sb, min((c+1)*sb, k)
 			s.chooseChunk(w, spec, frontiers, keys, budget, lo, hi, threads, fgTotal)
 			if fused {
-				extractChunk(s.src, spec, lo, hi, colMap, blocks)
+				extractChunk(s.src, spec, lo, hi, colMap, blocks, &w.sbuf)
 			}
 		}
 	})
-	return spec, blocks
+	return blocks
 }
 
 // chooseChunk is chooseLayer's work for minibatches [lo, hi) on worker w.
@@ -644,13 +750,14 @@ func (s *LayerWise) chooseChunk(w *lwWorker, spec *extractSpec, frontiers [][]in
 		} else {
 			pos, mult = w.sel.choose(keys[m], pCols, pVals, budget, opt)
 		}
-		cIdx := make([]int32, len(pos))
+		cIdx := resize(spec.cols[m], len(pos))
 		for j, p := range pos {
 			cIdx[j] = pCols[p]
 		}
-		src, slots := appendNew(frontiers[m], cIdx)
+		src, slots := appendNew(spec.srcs[m], spec.slots[m], &w.ord, frontiers[m], cIdx)
 		spec.cols[m], spec.slots[m], spec.srcs[m], spec.widths[m] = cIdx, slots, src, len(src)
-		sc := make([]float64, len(src))
+		sc := resize(spec.scale[m], len(src))
+		clear(sc)
 		if s.opt.RowMean {
 			for _, c := range slots {
 				sc[c] = 1
@@ -735,42 +842,30 @@ func positiveSum(vals []float32) float64 {
 	return total
 }
 
-// normalizeBlocks scales every row of every block of la to sum to 1.
+// normalizeBlocks scales every row of every block of la to sum to 1
+// (spgemm.NormalizeRows of each block).
 func normalizeBlocks(la *LayerArrays, threads int) {
 	k := len(la.PtrStart) - 1
 	lwParallel(k, threads, func(lo, hi int) {
 		for m := lo; m < hi; m++ {
-			ptr := la.Indptr[la.PtrStart[m]:la.PtrStart[m+1]]
-			e0, e1 := la.EdgeStart[m], la.EdgeStart[m+1]
-			b := spgemm.CSR{Rows: len(ptr) - 1, Cols: la.SrcStart[m+1] - la.SrcStart[m],
-				Indptr: ptr, Indices: la.Indices[e0:e1:e1], Data: la.Data[e0:e1:e1]}
-			spgemm.NormalizeRows(&b, 1)
+			normalizeRows(la.Indptr[la.PtrStart[m]:la.PtrStart[m+1]], la.Data[la.EdgeStart[m]:la.EdgeStart[m+1]])
 		}
 	})
 }
 
-// dedupFirst returns each minibatch's seeds without repeats, first
-// occurrences in order (as NodeWise does).
-func dedupFirst(seeds [][]int32) [][]int32 {
-	out := make([][]int32, len(seeds))
-	seen := make(map[int32]struct{})
-	for m, sd := range seeds {
-		clear(seen)
-		f := make([]int32, 0, len(sd))
-		for _, v := range sd {
-			if _, ok := seen[v]; !ok {
-				seen[v] = struct{}{}
-				f = append(f, v)
-			}
-		}
-		out[m] = f
+// normalizeRows scales each row of the block with row offsets ptr (from 0)
+// and values data to sum to 1: spgemm.NormalizeRows on one goroutine,
+// without its closure and block header, which a call per block allocates.
+func normalizeRows(ptr []int64, data []float32) {
+	for i := range len(ptr) - 1 {
+		spgemm.NormalizeVec(data[ptr[i]:ptr[i+1]])
 	}
-	return out
 }
 
-// frontierUnion returns the distinct vertices of all frontiers, ascending.
-func frontierUnion(frontiers [][]int32) []int32 {
-	var all []int32
+// frontierUnion returns the distinct vertices of all frontiers, ascending,
+// in buf's array.
+func frontierUnion(buf []int32, frontiers [][]int32) []int32 {
+	all := buf[:0]
 	for _, f := range frontiers {
 		all = append(all, f...)
 	}

@@ -285,6 +285,10 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	k := len(seeds)
 	c := nw.getCall()
 	defer nw.putCall(c)
+	if nw.threads > 1 {
+		c.team.start(nw.threads - 1)
+		defer c.team.stop()
+	}
 	bulk := nw.bulks.get(len(nw.opt.Fanouts))
 	bulk.First = first
 	nw.dedupSeeds(c, seeds, bulk)
@@ -307,7 +311,7 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		prev, prevStart = la.Src, la.SrcStart
 	}
 	if nw.opt.Degrees {
-		if err := nw.attachDegrees(ctx, bulk); err != nil {
+		if err := nw.attachDegrees(ctx, c, bulk); err != nil {
 			return nil, err
 		}
 	} else {
@@ -322,12 +326,12 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 // attachDegrees sets every layer's Deg. Each minibatch's sources at layer l
 // (F_{l+1}) are a prefix of its sources at the last layer (F_L), so the
 // degrees of F_L are looked up once and copied to the other layers.
-func (nw *NodeWise) attachDegrees(ctx context.Context, bulk *Bulk) error {
+func (nw *NodeWise) attachDegrees(ctx context.Context, c *nwCall, bulk *Bulk) error {
 	last := &bulk.Layers[len(bulk.Layers)-1]
 	last.Deg = resize(last.Deg[:cap(last.Deg)], len(last.Src))
-	if c, ok := nw.src.(CSRRows); ok {
-		a, deg := c.A, last.Deg
-		nw.parallel(len(deg), 4*rowGrain, func(_ *nwWorker, _, lo, hi int) {
+	if src, ok := nw.src.(CSRRows); ok {
+		a, deg := src.A, last.Deg
+		nw.parallel(&c.team, len(deg), 4*rowGrain, func(_ *nwWorker, _, lo, hi int) {
 			for i, v := range last.Src[lo:hi] {
 				deg[lo+i] = int32(a.Indptr[v+1] - a.Indptr[v])
 			}
@@ -338,7 +342,7 @@ func (nw *NodeWise) attachDegrees(ctx context.Context, bulk *Bulk) error {
 	for l := range len(bulk.Layers) - 1 {
 		la := &bulk.Layers[l]
 		la.Deg = resize(la.Deg[:cap(la.Deg)], len(la.Src))
-		nw.parallel(len(la.SrcStart)-1, 1, func(_ *nwWorker, _, lo, hi int) {
+		nw.parallel(&c.team, len(la.SrcStart)-1, 1, func(_ *nwWorker, _, lo, hi int) {
 			for m := lo; m < hi; m++ {
 				copy(la.Deg[la.SrcStart[m]:la.SrcStart[m+1]], last.Deg[last.SrcStart[m]:])
 			}
@@ -387,7 +391,7 @@ func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
 	}
 	c.seedCnt = resize(c.seedCnt, k)
 	bulk.Seeds = resize(bulk.Seeds[:cap(bulk.Seeds)], c.inStart[k])
-	nw.parallel(k, 1, func(w *nwWorker, _, lo, hi int) {
+	nw.parallel(&c.team, k, 1, func(w *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
 			f := bulk.Seeds[c.inStart[m]:c.inStart[m]:c.inStart[m+1]]
 			for _, v := range seeds[m] {

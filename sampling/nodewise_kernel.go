@@ -67,6 +67,7 @@ type nwCall struct {
 	inStart  []int   // per minibatch: where its seeds start in the caller's seeds, back to back
 	seedCnt  []int   // per minibatch: its distinct seeds
 	g        layerState
+	team     team // the call's helper goroutines
 }
 
 // nwScratch holds the sampler's reusable memory: free lists that outlive
@@ -132,8 +133,9 @@ func (w *nwWorker) reset(vs []int32) {
 
 // parallel runs body(w, c, lo, hi) over [0, n) in chunks c of grain, taken
 // in order by up to nw.threads goroutines, each with its own worker; chunk
-// c is [c*grain, min((c+1)*grain, n)).
-func (nw *NodeWise) parallel(n, grain int, body func(w *nwWorker, c, lo, hi int)) {
+// c is [c*grain, min((c+1)*grain, n)). The goroutines are the caller and
+// tm's helpers, or, for a nil tm, goroutines started for the pass.
+func (nw *NodeWise) parallel(tm *team, n, grain int, body func(w *nwWorker, c, lo, hi int)) {
 	if n == 0 {
 		return
 	}
@@ -141,27 +143,35 @@ func (nw *NodeWise) parallel(n, grain int, body func(w *nwWorker, c, lo, hi int)
 	nchunks := (n + grain - 1) / grain
 	var next atomic.Int64
 	run := func() {
-		w := nw.getWorker()
-		defer nw.putWorker(w)
+		var w *nwWorker // taken with the first chunk: a helper may find none
 		for {
 			c := int(next.Add(1)) - 1
 			if c >= nchunks {
-				return
+				break
+			}
+			if w == nil {
+				w = nw.getWorker()
 			}
 			body(w, c, c*grain, min((c+1)*grain, n))
 		}
+		if w != nil {
+			nw.putWorker(w)
+		}
 	}
 	t := min(nw.threads, nchunks)
-	if t == 1 {
+	switch {
+	case t == 1:
 		run()
-		return
+	case tm != nil && tm.helpers > 0:
+		tm.run(run)
+	default:
+		var wg sync.WaitGroup
+		for range t - 1 {
+			wg.Go(run)
+		}
+		run() // the calling goroutine is one of the t
+		wg.Wait()
 	}
-	var wg sync.WaitGroup
-	for range t - 1 {
-		wg.Go(run)
-	}
-	run() // the calling goroutine is one of the t
-	wg.Wait()
 }
 
 // rowGrain is the number of rows a goroutine takes at a time in the sizes
@@ -326,7 +336,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		if nw.packed != nil {
 			g.lo, g.deg = resize(g.lo, rows), resize(g.deg, rows)
 		}
-		nw.parallel(rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
+		nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
 		var bound int64
 		for ch, b := range g.chunkOff {
 			g.chunkOff[ch] = bound
@@ -341,7 +351,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 			g.pvals = resize(g.pvals, int(bound))
 		}
 		key := nw.stream
-		nw.parallel(rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
+		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
 			o := g.chunkOff[ch]
 			for r := lo; r < hi; r++ {
 				b := g.off[r]
@@ -374,7 +384,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	// when they would leave threads idle: those are split over the
 	// threads, one after the other.
 	split := nw.splitTail(g, ng)
-	nw.parallel(split, 1, func(w *nwWorker, _, lo, hi int) {
+	nw.parallel(&c.team, split, 1, func(w *nwWorker, _, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			m := m0 + i
 			nw.extract(w, g, la, base, prev[prevStart[m]:prevStart[m+1]], i)
@@ -382,7 +392,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	})
 	for i := split; i < ng; i++ {
 		m := m0 + i
-		nw.extractSplit(g, la, base, prev[prevStart[m]:prevStart[m+1]], i)
+		nw.extractSplit(&c.team, g, la, base, prev[prevStart[m]:prevStart[m+1]], i)
 	}
 
 	// F_{l+1} of each minibatch: its F_l, then its new vertices.
@@ -393,7 +403,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	}
 	add := la.SrcStart[m1] - srcBase
 	la.Src = extend(la.Src, add, int(float64(srcBase+add)*growth*1.05))
-	nw.parallel(ng, 1, func(_ *nwWorker, _, lo, hi int) {
+	nw.parallel(&c.team, ng, 1, func(_ *nwWorker, _, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			m := m0 + i
 			dst := la.Src[la.SrcStart[m]:la.SrcStart[m+1]]

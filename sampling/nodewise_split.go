@@ -71,8 +71,10 @@ func (nw *NodeWise) splitTail(g *layerState, ng int) int {
 const maxSplitPicks = 1<<31 - 3
 
 // extractSplit is extract for group minibatch i (frontier f) on up to
-// nw.threads goroutines; see the steps above.
-func (nw *NodeWise) extractSplit(g *layerState, la *LayerArrays, base int64, f []int32, i int) {
+// nw.threads goroutines, tm's members when it has enough, else goroutines
+// started for it; see the steps above. The barriers poll before they sleep,
+// as the team does between passes (teamSpin).
+func (nw *NodeWise) extractSplit(tm *team, g *layerState, la *LayerArrays, base int64, f []int32, i int) {
 	r0, r1 := g.rowStart[i], g.rowStart[i+1]
 	np := max(min(nw.threads, r1-r0), 1)
 	sh := nw.getWorker()
@@ -102,10 +104,17 @@ func (nw *NodeWise) extractSplit(g *layerState, la *LayerArrays, base int64, f [
 	newv := g.newv[e0:e1]
 
 	var bar [5]sync.WaitGroup
+	var arrived [5]atomic.Int32
 	for b := range bar {
 		bar[b].Add(np)
 	}
-	barrier := func(b int) { bar[b].Done(); bar[b].Wait() }
+	barrier := func(b int) {
+		arrived[b].Add(1)
+		bar[b].Done()
+		if !spinUntil(func() bool { return arrived[b].Load() == int32(np) }) {
+			bar[b].Wait()
+		}
+	}
 	run := func(p int) {
 		pc := &pieces[p]
 		// A: the frontier, and the piece's entries.
@@ -225,12 +234,21 @@ func (nw *NodeWise) extractSplit(g *layerState, la *LayerArrays, base int64, f [
 		}
 		sh.reset(own)
 	}
-	var wg sync.WaitGroup
-	for p := 1; p < np; p++ {
-		wg.Go(func() { run(p) })
+	if tm != nil && tm.helpers >= np-1 {
+		var slot atomic.Int32
+		tm.run(func() {
+			if p := int(slot.Add(1)) - 1; p < np {
+				run(p)
+			}
+		})
+	} else {
+		var wg sync.WaitGroup
+		for p := 1; p < np; p++ {
+			wg.Go(func() { run(p) })
+		}
+		run(0)
+		wg.Wait()
 	}
-	run(0)
-	wg.Wait()
 	n := 0
 	for p := range pieces {
 		n += len(pieces[p].own)

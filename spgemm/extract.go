@@ -92,7 +92,7 @@ func ExtractColumns(a *CSR, colMap []int32, newCols int, threads int) *CSR {
 				}
 			}
 			if !sorted {
-				buf = sortPairs(idx, val, buf)
+				buf = SortPairs(idx, val, buf)
 				for t := 1; t < len(idx); t++ {
 					if idx[t] == idx[t-1] {
 						dupRow.CompareAndSwap(0, int64(i)+1)

@@ -35,10 +35,12 @@ func insertionSortInt32s(s []int32) {
 	}
 }
 
-// sortPairs sorts idx ascending and permutes val alongside, using buf (grown
-// if needed and returned) for long rows. The order of equal ids is not
-// specified.
-func sortPairs(idx []int32, val []float32, buf []uint64) []uint64 {
+// SortPairs sorts idx (ids >= 0) ascending and permutes val alongside,
+// using buf (grown if needed and returned, for the next call) for long
+// rows: the row sort of the kernels, for a caller that builds rows itself
+// (the samplers' extraction). It allocates nothing once buf is large
+// enough. The order of equal ids is not specified.
+func SortPairs(idx []int32, val []float32, buf []uint64) []uint64 {
 	n := len(idx)
 	if n < insertionSortMax {
 		for i := 1; i < n; i++ {

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
@@ -54,6 +55,7 @@ type featureConfig struct {
 	Seeds       int     `json:"seeds"`      // 0: the whole training split
 	CacheFrac   float64 `json:"cache_frac"` // cache budget, a fraction of all feature bytes
 	CalibFloats int     `json:"calib_floats"`
+	Diagnose    bool    `json:"diagnose"`
 }
 
 // The gather modes, in the order they run.
@@ -86,16 +88,20 @@ type featureRun struct {
 	// exchange of 16 bytes per pair (Alpha) and the bytes per second a rank
 	// sends in a large one (Beta); 0 for a column of one rank.
 	Alpha, Beta float64
-	// BetaRun is the bandwidth of plain all-to-alls of the run's row
-	// message sizes, one after each of its exchanges (interleaved), and
-	// PairFloats the mean float32 values per pair of those.
-	BetaRun    float64
-	PairFloats int64
-	// AlphaRun is the mean time of plain all-to-alls of the size of the
-	// run's id rounds, interleaved likewise: the latency the model uses.
-	AlphaRun float64
+	// Probes are the plain all-to-alls interleaved with the run's
+	// exchanges (probe.go), per kind: sums over the samples, mean over
+	// the ranks.
+	Probes [numProbes]probeSums
 	// Times are the run's all-to-alls timed apart from the waits (trace.go).
 	Times exchangeTimes
+	// PreTimes and RepTimes are, with --feature-diagnose, replays of each
+	// round's counts on the probe buffers just before it and repeats of
+	// the round on the product's buffers just after it.
+	PreTimes, RepTimes exchangeTimes
+	// Backs are, with --feature-diagnose, the backings of the last row
+	// round's send and receive buffers and of the probes' (summed over
+	// the ranks).
+	Backs [4]backing
 }
 
 // featureResult is what rank 0 prints.
@@ -213,7 +219,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 	var bufs buffers
 	// The grid, hence the stores' column communicators, log their feature
 	// all-to-alls (trace.go).
-	log := &callLog{}
+	log := &callLog{diag: cfg.Diagnose, bufs: &buffers{}}
 	traced := newTraced(world, dist.PhaseFeatures, log)
 	for _, c := range cfg.Reps {
 		grid, err := dist.NewGrid(ctx, traced, c, n)
@@ -264,39 +270,39 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			// of those bulks, and the timed epoch measures the steady
 			// state that every later epoch runs in (its first touches of
 			// fresh pages are reported apart, see WarmFaults).
-			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs, &interleaved{col: grid.Col(), log: log})
+			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs, &interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose})
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: warm-up: %w", c, mode, err)
 			}
 			store.ResetStats()
 			log.take()
-			cal := &interleaved{col: grid.Col(), log: log}
+			cal := &interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose}
 			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features, &bufs, cal)
 			if err != nil {
 				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
 			}
 			fig.WarmFaults, fig.WarmWall = warm.MinorFaults, warm.Wall
+			log.mu.Lock()
+			pre, rep, backs := log.pre, log.rep, log.backs
+			log.mu.Unlock()
 			calls := log.take()
 			a1, b1, err := calibrate(ctx, grid.Col(), &bufs, cfg.CalibFloats)
 			if err != nil {
 				return nil, err
 			}
-			// The bandwidth of plain all-to-alls of the run's row
-			// messages, interleaved with its exchanges (interleaved).
-			// Seconds are averaged over the ranks, not bandwidths: the
-			// model is compared with the mean rank's transfer time, which
-			// a slow rank weighs on more than on a mean of bandwidths.
-			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2, cal.seconds, cal.bytes, float64(cal.floats) / float64(max(cal.samples, 1)), cal.idSeconds, float64(cal.idSamples), float64(cal.samples)}
+			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
+			for _, ps := range cal.sums {
+				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples)
+			}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
 			}
 			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p)}
 			if q := grid.Col().Size(); q > 1 {
 				run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
-				if ab[2] > 0 && ab[6] > 0 {
-					run.AlphaRun = ab[5] / ab[6]
-					run.BetaRun = ab[3] / max(ab[2]-ab[7]*run.AlphaRun, 1e-9)
-					run.PairFloats = int64(ab[4] / float64(p))
+				for k := range run.Probes {
+					v := ab[2+3*k:]
+					run.Probes[k] = probeSums{Seconds: v[0] / float64(p), Bytes: v[1] / float64(p), Samples: v[2] / float64(p)}
 				}
 			}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
@@ -304,6 +310,24 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			}
 			if run.Times, err = gatherTimes(ctx, world, grid.ProcCol(), calls); err != nil {
 				return nil, err
+			}
+			if log.diag {
+				if run.PreTimes, err = gatherTimes(ctx, world, grid.ProcCol(), pre); err != nil {
+					return nil, err
+				}
+				if run.RepTimes, err = gatherTimes(ctx, world, grid.ProcCol(), rep); err != nil {
+					return nil, err
+				}
+				v := make([]int64, 0, 8)
+				for _, bk := range backs {
+					v = append(v, bk.RssKB, bk.HugeKB)
+				}
+				if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, v); err != nil {
+					return nil, err
+				}
+				for i := range run.Backs {
+					run.Backs[i] = backing{v[2*i], v[2*i+1]}
+				}
 			}
 			okAll := []int64{0}
 			if !ok {
@@ -452,6 +476,25 @@ func (b *buffers) huge(s []float32, n int) []float32 {
 	return hugemem.Grow(b.arena, s, n)
 }
 
+// sendBuf returns b.send resized to n on b's arena, every value of a new
+// mapping written once. A send buffer that was never written is backed by
+// the kernel's zero page: an all-to-all that reads it (Open MPI's
+// single-copy transport reads the peer's pages) then moves no memory on
+// the sending side and runs faster than one from a written buffer such as
+// the product's, which measured the probes 20-40% faster than the rounds
+// they calibrate (--feature-diagnose showed the probes' send mapping with
+// no resident page).
+func (b *buffers) sendBuf(n int) []float32 {
+	old := unsafe.SliceData(b.send)
+	b.send = b.huge(b.send, n)
+	if s := b.send[:cap(b.send)]; unsafe.SliceData(s) != old {
+		for i := range s {
+			s[i] = float32(i & 1023)
+		}
+	}
+	return b.send
+}
+
 func growFloats(s []float32, n int) []float32 {
 	if cap(s) >= n {
 		return s[:n]
@@ -523,9 +566,9 @@ func calibrate(ctx context.Context, col dist.Comm, bufs *buffers, floats int) (a
 	// The product's row buffers are on huge pages (featurex.Dist): so are
 	// these, warm (one exchange untimed), and each timed exchange starts
 	// after a barrier, as the traced ones of the runs do (trace.go).
-	bufs.send = bufs.huge(bufs.send, q*floats)
+	sb := bufs.sendBuf(q * floats)
 	bufs.recv = bufs.huge(bufs.recv, q*floats)
-	sb, rb := bufs.send, bufs.recv
+	rb := bufs.recv
 	if err := col.Alltoallv(ctx, dist.PhaseControl, sb, counts, rb, counts); err != nil {
 		return 0, 0, err
 	}
@@ -568,7 +611,7 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 	d.Close()
 	fmt.Fprintf(stderr, "distbench: planted partition of %d vertices generated and saved in %.1fs\n", c.fnodes, gen.Seconds())
 	cfg := featureConfig{Graph: graph, Reps: c.reps, Batch: c.batch, Bulk: c.fbulk, Fanouts: c.fanouts, Seed: c.seed,
-		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib}
+		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag}
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -647,17 +690,22 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +
 		"(featureTraffic in benchmarks/distbench/costmodel.go, evaluated on this sample's input counts) and its error on the sum over " +
 		"ranks; the time of the transfers (the id and row all-to-alls, each timed from a barrier of the column so that the wait for its " +
-		"slowest rank is left out, summed over the epoch, mean over ranks) against the model's (2·E·α + bytes/β(m)), with α and β(m) " +
-		"calibrated in the run's own conditions: after each exchange the column makes two plain all-to-alls on warm huge-page buffers, " +
-		"one of the size of the exchange's id round (its mean time is α: the ids are under 1% of the bytes) and one of the size of its " +
-		"row round (m per pair; its time less α gives β(m)); the mean seconds of " +
+		"slowest rank is left out, summed over the epoch, mean over ranks) against the model's, 2·E·α + bytes/β: a Hockney network " +
+		"(latency α per round, bandwidth β per rank) paying α for each of the exchange's id and row rounds and every byte at β. α and " +
+		"β are measured in the run's own conditions: after each exchange the column makes plain all-to-alls on warm, written huge-page " +
+		"buffers, each from a barrier, that send the same count to every other rank of the column and none to itself (ids uniform over " +
+		"the blocks, as the byte model assumes), of the exchange's mean id message per pair and of its mean row message per pair; α and β " +
+		"are the line t = α + b/β through their mean times (the probe table below). The mean seconds of " +
 		"each phase of the gathers (pack: classify the ids, copy the local and cached rows, sort and deduplicate the remote ids; status: " +
 		"the first all-to-all, where a rank waits for the column's slowest; ids; serve: the owner copies the rows asked of it; rows; " +
-		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these include the barriers); the slowest " +
-		"rank's wall time. Each run is one epoch after a warm-up of its first two bulks (untimed, as a trainer's first epoch), so " +
-		"that the store's buffers are warm. Every run's first minibatch was checked against the file's rows.\n\n")
+		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these include the barriers and the probes' " +
+		"time is not in them); the slowest rank's wall time (probes included). Each run is one epoch after a warm-up of its first two " +
+		"bulks (untimed, as a trainer's first epoch), so that the store's buffers are warm. Every run's first minibatch was checked " +
+		"against the file's rows.\n\n")
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | transfer s (ids + rows) | model s | error | pack / status / ids / serve / rows / unpack s | wall s | rows |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
+	var probeRows string
+	legacy := false
 	for _, run := range res.Runs {
 		var bytes, most, msgs, hits, remote, saved, exch float64
 		var phase [featurex.NumGatherPhases]float64
@@ -701,10 +749,13 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		// all-to-alls of the run's message size.
 		measured := run.Times.Transfer[1] + run.Times.Transfer[2]
 		modelS, errS := "–", "–"
-		if run.BetaRun > 0 {
-			net := network{alpha: run.AlphaRun, beta: run.BetaRun}
-			per := phaseTraffic{rounds: model.rounds * 2 / 3 / float64(p), bytes: model.bytes / float64(p)}
-			ms := net.seconds(per)
+		// Per rank: the id and row rounds of each exchange (the status
+		// round is not in the measured transfers) and every byte.
+		rounds, perRank := model.rounds*2/3/float64(p), model.bytes/float64(p)
+		probeRows += probeRow(&run, rounds, perRank, measured)
+		legacy = legacy || run.Probes[probeLegacy].Samples > 0
+		if net, err := run.network(); err == nil {
+			ms := net.Seconds(rounds, perRank)
 			modelS = fmt.Sprintf("%.3f", ms)
 			if measured > 0 {
 				errS = fmt.Sprintf("%+.0f%%", 100*(ms-measured)/measured)
@@ -723,21 +774,36 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
 	b.WriteString(transferTable(res))
-	b.WriteString("\nCalibration of the column's all-to-all, interleaved with each run (the model's α and β(m), m the mean row message per pair), " +
-		"and, for reference, back to back just before and after the run at a fixed size (α: mean of 31 exchanges of 16 bytes per pair; β: " +
-		"of 7 of --calibrate-floats per pair); means over the ranks, none where the column is one rank:")
-	for _, run := range res.Runs {
-		if run.Beta > 0 {
-			fmt.Fprintf(&b, " c = %d %s: α = %.0f µs, β(%.0f MB) = %.2f GB/s (fixed: α = %.0f µs, β = %.2f GB/s);", run.C, run.Mode,
-				1e6*run.AlphaRun, float64(run.PairFloats)*4/1e6, run.BetaRun/1e9, 1e6*run.Alpha, run.Beta/1e9)
+	if probeRows != "" {
+		b.WriteString(probeHeader(legacy) + probeRows)
+		b.WriteString("\nThe probes interleaved with each run (benchmarks/distbench/probe.go), seconds summed over the epoch's exchanges (one probe of " +
+			"each kind per exchange), mean over the ranks, beside the run's own id and row rounds: *replay* sends the round's own per-pair " +
+			"counts again, *uniform* the column's mean count per pair to every other rank (the model's assumption); the mean seconds of one " +
+			"uniform probe of each size (the id round's message, the row round's and its 1/8, 1/4 and 1/2); the model's α and β (the " +
+			"line through the id and row probes); and, for comparison, the least-squares line over all five sizes and the model's time and " +
+			"error with it.")
+		if legacy {
+			b.WriteString(" *legacy* is the previous version's probe: the column's largest mean row message per pair, sent to every " +
+				"rank of the column, the rank itself included; *replay written* a replay of the row round's counts whose send buffer " +
+				"is written just before its barrier, as the serve step writes the product's.")
 		}
+		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, "\n\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
+	if pt := positionTable(res); pt != "" {
+		b.WriteString(pt)
+		b.WriteString("\n--feature-diagnose: each id and row round beside a replay of its own counts on the probes' buffers just " +
+			"before it and a repeat of the round on the product's own buffers just after it, each from a barrier (these extra calls slow " +
+			"the run down; the times above are of the same run); and the huge-page and resident megabytes of the mappings holding the last " +
+			"row round's buffers and the probes', summed over the ranks.\n")
+	}
+	fmt.Fprintf(&b, "\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
 		"(per bulk / per minibatch rows: %.3f), Σ inputs held by the cache = %.0f (%.1f%%).\n\n", inputs, unions, unions/inputs, hot, 100*hot/inputs)
 	b.WriteString("Cost model, per rank and epoch (featureTraffic): with X the distinct input rows over its exchanges (per minibatch, or the " +
 		"union of each bulk), h the fraction the cache holds, E its exchanges, q = p/c, f features:\n\n" +
 		"    bytes   = (1 - c/p) · (1 - h) · X · (4f + 4) + 16 · (q - 1) · E\n" +
-		"    seconds = 3 · E · α + bytes / β(m)\n\n" +
+		"    seconds = 2 · E · α + bytes / β    (the id and row rounds, validated above)\n\n" +
+		"The status round (16 bytes per pair) is counted in the bytes but not in the measured transfers nor in the 2·E rounds above: its " +
+		"time is mostly the wait for the column's slowest rank, reported apart. The prediction below counts it: 3·E·α.\n\n" +
 		"A row is remote with probability 1 - c/p (the generator's ids carry no locality); it costs its id and its values, and a " +
 		"rank sends as requester and as owner equal amounts in expectation. Replication makes the remote fraction 1 - c/p: at p = 4 it cuts the traffic by a third from c = 1 to c = 2 (0.75 to 0.5) and removes it at c = 4, but at p = 128 it barely moves it (0.992 to 0.938 from c = 1 to 8).\n\n")
 	ratio := inputs / (float64(seeds) * papersExpansion(c.fanouts))

@@ -59,7 +59,8 @@ func checkFeatureReport(t *testing.T, rep string, reps int) {
 }
 
 // TestFeatureBenchSmoke runs the feature part alone at a tiny size for
-// c = 1, 2, 4.
+// c = 1, 2, 4, with the diagnostics: the probe table with its legacy
+// column and the position table.
 func TestFeatureBenchSmoke(t *testing.T) {
 	mpitest.Require(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -67,11 +68,19 @@ func TestFeatureBenchSmoke(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist.md")
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"--parts", "features", "--feature-nodes", "2000", "--features", "4", "--batch", "32", "--feature-bulk", "4",
-		"--feature-seeds", "256", "--calibrate-floats", "1024", "--out", out}, &stdout, &stderr)
+		"--feature-seeds", "256", "--calibrate-floats", "1024", "--feature-diagnose", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
-	checkFeatureReport(t, stdout.String(), 3)
+	rep := stdout.String()
+	checkFeatureReport(t, rep, 3)
+	// c = 1 and 2 have columns of several ranks: their modes are in the
+	// main table, the transfer, probe and position tables; c = 4 only in
+	// the main table.
+	if strings.Count(rep, " / legacy / replay written |") != 1 || !strings.Contains(rep, "replay before / run / repeat after") ||
+		strings.Count(rep, "| minibatch+cache |") != 3+2+2+2 {
+		t.Errorf("diagnostics missing:\n%s", rep)
+	}
 }
 
 // TestGradientPrediction: the gradient term of the papers100M prediction

@@ -30,14 +30,31 @@ type callRecord struct {
 type callLog struct {
 	mu    sync.Mutex
 	calls []callRecord
+	// counts are the per-pair counts of each logged call, in 4-byte
+	// words (the replays of probe.go send them again).
+	counts []pairCounts
+	// With diag set, every logged call is preceded by a replay of its
+	// counts on the probe buffers of bufs (pre) and followed by a repeat
+	// of the call itself on the caller's buffers (rep), each from a
+	// barrier and untraced in the phase's counters.
+	diag     bool
+	bufs     *buffers
+	pre, rep []callRecord
+	// backs is, with diag, the backing of the last row round's send and
+	// receive buffers and of the probes' (smaps.go).
+	backs [4]backing
 }
+
+// pairCounts are the send and receive counts of one all-to-all, per rank
+// of its communicator, in 4-byte words.
+type pairCounts struct{ send, recv []int }
 
 // take returns the records so far and empties the log.
 func (l *callLog) take() []callRecord {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	c := l.calls
-	l.calls = nil
+	l.calls, l.counts, l.pre, l.rep = nil, nil, nil, nil
 	return c
 }
 
@@ -64,20 +81,60 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 	if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
 		return err
 	}
+	sz := int64(elemSize(send))
+	var pre callRecord
+	if c.log.diag {
+		pc := pairCounts{send: make([]int, len(sendCounts)), recv: make([]int, len(recvCounts))}
+		for i := range sendCounts {
+			pc.send[i], pc.recv[i] = sendCounts[i]*int(sz)/4, recvCounts[i]*int(sz)/4
+		}
+		cal := interleaved{col: c.Comm}
+		i, o, err := cal.exchange(ctx, c.log.bufs, pc, false)
+		if err != nil {
+			return err
+		}
+		pre = callRecord{In: i, Out: o}
+		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
+			return err
+		}
+	}
 	in := time.Now()
 	err := c.Comm.Alltoallv(ctx, ph, send, sendCounts, recv, recvCounts)
 	out := time.Now()
-	sz := int64(elemSize(send))
+	if err == nil && c.log.diag {
+		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
+			return err
+		}
+		i := time.Now()
+		if err := c.Comm.Alltoallv(ctx, dist.PhaseControl, send, sendCounts, recv, recvCounts); err != nil {
+			return err
+		}
+		o := time.Now()
+		var backs [4]backing
+		if sb, ok := send.([]float32); ok {
+			backs = [4]backing{backingOf(sb), backingOf(recv.([]float32)), backingOf(c.log.bufs.send), backingOf(c.log.bufs.recv)}
+		}
+		c.log.mu.Lock()
+		if backs[0].RssKB > 0 {
+			c.log.backs = backs
+		}
+		c.log.pre = append(c.log.pre, pre)
+		c.log.rep = append(c.log.rep, callRecord{In: i.UnixNano(), Out: o.UnixNano()})
+		c.log.mu.Unlock()
+	}
 	me := c.Rank()
 	var s, r int64
+	pc := pairCounts{send: make([]int, len(sendCounts)), recv: make([]int, len(recvCounts))}
 	for i := range sendCounts {
 		if i != me {
 			s += int64(sendCounts[i])
 			r += int64(recvCounts[i])
 		}
+		pc.send[i], pc.recv[i] = sendCounts[i]*int(sz)/4, recvCounts[i]*int(sz)/4
 	}
 	c.log.mu.Lock()
 	c.log.calls = append(c.log.calls, callRecord{In: in.UnixNano(), Out: out.UnixNano(), Sent: s * sz, Received: r * sz})
+	c.log.counts = append(c.log.counts, pc)
 	c.log.mu.Unlock()
 	return err
 }
@@ -192,7 +249,7 @@ func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callR
 // at the fixed calibration size and at the run's message size.
 func transferTable(res *featureResult) string {
 	var b strings.Builder
-	b.WriteString("\n| c | mode | calls (ids + rows) | wait s (status / ids / rows) | transfer s (ids / rows) | MB per call (mean / busiest) | faults per rank (warm-up / epoch) | heap MB | sys s | β GB/s: fixed size / run's size (MB per pair) |\n")
+	b.WriteString("\n| c | mode | calls (ids + rows) | wait s (status / ids / rows) | transfer s (ids / rows) | MB per call (mean / busiest) | faults per rank (warm-up / epoch) | heap MB | sys s | fixed-size calibration: α µs / β GB/s |\n")
 	b.WriteString("|---|---|---:|---|---|---|---:|---:|---:|---|\n")
 	p := float64(res.P)
 	for _, run := range res.Runs {
@@ -210,85 +267,9 @@ func transferTable(res *featureResult) string {
 		}
 		mean := t.MeanBytes[1] + t.MeanBytes[2]
 		busy := t.BusiestBytes[1] + t.BusiestBytes[2]
-		fmt.Fprintf(&b, "| %d | %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f | %.1f / %.1f | %.0f / %.0f | %.0f | %.2f | %.2f / %.2f (%.1f) |\n",
+		fmt.Fprintf(&b, "| %d | %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f | %.1f / %.1f | %.0f / %.0f | %.0f | %.2f | %.0f / %.2f |\n",
 			run.C, run.Mode, calls, t.Wait[0], t.Wait[1], t.Wait[2], t.Transfer[1], t.Transfer[2], mean/float64(calls)/1e6, busy/float64(calls)/1e6,
-			warm, faults, alloc/1e6, sys, run.Beta/1e9, run.BetaRun/1e9, float64(run.PairFloats)*4/1e6)
+			warm, faults, alloc/1e6, sys, 1e6*run.Alpha, run.Beta/1e9)
 	}
 	return b.String()
-}
-
-// interleaved calibrates the all-to-all in the conditions of a run (the
-// machine's load, the other ranks' work): after each exchange of the run,
-// every rank of the column joins two plain all-to-alls on warm huge-page
-// buffers, each timed from a barrier like the traced calls, one of the
-// size of the exchange's id round and one of its row round (the largest
-// mean message per pair over the column's ranks, the same for every
-// pair). The id round carries under 1% of the bytes, so its mean time is
-// the latency α; the row round's, less α, gives the bandwidth β at the
-// run's message size.
-type interleaved struct {
-	col                dist.Comm
-	log                *callLog
-	idSeconds          float64 // sum over the samples of the id-sized all-to-alls
-	seconds, bytes     float64 // sums over the samples of the row-sized ones: time, bytes sent
-	floats             int64   // sum over the samples of the row size, float32 values per pair
-	idSamples, samples int
-}
-
-// sample runs the calibration exchanges of the last exchange, sized by the
-// last two logged calls (its id and row rounds).
-func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
-	q := c.col.Size()
-	if q == 1 {
-		return nil
-	}
-	c.log.mu.Lock()
-	var ids, rows int64
-	if n := len(c.log.calls); n >= 2 {
-		ids, rows = c.log.calls[n-2].Sent, c.log.calls[n-1].Sent
-	}
-	c.log.mu.Unlock()
-	m := []int64{ids / int64(q-1) / 4, rows / int64(q-1) / 4}
-	if err := c.col.Allreduce(ctx, dist.PhaseControl, dist.OpMax, m); err != nil {
-		return err
-	}
-	for i, floats := range m {
-		if floats == 0 {
-			continue
-		}
-		t, err := c.exchange(ctx, bufs, int(floats))
-		if err != nil {
-			return err
-		}
-		if i == 0 {
-			c.idSeconds += t
-			c.idSamples++
-			continue
-		}
-		c.seconds += t
-		c.bytes += float64((q - 1) * int(floats) * 4)
-		c.floats += floats
-		c.samples++
-	}
-	return nil
-}
-
-// exchange times one all-to-all of floats float32 values per pair, from a
-// barrier.
-func (c *interleaved) exchange(ctx context.Context, bufs *buffers, floats int) (float64, error) {
-	q := c.col.Size()
-	counts := make([]int, q)
-	for i := range counts {
-		counts[i] = floats
-	}
-	bufs.send = bufs.huge(bufs.send, q*floats)
-	bufs.recv = bufs.huge(bufs.recv, q*floats)
-	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
-		return 0, err
-	}
-	t0 := time.Now()
-	if err := c.col.Alltoallv(ctx, dist.PhaseControl, bufs.send[:q*floats], counts, bufs.recv[:q*floats], counts); err != nil {
-		return 0, err
-	}
-	return time.Since(t0).Seconds(), nil
 }

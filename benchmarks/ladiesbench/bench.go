@@ -109,6 +109,7 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 						return nil, fmt.Errorf("%s k=%d: %w", name, k, err)
 					}
 					sampled += bulk.SampledEdges()
+					bulk.Release() // as the trainer and the CLI do: its arrays serve the next bulk
 				}
 				sec := time.Since(start).Seconds()
 				costs[name] = append(costs[name], meter.End(name))

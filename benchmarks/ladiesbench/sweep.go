@@ -12,7 +12,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -66,16 +65,12 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 	}
 	graph := c.graph
 	if graph == "" {
-		dir, err := os.MkdirTemp("", "ladiesbench")
+		path, cleanup, err := benchutil.GenRMAT(ctx, c.cli, c.scale, 0, c.seed)
 		if err != nil {
 			return "", err
 		}
-		defer os.RemoveAll(dir)
-		graph = filepath.Join(dir, fmt.Sprintf("r%d.bsn", c.scale))
-		gen := exec.CommandContext(ctx, c.cli, "gen", "rmat", "--scale", fmt.Sprint(c.scale), "--seed", fmt.Sprint(c.seed), "--out", graph)
-		if out, err := gen.CombinedOutput(); err != nil {
-			return "", fmt.Errorf("%s: %w\n%s", strings.Join(gen.Args, " "), err, out)
-		}
+		defer cleanup()
+		graph = path
 	}
 	var rows []*sweepRow
 	for _, t := range c.sweepThreads {

@@ -298,6 +298,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		if i == 0 && grid.Rank() == c.dist.failRank {
 			return fmt.Errorf("injected failure after bulk %d (--fail-rank %d)", i, c.dist.failRank)
 		}
+		b.Release() // its arrays serve the next bulk
 		if grid.Rank() == 0 && time.Since(lastReport) > 2*time.Second {
 			lastReport = time.Now()
 			fmt.Fprintf(e.stderr, "sample: %d/%d bulks on rank 0, %d sampled edges there\n", i+1, ep.NumBulks(), edges)

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -311,4 +312,29 @@ func RunJSON[T any](cmd *exec.Cmd) (*T, error) {
 		return nil, fmt.Errorf("the last line is not the JSON summary: %v\n%s", err, out)
 	}
 	return v, nil
+}
+
+// GenRMAT writes the R-MAT graph of `bulksample gen rmat` (scale, edge
+// factor, seed; an edgeFactor of 0 leaves the CLI's default) with the
+// bulksample binary cli into a new temporary directory, as r<scale>.bsn,
+// and returns its path and a function that removes the directory. A failed
+// generation's error names the command and carries its output.
+func GenRMAT(ctx context.Context, cli string, scale, edgeFactor int, seed uint64) (path string, cleanup func(), err error) {
+	dir, err := os.MkdirTemp("", "bulksample-rmat")
+	if err != nil {
+		return "", nil, fmt.Errorf("R-MAT graph: %w", err)
+	}
+	cleanup = func() { os.RemoveAll(dir) }
+	path = filepath.Join(dir, fmt.Sprintf("r%d.bsn", scale))
+	args := []string{"gen", "rmat", "--scale", strconv.Itoa(scale)}
+	if edgeFactor != 0 {
+		args = append(args, "--edge-factor", strconv.Itoa(edgeFactor))
+	}
+	args = append(args, "--seed", strconv.FormatUint(seed, 10), "--out", path)
+	gen := exec.CommandContext(ctx, cli, args...)
+	if out, err := gen.CombinedOutput(); err != nil {
+		cleanup()
+		return "", nil, fmt.Errorf("%s: %w\n%s", strings.Join(gen.Args, " "), err, out)
+	}
+	return path, cleanup, nil
 }

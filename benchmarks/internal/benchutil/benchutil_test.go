@@ -178,3 +178,41 @@ func TestRunJSON(t *testing.T) {
 		}
 	}
 }
+
+// TestGenRMAT runs GenRMAT with a stand-in for the CLI that writes its
+// arguments to the --out file: the flags, the file's name, the clean-up,
+// and a failure's error naming the command with its output.
+func TestGenRMAT(t *testing.T) {
+	cli := filepath.Join(t.TempDir(), "fakecli")
+	script := "#!/bin/sh\nfor a; do last=$a; done\necho \"$@\" >\"$last\"\n"
+	if err := os.WriteFile(cli, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		edgeFactor int
+		want       string
+	}{
+		{0, "gen rmat --scale 9 --seed 3 --out "},
+		{4, "gen rmat --scale 9 --edge-factor 4 --seed 3 --out "},
+	} {
+		path, cleanup, err := GenRMAT(t.Context(), cli, 9, tc.edgeFactor, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := os.ReadFile(path)
+		if err != nil || filepath.Base(path) != "r9.bsn" || string(got) != tc.want+path+"\n" {
+			t.Errorf("edge factor %d: %s holds %q (%v), want %q", tc.edgeFactor, path, got, err, tc.want+path)
+		}
+		cleanup()
+		if _, err := os.Stat(filepath.Dir(path)); !os.IsNotExist(err) {
+			t.Errorf("cleanup left %s: %v", filepath.Dir(path), err)
+		}
+	}
+	if err := os.WriteFile(cli, []byte("#!/bin/sh\necho no such scale\nexit 2\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := GenRMAT(t.Context(), cli, 9, 0, 3); err == nil || !strings.Contains(err.Error(), cli+" gen rmat --scale 9") ||
+		!strings.Contains(err.Error(), "no such scale") {
+		t.Errorf("a failing CLI: error %v, want one naming the command with its output", err)
+	}
+}
