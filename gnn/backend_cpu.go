@@ -29,6 +29,9 @@ type CPU struct {
 	impl    blas.Float32
 	name    string
 	threads int
+	// at is SpMMT's transpose of its sparse operand, its arrays reused
+	// from call to call.
+	at spgemm.CSR
 }
 
 var _ Backend = (*CPU)(nil)
@@ -128,10 +131,30 @@ func (c *CPU) SpMM(dst Buf, a *spgemm.CSR, b Buf, cols int) {
 	spgemm.MulDense(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
 }
 
-// SpMMT calls spgemm.MulDenseT (on one goroutine when it is small).
+// SpMMT computes aᵀ·b. A large product transposes a (into arrays reused
+// from call to call) and gathers each output row with spgemm.MulDense, on
+// one goroutine when the product is small. That has the bits of
+// spgemm.MulDenseT's scatter (the transpose keeps a's row order within
+// each column; spgemm's TestMulDenseOfTranspose pins it) and is faster:
+// MulDense sums an output row in registers and writes it once, where the
+// scatter loads and stores it once per term (the second layer's backward
+// aggregation of benchmarks/torchpeer's products-like model, 139,000
+// entries by 256 columns: about 10 ms against 16 ms per step on 2
+// threads). A small one (its third layer's, 15,000 entries, about one per
+// output row) stays with the scatter, which was faster there (1.1 against
+// 1.9 ms).
 func (c *CPU) SpMMT(dst Buf, a *spgemm.CSR, b Buf, cols int) {
-	spgemm.MulDenseT(dst.host, a, b.host, cols, c.sparseThreads(a, cols))
+	t := c.sparseThreads(a, cols)
+	if cols == 0 || a.Cols == 0 || a.NNZ() < spmmtGatherMinNNZ {
+		spgemm.MulDenseT(dst.host, a, b.host, cols, t)
+		return
+	}
+	spgemm.MulDense(dst.host, c.at.Transpose(a, t), b.host, cols, t)
 }
+
+// spmmtGatherMinNNZ is the fewest entries for which SpMMT transposes and
+// gathers.
+const spmmtGatherMinNNZ = 1 << 16
 
 // NormalizeRows calls spgemm.NormalizeRows.
 func (c *CPU) NormalizeRows(a *spgemm.CSR) { spgemm.NormalizeRows(a, c.threads) }
@@ -513,7 +536,11 @@ func (c *CPU) ArgmaxRows(dst []int32, a Buf, cols int) {
 // Adam applies one Adam step.
 func (c *CPU) Adam(params, grads, m, v Buf, s AdamStep) {
 	n := len(grads.host)
-	if k := c.parts(n); k > 1 {
+	// An element costs a square root and a division, several times a
+	// pass's copy: split from a quarter of the size (the 207,000
+	// parameters of the products-like model of benchmarks/torchpeer,
+	// 0.8 ms on one goroutine).
+	if k := c.parts(n * adamCostFactor); k > 1 {
 		parallel(k, n, 1, func(lo, hi int) {
 			adamUpdate(params.host[lo:hi], grads.host[lo:hi], m.host[lo:hi], v.host[lo:hi], s)
 		})
@@ -521,3 +548,6 @@ func (c *CPU) Adam(params, grads, m, v Buf, s AdamStep) {
 	}
 	adamUpdate(params.host, grads.host, m.host, v.host, s)
 }
+
+// adamCostFactor is the cost of an element of Adam in element-wise passes.
+const adamCostFactor = 4

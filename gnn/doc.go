@@ -114,7 +114,10 @@
 // activations are fused (a bias with ReLU and dropout, the input's copy with
 // its dropout, the activation's gradient with the bias gradient of the layer
 // below: fusedBackend). Sparse aggregation goes through spgemm.MulDense (SpMM) and,
-// backwards, spgemm.MulDenseT. Layers aggregate before they transform, since
+// backwards, spgemm.MulDenseT, or for a large block MulDense on its
+// transpose (spgemm's (*CSR).Transpose into arrays the backend reuses),
+// which has MulDenseT's bits and gathers each row in registers instead of
+// scattering into it. Layers aggregate before they transform, since
 // a sampled block has many more sources than destinations. When the input
 // features are sparse (under 1/8 nonzero, as bag-of-words features are) the
 // first layer instead keeps them as a CSR matrix and transforms first, so
@@ -123,8 +126,8 @@
 // minibatch is larger than every earlier one. What a training step still
 // allocates is spgemm's and the BLAS's: with one thread and OpenBLAS, a few
 // hundred bytes of work split per step whatever the minibatch's size; with
-// more threads spgemm.MulDenseT adds a count per source vertex (8 bytes
-// each), and gonum's pure-Go BLAS its per-tile jobs. TestStepReusesBuffers
+// more threads the transpose of a large block adds its blocked sort's
+// scratch (4 bytes per entry), and gonum's pure-Go BLAS its per-tile jobs. TestStepReusesBuffers
 // checks this and BenchmarkTrainStep reports it.
 //
 // # Training and evaluation

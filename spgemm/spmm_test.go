@@ -314,11 +314,11 @@ func TestSumRowsBadIndex(t *testing.T) {
 	f := 64
 	x, out := make([]float32, 4*f), make([]float32, f)
 	for _, idx := range [][]int32{{0, 4}, {-1}, {3, 1 << 30}} {
-		if sumRows(out, x, f, idx, make([]float32, len(idx)), 4) {
+		if sumRows(out, x, f, idx, make([]float32, len(idx)), 4, idx) {
 			t.Errorf("sumRows(%v) with 4 rows = true; want false", idx)
 		}
 	}
-	if haveSumRows && !sumRows(out, x, f, []int32{0, 3}, []float32{1, 2}, 4) {
+	if haveSumRows && !sumRows(out, x, f, []int32{0, 3}, []float32{1, 2}, 4, []int32{3, -7, 1 << 30}) {
 		t.Error("sumRows with valid indices = false")
 	}
 	a := &CSR{Rows: 1, Cols: 4, Indptr: []int64{0, 2}, Indices: []int32{1, 4}, Data: []float32{1, 1}}
@@ -328,4 +328,36 @@ func TestSumRowsBadIndex(t *testing.T) {
 		}
 	}()
 	MulDense(out, a, x, f, 1)
+}
+
+// TestMulDenseOfTranspose checks the property the trainer's backward pass
+// relies on: MulDense on Transpose(a) (a gather of each output row in
+// registers) gives the bits of MulDenseT on a (a scatter), since the
+// transpose keeps A's row order within each column and both kernels add a
+// row's products in that order from +0. Infinities, NaNs, signed zeros,
+// explicit zeros and empty rows and columns are among the inputs.
+func TestMulDenseOfTranspose(t *testing.T) {
+	rng := rand.New(rand.NewPCG(23, 24))
+	inf, nan := float32(math.Inf(1)), float32(math.NaN())
+	mats := []*CSR{
+		randomMatrix(rng, 70, 90, 0.2, powerLawKind, false),
+		randomMatrix(rng, 40, 300, 0.02, emptyRowsKind, false),
+		randomMatrix(rng, 400, 1500, 0.004, uniformKind, false), // parallel MulDenseT
+	}
+	mats[0].Data[0], mats[0].Data[1], mats[0].Data[2] = 0, float32(math.Copysign(0, -1)), -1
+	at := new(CSR)
+	for mi, a := range mats {
+		for _, f := range []int{1, 7, 8, 16, 17, 33, 64, 100, 128, 256, 257} {
+			x := randomDense(rng, a.Rows, f, false)
+			x[1], x[f+2], x[len(x)-1], x[f] = inf, -inf, nan, float32(math.Copysign(0, -1))
+			for _, threads := range []int{1, 2} {
+				want, got := randomDense(rng, a.Cols, f, false), randomDense(rng, a.Cols, f, false)
+				MulDenseT(want, a, x, f, threads)
+				MulDense(got, at.Transpose(a, threads), x, f, threads)
+				if !bitsEqual(got, want) {
+					t.Fatalf("matrix %d, f=%d, %d threads: MulDense(Aᵀ) bits differ from MulDenseT(A)", mi, f, threads)
+				}
+			}
+		}
+	}
 }

@@ -2,7 +2,7 @@
 
 #include "textflag.h"
 
-// func sumRowsAVX2(out, x []float32, f int, idx []int32, vals []float32, cols int) bool
+// func sumRowsAVX2(out, x []float32, f int, idx []int32, vals []float32, cols int, next []int32) bool
 //
 // Sets out[c] = Σ_p vals[p]·x[idx[p]·f + c] for c < f &^ 7, the terms added
 // in the order of p to an accumulator that starts at +0, each product
@@ -11,7 +11,12 @@
 // registers across a destination row's neighbours: 64, then 32, then 8
 // columns at a time. Returns false, having written nothing, when an index
 // is outside [0, cols).
-TEXT ·sumRowsAVX2(SB), NOSPLIT, $0-113
+//
+// First it prefetches the rows of x that next names (a later destination
+// row's neighbours; PREFETCHT0 never faults, so next needs no check): the
+// rows are at random places the hardware prefetchers cannot foresee, and
+// without the hint a gather waits for one row's misses after another.
+TEXT ·sumRowsAVX2(SB), NOSPLIT, $0-137
 	MOVQ out_base+0(FP), DI
 	MOVQ x_base+24(FP), SI
 	MOVQ f+48(FP), DX
@@ -34,6 +39,30 @@ check:
 checked:
 	MOVQ DX, R11
 	SHLQ $2, R11   // the row stride of x in bytes
+
+	// Prefetch every cache line of the rows next names.
+	MOVQ next_base+112(FP), R13
+	MOVQ next_len+120(FP), BX
+	XORQ CX, CX
+
+prefetch:
+	CMPQ CX, BX
+	JGE  prefetched
+	MOVLQSX (R13)(CX*4), AX
+	IMULQ R11, AX
+	ADDQ SI, AX
+	XORQ R12, R12
+
+prefetchLine:
+	PREFETCHT0 (AX)(R12*1)
+	ADDQ $64, R12
+	CMPQ R12, R11
+	JLT  prefetchLine
+	PREFETCHT0 -4(AX)(R11*1) // the last line, when the row is not aligned
+	INCQ CX
+	JMP  prefetch
+
+prefetched:
 	MOVQ DX, R12
 	ANDQ $-8, R12  // the columns done here
 	XORQ BX, BX    // the first column of the current chunk
@@ -158,11 +187,11 @@ done8:
 
 end:
 	VZEROUPPER
-	MOVB $1, ret+112(FP)
+	MOVB $1, ret+136(FP)
 	RET
 
 bad:
-	MOVB $0, ret+112(FP)
+	MOVB $0, ret+136(FP)
 	RET
 
 // func axpyAVX2(y, x *float32, alpha float32, n int)

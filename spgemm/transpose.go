@@ -39,14 +39,24 @@ const transposeBlockEntries = 1 << 16
 // Transpose returns Aᵀ, which shares no arrays with a. It costs
 // O(nnz + a.Rows + a.Cols) time and 4 bytes per nonzero of scratch.
 func Transpose(a *CSR, threads int) *CSR {
-	return transposeBlocked(a, threadsOf(threads), transposeBlockEntries)
+	return new(CSR).Transpose(a, threads)
 }
 
-// transposeBlocked is Transpose with blocks of about blockEntries entries.
-func transposeBlocked(a *CSR, threads int, blockEntries int64) *CSR {
+// Transpose sets c to Aᵀ and returns c, reusing c's arrays when they are
+// large enough (a trainer transposes a block of the same size on every
+// step; fresh memory is dear, see the design notes). c must not share
+// memory with a. It costs what the function Transpose costs; the
+// matrices whose transpose fits in cache (up to 2·64Ki entries) need no
+// scratch.
+func (c *CSR) Transpose(a *CSR, threads int) *CSR {
+	checkNoAlias("Transpose", c, "a", a)
+	return transposeBlocked(c, a, threadsOf(threads), transposeBlockEntries)
+}
+
+// transposeBlocked sets t to aᵀ with blocks of about blockEntries entries.
+func transposeBlocked(t, a *CSR, threads int, blockEntries int64) *CSR {
 	nnz := a.NNZ()
-	t := &CSR{Rows: a.Cols, Cols: a.Rows, Indptr: make([]int64, a.Cols+1),
-		Indices: make([]int32, nnz), Data: make([]float32, nnz)}
+	t.reset(a.Cols, a.Rows, int(nnz))
 	if nnz <= 2*blockEntries {
 		transposeDirect(t, a)
 		return t
@@ -133,25 +143,25 @@ func transposeBlocked(a *CSR, threads int, blockEntries int64) *CSR {
 	return t
 }
 
-// transposeDirect fills t (allocated, Indptr zero) with aᵀ by a counting
-// sort on one goroutine.
+// transposeDirect fills t (sized, Indptr zero) with aᵀ by a counting sort
+// on one goroutine. Indptr[j+1] first counts column j, then holds the next
+// free place of row j of aᵀ, and ends as that row's end: no scratch.
 func transposeDirect(t, a *CSR) {
-	counts := t.Indptr[1:]
+	ptr := t.Indptr
 	for _, j := range a.Indices {
-		counts[j]++
+		ptr[j+1]++
 	}
-	for j := 1; j < len(counts); j++ {
-		counts[j] += counts[j-1]
+	var run int64
+	for j := 1; j < len(ptr); j++ {
+		run, ptr[j] = run+ptr[j], run
 	}
-	next := make([]int64, a.Cols)
-	copy(next, t.Indptr[:a.Cols])
 	for i := range a.Rows {
 		lo, hi := a.Indptr[i], a.Indptr[i+1]
 		vals := a.Data[lo:hi]
 		for p, j := range a.Indices[lo:hi] {
-			q := next[j]
+			q := ptr[j+1]
 			t.Indices[q], t.Data[q] = int32(i), vals[p]
-			next[j] = q + 1
+			ptr[j+1] = q + 1
 		}
 	}
 }

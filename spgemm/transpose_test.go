@@ -29,6 +29,9 @@ func TestTranspose(t *testing.T) {
 func checkTranspose(t *testing.T, name string, a *CSR) {
 	t.Helper()
 	want := transposeReference(a, 1)
+	// A destination that holds a larger matrix with other values: the
+	// method must overwrite every array it reuses.
+	dirty := transposeReference(randomMatrix(rand.New(rand.NewPCG(1, 2)), a.Cols+3, a.Rows+5, 0.02, uniformKind, false), 1)
 	for _, threads := range []int{1, 2, 3, 8} {
 		got := Transpose(a, threads)
 		if err := got.Validate(); err != nil {
@@ -36,6 +39,9 @@ func checkTranspose(t *testing.T, name string, a *CSR) {
 		}
 		if err := sameBits(got, want); err != nil {
 			t.Fatalf("%s, %d threads: %v", name, threads, err)
+		}
+		if err := sameBits(dirty.Transpose(a, threads), want); err != nil {
+			t.Fatalf("%s, %d threads, into a reused CSR: %v", name, threads, err)
 		}
 		if err := sameBits(Transpose(got, threads), a); err != nil {
 			t.Fatalf("%s, %d threads: (Aᵀ)ᵀ != A: %v", name, threads, err)
@@ -61,11 +67,14 @@ func TestTransposeBlocked(t *testing.T) {
 		// Enough nonzeros (> 8·minChunkWork) for several row ranges.
 		randomMatrix(rng, 1000, 1200, 0.12, uniformKind, false),
 		randomMatrix(rng, 3000, 2000, 0.02, powerLawKind, false))
+	// One destination for all: every call reuses arrays holding another
+	// matrix's transpose.
+	reused := new(CSR)
 	for mi, a := range mats {
 		want := transposeReference(a, 1)
 		for _, blockEntries := range []int64{1, 3, 16, 200, 4096} {
 			for _, threads := range []int{1, 2, 3, 8} {
-				got := transposeBlocked(a, threads, blockEntries)
+				got := transposeBlocked(reused, a, threads, blockEntries)
 				if err := got.Validate(); err != nil {
 					t.Fatalf("matrix %d (%dx%d), block %d, %d threads: %v", mi, a.Rows, a.Cols, blockEntries, threads, err)
 				}
