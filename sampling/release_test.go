@@ -402,7 +402,12 @@ func TestDistSamplersReuse(t *testing.T) {
 		runtime.ReadMemStats(&after)
 		perBulk := int64(after.TotalAlloc-before.TotalAlloc) / (p * runsMeasured)
 		t.Logf("%s: warm bulk on a rank: %d bytes allocated; output %d bytes", c.name, perBulk, outBytes[0])
-		if bound := 32<<10 + outBytes[0]/100; perBulk > bound {
+		// Which worker receives which piece of a split row depends on the
+		// scheduler, and a piece's arrays travel with it, so a worker's
+		// arrays may still grow after the warm-up: 5-38 KB a bulk over 30
+		// runs (2 cores, loaded) against 387 KB (LADIES) and 560 KB
+		// (node-wise) before the rounds kept their arrays.
+		if bound := 64<<10 + outBytes[0]/100; perBulk > bound {
 			t.Errorf("%s: a warm bulk allocates %d bytes a rank (output %d bytes); want under %d", c.name, perBulk, outBytes[0], bound)
 		}
 		for _, g := range grids {
