@@ -150,9 +150,9 @@ type LayerWise struct {
 	// layers and calls (free lists, which unlike a sync.Pool survive
 	// garbage collections: refilling an n-entry accumulator or column map,
 	// or a bulk's blocks, costs fresh pages).
-	workers lwWorkerPool
+	workers freelist.List[*lwWorker]
 	colMaps colMapPool
-	parts   lwPartPool
+	parts   freelist.List[*lwPart]
 	calls   freelist.List[*lwCall]
 	bulks   bulkPool
 	// colCDF is A's cumulative column counts by buckets of cdfBucket
@@ -449,7 +449,7 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk,
 	var next atomic.Int64
 	lwParallel(min(threads, nchunks), threads, func(int, int) {
 		w := s.getWorker()
-		defer s.workers.put(w)
+		defer s.workers.Put(w)
 		colMap := s.colMaps.get(s.n)
 		defer s.colMaps.put(colMap) // all -1 again
 		for {
@@ -492,34 +492,11 @@ type lwWorker struct {
 }
 
 func (s *LayerWise) getWorker() *lwWorker {
-	if w := s.workers.get(); w != nil {
+	if w, ok := s.workers.Get(); ok {
 		return w
 	}
 	n := s.n
 	return &lwWorker{acc: make([]float32, n), seen: make([]uint64, (n+63)/64)}
-}
-
-// lwWorkerPool is a free list of workers, safe for concurrent use.
-type lwWorkerPool struct {
-	mu   sync.Mutex
-	free []*lwWorker
-}
-
-func (p *lwWorkerPool) get() *lwWorker {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.free); n > 0 {
-		w := p.free[n-1]
-		p.free = p.free[:n-1]
-		return w
-	}
-	return nil
-}
-
-func (p *lwWorkerPool) put(w *lwWorker) {
-	p.mu.Lock()
-	p.free = append(p.free, w)
-	p.mu.Unlock()
 }
 
 // probRow computes row m of P = Q·(A∘A) for the frontier f into w.cols
@@ -578,12 +555,12 @@ func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
 	parts := make([]*lwPart, nr)
 	lwParallel(nr, threads, func(lo, hi int) {
 		pw := s.getWorker()
-		defer s.workers.put(pw)
+		defer s.workers.Put(pw)
 		for r := lo; r < hi; r++ {
 			s.probRange(pw, q, cuts[r], cuts[r+1])
 			// The piece takes the worker's arrays and gives it its own:
 			// nothing is copied or allocated once the pool is warm.
-			p := s.parts.get()
+			p := getPart(&s.parts)
 			p.cols, pw.cols = pw.cols, p.cols
 			p.vals, pw.vals = pw.vals, p.vals
 			parts[r] = p
@@ -592,7 +569,7 @@ func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
 	cols, vals := w.cols[:0], w.vals[:0]
 	for _, p := range parts {
 		cols, vals = append(cols, p.cols...), append(vals, p.vals...)
-		s.parts.put(p)
+		s.parts.Put(p)
 	}
 	w.cols, w.vals = cols, vals
 }
@@ -660,27 +637,12 @@ type lwPart struct {
 	hk   []float64
 }
 
-// lwPartPool is a free list of pieces, safe for concurrent use.
-type lwPartPool struct {
-	mu   sync.Mutex
-	free []*lwPart
-}
-
-func (p *lwPartPool) get() *lwPart {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if n := len(p.free); n > 0 {
-		x := p.free[n-1]
-		p.free = p.free[:n-1]
-		return x
+// getPart returns a piece from pool, or a new one when it has none.
+func getPart(pool *freelist.List[*lwPart]) *lwPart {
+	if p, ok := pool.Get(); ok {
+		return p
 	}
 	return &lwPart{}
-}
-
-func (p *lwPartPool) put(x *lwPart) {
-	p.mu.Lock()
-	p.free = append(p.free, x)
-	p.mu.Unlock()
 }
 
 // probRange is probRow for the columns [c0, c1) of the sorted frontier q.
@@ -724,7 +686,7 @@ func (s *LayerWise) probabilities(frontiers [][]int32) *spgemm.CSR {
 		return s.fg
 	}
 	w := s.getWorker()
-	defer s.workers.put(w)
+	defer s.workers.Put(w)
 	p := &spgemm.CSR{Rows: len(frontiers), Cols: s.n, Indptr: make([]int64, len(frontiers)+1)}
 	for m, f := range frontiers {
 		s.probRow(w, f)
@@ -766,7 +728,7 @@ func (s *LayerWise) chooseLayer(ly *lwLayer, budget int) []*spgemm.CSR {
 	nchunks := (k + sb - 1) / sb
 	lwParallel(nchunks, threads, func(clo, chi int) {
 		w := s.getWorker()
-		defer s.workers.put(w)
+		defer s.workers.Put(w)
 		var colMap []int32
 		if fused {
 			colMap = s.colMaps.get(s.n)
@@ -861,7 +823,7 @@ const minSplitSelect = 4096
 // over ranges of at least minPer positions in parallel, and the s smallest
 // of the union are the row's, the choice of the serial heap. The positions
 // come back ascending in w.sel's scratch space.
-func chooseSplit(w *lwWorker, pool *lwPartPool, key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
+func chooseSplit(w *lwWorker, pool *freelist.List[*lwPart], key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
 	nr := min(threads, len(cols)/max(minPer, 1))
 	npos := 0
 	for _, v := range vals {
@@ -878,14 +840,14 @@ func chooseSplit(w *lwWorker, pool *lwPartPool, key RowKey, cols []int32, vals [
 		lwParallel(nr, threads, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				a, b := r*len(cols)/nr, (r+1)*len(cols)/nr
-				p := pool.get()
+				p := getPart(pool)
 				p.pos, p.hk = keysBelow(key, cols, vals, a, b, tau, p.pos[:0], p.hk[:0])
 				parts[r] = p
 			}
 		})
 		for _, p := range parts {
 			pos, hk = append(pos, p.pos...), append(hk, p.hk...)
-			pool.put(p)
+			pool.Put(p)
 		}
 		return pos, hk
 	}

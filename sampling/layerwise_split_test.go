@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/freelist"
 )
 
 // TestChooseSplit checks that the weighted selection of one long row split
@@ -36,7 +38,7 @@ func TestChooseSplit(t *testing.T) {
 			key := stream.Row(0, n, s, -1)
 			var ref rowSelector
 			want, _ := ref.choose(key, cols, vals, s, SelectOptions{Weighted: true})
-			var pool lwPartPool // shared across calls, as a sampler's
+			var pool freelist.List[*lwPart] // shared across calls, as a sampler's
 			for _, threads := range []int{1, 2, 3, 8} {
 				for _, minPer := range []int{1, 7, 64} {
 					var w lwWorker

@@ -23,6 +23,16 @@ func bulkDigest(b *sampling.Bulk) string {
 // bulks, larger and smaller ones, equal the bulks of a fresh sampler, for
 // every option that changes what the arrays hold (values, degrees,
 // frontier mode), and a released bulk is emptied.
+// bulkBytes is the memory of a bulk's output arrays, which the warm
+// allocation bounds allow a fraction of.
+func bulkBytes(b *sampling.Bulk) int64 {
+	var n int64
+	for _, la := range b.Layers {
+		n += int64(8*len(la.Indptr) + 4*len(la.Indices) + 4*len(la.Data) + 4*len(la.Src) + 4*len(la.Deg))
+	}
+	return n
+}
+
 func TestReleasedBulksSampleTheSame(t *testing.T) {
 	a := samplingtest.RandomGraph(400, 10, true, 3)
 	ctx := context.Background()
@@ -95,10 +105,7 @@ func TestWarmNodeWiseAllocatesNothing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		outBytes = 0
-		for _, la := range b.Layers {
-			outBytes += int64(8*len(la.Indptr) + 4*len(la.Indices) + 4*len(la.Data) + 4*len(la.Src))
-		}
+		outBytes = bulkBytes(b)
 		b.Release()
 	}
 	for range 3 {
@@ -232,10 +239,7 @@ func TestWarmLayerWiseAllocatesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			outBytes = 0
-			for _, la := range b.Layers {
-				outBytes += int64(8*len(la.Indptr) + 4*len(la.Indices) + 4*len(la.Data) + 4*len(la.Src))
-			}
+			outBytes = bulkBytes(b)
 			b.Release()
 		}
 		for range 10 { // every worker's buffers grown
@@ -337,10 +341,7 @@ func TestDistSamplersReuse(t *testing.T) {
 				got[r] = append(got[r], bulkDigest(b))
 				runs[r] = append(runs[r], [2]int{lo, hi})
 			}
-			outBytes[r] = 0
-			for _, la := range b.Layers {
-				outBytes[r] += int64(8*len(la.Indptr) + 4*len(la.Indices) + 4*len(la.Data) + 4*len(la.Src) + 4*len(la.Deg))
-			}
+			outBytes[r] = bulkBytes(b)
 			b.Release()
 			return nil
 		}
