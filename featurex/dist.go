@@ -111,9 +111,10 @@ type DistStats struct {
 	// CacheRows is the number of rows the cache holds, CacheBytes their
 	// bytes.
 	CacheRows, CacheBytes int64
-	// BufferBytes is the memory of the row buffers on huge-page mappings
-	// (those of hugemem.MinBytes or more: the exchanges' and the Bulks'
-	// rows) that the store holds now, not a counter.
+	// BufferBytes is the memory of the exchange buffers on huge-page
+	// mappings that the store holds now, not a counter: the row buffers of
+	// hugemem.MinBytes or more (the exchanges' and the Bulks' rows) and
+	// the id arrays of idMapMin ids or more (see growIDs).
 	BufferBytes int64
 	// Time is the wall time spent in each phase of the gathers.
 	Time [NumGatherPhases]time.Duration
@@ -198,9 +199,16 @@ type Dist struct {
 	// touch costs 10-20 µs per 4 KiB page on our machines, PERF-NOTES.md,
 	// about 5 times the copy of the page) and the garbage collector never
 	// scans or recycles them; Close releases them with the store.
+	//
+	// The id arrays that travel (want, asked, a Bulk's ids) live in arena
+	// too once they hold idMapMin ids or more (growIDs): at ogbn-products'
+	// size they are 1-2 MB, below hugemem.MinBytes, and on the Go heap's
+	// 4 KiB pages Open MPI's single-copy transport moved them at 1-2 GB/s
+	// against 3-6 GB/s from huge pages (distbench --feature-diagnose runs
+	// on our 2-core VM, issue 11).
 	arena      *hugemem.Arena
 	keys       []uint64 // remote (id << 32 | position), sorted
-	want       []int32  // distinct remote ids, ascending
+	want       []int32  // distinct remote ids, ascending (growIDs)
 	got        []float32
 	spare      []float32 // a row buffer a Bulk gave back (Bulk.Release), for the next Fetch
 	spareIDs   []int32   // the ids and slots of a released Bulk, for the next NewBulk
@@ -211,7 +219,7 @@ type Dist struct {
 	rowSend    []int
 	rowRecv    []int
 	twos       []int
-	asked      []int32
+	asked      []int32 // the ids others ask of this rank (growIDs)
 	reply      []float32
 }
 
@@ -297,6 +305,7 @@ func (d *Dist) Comm() dist.Comm { return d.col }
 // afterwards.
 func (d *Dist) Close() error {
 	d.got, d.reply, d.spare = nil, nil, nil
+	d.want, d.asked, d.spareIDs = nil, nil, nil
 	aerr := d.arena.Release()
 	if err := d.col.Close(); err != nil {
 		return err
@@ -404,6 +413,7 @@ func (d *Dist) Gather(ctx context.Context, dst []float32, ids []int32) error {
 			}
 		}
 		slices.Sort(d.keys)
+		d.want = d.growIDs(d.want, len(d.keys))[:0] // room for every key: the appends below stay in it
 		for i, k := range d.keys {
 			if v := int32(k >> 32); i == 0 || v != d.want[len(d.want)-1] {
 				d.want = append(d.want, v)
@@ -477,7 +487,7 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 	d.stats.Exchanges++
 	d.stats.Fetched += int64(len(want))
 	d.stats.Served += int64(total)
-	d.asked = grow(d.asked, total)
+	d.asked = d.growIDs(d.asked, total)
 	if err := col.Alltoallv(ctx, dist.PhaseFeatures, want, d.sendCounts, d.asked, d.recvCounts); err != nil {
 		return nil, fmt.Errorf("featurex: %s: %w", op, err)
 	}
@@ -511,6 +521,26 @@ func grow[T any](s []T, n int) []T {
 		return s[:n]
 	}
 	return make([]T, n, n+n/4)
+}
+
+// idMapMin is the smallest id array, in ids, that growIDs places on a
+// huge-page mapping: 256 KiB. Below it the 2 MiB mapping would be mostly
+// waste for an array that moves in well under a millisecond anyway.
+const idMapMin = 64 << 10
+
+// growIDs returns s resized to n ids, its contents not kept: s's array
+// when large enough; for n < idMapMin a new Go heap array; otherwise an
+// array of d's arena of at least hugemem.MinBytes (so that it is mapped on
+// huge pages, rather than left on the heap for being under MinBytes) and a
+// quarter larger than n, s's own unmapped if the arena held it.
+func (d *Dist) growIDs(s []int32, n int) []int32 {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	if n < idMapMin {
+		return grow(s, n)
+	}
+	return hugemem.Grow(d.arena, s, max(n, hugemem.MinBytes/4))[:n]
 }
 
 // growRows returns s resized to n values: s's array when large enough,
@@ -693,7 +723,13 @@ func (b *Bulk) Fetch(ctx context.Context, lists ...[]int32) error {
 	}
 	t0 := time.Now()
 	var local error
-	want := d.want[:0]
+	bound := 0
+	for _, ids := range lists {
+		bound += len(ids)
+	}
+	// Room for every id of the lists, so that the appends below stay in
+	// the array growIDs placed.
+	want := d.growIDs(d.want, bound)[:0]
 	for i, ids := range lists {
 		if err := d.check("bulk fetch", len(ids)*d.f, ids); err != nil {
 			local = fmt.Errorf("list %d: %w", i, err)

@@ -15,6 +15,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/featurex/featurextest"
+	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -468,94 +469,128 @@ func TestBulkNotFetched(t *testing.T) {
 	}
 }
 
-// TestDistWarmBuffers: exchanges large enough for the store's row buffers
-// to live on huge-page mappings (hugemem.MinBytes and more) return the
-// same rows as the file when the buffers grow, when they are reused, and
-// through a Bulk alternating two of them; and once warm, an exchange of
-// megabytes of rows allocates (almost) nothing on the Go heap.
+// TestDistWarmBuffers: exchanges large enough for the store's buffers to
+// live on huge-page mappings return the same rows as the file when the
+// buffers grow, when they are reused, and through a Bulk alternating two
+// of them (its id arrays swapping with the store's); and once warm, an
+// exchange of megabytes allocates (almost) nothing on the Go heap. Two
+// shapes: rows of 64 values, whose row buffers reach hugemem.MinBytes
+// (2.5 MiB per block), and rows of one value, whose row buffers stay on
+// the heap but whose id arrays (50,000-100,000 ids, 200-400 KB: under
+// MinBytes) must be mapped too.
 func TestDistWarmBuffers(t *testing.T) {
-	const n, f, p = 20000, 64, 2 // 10000 rows of 64 values per block: 2.5 MiB
+	const p = 2
+	for _, tc := range []struct {
+		name string
+		n, f int
+		// mappedIDs is the number of id arrays of at least
+		// hugemem.MinBytes that each rank must hold mapped once warm:
+		// what it asks and what it is asked, and per Bulk the ids of the
+		// Bulk and the store's spare.
+		mappedIDs [2]int
+	}{
+		{"rows", 20000, 64, [2]int{0, 0}},
+		{"ids", 200000, 1, [2]int{2, 3}},
+	} {
+		for _, mode := range []distMode{perMinibatch, perBulk} {
+			t.Run(fmt.Sprintf("%s/mode=%d", tc.name, mode), func(t *testing.T) {
+				warmBuffers(t, tc.n, tc.f, p, mode, tc.mappedIDs[mode])
+			})
+		}
+	}
+}
+
+func warmBuffers(t *testing.T, n, f, p int, mode distMode, mappedIDs int) {
 	x := randomFeatures(n, f, 5)
-	for _, mode := range []distMode{perMinibatch, perBulk} {
-		g := newDistGroup(t, p, 1, x, f, mode, nil)
-		// Each rank asks for a part of the other block, then all of it,
-		// in a rotated order so that positions differ from ids.
-		memo := map[[2]int][]int32{}
-		for r := range p {
-			for _, rows := range []int{n / 4, n / 2} {
-				lo := int32((1 - r) * n / 2)
-				ids := make([]int32, rows)
-				for i := range ids {
-					ids[i] = lo + int32((i*7919)%rows)
-				}
-				memo[[2]int{r, rows}] = ids
-			}
-		}
-		lists := func(r, rows int) []int32 { return memo[[2]int{r, rows}] }
-		dst := make([][]float32, p)
-		round := func(rows int) {
-			t.Helper()
-			var wg sync.WaitGroup
-			errs := make([]error, p)
-			for r, s := range g.stores {
-				wg.Go(func() {
-					ids := lists(r, rows)
-					dst[r] = slices.Grow(dst[r][:0], rows*f)[:rows*f]
-					if mode == perBulk {
-						// A new Bulk each round, as a trainer may make
-						// one per epoch, the last one released.
-						g.bulks[r].Release()
-						g.bulks[r] = s.NewBulk()
-						if errs[r] = g.bulks[r].Fetch(context.Background(), ids); errs[r] != nil {
-							return
-						}
-						errs[r] = g.bulks[r].Gather(context.Background(), dst[r], ids)
-						return
-					}
-					errs[r] = s.Gather(context.Background(), dst[r], ids)
-				})
-			}
-			wg.Wait()
-			if err := errors.Join(errs...); err != nil {
-				t.Fatal(err)
-			}
-			for r := range p {
-				for i, v := range lists(r, rows) {
-					if !slices.Equal(dst[r][i*f:(i+1)*f], x[int(v)*f:int(v+1)*f]) {
-						t.Fatalf("mode %d, %d rows: rank %d, row %d (vertex %d) differs", mode, rows, r, i, v)
-					}
-				}
-			}
-		}
-		round(n / 4) // 1.25 MiB of rows: Go heap
-		round(n / 2) // grows onto huge-page mappings
-		round(n / 2) // a Bulk's second buffer
-		mapped := make([]int64, p)
-		for r, s := range g.stores {
-			if mapped[r] = s.Stats().BufferBytes; mapped[r] < 2*int64(n/2)*f*4 {
-				t.Errorf("mode %d: rank %d holds %d bytes of mapped row buffers; want at least its rows fetched and served, %d", mode, r, mapped[r], 2*(n/2)*f*4)
-			}
-		}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		for range 3 {
-			round(n / 2)
-		}
-		runtime.ReadMemStats(&after)
-		for r, s := range g.stores {
-			if b := s.Stats().BufferBytes; b != mapped[r] {
-				t.Errorf("mode %d: rank %d's mapped row buffers went from %d to %d bytes in warm rounds; want them reused", mode, r, mapped[r], b)
-			}
-		}
-		// Each round moves 2 x 2.5 MiB of rows; goroutines, error slices
-		// and the transport's bookkeeping take a few KiB.
-		if a := after.TotalAlloc - before.TotalAlloc; a > 64<<10 {
-			t.Errorf("mode %d: 3 warm rounds allocated %d bytes on the Go heap; want under 64 KiB", mode, a)
-		}
+	g := newDistGroup(t, p, 1, x, f, mode, nil)
+	defer func() {
 		for _, s := range g.stores {
 			if err := s.Close(); err != nil {
 				t.Error(err)
 			}
 		}
+	}()
+	// Each rank asks for a part of the other block, then all of it, in a
+	// rotated order so that positions differ from ids.
+	memo := map[[2]int][]int32{}
+	for r := range p {
+		for _, rows := range []int{n / 4, n / 2} {
+			lo := int32((1 - r) * n / 2)
+			ids := make([]int32, rows)
+			for i := range ids {
+				ids[i] = lo + int32((i*7919)%rows)
+			}
+			memo[[2]int{r, rows}] = ids
+		}
+	}
+	lists := func(r, rows int) []int32 { return memo[[2]int{r, rows}] }
+	dst := make([][]float32, p)
+	round := func(rows int) {
+		t.Helper()
+		var wg sync.WaitGroup
+		errs := make([]error, p)
+		for r, s := range g.stores {
+			wg.Go(func() {
+				ids := lists(r, rows)
+				dst[r] = slices.Grow(dst[r][:0], rows*f)[:rows*f]
+				if mode == perBulk {
+					// A new Bulk each round, as a trainer may make one
+					// per epoch, the last one released.
+					g.bulks[r].Release()
+					g.bulks[r] = s.NewBulk()
+					if errs[r] = g.bulks[r].Fetch(context.Background(), ids); errs[r] != nil {
+						return
+					}
+					errs[r] = g.bulks[r].Gather(context.Background(), dst[r], ids)
+					return
+				}
+				errs[r] = s.Gather(context.Background(), dst[r], ids)
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatal(err)
+		}
+		for r := range p {
+			for i, v := range lists(r, rows) {
+				if !slices.Equal(dst[r][i*f:(i+1)*f], x[int(v)*f:int(v+1)*f]) {
+					t.Fatalf("%d rows: rank %d, row %d (vertex %d) differs", rows, r, i, v)
+				}
+			}
+		}
+	}
+	round(n / 4) // rows: 1.25 MiB, Go heap; ids: 50,000, Go heap
+	round(n / 2) // rows grow onto huge-page mappings; ids: 100,000, mapped
+	round(n / 2) // a Bulk's second buffers
+	// The mapped row buffers (none for f = 1: 400 KB): what a rank
+	// fetched and what it served, and the mapped id arrays.
+	rowBytes := int64(0)
+	if f > 1 {
+		rowBytes = 2 * int64(n/2) * int64(f) * 4
+	}
+	want := rowBytes + int64(mappedIDs)*hugemem.MinBytes
+	mapped := make([]int64, p)
+	for r, s := range g.stores {
+		if mapped[r] = s.Stats().BufferBytes; mapped[r] < want {
+			t.Errorf("rank %d holds %d bytes of mapped exchange buffers; want at least %d (rows %d + %d id arrays of %d)",
+				r, mapped[r], want, rowBytes, mappedIDs, hugemem.MinBytes)
+		}
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 3 {
+		round(n / 2)
+	}
+	runtime.ReadMemStats(&after)
+	for r, s := range g.stores {
+		if b := s.Stats().BufferBytes; b != mapped[r] {
+			t.Errorf("rank %d's mapped exchange buffers went from %d to %d bytes in warm rounds; want them reused", r, mapped[r], b)
+		}
+	}
+	// Each round moves 2 x 2.5 MiB of rows or 2 x 400 KB of ids;
+	// goroutines, error slices and the transport's bookkeeping take a
+	// few KiB.
+	if a := after.TotalAlloc - before.TotalAlloc; a > 64<<10 {
+		t.Errorf("3 warm rounds allocated %d bytes on the Go heap; want under 64 KiB", a)
 	}
 }
