@@ -292,7 +292,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			}
 			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
 			for _, ps := range cal.sums {
-				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples)
+				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples, ps.Call, ps.CPU, ps.Preempts)
 			}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
@@ -301,8 +301,9 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			if q := grid.Col().Size(); q > 1 {
 				run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
 				for k := range run.Probes {
-					v := ab[2+3*k:]
-					run.Probes[k] = probeSums{Seconds: v[0] / float64(p), Bytes: v[1] / float64(p), Samples: v[2] / float64(p)}
+					v := ab[2+6*k:]
+					run.Probes[k] = probeSums{Seconds: v[0] / float64(p), Bytes: v[1] / float64(p), Samples: v[2] / float64(p),
+						Call: v[3] / float64(p), CPU: v[4] / float64(p), Preempts: v[5] / float64(p)}
 				}
 			}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
@@ -774,6 +775,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
 	b.WriteString(transferTable(res))
+	b.WriteString(waitTable(res))
 	if probeRows != "" {
 		b.WriteString(probeHeader(legacy) + probeRows)
 		b.WriteString("\nThe probes interleaved with each run (benchmarks/distbench/probe.go), seconds summed over the epoch's exchanges (one probe of " +

@@ -75,10 +75,11 @@ func TestFeatureBenchSmoke(t *testing.T) {
 	rep := stdout.String()
 	checkFeatureReport(t, rep, 3)
 	// c = 1 and 2 have columns of several ranks: their modes are in the
-	// main table, the transfer, probe and position tables; c = 4 only in
-	// the main table.
+	// main table, the transfer, wait, probe and position tables; c = 4
+	// only in the main table.
 	if strings.Count(rep, " / legacy / replay written |") != 1 || !strings.Contains(rep, "replay before / run / repeat after") ||
-		strings.Count(rep, "| minibatch+cache |") != 3+2+2+2 {
+		!strings.Contains(rep, "| waited for the slowest s (status / ids / rows) |") ||
+		strings.Count(rep, "| minibatch+cache |") != 3+2+2+2+2 {
 		t.Errorf("diagnostics missing:\n%s", rep)
 	}
 }

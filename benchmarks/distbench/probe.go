@@ -57,6 +57,10 @@ type probeSums struct {
 	Seconds float64 // of the transfers
 	Bytes   float64 // sent to the other ranks
 	Samples float64
+	// Call is the seconds from the rank's entry into the call to its
+	// exit, CPU the process's CPU seconds and Preempts its involuntary
+	// context switches meanwhile (as callRecord's).
+	Call, CPU, Preempts float64
 }
 
 // interleaved runs and sums the probes of a run.
@@ -123,13 +127,14 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		probeReplayWritten: rows,
 	}
 	var in, out [numProbes]int64
+	var use [numProbes][2]int64
 	for k := range numProbes {
 		kind := (int(k) + c.exchIdx) % int(numProbes)
 		if (kind == int(probeLegacy) || kind == int(probeReplayWritten)) && !c.legacy {
 			continue
 		}
 		var err error
-		if in[kind], out[kind], err = c.exchange(ctx, bufs, counts[kind], kind == int(probeReplayWritten)); err != nil {
+		if in[kind], out[kind], use[kind], err = c.exchange(ctx, bufs, counts[kind], kind == int(probeReplayWritten)); err != nil {
 			return err
 		}
 	}
@@ -154,15 +159,19 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		s.Seconds += float64(max(out[kind]-last[kind], 0)) / 1e9
 		s.Bytes += float64(b)
 		s.Samples++
+		s.Call += float64(out[kind]-in[kind]) / 1e9
+		s.CPU += float64(use[kind][0]) / 1e9
+		s.Preempts += float64(use[kind][1])
 	}
 	return nil
 }
 
 // exchange makes one all-to-all of counts (4-byte words) on warm huge-page
 // buffers from a barrier, and returns the wall-clock instants (ns) it
-// entered and left the call; with write, every value it sends is written
+// entered and left the call and the process's CPU ns and involuntary
+// context switches meanwhile; with write, every value it sends is written
 // just before the barrier.
-func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCounts, write bool) (in, out int64, err error) {
+func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCounts, write bool) (in, out int64, use [2]int64, err error) {
 	var ns, nr int
 	for i := range counts.send {
 		ns += counts.send[i]
@@ -176,13 +185,16 @@ func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCo
 	}
 	bufs.recv = bufs.huge(bufs.recv, nr)
 	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
-		return 0, 0, err
+		return 0, 0, use, err
 	}
+	cpu0, pre0 := usage()
 	t0 := time.Now()
 	if err := c.col.Alltoallv(ctx, dist.PhaseControl, bufs.send[:ns], counts.send, bufs.recv[:nr], counts.recv); err != nil {
-		return 0, 0, err
+		return 0, 0, use, err
 	}
-	return t0.UnixNano(), time.Now().UnixNano(), nil
+	t1 := time.Now()
+	cpu1, pre1 := usage()
+	return t0.UnixNano(), t1.UnixNano(), [2]int64{cpu1 - cpu0, pre1 - pre0}, nil
 }
 
 // mean returns the mean bytes a rank sent and the mean seconds of one

@@ -9,12 +9,22 @@ package main
 // saw, and the time from its own arrival to the last arrival is waiting
 // for the slowest rank (the skew of the work before the call: sorting the
 // ids, serving the rows).
+//
+// Since each traced call starts from a barrier, that skew mostly shows at
+// the barrier: every rank also records when it arrived there (Arrive), so
+// that the time from its arrival to the column's last arrival is the wait
+// for the slowest rank's work before the call, and the time from the last
+// arrival to the rank's entry into the all-to-all is the barrier and its
+// exit skew. And it records the process's CPU time and involuntary
+// context switches during the call (getrusage), which tell whether a slow
+// transfer ran on the CPU or waited for it (four ranks on two cores).
 
 import (
 	"context"
 	"fmt"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
@@ -22,8 +32,21 @@ import (
 
 // callRecord is one all-to-all of one rank.
 type callRecord struct {
+	Arrive         int64 // wall clock, ns since the epoch, at the barrier before the call
 	In, Out        int64 // wall clock, ns since the epoch
 	Sent, Received int64 // bytes to and from other ranks
+	CPU            int64 // ns of the process's CPU time (user + system) from In to Out
+	Preempts       int64 // involuntary context switches of the process from In to Out
+}
+
+// usage returns the process's CPU time (user + system, ns) and its
+// involuntary context switches so far; zeros where getrusage fails.
+func usage() (cpu, preempts int64) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano(), int64(ru.Nivcsw)
 }
 
 // callLog collects the records of a rank's traced communicators.
@@ -78,6 +101,7 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 	// that its time is the transfer alone: the barrier absorbs the wait
 	// for the slowest rank (a latency more per call, and no data moving
 	// while ranks still arrive, which would blur the two).
+	arrive := time.Now()
 	if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
 		return err
 	}
@@ -89,7 +113,7 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 			pc.send[i], pc.recv[i] = sendCounts[i]*int(sz)/4, recvCounts[i]*int(sz)/4
 		}
 		cal := interleaved{col: c.Comm}
-		i, o, err := cal.exchange(ctx, c.log.bufs, pc, false)
+		i, o, _, err := cal.exchange(ctx, c.log.bufs, pc, false)
 		if err != nil {
 			return err
 		}
@@ -98,9 +122,11 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 			return err
 		}
 	}
+	cpu0, pre0 := usage()
 	in := time.Now()
 	err := c.Comm.Alltoallv(ctx, ph, send, sendCounts, recv, recvCounts)
 	out := time.Now()
+	cpu1, pre1 := usage()
 	if err == nil && c.log.diag {
 		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
 			return err
@@ -133,7 +159,8 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 		pc.send[i], pc.recv[i] = sendCounts[i]*int(sz)/4, recvCounts[i]*int(sz)/4
 	}
 	c.log.mu.Lock()
-	c.log.calls = append(c.log.calls, callRecord{In: in.UnixNano(), Out: out.UnixNano(), Sent: s * sz, Received: r * sz})
+	c.log.calls = append(c.log.calls, callRecord{Arrive: arrive.UnixNano(), In: in.UnixNano(), Out: out.UnixNano(), Sent: s * sz, Received: r * sz,
+		CPU: cpu1 - cpu0, Preempts: pre1 - pre0})
 	c.log.counts = append(c.log.counts, pc)
 	c.log.mu.Unlock()
 	return err
@@ -163,8 +190,19 @@ func elemSize(buf any) int {
 // calls and averaged over the ranks.
 type exchangeTimes struct {
 	// Transfer is the time from the column's last arrival to the rank's
-	// exit; Wait from the rank's arrival to the last arrival.
+	// exit; Wait from the rank's arrival to the last arrival (after the
+	// barrier: its exit skew).
 	Transfer, Wait [3]float64
+	// Skew is the time from the rank's arrival at the barrier before the
+	// call to the column's last arrival there: the wait for the slowest
+	// rank's work before the call. Barrier is the time from that last
+	// arrival to the rank's entry into the call (the barrier's own cost
+	// and its exit skew: Wait is part of it).
+	Skew, Barrier [3]float64
+	// CPU is the process's CPU seconds during the calls, Preempts its
+	// involuntary context switches (sums over the calls, mean over the
+	// ranks).
+	CPU, Preempts [3]float64
 	// Calls is the number of calls of each round per rank.
 	Calls [3]int
 	// MeanBytes sums, over the calls, the bytes a rank sent and received
@@ -190,11 +228,12 @@ func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
 		}
 		for k := range n {
 			round := k % 3
-			var last int64
+			var last, lastArrive int64
 			var sum, most float64
 			for _, r := range ranks {
 				c := calls[r][k]
 				last = max(last, c.In)
+				lastArrive = max(lastArrive, c.Arrive)
 				b := float64(max(c.Sent, c.Received))
 				sum += b
 				most = max(most, b)
@@ -203,6 +242,12 @@ func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
 				c := calls[r][k]
 				t.Transfer[round] += float64(max(c.Out-last, 0)) / 1e9 / p
 				t.Wait[round] += float64(last-c.In) / 1e9 / p
+				if c.Arrive > 0 {
+					t.Skew[round] += float64(lastArrive-c.Arrive) / 1e9 / p
+					t.Barrier[round] += float64(max(c.In-lastArrive, 0)) / 1e9 / p
+				}
+				t.CPU[round] += float64(c.CPU) / 1e9 / p
+				t.Preempts[round] += float64(c.Preempts) / p
 			}
 			// Per column, averaged over the columns like the times.
 			share := float64(len(ranks)) / p
@@ -221,7 +266,7 @@ func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
 func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callRecord) (exchangeTimes, error) {
 	v := []int64{int64(column)}
 	for _, c := range calls {
-		v = append(v, c.In, c.Out, c.Sent, c.Received)
+		v = append(v, c.Arrive, c.In, c.Out, c.Sent, c.Received, c.CPU, c.Preempts)
 	}
 	all, counts, err := dist.Allgather(ctx, world, dist.PhaseControl, v)
 	if err != nil {
@@ -234,8 +279,8 @@ func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callR
 		w := all[off : off+n]
 		off += n
 		cols[r] = int(w[0])
-		for i := 1; i+3 < len(w); i += 4 {
-			per[r] = append(per[r], callRecord{In: w[i], Out: w[i+1], Sent: w[i+2], Received: w[i+3]})
+		for i := 1; i+6 < len(w); i += 7 {
+			per[r] = append(per[r], callRecord{Arrive: w[i], In: w[i+1], Out: w[i+2], Sent: w[i+3], Received: w[i+4], CPU: w[i+5], Preempts: w[i+6]})
 		}
 	}
 	return splitTimes(per, cols), nil
@@ -271,5 +316,55 @@ func transferTable(res *featureResult) string {
 			run.C, run.Mode, calls, t.Wait[0], t.Wait[1], t.Wait[2], t.Transfer[1], t.Transfer[2], mean/float64(calls)/1e6, busy/float64(calls)/1e6,
 			warm, faults, alloc/1e6, sys, 1e6*run.Alpha, run.Beta/1e9)
 	}
+	return b.String()
+}
+
+// waitTable is the markdown table of where each round's time went, per
+// rank (means over the ranks, sums over the epoch): waiting at the barrier
+// before the call for the column's slowest rank (the skew of the work
+// before it), the barrier itself, the transfer; and whether the rank ran
+// meanwhile: the process's CPU seconds per second inside the call, and its
+// involuntary context switches per call, for the run's rounds and for the
+// replays of their counts interleaved with them.
+func waitTable(res *featureResult) string {
+	var b strings.Builder
+	b.WriteString("\n| c | mode | waited for the slowest s (status / ids / rows) | barrier s (ids / rows) | transfer s (ids / rows) | CPU s per s in the call: ids run / replay; rows run / replay / uniform | preemptions per call, rows: run / replay |\n")
+	b.WriteString("|---|---|---|---|---|---|---|\n")
+	share := func(cpu, wall float64) string {
+		if wall <= 0 {
+			return "–"
+		}
+		return fmt.Sprintf("%.2f", cpu/wall)
+	}
+	n := 0
+	for _, run := range res.Runs {
+		t, pr := run.Times, &run.Probes
+		if run.Beta == 0 || t.Calls[2] == 0 {
+			continue
+		}
+		n++
+		perCall := func(x, calls float64) string {
+			if calls == 0 {
+				return "–"
+			}
+			return fmt.Sprintf("%.2f", x/calls)
+		}
+		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s / %s; %s / %s / %s | %s / %s |\n",
+			run.C, run.Mode, t.Skew[0], t.Skew[1], t.Skew[2], t.Barrier[1], t.Barrier[2], t.Transfer[1], t.Transfer[2],
+			share(t.CPU[1], t.Wait[1]+t.Transfer[1]), share(pr[probeReplayIDs].CPU, pr[probeReplayIDs].Call),
+			share(t.CPU[2], t.Wait[2]+t.Transfer[2]), share(pr[probeReplayRows].CPU, pr[probeReplayRows].Call), share(pr[probeRows].CPU, pr[probeRows].Call),
+			perCall(t.Preempts[2], float64(t.Calls[2])), perCall(pr[probeReplayRows].Preempts, pr[probeReplayRows].Samples))
+	}
+	if n == 0 {
+		return ""
+	}
+	b.WriteString("\nWhere each id and row round's time went (trace.go), seconds summed over the epoch, mean over the ranks: *waited for the " +
+		"slowest* runs from the rank's arrival at the barrier before the call to the column's last arrival there (the skew of the " +
+		"work before the call: pack, serve; for the status round, everything since the last exchange), *barrier* from that last " +
+		"arrival to the rank's entry into the all-to-all, *transfer* from the column's last entry to the rank's exit (what the model " +
+		"describes; the model's error above is against it). *CPU s per s*: the rank process's CPU time (user + system, getrusage) per " +
+		"second of wall time inside the call, for the run's rounds and for the replays of their own counts and the uniform row probe " +
+		"interleaved with them: 1 means the rank ran throughout (copying or polling), less that it was off the CPU (four ranks share " +
+		"two cores). *Preemptions*: the process's involuntary context switches per call.\n")
 	return b.String()
 }
