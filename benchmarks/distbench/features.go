@@ -193,6 +193,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			all = append(all, in...)
 			mine++
 		}
+		b.Release() // its inputs were cloned: the sampler reuses its arrays
 		slices.Sort(all)
 		unions += int64(len(slices.Compact(all)))
 	}

@@ -343,6 +343,8 @@ func costModel(ctx context.Context, a *spgemm.CSR, c *config) (*modelInputs, err
 					seen[v] = false
 				}
 			}
+			// Read: the sampler reuses its arrays for the next bulk.
+			b.Release()
 		}
 	}
 	return m, nil
