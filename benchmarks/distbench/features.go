@@ -293,7 +293,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			}
 			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
 			for _, ps := range cal.sums {
-				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples, ps.Call, ps.CPU, ps.Preempts)
+				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples, ps.Call, ps.Run, ps.Queue)
 			}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
@@ -304,7 +304,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 				for k := range run.Probes {
 					v := ab[2+6*k:]
 					run.Probes[k] = probeSums{Seconds: v[0] / float64(p), Bytes: v[1] / float64(p), Samples: v[2] / float64(p),
-						Call: v[3] / float64(p), CPU: v[4] / float64(p), Preempts: v[5] / float64(p)}
+						Call: v[3] / float64(p), Run: v[4] / float64(p), Queue: v[5] / float64(p)}
 				}
 			}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {

@@ -26,6 +26,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"strings"
 	"time"
 
@@ -58,9 +59,9 @@ type probeSums struct {
 	Bytes   float64 // sent to the other ranks
 	Samples float64
 	// Call is the seconds from the rank's entry into the call to its
-	// exit, CPU the process's CPU seconds and Preempts its involuntary
-	// context switches meanwhile (as callRecord's).
-	Call, CPU, Preempts float64
+	// exit; Run and Queue the seconds the calling thread ran and waited
+	// for a CPU meanwhile (as callRecord's).
+	Call, Run, Queue float64
 }
 
 // interleaved runs and sums the probes of a run.
@@ -160,17 +161,17 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		s.Bytes += float64(b)
 		s.Samples++
 		s.Call += float64(out[kind]-in[kind]) / 1e9
-		s.CPU += float64(use[kind][0]) / 1e9
-		s.Preempts += float64(use[kind][1])
+		s.Run += float64(use[kind][0]) / 1e9
+		s.Queue += float64(use[kind][1]) / 1e9
 	}
 	return nil
 }
 
 // exchange makes one all-to-all of counts (4-byte words) on warm huge-page
 // buffers from a barrier, and returns the wall-clock instants (ns) it
-// entered and left the call and the process's CPU ns and involuntary
-// context switches meanwhile; with write, every value it sends is written
-// just before the barrier.
+// entered and left the call and the ns the thread ran and waited for a CPU
+// meanwhile (sched); with write, every value it sends is written just
+// before the barrier.
 func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCounts, write bool) (in, out int64, use [2]int64, err error) {
 	var ns, nr int
 	for i := range counts.send {
@@ -184,17 +185,19 @@ func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCo
 		}
 	}
 	bufs.recv = bufs.huge(bufs.recv, nr)
+	runtime.LockOSThread() // for sched
+	defer runtime.UnlockOSThread()
 	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
 		return 0, 0, use, err
 	}
-	cpu0, pre0 := usage()
+	run0, queue0 := sched()
 	t0 := time.Now()
 	if err := c.col.Alltoallv(ctx, dist.PhaseControl, bufs.send[:ns], counts.send, bufs.recv[:nr], counts.recv); err != nil {
 		return 0, 0, use, err
 	}
 	t1 := time.Now()
-	cpu1, pre1 := usage()
-	return t0.UnixNano(), t1.UnixNano(), [2]int64{cpu1 - cpu0, pre1 - pre0}, nil
+	run1, queue1 := sched()
+	return t0.UnixNano(), t1.UnixNano(), [2]int64{run1 - run0, queue1 - queue0}, nil
 }
 
 // mean returns the mean bytes a rank sent and the mean seconds of one

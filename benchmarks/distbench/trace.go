@@ -15,16 +15,21 @@ package main
 // that the time from its arrival to the column's last arrival is the wait
 // for the slowest rank's work before the call, and the time from the last
 // arrival to the rank's entry into the all-to-all is the barrier and its
-// exit skew. And it records the process's CPU time and involuntary
-// context switches during the call (getrusage), which tell whether a slow
-// transfer ran on the CPU or waited for it (four ranks on two cores).
+// exit skew. And it records, from the scheduler's statistics of the
+// calling thread (/proc/thread-self/schedstat; the goroutine is locked to
+// its thread for the call), how long the thread ran and how long it was
+// runnable but waiting for a CPU during the call: the rest of the call it
+// slept (blocked in the kernel). That tells whether a slow transfer copied,
+// waited for a CPU (four ranks on two cores) or was blocked.
 
 import (
 	"context"
 	"fmt"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
@@ -35,18 +40,25 @@ type callRecord struct {
 	Arrive         int64 // wall clock, ns since the epoch, at the barrier before the call
 	In, Out        int64 // wall clock, ns since the epoch
 	Sent, Received int64 // bytes to and from other ranks
-	CPU            int64 // ns of the process's CPU time (user + system) from In to Out
-	Preempts       int64 // involuntary context switches of the process from In to Out
+	Run            int64 // ns the calling thread ran on a CPU from In to Out
+	Queue          int64 // ns it was runnable, waiting for a CPU, from In to Out
 }
 
-// usage returns the process's CPU time (user + system, ns) and its
-// involuntary context switches so far; zeros where getrusage fails.
-func usage() (cpu, preempts int64) {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+// sched returns the calling thread's time on a CPU and time runnable but
+// waiting for one so far (ns, /proc/thread-self/schedstat: Linux); zeros
+// where it cannot be read. The caller locks its goroutine to the thread.
+func sched() (run, queue int64) {
+	b, err := os.ReadFile("/proc/thread-self/schedstat")
+	if err != nil {
 		return 0, 0
 	}
-	return ru.Utime.Nano() + ru.Stime.Nano(), int64(ru.Nivcsw)
+	f := strings.Fields(string(b))
+	if len(f) < 2 {
+		return 0, 0
+	}
+	run, _ = strconv.ParseInt(f[0], 10, 64)
+	queue, _ = strconv.ParseInt(f[1], 10, 64)
+	return run, queue
 }
 
 // callLog collects the records of a rank's traced communicators.
@@ -97,6 +109,8 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 	if ph != c.ph {
 		return c.Comm.Alltoallv(ctx, ph, send, sendCounts, recv, recvCounts)
 	}
+	runtime.LockOSThread() // for sched
+	defer runtime.UnlockOSThread()
 	// Every rank of the communicator starts the all-to-all together, so
 	// that its time is the transfer alone: the barrier absorbs the wait
 	// for the slowest rank (a latency more per call, and no data moving
@@ -122,11 +136,11 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 			return err
 		}
 	}
-	cpu0, pre0 := usage()
+	run0, queue0 := sched()
 	in := time.Now()
 	err := c.Comm.Alltoallv(ctx, ph, send, sendCounts, recv, recvCounts)
 	out := time.Now()
-	cpu1, pre1 := usage()
+	run1, queue1 := sched()
 	if err == nil && c.log.diag {
 		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
 			return err
@@ -160,7 +174,7 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 	}
 	c.log.mu.Lock()
 	c.log.calls = append(c.log.calls, callRecord{Arrive: arrive.UnixNano(), In: in.UnixNano(), Out: out.UnixNano(), Sent: s * sz, Received: r * sz,
-		CPU: cpu1 - cpu0, Preempts: pre1 - pre0})
+		Run: run1 - run0, Queue: queue1 - queue0})
 	c.log.counts = append(c.log.counts, pc)
 	c.log.mu.Unlock()
 	return err
@@ -199,10 +213,10 @@ type exchangeTimes struct {
 	// arrival to the rank's entry into the call (the barrier's own cost
 	// and its exit skew: Wait is part of it).
 	Skew, Barrier [3]float64
-	// CPU is the process's CPU seconds during the calls, Preempts its
-	// involuntary context switches (sums over the calls, mean over the
-	// ranks).
-	CPU, Preempts [3]float64
+	// Run is the seconds the calling thread ran during the calls, Queue
+	// those it waited for a CPU (sums over the calls, mean over the
+	// ranks); the rest of Wait + Transfer it slept.
+	Run, Queue [3]float64
 	// Calls is the number of calls of each round per rank.
 	Calls [3]int
 	// MeanBytes sums, over the calls, the bytes a rank sent and received
@@ -246,8 +260,8 @@ func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
 					t.Skew[round] += float64(lastArrive-c.Arrive) / 1e9 / p
 					t.Barrier[round] += float64(max(c.In-lastArrive, 0)) / 1e9 / p
 				}
-				t.CPU[round] += float64(c.CPU) / 1e9 / p
-				t.Preempts[round] += float64(c.Preempts) / p
+				t.Run[round] += float64(c.Run) / 1e9 / p
+				t.Queue[round] += float64(c.Queue) / 1e9 / p
 			}
 			// Per column, averaged over the columns like the times.
 			share := float64(len(ranks)) / p
@@ -266,7 +280,7 @@ func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
 func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callRecord) (exchangeTimes, error) {
 	v := []int64{int64(column)}
 	for _, c := range calls {
-		v = append(v, c.Arrive, c.In, c.Out, c.Sent, c.Received, c.CPU, c.Preempts)
+		v = append(v, c.Arrive, c.In, c.Out, c.Sent, c.Received, c.Run, c.Queue)
 	}
 	all, counts, err := dist.Allgather(ctx, world, dist.PhaseControl, v)
 	if err != nil {
@@ -280,7 +294,7 @@ func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callR
 		off += n
 		cols[r] = int(w[0])
 		for i := 1; i+6 < len(w); i += 7 {
-			per[r] = append(per[r], callRecord{Arrive: w[i], In: w[i+1], Out: w[i+2], Sent: w[i+3], Received: w[i+4], CPU: w[i+5], Preempts: w[i+6]})
+			per[r] = append(per[r], callRecord{Arrive: w[i], In: w[i+1], Out: w[i+2], Sent: w[i+3], Received: w[i+4], Run: w[i+5], Queue: w[i+6]})
 		}
 	}
 	return splitTimes(per, cols), nil
@@ -322,20 +336,17 @@ func transferTable(res *featureResult) string {
 // waitTable is the markdown table of where each round's time went, per
 // rank (means over the ranks, sums over the epoch): waiting at the barrier
 // before the call for the column's slowest rank (the skew of the work
-// before it), the barrier itself, the transfer; and whether the rank ran
-// meanwhile: the process's CPU seconds per second inside the call, and its
-// involuntary context switches per call, for the run's rounds and for the
-// replays of their counts interleaved with them.
+// before it), the barrier itself, the transfer; and what the calling
+// thread did inside the call: ran, waited for a CPU, or slept, for the
+// run's rounds and for the replays of their counts interleaved with them.
 func waitTable(res *featureResult) string {
 	var b strings.Builder
-	b.WriteString("\n| c | mode | waited for the slowest s (status / ids / rows) | barrier s (ids / rows) | transfer s (ids / rows) | CPU s per s in the call: ids run / replay; rows run / replay / uniform | preemptions per call, rows: run / replay |\n")
+	b.WriteString("\n| c | mode | waited for the slowest s (status / ids / rows) | barrier s (ids / rows) | transfer s (ids / rows) | ids in the call, ran / queued / slept s: run; replay | rows in the call, ran / queued / slept s: run; replay; uniform |\n")
 	b.WriteString("|---|---|---|---|---|---|---|\n")
-	share := func(cpu, wall float64) string {
-		if wall <= 0 {
-			return "–"
-		}
-		return fmt.Sprintf("%.2f", cpu/wall)
+	split := func(run, queue, wall float64) string {
+		return fmt.Sprintf("%.3f / %.3f / %.3f", run, queue, wall-run-queue)
 	}
+	probe := func(s probeSums) string { return split(s.Run, s.Queue, s.Call) }
 	n := 0
 	for _, run := range res.Runs {
 		t, pr := run.Times, &run.Probes
@@ -343,17 +354,10 @@ func waitTable(res *featureResult) string {
 			continue
 		}
 		n++
-		perCall := func(x, calls float64) string {
-			if calls == 0 {
-				return "–"
-			}
-			return fmt.Sprintf("%.2f", x/calls)
-		}
-		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s / %s; %s / %s / %s | %s / %s |\n",
+		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s; %s | %s; %s; %s |\n",
 			run.C, run.Mode, t.Skew[0], t.Skew[1], t.Skew[2], t.Barrier[1], t.Barrier[2], t.Transfer[1], t.Transfer[2],
-			share(t.CPU[1], t.Wait[1]+t.Transfer[1]), share(pr[probeReplayIDs].CPU, pr[probeReplayIDs].Call),
-			share(t.CPU[2], t.Wait[2]+t.Transfer[2]), share(pr[probeReplayRows].CPU, pr[probeReplayRows].Call), share(pr[probeRows].CPU, pr[probeRows].Call),
-			perCall(t.Preempts[2], float64(t.Calls[2])), perCall(pr[probeReplayRows].Preempts, pr[probeReplayRows].Samples))
+			split(t.Run[1], t.Queue[1], t.Wait[1]+t.Transfer[1]), probe(pr[probeReplayIDs]),
+			split(t.Run[2], t.Queue[2], t.Wait[2]+t.Transfer[2]), probe(pr[probeReplayRows]), probe(pr[probeRows]))
 	}
 	if n == 0 {
 		return ""
@@ -362,9 +366,9 @@ func waitTable(res *featureResult) string {
 		"slowest* runs from the rank's arrival at the barrier before the call to the column's last arrival there (the skew of the " +
 		"work before the call: pack, serve; for the status round, everything since the last exchange), *barrier* from that last " +
 		"arrival to the rank's entry into the all-to-all, *transfer* from the column's last entry to the rank's exit (what the model " +
-		"describes; the model's error above is against it). *CPU s per s*: the rank process's CPU time (user + system, getrusage) per " +
-		"second of wall time inside the call, for the run's rounds and for the replays of their own counts and the uniform row probe " +
-		"interleaved with them: 1 means the rank ran throughout (copying or polling), less that it was off the CPU (four ranks share " +
-		"two cores). *Preemptions*: the process's involuntary context switches per call.\n")
+		"describes; the model's error above is against it). *In the call*: the calling thread's time inside the all-to-all (from its " +
+		"entry to its exit) split by the scheduler's statistics (/proc/thread-self/schedstat) into running on a CPU, runnable but " +
+		"waiting for one (four ranks share two cores), and the rest, asleep (blocked in the kernel); for the run's rounds, and for the " +
+		"replays of their own counts and the uniform row probe interleaved with them (probe.go).\n")
 	return b.String()
 }

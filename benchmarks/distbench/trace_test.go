@@ -15,9 +15,9 @@ func TestSplitTimes(t *testing.T) {
 	// Ranks 0 and 1 form column 0, rank 2 column 1 alone. One exchange:
 	// status, ids, rows.
 	calls := [][]callRecord{
-		{{In: 0, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 4 * ms, Sent: 40, Received: 80}, {Arrive: 5 * ms, In: 10 * ms, Out: 20 * ms, Sent: 1000, Received: 500, CPU: 6 * ms, Preempts: 3}},
-		{{In: 1 * ms, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 5 * ms, Sent: 80, Received: 40}, {Arrive: 9 * ms, In: 12 * ms, Out: 22 * ms, Sent: 500, Received: 1000, CPU: 8 * ms}},
-		{{In: 0, Out: 1 * ms}, {In: 1 * ms, Out: 2 * ms}, {Arrive: 1 * ms, In: 2 * ms, Out: 3 * ms, CPU: 1 * ms}},
+		{{In: 0, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 4 * ms, Sent: 40, Received: 80}, {Arrive: 5 * ms, In: 10 * ms, Out: 20 * ms, Sent: 1000, Received: 500, Run: 6 * ms, Queue: 3 * ms}},
+		{{In: 1 * ms, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 5 * ms, Sent: 80, Received: 40}, {Arrive: 9 * ms, In: 12 * ms, Out: 22 * ms, Sent: 500, Received: 1000, Run: 8 * ms}},
+		{{In: 0, Out: 1 * ms}, {In: 1 * ms, Out: 2 * ms}, {Arrive: 1 * ms, In: 2 * ms, Out: 3 * ms, Run: 1 * ms}},
 	}
 	got := splitTimes(calls, []int{0, 0, 1})
 	near := func(name string, a, b float64) {
@@ -35,8 +35,8 @@ func TestSplitTimes(t *testing.T) {
 	// ms, 0 on rank 2; barriers 1, 3 and 1 ms.
 	near("rows skew", got.Skew[2], 4e-3/3)
 	near("rows barrier", got.Barrier[2], (1e-3+3e-3+1e-3)/3)
-	near("rows CPU", got.CPU[2], (6e-3+8e-3+1e-3)/3)
-	near("rows preempts", got.Preempts[2], 1)
+	near("rows run", got.Run[2], (6e-3+8e-3+1e-3)/3)
+	near("rows queue", got.Queue[2], 1e-3)
 	near("ids skew (not recorded)", got.Skew[1], 0)
 	near("ids transfer", got.Transfer[1], (1e-3+2e-3+1e-3)/3)
 	// Column 0 (2 of 3 ranks): mean 1000 bytes, busiest 1000; column 1: 0.
