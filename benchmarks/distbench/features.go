@@ -293,7 +293,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			}
 			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
 			for _, ps := range cal.sums {
-				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples, ps.Call, ps.Run, ps.Queue)
+				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples, ps.Call, ps.Run, ps.Queue, ps.Span)
 			}
 			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
 				return nil, err
@@ -302,9 +302,9 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			if q := grid.Col().Size(); q > 1 {
 				run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
 				for k := range run.Probes {
-					v := ab[2+6*k:]
+					v := ab[2+7*k:]
 					run.Probes[k] = probeSums{Seconds: v[0] / float64(p), Bytes: v[1] / float64(p), Samples: v[2] / float64(p),
-						Call: v[3] / float64(p), Run: v[4] / float64(p), Queue: v[5] / float64(p)}
+						Call: v[3] / float64(p), Run: v[4] / float64(p), Queue: v[5] / float64(p), Span: v[6] / float64(p)}
 				}
 			}
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {

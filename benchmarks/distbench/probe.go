@@ -60,8 +60,8 @@ type probeSums struct {
 	Samples float64
 	// Call is the seconds from the rank's entry into the call to its
 	// exit; Run and Queue the seconds the calling thread ran and waited
-	// for a CPU meanwhile (as callRecord's).
-	Call, Run, Queue float64
+	// for a CPU during Span seconds (as callRecord's).
+	Call, Run, Queue, Span float64
 }
 
 // interleaved runs and sums the probes of a run.
@@ -128,7 +128,7 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		probeReplayWritten: rows,
 	}
 	var in, out [numProbes]int64
-	var use [numProbes][2]int64
+	var use [numProbes][3]int64
 	for k := range numProbes {
 		kind := (int(k) + c.exchIdx) % int(numProbes)
 		if (kind == int(probeLegacy) || kind == int(probeReplayWritten)) && !c.legacy {
@@ -163,16 +163,17 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		s.Call += float64(out[kind]-in[kind]) / 1e9
 		s.Run += float64(use[kind][0]) / 1e9
 		s.Queue += float64(use[kind][1]) / 1e9
+		s.Span += float64(use[kind][2]) / 1e9
 	}
 	return nil
 }
 
 // exchange makes one all-to-all of counts (4-byte words) on warm huge-page
 // buffers from a barrier, and returns the wall-clock instants (ns) it
-// entered and left the call and the ns the thread ran and waited for a CPU
-// meanwhile (sched); with write, every value it sends is written just
+// entered and left the call and the ns the thread ran, waited for a CPU
+// and the wall ns they are of (sched, as callRecord's); with write, every value it sends is written just
 // before the barrier.
-func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCounts, write bool) (in, out int64, use [2]int64, err error) {
+func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCounts, write bool) (in, out int64, use [3]int64, err error) {
 	var ns, nr int
 	for i := range counts.send {
 		ns += counts.send[i]
@@ -190,6 +191,7 @@ func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCo
 	if err := c.col.Barrier(ctx, dist.PhaseControl); err != nil {
 		return 0, 0, use, err
 	}
+	s0 := time.Now()
 	run0, queue0 := sched()
 	t0 := time.Now()
 	if err := c.col.Alltoallv(ctx, dist.PhaseControl, bufs.send[:ns], counts.send, bufs.recv[:nr], counts.recv); err != nil {
@@ -197,7 +199,8 @@ func (c *interleaved) exchange(ctx context.Context, bufs *buffers, counts pairCo
 	}
 	t1 := time.Now()
 	run1, queue1 := sched()
-	return t0.UnixNano(), t1.UnixNano(), [2]int64{run1 - run0, queue1 - queue0}, nil
+	span := time.Since(s0).Nanoseconds()
+	return t0.UnixNano(), t1.UnixNano(), [3]int64{run1 - run0, queue1 - queue0, span}, nil
 }
 
 // mean returns the mean bytes a rank sent and the mean seconds of one

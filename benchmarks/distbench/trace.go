@@ -40,13 +40,19 @@ type callRecord struct {
 	Arrive         int64 // wall clock, ns since the epoch, at the barrier before the call
 	In, Out        int64 // wall clock, ns since the epoch
 	Sent, Received int64 // bytes to and from other ranks
-	Run            int64 // ns the calling thread ran on a CPU from In to Out
-	Queue          int64 // ns it was runnable, waiting for a CPU, from In to Out
+	// Run is the ns the calling thread ran on a CPU and Queue the ns it
+	// was runnable, waiting for one, during Span ns of wall time: the
+	// call and the reads of the scheduler's statistics around it (so
+	// that a wait between a read and the clock is in both).
+	Run, Queue, Span int64
 }
 
 // sched returns the calling thread's time on a CPU and time runnable but
 // waiting for one so far (ns, /proc/thread-self/schedstat: Linux); zeros
 // where it cannot be read. The caller locks its goroutine to the thread.
+// The kernel brings the running time up to date at each tick and context
+// switch, not at the read: each figure may lack up to a tick (1-4 ms), so
+// only sums over many calls mean much.
 func sched() (run, queue int64) {
 	b, err := os.ReadFile("/proc/thread-self/schedstat")
 	if err != nil {
@@ -136,11 +142,13 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 			return err
 		}
 	}
+	s0 := time.Now()
 	run0, queue0 := sched()
 	in := time.Now()
 	err := c.Comm.Alltoallv(ctx, ph, send, sendCounts, recv, recvCounts)
 	out := time.Now()
 	run1, queue1 := sched()
+	s1 := time.Now()
 	if err == nil && c.log.diag {
 		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
 			return err
@@ -174,7 +182,7 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 	}
 	c.log.mu.Lock()
 	c.log.calls = append(c.log.calls, callRecord{Arrive: arrive.UnixNano(), In: in.UnixNano(), Out: out.UnixNano(), Sent: s * sz, Received: r * sz,
-		Run: run1 - run0, Queue: queue1 - queue0})
+		Run: run1 - run0, Queue: queue1 - queue0, Span: s1.Sub(s0).Nanoseconds()})
 	c.log.counts = append(c.log.counts, pc)
 	c.log.mu.Unlock()
 	return err
@@ -214,9 +222,10 @@ type exchangeTimes struct {
 	// and its exit skew: Wait is part of it).
 	Skew, Barrier [3]float64
 	// Run is the seconds the calling thread ran during the calls, Queue
-	// those it waited for a CPU (sums over the calls, mean over the
-	// ranks); the rest of Wait + Transfer it slept.
-	Run, Queue [3]float64
+	// those it waited for a CPU, Span the wall seconds they are of (the
+	// calls and the reads around them; sums over the calls, mean over
+	// the ranks): the rest of Span it slept.
+	Run, Queue, Span [3]float64
 	// Calls is the number of calls of each round per rank.
 	Calls [3]int
 	// MeanBytes sums, over the calls, the bytes a rank sent and received
@@ -262,6 +271,7 @@ func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
 				}
 				t.Run[round] += float64(c.Run) / 1e9 / p
 				t.Queue[round] += float64(c.Queue) / 1e9 / p
+				t.Span[round] += float64(c.Span) / 1e9 / p
 			}
 			// Per column, averaged over the columns like the times.
 			share := float64(len(ranks)) / p
@@ -280,7 +290,7 @@ func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
 func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callRecord) (exchangeTimes, error) {
 	v := []int64{int64(column)}
 	for _, c := range calls {
-		v = append(v, c.Arrive, c.In, c.Out, c.Sent, c.Received, c.Run, c.Queue)
+		v = append(v, c.Arrive, c.In, c.Out, c.Sent, c.Received, c.Run, c.Queue, c.Span)
 	}
 	all, counts, err := dist.Allgather(ctx, world, dist.PhaseControl, v)
 	if err != nil {
@@ -293,8 +303,8 @@ func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callR
 		w := all[off : off+n]
 		off += n
 		cols[r] = int(w[0])
-		for i := 1; i+6 < len(w); i += 7 {
-			per[r] = append(per[r], callRecord{Arrive: w[i], In: w[i+1], Out: w[i+2], Sent: w[i+3], Received: w[i+4], Run: w[i+5], Queue: w[i+6]})
+		for i := 1; i+7 < len(w); i += 8 {
+			per[r] = append(per[r], callRecord{Arrive: w[i], In: w[i+1], Out: w[i+2], Sent: w[i+3], Received: w[i+4], Run: w[i+5], Queue: w[i+6], Span: w[i+7]})
 		}
 	}
 	return splitTimes(per, cols), nil
@@ -346,7 +356,7 @@ func waitTable(res *featureResult) string {
 	split := func(run, queue, wall float64) string {
 		return fmt.Sprintf("%.3f / %.3f / %.3f", run, queue, wall-run-queue)
 	}
-	probe := func(s probeSums) string { return split(s.Run, s.Queue, s.Call) }
+	probe := func(s probeSums) string { return split(s.Run, s.Queue, s.Span) }
 	n := 0
 	for _, run := range res.Runs {
 		t, pr := run.Times, &run.Probes
@@ -356,8 +366,8 @@ func waitTable(res *featureResult) string {
 		n++
 		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s; %s | %s; %s; %s |\n",
 			run.C, run.Mode, t.Skew[0], t.Skew[1], t.Skew[2], t.Barrier[1], t.Barrier[2], t.Transfer[1], t.Transfer[2],
-			split(t.Run[1], t.Queue[1], t.Wait[1]+t.Transfer[1]), probe(pr[probeReplayIDs]),
-			split(t.Run[2], t.Queue[2], t.Wait[2]+t.Transfer[2]), probe(pr[probeReplayRows]), probe(pr[probeRows]))
+			split(t.Run[1], t.Queue[1], t.Span[1]), probe(pr[probeReplayIDs]),
+			split(t.Run[2], t.Queue[2], t.Span[2]), probe(pr[probeReplayRows]), probe(pr[probeRows]))
 	}
 	if n == 0 {
 		return ""
@@ -367,8 +377,9 @@ func waitTable(res *featureResult) string {
 		"work before the call: pack, serve; for the status round, everything since the last exchange), *barrier* from that last " +
 		"arrival to the rank's entry into the all-to-all, *transfer* from the column's last entry to the rank's exit (what the model " +
 		"describes; the model's error above is against it). *In the call*: the calling thread's time inside the all-to-all (from its " +
-		"entry to its exit) split by the scheduler's statistics (/proc/thread-self/schedstat) into running on a CPU, runnable but " +
-		"waiting for one (four ranks share two cores), and the rest, asleep (blocked in the kernel); for the run's rounds, and for the " +
+		"entry to its exit, and the reads around it) split by the scheduler's statistics (/proc/thread-self/schedstat) into running " +
+		"on a CPU, runnable but waiting for one (four ranks share two cores), and the rest, asleep (blocked in the kernel; the kernel " +
+		"updates the running time at ticks, so each part may be off by a few ms); for the run's rounds, and for the " +
 		"replays of their own counts and the uniform row probe interleaved with them (probe.go).\n")
 	return b.String()
 }

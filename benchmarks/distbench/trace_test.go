@@ -15,7 +15,7 @@ func TestSplitTimes(t *testing.T) {
 	// Ranks 0 and 1 form column 0, rank 2 column 1 alone. One exchange:
 	// status, ids, rows.
 	calls := [][]callRecord{
-		{{In: 0, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 4 * ms, Sent: 40, Received: 80}, {Arrive: 5 * ms, In: 10 * ms, Out: 20 * ms, Sent: 1000, Received: 500, Run: 6 * ms, Queue: 3 * ms}},
+		{{In: 0, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 4 * ms, Sent: 40, Received: 80}, {Arrive: 5 * ms, In: 10 * ms, Out: 20 * ms, Sent: 1000, Received: 500, Run: 6 * ms, Queue: 3 * ms, Span: 11 * ms}},
 		{{In: 1 * ms, Out: 2 * ms, Sent: 16, Received: 16}, {In: 3 * ms, Out: 5 * ms, Sent: 80, Received: 40}, {Arrive: 9 * ms, In: 12 * ms, Out: 22 * ms, Sent: 500, Received: 1000, Run: 8 * ms}},
 		{{In: 0, Out: 1 * ms}, {In: 1 * ms, Out: 2 * ms}, {Arrive: 1 * ms, In: 2 * ms, Out: 3 * ms, Run: 1 * ms}},
 	}
@@ -37,6 +37,7 @@ func TestSplitTimes(t *testing.T) {
 	near("rows barrier", got.Barrier[2], (1e-3+3e-3+1e-3)/3)
 	near("rows run", got.Run[2], (6e-3+8e-3+1e-3)/3)
 	near("rows queue", got.Queue[2], 1e-3)
+	near("rows span", got.Span[2], 11e-3/3)
 	near("ids skew (not recorded)", got.Skew[1], 0)
 	near("ids transfer", got.Transfer[1], (1e-3+2e-3+1e-3)/3)
 	// Column 0 (2 of 3 ranks): mean 1000 bytes, busiest 1000; column 1: 0.
