@@ -116,7 +116,13 @@ type DistStats struct {
 	// hugemem.MinBytes or more (the exchanges' and the Bulks' rows) and
 	// the id arrays of idMapMin ids or more (see growIDs).
 	BufferBytes int64
-	// Time is the wall time spent in each phase of the gathers.
+	// Time is the wall time spent in each phase of the gathers. The
+	// three all-to-alls' times (status, ids, rows) include this rank's
+	// wait for the column's slowest rank to arrive (the skew of the pack
+	// and serve work before them; the status round is mostly that wait),
+	// not only the transfer: splitting the two needs a synchronisation
+	// more per round, which benchmarks/distbench's trace makes and the
+	// store does not.
 	Time [NumGatherPhases]time.Duration
 }
 

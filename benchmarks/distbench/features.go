@@ -700,8 +700,9 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		"are the line t = α + b/β through their mean times (the probe table below). The mean seconds of " +
 		"each phase of the gathers (pack: classify the ids, copy the local and cached rows, sort and deduplicate the remote ids; status: " +
 		"the first all-to-all, where a rank waits for the column's slowest; ids; serve: the owner copies the rows asked of it; rows; " +
-		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these include the barriers and the probes' " +
-		"time is not in them); the slowest rank's wall time (probes included). Each run is one epoch after a warm-up of its first two " +
+		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these are featurex.DistStats' wall times: " +
+		"the all-to-all phases include the barriers and the waits for the column's slowest rank, which the wait table below separates, " +
+		"and the probes' time is not in them); the slowest rank's wall time (probes included). Each run is one epoch after a warm-up of its first two " +
 		"bulks (untimed, as a trainer's first epoch), so that the store's buffers are warm. Every run's first minibatch was checked " +
 		"against the file's rows.\n\n")
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | transfer s (ids + rows) | model s | error | pack / status / ids / serve / rows / unpack s | wall s | rows |\n")
