@@ -708,8 +708,9 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | transfer s (ids + rows) | model s | error | pack / status / ids / serve / rows / unpack s | wall s | rows |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
 	var probeRows string
+	ranModel := map[int]string{} // by index in res.Runs: the thread's running time against the CPU-time line (waitTable)
 	legacy := false
-	for _, run := range res.Runs {
+	for ri, run := range res.Runs {
 		var bytes, most, msgs, hits, remote, saved, exch float64
 		var phase [featurex.NumGatherPhases]float64
 		var wallMax time.Duration
@@ -756,6 +757,15 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		// round is not in the measured transfers) and every byte.
 		rounds, perRank := model.rounds*2/3/float64(p), model.bytes/float64(p)
 		probeRows += probeRow(&run, rounds, perRank, measured)
+		if net, err := run.networkRan(); err == nil {
+			ran := run.Times.Run[1] + run.Times.Run[2]
+			ms := net.Seconds(rounds, perRank)
+			e := "–"
+			if ran > 0 {
+				e = fmt.Sprintf("%+.0f%%", 100*(ms-ran)/ran)
+			}
+			ranModel[ri] = fmt.Sprintf("%.3f / %.3f (%s)", ran, ms, e)
+		}
 		legacy = legacy || run.Probes[probeLegacy].Samples > 0
 		if net, err := run.network(); err == nil {
 			ms := net.Seconds(rounds, perRank)
@@ -777,7 +787,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
 	b.WriteString(transferTable(res))
-	b.WriteString(waitTable(res))
+	b.WriteString(waitTable(res, ranModel))
 	if probeRows != "" {
 		b.WriteString(probeHeader(legacy) + probeRows)
 		b.WriteString("\nThe probes interleaved with each run (benchmarks/distbench/probe.go), seconds summed over the epoch's exchanges (one probe of " +

@@ -225,6 +225,22 @@ func (r *featureRun) network() (costmodel.Hockney, error) {
 	return costmodel.FitHockney(bs, ts)
 }
 
+// networkRan is network's line for the calling thread's running time
+// instead of the wall time: through the mean running seconds (sched) of
+// the uniform id-sized and row-sized probes, so that it models the work
+// of a round on a CPU, without the time the rank waited for one.
+func (r *featureRun) networkRan() (costmodel.Hockney, error) {
+	var bs, ts []float64
+	for _, k := range []probeKind{probeIDs, probeRows} {
+		s := r.Probes[k]
+		if s.Samples == 0 {
+			return costmodel.Hockney{}, fmt.Errorf("no %d probes", k)
+		}
+		bs, ts = append(bs, s.Bytes/s.Samples), append(ts, s.Run/s.Samples)
+	}
+	return costmodel.FitHockney(bs, ts)
+}
+
 // fitAll is the least-squares Hockney line over the mean points of all
 // the run's uniform probes (for a linear law the fit of the means is the
 // fit of every sample).

@@ -348,26 +348,33 @@ func transferTable(res *featureResult) string {
 // before the call for the column's slowest rank (the skew of the work
 // before it), the barrier itself, the transfer; and what the calling
 // thread did inside the call: ran, waited for a CPU, or slept, for the
-// run's rounds and for the replays of their counts interleaved with them.
-func waitTable(res *featureResult) string {
+// run's rounds and for the replays of their counts interleaved with them;
+// and ran, by the index of the run in res.Runs, the thread's
+// running time in the id and row rounds against the CPU-time line's
+// (featureRun.networkRan) with its error.
+func waitTable(res *featureResult, ran map[int]string) string {
 	var b strings.Builder
-	b.WriteString("\n| c | mode | waited for the slowest s (status / ids / rows) | barrier s (ids / rows) | transfer s (ids / rows) | ids in the call, ran / queued / slept s: run; replay | rows in the call, ran / queued / slept s: run; replay; uniform |\n")
-	b.WriteString("|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| c | mode | waited for the slowest s (status / ids / rows) | barrier s (ids / rows) | transfer s (ids / rows) | ids in the call, ran / queued / slept s: run; replay | rows in the call, ran / queued / slept s: run; replay; uniform | ids + rows ran s: run / CPU-time model (error) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
 	split := func(run, queue, wall float64) string {
 		return fmt.Sprintf("%.3f / %.3f / %.3f", run, queue, wall-run-queue)
 	}
 	probe := func(s probeSums) string { return split(s.Run, s.Queue, s.Span) }
 	n := 0
-	for _, run := range res.Runs {
+	for i, run := range res.Runs {
 		t, pr := run.Times, &run.Probes
 		if run.Beta == 0 || t.Calls[2] == 0 {
 			continue
 		}
 		n++
-		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s; %s | %s; %s; %s |\n",
+		r, ok := ran[i]
+		if !ok {
+			r = "–"
+		}
+		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s; %s | %s; %s; %s | %s |\n",
 			run.C, run.Mode, t.Skew[0], t.Skew[1], t.Skew[2], t.Barrier[1], t.Barrier[2], t.Transfer[1], t.Transfer[2],
 			split(t.Run[1], t.Queue[1], t.Span[1]), probe(pr[probeReplayIDs]),
-			split(t.Run[2], t.Queue[2], t.Span[2]), probe(pr[probeReplayRows]), probe(pr[probeRows]))
+			split(t.Run[2], t.Queue[2], t.Span[2]), probe(pr[probeReplayRows]), probe(pr[probeRows]), r)
 	}
 	if n == 0 {
 		return ""
@@ -380,6 +387,9 @@ func waitTable(res *featureResult) string {
 		"entry to its exit, and the reads around it) split by the scheduler's statistics (/proc/thread-self/schedstat) into running " +
 		"on a CPU, runnable but waiting for one (four ranks share two cores), and the rest, asleep (blocked in the kernel; the kernel " +
 		"updates the running time at ticks, so each part may be off by a few ms); for the run's rounds, and for the " +
-		"replays of their own counts and the uniform row probe interleaved with them (probe.go).\n")
+		"replays of their own counts and the uniform row probe interleaved with them (probe.go). *Ran*: the thread's running time in " +
+		"the run's id and row rounds beside the model's formula, 2·E·α + bytes/β, with α and β the line through the uniform id and " +
+		"row probes' mean running times instead of their wall times: the work of the rounds on a CPU, without the waits for one " +
+		"(the time model above is of the wall time, queueing included).\n")
 	return b.String()
 }
