@@ -403,9 +403,8 @@ func (d dropper) span(dst, src []float32, e0 int, b []float32) {
 		for i+4 <= len(dst) {
 			m := min(4*dropChunk, (len(dst)-i)&^3)
 			q := m / 4
-			for t := range q {
-				buf[t] = key.Uint64(draw + int64(t))
-			}
+			start, step := key.Seq(draw)
+			simd.Mix64Seq(buf[:q], start, step)
 			simd.Dropout(dst[i:i+m], src[i:i+m], buf[:q], thr, d.scale, relu, nil)
 			i, draw = i+m, draw+int64(q)
 		}
@@ -443,9 +442,8 @@ func (d dropper) rows(dst, src []float32, e0 int, b []float32) {
 	buf = buf[:q]
 	draw := int64(e0 / 4)
 	for r := 0; r+f <= len(dst); r += f {
-		for t := range buf {
-			buf[t] = d.key.Uint64(draw + int64(t))
-		}
+		start, step := d.key.Seq(draw)
+		simd.Mix64Seq(buf, start, step)
 		draw += int64(q)
 		simd.Dropout(dst[r:r+f:r+f], src[r:r+f:r+f], buf, d.threshold, d.scale, d.relu, b)
 	}

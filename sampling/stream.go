@@ -68,6 +68,13 @@ func (k RowKey) Uint64(pos int64) uint64 {
 	return hash.Mix64(uint64(k) + uint64(pos+1)*kPos)
 }
 
+// Seq returns the counter of position pos of the row and its step:
+// k.Uint64(pos+i) = hash.Mix64(start + i·step) for every i >= 0, wrapping,
+// so that a vector kernel can draw many positions at once.
+func (k RowKey) Seq(pos int64) (start, step uint64) {
+	return uint64(k) + uint64(pos+1)*kPos, kPos
+}
+
 // Float64 returns a uniform number in the open interval (0, 1) at position
 // pos of the row: 53 random bits, offset by half a unit so that 0 never
 // occurs (exponential keys take its logarithm).

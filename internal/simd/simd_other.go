@@ -2,7 +2,10 @@
 
 package simd
 
-const haveAVX2 = false
+const (
+	haveAVX2   = false
+	haveAVX512 = false
+)
 
 func reluGradColSumsAVX2(d, h *float32, stride, rows int, scale float32, sums *float32, w int) {
 	panic("simd: no AVX2 kernel in this build")
@@ -10,4 +13,8 @@ func reluGradColSumsAVX2(d, h *float32, stride, rows int, scale float32, sums *f
 
 func dropoutAVX2(dst, src *float32, n int, draws *uint64, thrX uint32, scaleBits uint32, relu bool, b *float32, f int) {
 	panic("simd: no AVX2 kernel in this build")
+}
+
+func mix64SeqAVX512(dst *uint64, n int, lanes *[8]uint64, step8 uint64) {
+	panic("simd: no AVX-512 kernel in this build")
 }
