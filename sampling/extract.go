@@ -28,7 +28,6 @@ package sampling
 // on every call, cost twice as much.)
 
 import (
-	"cmp"
 	"fmt"
 	"slices"
 	"sync"
@@ -433,7 +432,7 @@ func NextFrontier(frontier []int32, sel *spgemm.CSR, lo, hi int) []int32 {
 	}
 	cols := slices.Clone(sel.Indices[sel.Indptr[lo]:sel.Indptr[hi]])
 	slices.Sort(cols)
-	src, _ := appendNew(nil, nil, new([]int32), frontier, slices.Compact(cols))
+	src, _ := appendNew(nil, nil, new([]uint64), frontier, slices.Compact(cols))
 	return src
 }
 
@@ -442,23 +441,26 @@ func NextFrontier(frontier []int32, sel *spgemm.CSR, lo, hi int) []int32 {
 // that list, stored in the arrays of src and slots when they are large
 // enough (their contents are overwritten); *order is scratch space, kept
 // for the next call.
-func appendNew(src, slots []int32, order *[]int32, frontier, cols []int32) ([]int32, []int32) {
-	// ord lists the frontier positions sorted by vertex, merged with cols.
+func appendNew(src, slots []int32, order *[]uint64, frontier, cols []int32) ([]int32, []int32) {
+	// ord lists the frontier sorted by vertex, each vertex (>= 0) in the
+	// high half and its position in the low half: an ordered sort of
+	// integers, about twice as fast as sorting positions through a
+	// comparison function (a serial step when k < threads).
 	ord := resize(*order, len(frontier))
-	for i := range ord {
-		ord[i] = int32(i)
+	for i, v := range frontier {
+		ord[i] = uint64(v)<<32 | uint64(i)
 	}
-	slices.SortFunc(ord, func(x, y int32) int { return cmp.Compare(frontier[x], frontier[y]) })
+	slices.Sort(ord)
 	*order = ord
 	src = append(resize(src, len(frontier)+len(cols))[:0], frontier...)
 	slots = resize(slots, len(cols))
 	fi := 0
 	for j, v := range cols {
-		for fi < len(ord) && frontier[ord[fi]] < v {
+		for fi < len(ord) && int32(ord[fi]>>32) < v {
 			fi++
 		}
-		if fi < len(ord) && frontier[ord[fi]] == v {
-			slots[j] = ord[fi]
+		if fi < len(ord) && int32(ord[fi]>>32) == v {
+			slots[j] = int32(uint32(ord[fi]))
 		} else {
 			slots[j] = int32(len(src))
 			src = append(src, v)

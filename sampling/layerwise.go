@@ -489,7 +489,7 @@ type lwWorker struct {
 	acc  []float32 // dense row of P being accumulated; zero between rows
 	seen []uint64  // bit set of the columns acc holds
 	q    []int32   // the frontier, sorted, without repeats
-	ord  []int32   // appendNew's scratch
+	ord  []uint64  // appendNew's scratch
 	sbuf []uint64  // spgemm.SortPairs' scratch (extraction)
 	cols []int32   // P's row: column ids, ascending
 	vals []float32 // and values
@@ -556,26 +556,20 @@ func (s *LayerWise) probRowSplit(tm *team, w *lwWorker, f []int32, threads int) 
 	q = slices.Compact(q)
 	w.q = q
 	cuts := s.colCuts(threads)
-	nr := len(cuts) - 1
-	parts := make([]*lwPart, nr)
-	tm.forRanges(nr, threads, func(lo, hi int) {
+	parts := getParts(&s.parts, len(cuts)-1)
+	tm.forRanges(len(parts), threads, func(lo, hi int) {
 		pw := s.getWorker()
 		defer s.workers.Put(pw)
 		for r := lo; r < hi; r++ {
-			s.probRange(pw, q, cuts[r], cuts[r+1])
-			// The piece takes the worker's arrays and gives it its own:
-			// nothing is copied or allocated once the pool is warm.
-			p := getPart(&s.parts)
-			p.cols, pw.cols = pw.cols, p.cols
-			p.vals, pw.vals = pw.vals, p.vals
-			parts[r] = p
+			p := parts[r]
+			p.cols, p.vals = s.probRange(pw, q, cuts[r], cuts[r+1], p.cols[:0], p.vals[:0])
 		}
 	})
 	cols, vals := w.cols[:0], w.vals[:0]
 	for _, p := range parts {
 		cols, vals = append(cols, p.cols...), append(vals, p.vals...)
-		s.parts.Put(p)
 	}
+	putParts(&s.parts, parts)
 	w.cols, w.vals = cols, vals
 }
 
@@ -642,16 +636,33 @@ type lwPart struct {
 	hk   []float64
 }
 
-// getPart returns a piece from pool, or a new one when it has none.
-func getPart(pool *freelist.List[*lwPart]) *lwPart {
-	if p, ok := pool.Get(); ok {
-		return p
+// getParts returns n pieces from pool (new ones when it has too few), to
+// be given back with putParts. Piece r of a split is the same piece from
+// call to call (putParts returns them in reverse order), so that its
+// arrays, which grow to the largest range r had, stop growing once warm,
+// whichever goroutine computes which range.
+func getParts(pool *freelist.List[*lwPart], n int) []*lwPart {
+	parts := make([]*lwPart, n)
+	for r := range parts {
+		p, ok := pool.Get()
+		if !ok {
+			p = &lwPart{}
+		}
+		parts[r] = p
 	}
-	return &lwPart{}
+	return parts
 }
 
-// probRange is probRow for the columns [c0, c1) of the sorted frontier q.
-func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
+// putParts gives back the pieces of getParts.
+func putParts(pool *freelist.List[*lwPart], parts []*lwPart) {
+	for r := len(parts) - 1; r >= 0; r-- {
+		pool.Put(parts[r])
+	}
+}
+
+// probRange is probRow for the columns [c0, c1) of the sorted frontier q,
+// appended to cols and vals, with w's accumulator.
+func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32, cols []int32, vals []float32) ([]int32, []float32) {
 	acc, seen := w.acc, w.seen
 	for _, u := range q {
 		idx, val := s.src.Row(u)
@@ -671,7 +682,6 @@ func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
 			acc[v] += x * x
 		}
 	}
-	cols, vals := w.cols[:0], w.vals[:0]
 	for i := int(c0 >> 6); i < int(c1+63)>>6; i++ {
 		for b := seen[i]; b != 0; b &= b - 1 {
 			v := int32(i<<6 | bits.TrailingZeros64(b))
@@ -680,7 +690,7 @@ func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
 		}
 		seen[i] = 0
 	}
-	w.cols, w.vals = cols, vals
+	return cols, vals
 }
 
 // probabilities returns P: for LADIES the k x n matrix whose row m is
@@ -844,20 +854,19 @@ func chooseSplit(tm *team, w *lwWorker, pool *freelist.List[*lwPart], key RowKey
 		pos, _ := w.sel.choose(key, cols, vals, s, SelectOptions{Weighted: true})
 		return pos
 	}
-	parts := make([]*lwPart, nr)
 	scan := func(tau float64, pos []int32, hk []float64) ([]int32, []float64) {
+		parts := getParts(pool, nr)
 		tm.forRanges(nr, threads, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				a, b := r*len(cols)/nr, (r+1)*len(cols)/nr
-				p := getPart(pool)
+				p := parts[r]
 				p.pos, p.hk = keysBelow(key, cols, vals, a, b, tau, p.pos[:0], p.hk[:0])
-				parts[r] = p
 			}
 		})
 		for _, p := range parts {
 			pos, hk = append(pos, p.pos...), append(hk, p.hk...)
-			pool.Put(p)
 		}
+		putParts(pool, parts)
 		return pos, hk
 	}
 	return w.sel.selectByBound(key, cols, vals, s, scan)

@@ -178,7 +178,8 @@ func (tm *team) help(seen uint64) {
 func guard(failed *atomic.Pointer[any], job func()) {
 	defer func() {
 		if r := recover(); r != nil {
-			failed.CompareAndSwap(nil, &r)
+			v := r // a variable of its own: &r would move r to the heap on every call
+			failed.CompareAndSwap(nil, &v)
 		}
 	}()
 	job()
