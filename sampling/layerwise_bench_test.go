@@ -14,10 +14,12 @@ import (
 // team of goroutines (team) with goroutines started for every parallel
 // pass (perpass), on the normalised R-MAT scale 20 graph that `bulksample
 // sample --method ladies` samples: 64 minibatches of 512 seeds, 512
-// columns per layer, 2 threads, bulks of k. The sub-benchmarks alternate,
-// so that a ratio holds on a shared machine; run it as
+// columns per layer, 2 threads, bulks of k. The sub-benchmarks run one
+// after the other; on a shared machine, alternate them by repeating the
+// whole benchmark rather than each sub-benchmark (-count would):
 //
-//	go test ./sampling -run - -bench LayerWiseTeam -benchtime 10x -count 6
+//	go test -c -o lw.test ./sampling
+//	for r in 1 2 3 4 5 6; do ./lw.test -test.run - -test.bench LayerWiseTeam -test.benchtime 10x; done
 func BenchmarkLayerWiseTeam(b *testing.B) {
 	raw, err := dataset.RMAT(dataset.RMATOptions{Scale: 20, Seed: 1})
 	if err != nil {
