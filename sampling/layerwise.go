@@ -561,14 +561,22 @@ func (s *LayerWise) probRowSplit(tm *team, w *lwWorker, f []int32, threads int) 
 	w.q = q
 	cuts := s.colCuts(threads)
 	parts := getParts(&s.parts, len(cuts)-1)
+	// One accumulator a range, taken here rather than by the goroutine
+	// that computes it: the sampler holds as many from its first call on,
+	// however many goroutines a pass happens to use.
+	acc := make([]*lwWorker, len(parts))
+	for r := range acc {
+		acc[r] = s.getWorker()
+	}
 	tm.forRanges(len(parts), threads, func(lo, hi int) {
-		pw := s.getWorker()
-		defer s.workers.Put(pw)
 		for r := lo; r < hi; r++ {
 			p := parts[r]
-			p.cols, p.vals = s.probRange(pw, q, cuts[r], cuts[r+1], p.cols[:0], p.vals[:0])
+			p.cols, p.vals = s.probRange(acc[r], q, cuts[r], cuts[r+1], p.cols[:0], p.vals[:0])
 		}
 	})
+	for _, pw := range acc {
+		s.workers.Put(pw)
+	}
 	cols, vals := w.cols[:0], w.vals[:0]
 	for _, p := range parts {
 		cols, vals = append(cols, p.cols...), append(vals, p.vals...)

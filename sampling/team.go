@@ -34,7 +34,9 @@ type team struct {
 	gen     atomic.Uint64 // number of passes posted; a change posts job
 	stopped atomic.Bool
 	busy    atomic.Bool  // a pass is running on the members
-	job     func()       // the pass every helper runs (written before gen moves)
+	job     func(p int)  // the current pass (written before gen moves)
+	width   int32        // its number of goroutines
+	slot    atomic.Int32 // the next p of the pass to hand out
 	pending atomic.Int32 // helpers still running the current pass
 	idle    sync.Cond    // signals the caller that pending reached 0
 	helpers int
@@ -103,12 +105,7 @@ func (tm *team) runOn(t int, job func(p int)) {
 	}
 	if tm != nil && tm.helpers >= t-1 && tm.busy.CompareAndSwap(false, true) {
 		defer tm.busy.Store(false)
-		var slot atomic.Int32
-		tm.run(func() {
-			if p := int(slot.Add(1)) - 1; p < t {
-				job(p)
-			}
-		})
+		tm.run(t, job)
 		return
 	}
 	var failed atomic.Pointer[any]
@@ -123,18 +120,21 @@ func (tm *team) runOn(t int, job func(p int)) {
 	}
 }
 
-// run runs job on every helper and on the calling goroutine, and returns
-// when all have returned from it. It must not be called from inside a pass
-// of tm (runOn falls back to fresh goroutines there).
-func (tm *team) run(job func()) {
+// run is runOn on the caller and t-1 of at least as many helpers, which
+// all wake for the pass and take the slots p in turn; it returns when all
+// have returned. It must not be called from inside a pass of tm (runOn
+// falls back to fresh goroutines there). The pass is posted in fields of
+// tm, so that it allocates nothing.
+func (tm *team) run(t int, job func(p int)) {
 	tm.mu.Lock()
-	tm.job = job
+	tm.job, tm.width = job, int32(t)
+	tm.slot.Store(0)
 	tm.failed.Store(nil)
 	tm.pending.Store(int32(tm.helpers))
 	tm.gen.Add(1)
 	tm.cond.Broadcast()
 	tm.mu.Unlock()
-	guard(&tm.failed, job)
+	tm.take()
 	if !spinUntil(func() bool { return tm.pending.Load() == 0 }) {
 		tm.mu.Lock()
 		for tm.pending.Load() != 0 {
@@ -163,12 +163,19 @@ func (tm *team) help(seen uint64) {
 			return
 		}
 		seen = tm.gen.Load()
-		guard(&tm.failed, tm.job)
+		tm.take()
 		if tm.pending.Add(-1) == 0 {
 			tm.mu.Lock()
 			tm.idle.Broadcast()
 			tm.mu.Unlock()
 		}
+	}
+}
+
+// take runs the current pass for the next slot, if one is left.
+func (tm *team) take() {
+	if p := tm.slot.Add(1) - 1; p < tm.width {
+		guard(&tm.failed, func() { tm.job(int(p)) })
 	}
 }
 

@@ -18,7 +18,7 @@ func TestTeam(t *testing.T) {
 		tm.start(helpers)
 		for pass := range 40 {
 			var runs atomic.Int32
-			tm.run(func() { runs.Add(1) })
+			tm.run(helpers+1, func(int) { runs.Add(1) })
 			if got := runs.Load(); got != int32(helpers+1) {
 				t.Fatalf("%d helpers, pass %d: the job ran %d times, want %d", helpers, pass, got, helpers+1)
 			}
@@ -28,7 +28,7 @@ func TestTeam(t *testing.T) {
 		}
 		// A member slower than the polling: the caller sleeps until it ends.
 		var runs atomic.Int32
-		tm.run(func() {
+		tm.run(helpers+1, func(int) {
 			if runs.Add(1) == int32(helpers+1) {
 				time.Sleep(2 * teamSpin)
 			}
