@@ -192,21 +192,29 @@ func guard(failed *atomic.Pointer[any], job func()) {
 	job()
 }
 
-// spinUntil polls cond for up to teamSpin, yielding the processor between
-// polls, and reports whether it became true.
+// spinUntil polls cond for up to teamSpin, and reports whether it became
+// true. It yields the processor after every spinPolls polls, not after
+// each: a yield takes the scheduler's global lock twice (the goroutine
+// goes through the global run queue), and a poller yielding in a loop
+// holds that lock against every other goroutine of the process, such as
+// the caller doing the serial end of a bulk while a helper polls.
 func spinUntil(cond func() bool) bool {
 	var start time.Time
 	for i := 0; ; i++ {
-		if cond() {
-			return true
-		}
-		if i&15 == 0 {
-			if i == 0 {
-				start = time.Now()
-			} else if time.Since(start) > teamSpin {
-				return false
+		for range spinPolls {
+			if cond() {
+				return true
 			}
+		}
+		if i == 0 {
+			start = time.Now()
+		} else if time.Since(start) > teamSpin {
+			return false
 		}
 		runtime.Gosched()
 	}
 }
+
+// spinPolls is the number of polls of spinUntil between yields, about a
+// microsecond of atomic loads.
+const spinPolls = 256
