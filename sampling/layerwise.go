@@ -159,6 +159,10 @@ type LayerWise struct {
 	// columns (colCuts), computed once; nil for a RowFetcher source.
 	cdfOnce sync.Once
 	colCDF  []int64
+	// perPassGoroutines runs every parallel pass on goroutines started
+	// for it, as before the calls had a team, so that a benchmark can
+	// compare the two in one process (SetPerPassGoroutines in tests).
+	perPassGoroutines bool
 }
 
 // NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
@@ -284,6 +288,10 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	}
 	c := s.getCall(len(s.opt.Budgets))
 	defer s.calls.Put(c)
+	if t := lwThreads(s.opt.Threads); t > 1 && !s.perPassGoroutines {
+		c.team.start(t - 1)
+		defer c.team.stop()
+	}
 	bulk := s.bulks.get(len(s.opt.Budgets))
 	bulk.First = first
 	bulk.pool = &s.bulks // also on error: Release gives its arrays back
@@ -314,13 +322,13 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 			ly.keys[m] = stream.Row(epoch, first+m, l, -1)
 		}
 		la := &bulk.Layers[l]
-		if blocks := s.chooseLayer(ly, budget); blocks != nil {
+		if blocks := s.chooseLayer(&c.team, ly, budget); blocks != nil {
 			assembleLayer(la, blocks, spec.srcs)
 		} else {
-			extractBlocks(s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads, &s.colMaps, &ly.ext, la)
+			extractBlocks(&c.team, s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads, &s.colMaps, &ly.ext, la)
 		}
 		if !s.opt.Unbiased {
-			normalizeBlocks(la, s.opt.Threads)
+			normalizeBlocks(&c.team, la, s.opt.Threads)
 		}
 		frontiers = spec.srcs
 	}
@@ -334,6 +342,7 @@ type lwCall struct {
 	frontiers [][]int32 // F_0: each minibatch's deduplicated seeds, views of the bulk's Seeds
 	union     []int32   // the distinct vertices of a layer's frontiers (RowFetcher)
 	layers    []lwLayer // one per layer: layer l+1's rows are layer l's sources
+	team      team      // the call's helper goroutines
 }
 
 // lwLayer is a call's scratch space for one layer: what its columns'
@@ -443,11 +452,11 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk,
 	threads := lwThreads(s.opt.Threads)
 	sb := max(s.opt.Semibulk, 1)
 	nchunks := (k + sb - 1) / sb
-	// Chunks are handed out one at a time (lwParallel's grain of an eighth
+	// Chunks are handed out one at a time (forRanges' grain of an eighth
 	// of the bulk a thread left one thread finishing the last grain alone:
 	// at k = 256 and 2 threads, 32 minibatches, about 6% of a bulk).
 	var next atomic.Int64
-	lwParallel(min(threads, nchunks), threads, func(int, int) {
+	c.team.runOn(min(threads, nchunks), func(int) {
 		w := s.getWorker()
 		defer s.workers.Put(w)
 		colMap := s.colMaps.get(s.n)
@@ -460,7 +469,7 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk,
 			lo, hi := ch*sb, min((ch+1)*sb, k)
 			for l, budget := range s.opt.Budgets {
 				ly := &c.layers[l]
-				s.chooseChunk(w, &ly.spec, ly.spec.rows, ly.keys, budget, lo, hi, threads, fgTotal)
+				s.chooseChunk(nil, w, &ly.spec, ly.spec.rows, ly.keys, budget, lo, hi, threads, fgTotal)
 				extractChunk(s.src, &ly.spec, lo, hi, colMap, ly.ext.blocks, &w.sbuf)
 				if !s.opt.Unbiased {
 					for _, b := range ly.ext.blocks[lo:hi] {
@@ -484,7 +493,7 @@ type lwWorker struct {
 	acc  []float32 // dense row of P being accumulated; zero between rows
 	seen []uint64  // bit set of the columns acc holds
 	q    []int32   // the frontier, sorted, without repeats
-	ord  []int32   // appendNew's scratch
+	ord  []uint64  // appendNew's scratch
 	sbuf []uint64  // spgemm.SortPairs' scratch (extraction)
 	cols []int32   // P's row: column ids, ascending
 	vals []float32 // and values
@@ -545,32 +554,34 @@ func (s *LayerWise) probRow(w *lwWorker, f []int32) {
 // row, a cache miss that a row's first reader pays anyway; more ranges than
 // goroutines (three a goroutine, handed out in turn) made the row cost 1.5
 // times probRow on R-MAT scale 20, so that two threads were slower than one.
-func (s *LayerWise) probRowSplit(w *lwWorker, f []int32, threads int) {
+func (s *LayerWise) probRowSplit(tm *team, w *lwWorker, f []int32, threads int) {
 	q := append(w.q[:0], f...)
 	slices.Sort(q)
 	q = slices.Compact(q)
 	w.q = q
 	cuts := s.colCuts(threads)
-	nr := len(cuts) - 1
-	parts := make([]*lwPart, nr)
-	lwParallel(nr, threads, func(lo, hi int) {
-		pw := s.getWorker()
-		defer s.workers.Put(pw)
+	parts := getParts(&s.parts, len(cuts)-1)
+	// One accumulator a range, taken here rather than by the goroutine
+	// that computes it: the sampler holds as many from its first call on,
+	// however many goroutines a pass happens to use.
+	acc := make([]*lwWorker, len(parts))
+	for r := range acc {
+		acc[r] = s.getWorker()
+	}
+	tm.forRanges(len(parts), threads, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
-			s.probRange(pw, q, cuts[r], cuts[r+1])
-			// The piece takes the worker's arrays and gives it its own:
-			// nothing is copied or allocated once the pool is warm.
-			p := getPart(&s.parts)
-			p.cols, pw.cols = pw.cols, p.cols
-			p.vals, pw.vals = pw.vals, p.vals
-			parts[r] = p
+			p := parts[r]
+			p.cols, p.vals = s.probRange(acc[r], q, cuts[r], cuts[r+1], p.cols[:0], p.vals[:0])
 		}
 	})
+	for _, pw := range acc {
+		s.workers.Put(pw)
+	}
 	cols, vals := w.cols[:0], w.vals[:0]
 	for _, p := range parts {
 		cols, vals = append(cols, p.cols...), append(vals, p.vals...)
-		s.parts.Put(p)
 	}
+	putParts(&s.parts, parts)
 	w.cols, w.vals = cols, vals
 }
 
@@ -637,16 +648,33 @@ type lwPart struct {
 	hk   []float64
 }
 
-// getPart returns a piece from pool, or a new one when it has none.
-func getPart(pool *freelist.List[*lwPart]) *lwPart {
-	if p, ok := pool.Get(); ok {
-		return p
+// getParts returns n pieces from pool (new ones when it has too few), to
+// be given back with putParts. Piece r of a split is the same piece from
+// call to call (putParts returns them in reverse order), so that its
+// arrays, which grow to the largest range r had, stop growing once warm,
+// whichever goroutine computes which range.
+func getParts(pool *freelist.List[*lwPart], n int) []*lwPart {
+	parts := make([]*lwPart, n)
+	for r := range parts {
+		p, ok := pool.Get()
+		if !ok {
+			p = &lwPart{}
+		}
+		parts[r] = p
 	}
-	return &lwPart{}
+	return parts
 }
 
-// probRange is probRow for the columns [c0, c1) of the sorted frontier q.
-func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
+// putParts gives back the pieces of getParts.
+func putParts(pool *freelist.List[*lwPart], parts []*lwPart) {
+	for r := len(parts) - 1; r >= 0; r-- {
+		pool.Put(parts[r])
+	}
+}
+
+// probRange is probRow for the columns [c0, c1) of the sorted frontier q,
+// appended to cols and vals, with w's accumulator.
+func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32, cols []int32, vals []float32) ([]int32, []float32) {
 	acc, seen := w.acc, w.seen
 	for _, u := range q {
 		idx, val := s.src.Row(u)
@@ -666,7 +694,6 @@ func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
 			acc[v] += x * x
 		}
 	}
-	cols, vals := w.cols[:0], w.vals[:0]
 	for i := int(c0 >> 6); i < int(c1+63)>>6; i++ {
 		for b := seen[i]; b != 0; b &= b - 1 {
 			v := int32(i<<6 | bits.TrailingZeros64(b))
@@ -675,7 +702,7 @@ func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32) {
 		}
 		seen[i] = 0
 	}
-	w.cols, w.vals = cols, vals
+	return cols, vals
 }
 
 // probabilities returns P: for LADIES the k x n matrix whose row m is
@@ -711,42 +738,46 @@ func (s *LayerWise) probabilities(frontiers [][]int32) *spgemm.CSR {
 // twice from memory: at R-MAT scale 20 and b = s = 512 one thread sampled
 // a bulk of 16 about a fifth slower than bulks of 1). It returns the
 // blocks, or nil when it left the extraction to extractBlocks (fewer
-// minibatches than threads, which split each row over the threads). The
-// selection goes to ly.spec (reset for the layer's frontiers, with its keys
-// set), the blocks to ly.ext's.
-func (s *LayerWise) chooseLayer(ly *lwLayer, budget int) []*spgemm.CSR {
+// minibatches than threads: the minibatches are then taken one after the
+// other, each row of P, its selection and its block split over the
+// threads). The selection goes to ly.spec (reset for the layer's
+// frontiers, with its keys set), the blocks to ly.ext's. The parallel
+// passes run on tm.
+func (s *LayerWise) chooseLayer(tm *team, ly *lwLayer, budget int) []*spgemm.CSR {
 	spec, frontiers, keys := &ly.spec, ly.spec.rows, ly.keys
 	k := len(frontiers)
 	fgTotal := s.fgTotal
 	threads := lwThreads(s.opt.Threads)
 	fused := k >= threads
 	sb := max(s.opt.Semibulk, 1)
-	var blocks []*spgemm.CSR
-	if fused {
-		blocks = ly.ext.blocksFor(k)
-	}
-	nchunks := (k + sb - 1) / sb
-	lwParallel(nchunks, threads, func(clo, chi int) {
+	if !fused {
+		// Each minibatch's steps are split over the threads (tm's
+		// passes, which a pass over minibatches would hold).
 		w := s.getWorker()
 		defer s.workers.Put(w)
-		var colMap []int32
-		if fused {
-			colMap = s.colMaps.get(s.n)
-			defer s.colMaps.put(colMap) // all -1 again
-		}
+		s.chooseChunk(tm, w, spec, frontiers, keys, budget, 0, k, threads, fgTotal)
+		return nil
+	}
+	blocks := ly.ext.blocksFor(k)
+	nchunks := (k + sb - 1) / sb
+	tm.forRanges(nchunks, threads, func(clo, chi int) {
+		w := s.getWorker()
+		defer s.workers.Put(w)
+		colMap := s.colMaps.get(s.n)
+		defer s.colMaps.put(colMap) // all -1 again
 		for c := clo; c < chi; c++ {
 			lo, hi := c*sb, min((c+1)*sb, k)
-			s.chooseChunk(w, spec, frontiers, keys, budget, lo, hi, threads, fgTotal)
-			if fused {
-				extractChunk(s.src, spec, lo, hi, colMap, blocks, &w.sbuf)
-			}
+			s.chooseChunk(nil, w, spec, frontiers, keys, budget, lo, hi, threads, fgTotal)
+			extractChunk(s.src, spec, lo, hi, colMap, blocks, &w.sbuf)
 		}
 	})
 	return blocks
 }
 
 // chooseChunk is chooseLayer's work for minibatches [lo, hi) on worker w.
-func (s *LayerWise) chooseChunk(w *lwWorker, spec *extractSpec, frontiers [][]int32, keys []RowKey, budget, lo, hi, threads int, fgTotal float64) {
+// With fewer minibatches than threads (k < threads) each row's steps are
+// split over the threads, in passes of tm.
+func (s *LayerWise) chooseChunk(tm *team, w *lwWorker, spec *extractSpec, frontiers [][]int32, keys []RowKey, budget, lo, hi, threads int, fgTotal float64) {
 	k := len(frontiers)
 	opt := SelectOptions{Weighted: true, Replace: s.opt.Replace}
 	for m := lo; m < hi; m++ {
@@ -765,7 +796,7 @@ func (s *LayerWise) chooseChunk(w *lwWorker, spec *extractSpec, frontiers [][]in
 		case k < threads:
 			// Fewer minibatches than threads: the row of P is split
 			// over the threads by columns instead.
-			s.probRowSplit(w, frontiers[m], threads)
+			s.probRowSplit(tm, w, frontiers[m], threads)
 			pCols, pVals, total = w.cols, w.vals, positiveSum(w.vals)
 		default:
 			s.probRow(w, frontiers[m])
@@ -775,7 +806,7 @@ func (s *LayerWise) chooseChunk(w *lwWorker, spec *extractSpec, frontiers [][]in
 		if k < threads && !s.opt.Replace {
 			// The selection of a long row is split too (serial, it
 			// was about a quarter of the time at k = 1, 2 threads).
-			pos = chooseSplit(w, &s.parts, keys[m], pCols, pVals, budget, threads, minSplitSelect)
+			pos = chooseSplit(tm, w, &s.parts, keys[m], pCols, pVals, budget, threads, minSplitSelect)
 		} else {
 			pos, mult = w.sel.choose(keys[m], pCols, pVals, budget, opt)
 		}
@@ -822,8 +853,8 @@ const minSplitSelect = 4096
 // selectByBound, which keeps the entries whose key is below a bound, runs
 // over ranges of at least minPer positions in parallel, and the s smallest
 // of the union are the row's, the choice of the serial heap. The positions
-// come back ascending in w.sel's scratch space.
-func chooseSplit(w *lwWorker, pool *freelist.List[*lwPart], key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
+// come back ascending in w.sel's scratch space. The passes run on tm.
+func chooseSplit(tm *team, w *lwWorker, pool *freelist.List[*lwPart], key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
 	nr := min(threads, len(cols)/max(minPer, 1))
 	npos := 0
 	for _, v := range vals {
@@ -835,20 +866,19 @@ func chooseSplit(w *lwWorker, pool *freelist.List[*lwPart], key RowKey, cols []i
 		pos, _ := w.sel.choose(key, cols, vals, s, SelectOptions{Weighted: true})
 		return pos
 	}
-	parts := make([]*lwPart, nr)
 	scan := func(tau float64, pos []int32, hk []float64) ([]int32, []float64) {
-		lwParallel(nr, threads, func(lo, hi int) {
+		parts := getParts(pool, nr)
+		tm.forRanges(nr, threads, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				a, b := r*len(cols)/nr, (r+1)*len(cols)/nr
-				p := getPart(pool)
+				p := parts[r]
 				p.pos, p.hk = keysBelow(key, cols, vals, a, b, tau, p.pos[:0], p.hk[:0])
-				parts[r] = p
 			}
 		})
 		for _, p := range parts {
 			pos, hk = append(pos, p.pos...), append(hk, p.hk...)
-			pool.Put(p)
 		}
+		putParts(pool, parts)
 		return pos, hk
 	}
 	return w.sel.selectByBound(key, cols, vals, s, scan)
@@ -866,10 +896,10 @@ func positiveSum(vals []float32) float64 {
 }
 
 // normalizeBlocks scales every row of every block of la to sum to 1
-// (spgemm.NormalizeRows of each block).
-func normalizeBlocks(la *LayerArrays, threads int) {
+// (spgemm.NormalizeRows of each block), on tm.
+func normalizeBlocks(tm *team, la *LayerArrays, threads int) {
 	k := len(la.PtrStart) - 1
-	lwParallel(k, threads, func(lo, hi int) {
+	tm.forRanges(k, threads, func(lo, hi int) {
 		for m := lo; m < hi; m++ {
 			normalizeRows(la.Indptr[la.PtrStart[m]:la.PtrStart[m+1]], la.Data[la.EdgeStart[m]:la.EdgeStart[m+1]])
 		}

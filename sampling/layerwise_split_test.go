@@ -42,7 +42,7 @@ func TestChooseSplit(t *testing.T) {
 			for _, threads := range []int{1, 2, 3, 8} {
 				for _, minPer := range []int{1, 7, 64} {
 					var w lwWorker
-					got := chooseSplit(&w, &pool, key, cols, vals, s, threads, minPer)
+					got := chooseSplit(nil, &w, &pool, key, cols, vals, s, threads, minPer)
 					if !slices.Equal(got, want) {
 						t.Fatalf("n %d s %d threads %d minPer %d: got %v; want %v", n, s, threads, minPer, got, want)
 					}

@@ -133,8 +133,7 @@ func (w *nwWorker) reset(vs []int32) {
 
 // parallel runs body(w, c, lo, hi) over [0, n) in chunks c of grain, taken
 // in order by up to nw.threads goroutines, each with its own worker; chunk
-// c is [c*grain, min((c+1)*grain, n)). The goroutines are the caller and
-// tm's helpers, or, for a nil tm, goroutines started for the pass.
+// c is [c*grain, min((c+1)*grain, n)). The goroutines are tm's (runOn).
 func (nw *NodeWise) parallel(tm *team, n, grain int, body func(w *nwWorker, c, lo, hi int)) {
 	if n == 0 {
 		return
@@ -158,20 +157,7 @@ func (nw *NodeWise) parallel(tm *team, n, grain int, body func(w *nwWorker, c, l
 			nw.putWorker(w)
 		}
 	}
-	t := min(nw.threads, nchunks)
-	switch {
-	case t == 1:
-		run()
-	case tm != nil && tm.helpers > 0:
-		tm.run(run)
-	default:
-		var wg sync.WaitGroup
-		for range t - 1 {
-			wg.Go(run)
-		}
-		run() // the calling goroutine is one of the t
-		wg.Wait()
-	}
+	tm.runOn(min(nw.threads, nchunks), func(int) { run() })
 }
 
 // rowGrain is the number of rows a goroutine takes at a time in the sizes

@@ -71,9 +71,9 @@ func (nw *NodeWise) splitTail(g *layerState, ng int) int {
 const maxSplitPicks = 1<<31 - 3
 
 // extractSplit is extract for group minibatch i (frontier f) on up to
-// nw.threads goroutines, tm's members when it has enough, else goroutines
-// started for it; see the steps above. The barriers poll before they sleep,
-// as the team does between passes (teamSpin).
+// nw.threads goroutines, all running at once (tm.runOn); see the steps
+// above. The barriers poll before they sleep, as the team does between
+// passes (teamSpin).
 func (nw *NodeWise) extractSplit(tm *team, g *layerState, la *LayerArrays, base int64, f []int32, i int) {
 	r0, r1 := g.rowStart[i], g.rowStart[i+1]
 	np := max(min(nw.threads, r1-r0), 1)
@@ -234,21 +234,7 @@ func (nw *NodeWise) extractSplit(tm *team, g *layerState, la *LayerArrays, base 
 		}
 		sh.reset(own)
 	}
-	if tm != nil && tm.helpers >= np-1 {
-		var slot atomic.Int32
-		tm.run(func() {
-			if p := int(slot.Add(1)) - 1; p < np {
-				run(p)
-			}
-		})
-	} else {
-		var wg sync.WaitGroup
-		for p := 1; p < np; p++ {
-			wg.Go(func() { run(p) })
-		}
-		run(0)
-		wg.Wait()
-	}
+	tm.runOn(np, run)
 	n := 0
 	for p := range pieces {
 		n += len(pieces[p].own)

@@ -1,11 +1,6 @@
 package sampling
 
-import (
-	"sync"
-	"sync/atomic"
-
-	"github.com/bulksample/bulksample/spgemm"
-)
+import "github.com/bulksample/bulksample/spgemm"
 
 // SelectPerMinibatch draws the columns of layer-wise sampling (DESIGN.md 3.2
 // step 3) from a probability matrix p with one row per minibatch, such as
@@ -32,7 +27,7 @@ func selectPerMinibatch(p *spgemm.CSR, keys []RowKey, s int, replace bool, threa
 	}
 	opt := SelectOptions{Weighted: true, Replace: replace}
 	parts := make([]*spgemm.CSR, p.Rows)
-	lwParallel(p.Rows, threads, func(lo, hi int) {
+	(*team)(nil).forRanges(p.Rows, threads, func(lo, hi int) {
 		for m := lo; m < hi; m++ {
 			parts[m] = SelectPerRow(rowRange(p, m, m+1), keys[m:m+1], s, opt)
 		}
@@ -53,33 +48,4 @@ func stackRows(parts []*spgemm.CSR, cols int) *spgemm.CSR {
 		out.Rows += r.Rows
 	}
 	return out
-}
-
-// lwParallel runs body over [0, n) split into contiguous ranges on up to
-// threads goroutines (<= 0 means GOMAXPROCS), handing out ranges
-// dynamically.
-func lwParallel(n, threads int, body func(lo, hi int)) {
-	if n == 0 {
-		return
-	}
-	workers := min(lwThreads(threads), n)
-	if workers == 1 {
-		body(0, n)
-		return
-	}
-	grain := max(1, n/(4*workers))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			for {
-				lo := int(next.Add(int64(grain)) - int64(grain))
-				if lo >= n {
-					return
-				}
-				body(lo, min(lo+grain, n))
-			}
-		})
-	}
-	wg.Wait()
 }

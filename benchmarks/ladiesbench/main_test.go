@@ -71,7 +71,7 @@ func TestSweepCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| 1 | 1 |", "| 1 | 4 |", "| 2 | 1 |", "| 2 | 4 |", "--ladies-matrix normalized", "--sweep-threads 1,2"} {
+	for _, want := range []string{"| 1 | 1 |", "| 1 | 4 |", "| 2 | 1 |", "| 2 | 4 |", "--ladies-matrix normalized", "--sweep-threads 1,2", "digest of every run: "} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

@@ -142,9 +142,9 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 		fmt.Fprintf(&b, "| %d | %d | %.3f | %.3f | %.2f | %s | %.2f | %.0f |\n", r.threads, r.k, m/1e6, benchutil.Median(r.cold)/1e6,
 			m/best[r.threads], eff, benchutil.Median(r.busy), benchutil.Median(r.rss)/(1<<20))
 	}
-	fmt.Fprintf(&b, "\nSampled edges per pass: %d. Command of the table: `go run ./benchmarks/ladiesbench --cli BULKSAMPLE --scale %d --batch %d --budgets %s "+
+	fmt.Fprintf(&b, "\nSampled edges per pass: %d; digest of every run: %s. Command of the table: `go run ./benchmarks/ladiesbench --cli BULKSAMPLE --scale %d --batch %d --budgets %s "+
 		"--bulks %s --sweep-threads %s --seeds %d --cli-passes %d --reps %d --ladies-matrix %s`\n",
-		rows[0].edges, c.scale, c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.bulks), benchutil.JoinInts(c.sweepThreads),
+		rows[0].edges, rows[0].digest, c.scale, c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.bulks), benchutil.JoinInts(c.sweepThreads),
 		c.seeds, c.cliPasses, c.reps, c.ladiesMatrix)
 	return b.String()
 }
