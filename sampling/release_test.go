@@ -203,14 +203,15 @@ func TestReleasedLayerWiseBulksSampleTheSame(t *testing.T) {
 // TestWarmLayerWiseAllocatesNothing: as TestWarmNodeWiseAllocatesNothing,
 // for LayerWise on each path of SampleBulk (k >= threads, k < threads,
 // through a RowFetcher): a warm sampler whose caller releases every bulk
-// allocates per bulk only small objects of constant size (the closures and
-// goroutines of its parallel passes, 0.4-2.2 KB here), nothing that grows
-// with the bulk. The outputs are small (29-240 KB), so the bound is 8 KiB
-// plus 1% of the output: a per-minibatch array of k = 8 would exceed it.
-// (The pieces of a split row of P trade arrays with the workers, so a piece
-// may still grow after warm-up: on a loaded machine k < threads once
-// allocated 4.5 KB.) Before the samplers reused their arrays a warm bulk
-// allocated 170-990 KB here.
+// allocates per bulk only small objects of constant size (the closures of
+// its parallel passes and its team's goroutines, about 1.3 KB here),
+// nothing that grows with the bulk. The outputs are small (29-240 KB), so
+// the bound is 8 KiB plus 1% of the output: a per-minibatch array of k = 8
+// would exceed it. (Piece r of a split row of P is the same piece on every
+// call, so a warm piece does not grow; when pieces were paired with
+// workers by scheduling, k < threads allocated 10-24 KB in 1 run of 4.)
+// Before the samplers reused their arrays a warm bulk allocated 170-990 KB
+// here.
 func TestWarmLayerWiseAllocatesNothing(t *testing.T) {
 	if testing.Short() {
 		// The race pass (-race -short) would spend seconds on what the
