@@ -55,6 +55,32 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
+// TestRunInterleaved: with --interleave every row is timed --reps times, in
+// rounds, and the table says so and gives no per-row peak RSS.
+func TestRunInterleaved(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := append(append([]string(nil), tinyArgs...), "--out", "", "--interleave", "--reps", "2", "--baseline=false")
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	md := stdout.String()
+	for _, want := range []string{"Interleaved (`--interleave`)", "| bulk | 1 | 1 |", "| bulk | 2 | 4 |", "All rows produced the same samples"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("table lacks %q:\n%s", want, md)
+		}
+	}
+	// Rounds: rep 1 of every row of a thread count before any rep 2.
+	log := stderr.String()
+	if i, j := strings.Index(log, "threads=1 k=4   rep 1"), strings.Index(log, "threads=1 k=1   rep 2"); i < 0 || j < 0 || i > j {
+		t.Errorf("repetitions not in rounds:\n%s", log)
+	}
+	for line := range strings.SplitSeq(md, "\n") {
+		if f := strings.Split(line, "|"); strings.HasPrefix(line, "| bulk |") && (len(f) < 10 || strings.TrimSpace(f[9]) != "-") {
+			t.Errorf("an interleaved row gives a peak RSS: %s", line)
+		}
+	}
+}
+
 // TestDigestsAgree checks directly that every configuration (baseline and
 // bulk, every k and thread count) samples the same minibatches.
 func TestDigestsAgree(t *testing.T) {
@@ -94,6 +120,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--batch", "0"}, "--batch"},
 		{[]string{"--seeds", "0"}, "--seeds"},
 		{[]string{"--reps", "0"}, "--reps"},
+		{[]string{"--interleave", "--cli", "bin/bulksample"}, "--interleave"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"extra"}, "extra"},
 	} {
