@@ -328,7 +328,7 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 // degrees of F_L are looked up once and copied to the other layers.
 func (nw *NodeWise) attachDegrees(ctx context.Context, c *nwCall, bulk *Bulk) error {
 	last := &bulk.Layers[len(bulk.Layers)-1]
-	last.Deg = grow(last.Deg, len(last.Src))
+	last.Deg = resize(last.Deg, len(last.Src))
 	if src, ok := nw.src.(CSRRows); ok {
 		a, deg := src.A, last.Deg
 		nw.parallel(&c.team, len(deg), 4*rowGrain, func(_ *nwWorker, _, lo, hi int) {
@@ -341,7 +341,7 @@ func (nw *NodeWise) attachDegrees(ctx context.Context, c *nwCall, bulk *Bulk) er
 	}
 	for l := range len(bulk.Layers) - 1 {
 		la := &bulk.Layers[l]
-		la.Deg = grow(la.Deg, len(la.Src))
+		la.Deg = resize(la.Deg, len(la.Src))
 		nw.parallel(&c.team, len(la.SrcStart)-1, 1, func(_ *nwWorker, _, lo, hi int) {
 			for m := lo; m < hi; m++ {
 				copy(la.Deg[la.SrcStart[m]:la.SrcStart[m+1]], last.Deg[last.SrcStart[m]:])
@@ -390,7 +390,7 @@ func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
 		c.inStart[m+1] = c.inStart[m] + len(s)
 	}
 	c.seedCnt = resize(c.seedCnt, k)
-	bulk.Seeds = grow(bulk.Seeds, c.inStart[k])
+	bulk.Seeds = resize(bulk.Seeds, c.inStart[k])
 	nw.parallel(&c.team, k, 1, func(w *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
 			f := bulk.Seeds[c.inStart[m]:c.inStart[m]:c.inStart[m+1]]

@@ -165,23 +165,14 @@ func (nw *NodeWise) parallel(tm *team, n, grain int, body func(w *nwWorker, c, l
 // enough to balance rows of very different degrees.
 const rowGrain = 512
 
-// resize returns s with length n, reusing its array when large enough.
-// The contents are not cleared.
+// resize returns s with length n, reusing its array when large enough;
+// the contents are not cleared. A new array has room for n/8 more
+// elements: a sampler's arrays serve the next bulk, group or layer, whose
+// sizes differ by a few percent, and with exact sizes every one larger
+// than all before it moved to a new array and left the old one as garbage
+// on pages already faulted in (at k = 256 on R-MAT 20, 65-73 MiB a bulk
+// through the cold pass, row offsets the most).
 func resize[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n)
-}
-
-// grow returns s with length n, as resize does, but when its array is too
-// small the new one has room for n/8 more elements. A bulk's arrays and a
-// group's buffers serve the next bulk or group, whose sizes differ by a few
-// percent: with exact sizes, every one larger than all before it moved to a
-// new array and left the old one as garbage on pages already faulted in
-// (at k = 256 on R-MAT 20, 65-73 MiB a bulk through the cold pass, row
-// offsets the most). The room's pages are not touched until they are used.
-func grow[T any](s []T, n int) []T {
 	if cap(s) >= n {
 		return s[:n]
 	}
@@ -253,7 +244,7 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 	for m := range k {
 		la.PtrStart[m+1] = la.PtrStart[m] + prevStart[m+1] - prevStart[m] + 1
 	}
-	la.Indptr = grow(la.Indptr, la.PtrStart[k])
+	la.Indptr = resize(la.Indptr, la.PtrStart[k])
 	la.EdgeStart = resize(la.EdgeStart, k+1)
 	la.EdgeStart[0] = 0
 	la.SrcStart = resize(la.SrcStart, k+1)
@@ -331,10 +322,10 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		// sum to chunkOff, whose prefix sum gives where the chunk's picks
 		// start; pass 2 turns its rows' bounds into offsets.
 		nchunks := (rows + rowGrain - 1) / rowGrain
-		g.off = grow(g.off, rows+1)
+		g.off = resize(g.off, rows+1)
 		g.chunkOff = resize(g.chunkOff, nchunks)
 		if nw.packed != nil {
-			g.lo, g.deg = grow(g.lo, rows), grow(g.deg, rows)
+			g.lo, g.deg = resize(g.lo, rows), resize(g.deg, rows)
 		}
 		nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
 		var bound int64
@@ -345,10 +336,10 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		g.off[rows] = bound
 
 		// Pass 2: selection.
-		g.cnt = grow(g.cnt, rows)
-		g.picks = grow(g.picks, int(bound))
+		g.cnt = resize(g.cnt, rows)
+		g.picks = resize(g.picks, int(bound))
 		if g.hasVals {
-			g.pvals = grow(g.pvals, int(bound))
+			g.pvals = resize(g.pvals, int(bound))
 		}
 		key := nw.stream
 		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
@@ -377,7 +368,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	want := int(float64(int(base)+edges) * growth * 1.05)
 	la.Indices = extend(la.Indices, edges, want)
 	la.Data = extend(la.Data, edges, want)
-	g.newv = grow(g.newv, edges)
+	g.newv = resize(g.newv, edges)
 	g.nnew = resize(g.nnew, ng)
 
 	// Pass 3: extraction, one minibatch per task, except the last ones
@@ -451,8 +442,8 @@ func (nw *NodeWise) pushGroup(ctx context.Context, g *layerState, epoch, first, 
 	if len(req.Count) != len(req.Vertex) || (g.hasVals && len(req.Values) != len(req.Picks)) {
 		return fmt.Errorf("sampling: FetchPicks returned %d counts and %d values for %d rows and %d picks", len(req.Count), len(req.Values), len(req.Vertex), len(req.Picks))
 	}
-	g.off = grow(g.off, rows+1)
-	g.cnt = grow(g.cnt, rows)
+	g.off = resize(g.off, rows+1)
+	g.cnt = resize(g.cnt, rows)
 	g.off[0] = 0
 	j := 0
 	for i := range len(g.rowStart) - 1 {

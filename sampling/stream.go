@@ -65,7 +65,8 @@ func (k layerKey) row(vertex int32) RowKey {
 
 // Uint64 returns the 64 random bits at position pos of the row.
 func (k RowKey) Uint64(pos int64) uint64 {
-	return hash.Mix64(uint64(k) + uint64(pos+1)*kPos)
+	start, _ := k.Seq(pos)
+	return hash.Mix64(start)
 }
 
 // Seq returns the counter of position pos of the row and its step:
