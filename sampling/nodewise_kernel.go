@@ -56,9 +56,8 @@ type nwWorker struct {
 	// -1 when absent. Every task resets the entries it set, which costs
 	// less than clearing n entries and keeps the map at 4 bytes a vertex
 	// (half of a generation-stamped map: more of it stays in cache).
-	ids   []int32
-	fresh []int32 // local ids created by the current row
-	sel   rowSelector
+	ids []int32
+	sel rowSelector
 }
 
 // nwCall is the scratch space of one SampleBulk call.
@@ -646,45 +645,22 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, base in
 		if c == 0 {
 			continue
 		}
-		picks := g.picks[g.off[r] : g.off[r]+int64(c)]
+		created, nk := nf+int32(len(newv)), 0 // the first id the row creates; ids written
 		row := ind[e : e+c]
-		if g.hasVals {
-			for q, v := range picks {
-				id := ids[v]
-				if id < 0 {
-					id = nf + int32(len(newv))
-					ids[v] = id
-					newv = append(newv, v)
-				}
-				row[q] = id
-			}
-			vals := dat[e : e+c]
-			copy(vals, g.pvals[g.off[r]:g.off[r]+int64(c)])
-			if nw.opt.Weighted {
-				spgemm.NormalizeVec(vals)
-			}
-			sortPairs(row, vals)
-		} else {
-			// Ids created by this row exceed every id known before it and
-			// increase, so the sorted row is the known ids, sorted, then
-			// the new ones in order: only the known ids need sorting.
-			nk, fresh := 0, w.fresh[:0]
-			for _, v := range picks {
-				id := ids[v]
-				if id < 0 {
-					id = nf + int32(len(newv))
-					ids[v] = id
-					newv = append(newv, v)
-					fresh = append(fresh, id)
-				} else {
-					row[nk] = id
-					nk++
+		for _, v := range g.picks[g.off[r] : g.off[r]+int64(c)] {
+			id := ids[v]
+			if id < 0 {
+				id = nf + int32(len(newv))
+				ids[v] = id
+				newv = append(newv, v)
+				if !g.hasVals {
+					continue // finishRow writes it
 				}
 			}
-			slices.Sort(row[:nk])
-			copy(row[nk:], fresh)
-			w.fresh = fresh
+			row[nk] = id
+			nk++
 		}
+		nw.finishRow(g, r, row, dat[e:e+c], nk, created)
 		e += c
 	}
 	ptr[len(f)] = int64(e)
@@ -696,6 +672,31 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, base in
 	w.reset(f)
 	w.reset(newv)
 	g.nnew[i] = len(newv)
+}
+
+// finishRow completes row r of the group, whose picks the caller
+// (extract, extractSplit) renumbered into local ids, numbering first
+// appearances in order: the ids the row's own picks created are created,
+// created+1, ... in the order of the picks and exceed every id known before
+// the row, so the sorted row is the other ids, sorted, then those. With
+// values (g.hasVals) the caller wrote every id into row and finishRow
+// writes the values (the picks', normalised when weighted) and sorts the
+// pairs; without, the caller wrote only the nk known ids, in row[:nk], and
+// finishRow sorts them and appends the created ones (vals is set to 1
+// elsewhere).
+func (nw *NodeWise) finishRow(g *layerState, r int, row []int32, vals []float32, nk int, created int32) {
+	if g.hasVals {
+		copy(vals, g.pvals[g.off[r]:g.off[r]+int64(len(row))])
+		if nw.opt.Weighted {
+			spgemm.NormalizeVec(vals)
+		}
+		sortPairs(row, vals)
+		return
+	}
+	slices.Sort(row[:nk])
+	for q := nk; q < len(row); q++ {
+		row[q] = created + int32(q-nk)
+	}
 }
 
 // sortPairs sorts ind ascending, permuting vals alike.

@@ -27,12 +27,9 @@ package sampling
 // minibatches of a group that would leave threads idle.
 
 import (
-	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
-
-	"github.com/bulksample/bulksample/spgemm"
 )
 
 // splitExtractPicks is the fewest entries of a minibatch whose extraction
@@ -46,7 +43,6 @@ type nwPiece struct {
 	r0, r1 int     // its rows of the group
 	edges  int64   // its entries
 	own    []int32 // the new vertices whose first appearance it holds, in order
-	fresh  []int32 // the ids the row being sorted creates
 }
 
 // splitTail returns the first group minibatch whose extraction is split
@@ -179,44 +175,28 @@ func (nw *NodeWise) extractSplit(tm *team, g *layerState, la *LayerArrays, base 
 		copy(newv[nb:], own)
 		barrier(3)
 
-		// E: the rows, sorted as extract sorts them.
-		next := ownFrom // the id of the next first appearance
+		// E: the rows' ids, then the rows finished as extract finishes
+		// them. First appearances come in order, so the next one has id
+		// next.
+		next := ownFrom
 		e = eStart
 		for r := pc.r0; r < pc.r1; r++ {
 			c := int64(g.cnt[r])
 			row := ind[e : e+c]
-			if g.hasVals {
-				for q, x := range row {
-					if x < 0 {
-						row[q] = ids[-1-x]
-					}
-				}
-				vals := dat[e : e+c]
-				copy(vals, g.pvals[g.off[r]:g.off[r]+c])
-				if nw.opt.Weighted {
-					spgemm.NormalizeVec(vals)
-				}
-				sortPairs(row, vals)
-			} else {
-				// As in extract: the ids this row creates follow the
-				// others, which are sorted. First appearances come in
-				// order, so the next one has id next.
-				nk, fresh := 0, pc.fresh[:0]
-				for _, x := range row {
-					if x < 0 {
-						if x = ids[-1-x]; x == next {
-							fresh = append(fresh, x)
-							next++
-							continue
+			created, nk := next, 0
+			for _, x := range row {
+				if x < 0 {
+					if x = ids[-1-x]; x == next {
+						next++
+						if !g.hasVals {
+							continue // finishRow writes it
 						}
 					}
-					row[nk] = x
-					nk++
 				}
-				slices.Sort(row[:nk])
-				copy(row[nk:], fresh)
-				pc.fresh = fresh
+				row[nk] = x
+				nk++
 			}
+			nw.finishRow(g, r, row, dat[e:e+c], nk, created)
 			e += c
 		}
 		if !g.hasVals {
