@@ -89,6 +89,7 @@ func (b *Baseline) sampleOne(sel *rowSelector, epoch, mb int, seeds []int32) Min
 	}
 	out := Minibatch{Index: mb, Seeds: f, Blocks: make([]Block, len(b.opt.Fanouts))}
 	opt := SelectOptions{Weighted: b.opt.Weighted, Replace: b.opt.Replace}
+	var sortBuf []uint64 // spgemm.SortPairs' scratch space
 	expandFrom := 0
 	for l, s := range b.opt.Fanouts {
 		src := append([]int32(nil), f...)
@@ -118,7 +119,7 @@ func (b *Baseline) sampleOne(sel *rowSelector, epoch, mb int, seeds []int32) Min
 				if opt.Weighted {
 					spgemm.NormalizeVec(data[start:])
 				}
-				sortPairs(indices[start:], data[start:])
+				sortBuf = spgemm.SortPairs(indices[start:], data[start:], sortBuf)
 			}
 			indptr = append(indptr, int64(len(indices)))
 		}

@@ -43,7 +43,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sort"
 	"sync"
 	"sync/atomic"
 
@@ -56,8 +55,9 @@ type nwWorker struct {
 	// -1 when absent. Every task resets the entries it set, which costs
 	// less than clearing n entries and keeps the map at 4 bytes a vertex
 	// (half of a generation-stamped map: more of it stays in cache).
-	ids []int32
-	sel rowSelector
+	ids     []int32
+	sortBuf []uint64 // spgemm.SortPairs' scratch space
+	sel     rowSelector
 }
 
 // nwCall is the scratch space of one SampleBulk call.
@@ -660,7 +660,7 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, base in
 			row[nk] = id
 			nk++
 		}
-		nw.finishRow(g, r, row, dat[e:e+c], nk, created)
+		nw.finishRow(g, r, row, dat[e:e+c], nk, created, &w.sortBuf)
 		e += c
 	}
 	ptr[len(f)] = int64(e)
@@ -681,46 +681,21 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, base in
 // the row, so the sorted row is the other ids, sorted, then those. With
 // values (g.hasVals) the caller wrote every id into row and finishRow
 // writes the values (the picks', normalised when weighted) and sorts the
-// pairs; without, the caller wrote only the nk known ids, in row[:nk], and
-// finishRow sorts them and appends the created ones (vals is set to 1
-// elsewhere).
-func (nw *NodeWise) finishRow(g *layerState, r int, row []int32, vals []float32, nk int, created int32) {
+// pairs (the row's ids are distinct: any sort gives the same order), with
+// *sortBuf as scratch space (kept for the next call); without, the caller
+// wrote only the nk known ids, in row[:nk], and finishRow sorts them and
+// appends the created ones (vals is set to 1 elsewhere).
+func (nw *NodeWise) finishRow(g *layerState, r int, row []int32, vals []float32, nk int, created int32, sortBuf *[]uint64) {
 	if g.hasVals {
 		copy(vals, g.pvals[g.off[r]:g.off[r]+int64(len(row))])
 		if nw.opt.Weighted {
 			spgemm.NormalizeVec(vals)
 		}
-		sortPairs(row, vals)
+		*sortBuf = spgemm.SortPairs(row, vals, *sortBuf)
 		return
 	}
 	slices.Sort(row[:nk])
 	for q := nk; q < len(row); q++ {
 		row[q] = created + int32(q-nk)
 	}
-}
-
-// sortPairs sorts ind ascending, permuting vals alike.
-func sortPairs(ind []int32, vals []float32) {
-	if len(ind) <= 32 {
-		for i := 1; i < len(ind); i++ {
-			for j := i; j > 0 && ind[j] < ind[j-1]; j-- {
-				ind[j], ind[j-1] = ind[j-1], ind[j]
-				vals[j], vals[j-1] = vals[j-1], vals[j]
-			}
-		}
-		return
-	}
-	sort.Sort(pairSorter{ind, vals})
-}
-
-type pairSorter struct {
-	ind  []int32
-	vals []float32
-}
-
-func (p pairSorter) Len() int           { return len(p.ind) }
-func (p pairSorter) Less(i, j int) bool { return p.ind[i] < p.ind[j] }
-func (p pairSorter) Swap(i, j int) {
-	p.ind[i], p.ind[j] = p.ind[j], p.ind[i]
-	p.vals[i], p.vals[j] = p.vals[j], p.vals[i]
 }

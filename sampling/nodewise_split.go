@@ -40,9 +40,10 @@ const splitExtractPicks = 1 << 14
 
 // nwPiece is one thread's share of a split extraction.
 type nwPiece struct {
-	r0, r1 int     // its rows of the group
-	edges  int64   // its entries
-	own    []int32 // the new vertices whose first appearance it holds, in order
+	r0, r1  int      // its rows of the group
+	edges   int64    // its entries
+	own     []int32  // the new vertices whose first appearance it holds, in order
+	sortBuf []uint64 // spgemm.SortPairs' scratch space
 }
 
 // splitTail returns the first group minibatch whose extraction is split
@@ -196,7 +197,7 @@ func (nw *NodeWise) extractSplit(tm *team, g *layerState, la *LayerArrays, base 
 				row[nk] = x
 				nk++
 			}
-			nw.finishRow(g, r, row, dat[e:e+c], nk, created)
+			nw.finishRow(g, r, row, dat[e:e+c], nk, created, &pc.sortBuf)
 			e += c
 		}
 		if !g.hasVals {
