@@ -159,10 +159,6 @@ type LayerWise struct {
 	// columns (colCuts), computed once; nil for a RowFetcher source.
 	cdfOnce sync.Once
 	colCDF  []int64
-	// perPassGoroutines runs every parallel pass on goroutines started
-	// for it, as before the calls had a team, so that a benchmark can
-	// compare the two in one process (SetPerPassGoroutines in tests).
-	perPassGoroutines bool
 }
 
 // NewLayerWise returns a layer-wise sampler of the n x n adjacency a, which
@@ -288,7 +284,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	}
 	c := s.getCall(len(s.opt.Budgets))
 	defer s.calls.Put(c)
-	if t := lwThreads(s.opt.Threads); t > 1 && !s.perPassGoroutines {
+	if t := lwThreads(s.opt.Threads); t > 1 {
 		c.team.start(t - 1)
 		defer c.team.stop()
 	}

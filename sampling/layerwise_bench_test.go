@@ -10,17 +10,15 @@ import (
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// BenchmarkLayerWiseTeam compares, in one process, LADIES on the call's
-// team of goroutines (team) with goroutines started for every parallel
-// pass (perpass), on the normalised R-MAT scale 20 graph that `bulksample
-// sample --method ladies` samples: 64 minibatches of 512 seeds, 512
-// columns per layer, 2 threads, bulks of k. The sub-benchmarks run one
-// after the other; on a shared machine, alternate them by repeating the
-// whole benchmark rather than each sub-benchmark (-count would):
+// BenchmarkLayerWiseRMAT20 samples LADIES on the normalised R-MAT scale 20
+// graph that `bulksample sample --method ladies` samples: 64 minibatches
+// of 512 seeds, 512 columns per layer, 2 threads, bulks of k. To compare
+// two versions on a shared machine, alternate their test binaries run by
+// run rather than relying on -count:
 //
 //	go test -c -o lw.test ./sampling
-//	for r in 1 2 3 4 5 6; do ./lw.test -test.run - -test.bench LayerWiseTeam -test.benchtime 10x; done
-func BenchmarkLayerWiseTeam(b *testing.B) {
+//	for r in 1 2 3 4 5 6; do ./lw.test -test.run - -test.bench LayerWiseRMAT20 -test.benchtime 10x; done
+func BenchmarkLayerWiseRMAT20(b *testing.B) {
 	raw, err := dataset.RMAT(dataset.RMATOptions{Scale: 20, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
@@ -36,37 +34,30 @@ func BenchmarkLayerWiseTeam(b *testing.B) {
 	}
 	mbs := plan.Epoch(0).Minibatches[:64]
 	for _, k := range []int{1, 16} {
-		for _, perPass := range []bool{false, true} {
-			name := fmt.Sprintf("k=%d/team", k)
-			if perPass {
-				name = fmt.Sprintf("k=%d/perpass", k)
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			s, err := sampling.NewLayerWise(a, sampling.LayerWiseOptions{Budgets: []int{512, 512}, Seed: 1, Threads: 2})
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.Run(name, func(b *testing.B) {
-				s, err := sampling.NewLayerWise(a, sampling.LayerWiseOptions{Budgets: []int{512, 512}, Seed: 1, Threads: 2})
-				if err != nil {
-					b.Fatal(err)
-				}
-				sampling.SetPerPassGoroutines(s, perPass)
-				sample := func() int64 {
-					var edges int64
-					for lo := 0; lo < len(mbs); lo += k {
-						bulk, err := s.SampleBulk(context.Background(), 0, lo, mbs[lo:min(lo+k, len(mbs))])
-						if err != nil {
-							b.Fatal(err)
-						}
-						edges += bulk.SampledEdges()
-						bulk.Release()
-					}
-					return edges
-				}
-				sample() // warm: the column counts, the workers' arrays
+			sample := func() int64 {
 				var edges int64
-				b.ResetTimer()
-				for b.Loop() {
-					edges += sample()
+				for lo := 0; lo < len(mbs); lo += k {
+					bulk, err := s.SampleBulk(context.Background(), 0, lo, mbs[lo:min(lo+k, len(mbs))])
+					if err != nil {
+						b.Fatal(err)
+					}
+					edges += bulk.SampledEdges()
+					bulk.Release()
 				}
-				b.ReportMetric(float64(edges)/b.Elapsed().Seconds(), "SEPS")
-			})
-		}
+				return edges
+			}
+			sample() // warm: the column counts, the workers' arrays
+			var edges int64
+			b.ResetTimer()
+			for b.Loop() {
+				edges += sample()
+			}
+			b.ReportMetric(float64(edges)/b.Elapsed().Seconds(), "SEPS")
+		})
 	}
 }
