@@ -441,11 +441,7 @@ func (w *mulWorkspace) count(p *mulProblem, i int, cols []int32) int {
 	mask := hashList(table, state, shift, mrow)
 	n := 0
 	for _, j := range add { // distinct: Add's row is sorted
-		h := (uint32(j) * hashMul) >> shift
-		for table[h] != 0 {
-			h = (h + 1) & mask
-		}
-		table[h] = uint32(j) + 1
+		hashInsert(table, shift, mask, j)
 		if cols != nil {
 			cols[n] = j
 		}
@@ -547,14 +543,20 @@ func (w *mulWorkspace) countAllowed(p *mulProblem, i int, mrow []int32, f int64,
 func hashList(table []uint32, state []uint8, shift uint, mrow []int32) uint32 {
 	mask := uint32(len(table) - 1)
 	for _, j := range mrow {
-		h := (uint32(j) * hashMul) >> shift
-		for table[h] != 0 {
-			h = (h + 1) & mask
-		}
-		table[h] = uint32(j) + 1
-		state[h] = slotListed
+		state[hashInsert(table, shift, mask, j)] = slotListed
 	}
 	return mask
+}
+
+// hashInsert enters column j, which table does not hold, by linear probing
+// (mask = len(table)-1) and returns its slot.
+func hashInsert(table []uint32, shift uint, mask uint32, j int32) uint32 {
+	h := (uint32(j) * hashMul) >> shift
+	for table[h] != 0 {
+		h = (h + 1) & mask
+	}
+	table[h] = uint32(j) + 1
+	return h
 }
 
 // hashFind returns the slot of column j in table, or -1.
@@ -660,11 +662,7 @@ func (w *mulWorkspace) fill(p *mulProblem, i int, cols []int32, vals []float32) 
 	mask := hashList(table, state, shift, mrow)
 	n := 0
 	for t, j := range add { // distinct: Add's row is sorted
-		h := (uint32(j) * hashMul) >> shift
-		for table[h] != 0 {
-			h = (h + 1) & mask
-		}
-		table[h], hv[h] = uint32(j)+1, addVals[t]
+		hv[hashInsert(table, shift, mask, j)] = addVals[t]
 		cols[n] = j
 		n++
 	}
