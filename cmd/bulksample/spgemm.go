@@ -19,13 +19,7 @@ type spgemmSummary struct {
 	SelectRows int    `json:"select_rows"` // 0: C = A·B
 	Method     string `json:"method"`      // accumulator, or "gather" for Q·A
 	Threads    int    `json:"threads"`
-	ARows      int    `json:"a_rows"`
-	ACols      int    `json:"a_cols"`
-	ANNZ       int64  `json:"a_nnz"`
-	BRows      int    `json:"b_rows"`
-	BCols      int    `json:"b_cols"`
-	BNNZ       int64  `json:"b_nnz"`
-	NNZOut     int64  `json:"nnz_out"`
+	productShape
 	// Digest is --digest's hash of C's rows (sampling.Digest.AddRows), the
 	// same in a distributed run (spgemm_dist.go).
 	Digest string `json:"digest,omitempty"`
@@ -33,15 +27,7 @@ type spgemmSummary struct {
 	Flops    int64 `json:"flops"`
 	Products int   `json:"products"` // products computed: --reps
 	Reuse    bool  `json:"reuse"`    // --reuse: every product into the same C
-	// Seconds is the headline: the median of the warm products (all but
-	// the first) when --reps is 2 or more, else the one (cold) product;
-	// Warm says which. ColdSeconds is the first product's, which pays for
-	// fresh pages; BestSeconds the fastest product's.
-	Seconds      float64 `json:"seconds"`
-	Warm         bool    `json:"warm"`
-	ColdSeconds  float64 `json:"cold_seconds"`
-	BestSeconds  float64 `json:"seconds_best"`
-	GFlops       float64 `json:"gflops"` // 2·flops / seconds / 1e9
+	productTimes
 	LoadSeconds  float64 `json:"load_seconds"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Version      string  `json:"version"`
@@ -157,8 +143,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		a, b = q, a
 		s.Method = "gather"
 	}
-	s.ARows, s.ACols, s.ANNZ = a.Rows, a.Cols, a.NNZ()
-	s.BRows, s.BCols, s.BNNZ = b.Rows, b.Cols, b.NNZ()
+	s.productShape = shapeOf(a, b)
 	s.Flops = spgemm.RowFlops(a, b, threads)[a.Rows]
 	meter.End("setup")
 
@@ -187,11 +172,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		}
 		fmt.Fprintln(e.stderr, line)
 	}
-	f := summarizeReps(times)
-	s.Seconds, s.Warm, s.ColdSeconds, s.BestSeconds = f.Seconds, f.Warm, f.Cold, f.Best
-	if s.Seconds > 0 {
-		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
-	}
+	s.productTimes = timesOf(times, s.Flops)
 	if digest {
 		meter.Begin()
 		dg := sampling.NewDigest()
@@ -203,12 +184,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	s.Phases = meter.Phases()
 
 	w := e.stdout
-	what := "A·B"
-	if selectRows > 0 {
-		what = "Q·A"
-	}
-	fmt.Fprintf(w, "%s: (%d x %d, nnz %d) · (%d x %d, nnz %d) = nnz %d; %d flops (%s, %d threads)\n",
-		what, s.ARows, s.ACols, s.ANNZ, s.BRows, s.BCols, s.BNNZ, s.NNZOut, s.Flops, s.Method, s.Threads)
+	fmt.Fprintf(w, "%s: %s; %d flops (%s, %d threads)\n", productName(selectRows), s.describe(), s.Flops, s.Method, s.Threads)
 	if s.Warm {
 		fmt.Fprintf(w, "warm: median of %d products %.4f s (%.3f GFLOP/s), best %.4f s; cold (first product): %.4f s\n",
 			reps-1, s.Seconds, s.GFlops, s.BestSeconds, s.ColdSeconds)
@@ -262,4 +238,61 @@ func selectionMatrix(n, k int, seed uint64) (*spgemm.CSR, error) {
 		return nil, fmt.Errorf("--select-rows: %w", err)
 	}
 	return sampling.QPerEntry([][]int32{rows}, n), nil
+}
+
+// productShape is the shapes of a product's operands and the entries of
+// its result, which a single-process and a distributed `bulksample spgemm`
+// report alike (embedded in their JSON objects).
+type productShape struct {
+	ARows  int   `json:"a_rows"`
+	ACols  int   `json:"a_cols"`
+	ANNZ   int64 `json:"a_nnz"`
+	BRows  int   `json:"b_rows"`
+	BCols  int   `json:"b_cols"`
+	BNNZ   int64 `json:"b_nnz"`
+	NNZOut int64 `json:"nnz_out"` // set once the product is computed
+}
+
+// shapeOf returns the shape of the product a·b (NNZOut not yet known).
+func shapeOf(a, b *spgemm.CSR) productShape {
+	return productShape{ARows: a.Rows, ACols: a.Cols, ANNZ: a.NNZ(), BRows: b.Rows, BCols: b.Cols, BNNZ: b.NNZ()}
+}
+
+// describe gives the product as "(rows x cols, nnz n) · (...) = nnz n"
+// (not String: the summaries that embed it would print as it).
+func (s productShape) describe() string {
+	return fmt.Sprintf("(%d x %d, nnz %d) · (%d x %d, nnz %d) = nnz %d", s.ARows, s.ACols, s.ANNZ, s.BRows, s.BCols, s.BNNZ, s.NNZOut)
+}
+
+// productName names the product of a run: Q·A with --select-rows, else A·B.
+func productName(selectRows int) string {
+	if selectRows > 0 {
+		return "Q·A"
+	}
+	return "A·B"
+}
+
+// productTimes is what a `bulksample spgemm` reports of its --reps
+// products (summarizeReps), single-process or distributed.
+type productTimes struct {
+	// Seconds is the headline: the median of the warm products (all but
+	// the first) when --reps is 2 or more, else the one (cold) product;
+	// Warm says which. ColdSeconds is the first product's, which pays for
+	// fresh pages; BestSeconds the fastest product's.
+	Seconds     float64 `json:"seconds"`
+	Warm        bool    `json:"warm"`
+	ColdSeconds float64 `json:"cold_seconds"`
+	BestSeconds float64 `json:"seconds_best"`
+	GFlops      float64 `json:"gflops"` // 2·flops / seconds / 1e9
+}
+
+// timesOf returns the figures of the products' times (at least one), each
+// of flops multiply-adds.
+func timesOf(times []float64, flops int64) productTimes {
+	f := summarizeReps(times)
+	t := productTimes{Seconds: f.Seconds, Warm: f.Warm, ColdSeconds: f.Cold, BestSeconds: f.Best}
+	if t.Seconds > 0 {
+		t.GFlops = 2 * float64(flops) / t.Seconds / 1e9
+	}
+	return t
 }

@@ -85,24 +85,13 @@ type spgemmDistSummary struct {
 	Ranks       int    `json:"ranks"`
 	Replication int    `json:"replication"` // c of --grid 1.5d; 1 in 2d
 	Threads     int    `json:"threads"`
-	ARows       int    `json:"a_rows"`
-	ACols       int    `json:"a_cols"`
-	ANNZ        int64  `json:"a_nnz"`
-	BRows       int    `json:"b_rows"`
-	BCols       int    `json:"b_cols"`
-	BNNZ        int64  `json:"b_nnz"`
-	NNZOut      int64  `json:"nnz_out"`
-	Digest      string `json:"digest,omitempty"`
-	Flops       int64  `json:"flops"`
-	Products    int    `json:"products"`
-	// Seconds, Warm, ColdSeconds and BestSeconds mean what they mean in a
-	// single process's summary (summarizeReps), each product timed on its
-	// slowest rank.
-	Seconds     float64 `json:"seconds"`
-	Warm        bool    `json:"warm"`
-	ColdSeconds float64 `json:"cold_seconds"`
-	BestSeconds float64 `json:"seconds_best"`
-	GFlops      float64 `json:"gflops"`
+	productShape
+	Digest   string `json:"digest,omitempty"`
+	Flops    int64  `json:"flops"`
+	Products int    `json:"products"`
+	// productTimes means what it means in a single process's summary,
+	// each product timed on its slowest rank.
+	productTimes
 	LoadSeconds float64 `json:"load_seconds"` // reading the files and cutting the blocks
 	PeakRSSMax  int64   `json:"peak_rss_max"`
 	// Traffic is the bytes and messages of one product, by phase: the
@@ -140,8 +129,8 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 	}
 	s := spgemmDistSummary{A: job.a, B: cmp.Or(job.b, job.a), SelectRows: job.selectRows, Grid: job.dist.grid,
 		Ranks: world.Size(), Replication: 1, Threads: threadsUsed(job.opt.Threads), Products: job.reps,
-		ARows: a.Rows, ACols: a.Cols, ANNZ: a.NNZ(), BRows: b.Rows, BCols: b.Cols, BNNZ: b.NNZ(),
-		Flops: spgemm.RowFlops(a, b, job.opt.Threads)[a.Rows], Version: version()}
+		productShape: shapeOf(a, b),
+		Flops:        spgemm.RowFlops(a, b, job.opt.Threads)[a.Rows], Version: version()}
 	var pr *distProduct
 	if job.dist.grid == "2d" {
 		pr, err = summaProduct(ctx, world, a, b, job.opt)
@@ -207,18 +196,10 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 	if w.Rank() != 0 {
 		return nil
 	}
-	f := summarizeReps(times)
-	s.Seconds, s.Warm, s.ColdSeconds, s.BestSeconds = f.Seconds, f.Warm, f.Cold, f.Best
-	if s.Seconds > 0 {
-		s.GFlops = 2 * float64(s.Flops) / s.Seconds / 1e9
-	}
-	what := "A·B"
-	if job.selectRows > 0 {
-		what = "Q·A"
-	}
+	s.productTimes = timesOf(times, s.Flops)
 	out := e.stdout
-	fmt.Fprintf(out, "%s on %d ranks (%s grid): (%d x %d, nnz %d) · (%d x %d, nnz %d) = nnz %d; %d flops; %s of %d products: %.4f s (%.3f GFLOP/s), best %.4f s\n",
-		what, s.Ranks, s.Grid, s.ARows, s.ACols, s.ANNZ, s.BRows, s.BCols, s.BNNZ, s.NNZOut, s.Flops, repsLabel(s.Warm), job.reps, s.Seconds, s.GFlops, s.BestSeconds)
+	fmt.Fprintf(out, "%s on %d ranks (%s grid): %s; %d flops; %s of %d products: %.4f s (%.3f GFLOP/s), best %.4f s\n",
+		productName(job.selectRows), s.Ranks, s.Grid, s.describe(), s.Flops, repsLabel(s.Warm), job.reps, s.Seconds, s.GFlops, s.BestSeconds)
 	tr := s.Traffic[dist.PhaseSample.String()]
 	fmt.Fprintf(out, "spgemm traffic of one product: %d bytes in %d messages over all ranks (most on one rank: %d bytes); peak RSS of a rank %d MiB\n",
 		tr.BytesSent, tr.Messages, tr.BytesSentMax, s.PeakRSSMax>>20)
