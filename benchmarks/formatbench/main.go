@@ -74,8 +74,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return nil, benchutil.UsageError(fs, format, a...)
 	}
 	switch {
-	case fs.NArg() > 0:
-		return bad("unexpected argument %q", fs.Arg(0))
 	case c.scale < 10 || c.scale > 26:
 		return bad("--scale %d: want 10..26", c.scale)
 	case c.aaScale < 4 || c.aaScale > 20:

@@ -82,8 +82,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		c.threads = append([]int{1}, c.threads...)
 	}
 	switch {
-	case fs.NArg() > 0:
-		return bad("unexpected argument %q", fs.Arg(0))
 	case c.scale < 1 || c.scale > 26:
 		return bad("--scale %d outside [1, 26]", c.scale)
 	case c.features < 1:

@@ -65,9 +65,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	bad := func(format string, a ...any) (*config, error) {
 		return nil, benchutil.UsageError(fs, format, a...)
 	}
-	if fs.NArg() > 0 {
-		return bad("unexpected argument %q", fs.Arg(0))
-	}
 	var err error
 	if cfg.budgets, err = benchutil.ParseInts(*budgets, 1); err != nil {
 		return bad("--budgets: %v", err)

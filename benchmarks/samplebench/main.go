@@ -88,9 +88,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	bad := func(format string, a ...any) (*config, error) {
 		return nil, benchutil.UsageError(fs, format, a...)
 	}
-	if fs.NArg() > 0 {
-		return bad("unexpected argument %q", fs.Arg(0))
-	}
 	var err error
 	if c.threads, err = benchutil.ParseInts(*threads, 1); err != nil {
 		return bad("--threads: %v", err)

@@ -70,9 +70,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	bad := func(format string, a ...any) (*config, error) {
 		return nil, benchutil.UsageError(fs, format, a...)
 	}
-	if fs.NArg() > 0 {
-		return bad("unexpected argument %q", fs.Arg(0))
-	}
 	cases, err := parseCases(*casesFlag)
 	if err != nil {
 		return bad("--cases: %v", err)

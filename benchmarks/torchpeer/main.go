@@ -91,8 +91,6 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return nil, benchutil.UsageError(fs, format, a...)
 	}
 	switch {
-	case fs.NArg() > 0:
-		return bad("unexpected argument %q", fs.Arg(0))
 	case c.nodes < 1000:
 		return bad("--nodes %d: want >= 1000", c.nodes)
 	case c.minibatches < 1:

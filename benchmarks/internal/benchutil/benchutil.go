@@ -57,13 +57,18 @@ func NewFlags(name, command, description string, stderr io.Writer) *flag.FlagSet
 var ErrUsage = errors.New("usage error")
 
 // ParseFlags parses args into fs. It returns flag.ErrHelp for --help and
-// ErrUsage for a bad flag (which the flag package has already reported).
+// ErrUsage for a bad flag (which the flag package has already reported) or
+// an argument after the flags (which it reports: the programs take flags
+// only).
 func ParseFlags(fs *flag.FlagSet, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
 		return ErrUsage
+	}
+	if fs.NArg() > 0 {
+		return UsageError(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
 }

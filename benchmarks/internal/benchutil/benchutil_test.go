@@ -76,6 +76,10 @@ func TestUsage(t *testing.T) {
 		t.Errorf("--reps 3: %v", err)
 	}
 	out.Reset()
+	if err := ParseFlags(fs, []string{"--reps", "3", "extra"}); err != ErrUsage || !strings.HasPrefix(out.String(), "xbench: unexpected argument \"extra\"\n") {
+		t.Errorf("an argument after the flags: %v, wrote %q; want ErrUsage and the argument named", err, out.String())
+	}
+	out.Reset()
 	if err := UsageError(fs, "--reps %d, want > 0", 0); err != ErrUsage {
 		t.Errorf("UsageError = %v; want ErrUsage", err)
 	}
