@@ -115,10 +115,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return benchutil.ExitCode(err)
 	}
-	load := "unknown"
-	if avg, ok := benchutil.LoadAverages(); ok {
-		load = strings.Join(avg[:], " ")
-	}
+	load := benchutil.LoadAveragesText()
 	rows, ids, err := measure(ctx, c, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "gatherbench: %v\n", err)

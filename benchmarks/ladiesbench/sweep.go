@@ -59,10 +59,7 @@ func sweepArgs(c *config, graph, threads, k string) []string {
 
 // runSweep runs the sweep through the CLI c.cli and returns its markdown.
 func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error) {
-	load := "unknown"
-	if avg, ok := benchutil.LoadAverages(); ok {
-		load = strings.Join(avg[:], " ")
-	}
+	load := benchutil.LoadAveragesText()
 	graph := c.graph
 	if graph == "" {
 		path, cleanup, err := benchutil.GenRMAT(ctx, c.cli, c.scale, 0, c.seed)

@@ -176,6 +176,16 @@ func LoadAverages() (avg [3]string, ok bool) {
 	return [3]string{f[0], f[1], f[2]}, true
 }
 
+// LoadAveragesText returns the three load averages separated by spaces, as
+// a report states them, or "unknown" where they are not available.
+func LoadAveragesText() string {
+	avg, ok := LoadAverages()
+	if !ok {
+		return "unknown"
+	}
+	return strings.Join(avg[:], " ")
+}
+
 // CPUSeconds returns the user and system CPU time of the process so far,
 // all threads together, or NaN where getrusage fails.
 func CPUSeconds() float64 {

@@ -132,6 +132,8 @@ func TestMachine(t *testing.T) {
 	if _, err := os.Stat("/proc/loadavg"); err == nil {
 		if avg, ok := LoadAverages(); !ok || avg[0] == "" || avg[2] == "" {
 			t.Errorf("LoadAverages() = %q, %v", avg, ok)
+		} else if got, want := LoadAveragesText(), avg[0]+" "+avg[1]+" "+avg[2]; len(strings.Fields(got)) != 3 {
+			t.Errorf("LoadAveragesText() = %q; want three fields like %q", got, want)
 		}
 	}
 }
