@@ -281,16 +281,12 @@ func (s *edgeListScan) read(ctx context.Context, name string, r io.Reader, chunk
 
 // loadMatrixMarket reads a Matrix Market coordinate file (see readMatrixMarket).
 func loadMatrixMarket(ctx context.Context, path string, threads int) (*Dataset, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return readMatrixMarket(ctx, path, f, st.Size(), threads, ogbChunk)
+	return readMatrixMarket(ctx, path, f, size, threads, ogbChunk)
 }
 
 // mmHeader is what a Matrix Market file's first lines declare.

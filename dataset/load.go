@@ -364,3 +364,19 @@ func (c ctxWriter) Write(p []byte) (int, error) {
 }
 
 func newBufferedWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<20) }
+
+// openSized opens the file at path for reading and returns it with its
+// size (the readers that need it: zip's directory, a gzip file's bound on
+// its lines, a mapping's length, a Matrix Market file's re-reads).
+func openSized(path string) (*os.File, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}

@@ -4,7 +4,6 @@ package dataset
 
 import (
 	"fmt"
-	"os"
 	"syscall"
 )
 
@@ -14,16 +13,11 @@ import (
 // not used: on a writable private mapping it breaks copy-on-write for every
 // page, copying the whole file; see populate.)
 func mapFile(path string) ([]byte, func() error, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, err
-	}
-	size := st.Size()
 	if size < nativePrefixLen {
 		return nil, nil, fmt.Errorf("%s: %w: truncated: %d bytes, shorter than the %d-byte native prefix", path, ErrFormat, size, nativePrefixLen)
 	}

@@ -13,7 +13,6 @@ import (
 	"fmt"
 	"io"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -35,16 +34,11 @@ type npzArchive struct {
 
 // openNPZ opens the .npz file at path.
 func openNPZ(path string) (*npzArchive, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	z, err := newNPZ(path, f, st.Size())
+	z, err := newNPZ(path, f, size)
 	if err != nil {
 		f.Close()
 		return nil, err

@@ -63,13 +63,8 @@ type gzFile struct {
 }
 
 func openGz(path string) (*gzFile, error) {
-	f, err := os.Open(path)
+	f, size, err := openSized(path)
 	if err != nil {
-		return nil, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
 		return nil, err
 	}
 	zr, err := gzip.NewReader(bufio.NewReaderSize(f, 1<<20))
@@ -77,7 +72,7 @@ func openGz(path string) (*gzFile, error) {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w: not a gzip stream: %w", path, ErrFormat, err)
 	}
-	return &gzFile{path: path, f: f, zr: zr, ra: newReadAhead(zr, 256<<10, 4), size: st.Size()}, nil
+	return &gzFile{path: path, f: f, zr: zr, ra: newReadAhead(zr, 256<<10, 4), size: size}, nil
 }
 
 func (g *gzFile) Close() error { g.ra.Close(); g.zr.Close(); return g.f.Close() }
