@@ -111,8 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := bench(ctx, c, strings.Join(args, " "), stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "dptrainbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "dptrainbench", err)
 	}
 	return 0
 }

@@ -137,18 +137,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	load, _ := benchutil.LoadAverages()
 	m, err := measure(ctx, c, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "epochmodel: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "epochmodel", err)
 	}
 	text, err := report(c, m, load)
 	if err != nil {
-		fmt.Fprintf(stderr, "epochmodel: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "epochmodel", err)
 	}
 	rep := benchutil.Report{Program: "epochmodel", Path: c.out, Append: true, Text: text}
 	if err := rep.Write(stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "epochmodel: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "epochmodel", err)
 	}
 	return 0
 }

@@ -144,8 +144,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	dir, err := os.MkdirTemp("", "formatbench")
 	if err != nil {
-		fmt.Fprintf(stderr, "formatbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "formatbench", err)
 	}
 	defer os.RemoveAll(dir)
 	loadStart, _ := benchutil.LoadAverages()
@@ -156,12 +155,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 			continue
 		}
 		if _, err := cli(ctx, cfg.bin, "gen", "rmat", "--scale", strconv.Itoa(s), "--seed", "1", "--out", g+".bsn"); err != nil {
-			fmt.Fprintf(stderr, "formatbench: %v\n", err)
-			return 1
+			return benchutil.Fail(stderr, "formatbench", err)
 		}
 		if _, err := cli(ctx, cfg.bin, "convert", g+".bsn", g+".npz"); err != nil {
-			fmt.Fprintf(stderr, "formatbench: %v\n", err)
-			return 1
+			return benchutil.Fail(stderr, "formatbench", err)
 		}
 	}
 	results := make([]result, len(cases))
@@ -175,8 +172,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 				path := filepath.Join(dir, b.graph+"."+f)
 				v, err := figure(ctx, cfg.bin, b, path)
 				if err != nil {
-					fmt.Fprintf(stderr, "formatbench: %v\n", err)
-					return 1
+					return benchutil.Fail(stderr, "formatbench", err)
 				}
 				fmt.Fprintf(stderr, "formatbench: round %d/%d: %s on %s: %s %g\n", round+1, cfg.rounds, b.name, f, b.metric, v)
 				if f == "bsn" {
@@ -190,8 +186,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	loadEnd, _ := benchutil.LoadAverages()
 	text := report(cfg, cases, results, loadStart, loadEnd)
 	if err := (benchutil.Report{Program: "formatbench", Path: cfg.out, Text: text}).Write(stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "formatbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "formatbench", err)
 	}
 	return 0
 }

@@ -118,8 +118,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	load := benchutil.LoadAveragesText()
 	rows, ids, err := measure(ctx, c, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "gatherbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "gatherbench", err)
 	}
 	rep := benchutil.Report{Program: "gatherbench", Path: c.out, Append: c.appendOut, Text: markdown(c, rows, ids, load)}
 	if c.json {
@@ -130,8 +129,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}{c.scale, c.features, rows}
 	}
 	if err := rep.Write(stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "gatherbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "gatherbench", err)
 	}
 	return 0
 }

@@ -26,7 +26,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
@@ -45,15 +44,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if cfg.cli != "" {
 		md, err := runSweep(ctx, cfg, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "ladiesbench: %v\n", err)
-			return 1
+			return benchutil.Fail(stderr, "ladiesbench", err)
 		}
 		rep = benchutil.Report{Program: "ladiesbench", Path: cfg.out, Text: md}
 	} else {
 		res, err := runBench(ctx, cfg, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "ladiesbench: %v\n", err)
-			return 1
+			return benchutil.Fail(stderr, "ladiesbench", err)
 		}
 		rep = benchutil.Report{Program: "ladiesbench", Path: cfg.out, Text: res.markdown()}
 		if cfg.json {
@@ -61,8 +58,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if err := rep.Write(stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "ladiesbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "ladiesbench", err)
 	}
 	return 0
 }

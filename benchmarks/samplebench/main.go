@@ -142,25 +142,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if c.cli != "" {
 		text, err := runSweep(ctx, c, stderr)
 		if err != nil {
-			fmt.Fprintf(stderr, "samplebench: %v\n", err)
-			return 1
+			return benchutil.Fail(stderr, "samplebench", err)
 		}
 		rep := benchutil.Report{Program: "samplebench", Path: c.out, Append: c.appendOut, Text: text}
 		if err := rep.Write(stdout, stderr); err != nil {
-			fmt.Fprintf(stderr, "samplebench: %v\n", err)
-			return 1
+			return benchutil.Fail(stderr, "samplebench", err)
 		}
 		return 0
 	}
 	rows, gen, a, err := bench(ctx, c, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "samplebench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "samplebench", err)
 	}
 	rep := benchutil.Report{Program: "samplebench", Path: c.out, Append: c.appendOut, Text: markdown(c, rows, gen, a)}
 	if err := rep.Write(stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "samplebench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "samplebench", err)
 	}
 	for _, r := range rows {
 		if r.digest != rows[0].digest {

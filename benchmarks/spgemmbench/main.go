@@ -19,16 +19,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	res, err := runBench(ctx, cfg, stderr)
 	if err != nil {
-		fmt.Fprintf(stderr, "spgemmbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "spgemmbench", err)
 	}
 	rep := benchutil.Report{Program: "spgemmbench", Path: cfg.out, Text: res.markdown()}
 	if cfg.json {
 		rep.Summary = res.summary()
 	}
 	if err := rep.Write(stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "spgemmbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "spgemmbench", err)
 	}
 	if res.mismatch != nil {
 		fmt.Fprintf(stderr, "spgemmbench: %v\n", res.mismatch)

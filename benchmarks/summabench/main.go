@@ -68,8 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--bulksample is required"))
 	}
 	if err := bench(ctx, c, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "summabench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "summabench", err)
 	}
 	return 0
 }

@@ -115,8 +115,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(err)
 	}
 	if err := bench(ctx, c, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "torchpeer: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "torchpeer", err)
 	}
 	return 0
 }

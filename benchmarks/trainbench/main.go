@@ -119,8 +119,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(err)
 	}
 	if err := bench(ctx, c, stdout, stderr); err != nil {
-		fmt.Fprintf(stderr, "trainbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "trainbench", err)
 	}
 	return 0
 }

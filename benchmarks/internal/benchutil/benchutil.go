@@ -90,6 +90,13 @@ func ExitCode(err error) int {
 	return 2
 }
 
+// Fail prints "PROGRAM: err" to stderr and returns 1, the exit code of a
+// run that failed after its command line parsed.
+func Fail(stderr io.Writer, program string, err error) int {
+	fmt.Fprintf(stderr, "%s: %v\n", program, err)
+	return 1
+}
+
 // ParseInts parses a comma-separated list of integers, each at least lo.
 func ParseInts(s string, lo int) ([]int, error) {
 	var out []int

@@ -222,3 +222,10 @@ func TestGenRMAT(t *testing.T) {
 		t.Errorf("a failing CLI: error %v, want one naming the command with its output", err)
 	}
 }
+
+func TestFail(t *testing.T) {
+	var out bytes.Buffer
+	if code := Fail(&out, "xbench", errors.New("disk full")); code != 1 || out.String() != "xbench: disk full\n" {
+		t.Errorf("Fail wrote %q, returned %d; want \"xbench: disk full\\n\", 1", out.String(), code)
+	}
+}
