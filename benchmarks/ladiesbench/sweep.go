@@ -60,15 +60,11 @@ func sweepArgs(c *config, graph, threads, k string) []string {
 // runSweep runs the sweep through the CLI c.cli and returns its markdown.
 func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error) {
 	load := benchutil.LoadAveragesText()
-	graph := c.graph
-	if graph == "" {
-		path, cleanup, err := benchutil.GenRMAT(ctx, c.cli, c.scale, 0, c.seed)
-		if err != nil {
-			return "", err
-		}
-		defer cleanup()
-		graph = path
+	graph, cleanup, err := benchutil.GraphOrRMAT(ctx, c.cli, c.graph, c.scale, 0, c.seed)
+	if err != nil {
+		return "", err
 	}
+	defer cleanup()
 	var rows []*sweepRow
 	for _, t := range c.sweepThreads {
 		for _, k := range c.bulks {

@@ -95,15 +95,11 @@ func sweepOrder(n, round int, seed uint64) []int {
 
 // runSweep runs the sweep through the CLI c.cli and returns its markdown.
 func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, error) {
-	graph := c.graph
-	if graph == "" {
-		path, cleanup, err := benchutil.GenRMAT(ctx, c.cli, c.scale, c.edgeFactor, c.seed)
-		if err != nil {
-			return "", err
-		}
-		defer cleanup()
-		graph = path
+	graph, cleanup, err := benchutil.GraphOrRMAT(ctx, c.cli, c.graph, c.scale, c.edgeFactor, c.seed)
+	if err != nil {
+		return "", err
 	}
+	defer cleanup()
 	var rows []*sweepRow
 	for _, t := range c.threads {
 		for _, k := range c.bulks {

@@ -360,3 +360,13 @@ func GenRMAT(ctx context.Context, cli string, scale, edgeFactor int, seed uint64
 	}
 	return path, cleanup, nil
 }
+
+// GraphOrRMAT returns graph, the file a sweep was given (with a cleanup
+// that does nothing), or, when graph is empty, the R-MAT graph GenRMAT
+// writes.
+func GraphOrRMAT(ctx context.Context, cli, graph string, scale, edgeFactor int, seed uint64) (path string, cleanup func(), err error) {
+	if graph != "" {
+		return graph, func() {}, nil
+	}
+	return GenRMAT(ctx, cli, scale, edgeFactor, seed)
+}

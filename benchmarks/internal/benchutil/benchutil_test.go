@@ -229,3 +229,23 @@ func TestFail(t *testing.T) {
 		t.Errorf("Fail wrote %q, returned %d; want \"xbench: disk full\\n\", 1", out.String(), code)
 	}
 }
+
+func TestGraphOrRMATGiven(t *testing.T) {
+	// A given graph is used as it is: no CLI runs (the binary does not
+	// exist) and the cleanup leaves the file alone.
+	path := filepath.Join(t.TempDir(), "g.bsn")
+	if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, cleanup, err := GraphOrRMAT(t.Context(), "/nonexistent/bulksample", path, 10, 0, 1)
+	if err != nil || got != path {
+		t.Fatalf("GraphOrRMAT(%q) = %q, %v; want the path itself", path, got, err)
+	}
+	cleanup()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("cleanup removed the given graph: %v", err)
+	}
+	if _, _, err := GraphOrRMAT(t.Context(), "/nonexistent/bulksample", "", 10, 0, 1); err == nil {
+		t.Error("GraphOrRMAT without a graph and with no CLI: no error")
+	}
+}
