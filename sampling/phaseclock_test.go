@@ -169,6 +169,46 @@ func phaseSeeds(n, seeds, b int) [][]int32 {
 	return e.Minibatches
 }
 
+// benchEnv returns the environment variable name, or def when it is unset.
+func benchEnv(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// benchInts parses the environment variable name (def when unset) as a
+// list of positive integers.
+func benchInts(b *testing.B, name, def string) []int {
+	var out []int
+	for f := range strings.SplitSeq(benchEnv(name, def), ",") {
+		v, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || v <= 0 {
+			b.Fatalf("%s: %q is not a list of positive integers", name, benchEnv(name, def))
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// benchGraph returns the graph of BULKSAMPLE_PHASE_GRAPH, or R-MAT scale
+// 16 when it is unset, and its name.
+func benchGraph(b *testing.B) (*spgemm.CSR, string) {
+	graph := benchEnv("BULKSAMPLE_PHASE_GRAPH", "")
+	if graph == "" {
+		a, err := dataset.RMAT(dataset.RMATOptions{Scale: 16, Seed: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return a, "R-MAT scale 16 (in process)"
+	}
+	d, err := dataset.Load(graph, &dataset.LoadOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return d.Adj, graph
+}
+
 // BenchmarkNodeWisePhases states where a node-wise bulk's wall time goes,
 // phase by phase: serial (the calling goroutine alone, between the team's
 // passes) and parallel (the passes), at each thread count, and Amdahl's
@@ -189,39 +229,9 @@ func phaseSeeds(n, seeds, b int) [][]int32 {
 //
 //	BULKSAMPLE_PHASE_GRAPH=r22.bsn go test ./sampling -run - -bench NodeWisePhases -benchtime 1x -timeout 30m
 func BenchmarkNodeWisePhases(b *testing.B) {
-	env := func(name, def string) string {
-		if v := os.Getenv(name); v != "" {
-			return v
-		}
-		return def
-	}
-	ints := func(name, def string) []int {
-		var out []int
-		for f := range strings.SplitSeq(env(name, def), ",") {
-			v, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || v <= 0 {
-				b.Fatalf("%s: %q is not a list of positive integers", name, env(name, def))
-			}
-			out = append(out, v)
-		}
-		return out
-	}
 	began := time.Now()
-	var a *spgemm.CSR
-	graph := env("BULKSAMPLE_PHASE_GRAPH", "")
-	if graph == "" {
-		var err error
-		if a, err = dataset.RMAT(dataset.RMATOptions{Scale: 16, Seed: 1}); err != nil {
-			b.Fatal(err)
-		}
-		graph = "R-MAT scale 16 (in process)"
-	} else {
-		d, err := dataset.Load(graph, &dataset.LoadOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		a = d.Adj
-	}
+	a, graph := benchGraph(b)
+	ints := func(name, def string) []int { return benchInts(b, name, def) }
 	ks, threads := ints("BULKSAMPLE_PHASE_K", "16,64,256"), ints("BULKSAMPLE_PHASE_THREADS", "1,2")
 	rounds := ints("BULKSAMPLE_PHASE_ROUNDS", "3")[0]
 	nseeds := min(ints("BULKSAMPLE_PHASE_SEEDS", "262144")[0], a.Rows)
@@ -315,11 +325,6 @@ func BenchmarkNodeWisePhases(b *testing.B) {
 	}
 	b.StopTimer()
 
-	median := func(ds []time.Duration) time.Duration {
-		s := slices.Clone(ds)
-		slices.Sort(s)
-		return s[len(s)/2]
-	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "graph %s: %d vertices, %d edges; %d seeds a pass in %d minibatches of 1024, fanouts 15,10,5; %d rounds\n",
 		graph, a.Rows, a.NNZ(), nseeds, len(mbs), rounds)
@@ -459,4 +464,76 @@ func amdahl(s, p time.Duration, n int) string {
 	}
 	t1 := s.Seconds() + p.Seconds()
 	return fmt.Sprintf("%.3f", t1/(float64(n)*(s.Seconds()+p.Seconds()/float64(n))))
+}
+
+// BenchmarkNodeWiseGroupSize measures what a group's size costs one
+// thread: the sampler takes at least 2·Threads minibatches a group (so
+// that the extraction has two a thread), which at 16 threads is 32
+// minibatches, far more than the cache budget (GroupCacheBytes) holds at
+// the deeper layers. Setting minGroup at 1 thread to what T threads would
+// choose shows, on a machine with few cores, how much slower each thread's
+// work gets from the larger groups alone. Rounds interleave the sizes; the
+// samples are the same for every size (checked by the sampled edges).
+// Environment: BULKSAMPLE_PHASE_GRAPH, BULKSAMPLE_PHASE_SEEDS (default
+// 262144), BULKSAMPLE_PHASE_K (one k, default 64), BULKSAMPLE_PHASE_MINGROUP
+// (default 2,8,32: what 1, 4 and 16 threads choose), BULKSAMPLE_PHASE_ROUNDS
+// (default 5).
+func BenchmarkNodeWiseGroupSize(b *testing.B) {
+	a, graph := benchGraph(b)
+	k := benchInts(b, "BULKSAMPLE_PHASE_K", "64")[0]
+	groups := benchInts(b, "BULKSAMPLE_PHASE_MINGROUP", "2,8,32")
+	rounds := benchInts(b, "BULKSAMPLE_PHASE_ROUNDS", "5")[0]
+	mbs := phaseSeeds(a.Rows, min(benchInts(b, "BULKSAMPLE_PHASE_SEEDS", "262144")[0], a.Rows), 1024)
+	nws := make([]*NodeWise, len(groups))
+	walls := make([][]time.Duration, len(groups))
+	var edges int64
+	for i, g := range groups {
+		nw, err := NewNodeWise(a, NodeWiseOptions{Fanouts: []int{15, 10, 5}, Seed: 1, Threads: 1})
+		if err != nil {
+			b.Fatal(err)
+		}
+		nw.minGroup = g
+		nws[i] = nw
+	}
+	pass := func(nw *NodeWise) time.Duration {
+		start := time.Now()
+		var e int64
+		for lo := 0; lo < len(mbs); lo += k {
+			bulk, err := nw.SampleBulk(context.Background(), 0, lo, mbs[lo:min(lo+k, len(mbs))])
+			if err != nil {
+				b.Fatal(err)
+			}
+			e += bulk.SampledEdges()
+			bulk.Release()
+		}
+		if edges != 0 && e != edges {
+			b.Fatalf("%d sampled edges, %d before", e, edges)
+		}
+		edges = e
+		return time.Since(start)
+	}
+	for b.Loop() {
+		for _, nw := range nws {
+			pass(nw) // warm
+		}
+		for r := range rounds {
+			for i := range nws {
+				j := (i + r) % len(nws)
+				walls[j] = append(walls[j], pass(nws[j]))
+			}
+		}
+	}
+	fmt.Printf("graph %s, %d seeds, k = %d, 1 thread, %d rounds (median, min-max)\n", graph, len(mbs)*1024, k, rounds)
+	for i, g := range groups {
+		w := slices.Clone(walls[i])
+		slices.Sort(w)
+		fmt.Printf("minGroup %d: %.1f ms (%.1f-%.1f), %.2fM SEPS, x%.3f of minGroup %d's median\n", g, ms(w[len(w)/2]), ms(w[0]), ms(w[len(w)-1]),
+			float64(edges)/w[len(w)/2].Seconds()/1e6, w[len(w)/2].Seconds()/median(walls[0]).Seconds(), groups[0])
+	}
+}
+
+func median(ds []time.Duration) time.Duration {
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return s[len(s)/2]
 }
