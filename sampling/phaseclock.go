@@ -34,6 +34,16 @@ type phaseClock struct {
 	order  []string    // sites in order of first appearance
 	busy   []time.Time // per goroutine of the current pass: when its job ended
 	starts []time.Time // when it began
+	// log, when logging, gets every pass's site and its busiest
+	// goroutine's time, in order.
+	logging bool
+	log     []passRecord
+}
+
+// passRecord is one pass of the log.
+type passRecord struct {
+	site string
+	busy time.Duration // the busiest goroutine's time
 }
 
 // siteTime accumulates the time charged to one site.
@@ -85,7 +95,8 @@ func (pc *phaseClock) mark(name string) {
 // site that started it.
 func (pc *phaseClock) pass(t int, job func(p int), run func(t int, job func(p int))) {
 	start := time.Now()
-	s := pc.site(passSite())
+	name := passSite()
+	s := pc.site(name)
 	s.serial += start.Sub(pc.last)
 	pc.starts, pc.busy = resize(pc.starts, t), resize(pc.busy, t)
 	pc.inPass = true
@@ -105,6 +116,9 @@ func (pc *phaseClock) pass(t int, job func(p int), run func(t int, job func(p in
 	s.pass += end.Sub(start)
 	s.busy += sum
 	s.maxBusy += most
+	if pc.logging {
+		pc.log = append(pc.log, passRecord{name, most})
+	}
 	s.mean += sum / time.Duration(t)
 	s.slots += t
 	s.passes++

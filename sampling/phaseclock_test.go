@@ -56,17 +56,7 @@ func phaseTimes(pc *phaseClock) (rows map[string]*phaseTime, unknown []string) {
 	for _, name := range nwPhaseNames() {
 		rows[name] = new(phaseTime)
 	}
-	var group []string // sampleGroup's pass sites, in source order
-	for _, site := range pc.order {
-		if strings.HasPrefix(site, "(*NodeWise).sampleGroup:") {
-			group = append(group, site)
-		}
-	}
-	line := func(site string) int {
-		n, _ := strconv.Atoi(site[strings.LastIndexByte(site, ':')+1:])
-		return n
-	}
-	sort.Slice(group, func(i, j int) bool { return line(group[i]) < line(group[j]) })
+	group := groupSites(pc)
 	groupRows := [][2]string{ // serial before the pass, the pass
 		{"planning", "sizes (pass 1)"},
 		{"row offsets", "selection (pass 2)"},
@@ -95,6 +85,23 @@ func phaseTimes(pc *phaseClock) (rows map[string]*phaseTime, unknown []string) {
 		}
 	}
 	return rows, unknown
+}
+
+// groupSites returns the sites of sampleGroup's passes in source order:
+// sizes, selection, extraction, frontier.
+func groupSites(pc *phaseClock) []string {
+	var group []string
+	for _, site := range pc.order {
+		if strings.HasPrefix(site, "(*NodeWise).sampleGroup:") {
+			group = append(group, site)
+		}
+	}
+	line := func(site string) int {
+		n, _ := strconv.Atoi(site[strings.LastIndexByte(site, ':')+1:])
+		return n
+	}
+	sort.Slice(group, func(i, j int) bool { return line(group[i]) < line(group[j]) })
+	return group
 }
 
 // TestPhaseClock samples with and without the clock (same samples), with
@@ -131,6 +138,7 @@ func TestPhaseClock(t *testing.T) {
 	}
 	want, _ := sample(nil)
 	pc := newPhaseClock()
+	pc.logging = true
 	got, wall := sample(pc)
 	if got != want {
 		t.Fatalf("digest with the clock %s, without %s", got, want)
@@ -140,6 +148,13 @@ func TestPhaseClock(t *testing.T) {
 		t.Errorf("sites the table does not know: %v (all: %v)", unknown, pc.order)
 	}
 	var sum time.Duration
+	passes := 0
+	for _, s := range pc.sites {
+		passes += s.passes
+	}
+	if len(pc.log) != passes {
+		t.Errorf("%d passes logged, %d counted", len(pc.log), passes)
+	}
 	for _, name := range nwPhaseNames() {
 		r := rows[name]
 		sum += r.serial + r.pass
@@ -422,6 +437,67 @@ func BenchmarkNodeWisePhases(b *testing.B) {
 			out.WriteString("\n")
 		}
 	}
+	// The extraction hands out whole minibatches (a split by count):
+	// project its imbalance at more threads from each minibatch's own
+	// extraction time, measured at 1 thread in bulks of one minibatch (one
+	// extraction pass per minibatch and layer), and, as a proxy, from its
+	// entries. Minibatches are grouped as the sampler groups them at each
+	// thread count.
+	var rows, entries, costs [][]float64 // per layer, per minibatch
+	{
+		nw := samplers[1]
+		for rep := range 3 { // the fastest of 3: a goroutine descheduled by another process is not the minibatch's cost
+			pc := newPhaseClock()
+			pc.logging = true
+			nw.clock = pc
+			for m := range mbs {
+				bulk, err := nw.SampleBulk(context.Background(), 0, m, mbs[m:m+1])
+				if err != nil {
+					b.Fatal(err)
+				}
+				if rep == 0 {
+					rows, entries = appendLayerSizes(rows, entries, bulk, m == 0)
+				}
+				bulk.Release()
+			}
+			nw.clock = nil
+			g := groupSites(pc)
+			if len(g) != 4 {
+				b.Fatalf("sampleGroup's passes: %v, want 4", g)
+			}
+			if rep == 0 {
+				costs = make([][]float64, len(rows))
+			}
+			n := make([]int, len(rows)) // per layer: extraction passes seen
+			l := 0
+			for _, p := range pc.log {
+				if p.site != g[2] {
+					continue
+				}
+				if rep == 0 {
+					costs[l] = append(costs[l], p.busy.Seconds())
+				} else if n[l] < len(costs[l]) {
+					costs[l][n[l]] = min(costs[l][n[l]], p.busy.Seconds())
+				}
+				n[l]++
+				l = (l + 1) % len(costs)
+			}
+			if n[0] != len(mbs) || n[len(n)-1] != len(mbs) {
+				b.Fatalf("%v extraction passes logged per layer for %d minibatches", n, len(mbs))
+			}
+		}
+	}
+	fmt.Fprintf(&out, "\nextraction imbalance projected from each minibatch's extraction time at 1 thread (the fastest of 3 runs; entries as the cost in parentheses); greedy hand-out in order, as the team does; the split tail counted as even:\n")
+	for _, k := range ks {
+		nw := samplers[1]
+		fmt.Fprintf(&out, "k = %d:", k)
+		for _, t := range []int{2, 4, 8, 16} {
+			fmt.Fprintf(&out, " %d threads %.3f (%.3f);", t,
+				projectImbalance(rows, costs, entries, []int{15, 10, 5}, k, t, nw.opt.MaxBulkEdges, nw.maxGroupEdges),
+				projectImbalance(rows, entries, entries, []int{15, 10, 5}, k, t, nw.opt.MaxBulkEdges, nw.maxGroupEdges))
+		}
+		out.WriteString("\n")
+	}
 	fmt.Fprintf(&out, "\nplan's share of an epoch at 1 thread, best k above: epoch plan / (epoch plan + %d seeds' sampling)\n", a.Rows)
 	for _, k := range ks {
 		c := one[k]
@@ -536,4 +612,71 @@ func median(ds []time.Duration) time.Duration {
 	s := slices.Clone(ds)
 	slices.Sort(s)
 	return s[len(s)/2]
+}
+
+// appendLayerSizes appends, per layer, each minibatch's rows and entries
+// in bulk to rows and entries (made when first).
+func appendLayerSizes(rows, entries [][]float64, bulk *Bulk, first bool) ([][]float64, [][]float64) {
+	if first {
+		rows, entries = make([][]float64, len(bulk.Layers)), make([][]float64, len(bulk.Layers))
+	}
+	for l := range bulk.Layers {
+		la := &bulk.Layers[l]
+		for m := range bulk.Len() {
+			rows[l] = append(rows[l], float64(la.PtrStart[m+1]-la.PtrStart[m]-1))
+			entries[l] = append(entries[l], float64(la.EdgeStart[m+1]-la.EdgeStart[m]))
+		}
+	}
+	return rows, entries
+}
+
+// projectImbalance returns the extraction's imbalance at t threads: over
+// all groups, the sum of the groups' finishing times over the sum of their
+// even shares, with minibatch m's cost at layer l cost[l][m]. Groups are
+// formed as sampleLayer forms them (at least 2t minibatches, the caps
+// capEdges and maxEdges on rows times fanout), within bulks of k; whole
+// minibatches go one at a time to the goroutine that is free first; the
+// last ng mod t of a group, from the first with splitExtractPicks entries,
+// are split over the threads (counted as even: the barriers are not
+// modelled).
+func projectImbalance(rows, cost, entries [][]float64, fanouts []int, k, t int, capEdges, maxEdges int64) float64 {
+	var makespan, even float64
+	for l, s := range fanouts {
+		n := len(rows[l])
+		for b0 := 0; b0 < n; b0 += k {
+			b1 := min(b0+k, n)
+			for m0 := b0; m0 < b1; {
+				m1, gc := m0, int64(0)
+				for m1 < b1 {
+					cm := int64(rows[l][m1]) * int64(max(s, 1))
+					if m1 > m0 && (gc+cm > maxEdges || m1-m0 >= 2*t && gc+cm > capEdges) {
+						break
+					}
+					gc += cm
+					m1++
+				}
+				ng := m1 - m0
+				split := ng - ng%t
+				for split < ng && entries[l][m0+split] < splitExtractPicks {
+					split++
+				}
+				free := make([]float64, t)
+				var total, tail float64
+				for i := range ng {
+					c := cost[l][m0+i]
+					total += c
+					if i < split {
+						j := slices.Index(free, slices.Min(free))
+						free[j] += c
+					} else {
+						tail += c / float64(t)
+					}
+				}
+				makespan += slices.Max(free) + tail
+				even += total / float64(t)
+				m0 = m1
+			}
+		}
+	}
+	return makespan / even
 }
