@@ -165,6 +165,9 @@ type NodeWise struct {
 	splitPicks int64
 	scratch    nwScratch // workers and call state, reused across calls
 	bulks      bulkPool  // released bulks' arrays, reused for new bulks
+	// clock, when a benchmark of this package sets it, times the phases
+	// of each bulk (phaseClock); nil otherwise.
+	clock *phaseClock
 }
 
 // NewNodeWise returns the node-wise sampler of the n x n adjacency a (row v
@@ -274,6 +277,8 @@ func (nw *NodeWise) Options() NodeWiseOptions {
 // are any, so that a caller who releases each bulk when done with it makes
 // a warm sampler allocate nothing per bulk.
 func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	clock := nw.clock
+	clock.begin()
 	n := nw.src.NumVertices()
 	for m, s := range seeds {
 		for i, v := range s {
@@ -282,16 +287,25 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 			}
 		}
 	}
+	clock.mark("seed check")
 	k := len(seeds)
 	c := nw.getCall()
 	defer nw.putCall(c)
+	c.team.clock = clock
 	if nw.threads > 1 {
 		c.team.start(nw.threads - 1)
-		defer c.team.stop()
+		defer func() {
+			clock.mark("end of bulk")
+			c.team.stop()
+			clock.mark("team stop")
+		}()
 	}
+	clock.mark("team start")
 	bulk := nw.bulks.get(len(nw.opt.Fanouts))
 	bulk.First = first
+	clock.mark("bulk arrays")
 	nw.dedupSeeds(c, seeds, bulk)
+	clock.mark("dedupSeeds: gather")
 	c.expanded = resize(c.expanded, k)
 	clear(c.expanded) // rows of F_l^m already expanded (FrontierNew)
 	prev, prevStart := bulk.Seeds, bulk.SeedStart
@@ -320,6 +334,9 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		}
 	}
 	bulk.pool = &nw.bulks
+	if nw.threads <= 1 {
+		clock.mark("end of bulk")
+	}
 	return bulk, nil
 }
 

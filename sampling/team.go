@@ -42,6 +42,9 @@ type team struct {
 	helpers int
 	exited  sync.WaitGroup
 	failed  atomic.Pointer[any] // the first panic of the current pass
+	// clock, when not nil, times every pass (benchmarks only: see
+	// phaseClock); runOn's only cost without it is the nil test.
+	clock *phaseClock
 }
 
 // start starts n helpers.
@@ -97,6 +100,15 @@ func (tm *team) forRanges(n, t int, body func(lo, hi int)) {
 // when it has t-1 of them and no pass running, else goroutines started for
 // the pass.
 func (tm *team) runOn(t int, job func(p int)) {
+	if tm != nil && tm.clock != nil && !tm.clock.inPass && t >= 1 {
+		tm.clock.pass(t, job, tm.runOnUntimed)
+		return
+	}
+	tm.runOnUntimed(t, job)
+}
+
+// runOnUntimed is runOn without the clock.
+func (tm *team) runOnUntimed(t int, job func(p int)) {
 	if t <= 1 {
 		if t == 1 {
 			job(0)

@@ -92,6 +92,10 @@ type featureRun struct {
 	// exchanges (probe.go), per kind: sums over the samples, mean over
 	// the ranks.
 	Probes [numProbes]probeSums
+	// ReplayRunPerCall is the seconds the thread ran in the replay of
+	// each exchange's row round, mean over the ranks (beside
+	// Times.RunPerCall).
+	ReplayRunPerCall []float64
 	// Times are the run's all-to-alls timed apart from the waits (trace.go).
 	Times exchangeTimes
 	// PreTimes and RepTimes are, with --feature-diagnose, replays of each
@@ -307,6 +311,19 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 						Call: v[3] / float64(p), Run: v[4] / float64(p), Queue: v[5] / float64(p), Span: v[6] / float64(p)}
 				}
 			}
+			// Every rank made as many exchanges, hence replays, as the
+			// others (Gather with nothing to read included).
+			per := make([]float64, len(cal.replayRun))
+			for i, ns := range cal.replayRun {
+				per[i] = float64(ns) / 1e9
+			}
+			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, per); err != nil {
+				return nil, err
+			}
+			for i := range per {
+				per[i] /= float64(p)
+			}
+			run.ReplayRunPerCall = per
 			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
 				return nil, err
 			}
@@ -807,8 +824,10 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		b.WriteString(pt)
 		b.WriteString("\n--feature-diagnose: each id and row round beside a replay of its own counts on the probes' buffers just " +
 			"before it and a repeat of the round on the product's own buffers just after it, each from a barrier (these extra calls slow " +
-			"the run down; the times above are of the same run); and the huge-page and resident megabytes of the mappings holding the last " +
-			"row round's buffers and the probes', summed over the ranks.\n")
+			"the run down; the times above are of the same run): their transfer times, the calling thread's running time in the row " +
+			"rounds (as in the wait table) and the ratio of the run's to the replay's, call by call (median and range); and the " +
+			"huge-page and resident megabytes of the mappings holding the last row round's buffers and the probes', summed over the " +
+			"ranks.\n")
 	}
 	fmt.Fprintf(&b, "\nModel inputs (sums over ranks): Σ distinct inputs over the minibatches = %.0f, Σ over the bulks' unions = %.0f "+
 		"(per bulk / per minibatch rows: %.3f), Σ inputs held by the cache = %.0f (%.1f%%).\n\n", inputs, unions, unions/inputs, hot, 100*hot/inputs)

@@ -27,6 +27,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -66,11 +67,15 @@ type probeSums struct {
 
 // interleaved runs and sums the probes of a run.
 type interleaved struct {
-	col     dist.Comm
-	log     *callLog
-	legacy  bool // run the legacy probe too
-	sums    [numProbes]probeSums
-	exchIdx int
+	col    dist.Comm
+	log    *callLog
+	legacy bool // run the legacy probe too
+	sums   [numProbes]probeSums
+	// replayRun is the ns the thread ran in each replay of a row round,
+	// exchange by exchange (for the spread of the run's rows against
+	// their replays: waitTable).
+	replayRun []int64
+	exchIdx   int
 }
 
 // sample runs the probes of the last exchange, sized by its last two
@@ -165,6 +170,7 @@ func (c *interleaved) sample(ctx context.Context, bufs *buffers) error {
 		s.Queue += float64(use[kind][1]) / 1e9
 		s.Span += float64(use[kind][2]) / 1e9
 	}
+	c.replayRun = append(c.replayRun, use[probeReplayRows][0])
 	return nil
 }
 
@@ -312,7 +318,7 @@ func probeHeader(legacy bool) string {
 // it and a repeat of it on the product's own buffers just after it.
 func positionTable(res *featureResult) string {
 	var b strings.Builder
-	b.WriteString("\n| c | mode | ids s: replay before / run / repeat after | rows s: replay before / run / repeat after | row buffers, huge / resident MB: run send, recv; probe send, recv |\n|---|---|---|---|---|\n")
+	b.WriteString("\n| c | mode | ids s: replay before / run / repeat after | rows s: replay before / run / repeat after | rows ran s: replay before / run / repeat after | rows ran, run / replay before, per call: median (min-max) | row buffers, huge / resident MB: run send, recv; probe send, recv |\n|---|---|---|---|---|---|---|\n")
 	n := 0
 	for _, run := range res.Runs {
 		pre, t, rep := &run.PreTimes, &run.Times, &run.RepTimes
@@ -324,11 +330,28 @@ func positionTable(res *featureResult) string {
 		for _, x := range run.Backs {
 			bk = append(bk, fmt.Sprintf("%d / %d", x.HugeKB>>10, x.RssKB>>10))
 		}
-		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %s |\n", run.C, run.Mode,
-			pre.Transfer[1], t.Transfer[1], rep.Transfer[1], pre.Transfer[2], t.Transfer[2], rep.Transfer[2], strings.Join(bk, "; "))
+		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %s | %s |\n", run.C, run.Mode,
+			pre.Transfer[1], t.Transfer[1], rep.Transfer[1], pre.Transfer[2], t.Transfer[2], rep.Transfer[2],
+			pre.Run[2], t.Run[2], rep.Run[2], ratioSpread(t.RunPerCall[2], pre.RunPerCall[2]), strings.Join(bk, "; "))
 	}
 	if n == 0 {
 		return ""
 	}
 	return b.String()
+}
+
+// ratioSpread returns the median, least and greatest of a[i]/b[i] over the
+// calls where both are positive, as "1.02 (0.91-1.30)"; "–" if none.
+func ratioSpread(a, b []float64) string {
+	var r []float64
+	for i := range min(len(a), len(b)) {
+		if a[i] > 0 && b[i] > 0 {
+			r = append(r, a[i]/b[i])
+		}
+	}
+	if len(r) == 0 {
+		return "–"
+	}
+	slices.Sort(r)
+	return fmt.Sprintf("%.2f (%.2f-%.2f)", r[len(r)/2], r[0], r[len(r)-1])
 }

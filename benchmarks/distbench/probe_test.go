@@ -43,3 +43,21 @@ func TestProbeNetwork(t *testing.T) {
 		t.Errorf("probe row of a run without probes: %q", row)
 	}
 }
+
+// TestRatioSpread: the median and range of the ratios of the calls where
+// both sides are positive.
+func TestRatioSpread(t *testing.T) {
+	for _, tc := range []struct {
+		a, b []float64
+		want string
+	}{
+		{[]float64{1, 3, 2}, []float64{1, 2, 4}, "1.00 (0.50-1.50)"},
+		{[]float64{1, 0, 2}, []float64{2, 1, 1}, "2.00 (0.50-2.00)"}, // the second call left out
+		{[]float64{1, 2}, []float64{1}, "1.00 (1.00-1.00)"},          // only calls on both sides
+		{nil, []float64{1}, "–"},
+	} {
+		if got := ratioSpread(tc.a, tc.b); got != tc.want {
+			t.Errorf("ratioSpread(%v, %v) = %q; want %q", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

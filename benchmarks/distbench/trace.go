@@ -133,11 +133,11 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 			pc.send[i], pc.recv[i] = sendCounts[i]*int(sz)/4, recvCounts[i]*int(sz)/4
 		}
 		cal := interleaved{col: c.Comm}
-		i, o, _, err := cal.exchange(ctx, c.log.bufs, pc, false)
+		i, o, use, err := cal.exchange(ctx, c.log.bufs, pc, false)
 		if err != nil {
 			return err
 		}
-		pre = callRecord{In: i, Out: o}
+		pre = callRecord{In: i, Out: o, Run: use[0], Queue: use[1], Span: use[2]}
 		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
 			return err
 		}
@@ -153,11 +153,15 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 		if err := c.Comm.Barrier(ctx, dist.PhaseControl); err != nil {
 			return err
 		}
+		s0 := time.Now()
+		r0, q0 := sched()
 		i := time.Now()
 		if err := c.Comm.Alltoallv(ctx, dist.PhaseControl, send, sendCounts, recv, recvCounts); err != nil {
 			return err
 		}
 		o := time.Now()
+		r1, q1 := sched()
+		span := time.Since(s0)
 		var backs [4]backing
 		if sb, ok := send.([]float32); ok {
 			backs = [4]backing{backingOf(sb), backingOf(recv.([]float32)), backingOf(c.log.bufs.send), backingOf(c.log.bufs.recv)}
@@ -167,7 +171,7 @@ func (c *tracedComm) Alltoallv(ctx context.Context, ph dist.Phase, send any, sen
 			c.log.backs = backs
 		}
 		c.log.pre = append(c.log.pre, pre)
-		c.log.rep = append(c.log.rep, callRecord{In: i.UnixNano(), Out: o.UnixNano()})
+		c.log.rep = append(c.log.rep, callRecord{In: i.UnixNano(), Out: o.UnixNano(), Run: r1 - r0, Queue: q1 - q0, Span: span.Nanoseconds()})
 		c.log.mu.Unlock()
 	}
 	me := c.Rank()
@@ -226,6 +230,9 @@ type exchangeTimes struct {
 	// calls and the reads around them; sums over the calls, mean over
 	// the ranks): the rest of Span it slept.
 	Run, Queue, Span [3]float64
+	// RunPerCall is Run call by call: the j-th call of each round, mean
+	// over the ranks (for the spread of the sums above).
+	RunPerCall [3][]float64
 	// Calls is the number of calls of each round per rank.
 	Calls [3]int
 	// MeanBytes sums, over the calls, the bytes a rank sent and received
@@ -270,6 +277,10 @@ func splitTimes(calls [][]callRecord, column []int) exchangeTimes {
 					t.Barrier[round] += float64(max(c.In-lastArrive, 0)) / 1e9 / p
 				}
 				t.Run[round] += float64(c.Run) / 1e9 / p
+				for len(t.RunPerCall[round]) <= k/3 {
+					t.RunPerCall[round] = append(t.RunPerCall[round], 0)
+				}
+				t.RunPerCall[round][k/3] += float64(c.Run) / 1e9 / p
 				t.Queue[round] += float64(c.Queue) / 1e9 / p
 				t.Span[round] += float64(c.Span) / 1e9 / p
 			}
@@ -354,8 +365,8 @@ func transferTable(res *featureResult) string {
 // (featureRun.networkRan) with its error.
 func waitTable(res *featureResult, ran map[int]string) string {
 	var b strings.Builder
-	b.WriteString("\n| c | mode | waited for the slowest s (status / ids / rows) | barrier s (ids / rows) | transfer s (ids / rows) | ids in the call, ran / queued / slept s: run; replay | rows in the call, ran / queued / slept s: run; replay; uniform | ids + rows ran s: run / CPU-time model (error) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	b.WriteString("\n| c | mode | waited for the slowest s (status / ids / rows) | barrier s (ids / rows) | transfer s (ids / rows) | ids in the call, ran / queued / slept s: run; replay | rows in the call, ran / queued / slept s: run; replay; uniform | rows ran, run / replay, per exchange: median (min-max) | ids + rows ran s: run / CPU-time model (error) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|---|\n")
 	split := func(run, queue, wall float64) string {
 		return fmt.Sprintf("%.3f / %.3f / %.3f", run, queue, wall-run-queue)
 	}
@@ -371,10 +382,11 @@ func waitTable(res *featureResult, ran map[int]string) string {
 		if !ok {
 			r = "–"
 		}
-		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s; %s | %s; %s; %s | %s |\n",
+		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s; %s | %s; %s; %s | %s | %s |\n",
 			run.C, run.Mode, t.Skew[0], t.Skew[1], t.Skew[2], t.Barrier[1], t.Barrier[2], t.Transfer[1], t.Transfer[2],
 			split(t.Run[1], t.Queue[1], t.Span[1]), probe(pr[probeReplayIDs]),
-			split(t.Run[2], t.Queue[2], t.Span[2]), probe(pr[probeReplayRows]), probe(pr[probeRows]), r)
+			split(t.Run[2], t.Queue[2], t.Span[2]), probe(pr[probeReplayRows]), probe(pr[probeRows]),
+			ratioSpread(t.RunPerCall[2], run.ReplayRunPerCall), r)
 	}
 	if n == 0 {
 		return ""
@@ -387,7 +399,9 @@ func waitTable(res *featureResult, ran map[int]string) string {
 		"entry to its exit, and the reads around it) split by the scheduler's statistics (/proc/thread-self/schedstat) into running " +
 		"on a CPU, runnable but waiting for one (four ranks share two cores), and the rest, asleep (blocked in the kernel; the kernel " +
 		"updates the running time at ticks, so each part may be off by a few ms); for the run's rounds, and for the " +
-		"replays of their own counts and the uniform row probe interleaved with them (probe.go). *Ran*: the thread's running time in " +
+		"replays of their own counts and the uniform row probe interleaved with them (probe.go); and the ratio of the run's row " +
+		"round to its replay, exchange by exchange (the thread's running time, mean over the ranks): its median and range show " +
+		"whether a gap between the sums is every exchange's or a few's. *Ran*: the thread's running time in " +
 		"the run's id and row rounds beside the model's formula, 2·E·α + bytes/β, with α and β the line through the uniform id and " +
 		"row probes' mean running times instead of their wall times: the work of the rounds on a CPU, without the waits for one " +
 		"(the time model above is of the wall time, queueing included).\n")

@@ -36,6 +36,10 @@ func TestSplitTimes(t *testing.T) {
 	near("rows skew", got.Skew[2], 4e-3/3)
 	near("rows barrier", got.Barrier[2], (1e-3+3e-3+1e-3)/3)
 	near("rows run", got.Run[2], (6e-3+8e-3+1e-3)/3)
+	if len(got.RunPerCall[2]) != 1 {
+		t.Fatalf("rows run per call: %v; want one call", got.RunPerCall[2])
+	}
+	near("rows run of the first call", got.RunPerCall[2][0], (6e-3+8e-3+1e-3)/3)
 	near("rows queue", got.Queue[2], 1e-3)
 	near("rows span", got.Span[2], 11e-3/3)
 	near("ids skew (not recorded)", got.Skew[1], 0)
