@@ -91,11 +91,7 @@ func (nw *NodeWise) getWorker() *nwWorker {
 		return w
 	}
 	sc.mu.Unlock()
-	ids := make([]int32, nw.src.NumVertices())
-	for i := range ids {
-		ids[i] = -1
-	}
-	return &nwWorker{ids: ids}
+	return &nwWorker{ids: nw.maps.get(nw.src.NumVertices())}
 }
 
 func (nw *NodeWise) putWorker(w *nwWorker) {

@@ -45,7 +45,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	bulks := fs.String("bulks", "1,16,64", "bulk sizes k to measure")
 	methods := fs.String("methods", "ladies", "layer-wise methods to measure: ladies, fastgcn or both")
 	fs.IntVar(&cfg.minibatches, "minibatches", 64, "minibatches sampled per timed run (at least k)")
-	fs.IntVar(&cfg.reps, "reps", 3, "timed runs per method and bulk size; the table reports the median")
+	fs.IntVar(&cfg.reps, "reps", 3, "timed runs per method and bulk size; the table reports the median (--cli: rounds, each running every (threads, k) once)")
 	fs.IntVar(&cfg.semibulk, "semibulk", 0, "minibatches per layer-wise extraction chunk (0: the library default)")
 	fs.IntVar(&cfg.threads, "threads", 0, "sampler goroutines (0: GOMAXPROCS)")
 	fs.Uint64Var(&cfg.seed, "seed", 1, "seed of the graph, the plan and the samplers")

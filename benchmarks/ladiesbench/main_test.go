@@ -54,16 +54,17 @@ func TestRunSmall(t *testing.T) {
 	}
 }
 
-// TestSweepCLI runs the sweep through the real CLI on a tiny graph: every
-// (threads, k) row is in the table, and the runs' digests agreed (the sweep
-// fails otherwise).
+// TestSweepCLI runs the sweep through the real CLI on a tiny graph, two
+// rounds: every (threads, k) row is in the table once, one k per thread
+// count is marked best, and the runs' digests agreed (the sweep fails
+// otherwise).
 func TestSweepCLI(t *testing.T) {
 	ctx := context.Background()
 	bin := mpitest.BuildCLI(ctx, t, "../..")
 	out := filepath.Join(t.TempDir(), "sweep.md")
 	var stdout, stderr bytes.Buffer
 	args := []string{"--cli", bin, "--scale", "9", "--batch", "16", "--budgets", "8,8", "--seeds", "128",
-		"--bulks", "1,4", "--sweep-threads", "1,2", "--reps", "1", "--cli-passes", "2", "--out", out}
+		"--bulks", "1,4", "--sweep-threads", "1,2", "--reps", "2", "--cli-passes", "2", "--out", out}
 	if code := run(ctx, args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
@@ -71,9 +72,24 @@ func TestSweepCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"| 1 | 1 |", "| 1 | 4 |", "| 2 | 1 |", "| 2 | 4 |", "--ladies-matrix normalized", "--sweep-threads 1,2", "digest of every run: "} {
+	for _, want := range []string{"--ladies-matrix normalized", "--sweep-threads 1,2", "--reps 2", "digest of every run: "} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	for _, threads := range []string{"1", "2"} {
+		best := 0
+		for _, k := range []string{"1", "4"} {
+			plain, marked := []byte("| "+threads+" | "+k+" |"), []byte("| "+threads+" | "+k+"* |")
+			switch n := bytes.Count(md, plain) + bytes.Count(md, marked); {
+			case n != 1:
+				t.Errorf("%d rows for threads %s, k %s:\n%s", n, threads, k, md)
+			case bytes.Contains(md, marked):
+				best++
+			}
+		}
+		if best != 1 {
+			t.Errorf("%d rows marked best for threads %s:\n%s", best, threads, md)
 		}
 	}
 }

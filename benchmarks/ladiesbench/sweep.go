@@ -3,10 +3,13 @@ package main
 // The sweep through the command line (--cli): SEPS and peak memory of
 // layer-wise sampling for every bulk size k of --bulks and thread count of
 // --sweep-threads, measured as a user measures them, by running
-// `bulksample sample --method ladies ... --json` (issue 14). Each (threads,
-// k) runs --reps times as its own process, the configurations interleaved,
-// and each process makes --cli-passes passes over the seeds: the first is
-// the cold one, the median of the others the warm figure the CLI reports.
+// `bulksample sample --method ladies ... --json` (issue 14). The sweep runs
+// --reps rounds; each round runs every (threads, k) once as its own process,
+// in an order shuffled per round (benchutil.SweepOrder), and each process
+// makes --cli-passes passes over the seeds: the first is the cold one, the
+// median of the others the warm figure the CLI reports. Configurations are
+// compared by ratios taken within a round (benchutil.RoundRatios), as
+// samplebench's sweep does.
 
 import (
 	"context"
@@ -15,6 +18,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
@@ -34,15 +39,15 @@ type cliSummary struct {
 	} `json:"pass_costs"`
 }
 
-// sweepRow is one (threads, k) of the sweep: per repetition, the warm and
-// cold SEPS, the warm passes' CPU seconds per wall second, and peak RSS.
+// sweepRow is one (threads, k) of the sweep: per round, the warm and cold
+// SEPS, the warm passes' CPU seconds per wall second, and peak RSS.
 type sweepRow struct {
-	threads, k int
-	edges      int64
-	digest     string
-	warm, cold []float64
-	busy       []float64
-	rss        []float64
+	benchutil.SweepRow
+	edges  int64
+	digest string
+	cold   []float64
+	busy   []float64
+	rss    []float64
 }
 
 // sweepArgs returns the sample command's arguments for one configuration
@@ -68,15 +73,17 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 	var rows []*sweepRow
 	for _, t := range c.sweepThreads {
 		for _, k := range c.bulks {
-			rows = append(rows, &sweepRow{threads: t, k: k})
+			rows = append(rows, &sweepRow{SweepRow: benchutil.SweepRow{Threads: t, K: k}})
 		}
 	}
+	var first *sweepRow // the first row to run: the reference digest
 	for rep := range c.reps {
-		for _, r := range rows {
+		for _, i := range benchutil.SweepOrder(len(rows), rep, c.seed) {
 			if err := ctx.Err(); err != nil {
 				return "", err
 			}
-			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, fmt.Sprint(r.threads), fmt.Sprint(r.k))...)
+			r := rows[i]
+			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
 			res, err := benchutil.RunJSON[cliSummary](cmd)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
@@ -84,20 +91,23 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 			if r.digest == "" {
 				r.digest, r.edges = res.Digest, res.SampledEdges
 			}
-			if res.Digest != rows[0].digest { // rows[0] runs first
+			if first == nil {
+				first = r
+			}
+			if res.Digest != first.digest {
 				return "", fmt.Errorf("threads=%d k=%d: digest %s differs from threads=%d k=%d's %s: the sample depends on k or the threads",
-					r.threads, r.k, res.Digest, rows[0].threads, rows[0].k, rows[0].digest)
+					r.Threads, r.K, res.Digest, first.Threads, first.K, first.digest)
 			}
 			var cpu, wall float64
 			for _, p := range res.PassCosts[min(1, len(res.PassCosts)-1):] {
 				cpu, wall = cpu+p.CPUSeconds, wall+p.Seconds
 			}
-			r.warm = append(r.warm, res.SEPS)
+			r.Warm = append(r.Warm, res.SEPS)
 			r.cold = append(r.cold, res.ColdSEPS)
 			r.busy = append(r.busy, cpu/wall)
 			r.rss = append(r.rss, float64(res.PeakRSSBytes))
-			fmt.Fprintf(progress, "ladiesbench: sweep rep %d threads=%d k=%-4d %.3fM SEPS (cold %.3fM), %.2f CPUs busy, peak RSS %d MiB\n",
-				rep+1, r.threads, r.k, res.SEPS/1e6, res.ColdSEPS/1e6, cpu/wall, res.PeakRSSBytes>>20)
+			fmt.Fprintf(progress, "ladiesbench: sweep round %d threads=%d k=%-4d %.3fM SEPS (cold %.3fM), %.2f CPUs busy, peak RSS %d MiB\n",
+				rep+1, r.Threads, r.K, res.SEPS/1e6, res.ColdSEPS/1e6, cpu/wall, res.PeakRSSBytes>>20)
 		}
 	}
 	return sweepMarkdown(c, graph, rows, load), nil
@@ -108,32 +118,32 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 	fmt.Fprintf(&b, "## Layer-wise (%s) bulk size and thread sweep through the CLI, R-MAT scale %d\n\n", c.methods[0], c.scale)
 	fmt.Fprintf(&b, "Written by `benchmarks/ladiesbench --cli` on %s, %s, %s, %d CPUs; load average at the start %s.\n\n",
 		benchutil.Today(), benchutil.CPUModel(), runtime.Version(), runtime.NumCPU(), load)
-	fmt.Fprintf(&b, "Each row is %d runs of the command below (one process each, the rows interleaved): the first %d seeds "+
-		"of a random permutation of all vertices, b = %d, %s columns per layer, LADIES matrix %s. SEPS is the CLI's headline, "+
-		"the median of its %d warm passes; cold is the first pass. Peak RSS is the process's (getrusage; it includes the graph's "+
-		"mapping and, for the normalised matrix, its copy). Busy CPUs is CPU time over wall time of the warm passes "+
-		"(at most T; under T when a phase is serial or the machine is shared). Efficiency is SEPS(T) / (T · SEPS(1)) at the same k; "+
-		"\"vs best\" compares with the best k at the same T. Medians over the runs; every run's digest is the same.\n\n",
-		c.reps, c.seeds, c.batch, benchutil.JoinInts(c.budgets), c.ladiesMatrix, c.cliPasses-1)
+	fmt.Fprintf(&b, "The sweep runs in %d rounds; each round runs every row once, as its own process of the command below, "+
+		"in an order shuffled per round (fixed seed %d), so that a slow stretch of the machine reaches the rows of a round alike. "+
+		"Seeds: the first %d of a random permutation of all vertices, b = %d, %s columns per layer, LADIES matrix %s. "+
+		"SEPS is the CLI's headline, the median of its %d warm passes; cold is the first pass. Peak RSS is the process's "+
+		"(getrusage; it includes the graph's mapping and, for the normalised matrix, its copy). Busy CPUs is CPU time over wall time "+
+		"of the warm passes (at most T; under T when a phase is serial or the machine is shared). SEPS, cold SEPS, busy CPUs and "+
+		"peak RSS are medians over the rounds. The ratios are taken within each round, then their median and range (min-max) over "+
+		"the rounds: \"vs best k\" is the row's SEPS over the best k's at the same T in that round (the best k, marked *, is the one "+
+		"whose SEPS relative to the mean of its T's rows in a round has the highest median); efficiency is SEPS(T, k) / (T · SEPS(1, k)). "+
+		"Every run's digest is the same.\n\n",
+		c.reps, c.seed, c.seeds, c.batch, benchutil.JoinInts(c.budgets), c.ladiesMatrix, c.cliPasses-1)
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
-	b.WriteString("| T | k | SEPS (M/s) | cold SEPS (M/s) | vs best k | efficiency | busy CPUs | peak RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	best := map[int]float64{}
-	one := map[int]float64{}
-	for _, r := range rows {
-		m := benchutil.Median(r.warm)
-		best[r.threads] = max(best[r.threads], m)
-		if r.threads == 1 {
-			one[r.k] = m
-		}
+	b.WriteString("| T | k | SEPS (M/s) | min-max (M/s) | cold SEPS (M/s) | vs best k | efficiency | busy CPUs | peak RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+	plain := make([]benchutil.SweepRow, len(rows))
+	for i, r := range rows {
+		plain[i] = r.SweepRow
 	}
-	for _, r := range rows {
-		m := benchutil.Median(r.warm)
-		eff := "-"
-		if s1, ok := one[r.k]; ok && s1 > 0 {
-			eff = fmt.Sprintf("%.2f", m/(float64(r.threads)*s1))
+	q := benchutil.RoundRatios(plain)
+	for j, r := range rows {
+		k := strconv.Itoa(r.K)
+		if q.Best[r.Threads] == j {
+			k += "*"
 		}
-		fmt.Fprintf(&b, "| %d | %d | %.3f | %.3f | %.2f | %s | %.2f | %.0f |\n", r.threads, r.k, m/1e6, benchutil.Median(r.cold)/1e6,
-			m/best[r.threads], eff, benchutil.Median(r.busy), benchutil.Median(r.rss)/(1<<20))
+		fmt.Fprintf(&b, "| %d | %s | %.3f | %.3f-%.3f | %.3f | %s | %s | %.2f | %.0f |\n", r.Threads, k,
+			benchutil.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6, benchutil.Median(r.cold)/1e6,
+			benchutil.RatioCell(q.VsBest[j]), benchutil.RatioCell(q.Eff[j]), benchutil.Median(r.busy), benchutil.Median(r.rss)/(1<<20))
 	}
 	fmt.Fprintf(&b, "\nSampled edges per pass: %d; digest of every run: %s. Command of the table: `go run ./benchmarks/ladiesbench --cli BULKSAMPLE --scale %d --batch %d --budgets %s "+
 		"--bulks %s --sweep-threads %s --seeds %d --cli-passes %d --reps %d --ladies-matrix %s`\n",

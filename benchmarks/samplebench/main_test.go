@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -204,82 +203,5 @@ echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 5
 	if code := run(context.Background(), args, io.Discard, &stderr); code == 0 ||
 		!strings.Contains(stderr.String(), cli+" sample --graph") || !strings.Contains(stderr.String(), "not the JSON summary") {
 		t.Errorf("a CLI without JSON: exit %d, stderr %q", code, stderr.String())
-	}
-}
-
-// TestSweepOrder checks the rounds' orders: each a permutation, the same
-// for the same seed, and not the same order in every round.
-func TestSweepOrder(t *testing.T) {
-	const n, rounds = 12, 3
-	identity := make([]int, n)
-	for i := range identity {
-		identity[i] = i
-	}
-	var orders [][]int
-	for r := range rounds {
-		o := sweepOrder(n, r, 1)
-		if got := slices.Sorted(slices.Values(o)); !slices.Equal(got, identity) {
-			t.Fatalf("round %d order %v is not a permutation of 0..%d", r, o, n-1)
-		}
-		if again := sweepOrder(n, r, 1); !slices.Equal(again, o) {
-			t.Errorf("round %d: orders %v and %v for the same seed", r, o, again)
-		}
-		orders = append(orders, o)
-	}
-	if slices.Equal(orders[0], orders[1]) && slices.Equal(orders[1], orders[2]) {
-		t.Errorf("every round runs in the order %v", orders[0])
-	}
-	if slices.Equal(sweepOrder(n, 0, 1), sweepOrder(n, 0, 2)) {
-		t.Errorf("seeds 1 and 2 give the same order %v", sweepOrder(n, 0, 1))
-	}
-}
-
-// TestRoundRatios checks that the ratios are taken within rounds (a round
-// in which the whole machine runs at half speed leaves them unchanged) and
-// against one best row per thread count, not each round's fastest: k = 1024
-// wins round 3 at 1 thread, yet k = 16 is the reference of all three.
-func TestRoundRatios(t *testing.T) {
-	rows := []*sweepRow{
-		{threads: 1, k: 16, warm: []float64{10, 5, 10}},
-		{threads: 1, k: 1024, warm: []float64{9, 4.5, 11}},
-		{threads: 2, k: 16, warm: []float64{18, 9, 16}},
-		{threads: 2, k: 1024, warm: []float64{16, 8, 17}},
-		{threads: 2, k: 64, warm: []float64{15, 7.5, 15}}, // no 1-thread row at k = 64
-	}
-	q := roundRatios(rows)
-	if q.best[1] != 0 || q.best[2] != 2 || len(q.best) != 2 {
-		t.Errorf("best rows %v, want 1 thread: 0 (k = 16), 2 threads: 2 (k = 16)", q.best)
-	}
-	for _, tc := range []struct {
-		name string
-		got  []float64
-		want []float64
-	}{
-		{"vs best, 1 thread k=16", q.vsBest[0], []float64{1, 1, 1}},
-		{"vs best, 1 thread k=1024", q.vsBest[1], []float64{0.9, 0.9, 1.1}},
-		{"vs best, 2 threads k=16", q.vsBest[2], []float64{1, 1, 1}},
-		{"vs best, 2 threads k=1024", q.vsBest[3], []float64{16.0 / 18, 8.0 / 9, 17.0 / 16}},
-		{"efficiency, 2 threads k=16", q.eff[2], []float64{0.9, 0.9, 0.8}},
-		{"efficiency, 2 threads k=1024", q.eff[3], []float64{16.0 / 18, 8.0 / 9, 17.0 / 22}},
-		{"vs 1-thread best, 2 threads k=1024", q.effBest[3], []float64{0.8, 0.8, 0.85}},
-		{"efficiency without a 1-thread row", q.eff[4], nil},
-		{"vs 1-thread best, 2 threads k=64", q.effBest[4], []float64{0.75, 0.75, 0.75}},
-	} {
-		if len(tc.got) != len(tc.want) {
-			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
-			continue
-		}
-		for i := range tc.got {
-			if math.Abs(tc.got[i]-tc.want[i]) > 1e-12 {
-				t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
-				break
-			}
-		}
-	}
-	if got, want := ratioCell([]float64{0.9, 0.95, 0.8}), "0.90 (0.80-0.95)"; got != want {
-		t.Errorf("ratioCell = %q, want %q", got, want)
-	}
-	if got := ratioCell(nil); got != "-" {
-		t.Errorf("ratioCell(nil) = %q, want -", got)
 	}
 }

@@ -17,7 +17,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -62,12 +61,12 @@ func (r *cliResult) warmCPUSEPS() float64 {
 // sweepRow is one (threads, k) of the sweep. Its per-run slices are in
 // round order: every round runs every row once.
 type sweepRow struct {
-	threads, k int
-	edges      int64
-	warm, cold []float64 // SEPS per round
-	cpu        []float64 // warm CPU-SEPS per round
-	rss        []int64   // peak RSS per round
-	isWarm     bool
+	benchutil.SweepRow // threads, k and warm SEPS per round
+	edges              int64
+	cold               []float64 // SEPS per round
+	cpu                []float64 // warm CPU-SEPS per round
+	rss                []int64   // peak RSS per round
+	isWarm             bool
 }
 
 // sweepArgs returns the sample command's arguments for one configuration
@@ -76,21 +75,6 @@ func sweepArgs(c *config, graph, threads, k string) []string {
 	return []string{"sample", "--graph", graph, "--batch", fmt.Sprint(c.batch),
 		"--fanout", benchutil.JoinInts(c.fanouts), "--seeds", fmt.Sprint(c.seeds), "--bulk", k,
 		"--threads", threads, "--seed", fmt.Sprint(c.seed), "--reps", fmt.Sprint(c.cliPasses), "--json"}
-}
-
-// sweepOrder returns the order in which round r of the sweep runs its n
-// configurations: a permutation drawn from a generator seeded by seed and r.
-// A drift of the machine's speed (other tenants of the VM, its neighbours'
-// load) then reaches the configurations of a round alike and falls on none
-// of them by its place in the order, and a re-run repeats the orders.
-func sweepOrder(n, round int, seed uint64) []int {
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	rng := rand.New(rand.NewPCG(seed, uint64(round)))
-	rng.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
-	return order
 }
 
 // runSweep runs the sweep through the CLI c.cli and returns its markdown.
@@ -103,113 +87,38 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, error) 
 	var rows []*sweepRow
 	for _, t := range c.threads {
 		for _, k := range c.bulks {
-			rows = append(rows, &sweepRow{threads: t, k: k})
+			rows = append(rows, &sweepRow{SweepRow: benchutil.SweepRow{Threads: t, K: k}})
 		}
 	}
 	for round := range c.reps {
-		for _, i := range sweepOrder(len(rows), round, c.seed) {
+		for _, i := range benchutil.SweepOrder(len(rows), round, c.seed) {
 			if err := ctx.Err(); err != nil {
 				return "", err
 			}
 			r := rows[i]
-			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, fmt.Sprint(r.threads), fmt.Sprint(r.k))...)
+			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
 			res, err := benchutil.RunJSON[cliResult](cmd)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 			}
 			if r.edges != 0 && res.SampledEdges != r.edges {
-				return "", fmt.Errorf("threads=%d k=%d sampled %d edges, before %d", r.threads, r.k, res.SampledEdges, r.edges)
+				return "", fmt.Errorf("threads=%d k=%d sampled %d edges, before %d", r.Threads, r.K, res.SampledEdges, r.edges)
 			}
 			r.edges, r.isWarm = res.SampledEdges, res.Warm
-			r.warm = append(r.warm, res.SEPS)
+			r.Warm = append(r.Warm, res.SEPS)
 			r.cold = append(r.cold, res.ColdSEPS)
 			r.cpu = append(r.cpu, res.warmCPUSEPS())
 			r.rss = append(r.rss, res.PeakRSSBytes)
 			fmt.Fprintf(stderr, "samplebench: sweep round %d threads=%d k=%-4d %.2fM SEPS (cold %.2fM, warm CPU-SEPS %.2fM), peak RSS %d MiB\n",
-				round+1, r.threads, r.k, res.SEPS/1e6, res.ColdSEPS/1e6, res.warmCPUSEPS()/1e6, res.PeakRSSBytes>>20)
+				round+1, r.Threads, r.K, res.SEPS/1e6, res.ColdSEPS/1e6, res.warmCPUSEPS()/1e6, res.PeakRSSBytes>>20)
 		}
 	}
 	for _, r := range rows[1:] {
 		if r.edges != rows[0].edges {
-			return "", fmt.Errorf("threads=%d k=%d sampled %d edges, threads=%d k=%d %d", r.threads, r.k, r.edges, rows[0].threads, rows[0].k, rows[0].edges)
+			return "", fmt.Errorf("threads=%d k=%d sampled %d edges, threads=%d k=%d %d", r.Threads, r.K, r.edges, rows[0].Threads, rows[0].K, rows[0].edges)
 		}
 	}
 	return sweepMarkdown(c, graph, rows), nil
-}
-
-// sweepRatios holds, per row and round, the ratios that compare rows
-// within one round, where a slow or fast stretch of the machine reaches
-// both sides of the ratio.
-type sweepRatios struct {
-	// best is, per thread count, the index of its best row: the one whose
-	// SEPS, relative to the mean of the thread count's rows in the same
-	// round, has the highest median over the rounds. One row is the
-	// reference of every round: the best of each round would be the one
-	// that noise favoured there, and every other row would look slower
-	// than it is.
-	best map[int]int
-	// vsBest is the row's warm SEPS over its thread count's best row's in
-	// the same round.
-	vsBest [][]float64
-	// eff is the parallel efficiency at the same k, SEPS(T, k) / (T ·
-	// SEPS(1, k)); effBest is SEPS(T, k) / (T · SEPS of the 1-thread best
-	// row). eff is nil for a row without a 1-thread row of its k, effBest
-	// for a sweep without 1 thread.
-	eff, effBest [][]float64
-}
-
-// roundRatios returns the ratios of rows, whose warm SEPS are per round.
-func roundRatios(rows []*sweepRow) sweepRatios {
-	rounds := len(rows[0].warm)
-	mean := map[int][]float64{} // per thread count, per round: the mean of its rows
-	one := map[int]*sweepRow{}  // 1-thread row per k
-	for _, r := range rows {
-		m := mean[r.threads]
-		if m == nil {
-			m = make([]float64, rounds)
-			mean[r.threads] = m
-		}
-		for i, x := range r.warm {
-			m[i] += x
-		}
-		if r.threads == 1 {
-			one[r.k] = r
-		}
-	}
-	q := sweepRatios{best: map[int]int{}, vsBest: make([][]float64, len(rows)), eff: make([][]float64, len(rows)), effBest: make([][]float64, len(rows))}
-	score := make([]float64, len(rows))
-	for j, r := range rows {
-		rel := make([]float64, rounds)
-		for i, x := range r.warm {
-			rel[i] = x / mean[r.threads][i] // the row count cancels in the comparison
-		}
-		score[j] = benchutil.Median(rel)
-		if b, ok := q.best[r.threads]; !ok || score[j] > score[b] {
-			q.best[r.threads] = j
-		}
-	}
-	for j, r := range rows {
-		t := float64(r.threads)
-		best := rows[q.best[r.threads]]
-		for i, x := range r.warm {
-			q.vsBest[j] = append(q.vsBest[j], x/best.warm[i])
-			if b1, ok := q.best[1]; ok {
-				q.effBest[j] = append(q.effBest[j], x/(t*rows[b1].warm[i]))
-			}
-			if r1 := one[r.k]; r1 != nil {
-				q.eff[j] = append(q.eff[j], x/(t*r1.warm[i]))
-			}
-		}
-	}
-	return q
-}
-
-// ratioCell writes the median of x and its range, or "-" for none.
-func ratioCell(x []float64) string {
-	if len(x) == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f (%.2f-%.2f)", benchutil.Median(x), slices.Min(x), slices.Max(x))
 }
 
 func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
@@ -241,19 +150,23 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
 		benchutil.JoinInts(c.threads), benchutil.JoinInts(c.bulks), c.reps, c.cliPasses)
 	fmt.Fprintf(&b, "| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best k | efficiency | vs 1-thread best | cold SEPS (M) | warm CPU-SEPS (M) | peak RSS (MiB) |\n")
 	fmt.Fprintf(&b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	q := roundRatios(rows)
+	plain := make([]benchutil.SweepRow, len(rows))
+	for i, r := range rows {
+		plain[i] = r.SweepRow
+	}
+	q := benchutil.RoundRatios(plain)
 	for j, r := range rows {
-		k := strconv.Itoa(r.k)
-		if q.best[r.threads] == j {
+		k := strconv.Itoa(r.K)
+		if q.Best[r.Threads] == j {
 			k += "*"
 		}
 		rss := make([]float64, len(r.rss))
 		for i, x := range r.rss {
 			rss[i] = float64(x)
 		}
-		fmt.Fprintf(&b, "| %d | %s | %d | %.2f | %.2f-%.2f | %s | %s | %s | %.2f | %.2f | %.0f |\n", r.threads, k, r.edges,
-			benchutil.Median(r.warm)/1e6, slices.Min(r.warm)/1e6, slices.Max(r.warm)/1e6,
-			ratioCell(q.vsBest[j]), ratioCell(q.eff[j]), ratioCell(q.effBest[j]),
+		fmt.Fprintf(&b, "| %d | %s | %d | %.2f | %.2f-%.2f | %s | %s | %s | %.2f | %.2f | %.0f |\n", r.Threads, k, r.edges,
+			benchutil.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6,
+			benchutil.RatioCell(q.VsBest[j]), benchutil.RatioCell(q.Eff[j]), benchutil.RatioCell(q.EffBest[j]),
 			benchutil.Median(r.cold)/1e6, benchutil.Median(r.cpu)/1e6, benchutil.Median(rss)/(1<<20))
 	}
 	if !rows[0].isWarm {

@@ -3,8 +3,10 @@
 // integer-list flags, medians, a description of the machine, CPU time and
 // load average, and writing the markdown report and the --json summary, with
 // the per-repetition costs (page faults, heap allocation, GC, peak RSS) that
-// every report shows next to its rows: CostColumns, MedianCost, CostCells.
-// (Measuring them is internal/procstat's, shared with the CLI.)
+// every report shows next to its rows: CostColumns, MedianCost, CostCells
+// (measuring them is internal/procstat's, shared with the CLI); and the
+// rounds and within-round ratios of the sweeps through the CLI (SweepOrder,
+// RoundRatios).
 package benchutil
 
 import (

@@ -1,0 +1,84 @@
+package benchutil
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+// TestSweepOrder checks the rounds' orders: each a permutation, the same
+// for the same seed, and not the same order in every round.
+func TestSweepOrder(t *testing.T) {
+	const n, rounds = 12, 3
+	identity := make([]int, n)
+	for i := range identity {
+		identity[i] = i
+	}
+	var orders [][]int
+	for r := range rounds {
+		o := SweepOrder(n, r, 1)
+		if got := slices.Sorted(slices.Values(o)); !slices.Equal(got, identity) {
+			t.Fatalf("round %d order %v is not a permutation of 0..%d", r, o, n-1)
+		}
+		if again := SweepOrder(n, r, 1); !slices.Equal(again, o) {
+			t.Errorf("round %d: orders %v and %v for the same seed", r, o, again)
+		}
+		orders = append(orders, o)
+	}
+	if slices.Equal(orders[0], orders[1]) && slices.Equal(orders[1], orders[2]) {
+		t.Errorf("every round runs in the order %v", orders[0])
+	}
+	if slices.Equal(SweepOrder(n, 0, 1), SweepOrder(n, 0, 2)) {
+		t.Errorf("seeds 1 and 2 give the same order %v", SweepOrder(n, 0, 1))
+	}
+}
+
+// TestRoundRatios checks that the ratios are taken within rounds (a round
+// in which the whole machine runs at half speed leaves them unchanged) and
+// against one best row per thread count, not each round's fastest: k = 1024
+// wins round 3 at 1 thread, yet k = 16 is the reference of all three.
+func TestRoundRatios(t *testing.T) {
+	rows := []SweepRow{
+		{Threads: 1, K: 16, Warm: []float64{10, 5, 10}},
+		{Threads: 1, K: 1024, Warm: []float64{9, 4.5, 11}},
+		{Threads: 2, K: 16, Warm: []float64{18, 9, 16}},
+		{Threads: 2, K: 1024, Warm: []float64{16, 8, 17}},
+		{Threads: 2, K: 64, Warm: []float64{15, 7.5, 15}}, // no 1-thread row at k = 64
+	}
+	q := RoundRatios(rows)
+	if q.Best[1] != 0 || q.Best[2] != 2 || len(q.Best) != 2 {
+		t.Errorf("best rows %v, want 1 thread: 0 (k = 16), 2 threads: 2 (k = 16)", q.Best)
+	}
+	for _, tc := range []struct {
+		name string
+		got  []float64
+		want []float64
+	}{
+		{"vs best, 1 thread k=16", q.VsBest[0], []float64{1, 1, 1}},
+		{"vs best, 1 thread k=1024", q.VsBest[1], []float64{0.9, 0.9, 1.1}},
+		{"vs best, 2 threads k=16", q.VsBest[2], []float64{1, 1, 1}},
+		{"vs best, 2 threads k=1024", q.VsBest[3], []float64{16.0 / 18, 8.0 / 9, 17.0 / 16}},
+		{"efficiency, 2 threads k=16", q.Eff[2], []float64{0.9, 0.9, 0.8}},
+		{"efficiency, 2 threads k=1024", q.Eff[3], []float64{16.0 / 18, 8.0 / 9, 17.0 / 22}},
+		{"vs 1-thread best, 2 threads k=1024", q.EffBest[3], []float64{0.8, 0.8, 0.85}},
+		{"efficiency without a 1-thread row", q.Eff[4], nil},
+		{"vs 1-thread best, 2 threads k=64", q.EffBest[4], []float64{0.75, 0.75, 0.75}},
+	} {
+		if len(tc.got) != len(tc.want) {
+			t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
+			continue
+		}
+		for i := range tc.got {
+			if math.Abs(tc.got[i]-tc.want[i]) > 1e-12 {
+				t.Errorf("%s: %v, want %v", tc.name, tc.got, tc.want)
+				break
+			}
+		}
+	}
+	if got, want := RatioCell([]float64{0.9, 0.95, 0.8}), "0.90 (0.80-0.95)"; got != want {
+		t.Errorf("RatioCell = %q, want %q", got, want)
+	}
+	if got := RatioCell(nil); got != "-" {
+		t.Errorf("RatioCell(nil) = %q, want -", got)
+	}
+}
