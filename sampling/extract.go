@@ -29,12 +29,10 @@ package sampling
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 
-	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -189,19 +187,11 @@ func extractBlocks(tm *team, src RowSource, ncols int, spec *extractSpec, semibu
 type colMapPool struct {
 	mu   sync.Mutex
 	free [][]int32
-	// arena, when set, holds the maps of hugemem.MinBytes or more (n of
-	// 512Ki vertices or more) on transparent huge pages. A map is read at
-	// random vertices; on 4 KiB pages nearly every read of a large one
-	// misses the TLB (4 MiB at R-MAT 20, 16 MiB at 22: 1,024-4,096
-	// pages, two to eight TLB entries on huge pages). See scratchArena.
-	arena *hugemem.Arena
 }
 
 // get returns a column map of n entries, all -1 (absent).
 func (p *colMapPool) get(n int) []int32 {
-	var arena *hugemem.Arena
 	if p != nil {
-		arena = p.arena
 		p.mu.Lock()
 		for len(p.free) > 0 {
 			m := p.free[len(p.free)-1]
@@ -210,11 +200,10 @@ func (p *colMapPool) get(n int) []int32 {
 				p.mu.Unlock()
 				return m
 			}
-			_ = hugemem.Free(arena, m) // a map of another n: not needed again
 		}
 		p.mu.Unlock()
 	}
-	colMap := hugemem.Make[int32](arena, n)
+	colMap := make([]int32, n)
 	for i := range colMap {
 		colMap[i] = -1
 	}
@@ -478,14 +467,4 @@ func appendNew(src, slots []int32, order *[]uint64, frontier, cols []int32) ([]i
 		}
 	}
 	return src, slots
-}
-
-// scratchArena returns the arena of a sampler's per-thread scratch arrays
-// of n entries (colMapPool.arena), unmapped when owner, the sampler that
-// keeps them in its free lists, becomes unreachable: samplers have no
-// Close, and memory outside the Go heap is not collected with them.
-func scratchArena[T any](owner *T) *hugemem.Arena {
-	a := new(hugemem.Arena)
-	runtime.AddCleanup(owner, func(a *hugemem.Arena) { _ = a.Release() }, a)
-	return a
 }

@@ -33,7 +33,6 @@ import (
 	"sync/atomic"
 
 	"github.com/bulksample/bulksample/internal/freelist"
-	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -210,7 +209,6 @@ func NewLayerWiseFrom(src RowSource, opt LayerWiseOptions, fastGCN *spgemm.CSR) 
 	}
 	opt.Budgets = append([]int(nil), opt.Budgets...)
 	s := &LayerWise{src: src, n: n, fg: fastGCN, opt: opt}
-	s.colMaps.arena = scratchArena(s)
 	if fastGCN != nil {
 		s.fgTotal = positiveSum(fastGCN.Data)
 	}
@@ -503,9 +501,7 @@ func (s *LayerWise) getWorker() *lwWorker {
 		return w
 	}
 	n := s.n
-	// The accumulator is read and written at random columns: on huge
-	// pages, as the column maps (colMapPool.arena).
-	return &lwWorker{acc: hugemem.Make[float32](s.colMaps.arena, n), seen: make([]uint64, (n+63)/64)}
+	return &lwWorker{acc: make([]float32, n), seen: make([]uint64, (n+63)/64)}
 }
 
 // probRow computes row m of P = Q·(A∘A) for the frontier f into w.cols

@@ -163,9 +163,8 @@ type NodeWise struct {
 	// splitPicks is the fewest entries of a minibatch whose extraction
 	// may be split over threads (splitExtractPicks; tests lower it).
 	splitPicks int64
-	scratch    nwScratch  // workers and call state, reused across calls
-	maps       colMapPool // where the workers' vertex maps come from (on huge pages)
-	bulks      bulkPool   // released bulks' arrays, reused for new bulks
+	scratch    nwScratch // workers and call state, reused across calls
+	bulks      bulkPool  // released bulks' arrays, reused for new bulks
 	// clock, when a benchmark of this package sets it, times the phases
 	// of each bulk (phaseClock); nil otherwise.
 	clock *phaseClock
@@ -249,7 +248,6 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	}
 	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads,
 		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges), splitPicks: splitExtractPicks}
-	nw.maps.arena = scratchArena(nw)
 	nw.packed, _ = src.(PackedRows)
 	nw.picker, _ = src.(PickFetcher)
 	return nw, nil

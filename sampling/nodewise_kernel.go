@@ -91,7 +91,11 @@ func (nw *NodeWise) getWorker() *nwWorker {
 		return w
 	}
 	sc.mu.Unlock()
-	return &nwWorker{ids: nw.maps.get(nw.src.NumVertices())}
+	ids := make([]int32, nw.src.NumVertices())
+	for i := range ids {
+		ids[i] = -1
+	}
+	return &nwWorker{ids: ids}
 }
 
 func (nw *NodeWise) putWorker(w *nwWorker) {
