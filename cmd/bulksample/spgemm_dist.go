@@ -198,8 +198,8 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 	}
 	s.productTimes = timesOf(times, s.Flops)
 	out := e.stdout
-	fmt.Fprintf(out, "%s on %d ranks (%s grid): %s; %d flops; %s of %d products: %.4f s (%.3f GFLOP/s), best %.4f s\n",
-		productName(job.selectRows), s.Ranks, s.Grid, s.describe(), s.Flops, repsLabel(s.Warm), job.reps, s.Seconds, s.GFlops, s.BestSeconds)
+	fmt.Fprintf(out, "%s on %d ranks (%s grid): %s; %d flops; %s: %.4f s (%.3f GFLOP/s), best %.4f s\n",
+		productName(job.selectRows), s.Ranks, s.Grid, s.describe(), s.Flops, repsLabel(s.Warm, job.reps), s.Seconds, s.GFlops, s.BestSeconds)
 	tr := s.Traffic[dist.PhaseSample.String()]
 	fmt.Fprintf(out, "spgemm traffic of one product: %d bytes in %d messages over all ranks (most on one rank: %d bytes); peak RSS of a rank %d MiB\n",
 		tr.BytesSent, tr.Messages, tr.BytesSentMax, s.PeakRSSMax>>20)
@@ -352,11 +352,12 @@ func pullProduct(ctx context.Context, world dist.Comm, a, b *spgemm.CSR, opt *sp
 	}, nil
 }
 
-// repsLabel names the headline time of a run's products: the warm median or
-// the one cold product.
-func repsLabel(warm bool) string {
+// repsLabel names the headline time of a run's reps products: the median
+// of the warm ones (all but the first, as summarizeReps takes it) or the
+// one cold product.
+func repsLabel(warm bool, reps int) string {
 	if warm {
-		return "warm median"
+		return fmt.Sprintf("warm median of %d products", reps-1)
 	}
-	return "cold"
+	return "cold (one product)"
 }

@@ -78,6 +78,10 @@ func TestSpGEMMInProcGrids(t *testing.T) {
 		if tr := s.Traffic["sample"]; (tc.p > 1) != (tr.BytesSent > 0) || tr.BytesSentMax > tr.BytesSent {
 			t.Errorf("%v: sample traffic %+v", args, tr)
 		}
+		// --reps 2: one cold product, the headline the median of the one warm product.
+		if !strings.Contains(out, "warm median of 1 products:") {
+			t.Errorf("%v: output does not name the warm median of 1 product:\n%s", args, out)
+		}
 	}
 }
 
