@@ -136,8 +136,7 @@ func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
 	}
 	world, err := dist.NewMPIWorld(dist.Options{})
 	if err != nil {
-		fmt.Fprintf(stderr, "distbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "distbench", err)
 	}
 	res, err := featureRank(ctx, world, &cfg)
 	if err != nil {
@@ -152,8 +151,7 @@ func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s%s\n", featureMarker, b)
 	}
 	if err := world.Close(); err != nil {
-		fmt.Fprintf(stderr, "distbench: %v\n", err)
-		return 1
+		return benchutil.Fail(stderr, "distbench", err)
 	}
 	return 0
 }

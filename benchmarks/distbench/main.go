@@ -169,21 +169,18 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	if slices.Contains(c.parts, "sampling") {
 		if err := bench(ctx, c, stdout, stderr); err != nil {
-			fmt.Fprintf(stderr, "distbench: %v\n", err)
-			return 1
+			return benchutil.Fail(stderr, "distbench", err)
 		}
 	}
 	if slices.Contains(c.parts, "features") {
 		if !slices.Contains(c.parts, "sampling") {
 			// The section is appended: start the file afresh.
 			if err := os.WriteFile(c.out, []byte("# Distributed training: communication (distbench)\n"), 0o644); err != nil {
-				fmt.Fprintf(stderr, "distbench: %v\n", err)
-				return 1
+				return benchutil.Fail(stderr, "distbench", err)
 			}
 		}
 		if err := featureBench(ctx, c, stdout, stderr); err != nil {
-			fmt.Fprintf(stderr, "distbench: %v\n", err)
-			return 1
+			return benchutil.Fail(stderr, "distbench", err)
 		}
 	}
 	return 0
