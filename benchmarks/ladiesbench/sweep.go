@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
@@ -131,16 +130,9 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 		c.reps, c.seed, c.seeds, c.batch, benchutil.JoinInts(c.budgets), c.ladiesMatrix, c.cliPasses-1)
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
 	b.WriteString("| T | k | SEPS (M/s) | min-max (M/s) | cold SEPS (M/s) | vs best k | efficiency | busy CPUs | peak RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	plain := make([]benchutil.SweepRow, len(rows))
-	for i, r := range rows {
-		plain[i] = r.SweepRow
-	}
-	q := benchutil.RoundRatios(plain)
+	q := benchutil.RoundRatiosOf(rows)
 	for j, r := range rows {
-		k := strconv.Itoa(r.K)
-		if q.Best[r.Threads] == j {
-			k += "*"
-		}
+		k := q.KCell(j, r.SweepRow)
 		fmt.Fprintf(&b, "| %d | %s | %.3f | %.3f-%.3f | %.3f | %s | %s | %.2f | %.0f |\n", r.Threads, k,
 			benchutil.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6, benchutil.Median(r.cold)/1e6,
 			benchutil.RatioCell(q.VsBest[j]), benchutil.RatioCell(q.Eff[j]), benchutil.Median(r.busy), benchutil.Median(r.rss)/(1<<20))

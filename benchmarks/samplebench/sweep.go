@@ -21,7 +21,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
@@ -150,16 +149,9 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
 		benchutil.JoinInts(c.threads), benchutil.JoinInts(c.bulks), c.reps, c.cliPasses)
 	fmt.Fprintf(&b, "| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best k | efficiency | vs 1-thread best | cold SEPS (M) | warm CPU-SEPS (M) | peak RSS (MiB) |\n")
 	fmt.Fprintf(&b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-	plain := make([]benchutil.SweepRow, len(rows))
-	for i, r := range rows {
-		plain[i] = r.SweepRow
-	}
-	q := benchutil.RoundRatios(plain)
+	q := benchutil.RoundRatiosOf(rows)
 	for j, r := range rows {
-		k := strconv.Itoa(r.K)
-		if q.Best[r.Threads] == j {
-			k += "*"
-		}
+		k := q.KCell(j, r.SweepRow)
 		rss := make([]float64, len(r.rss))
 		for i, x := range r.rss {
 			rss[i] = float64(x)

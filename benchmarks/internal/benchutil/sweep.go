@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 )
 
 // SweepOrder returns the order in which round r of a sweep runs its n
@@ -35,6 +36,10 @@ type SweepRow struct {
 	Threads, K int
 	Warm       []float64
 }
+
+// Sweep returns r: a row type of a program that embeds SweepRow has the
+// method too, so that RoundRatiosOf takes the program's own rows.
+func (r SweepRow) Sweep() SweepRow { return r }
 
 // SweepRatios holds, per row and round, the ratios that compare the rows of
 // a sweep within one round.
@@ -103,6 +108,25 @@ func RoundRatios(rows []SweepRow) SweepRatios {
 		}
 	}
 	return q
+}
+
+// RoundRatiosOf is RoundRatios of rows of a type that embeds SweepRow.
+func RoundRatiosOf[R interface{ Sweep() SweepRow }](rows []R) SweepRatios {
+	plain := make([]SweepRow, len(rows))
+	for i, r := range rows {
+		plain[i] = r.Sweep()
+	}
+	return RoundRatios(plain)
+}
+
+// KCell returns the k of row j, r, as a table cell, marked * when the row
+// is its thread count's best.
+func (q SweepRatios) KCell(j int, r SweepRow) string {
+	k := strconv.Itoa(r.K)
+	if q.Best[r.Threads] == j {
+		k += "*"
+	}
+	return k
 }
 
 // RatioCell returns the median of x and its range as a table cell, or "-"

@@ -82,3 +82,38 @@ func TestRoundRatios(t *testing.T) {
 		t.Errorf("RatioCell(nil) = %q, want -", got)
 	}
 }
+
+// sweepTestRow is a program's row type: SweepRow embedded beside its own
+// columns, as the sweeps' rows are.
+type sweepTestRow struct {
+	SweepRow
+	label string
+}
+
+// TestRoundRatiosOfAndKCell checks that the ratios of a program's own rows
+// equal those of their SweepRows, and that exactly the best row of each
+// thread count is marked.
+func TestRoundRatiosOfAndKCell(t *testing.T) {
+	rows := []*sweepTestRow{
+		{SweepRow{Threads: 1, K: 16, Warm: []float64{10, 5, 10}}, "16*"},
+		{SweepRow{Threads: 1, K: 1024, Warm: []float64{9, 4.5, 11}}, "1024"},
+		{SweepRow{Threads: 2, K: 16, Warm: []float64{16, 8, 15}}, "16"},
+		{SweepRow{Threads: 2, K: 1024, Warm: []float64{18, 9, 16}}, "1024*"},
+	}
+	plain := make([]SweepRow, len(rows))
+	for i, r := range rows {
+		plain[i] = r.SweepRow
+	}
+	q, want := RoundRatiosOf(rows), RoundRatios(plain)
+	if len(q.Best) != len(want.Best) || q.Best[1] != want.Best[1] || q.Best[2] != want.Best[2] {
+		t.Errorf("RoundRatiosOf best %v, RoundRatios %v", q.Best, want.Best)
+	}
+	for j, r := range rows {
+		if !slices.Equal(q.VsBest[j], want.VsBest[j]) {
+			t.Errorf("row %d: vs best %v, want %v", j, q.VsBest[j], want.VsBest[j])
+		}
+		if cell := q.KCell(j, r.SweepRow); cell != r.label {
+			t.Errorf("row %d: KCell %q, want %q", j, cell, r.label)
+		}
+	}
+}
