@@ -294,12 +294,14 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	c.team.clock = clock
 	if nw.threads > 1 {
 		c.team.start(nw.threads - 1)
-		defer func() {
-			clock.mark("end of bulk")
+	}
+	defer func() {
+		clock.mark("end of bulk")
+		if nw.threads > 1 {
 			c.team.stop()
 			clock.mark("team stop")
-		}()
-	}
+		}
+	}()
 	clock.mark("team start")
 	bulk := nw.bulks.get(len(nw.opt.Fanouts))
 	bulk.First = first
@@ -334,9 +336,6 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		}
 	}
 	bulk.pool = &nw.bulks
-	if nw.threads <= 1 {
-		clock.mark("end of bulk")
-	}
 	return bulk, nil
 }
 

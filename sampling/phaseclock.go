@@ -116,12 +116,12 @@ func (pc *phaseClock) pass(t int, job func(p int), run func(t int, job func(p in
 	s.pass += end.Sub(start)
 	s.busy += sum
 	s.maxBusy += most
-	if pc.logging {
-		pc.log = append(pc.log, passRecord{name, most})
-	}
 	s.mean += sum / time.Duration(t)
 	s.slots += t
 	s.passes++
+	if pc.logging {
+		pc.log = append(pc.log, passRecord{name, most})
+	}
 	pc.last = end
 }
 

@@ -1,6 +1,7 @@
 package sampling
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -420,7 +421,7 @@ func BenchmarkNodeWisePhases(b *testing.B) {
 			}
 			on, off := median(c.on), median(c.off)
 			fmt.Fprintf(&out, "%d threads: pass %.1f ms without the clock (%.2fM SEPS, %.2f CPUs busy), %.1f ms with it (x%.3f)",
-				c.t, ms(off), float64(c.edges)/off.Seconds()/1e6, medianF(c.cpu), ms(on), on.Seconds()/off.Seconds())
+				c.t, ms(off), float64(c.edges)/off.Seconds()/1e6, median(c.cpu), ms(on), on.Seconds()/off.Seconds())
 			if c.t > 1 {
 				rt, _ := phaseTimes(c.clock)
 				var busy, busy1 time.Duration
@@ -505,12 +506,6 @@ func BenchmarkNodeWisePhases(b *testing.B) {
 		fmt.Fprintf(&out, "k = %d: %.2f%% (an epoch's sampling about %.1f s)\n", k, 100*frac(epochPlan, epochPlan+epoch), epoch.Seconds())
 	}
 	os.Stdout.WriteString(out.String()) // b.Log would cut it to its first lines
-}
-
-func medianF(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return s[len(s)/2]
 }
 
 func ms(d time.Duration) float64 { return d.Seconds() * 1e3 }
@@ -608,8 +603,10 @@ func BenchmarkNodeWiseGroupSize(b *testing.B) {
 	}
 }
 
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
+// median returns the upper median of xs (durations or figures), leaving
+// xs as it was.
+func median[T cmp.Ordered](xs []T) T {
+	s := slices.Clone(xs)
 	slices.Sort(s)
 	return s[len(s)/2]
 }
