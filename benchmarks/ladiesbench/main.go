@@ -21,7 +21,8 @@
 // With --cli BULKSAMPLE it instead sweeps --bulks and --sweep-threads
 // through the command line, one `bulksample sample --method ladies --json`
 // process per run (sweep.go): SEPS, cold SEPS, parallel efficiency and
-// peak RSS as a user measures them.
+// peak RSS as a user measures them, the within-round ratios with 95%
+// intervals, and a verdict on the largest k against the best.
 package main
 
 import (

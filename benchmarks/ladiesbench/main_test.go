@@ -72,7 +72,7 @@ func TestSweepCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"--ladies-matrix normalized", "--sweep-threads 1,2", "--reps 2", "digest of every run: "} {
+	for _, want := range []string{"--ladies-matrix normalized", "--sweep-threads 1,2", "--reps 2", "digest of every run: ", "Verdict on issue 14's goal", "T = 1: k = 4 at ", "T = 2: k = 4 at "} {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}

@@ -10,6 +10,7 @@ package benchutil
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -136,4 +137,76 @@ func RatioCell(x []float64) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f (%.2f-%.2f)", Median(x), slices.Min(x), slices.Max(x))
+}
+
+// SweepOrderByThreads returns the order in which round r of a sweep runs
+// rows whose thread counts are threads[i]: the rows of one thread count one
+// after the other, in an order shuffled per round as SweepOrder's, and the
+// thread counts' groups in turn, the first group of round r being the
+// (r mod groups)-th. The ratios that decide a thread count's best k compare
+// rows of that count only, so grouping them puts those rows seconds apart
+// instead of a whole round apart: on the development VM the machine's speed
+// drifts on that scale (a pass's time moves by 10-30% from one second to
+// the next, with runs of slow seconds), and the closer two runs are, the
+// more of a drift they share and the less of it is left in their ratio.
+func SweepOrderByThreads(threads []int, round int, seed uint64) []int {
+	var counts []int // distinct thread counts, in order of first appearance
+	groups := map[int][]int{}
+	for i, t := range threads {
+		if _, ok := groups[t]; !ok {
+			counts = append(counts, t)
+		}
+		groups[t] = append(groups[t], i)
+	}
+	rng := rand.New(rand.NewPCG(seed, uint64(round)))
+	order := make([]int, 0, len(threads))
+	for g := range counts {
+		idx := slices.Clone(groups[counts[(g+round)%len(counts)]])
+		rng.Shuffle(len(idx), func(i, j int) { idx[i], idx[j] = idx[j], idx[i] })
+		order = append(order, idx...)
+	}
+	return order
+}
+
+// MedianCI returns the median of x and a distribution-free confidence
+// interval [lo, hi] for the median of the law x was drawn from, with its
+// coverage: the order statistics x_(j) and x_(n+1-j) for the largest j whose
+// coverage 1 - 2·P(Bin(n, 1/2) < j) is at least conf. It needs no
+// assumption on the law (the noise of a shared VM is skewed and has
+// outliers). With too few values for conf (fewer than 6 for 0.95) it
+// returns the range, whose coverage is then below conf. NaNs for none.
+func MedianCI(x []float64, conf float64) (med, lo, hi, coverage float64) {
+	n := len(x)
+	if n == 0 {
+		nan := math.NaN()
+		return nan, nan, nan, nan
+	}
+	s := slices.Sorted(slices.Values(x))
+	j := 1 // [x_(1), x_(n)] covers 1 - 2·P(B = 0)
+	for j < (n+1)/2 && 1-2*binomHalfCDF(n, j) >= conf {
+		j++ // [x_(j+1), x_(n-j)] still covers at least conf
+	}
+	return Median(x), s[j-1], s[n-j], 1 - 2*binomHalfCDF(n, j-1)
+}
+
+// binomHalfCDF returns P(B <= m) for B ~ Bin(n, 1/2).
+func binomHalfCDF(n, m int) float64 {
+	// The terms C(n, i)/2^n, built from the first by ratios, in logs so
+	// that a long run does not underflow 2^-n.
+	sum, logTerm := 0.0, -float64(n)*math.Ln2
+	for i := 0; i <= m && i <= n; i++ {
+		sum += math.Exp(logTerm)
+		logTerm += math.Log(float64(n-i)) - math.Log(float64(i+1))
+	}
+	return min(sum, 1)
+}
+
+// RatioCICell returns the median of x and its 95% confidence interval
+// (MedianCI) as a table cell, "-" for none.
+func RatioCICell(x []float64) string {
+	if len(x) == 0 {
+		return "-"
+	}
+	med, lo, hi, _ := MedianCI(x, 0.95)
+	return fmt.Sprintf("%.3f [%.3f, %.3f]", med, lo, hi)
 }

@@ -2,6 +2,7 @@ package benchutil
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -115,5 +116,81 @@ func TestRoundRatiosOfAndKCell(t *testing.T) {
 		if cell := q.KCell(j, r.SweepRow); cell != r.label {
 			t.Errorf("row %d: KCell %q, want %q", j, cell, r.label)
 		}
+	}
+}
+
+// TestSweepOrderByThreads checks that each round is a permutation in which
+// the rows of a thread count run one after the other, that the group that
+// goes first turns with the round, and that the order within a group is
+// shuffled.
+func TestSweepOrderByThreads(t *testing.T) {
+	threads := []int{1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2}
+	var firsts []int
+	var withinOrders [][]int
+	for r := range 4 {
+		o := SweepOrderByThreads(threads, r, 1)
+		if got := slices.Sorted(slices.Values(o)); len(got) != len(threads) || got[0] != 0 || got[len(got)-1] != len(threads)-1 || len(slices.Compact(got)) != len(threads) {
+			t.Fatalf("round %d order %v is not a permutation", r, o)
+		}
+		for i := 1; i < len(o); i++ {
+			if threads[o[i]] != threads[o[i-1]] && i != 6 {
+				t.Fatalf("round %d order %v leaves its thread count's group at %d", r, o, i)
+			}
+		}
+		firsts = append(firsts, threads[o[0]])
+		withinOrders = append(withinOrders, o[:6])
+		if !slices.Equal(SweepOrderByThreads(threads, r, 1), o) {
+			t.Errorf("round %d: two orders for the same seed", r)
+		}
+	}
+	if !slices.Equal(firsts, []int{1, 2, 1, 2}) {
+		t.Errorf("first thread counts of rounds 0-3: %v, want 1, 2, 1, 2", firsts)
+	}
+	if slices.Equal(withinOrders[0], withinOrders[2]) {
+		t.Errorf("rounds 0 and 2 run the 1-thread rows in the same order %v", withinOrders[0])
+	}
+}
+
+// TestMedianCI checks the interval's order statistics against the binomial
+// law (for 5 values the range, covering 1 - 2/32; for 13 values x_(3) and
+// x_(11), covering 1 - 2·92/8192) and that it covers the median of a law
+// about 95% of the time.
+func TestMedianCI(t *testing.T) {
+	for _, tc := range []struct {
+		n, lo, hi int // 1-based ranks
+		cover     float64
+	}{
+		{5, 1, 5, 1 - 2.0/32},
+		{6, 1, 6, 1 - 2.0/64},
+		{13, 3, 11, 1 - 2*92.0/8192},
+		{20, 6, 15, 0.9586105346679688},
+	} {
+		x := make([]float64, tc.n)
+		for i := range x {
+			x[i] = float64((i*7)%tc.n + 1) // 1..n, shuffled
+		}
+		med, lo, hi, cover := MedianCI(x, 0.95)
+		if med != Median(x) || lo != float64(tc.lo) || hi != float64(tc.hi) || math.Abs(cover-tc.cover) > 1e-12 {
+			t.Errorf("n=%d: median %v, CI [%v, %v] covering %v; want [%d, %d] covering %v", tc.n, med, lo, hi, cover, tc.lo, tc.hi, tc.cover)
+		}
+	}
+	rng := rand.New(rand.NewPCG(3, 4))
+	const trials, n = 2000, 15
+	missed := 0
+	for range trials {
+		x := make([]float64, n)
+		for i := range x {
+			x[i] = rng.ExpFloat64() // skewed; median ln 2
+		}
+		if _, lo, hi, _ := MedianCI(x, 0.95); lo > math.Ln2 || hi < math.Ln2 {
+			missed++
+		}
+	}
+	// Coverage 0.9648 for n = 15: about 70 misses of 2000 (sd 8).
+	if missed < 40 || missed > 100 {
+		t.Errorf("the interval missed the median in %d of %d trials, want about 70", missed, trials)
+	}
+	if got, want := RatioCICell([]float64{0.9, 0.95, 0.8}), "0.900 [0.800, 0.950]"; got != want {
+		t.Errorf("RatioCICell = %q, want %q", got, want)
 	}
 }
