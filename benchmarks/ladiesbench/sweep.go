@@ -164,7 +164,7 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 			benchutil.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6, benchutil.Median(r.cold)/1e6,
 			benchutil.RatioCICell(q.VsBest[j]), benchutil.RatioCICell(qCPU.VsBest[j]), benchutil.RatioCICell(q.Eff[j]), benchutil.Median(r.busy), benchutil.Median(r.rss)/(1<<20))
 	}
-	b.WriteString("\n" + verdicts(c, rows, q, qCPU) + "\n")
+	b.WriteString("\n" + verdicts(c, rows) + "\n")
 	fmt.Fprintf(&b, "\nSampled edges per pass: %d; digest of every run: %s. Command of the table: `go run ./benchmarks/ladiesbench --cli BULKSAMPLE --scale %d --batch %d --budgets %s "+
 		"--bulks %s --sweep-threads %s --seeds %d --cli-passes %d --reps %d --ladies-matrix %s`\n",
 		rows[0].edges, rows[0].digest, c.scale, c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.bulks), benchutil.JoinInts(c.sweepThreads),
@@ -172,46 +172,69 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 	return b.String()
 }
 
-// largestKClause reads issue 14's goal for the rows of threads: SEPS at
-// the largest k within 5% of the best k's, by the ratios of q. It is met
-// when the whole 95% interval of the within-round ratio is at or above
-// 0.95, missed when the whole interval is below, and unresolved otherwise:
-// a real loss of 5% or more cannot read as met (its interval reaches below
-// 0.95 unless the noise favours the largest k in most rounds), and a miss
-// needs the rounds to agree on it.
-func largestKClause(rows []*sweepRow, q benchutil.SweepRatios, threads int) string {
+// largestKClause reads issue 14's goal for the rows of threads: SEPS (or
+// the figure value returns) at the largest k within 5% of every other k's.
+// It compares the largest k with each other k by their within-round ratio,
+// not with a best k chosen from the same rounds (which noise would favour,
+// and against which the best itself reads 1 whatever the noise): the goal
+// is met when the 95% interval of every such ratio is at or above 0.95,
+// missed when the whole interval of one is below, and unresolved
+// otherwise. A real loss of 5% or more then cannot read as met (its
+// interval reaches below 0.95 unless the noise favours the largest k in
+// most rounds), and a miss needs the rounds to agree on it. The clause
+// names the k against which the largest k does worst.
+func largestKClause(rows []*sweepRow, value func(*sweepRow) []float64, threads int) string {
 	j := -1 // the largest k of threads
 	for i, r := range rows {
 		if r.Threads == threads && (j < 0 || r.K > rows[j].K) {
 			j = i
 		}
 	}
-	med, lo, hi, cover := benchutil.MedianCI(q.VsBest[j], 0.95)
-	verdict := "not resolved (the interval straddles 0.95)"
-	switch {
-	case q.Best[threads] == j:
-		verdict = "met (it is the best k)"
-	case lo >= 0.95:
-		verdict = "met"
-	case hi < 0.95:
-		verdict = "not met"
+	met, missed := true, false
+	worst, wMed, wLo, wHi, wCover := -1, 0.0, 0.0, 0.0, 0.0
+	for i, r := range rows {
+		if r.Threads != threads || i == j {
+			continue
+		}
+		a, b := value(rows[j]), value(r)
+		ratio := make([]float64, len(a))
+		for round := range ratio {
+			ratio[round] = a[round] / b[round]
+		}
+		med, lo, hi, cover := benchutil.MedianCI(ratio, 0.95)
+		met, missed = met && lo >= 0.95, missed || hi < 0.95
+		if worst < 0 || med < wMed {
+			worst, wMed, wLo, wHi, wCover = i, med, lo, hi, cover
+		}
 	}
-	return fmt.Sprintf("T = %d: k = %d at %.3f [%.3f, %.3f] (coverage %.3f) of k = %d, %s",
-		threads, rows[j].K, med, lo, hi, cover, rows[q.Best[threads]].K, verdict)
+	if worst < 0 {
+		return fmt.Sprintf("T = %d: only k = %d", threads, rows[j].K)
+	}
+	verdict := "not resolved (an interval straddles 0.95)"
+	switch {
+	case missed:
+		verdict = "not met"
+	case met:
+		verdict = "met"
+	}
+	return fmt.Sprintf("T = %d: k = %d at %.3f [%.3f, %.3f] (coverage %.3f) of k = %d, its lowest ratio; %s",
+		threads, rows[j].K, wMed, wLo, wHi, wCover, rows[worst].K, verdict)
 }
 
-// verdicts returns the lines that read issue 14's goal: by SEPS for every
-// thread count, and by CPU time (qCPU) at one thread, where it is the
-// sampler's own time.
-func verdicts(c *config, rows []*sweepRow, q, qCPU benchutil.SweepRatios) string {
+// verdicts returns the line that reads issue 14's goal: by SEPS for every
+// thread count, and by sampled edges per CPU second at one thread, where
+// CPU time is the sampler's own time.
+func verdicts(c *config, rows []*sweepRow) string {
 	var clauses []string
 	for _, t := range c.sweepThreads {
-		clauses = append(clauses, largestKClause(rows, q, t))
+		clauses = append(clauses, largestKClause(rows, func(r *sweepRow) []float64 { return r.Warm }, t))
 	}
-	v := "Verdict on issue 14's goal, SEPS at the largest k within 5% of the best k (median of the within-round ratios [95% interval]): " +
+	v := "Verdict on issue 14's goal, SEPS at the largest k within 5% of the best k, read as: within 5% of every other k, " +
+		"each by the median of its within-round ratios [95% interval], met when every interval is at or above 0.95: " +
 		strings.Join(clauses, "; ") + "."
-	if _, ok := qCPU.Best[1]; ok {
-		v += " By CPU time at 1 thread (the same reading of the CPU-time column): " + largestKClause(rows, qCPU, 1) + "."
+	if slices.Contains(c.sweepThreads, 1) {
+		v += " The same by sampled edges per CPU second, at 1 thread: " +
+			largestKClause(rows, func(r *sweepRow) []float64 { return r.cpu }, 1) + "."
 	}
 	return v
 }
