@@ -12,8 +12,9 @@ package main
 // taken within a round (benchutil.RoundRatios), as samplebench's sweep does,
 // and summarised by their median over the rounds with a distribution-free
 // 95% confidence interval (benchutil.MedianCI): the verdict on the largest k
-// is the interval's, so that many short rounds, whose processes of one
-// thread count run seconds apart, decide it rather than one lucky round.
+// is the intervals' (largestKClause), so that a few lucky rounds cannot
+// decide it, and the interval says how many rounds the machine's noise
+// needs.
 
 import (
 	"context"

@@ -144,11 +144,12 @@ func RatioCell(x []float64) string {
 // after the other, in an order shuffled per round as SweepOrder's, and the
 // thread counts' groups in turn, the first group of round r being the
 // (r mod groups)-th. The ratios that decide a thread count's best k compare
-// rows of that count only, so grouping them puts those rows seconds apart
-// instead of a whole round apart: on the development VM the machine's speed
-// drifts on that scale (a pass's time moves by 10-30% from one second to
-// the next, with runs of slow seconds), and the closer two runs are, the
-// more of a drift they share and the less of it is left in their ratio.
+// rows of that count only, and grouping them puts those rows seconds apart
+// instead of up to a whole round, so that a slow stretch of the machine
+// longer than a group reaches them alike. (On the development VM most of
+// the spread of such a ratio was not of that kind: two 1-thread processes
+// next to each other differed as much as two three processes apart, and
+// only more rounds narrowed it; see MedianCI.)
 func SweepOrderByThreads(threads []int, round int, seed uint64) []int {
 	var counts []int // distinct thread counts, in order of first appearance
 	groups := map[int][]int{}
