@@ -15,7 +15,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -64,6 +63,13 @@ func sweepArgs(c *config, graph, threads, k string) []string {
 // runSweep runs the sweep through the CLI c.cli and returns its markdown.
 func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error) {
 	load := benchutil.LoadAveragesText()
+	var pin *benchutil.Pinner // nil: unpinned
+	if c.pin {
+		var err error
+		if pin, err = benchutil.NewPinner(slices.Max(c.sweepThreads)); err != nil {
+			return "", fmt.Errorf("--pin: %w", err)
+		}
+	}
 	graph, cleanup, err := benchutil.GraphOrRMAT(ctx, c.cli, c.graph, c.scale, 0, c.seed)
 	if err != nil {
 		return "", err
@@ -82,7 +88,7 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 				return "", err
 			}
 			r := rows[i]
-			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
+			cmd := pin.Command(ctx, r.Threads, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
 			res, err := benchutil.RunJSON[cliSummary](cmd)
 			if err != nil {
 				return "", fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
@@ -109,10 +115,10 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 				rep+1, r.Threads, r.K, res.SEPS/1e6, res.ColdSEPS/1e6, cpu/wall, res.PeakRSSBytes>>20)
 		}
 	}
-	return sweepMarkdown(c, graph, rows, load), nil
+	return sweepMarkdown(c, graph, rows, load, pin), nil
 }
 
-func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) string {
+func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string, pin *benchutil.Pinner) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Layer-wise (%s) bulk size and thread sweep through the CLI, R-MAT scale %d\n\n", c.methods[0], c.scale)
 	fmt.Fprintf(&b, "Written by `benchmarks/ladiesbench --cli` on %s, %s, %s, %d CPUs; load average at the start %s.\n\n",
@@ -128,6 +134,7 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 		"whose SEPS relative to the mean of its T's rows in a round has the highest median); efficiency is SEPS(T, k) / (T · SEPS(1, k)). "+
 		"Every run's digest is the same.\n\n",
 		c.reps, c.seed, c.seeds, c.batch, benchutil.JoinInts(c.budgets), c.ladiesMatrix, c.cliPasses-1)
+	fmt.Fprintf(&b, "%s\n\n", pin.Describe(c.sweepThreads))
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
 	b.WriteString("| T | k | SEPS (M/s) | min-max (M/s) | cold SEPS (M/s) | vs best k | efficiency | busy CPUs | peak RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	q := benchutil.RoundRatiosOf(rows)
@@ -138,8 +145,8 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 			benchutil.RatioCell(q.VsBest[j]), benchutil.RatioCell(q.Eff[j]), benchutil.Median(r.busy), benchutil.Median(r.rss)/(1<<20))
 	}
 	fmt.Fprintf(&b, "\nSampled edges per pass: %d; digest of every run: %s. Command of the table: `go run ./benchmarks/ladiesbench --cli BULKSAMPLE --scale %d --batch %d --budgets %s "+
-		"--bulks %s --sweep-threads %s --seeds %d --cli-passes %d --reps %d --ladies-matrix %s`\n",
+		"--bulks %s --sweep-threads %s --seeds %d --cli-passes %d --reps %d --ladies-matrix %s%s`\n",
 		rows[0].edges, rows[0].digest, c.scale, c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.bulks), benchutil.JoinInts(c.sweepThreads),
-		c.seeds, c.cliPasses, c.reps, c.ladiesMatrix)
+		c.seeds, c.cliPasses, c.reps, c.ladiesMatrix, pin.Flag())
 	return b.String()
 }
