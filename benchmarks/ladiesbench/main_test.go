@@ -65,7 +65,7 @@ func TestSweepCLI(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sweep.md")
 	var stdout, stderr bytes.Buffer
 	args := []string{"--cli", bin, "--scale", "9", "--batch", "16", "--budgets", "8,8", "--seeds", "128",
-		"--bulks", "1,4", "--sweep-threads", "1,2", "--reps", "2", "--cli-passes", "2", "--out", out}
+		"--bulks", "1,4", "--sweep-threads", "1,2", "--reps", "2", "--cli-passes", "2", "--out", out, "--json"}
 	wants := []string{"--ladies-matrix normalized", "--sweep-threads 1,2", "--reps 2", "digest of every run: "}
 	if runtime.NumCPU() >= 2 { // each run on as many CPUs as threads (samplebench's test checks the CPUs)
 		args = append(args, "--pin")
@@ -82,6 +82,16 @@ func TestSweepCLI(t *testing.T) {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var sum struct {
+		Rows []struct {
+			Threads  int       `json:"threads"`
+			WarmSEPS []float64 `json:"warm_seps"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || len(sum.Rows) != 4 || len(sum.Rows[0].WarmSEPS) != 2 {
+		t.Errorf("JSON summary (%v): %+v, want 4 rows of 2 rounds", err, sum)
 	}
 	for _, threads := range []string{"1", "2"} {
 		best := 0

@@ -60,19 +60,20 @@ func sweepArgs(c *config, graph, threads, k string) []string {
 	return args
 }
 
-// runSweep runs the sweep through the CLI c.cli and returns its markdown.
-func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error) {
+// runSweep runs the sweep through the CLI c.cli and returns its markdown
+// and its JSON summary.
+func runSweep(ctx context.Context, c *config, progress io.Writer) (string, *benchutil.SweepSummary, error) {
 	load := benchutil.LoadAveragesText()
 	var pin *benchutil.Pinner // nil: unpinned
 	if c.pin {
 		var err error
 		if pin, err = benchutil.NewPinner(slices.Max(c.sweepThreads)); err != nil {
-			return "", fmt.Errorf("--pin: %w", err)
+			return "", nil, fmt.Errorf("--pin: %w", err)
 		}
 	}
 	graph, cleanup, err := benchutil.GraphOrRMAT(ctx, c.cli, c.graph, c.scale, 0, c.seed)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer cleanup()
 	var rows []*sweepRow
@@ -85,13 +86,13 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 	for rep := range c.reps {
 		for _, i := range benchutil.SweepOrder(len(rows), rep, c.seed) {
 			if err := ctx.Err(); err != nil {
-				return "", err
+				return "", nil, err
 			}
 			r := rows[i]
 			cmd := pin.Command(ctx, r.Threads, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
 			res, err := benchutil.RunJSON[cliSummary](cmd)
 			if err != nil {
-				return "", fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
+				return "", nil, fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 			}
 			if r.digest == "" {
 				r.digest, r.edges = res.Digest, res.SampledEdges
@@ -100,7 +101,7 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 				first = r
 			}
 			if res.Digest != first.digest {
-				return "", fmt.Errorf("threads=%d k=%d: digest %s differs from threads=%d k=%d's %s: the sample depends on k or the threads",
+				return "", nil, fmt.Errorf("threads=%d k=%d: digest %s differs from threads=%d k=%d's %s: the sample depends on k or the threads",
 					r.Threads, r.K, res.Digest, first.Threads, first.K, first.digest)
 			}
 			var cpu, wall float64
@@ -115,7 +116,26 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 				rep+1, r.Threads, r.K, res.SEPS/1e6, res.ColdSEPS/1e6, cpu/wall, res.PeakRSSBytes>>20)
 		}
 	}
-	return sweepMarkdown(c, graph, rows, load, pin), nil
+	return sweepMarkdown(c, graph, rows, load, pin), sweepSummary(c, graph, rows, load, pin), nil
+}
+
+// sweepSummary returns the --json object of the sweep: every round's
+// figures of every row.
+func sweepSummary(c *config, graph string, rows []*sweepRow, load string, pin *benchutil.Pinner) *benchutil.SweepSummary {
+	type jsonRow struct {
+		benchutil.SweepJSONRow
+		SampledEdges int64     `json:"sampled_edges"`
+		ColdSEPS     []float64 `json:"cold_seps"`
+		BusyCPUs     []float64 `json:"busy_cpus"`
+		PeakRSS      []float64 `json:"peak_rss_bytes"`
+	}
+	q := benchutil.RoundRatiosOf(rows)
+	out := make([]jsonRow, len(rows))
+	for j, r := range rows {
+		out[j] = jsonRow{q.JSONRow(j, r.SweepRow), r.edges, r.cold, r.busy, r.rss}
+	}
+	return &benchutil.SweepSummary{Program: "ladiesbench --cli", Machine: benchutil.ThisMachine(0), Load: load,
+		Command: "bulksample " + strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "), PinnedCPUs: pin.CPULists(c.sweepThreads), Rows: out}
 }
 
 func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string, pin *benchutil.Pinner) string {

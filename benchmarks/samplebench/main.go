@@ -55,6 +55,7 @@ type config struct {
 	cli, graph        string // the sweep through the CLI: its binary, and a graph file (else generated)
 	cliPasses         int    // passes over the seeds per CLI run (--reps of sample)
 	pin               bool   // with --cli: run each process of T threads on T cores
+	json              bool   // with --cli: print the sweep's JSON summary last
 	interleave        bool   // in process: time the configurations in rounds, not one after another
 }
 
@@ -83,6 +84,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.cliPasses, "cli-passes", 3, "with --cli: passes over the seeds per run (sample --reps): the first cold, the others warm")
 	fs.BoolVar(&c.pin, "pin", false, "with --cli: run each process of T threads under taskset on T CPUs, one per physical core first\n"+
 		"(the 16-core scaling table; fails unless the machine has max(--threads) CPUs)")
+	fs.BoolVar(&c.json, "json", false, "with --cli: print the sweep's figures, every round's, as one JSON object on the last line of standard output")
 	fs.BoolVar(&c.interleave, "interleave", false, "in process: warm every configuration of a thread count first, then time them in --reps rounds,\n"+
 		"each running every configuration once, in an order rotated per round (peak RSS is then not per row)")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
@@ -118,6 +120,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return bad("--interleave applies to the in-process run; --cli runs rounds of its own")
 	case c.pin && c.cli == "":
 		return bad("--pin applies to the sweep through the CLI (--cli): a process cannot pin its own threads")
+	case c.json && c.cli == "":
+		return bad("--json applies to the sweep through the CLI (--cli)")
 	}
 	return c, nil
 }
@@ -145,11 +149,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		c.loadAtStart = avg[0]
 	}
 	if c.cli != "" {
-		text, err := runSweep(ctx, c, stderr)
+		text, sum, err := runSweep(ctx, c, stderr)
 		if err != nil {
 			return benchutil.Fail(stderr, "samplebench", err)
 		}
 		rep := benchutil.Report{Program: "samplebench", Path: c.out, Append: c.appendOut, Text: text}
+		if c.json {
+			rep.Summary = sum
+		}
 		if err := rep.Write(stdout, stderr); err != nil {
 			return benchutil.Fail(stderr, "samplebench", err)
 		}

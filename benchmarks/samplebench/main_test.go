@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -237,7 +238,7 @@ echo "{\"sampled_edges\": 1000, \"seps\": 1000000, \"cold_seps\": 500000, \"warm
 		t.Fatal(err)
 	}
 	args := []string{"--cli", cli, "--graph", filepath.Join(dir, "g.bsn"), "--threads", benchutil.JoinInts(threads),
-		"--bulk", "4", "--reps", "1", "--seeds", "0", "--out", "", "--pin"}
+		"--bulk", "4", "--reps", "1", "--seeds", "0", "--out", "", "--pin", "--json"}
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
@@ -258,6 +259,22 @@ echo "{\"sampled_edges\": 1000, \"seps\": 1000000, \"cold_seps\": 500000, \"warm
 	}
 	if md := stdout.String(); !strings.Contains(md, "Pinned (`--pin`)") || !strings.Contains(md, "--cli-passes 3 --pin`") {
 		t.Errorf("the table does not say the runs were pinned:\n%s", md)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var sum benchutil.SweepSummary
+	var rows []benchutil.SweepJSONRow
+	sum.Rows = &rows
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatalf("the last line is not the JSON summary: %v", err)
+	}
+	if len(rows) != len(threads) || len(sum.PinnedCPUs) != len(threads) {
+		t.Fatalf("JSON summary: %d rows and CPU lists %v, want %d", len(rows), sum.PinnedCPUs, len(threads))
+	}
+	for _, r := range rows {
+		if cpus, err := benchutil.ParseCPUList(sum.PinnedCPUs[strconv.Itoa(r.Threads)]); err != nil || len(cpus) != r.Threads ||
+			!slices.Equal(r.WarmSEPS, []float64{1e6}) || !r.BestK {
+			t.Errorf("JSON row %+v (CPUs %q): want SEPS [1e6], the best k, on %d CPUs", r, sum.PinnedCPUs[strconv.Itoa(r.Threads)], r.Threads)
+		}
 	}
 	args[5] = strconv.Itoa(runtime.NumCPU() + 1) // --threads
 	stderr.Reset()
