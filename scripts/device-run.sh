@@ -11,18 +11,22 @@
 # "Scaling on 16 cores", gives the commands and the expected times):
 #   info      machine.txt: CPU, topology (hyperthread siblings), memory, THP, load, the bundle's commit
 #   gen       the R-MAT graph (bulksample gen rmat), kept in $WORK; node, ladies and pincheck make it when missing
-#   node      node-wise sweep through the CLI, pinned: samplebench --cli --pin (node.md, node.json, node.log)
-#   ladies    LADIES sweep through the CLI, pinned: ladiesbench --cli --pin (ladies.md, ladies.json, ladies.log)
-#   gather    feature gather, one pinned process per T: gatherbench --pin (gather.md, gather.json, gather.log)
-#   pincheck  the same CLI run pinned (taskset -c 0-(T-1)) and unpinned, interleaved in pairs (pincheck.md, pincheck.log)
+#   node      node-wise sweep through the CLI, pinned: samplebench --cli --pin (node.md, node.json)
+#   ladies    LADIES sweep through the CLI, pinned: ladiesbench --cli --pin (ladies.md, ladies.json)
+#   gather    feature gather, one pinned process per T: gatherbench --pin (gather.md, gather.json)
+#   pincheck  the same CLI run pinned (taskset -c 0-(T-1)) and unpinned, interleaved in pairs (pincheck.md)
+#   all       info node ladies gather
+# Every part's progress (each run's figures) goes to standard error and to
+# $OUT/run.log: the device tool brings back at most 8 files a command.
 #
 # Environment (defaults in brackets):
 #   OUT [./device-out]  where the results go;  WORK [/tmp/bulksample-device]  the graph
-#   SCALE [22]  R-MAT scale;  SEED [1];  CORES [1,2,4,8,16]  thread counts, each on as many CPUs
+#   SCALE [22]  R-MAT scale;  SEED [1];  GRAPH [$WORK/rSCALE-seedSEED.bsn, made when missing]
+#   CORES [1,2,4,8,16]  thread counts, each on as many CPUs
 #   NODE_K [16,64]  NODE_SEEDS [131072]  NODE_ROUNDS [3]  NODE_PASSES [3]
 #   LADIES_K [1,16,64,256]  LADIES_SEEDS [131072]  LADIES_ROUNDS [2]  LADIES_PASSES [3]
 #   GATHER_SCALE [22]  GATHER_REPS [7]
-#   PIN_K [16,256]  PIN_SEEDS [65536]  PIN_PAIRS [3]  PIN_PASSES [3]  (PIN_CORES [1,2])
+#   PIN_K [16,256]  PIN_SEEDS [262144]  PIN_PAIRS [3]  PIN_PASSES [3]  (PIN_CORES [1,2])
 #   PART_LIMIT [570]  seconds a part may run before it is stopped (its log keeps every finished run)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,8 +36,9 @@ scale=${SCALE:-22}
 seed=${SEED:-1}
 cores=${CORES:-1,2,4,8,16}
 limit=${PART_LIMIT:-570}
-graph=$work/r$scale-seed$seed.bsn
+graph=${GRAPH:-$work/r$scale-seed$seed.bsn}
 mkdir -p "$out" "$work" || exit 1
+exec 2> >(tee -a "$out/run.log" >&2)
 [ $# -gt 0 ] || set -- info node
 failed=0
 
@@ -53,11 +58,11 @@ limited() {
   esac
 }
 
-# lastline NAME: the JSON summary, the last line of NAME.stdout (which
-# repeats NAME.md before it), into NAME.json.
+# lastline NAME: the JSON summary, the last line of $WORK/NAME.stdout
+# (which repeats NAME.md before it), into $OUT/NAME.json.
 lastline() {
-  [ -s "$out/$1.stdout" ] && tail -n 1 "$out/$1.stdout" >"$out/$1.json"
-  rm -f "$out/$1.stdout"
+  [ -s "$work/$1.stdout" ] && tail -n 1 "$work/$1.stdout" >"$out/$1.json"
+  rm -f "$work/$1.stdout"
 }
 
 gen() {
@@ -96,7 +101,7 @@ node() {
   limited node "$here/samplebench" --cli "$here/bulksample" --graph "$graph" --scale "$scale" --seed "$seed" \
     --seeds "${NODE_SEEDS:-131072}" --threads "$cores" --bulk "${NODE_K:-16,64}" \
     --reps "${NODE_ROUNDS:-3}" --cli-passes "${NODE_PASSES:-3}" --pin \
-    --json --out "$out/node.md" >"$out/node.stdout" 2>"$out/node.log"
+    --json --out "$out/node.md" >"$work/node.stdout"
   lastline node
 }
 
@@ -106,14 +111,14 @@ ladies() {
   limited ladies "$here/ladiesbench" --cli "$here/bulksample" --graph "$graph" --scale "$scale" --seed "$seed" \
     --seeds "${LADIES_SEEDS:-131072}" --sweep-threads "$cores" --bulks "${LADIES_K:-1,16,64,256}" \
     --reps "${LADIES_ROUNDS:-2}" --cli-passes "${LADIES_PASSES:-3}" --pin \
-    --json --out "$out/ladies.md" >"$out/ladies.stdout" 2>"$out/ladies.log"
+    --json --out "$out/ladies.md" >"$work/ladies.stdout"
   lastline ladies
 }
 
 gather() {
   stamp "gather: --threads $cores, scale ${GATHER_SCALE:-22}"
   limited gather "$here/gatherbench" --scale "${GATHER_SCALE:-22}" --threads "$cores" --reps "${GATHER_REPS:-7}" \
-    --seed "$seed" --pin --json --out "$out/gather.md" >"$out/gather.stdout" 2>"$out/gather.log"
+    --seed "$seed" --pin --json --out "$out/gather.md" >"$work/gather.stdout"
   lastline gather
 }
 
@@ -121,7 +126,7 @@ gather() {
 # alternating per pair; the ratio pinned/unpinned is taken within a pair.
 pincheck() {
   gen || { failed=1; return; }
-  local pairs=${PIN_PAIRS:-3} log=$out/pincheck.log t k p first line seps cpu
+  local pairs=${PIN_PAIRS:-3} log=$work/pincheck.log t k p first line seps cpu
   : >"$log"
   stamp "pincheck: cores ${PIN_CORES:-1,2}, k ${PIN_K:-16,256}, $pairs pairs"
   for ((p = 1; p <= pairs; p++)); do
@@ -132,12 +137,13 @@ pincheck() {
           local pre=()
           [ "$mode" = pinned ] && pre=(taskset -c "0-$((t - 1))")
           line=$(timeout 300 "${pre[@]}" "$here/bulksample" sample --graph "$graph" --batch 1024 --fanout 15,10,5 \
-            --seeds "${PIN_SEEDS:-65536}" --bulk "$k" --threads "$t" --seed "$seed" --reps "${PIN_PASSES:-3}" --json 2>/dev/null | tail -n 1)
+            --seeds "${PIN_SEEDS:-262144}" --bulk "$k" --threads "$t" --seed "$seed" --reps "${PIN_PASSES:-3}" --json 2>/dev/null | tail -n 1)
           seps=$(sed -n 's/.*"seps":\([0-9.e+-]*\).*/\1/p' <<<"$line")
           # CPU seconds of the last (warm) pass.
           cpu=$(grep -o '"cpu_seconds":[0-9.e+-]*' <<<"$line" | sed -n "${PIN_PASSES:-3}p" | cut -d: -f2)
           [ -n "$seps" ] || { stamp "pincheck: T=$t k=$k $mode gave no JSON"; failed=1; return; }
-          echo "$p $t $k $mode $seps ${cpu:-nan}" | tee -a "$log" >&2
+          echo "pincheck: pair $p T=$t k=$k $mode: $seps SEPS, last pass $cpu CPU s" >&2
+          echo "$p $t $k $mode $seps ${cpu:-nan}" >>"$log"
         done
       done
     done
@@ -146,22 +152,24 @@ pincheck() {
     function median(a, n,   i, j, x) { for (i = 2; i <= n; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
       return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2 }
     { key = $2 " " $3; if (!(key in seen)) { seen[key] = 1; order[++nk] = key }
-      s[$1, key, $4] = $5 }
+      s[$1, key, $4] = $5; c[$1, key, $4] = $6 }
     END {
-      printf "| T | k | pinned SEPS (M) | unpinned SEPS (M) | pinned / unpinned, median (min-max) over %d pairs |\n|---:|---:|---:|---:|---:|\n", pairs
+      printf "| T | k | pinned SEPS (M) | unpinned SEPS (M) | SEPS pinned / unpinned | CPU-SEPS pinned / unpinned |\n|---:|---:|---:|---:|---:|---:|\n"
       for (i = 1; i <= nk; i++) {
-        key = order[i]; n = 0; lo = 1e9; hi = 0
+        key = order[i]; n = 0; lo = 1e9; hi = 0; clo = 1e9; chi = 0
         for (p = 1; p <= pairs; p++) { r[++n] = s[p, key, "pinned"] / s[p, key, "unpinned"]; a[n] = s[p, key, "pinned"]; b[n] = s[p, key, "unpinned"]
-          if (r[n] < lo) lo = r[n]; if (r[n] > hi) hi = r[n] }
+          q[n] = c[p, key, "unpinned"] / c[p, key, "pinned"]
+          if (r[n] < lo) lo = r[n]; if (r[n] > hi) hi = r[n]; if (q[n] < clo) clo = q[n]; if (q[n] > chi) chi = q[n] }
         split(key, kk, " ")
-        printf "| %s | %s | %.2f | %.2f | %.3f (%.3f-%.3f) |\n", kk[1], kk[2], median(a, n) / 1e6, median(b, n) / 1e6, median(r, n), lo, hi
+        printf "| %s | %s | %.2f | %.2f | %.3f (%.3f-%.3f) | %.3f (%.3f-%.3f) |\n", kk[1], kk[2], median(a, n) / 1e6, median(b, n) / 1e6,
+          median(r, n), lo, hi, median(q, n), clo, chi
       }
       printf "\nLoad average at the end: %s.\n", load
     }' "$log" >"$out/pincheck.md"
   {
     echo "## Pinned against unpinned, R-MAT scale $scale"
     echo
-    echo "Each pair runs \`bulksample sample --graph $(basename "$graph") --batch 1024 --fanout 15,10,5 --seeds ${PIN_SEEDS:-65536} --bulk K --threads T --seed $seed --reps ${PIN_PASSES:-3} --json\` twice, under \`taskset -c 0-(T-1)\` and without, in an order alternating per pair; SEPS is the CLI's warm figure. $(date -u '+%F %T UTC'), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs."
+    echo "Each pair runs \`bulksample sample --graph $(basename "$graph") --batch 1024 --fanout 15,10,5 --seeds ${PIN_SEEDS:-262144} --bulk K --threads T --seed $seed --reps ${PIN_PASSES:-3} --json\` twice, under \`taskset -c 0-(T-1)\` and without, in an order alternating per pair; SEPS is the CLI's warm figure, CPU-SEPS divides by the CPU time of the last pass (all threads), which other load inflates less than wall time. The ratios are taken within each pair: median (min-max) over $pairs pairs. $(date -u '+%F %T UTC'), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) CPUs."
     echo
     cat "$out/pincheck.md"
   } >"$out/pincheck.md.tmp" && mv "$out/pincheck.md.tmp" "$out/pincheck.md"
@@ -175,5 +183,6 @@ for part in "$@"; do
     *) echo "run.sh: unknown part $part (info, gen, node, ladies, gather, pincheck, all)" >&2; exit 2 ;;
   esac
 done
+stamp "parts $* finished$( ((failed)) && echo ', some failed')"
 ls -l "$out" >&2
 exit $failed
