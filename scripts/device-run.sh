@@ -23,11 +23,13 @@
 #   OUT [./device-out]  where the results go;  WORK [/tmp/bulksample-device]  the graph
 #   SCALE [22]  R-MAT scale;  SEED [1];  GRAPH [$WORK/rSCALE-seedSEED.bsn, made when missing]
 #   CORES [1,2,4,8,16]  thread counts, each on as many CPUs
-#   NODE_K [16,64]  NODE_SEEDS [131072]  NODE_ROUNDS [3]  NODE_PASSES [3]
+#   NODE_K [16,64,256]  NODE_SEEDS [262144]  NODE_ROUNDS [3]  NODE_PASSES [3]
 #   LADIES_K [1,16,64,256]  LADIES_SEEDS [131072]  LADIES_ROUNDS [2]  LADIES_PASSES [3]
 #   GATHER_SCALE [22]  GATHER_REPS [7]
 #   PIN_K [16,256]  PIN_SEEDS [262144]  PIN_PAIRS [3]  PIN_PASSES [3]  (PIN_CORES [1,2])
-#   PART_LIMIT [570]  seconds a part may run before it is stopped (its log keeps every finished run)
+#   BUDGET [580]  seconds this whole command may run: a part still running then is stopped (run.log keeps
+#             every run it finished) and the parts after it are skipped, so that the files already
+#             written come back within the device tool's 600-second limit
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/device-out}
@@ -35,7 +37,7 @@ work=${WORK:-/tmp/bulksample-device}
 scale=${SCALE:-22}
 seed=${SEED:-1}
 cores=${CORES:-1,2,4,8,16}
-limit=${PART_LIMIT:-570}
+budget=${BUDGET:-580}
 graph=${GRAPH:-$work/r$scale-seed$seed.bsn}
 mkdir -p "$out" "$work" || exit 1
 exec 2> >(tee -a "$out/run.log" >&2)
@@ -44,16 +46,21 @@ failed=0
 
 stamp() { echo "run.sh: $* ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))" >&2; }
 
-# limited NAME CMD...: runs CMD under the part's time limit; a stop or a
-# failure is reported and counted, and the other parts still run.
+# limited NAME CMD...: runs CMD within what is left of the budget; a stop
+# or a failure is reported and counted, and the other parts still run.
 limited() {
-  local name=$1 rc
+  local name=$1 rc limit=$((budget - SECONDS - 10)) t0=$SECONDS
   shift
-  timeout --signal=INT --kill-after=20 "$limit" "$@"
+  if ((limit < 10)); then
+    stamp "$name skipped: ${SECONDS}s of the ${budget}s budget spent"
+    failed=1
+    return
+  fi
+  timeout --signal=INT --kill-after=5 "$limit" "$@"
   rc=$?
   case $rc in
-    0) stamp "$name done" ;;
-    124|130) stamp "$name ran past ${limit}s and was stopped"; failed=1 ;;
+    0) stamp "$name done in $((SECONDS - t0)) s (${SECONDS} s of the ${budget} s budget spent)" ;;
+    124|130) stamp "$name ran past the budget (${limit}s left for it) and was stopped"; failed=1 ;;
     *) stamp "$name failed (exit $rc)"; failed=1 ;;
   esac
 }
@@ -97,9 +104,9 @@ info() {
 
 node() {
   gen || { failed=1; return; }
-  stamp "node: --threads $cores --bulk ${NODE_K:-16,64}"
+  stamp "node: --threads $cores --bulk ${NODE_K:-16,64,256}"
   limited node "$here/samplebench" --cli "$here/bulksample" --graph "$graph" --scale "$scale" --seed "$seed" \
-    --seeds "${NODE_SEEDS:-131072}" --threads "$cores" --bulk "${NODE_K:-16,64}" \
+    --seeds "${NODE_SEEDS:-262144}" --threads "$cores" --bulk "${NODE_K:-16,64,256}" \
     --reps "${NODE_ROUNDS:-3}" --cli-passes "${NODE_PASSES:-3}" --pin \
     --json --out "$out/node.md" >"$work/node.stdout"
   lastline node
