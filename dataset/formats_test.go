@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -698,7 +699,7 @@ func TestSaveFailureLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.bsn")
 	boom := errors.New("boom")
-	err := writeFileAtomic(context.Background(), p, func(w io.Writer) error {
+	err := atomicfile.Write(context.Background(), p, func(w io.Writer) error {
 		w.Write([]byte("partial"))
 		return boom
 	})

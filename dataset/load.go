@@ -1,17 +1,15 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -290,80 +288,8 @@ func SaveContext(ctx context.Context, path string, d *Dataset) error {
 	if strings.EqualFold(filepath.Ext(path), ".npz") {
 		write = writeNPZ
 	}
-	return writeFileAtomic(ctx, path, func(w io.Writer) error { return write(w, d) })
+	return atomicfile.Write(ctx, path, func(w io.Writer) error { return write(w, d) })
 }
-
-// writeFileAtomic writes path through a temporary file in the same folder,
-// synced and renamed into place on success and removed on failure. The
-// writes stop with ctx's error once ctx is done.
-func writeFileAtomic(ctx context.Context, path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		// CreateTemp's error names the temporary file, which the caller
-		// never asked for: report the requested path and the folder.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("write %s: folder %s: %w", path, dir, err)
-		}
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := newBufferedWriter(ctxWriter{ctx, f})
-	if err := write(bw); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// The last moment to stop: after the rename the file is complete.
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
-
-// ctxWriter is a writer that fails with ctx's error once ctx is done; behind
-// a 1 MiB buffer it checks ctx once per MiB written.
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c ctxWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.w.Write(p)
-}
-
-func newBufferedWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<20) }
 
 // openSized opens the file at path for reading and returns it with its
 // size (the readers that need it: zip's directory, a gzip file's bound on
