@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
@@ -77,6 +80,21 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	case *threads < 0:
 		return usageError(fs, "--threads %d: want >= 0", *threads)
 	}
+	if err := checkOutputFile(*out); err != nil {
+		return usageError(fs, "--out %v", err)
+	}
+	// The two generators share one flag set: a flag of the other one would
+	// be silently ignored (gen rmat --nodes 1000 makes 2^16 vertices).
+	var other string
+	fs.Visit(func(f *flag.Flag) {
+		gen, _, ok := strings.Cut(f.Usage, ":")
+		if ok && other == "" && (gen == "rmat" || gen == "sbm") && gen != genFamily(kind) {
+			other = fmt.Sprintf("--%s applies to gen %s, not %s", f.Name, gen, kind)
+		}
+	})
+	if other != "" {
+		return usageError(fs, "%s", other)
+	}
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
@@ -135,6 +153,15 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// genFamily returns the prefix of the help of kind's own flags: sbm for
+// its alias planted.
+func genFamily(kind string) string {
+	if kind == "planted" {
+		return "sbm"
+	}
+	return kind
+}
+
 // checkPlantedFlags returns a message naming the first bad sbm flag, or "".
 func checkPlantedFlags(p dataset.PlantedPartitionOptions) string {
 	switch {
@@ -142,16 +169,16 @@ func checkPlantedFlags(p dataset.PlantedPartitionOptions) string {
 		return fmt.Sprintf("--nodes %d: want >= 2", p.Nodes)
 	case p.Classes < 2 || p.Classes > p.Nodes:
 		return fmt.Sprintf("--classes %d: want 2 to --nodes", p.Classes)
-	case !(p.AvgDegree > 0):
-		return fmt.Sprintf("--avg-degree %g: want > 0", p.AvgDegree)
+	case !(p.AvgDegree > 0 && p.AvgDegree <= math.MaxFloat64):
+		return fmt.Sprintf("--avg-degree %g: want a finite value > 0", p.AvgDegree)
 	case !(p.Homophily > 0 && p.Homophily <= 1):
 		return fmt.Sprintf("--homophily %g: want a value in (0, 1]", p.Homophily)
 	case p.Features < 1:
 		return fmt.Sprintf("--features %d: want >= 1", p.Features)
-	case !(p.Exponent > 2):
-		return fmt.Sprintf("--exponent %g: want > 2", p.Exponent)
-	case !(p.Noise > 0):
-		return fmt.Sprintf("--feature-noise %g: want > 0", p.Noise)
+	case !(p.Exponent > 2 && p.Exponent <= math.MaxFloat64):
+		return fmt.Sprintf("--exponent %g: want a finite value > 2", p.Exponent)
+	case !(p.Noise > 0 && p.Noise <= math.MaxFloat64):
+		return fmt.Sprintf("--feature-noise %g: want a finite value > 0", p.Noise)
 	}
 	return ""
 }

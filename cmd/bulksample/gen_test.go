@@ -82,6 +82,17 @@ func TestGenUsageErrors(t *testing.T) {
 		{[]string{"gen", "sbm", "--avg-degree", "0", "--out", out}, "--avg-degree 0"},
 		{[]string{"gen", "sbm", "--feature-noise", "0", "--out", out}, "--feature-noise 0"},
 		{[]string{"gen", "rmat", "--out", out, "extra"}, `unexpected argument "extra"`},
+		// The other generator's flags, which were silently ignored.
+		{[]string{"gen", "rmat", "--nodes", "100", "--out", out}, "--nodes applies to gen sbm, not rmat"},
+		{[]string{"gen", "sbm", "--scale", "8", "--out", out}, "--scale applies to gen rmat, not sbm"},
+		{[]string{"gen", "planted", "--a", "0.5", "--out", out}, "--a applies to gen rmat, not planted"},
+		// Infinite values, which passed the flag checks and failed later.
+		{[]string{"gen", "sbm", "--avg-degree", "inf", "--out", out}, "--avg-degree +Inf"},
+		{[]string{"gen", "sbm", "--exponent", "inf", "--out", out}, "--exponent +Inf"},
+		{[]string{"gen", "sbm", "--feature-noise", "inf", "--out", out}, "--feature-noise +Inf"},
+		// An output that cannot be written, found before generating.
+		{[]string{"gen", "rmat", "--out", filepath.Dir(out)}, "is a folder"},
+		{[]string{"gen", "rmat", "--out", filepath.Join(out, "none", "x.bsn")}, "does not exist"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(t, tt.args[0], tt.args[1:]...)

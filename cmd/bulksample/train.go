@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
@@ -143,10 +145,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--bulk %d: want >= 1", c.opt.BulkSize)
 	case c.opt.Epochs < 1:
 		return nil, usageError(fs, "--epochs %d: want >= 1", c.opt.Epochs)
-	case !(c.opt.Adam.LR > 0):
-		return nil, usageError(fs, "--lr %g: want > 0", c.opt.Adam.LR)
-	case !(c.opt.Adam.WeightDecay >= 0):
-		return nil, usageError(fs, "--weight-decay %g: want >= 0", c.opt.Adam.WeightDecay)
+	case !(c.opt.Adam.LR > 0 && c.opt.Adam.LR <= math.MaxFloat64):
+		return nil, usageError(fs, "--lr %g: want a finite value > 0", c.opt.Adam.LR)
+	case !(c.opt.Adam.WeightDecay >= 0 && c.opt.Adam.WeightDecay <= math.MaxFloat64):
+		return nil, usageError(fs, "--weight-decay %g: want a finite value >= 0", c.opt.Adam.WeightDecay)
 	case !(*dropout >= 0 && *dropout < 1):
 		return nil, usageError(fs, "--dropout %g: want a probability in [0, 1)", *dropout)
 	case c.opt.Threads < 0:
@@ -157,6 +159,14 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--resume needs --checkpoint DIR")
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
 		return nil, usageError(fs, "--plot %q: want a .png file", c.plot)
+	}
+	// Outputs written only at the end of a run (or of its first epoch) are
+	// checked now, so that a typo does not cost the whole run.
+	if err := checkOutputFile(c.plot); err != nil {
+		return nil, usageError(fs, "--plot: %v", err)
+	}
+	if st, err := os.Stat(c.opt.CheckpointDir); c.opt.CheckpointDir != "" && err == nil && !st.IsDir() {
+		return nil, usageError(fs, "--checkpoint %s: not a folder", c.opt.CheckpointDir)
 	}
 	if err := checkDataSpec(c.data); err != nil {
 		return nil, usageError(fs, "--data %q: %v", c.data, err)
@@ -953,16 +963,13 @@ func plotCurves(path string, res *gnn.Result) error {
 	canvases := plot.Align([][]*plot.Plot{{loss}, {acc}}, tiles, dc)
 	loss.Draw(canvases[0][0])
 	acc.Draw(canvases[1][0])
-	f, err := os.Create(path)
+	// Through a temporary file, so that a failed write keeps the previous plot.
+	err = atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil
 }

@@ -297,6 +297,11 @@ func TestTrainPresetCora(t *testing.T) {
 }
 
 func TestTrainUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	aFile := filepath.Join(dir, "file")
+	if err := os.WriteFile(aFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		flag string
@@ -329,6 +334,14 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "--split-file", "s.json", "--split", "planetoid"}, "--split-file"},
 		{[]string{"--data", "cora", "--split-file", "s.json", "--split-seed", "3"}, "--split-seed"},
 		{[]string{"--data", "synthetic", "--split-seed", "3"}, "--split-seed"},
+		// Infinite values passed the flag checks and failed in gnn (exit 1).
+		{[]string{"--data", "cora", "--lr", "inf"}, "--lr +Inf"},
+		{[]string{"--data", "cora", "--weight-decay", "inf"}, "--weight-decay +Inf"},
+		// Outputs written after the first epoch or at the end of the run
+		// are checked before training.
+		{[]string{"--data", "cora", "--plot", filepath.Join(dir, "none", "c.png")}, "--plot"},
+		{[]string{"--data", "cora", "--plot", filepath.Join(aFile, "c.png")}, "--plot"},
+		{[]string{"--data", "cora", "--checkpoint", aFile}, "--checkpoint"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, "train", tc.args...)
