@@ -203,15 +203,35 @@ func TestSampleDistFlagsMapToOptions(t *testing.T) {
 
 func TestSampleDistFlagErrors(t *testing.T) {
 	g := distGraph(t)
-	for _, args := range [][]string{
-		{"--inproc-ranks", "4", "--replication", "3"},
-		{"--inproc-ranks", "2", "--fetch", "pool"},
-		{"--inproc-ranks", "2", "--replication", "0"},
-		{"--inproc-ranks", "2", "--method", "ladies", "--fetch", "push"},
+	for _, tc := range []struct {
+		args       []string
+		want       string
+		sampleOnly bool // --method is sample's flag (train's is --sampler)
+	}{
+		{[]string{"--inproc-ranks", "4", "--replication", "3"}, "--replication 3: does not divide --inproc-ranks 4", false},
+		{[]string{"--inproc-ranks", "2", "--fetch", "pool"}, "--fetch", false},
+		{[]string{"--inproc-ranks", "2", "--replication", "0"}, "--replication 0", false},
+		{[]string{"--inproc-ranks", "2", "--method", "ladies", "--fetch", "push"}, "--fetch push", true},
+		// Before: a runtime crash (memory exhausted) with every
+		// goroutine's stack, millions of lines.
+		{[]string{"--inproc-ranks", "100000"}, "--inproc-ranks 100000: want at most", false},
+		// Before: silently ignored by a single process.
+		{[]string{"--replication", "2"}, "--replication: only in a distributed run", false},
+		{[]string{"--fetch", "push"}, "--fetch: only in a distributed run", false},
+		{[]string{"--replicate-graph"}, "--replicate-graph: only in a distributed run", false},
 	} {
-		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, args...)...)
-		if code == 0 || stderr == "" {
-			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, stderr)
+		for _, command := range []string{"sample", "train"} {
+			if command == "train" && tc.sampleOnly {
+				continue
+			}
+			data := "--graph"
+			if command == "train" {
+				data = "--data"
+			}
+			code, _, stderr := runCLI(t, command, append([]string{data, g}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%s %v: exit %d, stderr %q; want 2 and %q", command, tc.args, code, firstLine(stderr), tc.want)
+			}
 		}
 	}
 }
