@@ -165,6 +165,9 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	if err := checkOutputFile(c.plot); err != nil {
 		return nil, usageError(fs, "--plot: %v", err)
 	}
+	if err := checkOutputFile(c.splitOut); err != nil {
+		return nil, usageError(fs, "--split-out: %v", err)
+	}
 	if st, err := os.Stat(c.opt.CheckpointDir); c.opt.CheckpointDir != "" && err == nil && !st.IsDir() {
 		return nil, usageError(fs, "--checkpoint %s: not a folder", c.opt.CheckpointDir)
 	}

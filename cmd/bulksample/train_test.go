@@ -342,6 +342,7 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "--plot", filepath.Join(dir, "none", "c.png")}, "--plot"},
 		{[]string{"--data", "cora", "--plot", filepath.Join(aFile, "c.png")}, "--plot"},
 		{[]string{"--data", "cora", "--checkpoint", aFile}, "--checkpoint"},
+		{[]string{"--data", "cora", "--split-out", dir}, "--split-out"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, "train", tc.args...)
