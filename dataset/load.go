@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -221,6 +222,12 @@ func Detect(path string) (string, error) {
 		}
 		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz)", path, ErrFormat)
 	}
+	// The readers map, seek or size their file. Opening a named pipe with
+	// no writer blocks forever (a signal could not stop it), and a device
+	// such as /dev/zero never ends.
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: %w: not a regular file (%s); graphs are read from files or OGB folders", path, ErrFormat, fileKind(st.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -289,6 +296,19 @@ func SaveContext(ctx context.Context, path string, d *Dataset) error {
 		write = writeNPZ
 	}
 	return atomicfile.Write(ctx, path, func(w io.Writer) error { return write(w, d) })
+}
+
+// fileKind names the kind of a file that is neither regular nor a folder.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "mode " + m.String()
 }
 
 // openSized opens the file at path for reading and returns it with its
