@@ -262,11 +262,19 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 	if opt.Arch != Linear && layers < 1 {
 		return nil, fmt.Errorf("gnn: the sampler gives %d layers; %v needs at least one", layers, opt.Arch)
 	}
-	m, err := NewModel(ModelOptions{
+	mo := ModelOptions{
 		Arch: opt.Arch, Layers: max(layers, 1), Hidden: opt.Hidden,
 		InFeatures: d.Features.NumFeatures(), Classes: d.NumClasses, Dropout: opt.Dropout,
 		Seed: opt.Seed, Threads: opt.Threads, PureGoBLAS: opt.PureGoBLAS, Backend: opt.Backend, GCNNorm: opt.GCNNorm,
-	})
+	}
+	// Training holds four values per parameter: the parameter, its
+	// gradient and Adam's two moments. Checked before the model exists.
+	if full, err := mo.withDefaults(); err == nil {
+		if err := checkMemory(4*int64(full.paramCount()), "TrainOptions.Hidden", full.Hidden, "the parameters, their gradients and Adam's moments"); err != nil {
+			return nil, err
+		}
+	}
+	m, err := NewModel(mo)
 	if err != nil {
 		return nil, err
 	}
