@@ -38,9 +38,25 @@ func TestInfoCora(t *testing.T) {
 
 func TestInfoDegreeStats(t *testing.T) {
 	// Rows of lengths 0, 3, 1, 1: min 0, mean 1.25, median 1, max 3.
-	lo, mean, med, hi := degreeStats([]int64{0, 0, 3, 4, 5})
-	if lo != 0 || mean != 1.25 || med != 1 || hi != 3 {
-		t.Errorf("got %d %g %d %d", lo, mean, med, hi)
+	lo, mean, med, hi, err := degreeStats([]int64{0, 0, 3, 4, 5}, 5)
+	if lo != 0 || mean != 1.25 || med != 1 || hi != 3 || err != nil {
+		t.Errorf("got %d %g %d %d %v", lo, mean, med, hi, err)
+	}
+	// Offsets a file read with --verify none may hold: they panicked
+	// (makeslice) or exhausted memory sizing the histogram.
+	for _, tc := range []struct {
+		indptr []int64
+		nnz    int64
+		want   string
+	}{
+		{[]int64{0, 3, 2, 5}, 5, "decrease at row 1 (3 then 2)"},
+		{[]int64{0, 1 << 60, 5}, 5, "decrease at row 1"},
+		{[]int64{0, 2, 1 << 60}, 5, "run from 0 to 1152921504606846976"},
+		{[]int64{-4, 2, 5}, 5, "run from -4"},
+	} {
+		if _, _, _, _, err := degreeStats(tc.indptr, tc.nnz); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("degreeStats(%v, %d): %v; want an error containing %q", tc.indptr, tc.nnz, err, tc.want)
+		}
 	}
 }
 
