@@ -572,6 +572,9 @@ func checkTrainData(c *trainConfig, ds *dataset.Dataset) error {
 		return fmt.Errorf("%s has no node features; train needs features, labels and a split (a gnn-benchmark .npz, an OGB folder, a native file from `bulksample gen sbm`)", c.data)
 	case ds.NumClasses == 0:
 		return fmt.Errorf("%s has no labels; train needs features, labels and a split", c.data)
+	case c.splitFile != "" && (len(ds.Train) == 0 || len(ds.Valid) == 0 || len(ds.Test) == 0):
+		return fmt.Errorf("--split-file %s: the split has %d train, %d valid and %d test vertices; training needs all three",
+			c.splitFile, len(ds.Train), len(ds.Valid), len(ds.Test))
 	case len(ds.Train) == 0 || len(ds.Valid) == 0 || len(ds.Test) == 0:
 		return fmt.Errorf("%s: the split has %d train, %d valid and %d test vertices; training needs all three (set one with --split planetoid[:T,V,E] or random:a,b,c)",
 			c.data, len(ds.Train), len(ds.Valid), len(ds.Test))

@@ -540,12 +540,21 @@ func TestTrainSplitFiles(t *testing.T) {
 	if !slices.Equal(s2.Train, s0.Train) || !slices.Equal(s2.Test, s0.Test) || r2.TestAcc != r0.TestAcc || r2.SplitFile != own {
 		t.Errorf("--split-file: trained on %d train vertices, test accuracy %v; want split seed 0's %d, %v", len(s2.Train), r2.TestAcc, len(s0.Train), r0.TestAcc)
 	}
-	bad := filepath.Join(dir, "bad.json")
-	if err := os.WriteFile(bad, []byte(`{"train":[1],"valid":[2],"test":[400]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := runCLI(t, "train", "--data", path, "--split-file", bad)
-	if code != 1 || !strings.Contains(stderr, bad) || !strings.Contains(stderr, "test[0] = 400") {
-		t.Errorf("bad split file: exit %d, %q; want 1 and a message naming %s and test[0]", code, firstLine(stderr), bad)
+	for _, tc := range []struct {
+		content, want string
+	}{
+		{`{"train":[1],"valid":[2],"test":[400]}`, "test[0] = 400"},
+		// An empty set: the message named --data and suggested --split,
+		// which --split-file excludes.
+		{`{"train":[],"valid":[2],"test":[3]}`, "--split-file " + filepath.Join(dir, "bad.json") + ": the split has 0 train"},
+	} {
+		bad := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(bad, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, "train", "--data", path, "--split-file", bad)
+		if code != 1 || !strings.Contains(stderr, bad) || !strings.Contains(stderr, tc.want) {
+			t.Errorf("split file %s: exit %d, %q; want 1 and a message naming %s and %q", tc.content, code, firstLine(stderr), bad, tc.want)
+		}
 	}
 }
