@@ -628,8 +628,12 @@ func checkDataSpec(data string) error {
 	name, opts, _ := strings.Cut(data, ":")
 	switch name {
 	case "synthetic":
-		_, err := plantedOptions(opts)
-		return err
+		p, err := plantedOptions(opts)
+		if err != nil {
+			return err
+		}
+		// Out-of-range values too (nodes=-5 was a run error, exit 1).
+		return p.Validate()
 	case "cora", "citeseer":
 		if opts != "" {
 			return fmt.Errorf("%s takes no options", name)

@@ -371,6 +371,10 @@ func TestTrainDataErrors(t *testing.T) {
 		{"synthetic:colour=red", 2, "colour"},
 		{"synthetic:nodes", 2, "key=value"},
 		{"cora:x=1", 2, "no options"},
+		// Values out of range were run errors (exit 1) from the generator.
+		{"synthetic:nodes=-5", 2, "Nodes = -5"},
+		{"synthetic:homophily=1.5", 2, "Homophily"},
+		{"synthetic:split=random:2,0,0", 2, `split "random:2,0,0"`},
 		{filepath.Join(t.TempDir(), "missing.npz"), 1, "missing.npz"},
 	}
 	for _, tc := range tests {
