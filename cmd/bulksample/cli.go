@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+
+	"github.com/bulksample/bulksample/dist"
 )
 
 // errUsage marks a command-line error whose message has already been printed
@@ -23,7 +25,13 @@ var errUsage = errors.New("usage error")
 // accepts: --json, and --profile and --profile-dir (see env.startProfile).
 func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(&flagOutput{stdout: e.stdout, stderr: e.stderr})
+	out := &flagOutput{stdout: e.stdout, stderr: e.stderr}
+	if dist.LaunchedRank() > 0 {
+		// Under mpirun or srun every rank parses the same command line:
+		// rank 0 alone prints a usage error (or the help), not p copies.
+		out.stdout, out.stderr = io.Discard, io.Discard
+	}
+	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: bulksample %s %s\n\n%s\n\nflags:\n", name, synopsis, description)
 		fs.PrintDefaults()

@@ -347,3 +347,20 @@ func TestNoMPIBuildRefusesLauncher(t *testing.T) {
 		t.Errorf("MPI-less build alone: %v\n%s", err, out)
 	}
 }
+
+// TestUsageErrorOnRankZeroOnly: under a launcher every rank parses the same
+// command line, and rank 0 alone prints a usage error; before, every rank
+// printed it with the whole usage (128 copies at -np 128). All exit 2.
+func TestUsageErrorOnRankZeroOnly(t *testing.T) {
+	for _, tc := range []struct {
+		rank  string
+		quiet bool
+	}{{"0", false}, {"1", true}, {"7", true}} {
+		t.Setenv("OMPI_COMM_WORLD_SIZE", "8")
+		t.Setenv("OMPI_COMM_WORLD_RANK", tc.rank)
+		code, _, stderr := runCLI(t, "train", "--data", "cora", "--lr", "-1")
+		if code != 2 || (stderr == "") != tc.quiet || !tc.quiet && !strings.Contains(stderr, "--lr -1") {
+			t.Errorf("rank %s: exit %d, stderr %q; want 2 and %s", tc.rank, code, firstLine(stderr), map[bool]string{true: "nothing", false: "the error"}[tc.quiet])
+		}
+	}
+}
