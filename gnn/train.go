@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -406,6 +407,17 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			return res, t.stopped(epoch, part, res.Epochs, err)
 		}
 		res.add(st)
+		// A NaN or infinite loss poisons every later step (NaN features,
+		// or a step size that diverged): stop, keeping the checkpoint of
+		// the last finite epoch, rather than train on and report chance
+		// accuracy with exit status 0. The loss is the all-reduced one, so
+		// every rank of a data-parallel run stops alike.
+		if math.IsNaN(st.Loss) || math.IsInf(st.Loss, 0) {
+			if progress != nil {
+				progress(st)
+			}
+			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (a checkpoint keeps the last epoch with a finite loss)", epoch+1, st.Loss)
+		}
 		if t.opt.CheckpointDir != "" {
 			if err := t.save(epoch+1, res.Epochs, nil); err != nil {
 				return res, err
