@@ -84,6 +84,20 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// sameFile reports whether the paths a and b name the same existing file
+// (through links too).
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
 // usageError prints msg and the command's usage and returns errUsage.
 // checkOutputFile returns an error when the output file path cannot be
 // written: its folder is missing or not a folder, or path is a folder. The

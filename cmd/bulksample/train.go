@@ -168,6 +168,11 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	if err := checkOutputFile(c.splitOut); err != nil {
 		return nil, usageError(fs, "--split-out: %v", err)
 	}
+	for _, o := range []struct{ flag, path string }{{"--split-out", c.splitOut}, {"--plot", c.plot}} {
+		if sameFile(o.path, c.data) || sameFile(o.path, c.splitFile) {
+			return nil, usageError(fs, "%s %s is an input of the run (--data or --split-file): it would be overwritten", o.flag, o.path)
+		}
+	}
 	if st, err := os.Stat(c.opt.CheckpointDir); c.opt.CheckpointDir != "" && err == nil && !st.IsDir() {
 		return nil, usageError(fs, "--checkpoint %s: not a folder", c.opt.CheckpointDir)
 	}

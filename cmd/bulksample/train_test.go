@@ -343,6 +343,10 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "--plot", filepath.Join(aFile, "c.png")}, "--plot"},
 		{[]string{"--data", "cora", "--checkpoint", aFile}, "--checkpoint"},
 		{[]string{"--data", "cora", "--split-out", dir}, "--split-out"},
+		// An output over an input: the dataset file was replaced by the
+		// split's JSON.
+		{[]string{"--data", aFile, "--split-out", aFile}, "--split-out " + aFile + " is an input"},
+		{[]string{"--data", "cora", "--split-file", aFile, "--split-out", aFile}, "is an input"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, "train", tc.args...)
