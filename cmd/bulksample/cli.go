@@ -84,6 +84,13 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// isSet reports whether the flag name was given on fs's command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
 // sameFile reports whether the paths a and b name the same existing file
 // (through links too).
 func sameFile(a, b string) bool {

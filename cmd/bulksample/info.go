@@ -50,6 +50,10 @@ func (l *loadFlags) finish(fs *flag.FlagSet) error {
 		return usageError(fs, "--verify %q: want structure, checksums or none", l.verify)
 	}
 	if l.opt.SkipVerify {
+		if l.opt.Verify != dataset.VerifyNone && isSet(fs, "verify") {
+			// The checks asked for would be skipped without a word.
+			return usageError(fs, "--no-verify and --verify %s: give one", l.verify)
+		}
 		l.opt.Verify = dataset.VerifyNone
 	}
 	if l.opt.Threads < 0 {

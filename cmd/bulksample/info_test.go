@@ -72,10 +72,24 @@ func TestInfoErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "missing.npz") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
-	for _, args := range [][]string{{"info"}, {"info", "a", "b"}, {"info", bad, "--symmetry", "sideways"}, {"info", bad, "--threads", "-2"}} {
-		if code, _, _ := runCLI(t, args[0], args[1:]...); code != 2 {
-			t.Errorf("%v: exit %d, want 2", args, code)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"info"}, "want exactly one PATH"},
+		{[]string{"info", "a", "b"}, "want exactly one PATH"},
+		{[]string{"info", bad, "--symmetry", "sideways"}, "--symmetry"},
+		{[]string{"info", bad, "--threads", "-2"}, "--threads -2"},
+		// --no-verify silently overrode the checks asked for.
+		{[]string{"info", bad, "--no-verify", "--verify", "checksums"}, "--no-verify and --verify checksums"},
+	} {
+		if code, _, stderr := runCLI(t, tc.args[0], tc.args[1:]...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, firstLine(stderr), tc.want)
 		}
+	}
+	// --no-verify with --verify none agrees and is fine.
+	if code, _, stderr := runCLI(t, "info", bad, "--no-verify", "--verify", "none"); code != 1 || strings.Contains(stderr, "give one") {
+		t.Errorf("--no-verify --verify none: exit %d, %q; want the file's error", code, firstLine(stderr))
 	}
 }
 
