@@ -207,6 +207,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	default:
 		return nil, usageError(fs, "--sampler %q: want node, ladies or fastgcn", c.sampler)
 	}
+	if c.opt.Arch == gnn.Linear && c.sampler != "node" {
+		// It was ignored: the linear model samples no neighbours.
+		return nil, usageError(fs, "--sampler %s: --model linear trains on the seeds' own features and samples no neighbours", c.sampler)
+	}
 	if err := checkLadiesMatrix(fs, c.ladiesMatrix, c.sampler); err != nil {
 		return nil, err
 	}

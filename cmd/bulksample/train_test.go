@@ -342,6 +342,7 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "--plot", filepath.Join(dir, "none", "c.png")}, "--plot"},
 		{[]string{"--data", "cora", "--plot", filepath.Join(aFile, "c.png")}, "--plot"},
 		{[]string{"--data", "cora", "--checkpoint", aFile}, "--checkpoint"},
+		{[]string{"--data", "cora", "--model", "linear", "--sampler", "ladies"}, "--sampler ladies: --model linear"},
 		{[]string{"--data", "cora", "--split-out", dir}, "--split-out"},
 		// An output over an input: the dataset file was replaced by the
 		// split's JSON.
