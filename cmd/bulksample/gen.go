@@ -112,6 +112,9 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		if r.EdgeFactor < 1 {
 			return usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
 		}
+		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory()); msg != "" {
+			return usageError(fs, "%s", msg)
+		}
 		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d\n", r.Scale, r.EdgeFactor)
 		a, err := dataset.RMAT(r)
 		if err != nil {
@@ -122,6 +125,9 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	} else {
 		if flagErr := checkPlantedFlags(p); flagErr != "" {
 			return usageError(fs, "%s", flagErr)
+		}
+		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory()); msg != "" {
+			return usageError(fs, "%s", msg)
 		}
 		fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
 		if d, err = dataset.PlantedPartition(p); err != nil {
@@ -151,6 +157,32 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, s)
 	}
 	return nil
+}
+
+// genMemoryCheck returns a message naming the size flags when the graph
+// they ask for cannot fit in total bytes of memory (0 or less: unknown),
+// or "". The bound is a lower one, the output alone: 8 bytes (a column
+// id and a value) for each of the two stored directions of a generated
+// edge, and sbm's float32 features; generating takes more. A --scale 30
+// meant as 20 ran out of memory after minutes, ending in the runtime's
+// fatal error.
+func genMemoryCheck(kind string, r dataset.RMATOptions, p dataset.PlantedPartitionOptions, total int64) string {
+	if total <= 0 {
+		return ""
+	}
+	var need float64
+	var flags string
+	if kind == "rmat" {
+		need = 16 * float64(r.EdgeFactor) * math.Exp2(float64(r.Scale))
+		flags = fmt.Sprintf("--scale %d --edge-factor %d", r.Scale, r.EdgeFactor)
+	} else {
+		need = 8*p.AvgDegree*float64(p.Nodes) + 4*float64(p.Nodes)*float64(p.Features)
+		flags = fmt.Sprintf("--nodes %d --avg-degree %g --features %d", p.Nodes, p.AvgDegree, p.Features)
+	}
+	if need <= float64(total) {
+		return ""
+	}
+	return fmt.Sprintf("%s: the graph alone needs %.1f GiB, more than this machine's %.1f GiB of memory", flags, need/(1<<30), float64(total)/(1<<30))
 }
 
 // genFamily returns the prefix of the help of kind's own flags: sbm for
