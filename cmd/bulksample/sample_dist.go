@@ -92,7 +92,7 @@ func (d *distFlags) validate(fs *flag.FlagSet, method string) error {
 		var only string
 		fs.Visit(func(f *flag.Flag) {
 			switch f.Name {
-			case "replication", "fetch", "replicate-graph", "fail-rank":
+			case "replication", "fetch", "replicate-graph", "fail-rank", "eval":
 				if only == "" {
 					only = f.Name
 				}

@@ -204,24 +204,25 @@ func TestSampleDistFlagsMapToOptions(t *testing.T) {
 func TestSampleDistFlagErrors(t *testing.T) {
 	g := distGraph(t)
 	for _, tc := range []struct {
-		args       []string
-		want       string
-		sampleOnly bool // --method is sample's flag (train's is --sampler)
+		args []string
+		want string
+		only string // "sample" or "train" for one command's flags (--method, --eval); "" for both
 	}{
-		{[]string{"--inproc-ranks", "4", "--replication", "3"}, "--replication 3: does not divide --inproc-ranks 4", false},
-		{[]string{"--inproc-ranks", "2", "--fetch", "pool"}, "--fetch", false},
-		{[]string{"--inproc-ranks", "2", "--replication", "0"}, "--replication 0", false},
-		{[]string{"--inproc-ranks", "2", "--method", "ladies", "--fetch", "push"}, "--fetch push", true},
+		{[]string{"--inproc-ranks", "4", "--replication", "3"}, "--replication 3: does not divide --inproc-ranks 4", ""},
+		{[]string{"--inproc-ranks", "2", "--fetch", "pool"}, "--fetch", ""},
+		{[]string{"--inproc-ranks", "2", "--replication", "0"}, "--replication 0", ""},
+		{[]string{"--inproc-ranks", "2", "--method", "ladies", "--fetch", "push"}, "--fetch push", "sample"},
 		// Before: a runtime crash (memory exhausted) with every
 		// goroutine's stack, millions of lines.
-		{[]string{"--inproc-ranks", "100000"}, "--inproc-ranks 100000: want at most", false},
+		{[]string{"--inproc-ranks", "100000"}, "--inproc-ranks 100000: want at most", ""},
 		// Before: silently ignored by a single process.
-		{[]string{"--replication", "2"}, "--replication: only in a distributed run", false},
-		{[]string{"--fetch", "push"}, "--fetch: only in a distributed run", false},
-		{[]string{"--replicate-graph"}, "--replicate-graph: only in a distributed run", false},
+		{[]string{"--replication", "2"}, "--replication: only in a distributed run", ""},
+		{[]string{"--fetch", "push"}, "--fetch: only in a distributed run", ""},
+		{[]string{"--replicate-graph"}, "--replicate-graph: only in a distributed run", ""},
+		{[]string{"--eval", "gathered"}, "--eval: only in a distributed run", "train"},
 	} {
 		for _, command := range []string{"sample", "train"} {
-			if command == "train" && tc.sampleOnly {
+			if tc.only != "" && tc.only != command {
 				continue
 			}
 			data := "--graph"
