@@ -57,8 +57,11 @@ type featureConfig struct {
 	CalibFloats int     `json:"calib_floats"`
 	Diagnose    bool    `json:"diagnose"`
 	// Repeats is how many times each row whose column has several ranks
-	// is measured (rows of c = p, which exchange nothing, run once).
-	Repeats int `json:"repeats"`
+	// is measured (rows of c = p, which exchange nothing, run once), and
+	// Interleave whether the rotation mixes the rows of one c ("c") or
+	// of every c ("all").
+	Repeats    int    `json:"repeats"`
+	Interleave string `json:"interleave"`
 }
 
 // The gather modes, in the order they run.
@@ -131,7 +134,9 @@ type featureResult struct {
 	CacheBytes    int64
 	// CPUs is, per rank, the set of CPUs it may run on (a bit per CPU).
 	CPUs []uint64
-	Runs []featureRun
+	// PeakRSS is the largest of the ranks' peak resident sets (bytes).
+	PeakRSS int64
+	Runs    []featureRun
 }
 
 // featureChild is a rank: it runs every configuration and, on rank 0,
@@ -146,7 +151,7 @@ func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
 	if err != nil {
 		return benchutil.Fail(stderr, "distbench", err)
 	}
-	res, err := featureRank(ctx, world, &cfg)
+	res, err := featureRank(ctx, world, &cfg, stderr)
 	if err != nil {
 		dist.Fail(stderr, world, err)
 		return 1
@@ -164,8 +169,9 @@ func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// featureRank is one rank's whole run.
-func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*featureResult, error) {
+// featureRank is one rank's whole run; rank 0 writes a line per run to
+// progress.
+func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig, progress io.Writer) (*featureResult, error) {
 	p, me := world.Size(), world.Rank()
 	d, err := dataset.Load(cfg.Graph, nil) // memory-mapped: the ranks share the page cache
 	if err != nil {
@@ -230,20 +236,28 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 	// all-to-alls (trace.go).
 	log := &callLog{diag: cfg.Diagnose, bufs: &buffers{}}
 	rk := &featureRanker{world: world, cfg: cfg, bulks: bulks, most: int(most[0]), warmBulks: warmBulks, warmMost: int(warmMost[0]),
-		features: d.Features, log: log, traced: newTraced(world, dist.PhaseFeatures, log)}
+		features: d.Features, log: log, traced: newTraced(world, dist.PhaseFeatures, log), progress: progress}
 	defer rk.close()
 	// A column of one rank (c = p) exchanges nothing: its rows run once,
 	// first, and their full feature blocks are freed before the others'
-	// stores are made. The rows of the other c stay open together and run
-	// cfg.Repeats times, each repetition in its own order of the rows
+	// stores are made. The rows of each other c (of all of them with
+	// cfg.Interleave "all") stay open together and run cfg.Repeats
+	// times, each repetition in its own order of the rows
 	// (benchutil.SweepOrder), so that a slow stretch of the machine falls
-	// on the rows alike rather than on whichever ran then.
-	var once, repeated []int
+	// on the rows alike rather than on whichever ran then. An open row
+	// keeps its store's buffers warm: at ogbn-products' size the three
+	// rows of c = 1 hold about 2 GB per rank, and those of c = 1 and 2
+	// together 4 GB (Interleave "all").
+	var once []int
+	var repeated [][]int // the c whose rows are open together
 	for _, c := range cfg.Reps {
-		if c == p {
+		switch {
+		case c == p:
 			once = append(once, c)
-		} else {
-			repeated = append(repeated, c)
+		case cfg.Interleave == "all" && len(repeated) > 0:
+			repeated[0] = append(repeated[0], c)
+		default:
+			repeated = append(repeated, []int{c})
 		}
 	}
 	for _, c := range once {
@@ -260,23 +274,25 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 			return nil, err
 		}
 	}
-	var rows []*featureRow
-	for _, c := range repeated {
-		rs, err := rk.open(ctx, c, d, cacheBytes)
-		if err != nil {
-			return nil, err
-		}
-		rows = append(rows, rs...)
-	}
-	for rep := range cfg.Repeats {
-		for pos, i := range benchutil.SweepOrder(len(rows), rep, cfg.Seed) {
-			if err := rk.measure(ctx, rows[i], rep, cfg.Repeats, pos); err != nil {
+	for _, cs := range repeated {
+		var rows []*featureRow
+		for _, c := range cs {
+			rs, err := rk.open(ctx, c, d, cacheBytes)
+			if err != nil {
 				return nil, err
 			}
+			rows = append(rows, rs...)
 		}
-	}
-	if err := rk.close(); err != nil {
-		return nil, err
+		for rep := range cfg.Repeats {
+			for pos, i := range benchutil.SweepOrder(len(rows), rep, cfg.Seed) {
+				if err := rk.measure(ctx, rows[i], rep, cfg.Repeats, pos); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := rk.close(); err != nil {
+			return nil, err
+		}
 	}
 	res.Runs = rk.runs
 	// The report's order: by c as given, then mode, then repetition.
@@ -296,7 +312,8 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: %w", me, err)
 	}
-	per := []int64{int64(sampleSec * 1e9), inputs, unions, hot, mine, int64(cpus)}
+	var meter procstat.Meter
+	per := []int64{int64(sampleSec * 1e9), inputs, unions, hot, mine, int64(cpus), meter.Now().PeakRSS}
 	all, _, err := dist.Allgather(ctx, world, dist.PhaseControl, per)
 	if err != nil {
 		return nil, err
@@ -309,6 +326,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 		res.HotInputs = append(res.HotInputs, v[3])
 		res.MyMinibatches = append(res.MyMinibatches, v[4])
 		res.CPUs = append(res.CPUs, uint64(v[5]))
+		res.PeakRSS = max(res.PeakRSS, v[6])
 	}
 	return res, nil
 }
@@ -329,6 +347,7 @@ type featureRanker struct {
 	bufs      buffers
 	hot       int64 // inputs the cache holds (counted once)
 	runs      []featureRun
+	progress  io.Writer // a line per run, or nil
 	// closers release the open rows' stores, feature blocks and grids,
 	// last opened first.
 	closers []func() error
@@ -509,6 +528,10 @@ func (rk *featureRanker) measure(ctx context.Context, row *featureRow, rep, reps
 	}
 	run.OK = okAll[0] == 0
 	rk.runs = append(rk.runs, run)
+	if world.Rank() == 0 && rk.progress != nil {
+		fmt.Fprintf(rk.progress, "distbench: c = %d %s: ids + rows %.3f s, wall %.1f s\n", c, run.label(),
+			run.Times.Transfer[1]+run.Times.Transfer[2], fig.Wall.Seconds())
+	}
 	return nil
 }
 
@@ -760,7 +783,7 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 	d.Close()
 	fmt.Fprintf(stderr, "distbench: planted partition of %d vertices generated and saved in %.1fs\n", c.fnodes, gen.Seconds())
 	cfg := featureConfig{Graph: graph, Reps: c.reps, Batch: c.batch, Bulk: c.fbulk, Fanouts: c.fanouts, Seed: c.seed,
-		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag, Repeats: c.frepeats}
+		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag, Repeats: c.frepeats, Interleave: c.finterleave}
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -775,19 +798,15 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 	cmd := mpirunCommand(ctx, c.mpirun, c.np, c.bind, self)
 	cmd.Env = append(cmd.Env, featureEnv+"="+string(js))
 	var errOut strings.Builder
-	cmd.Stderr = &errOut
+	// The ranks' progress and mpirun's report of the bindings (--bind
+	// core) go on to stderr as they come; kept for the error too.
+	cmd.Stderr = io.MultiWriter(&errOut, stderr)
 	start := time.Now()
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("mpirun -np %d (features): %v\n%s%s", c.np, err, out, errOut.String())
 	}
 	wall := time.Since(start)
-	// mpirun's report of the bindings (--bind core), for the log.
-	for line := range strings.SplitSeq(errOut.String(), "\n") {
-		if strings.Contains(line, " bound to ") {
-			fmt.Fprintln(stderr, line)
-		}
-	}
 	var res featureResult
 	found := false
 	for line := range strings.SplitSeq(string(out), "\n") {
@@ -820,6 +839,13 @@ func mpirunCommand(ctx context.Context, mpirun string, np int, bind string, prog
 	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
 		"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
 	return cmd
+}
+
+// interleaveText says, by --feature-interleave, which rows a repetition
+// runs in its order.
+var interleaveText = map[string]string{
+	"c":   "the rows of one c, open together, one c after the other",
+	"all": "the rows of every c, open together",
 }
 
 // featureReport is the markdown section of the feature benchmark.
@@ -856,12 +882,13 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	fmt.Fprintf(&b, "The CPUs each rank may run on (its affinity, /proc/self/status): %s (%s).\n\n", cpusText, verdict)
 	fmt.Fprintf(&b, "Each row whose process column has several ranks ran %d times (the rows of c = p, which exchange nothing, once): "+
 		"its store made and warmed up once (the first two bulks, untimed), then %d timed epochs, every repetition running all those rows "+
-		"in an order of its own (benchutil.SweepOrder), so that a slow stretch of the shared machine falls on the rows alike. Each "+
+		"in an order of its own (benchutil.SweepOrder), so that a slow stretch of the shared machine falls on the rows alike (%s). Each "+
 		"repetition's model time is the model of its own bytes with the α and β of the probes interleaved with it (probe.go); the "+
 		"table gives, per row, the median and range over the repetitions of the measured transfer time (ids + rows, as below) and "+
 		"of the model's, the error of the model's median against the measured median, and the spread of the repetitions' own errors. "+
 		"The bytes are counted in every repetition, and the byte model's error is given for each. The tables after it list every "+
-		"repetition, (r/R) after the mode.\n\n", c.frepeats, c.frepeats)
+		"repetition, (r/R) after the mode. The largest peak resident set of a rank: %.0f MiB.\n\n", c.frepeats, c.frepeats, interleaveText[c.finterleave],
+		float64(res.PeakRSS)/(1<<20))
 	b.WriteString(repeatTable(res))
 	b.WriteString("\n")
 	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +

@@ -99,17 +99,18 @@ type config struct {
 	parts              []string // "sampling", "features"
 
 	// The feature benchmark (features.go).
-	self      string // this program, started under mpirun as the ranks; "" means os.Executable()
-	fnodes    int
-	fdegree   float64
-	ffeatures int
-	fbulk     int
-	fseeds    int
-	fcache    float64
-	fcalib    int
-	fdiag     bool
-	frepeats  int
-	bind      string // mpirun's placement: "none" or "core"
+	self        string // this program, started under mpirun as the ranks; "" means os.Executable()
+	fnodes      int
+	fdegree     float64
+	ffeatures   int
+	fbulk       int
+	fseeds      int
+	fcache      float64
+	fcalib      int
+	fdiag       bool
+	frepeats    int
+	finterleave string
+	bind        string // mpirun's placement: "none" or "core"
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -135,6 +136,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.fbulk, "feature-bulk", 32, "minibatches per bulk of the feature benchmark")
 	fs.IntVar(&c.fseeds, "feature-seeds", 3*32*1024, "training seeds of the feature benchmark's epoch, measured --feature-repeats times (default: 3 bulks of 32 minibatches of 1024; 0: the whole training split)")
 	fs.IntVar(&c.frepeats, "feature-repeats", 5, "measurements of each feature row whose column has several ranks, each repetition running the rows in an order of its own")
+	fs.StringVar(&c.finterleave, "feature-interleave", "c", "which feature rows a repetition runs in its own order: c (those of one replication factor, open together, one c after the other) or all (every c's at once: about twice the memory, 4 GB per rank at the default size)")
 	fs.StringVar(&c.bind, "bind", "none", "mpirun's placement of the ranks: none (any CPU, more ranks than CPUs allowed) or core (a core of its own per rank, reported)")
 	fs.Float64Var(&c.fcache, "cache", 0.05, "hot-vertex cache budget per rank, a fraction of all the feature bytes")
 	fs.IntVar(&c.fcalib, "calibrate-floats", 1<<21, "float32 values per pair of the bandwidth calibration's all-to-all")
@@ -161,6 +163,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	switch {
 	case c.fnodes < 1 || c.ffeatures < 1 || c.fbulk < 1 || c.fseeds < 0 || c.fcalib < 1 || c.frepeats < 1:
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-nodes, --features, --feature-bulk, --feature-repeats and --calibrate-floats must be positive, --feature-seeds >= 0"))
+	case c.finterleave != "c" && c.finterleave != "all":
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-interleave %q: want c or all", c.finterleave))
 	case c.bind != "none" && c.bind != "core":
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--bind %q: want none or core", c.bind))
 	case c.fdegree <= 0 || c.fcache < 0 || c.fcache > 1:
