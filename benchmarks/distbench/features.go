@@ -769,19 +769,10 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	t0 := time.Now()
-	d, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: c.fnodes, AvgDegree: c.fdegree, Features: c.ffeatures, Seed: c.seed})
+	graph, train, gen, err := plantedGraph(c, tmp, stderr)
 	if err != nil {
 		return err
 	}
-	graph := filepath.Join(tmp, "planted.bsg")
-	if err := dataset.Save(graph, d); err != nil {
-		return err
-	}
-	gen := time.Since(t0)
-	train := len(d.Train)
-	d.Close()
-	fmt.Fprintf(stderr, "distbench: planted partition of %d vertices generated and saved in %.1fs\n", c.fnodes, gen.Seconds())
 	cfg := featureConfig{Graph: graph, Reps: c.reps, Batch: c.batch, Bulk: c.fbulk, Fanouts: c.fanouts, Seed: c.seed,
 		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag, Repeats: c.frepeats, Interleave: c.finterleave}
 	js, err := json.Marshal(cfg)
@@ -824,6 +815,54 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 	return benchutil.Report{Program: "distbench", Path: c.out, Append: true, Text: text}.Write(stdout, stderr)
 }
 
+// plantedGraph returns the native file of the feature benchmark's
+// planted-partition graph and its training vertices: generated and saved
+// in tmp, or, with --feature-graph-dir, the file of the same options there
+// (its name gives them) if it exists, else generated and saved there for
+// the next run. gen is the time generating and saving took, 0 if reused.
+func plantedGraph(c *config, tmp string, stderr io.Writer) (path string, train int, gen time.Duration, err error) {
+	dir := tmp
+	if c.fgraphDir != "" {
+		dir = c.fgraphDir
+	}
+	path = filepath.Join(dir, plantedName(c))
+	if c.fgraphDir != "" {
+		if _, err := os.Stat(path); err == nil {
+			d, err := dataset.Load(path, nil)
+			if err != nil {
+				return "", 0, 0, fmt.Errorf("--feature-graph-dir: %w", err)
+			}
+			defer d.Close()
+			fmt.Fprintf(stderr, "distbench: planted partition of %d vertices read from %s\n", d.NumNodes(), path)
+			return path, len(d.Train), 0, nil
+		}
+	}
+	t0 := time.Now()
+	d, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: c.fnodes, AvgDegree: c.fdegree, Features: c.ffeatures, Seed: c.seed})
+	if err != nil {
+		return "", 0, 0, err
+	}
+	defer d.Close()
+	// Saved under another name and renamed: a run stopped while saving
+	// leaves no file that the next would take for whole.
+	part := path + ".part"
+	if err := dataset.Save(part, d); err != nil {
+		return "", 0, 0, err
+	}
+	if err := os.Rename(part, path); err != nil {
+		return "", 0, 0, err
+	}
+	gen = time.Since(t0)
+	fmt.Fprintf(stderr, "distbench: planted partition of %d vertices generated and saved in %.1fs\n", c.fnodes, gen.Seconds())
+	return path, len(d.Train), gen, nil
+}
+
+// plantedName is the file name of the planted-partition graph of c's
+// options.
+func plantedName(c *config) string {
+	return fmt.Sprintf("planted-n%d-d%g-f%d-s%d.bsg", c.fnodes, c.fdegree, c.ffeatures, c.seed)
+}
+
 // mpirunCommand returns `mpirun -np N prog args...` with the environment
 // Open MPI needs to run as root on a loopback-only machine. With bind
 // "none" the ranks may run on any CPU, more ranks than CPUs allowed
@@ -862,15 +901,19 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	if c.bind == "core" {
 		launcher = "`mpirun --bind-to core`"
 	}
+	genText := fmt.Sprintf("generated and saved in %.0f s", gen.Seconds())
+	if gen == 0 {
+		genText = "read from a file of an earlier run (--feature-graph-dir)"
+	}
 	fmt.Fprintf(&b, "\n## Feature exchange (featurex.Dist)\n\n")
 	fmt.Fprintf(&b, "Planted-partition graph (dataset.PlantedPartition, seed %d): %d vertices, %d stored edges, %d float32 features "+
-		"(%.0f MiB in all), generated and saved in %.0f s; one epoch of %d training seeds (of %d) in %d minibatches of b = %d, fanouts %s, "+
+		"(%.0f MiB in all), %s; one epoch of %d training seeds (of %d) in %d minibatches of b = %d, fanouts %s, "+
 		"bulks of k = %d minibatches (%d bulks); p = %d ranks under %s, 1 thread each, %.0f s for the whole launch. "+
 		"Each rank loads only its feature block (dataset.LoadFeatureBlock of the native file) and samples its own minibatches from the "+
 		"memory-mapped graph (the sample of the distributed sampler, DESIGN.md 3.3; sampling took %.1f-%.1f s per rank and is not part of "+
 		"the figures below). The cache holds %.1f MiB per rank (%.0f%% of the features), the vertices of highest degree "+
 		"(featurex.ColumnCounts). %s, %d logical CPUs, %s, %s; load average at start %s %s %s.\n\n",
-		c.seed, res.N, res.Edges, f, float64(res.N)*float64(f)*4/(1<<20), gen.Seconds(), seeds, train, res.Minibatches, c.batch,
+		c.seed, res.N, res.Edges, f, float64(res.N)*float64(f)*4/(1<<20), genText, seeds, train, res.Minibatches, c.batch,
 		benchutil.JoinInts(c.fanouts), c.fbulk, res.Bulks, p, launcher, wall.Seconds(), slices.Min(res.SampleSeconds), slices.Max(res.SampleSeconds),
 		float64(res.CacheBytes)/(1<<20), 100*c.fcache, mc.CPU, mc.Cores, mc.Go, mc.Date, load[0], load[1], load[2])
 	fmt.Fprintf(&b, "Command: `distbench %s` (`make bench`).\n\n", strings.Join(c.args, " "))

@@ -110,6 +110,7 @@ type config struct {
 	fdiag       bool
 	frepeats    int
 	finterleave string
+	fgraphDir   string
 	bind        string // mpirun's placement: "none" or "core"
 }
 
@@ -137,6 +138,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.fseeds, "feature-seeds", 3*32*1024, "training seeds of the feature benchmark's epoch, measured --feature-repeats times (default: 3 bulks of 32 minibatches of 1024; 0: the whole training split)")
 	fs.IntVar(&c.frepeats, "feature-repeats", 5, "measurements of each feature row whose column has several ranks, each repetition running the rows in an order of its own")
 	fs.StringVar(&c.finterleave, "feature-interleave", "c", "which feature rows a repetition runs in its own order: c (those of one replication factor, open together, one c after the other) or all (every c's at once: about twice the memory, 4 GB per rank at the default size)")
+	fs.StringVar(&c.fgraphDir, "feature-graph-dir", "", "a directory where the feature benchmark keeps its planted-partition graph (named by its options) between runs: read if there, else generated and saved there (default: generated in a temporary directory and removed)")
 	fs.StringVar(&c.bind, "bind", "none", "mpirun's placement of the ranks: none (any CPU, more ranks than CPUs allowed) or core (a core of its own per rank, reported)")
 	fs.Float64Var(&c.fcache, "cache", 0.05, "hot-vertex cache budget per rank, a fraction of all the feature bytes")
 	fs.IntVar(&c.fcalib, "calibrate-floats", 1<<21, "float32 values per pair of the bandwidth calibration's all-to-all")

@@ -221,3 +221,24 @@ func TestFeatureBenchBindCore(t *testing.T) {
 		t.Errorf("runs:\n%s", rep)
 	}
 }
+
+// TestPlantedGraphDir: with --feature-graph-dir the first run generates
+// the graph into the directory under a name that gives its options, and a
+// run with the same options reads it; other options make another file.
+func TestPlantedGraphDir(t *testing.T) {
+	dir := t.TempDir()
+	c := &config{fnodes: 500, fdegree: 8, ffeatures: 4, seed: 1, fgraphDir: dir}
+	var log bytes.Buffer
+	path, train, gen, err := plantedGraph(c, t.TempDir(), &log)
+	if err != nil || gen == 0 || train == 0 || filepath.Base(path) != "planted-n500-d8-f4-s1.bsg" || filepath.Dir(path) != dir {
+		t.Fatalf("first run: %s, %d, %v, %v; want a generated graph in %s", path, train, gen, err, dir)
+	}
+	again, train2, gen2, err := plantedGraph(c, t.TempDir(), &log)
+	if err != nil || again != path || train2 != train || gen2 != 0 || !strings.Contains(log.String(), "read from") {
+		t.Errorf("second run: %s, %d, %v, %v; want %s read, %d training vertices", again, train2, gen2, err, path, train)
+	}
+	c.ffeatures = 8
+	if other, _, gen3, err := plantedGraph(c, t.TempDir(), &log); err != nil || other == path || gen3 == 0 {
+		t.Errorf("other options: %s, %v, %v; want another file, generated", other, gen3, err)
+	}
+}
