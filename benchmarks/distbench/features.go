@@ -237,7 +237,6 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig, progr
 	log := &callLog{diag: cfg.Diagnose, bufs: &buffers{}}
 	rk := &featureRanker{world: world, cfg: cfg, bulks: bulks, most: int(most[0]), warmBulks: warmBulks, warmMost: int(warmMost[0]),
 		features: d.Features, log: log, traced: newTraced(world, dist.PhaseFeatures, log), progress: progress}
-	defer rk.close()
 	// A column of one rank (c = p) exchanges nothing: its rows run once,
 	// first, and their full feature blocks are freed before the others'
 	// stores are made. The rows of each other c (of all of them with
@@ -349,7 +348,9 @@ type featureRanker struct {
 	runs      []featureRun
 	progress  io.Writer // a line per run, or nil
 	// closers release the open rows' stores, feature blocks and grids,
-	// last opened first.
+	// last opened first. On an error they are left open: closing a grid
+	// is collective, and the caller aborts the world (dist.Fail) rather
+	// than wait for ranks that may never come.
 	closers []func() error
 }
 
@@ -947,8 +948,8 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		"the first all-to-all, where a rank waits for the column's slowest; ids; serve: the owner copies the rows asked of it; rows; " +
 		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these are featurex.DistStats' wall times: " +
 		"the all-to-all phases include the barriers and the waits for the column's slowest rank, which the wait table below separates, " +
-		"and the probes' time is not in them); the slowest rank's wall time (probes included). Each run is one epoch after a warm-up of its first two " +
-		"bulks (untimed, as a trainer's first epoch), so that the store's buffers are warm. Every run's first minibatch was checked " +
+		"and the probes' time is not in them); the slowest rank's wall time (probes included). Each run is one epoch; a row's first follows a warm-up " +
+		"of its first two bulks (untimed, as a trainer's first epoch), so that the store's buffers are warm, and its later repetitions reuse the warm store. Every run's first minibatch was checked " +
 		"against the file's rows.\n\n")
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | transfer s (ids + rows) | model s | error | pack / status / ids / serve / rows / unpack s | wall s | rows |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
