@@ -8,13 +8,17 @@
 // through featurex.Dist for each c, per minibatch, per bulk and with the
 // hot-vertex cache, compared with the feature cost model (costmodel.go),
 // which then predicts the feature exchange of ogbn-papers100M at p = 128.
+// Each feature row that exchanges is measured --feature-repeats times, the
+// rows of each repetition in an order of their own, and compared by medians
+// (repeats.go); --bind core gives every rank a core of its own.
 // It writes a markdown report to --out (benchmarks/results/dist.md, as
 // `make bench` runs it), the feature section after the sampling one.
 //
 // Usage:
 //
 //	go run -tags mpi ./benchmarks/distbench --bulksample bin/bulksample [--scale 22] [--np 4]
-//	go run -tags mpi ./benchmarks/distbench --parts features [--feature-nodes 2449029]
+//	go run -tags mpi ./benchmarks/distbench --parts features [--feature-nodes 2449029] [--feature-repeats 5]
+//	go run -tags mpi ./benchmarks/distbench --parts features --np 2 --replication 1,2 --bind core
 //
 // # Cost model of sampling
 //
