@@ -13,7 +13,7 @@ RACE_PKGS := ./...
 FUZZTIME ?= 10s
 FUZZ     ?= .
 
-.PHONY: all build run test deps deps-test bench fuzz vet clean
+.PHONY: all build run test deps deps-test bench fuzz vet clean device-bundle
 
 all: build
 
@@ -49,6 +49,11 @@ bench:
 
 fuzz: deps
 	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ)
+
+# Static binaries and the runner of the 16-core scaling table in bin/device
+# (benchmarks/results/sampling.md, "Scaling on 16 cores").
+device-bundle:
+	@scripts/device-bundle.sh
 
 clean:
 	rm -rf bin

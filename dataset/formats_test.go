@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -144,6 +145,57 @@ func TestNativeCorrupt(t *testing.T) {
 	// byte is the high byte of the test split's node id 3.
 	if _, err := Load(p, nil); err == nil || !strings.Contains(err.Error(), "test split: entry 0: node 16777219 outside [0, 4)") {
 		t.Errorf("Load of a corrupt file at the default level: %v", err)
+	}
+}
+
+// TestNativeArrayBounds: an array whose offset lies past the end of the file
+// is an error naming it, even when empty. An empty "test" array at an offset
+// a few bytes past the end passed the bounds check (the quotient of a
+// negative remainder truncates to zero) and panicked slicing the mapping
+// (FuzzNativeContents found it: testdata/fuzz/FuzzNativeContents/46a4168f3033c61f).
+func TestNativeArrayBounds(t *testing.T) {
+	r := nativeRecipe(t, smallDataset())
+	hdr, body, _ := bytes.Cut(r[1:], []byte(recipeSep))
+	// Cut the file (the last array's bytes, which the cases replace) to end
+	// 3 bytes before a multiple of 8, the next possible offset.
+	for (nativeBase+len(body))%8 != 5 {
+		body = body[:len(body)-1]
+	}
+	end := int64(nativeBase + len(body))
+	tests := []struct {
+		name          string
+		offset, count int64 // of the last array
+		want          string
+	}{
+		{"empty, 3 bytes past the end", end + 3, 0, `array "test": truncated`},
+		{"empty, far past the end", end + 3 + 1<<20, 0, `array "test": truncated`},
+		{"one element, 3 bytes past the end", end + 3, 1, `array "test": truncated`},
+		{"empty, before the end", end - 5, 0, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var h nativeHeader
+			if err := json.Unmarshal(hdr, &h); err != nil {
+				t.Fatal(err)
+			}
+			last := &h.Arrays[len(h.Arrays)-1]
+			if last.Name != "test" {
+				t.Fatalf("last array %q, want test", last.Name)
+			}
+			last.Offset, last.Count = tt.offset, tt.count
+			fixed, err := json.Marshal(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := nativeFromRecipe(append(append(append([]byte{0}, fixed...), recipeSep...), body...))
+			_, err = decodeNative("x.bsn", b, VerifyStructure, 1, nil)
+			switch {
+			case tt.want == "" && err != nil && strings.Contains(err.Error(), "truncated"):
+				t.Errorf("an empty array within the file: %v", err)
+			case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+				t.Errorf("error %v; want one containing %q", err, tt.want)
+			}
+		})
 	}
 }
 
@@ -698,7 +750,7 @@ func TestSaveFailureLeavesNoFile(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.bsn")
 	boom := errors.New("boom")
-	err := writeFileAtomic(context.Background(), p, func(w io.Writer) error {
+	err := atomicfile.Write(context.Background(), p, func(w io.Writer) error {
 		w.Write([]byte("partial"))
 		return boom
 	})

@@ -1,10 +1,8 @@
 package dataset
 
 import (
-	"bufio"
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -12,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -223,6 +222,12 @@ func Detect(path string) (string, error) {
 		}
 		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz)", path, ErrFormat)
 	}
+	// The readers map, seek or size their file. Opening a named pipe with
+	// no writer blocks forever (a signal could not stop it), and a device
+	// such as /dev/zero never ends.
+	if !st.Mode().IsRegular() {
+		return "", fmt.Errorf("%s: %w: not a regular file (%s); graphs are read from files or OGB folders", path, ErrFormat, fileKind(st.Mode()))
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return "", err
@@ -290,80 +295,21 @@ func SaveContext(ctx context.Context, path string, d *Dataset) error {
 	if strings.EqualFold(filepath.Ext(path), ".npz") {
 		write = writeNPZ
 	}
-	return writeFileAtomic(ctx, path, func(w io.Writer) error { return write(w, d) })
+	return atomicfile.Write(ctx, path, func(w io.Writer) error { return write(w, d) })
 }
 
-// writeFileAtomic writes path through a temporary file in the same folder,
-// synced and renamed into place on success and removed on failure. The
-// writes stop with ctx's error once ctx is done.
-func writeFileAtomic(ctx context.Context, path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+// fileKind names the kind of a file that is neither regular nor a folder.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case m&fs.ModeSocket != 0:
+		return "a socket"
+	case m&fs.ModeDevice != 0:
+		return "a device"
 	}
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		// CreateTemp's error names the temporary file, which the caller
-		// never asked for: report the requested path and the folder.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("write %s: folder %s: %w", path, dir, err)
-		}
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	bw := newBufferedWriter(ctxWriter{ctx, f})
-	if err := write(bw); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Sync(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	// The last moment to stop: after the rename the file is complete.
-	if err := ctx.Err(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
+	return "mode " + m.String()
 }
-
-// ctxWriter is a writer that fails with ctx's error once ctx is done; behind
-// a 1 MiB buffer it checks ctx once per MiB written.
-type ctxWriter struct {
-	ctx context.Context
-	w   io.Writer
-}
-
-func (c ctxWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.w.Write(p)
-}
-
-func newBufferedWriter(w io.Writer) *bufio.Writer { return bufio.NewWriterSize(w, 1<<20) }
 
 // openSized opens the file at path for reading and returns it with its
 // size (the readers that need it: zip's directory, a gzip file's bound on

@@ -236,7 +236,9 @@ func decodeNative(name string, buf []byte, level VerifyLevel, threads int, popul
 			return bad("array %q appears twice", a.Name)
 		case a.Offset < end || a.Offset%8 != 0 || a.Count < 0:
 			return bad("array %q: offset %d count %d overlaps the header or the previous array, or is misaligned", a.Name, a.Offset, a.Count)
-		case a.Count > (int64(len(buf))-a.Offset)/dtypeSize(a.Dtype):
+		// The offset first: for an empty array past the end the quotient
+		// below truncates towards zero and let it through.
+		case a.Offset > int64(len(buf)) || a.Count > (int64(len(buf))-a.Offset)/dtypeSize(a.Dtype):
 			return bad("array %q: truncated: %d elements at offset %d need %d bytes, the file has %d",
 				a.Name, a.Count, a.Offset, a.Offset+a.Count*dtypeSize(a.Dtype), len(buf))
 		}

@@ -54,6 +54,13 @@ type PlantedPartitionOptions struct {
 	Threads int
 }
 
+// Validate returns an error naming the first invalid field of o, the one
+// PlantedPartition would return, without generating anything.
+func (o PlantedPartitionOptions) Validate() error {
+	_, err := o.withDefaults()
+	return err
+}
+
 func (o PlantedPartitionOptions) withDefaults() (PlantedPartitionOptions, error) {
 	def := func(v *float64, d float64) {
 		if *v == 0 {

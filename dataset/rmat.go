@@ -55,10 +55,12 @@ func (o RMATOptions) withDefaults() (RMATOptions, error) {
 		o.A, o.B, o.C = 0.57, 0.19, 0.19
 	}
 	d := 1 - o.A - o.B - o.C
-	if o.A < 0 || o.B < 0 || o.C < 0 || d < -1e-12 {
+	// Written so that a NaN fails: NaN compares false with everything, and
+	// NaN probabilities used to generate a graph without a single edge.
+	if !(o.A >= 0 && o.B >= 0 && o.C >= 0 && d >= -1e-12) {
 		return o, fmt.Errorf("dataset: RMAT: probabilities A=%g B=%g C=%g need A, B, C >= 0 and A+B+C <= 1", o.A, o.B, o.C)
 	}
-	if o.Noise < 0 || o.Noise > min((o.A+max(d, 0))/2, o.B, o.C) {
+	if !(o.Noise >= 0 && o.Noise <= min((o.A+max(d, 0))/2, o.B, o.C)) {
 		return o, fmt.Errorf("dataset: RMAT: Noise %g outside [0, min((a+d)/2, b, c)]", o.Noise)
 	}
 	return o, nil

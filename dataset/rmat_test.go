@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"fmt"
+	"math"
 	"reflect"
 	"slices"
 	"testing"
@@ -17,6 +18,9 @@ func TestRMATOptionsErrors(t *testing.T) {
 		{RMATOptions{Scale: 4, EdgeFactor: -1}, "EdgeFactor -1"},
 		{RMATOptions{Scale: 4, A: 0.7, B: 0.2, C: 0.2}, "A+B+C <= 1"},
 		{RMATOptions{Scale: 4, Noise: 0.5}, "Noise 0.5"},
+		{RMATOptions{Scale: 4, A: math.NaN(), B: 0.19, C: 0.19}, "A=NaN"},
+		{RMATOptions{Scale: 4, A: 0.57, B: 0.19, C: math.Inf(1)}, "C=+Inf"},
+		{RMATOptions{Scale: 4, A: 0.57, B: 0.19, C: 0.19, Noise: math.NaN()}, "Noise NaN"},
 	}
 	for _, tt := range tests {
 		_, err := RMAT(tt.opt)

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/atomicfile"
 )
 
 // TestSaveContextCancelled cancels a save in the middle of its writes: the
@@ -25,7 +27,7 @@ func TestSaveContextCancelled(t *testing.T) {
 	before, _ := os.ReadFile(p)
 	ctx, cancel := context.WithCancel(context.Background())
 	written := 0
-	err := writeFileAtomic(ctx, p, func(w io.Writer) error {
+	err := atomicfile.Write(ctx, p, func(w io.Writer) error {
 		chunk := make([]byte, 64<<10)
 		for range 64 { // 4 MiB, cancelled after 1.5 MiB
 			if written >= 3<<19 {

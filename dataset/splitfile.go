@@ -2,12 +2,14 @@ package dataset
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
+
+	"github.com/bulksample/bulksample/internal/atomicfile"
 )
 
 // A split file holds a train/valid/test split as one JSON object with three
@@ -52,29 +54,17 @@ func widen(ids []int32) []int64 {
 // WriteSplitFile writes d's split to the file path: to a temporary file in
 // the same directory, renamed over path once complete, so that a failed
 // write leaves whatever path held before.
-func WriteSplitFile(path string, d *Dataset) (err error) {
+func WriteSplitFile(path string, d *Dataset) error {
 	var buf bytes.Buffer
 	if err := WriteSplit(&buf, d); err != nil {
 		return fmt.Errorf("split file %s: %w", path, err)
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	err := atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := w.Write(buf.Bytes())
+		return err
+	})
 	if err != nil {
-		return fmt.Errorf("split file %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	if _, err = f.Write(buf.Bytes()); err != nil {
-		return fmt.Errorf("split file %s: %w", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return fmt.Errorf("split file %s: %w", path, err)
-	}
-	if err = os.Rename(f.Name(), path); err != nil {
-		return fmt.Errorf("split file %s: %w", path, err)
+		return fmt.Errorf("split file: %w", err)
 	}
 	return nil
 }

@@ -27,3 +27,23 @@ func LaunchedSize() int {
 	}
 	return 0
 }
+
+// rankVars are the environment variables by which MPI launchers and Slurm
+// give a process its rank in the job.
+var rankVars = [...]string{"OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID"}
+
+// LaunchedRank returns this process's rank in the job the launcher started,
+// read from its environment variables, or -1 when the process was not
+// started by one. It is known before MPI is initialised: a command uses it
+// to have one rank, not all of them, report a bad command line.
+func LaunchedRank() int {
+	if LaunchedSize() == 0 {
+		return -1
+	}
+	for _, v := range rankVars {
+		if r, err := strconv.Atoi(os.Getenv(v)); err == nil && r >= 0 {
+			return r
+		}
+	}
+	return -1
+}

@@ -1,9 +1,14 @@
 package gnn
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,8 +21,22 @@ import (
 const CheckpointFile = "checkpoint.gob"
 
 // checkpointVersion changes whenever the layout of checkpoint does. Version
-// 2 added Partial; a version 1 file is a version 2 file without it.
-const checkpointVersion = 2
+// 2 added Partial; a version 1 file is a version 2 file without it. Version
+// 3 added the checksum trailer (checksumMagic): files of versions 1 and 2
+// have none and are read unchecked.
+const checkpointVersion = 3
+
+// A checkpoint file is the gob encoding of checkpoint followed by an 8-byte
+// trailer: checksumMagic and the little-endian CRC-32C of the encoding. Gob
+// decodes flipped bits in the parameters without complaint, so without it
+// a damaged file resumed a run from silently altered weights.
+const (
+	checksumMagic        = "bsck"
+	trailerLen           = 8
+	lastUncheckedVersion = 2
+)
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // checkpoint is what a checkpoint file holds (encoding/gob).
 type checkpoint struct {
@@ -97,7 +116,7 @@ func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpo
 		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
 	}
 	tmp := f.Name()
-	err = gob.NewEncoder(f).Encode(&ck)
+	err = encodeCheckpoint(f, &ck)
 	if err == nil {
 		err = f.Sync()
 	}
@@ -135,20 +154,55 @@ func syncDir(dir string) error {
 // is none.
 func loadCheckpoint(dir string) (*checkpoint, error) {
 	path := filepath.Join(dir, CheckpointFile)
-	f, err := os.Open(path)
+	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("gnn: read checkpoint: %w", err)
 	}
-	defer f.Close()
-	var ck checkpoint
-	if err := gob.NewDecoder(f).Decode(&ck); err != nil {
+	ck, err := decodeCheckpoint(b)
+	if err != nil {
 		return nil, fmt.Errorf("gnn: read checkpoint %s: %w", path, err)
 	}
-	if ck.Version != checkpointVersion && ck.Version != 1 {
-		return nil, fmt.Errorf("gnn: checkpoint %s has version %d, want %d", path, ck.Version, checkpointVersion)
+	return ck, nil
+}
+
+// encodeCheckpoint writes ck to w as a checkpoint file holds it: the gob
+// encoding, then the checksum trailer.
+func encodeCheckpoint(w io.Writer, ck *checkpoint) error {
+	sum := crc32.New(castagnoli)
+	bw := bufio.NewWriter(io.MultiWriter(w, sum))
+	if err := gob.NewEncoder(bw).Encode(ck); err != nil {
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(binary.LittleEndian.AppendUint32([]byte(checksumMagic), sum.Sum32()))
+	return err
+}
+
+// decodeCheckpoint decodes the bytes of a checkpoint file, checking the
+// checksum of a file that has one and the version of one that has none.
+func decodeCheckpoint(b []byte) (*checkpoint, error) {
+	checked := false
+	if n := len(b) - trailerLen; n >= 0 && string(b[n:n+len(checksumMagic)]) == checksumMagic {
+		want := binary.LittleEndian.Uint32(b[n+len(checksumMagic):])
+		if got := crc32.Checksum(b[:n], castagnoli); got != want {
+			return nil, fmt.Errorf("checksum mismatch (CRC-32C %08x, recorded %08x): the file is corrupt", got, want)
+		}
+		b, checked = b[:n], true
+	}
+	var ck checkpoint
+	if err := gob.NewDecoder(bytes.NewReader(b)).Decode(&ck); err != nil {
+		return nil, fmt.Errorf("not a checkpoint, or a corrupt one: %w", err)
+	}
+	switch {
+	case ck.Version < 1 || ck.Version > checkpointVersion:
+		return nil, fmt.Errorf("version %d, want 1 to %d", ck.Version, checkpointVersion)
+	case ck.Version > lastUncheckedVersion && !checked:
+		return nil, fmt.Errorf("version %d without its checksum: the file is truncated or corrupt", ck.Version)
 	}
 	return &ck, nil
 }

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -229,18 +230,11 @@ func NewModel(opt ModelOptions) (*Model, error) {
 	if m.be == nil {
 		m.be = NewCPU(CPUOptions{Threads: o.Threads, PureGoBLAS: o.PureGoBLAS})
 	}
-	dims := []int{o.InFeatures, o.Classes}
-	if o.Arch != Linear {
-		dims = make([]int, o.Layers+1)
-		dims[0], dims[o.Layers] = o.InFeatures, o.Classes
-		for i := 1; i < o.Layers; i++ {
-			dims[i] = o.Hidden
-		}
-	}
+	dims := o.dims()
 	m.layers = make([]layer, len(dims)-1)
-	n := 0
-	for i := range m.layers {
-		n += m.weightCount(dims[i], dims[i+1]) + dims[i+1]
+	n := o.paramCount()
+	if err := checkMemory(2*int64(n), "ModelOptions.Hidden", o.Hidden, "its parameters and their gradients"); err != nil {
+		return nil, err
 	}
 	m.params = m.be.Alloc(n)
 	m.grads = m.be.Alloc(n)
@@ -273,11 +267,50 @@ func NewModel(opt ModelOptions) (*Model, error) {
 	return m, nil
 }
 
-func (m *Model) weightCount(fin, fout int) int {
-	if m.opt.Arch == SAGE {
+func (m *Model) weightCount(fin, fout int) int { return m.opt.weightCount(fin, fout) }
+
+func (o *ModelOptions) weightCount(fin, fout int) int {
+	if o.Arch == SAGE {
 		return 2 * fin * fout
 	}
 	return fin * fout
+}
+
+// dims returns the widths of the layers' inputs and of the last output,
+// for options with their defaults filled in.
+func (o *ModelOptions) dims() []int {
+	if o.Arch == Linear {
+		return []int{o.InFeatures, o.Classes}
+	}
+	dims := make([]int, o.Layers+1)
+	dims[0], dims[o.Layers] = o.InFeatures, o.Classes
+	for i := 1; i < o.Layers; i++ {
+		dims[i] = o.Hidden
+	}
+	return dims
+}
+
+// paramCount returns the number of parameters of the model, for options
+// with their defaults filled in: every layer's weights and biases.
+func (o *ModelOptions) paramCount() int {
+	dims, n := o.dims(), 0
+	for i := range len(dims) - 1 {
+		n += o.weightCount(dims[i], dims[i+1]) + dims[i+1]
+	}
+	return n
+}
+
+// checkMemory returns an error naming the option field = value when floats
+// float32 values, what, would not fit in the machine's memory: allocating
+// them would end the process with the runtime's fatal out-of-memory error
+// (a --hidden with a digit too many), or make it swap.
+func checkMemory(floats int64, field string, value int, what string) error {
+	total := procstat.TotalMemory()
+	if need := 4 * floats; total > 0 && need > total {
+		return fmt.Errorf("gnn: %s = %d: %s need %.1f GiB, more than this machine's %.1f GiB of memory",
+			field, value, what, float64(need)/(1<<30), float64(total)/(1<<30))
+	}
+	return nil
 }
 
 // glorot fills the fin x fout matrix w uniformly on [-a, a] with

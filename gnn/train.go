@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -262,11 +263,19 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 	if opt.Arch != Linear && layers < 1 {
 		return nil, fmt.Errorf("gnn: the sampler gives %d layers; %v needs at least one", layers, opt.Arch)
 	}
-	m, err := NewModel(ModelOptions{
+	mo := ModelOptions{
 		Arch: opt.Arch, Layers: max(layers, 1), Hidden: opt.Hidden,
 		InFeatures: d.Features.NumFeatures(), Classes: d.NumClasses, Dropout: opt.Dropout,
 		Seed: opt.Seed, Threads: opt.Threads, PureGoBLAS: opt.PureGoBLAS, Backend: opt.Backend, GCNNorm: opt.GCNNorm,
-	})
+	}
+	// Training holds four values per parameter: the parameter, its
+	// gradient and Adam's two moments. Checked before the model exists.
+	if full, err := mo.withDefaults(); err == nil {
+		if err := checkMemory(4*int64(full.paramCount()), "TrainOptions.Hidden", full.Hidden, "the parameters, their gradients and Adam's moments"); err != nil {
+			return nil, err
+		}
+	}
+	m, err := NewModel(mo)
 	if err != nil {
 		return nil, err
 	}
@@ -398,6 +407,17 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			return res, t.stopped(epoch, part, res.Epochs, err)
 		}
 		res.add(st)
+		// A NaN or infinite loss poisons every later step (NaN features,
+		// or a step size that diverged): stop, keeping the checkpoint of
+		// the last finite epoch, rather than train on and report chance
+		// accuracy with exit status 0. The loss is the all-reduced one, so
+		// every rank of a data-parallel run stops alike.
+		if math.IsNaN(st.Loss) || math.IsInf(st.Loss, 0) {
+			if progress != nil {
+				progress(st)
+			}
+			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (a checkpoint keeps the last epoch with a finite loss)", epoch+1, st.Loss)
+		}
 		if t.opt.CheckpointDir != "" {
 			if err := t.save(epoch+1, res.Epochs, nil); err != nil {
 				return res, err

@@ -56,6 +56,12 @@ type featureConfig struct {
 	CacheFrac   float64 `json:"cache_frac"` // cache budget, a fraction of all feature bytes
 	CalibFloats int     `json:"calib_floats"`
 	Diagnose    bool    `json:"diagnose"`
+	// Repeats is how many times each row whose column has several ranks
+	// is measured (rows of c = p, which exchange nothing, run once), and
+	// Interleave whether the rotation mixes the rows of one c ("c") or
+	// of every c ("all").
+	Repeats    int    `json:"repeats"`
+	Interleave string `json:"interleave"`
 }
 
 // The gather modes, in the order they run.
@@ -79,10 +85,13 @@ type rankFigures struct {
 
 // featureRun is one (c, mode) run, every rank's figures.
 type featureRun struct {
-	C     int           `json:"c"`
-	Mode  string        `json:"mode"`
-	Ranks []rankFigures `json:"ranks"`
-	OK    bool          `json:"ok"` // the first minibatch's rows equal the file's
+	C    int    `json:"c"`
+	Mode string `json:"mode"`
+	// Rep is the repetition (from 0) of Reps; Position the run's place
+	// in its repetition's order of the rows (from 0).
+	Rep, Reps, Position int
+	Ranks               []rankFigures `json:"ranks"`
+	OK                  bool          `json:"ok"` // the first minibatch's rows equal the file's
 	// Calibration of the column's all-to-all just before and just after
 	// the run (their mean, and the mean over ranks): the seconds of an
 	// exchange of 16 bytes per pair (Alpha) and the bytes per second a rank
@@ -123,7 +132,11 @@ type featureResult struct {
 	HotInputs     []int64
 	MyMinibatches []int64
 	CacheBytes    int64
-	Runs          []featureRun
+	// CPUs is, per rank, the set of CPUs it may run on (a bit per CPU).
+	CPUs []uint64
+	// PeakRSS is the largest of the ranks' peak resident sets (bytes).
+	PeakRSS int64
+	Runs    []featureRun
 }
 
 // featureChild is a rank: it runs every configuration and, on rank 0,
@@ -138,7 +151,7 @@ func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
 	if err != nil {
 		return benchutil.Fail(stderr, "distbench", err)
 	}
-	res, err := featureRank(ctx, world, &cfg)
+	res, err := featureRank(ctx, world, &cfg, stderr)
 	if err != nil {
 		dist.Fail(stderr, world, err)
 		return 1
@@ -156,8 +169,9 @@ func featureChild(ctx context.Context, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// featureRank is one rank's whole run.
-func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*featureResult, error) {
+// featureRank is one rank's whole run; rank 0 writes a line per run to
+// progress.
+func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig, progress io.Writer) (*featureResult, error) {
 	p, me := world.Size(), world.Rank()
 	d, err := dataset.Load(cfg.Graph, nil) // memory-mapped: the ranks share the page cache
 	if err != nil {
@@ -218,153 +232,87 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 	}
 	cacheBytes := int64(cfg.CacheFrac * float64(n) * float64(f) * 4)
 	res.CacheBytes = cacheBytes
-	var hot int64
-	var bufs buffers
 	// The grid, hence the stores' column communicators, log their feature
 	// all-to-alls (trace.go).
 	log := &callLog{diag: cfg.Diagnose, bufs: &buffers{}}
-	traced := newTraced(world, dist.PhaseFeatures, log)
+	rk := &featureRanker{world: world, cfg: cfg, bulks: bulks, most: int(most[0]), warmBulks: warmBulks, warmMost: int(warmMost[0]),
+		features: d.Features, log: log, traced: newTraced(world, dist.PhaseFeatures, log), progress: progress}
+	// A column of one rank (c = p) exchanges nothing: its rows run once,
+	// first, and their full feature blocks are freed before the others'
+	// stores are made. The rows of each other c (of all of them with
+	// cfg.Interleave "all") stay open together and run cfg.Repeats
+	// times, each repetition in its own order of the rows
+	// (benchutil.SweepOrder), so that a slow stretch of the machine falls
+	// on the rows alike rather than on whichever ran then. An open row
+	// keeps its store's buffers warm: at ogbn-products' size the three
+	// rows of c = 1 hold about 2 GB per rank, and those of c = 1 and 2
+	// together 4 GB (Interleave "all").
+	var once []int
+	var repeated [][]int // the c whose rows are open together
 	for _, c := range cfg.Reps {
-		grid, err := dist.NewGrid(ctx, traced, c, n)
+		switch {
+		case c == p:
+			once = append(once, c)
+		case cfg.Interleave == "all" && len(repeated) > 0:
+			repeated[0] = append(repeated[0], c)
+		default:
+			repeated = append(repeated, []int{c})
+		}
+	}
+	for _, c := range once {
+		rows, err := rk.open(ctx, c, d, cacheBytes)
 		if err != nil {
 			return nil, err
 		}
-		fb, err := dataset.LoadFeatureBlock(ctx, cfg.Graph, func(int) (int, int) {
-			lo, hi := grid.MyRows()
-			return int(lo), int(hi)
-		})
-		if err != nil {
-			return nil, err
-		}
-		if fb.N != n || fb.NumFeatures != f {
-			return nil, fmt.Errorf("rank %d: feature block of %d x %d; the graph has %d x %d", me, fb.N, fb.NumFeatures, n, f)
-		}
-		lo, hi := grid.MyRows()
-		degrees, err := featurex.ColumnCounts(ctx, grid, blockOf(d, lo, hi))
-		if err != nil {
-			return nil, err
-		}
-		for _, mode := range featureModes {
-			opt := featurex.DistOptions{}
-			if strings.HasSuffix(mode, "+cache") {
-				opt = featurex.DistOptions{CacheBytes: cacheBytes, Degrees: degrees}
-			}
-			store, err := featurex.NewDist(ctx, grid, fb.Features, f, opt)
-			if err != nil {
-				return nil, err
-			}
-			if opt.CacheBytes > 0 && hot == 0 {
-				for _, b := range bulks {
-					for _, in := range b {
-						for _, v := range in {
-							if store.InCache(v) {
-								hot++
-							}
-						}
-					}
-				}
-			}
-			a0, b0, err := calibrate(ctx, grid.Col(), &bufs, cfg.CalibFloats)
-			if err != nil {
-				return nil, err
-			}
-			// A warm-up of the first bulks, untimed, as a trainer's first
-			// epoch: the store's buffers then hold the largest exchange
-			// of those bulks, and the timed epoch measures the steady
-			// state that every later epoch runs in (its first touches of
-			// fresh pages are reported apart, see WarmFaults).
-			warm, _, err := gatherEpoch(ctx, grid, store, mode, bulks[:warmBulks], int(warmMost[0]), d.Features, &bufs, &interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose})
-			if err != nil {
-				return nil, fmt.Errorf("c = %d, %s: warm-up: %w", c, mode, err)
-			}
-			store.ResetStats()
-			log.take()
-			cal := &interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose}
-			fig, ok, err := gatherEpoch(ctx, grid, store, mode, bulks, int(most[0]), d.Features, &bufs, cal)
-			if err != nil {
-				return nil, fmt.Errorf("c = %d, %s: %w", c, mode, err)
-			}
-			fig.WarmFaults, fig.WarmWall = warm.MinorFaults, warm.Wall
-			log.mu.Lock()
-			pre, rep, backs := log.pre, log.rep, log.backs
-			log.mu.Unlock()
-			calls := log.take()
-			a1, b1, err := calibrate(ctx, grid.Col(), &bufs, cfg.CalibFloats)
-			if err != nil {
-				return nil, err
-			}
-			ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
-			for _, ps := range cal.sums {
-				ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples, ps.Call, ps.Run, ps.Queue, ps.Span)
-			}
-			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
-				return nil, err
-			}
-			run := featureRun{C: c, Mode: mode, OK: ok, Alpha: ab[0] / float64(p)}
-			if q := grid.Col().Size(); q > 1 {
-				run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
-				for k := range run.Probes {
-					v := ab[2+7*k:]
-					run.Probes[k] = probeSums{Seconds: v[0] / float64(p), Bytes: v[1] / float64(p), Samples: v[2] / float64(p),
-						Call: v[3] / float64(p), Run: v[4] / float64(p), Queue: v[5] / float64(p), Span: v[6] / float64(p)}
-				}
-			}
-			// Every rank made as many exchanges, hence replays, as the
-			// others (Gather with nothing to read included).
-			per := make([]float64, len(cal.replayRun))
-			for i, ns := range cal.replayRun {
-				per[i] = float64(ns) / 1e9
-			}
-			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, per); err != nil {
-				return nil, err
-			}
-			for i := range per {
-				per[i] /= float64(p)
-			}
-			run.ReplayRunPerCall = per
-			if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
-				return nil, err
-			}
-			if run.Times, err = gatherTimes(ctx, world, grid.ProcCol(), calls); err != nil {
-				return nil, err
-			}
-			if log.diag {
-				if run.PreTimes, err = gatherTimes(ctx, world, grid.ProcCol(), pre); err != nil {
-					return nil, err
-				}
-				if run.RepTimes, err = gatherTimes(ctx, world, grid.ProcCol(), rep); err != nil {
-					return nil, err
-				}
-				v := make([]int64, 0, 8)
-				for _, bk := range backs {
-					v = append(v, bk.RssKB, bk.HugeKB)
-				}
-				if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, v); err != nil {
-					return nil, err
-				}
-				for i := range run.Backs {
-					run.Backs[i] = backing{v[2*i], v[2*i+1]}
-				}
-			}
-			okAll := []int64{0}
-			if !ok {
-				okAll[0] = 1
-			}
-			if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, okAll); err != nil {
-				return nil, err
-			}
-			run.OK = okAll[0] == 0
-			res.Runs = append(res.Runs, run)
-			if err := store.Close(); err != nil {
+		for _, row := range rows {
+			if err := rk.measure(ctx, row, 0, 1, 0); err != nil {
 				return nil, err
 			}
 		}
-		fb.Close()
-		if err := grid.Close(); err != nil {
+		if err := rk.close(); err != nil {
 			return nil, err
 		}
 	}
-	per := []int64{int64(sampleSec * 1e9), inputs, unions, hot, mine}
+	for _, cs := range repeated {
+		var rows []*featureRow
+		for _, c := range cs {
+			rs, err := rk.open(ctx, c, d, cacheBytes)
+			if err != nil {
+				return nil, err
+			}
+			rows = append(rows, rs...)
+		}
+		for rep := range cfg.Repeats {
+			for pos, i := range benchutil.SweepOrder(len(rows), rep, cfg.Seed) {
+				if err := rk.measure(ctx, rows[i], rep, cfg.Repeats, pos); err != nil {
+					return nil, err
+				}
+			}
+		}
+		if err := rk.close(); err != nil {
+			return nil, err
+		}
+	}
+	res.Runs = rk.runs
+	// The report's order: by c as given, then mode, then repetition.
+	slices.SortStableFunc(res.Runs, func(a, b featureRun) int {
+		ia, ib := slices.Index(cfg.Reps, a.C), slices.Index(cfg.Reps, b.C)
+		if ia != ib {
+			return ia - ib
+		}
+		if ma, mb := slices.Index(featureModes, a.Mode), slices.Index(featureModes, b.Mode); ma != mb {
+			return ma - mb
+		}
+		return a.Rep - b.Rep
+	})
+	hot := rk.hot
+	// The CPUs this rank may run on, as mpirun bound it (--bind).
+	cpus, err := allowedCPUs()
+	if err != nil {
+		return nil, fmt.Errorf("rank %d: %w", me, err)
+	}
+	var meter procstat.Meter
+	per := []int64{int64(sampleSec * 1e9), inputs, unions, hot, mine, int64(cpus), meter.Now().PeakRSS}
 	all, _, err := dist.Allgather(ctx, world, dist.PhaseControl, per)
 	if err != nil {
 		return nil, err
@@ -376,8 +324,216 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig) (*fea
 		res.Unions = append(res.Unions, v[2])
 		res.HotInputs = append(res.HotInputs, v[3])
 		res.MyMinibatches = append(res.MyMinibatches, v[4])
+		res.CPUs = append(res.CPUs, uint64(v[5]))
+		res.PeakRSS = max(res.PeakRSS, v[6])
 	}
 	return res, nil
+}
+
+// featureRanker is one rank's state across the rows of the feature
+// benchmark: what every measurement needs, the rows open now and the runs
+// measured so far.
+type featureRanker struct {
+	world     dist.Comm
+	cfg       *featureConfig
+	bulks     [][][]int32 // this rank's minibatches' inputs, bulk by bulk
+	most      int         // the busiest rank's minibatches
+	warmBulks int         // bulks of the warm-up
+	warmMost  int         // the busiest rank's minibatches in them
+	features  []float32   // the file's, for the check of the first minibatch
+	log       *callLog
+	traced    dist.Comm
+	bufs      buffers
+	hot       int64 // inputs the cache holds (counted once)
+	runs      []featureRun
+	progress  io.Writer // a line per run, or nil
+	// closers release the open rows' stores, feature blocks and grids,
+	// last opened first. On an error they are left open: closing a grid
+	// is collective, and the caller aborts the world (dist.Fail) rather
+	// than wait for ranks that may never come.
+	closers []func() error
+}
+
+// featureRow is one (c, mode) configuration, open across its repetitions:
+// its store keeps its warm buffers from one to the next.
+type featureRow struct {
+	c      int
+	mode   string
+	grid   *dist.Grid
+	store  *featurex.Dist
+	warmed bool
+}
+
+// open makes the grid of replication c, loads this rank's feature block
+// and makes one store per mode.
+func (rk *featureRanker) open(ctx context.Context, c int, d *dataset.Dataset, cacheBytes int64) ([]*featureRow, error) {
+	n, f := d.NumNodes(), d.NumFeatures
+	grid, err := dist.NewGrid(ctx, rk.traced, c, n)
+	if err != nil {
+		return nil, err
+	}
+	rk.closers = append(rk.closers, grid.Close)
+	fb, err := dataset.LoadFeatureBlock(ctx, rk.cfg.Graph, func(int) (int, int) {
+		lo, hi := grid.MyRows()
+		return int(lo), int(hi)
+	})
+	if err != nil {
+		return nil, err
+	}
+	rk.closers = append(rk.closers, func() error { fb.Close(); return nil })
+	if fb.N != n || fb.NumFeatures != f {
+		return nil, fmt.Errorf("rank %d: feature block of %d x %d; the graph has %d x %d", rk.world.Rank(), fb.N, fb.NumFeatures, n, f)
+	}
+	lo, hi := grid.MyRows()
+	degrees, err := featurex.ColumnCounts(ctx, grid, blockOf(d, lo, hi))
+	if err != nil {
+		return nil, err
+	}
+	var rows []*featureRow
+	for _, mode := range featureModes {
+		opt := featurex.DistOptions{}
+		if strings.HasSuffix(mode, "+cache") {
+			opt = featurex.DistOptions{CacheBytes: cacheBytes, Degrees: degrees}
+		}
+		store, err := featurex.NewDist(ctx, grid, fb.Features, f, opt)
+		if err != nil {
+			return nil, err
+		}
+		rk.closers = append(rk.closers, store.Close)
+		if opt.CacheBytes > 0 && rk.hot == 0 && grid.Col().Size() > 1 {
+			for _, b := range rk.bulks {
+				for _, in := range b {
+					for _, v := range in {
+						if store.InCache(v) {
+							rk.hot++
+						}
+					}
+				}
+			}
+		}
+		rows = append(rows, &featureRow{c: c, mode: mode, grid: grid, store: store})
+	}
+	return rows, nil
+}
+
+// close releases every open row's store, feature block and grid; the
+// first error is returned.
+func (rk *featureRanker) close() error {
+	var first error
+	for i := len(rk.closers) - 1; i >= 0; i-- {
+		if err := rk.closers[i](); err != nil && first == nil {
+			first = err
+		}
+	}
+	rk.closers = nil
+	return first
+}
+
+// measure runs repetition rep (of reps) of row, the pos-th of its
+// repetition's order: a warm-up of the first bulks the first time (untimed,
+// as a trainer's first epoch: the store's buffers then hold the largest
+// exchange of those bulks, and the timed epochs measure the steady state
+// that every later epoch runs in; its first touches of fresh pages are
+// reported apart, see WarmFaults), then one timed epoch with its
+// interleaved probes, appended to rk.runs.
+func (rk *featureRanker) measure(ctx context.Context, row *featureRow, rep, reps, pos int) error {
+	world, grid, store, log, cfg := rk.world, row.grid, row.store, rk.log, rk.cfg
+	p, c, mode := world.Size(), row.c, row.mode
+	a0, b0, err := calibrate(ctx, grid.Col(), &rk.bufs, cfg.CalibFloats)
+	if err != nil {
+		return err
+	}
+	var warm rankFigures
+	if !row.warmed {
+		row.warmed = true
+		if warm, _, err = gatherEpoch(ctx, grid, store, mode, rk.bulks[:rk.warmBulks], rk.warmMost, rk.features, &rk.bufs,
+			&interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose}); err != nil {
+			return fmt.Errorf("c = %d, %s: warm-up: %w", c, mode, err)
+		}
+	}
+	store.ResetStats()
+	log.take()
+	cal := &interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose}
+	fig, ok, err := gatherEpoch(ctx, grid, store, mode, rk.bulks, rk.most, rk.features, &rk.bufs, cal)
+	if err != nil {
+		return fmt.Errorf("c = %d, %s, repetition %d: %w", c, mode, rep+1, err)
+	}
+	fig.WarmFaults, fig.WarmWall = warm.MinorFaults, warm.Wall
+	log.mu.Lock()
+	pre, repeat, backs := log.pre, log.rep, log.backs
+	log.mu.Unlock()
+	calls := log.take()
+	a1, b1, err := calibrate(ctx, grid.Col(), &rk.bufs, cfg.CalibFloats)
+	if err != nil {
+		return err
+	}
+	ab := []float64{(a0 + a1) / 2, (b0 + b1) / 2}
+	for _, ps := range cal.sums {
+		ab = append(ab, ps.Seconds, ps.Bytes, ps.Samples, ps.Call, ps.Run, ps.Queue, ps.Span)
+	}
+	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, ab); err != nil {
+		return err
+	}
+	run := featureRun{C: c, Mode: mode, Rep: rep, Reps: reps, Position: pos, OK: ok, Alpha: ab[0] / float64(p)}
+	if q := grid.Col().Size(); q > 1 {
+		run.Beta = float64((q-1)*cfg.CalibFloats*4) / (ab[1] / float64(p))
+		for k := range run.Probes {
+			v := ab[2+7*k:]
+			run.Probes[k] = probeSums{Seconds: v[0] / float64(p), Bytes: v[1] / float64(p), Samples: v[2] / float64(p),
+				Call: v[3] / float64(p), Run: v[4] / float64(p), Queue: v[5] / float64(p), Span: v[6] / float64(p)}
+		}
+	}
+	// Every rank made as many exchanges, hence replays, as the others
+	// (Gather with nothing to read included).
+	per := make([]float64, len(cal.replayRun))
+	for i, ns := range cal.replayRun {
+		per[i] = float64(ns) / 1e9
+	}
+	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, per); err != nil {
+		return err
+	}
+	for i := range per {
+		per[i] /= float64(p)
+	}
+	run.ReplayRunPerCall = per
+	if run.Ranks, err = gatherFigures(ctx, world, fig); err != nil {
+		return err
+	}
+	if run.Times, err = gatherTimes(ctx, world, grid.ProcCol(), calls); err != nil {
+		return err
+	}
+	if log.diag {
+		if run.PreTimes, err = gatherTimes(ctx, world, grid.ProcCol(), pre); err != nil {
+			return err
+		}
+		if run.RepTimes, err = gatherTimes(ctx, world, grid.ProcCol(), repeat); err != nil {
+			return err
+		}
+		v := make([]int64, 0, 8)
+		for _, bk := range backs {
+			v = append(v, bk.RssKB, bk.HugeKB)
+		}
+		if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpSum, v); err != nil {
+			return err
+		}
+		for i := range run.Backs {
+			run.Backs[i] = backing{v[2*i], v[2*i+1]}
+		}
+	}
+	okAll := []int64{0}
+	if !ok {
+		okAll[0] = 1
+	}
+	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, okAll); err != nil {
+		return err
+	}
+	run.OK = okAll[0] == 0
+	rk.runs = append(rk.runs, run)
+	if world.Rank() == 0 && rk.progress != nil {
+		fmt.Fprintf(rk.progress, "distbench: c = %d %s: ids + rows %.3f s, wall %.1f s\n", c, run.label(),
+			run.Times.Transfer[1]+run.Times.Transfer[2], fig.Wall.Seconds())
+	}
+	return nil
 }
 
 // blockOf returns rows [lo, hi) of d's adjacency as a CSR sharing d's
@@ -614,21 +770,12 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	t0 := time.Now()
-	d, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: c.fnodes, AvgDegree: c.fdegree, Features: c.ffeatures, Seed: c.seed})
+	graph, train, gen, err := plantedGraph(c, tmp, stderr)
 	if err != nil {
 		return err
 	}
-	graph := filepath.Join(tmp, "planted.bsg")
-	if err := dataset.Save(graph, d); err != nil {
-		return err
-	}
-	gen := time.Since(t0)
-	train := len(d.Train)
-	d.Close()
-	fmt.Fprintf(stderr, "distbench: planted partition of %d vertices generated and saved in %.1fs\n", c.fnodes, gen.Seconds())
 	cfg := featureConfig{Graph: graph, Reps: c.reps, Batch: c.batch, Bulk: c.fbulk, Fanouts: c.fanouts, Seed: c.seed,
-		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag}
+		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag, Repeats: c.frepeats, Interleave: c.finterleave}
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -640,10 +787,12 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 		}
 	}
 	load, _ := benchutil.LoadAverages()
-	cmd := mpirunCommand(ctx, c.mpirun, c.np, self)
+	cmd := mpirunCommand(ctx, c.mpirun, c.np, c.bind, self)
 	cmd.Env = append(cmd.Env, featureEnv+"="+string(js))
 	var errOut strings.Builder
-	cmd.Stderr = &errOut
+	// The ranks' progress and mpirun's report of the bindings (--bind
+	// core) go on to stderr as they come; kept for the error too.
+	cmd.Stderr = io.MultiWriter(&errOut, stderr)
 	start := time.Now()
 	out, err := cmd.Output()
 	if err != nil {
@@ -667,14 +816,76 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 	return benchutil.Report{Program: "distbench", Path: c.out, Append: true, Text: text}.Write(stdout, stderr)
 }
 
-// mpirunCommand returns `mpirun --oversubscribe -np N prog args...` with the
-// environment Open MPI needs to run as root on a loopback-only machine.
-func mpirunCommand(ctx context.Context, mpirun string, np int, prog string, args ...string) *exec.Cmd {
-	full := append([]string{"--oversubscribe", "--bind-to", "none", "-np", fmt.Sprint(np), prog}, args...)
+// plantedGraph returns the native file of the feature benchmark's
+// planted-partition graph and its training vertices: generated and saved
+// in tmp, or, with --feature-graph-dir, the file of the same options there
+// (its name gives them) if it exists, else generated and saved there for
+// the next run. gen is the time generating and saving took, 0 if reused.
+func plantedGraph(c *config, tmp string, stderr io.Writer) (path string, train int, gen time.Duration, err error) {
+	dir := tmp
+	if c.fgraphDir != "" {
+		dir = c.fgraphDir
+	}
+	path = filepath.Join(dir, plantedName(c))
+	if c.fgraphDir != "" {
+		if _, err := os.Stat(path); err == nil {
+			d, err := dataset.Load(path, nil)
+			if err != nil {
+				return "", 0, 0, fmt.Errorf("--feature-graph-dir: %w", err)
+			}
+			defer d.Close()
+			fmt.Fprintf(stderr, "distbench: planted partition of %d vertices read from %s\n", d.NumNodes(), path)
+			return path, len(d.Train), 0, nil
+		}
+	}
+	t0 := time.Now()
+	d, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: c.fnodes, AvgDegree: c.fdegree, Features: c.ffeatures, Seed: c.seed})
+	if err != nil {
+		return "", 0, 0, err
+	}
+	defer d.Close()
+	// Saved under another name and renamed: a run stopped while saving
+	// leaves no file that the next would take for whole.
+	part := path + ".part"
+	if err := dataset.Save(part, d); err != nil {
+		return "", 0, 0, err
+	}
+	if err := os.Rename(part, path); err != nil {
+		return "", 0, 0, err
+	}
+	gen = time.Since(t0)
+	fmt.Fprintf(stderr, "distbench: planted partition of %d vertices generated and saved in %.1fs\n", c.fnodes, gen.Seconds())
+	return path, len(d.Train), gen, nil
+}
+
+// plantedName is the file name of the planted-partition graph of c's
+// options.
+func plantedName(c *config) string {
+	return fmt.Sprintf("planted-n%d-d%g-f%d-s%d.bsg", c.fnodes, c.fdegree, c.ffeatures, c.seed)
+}
+
+// mpirunCommand returns `mpirun -np N prog args...` with the environment
+// Open MPI needs to run as root on a loopback-only machine. With bind
+// "none" the ranks may run on any CPU, more ranks than CPUs allowed
+// (--oversubscribe); with "core" each rank is bound to a core of its own
+// and mpirun reports the bindings on its standard error.
+func mpirunCommand(ctx context.Context, mpirun string, np int, bind string, prog string, args ...string) *exec.Cmd {
+	placement := []string{"--oversubscribe", "--bind-to", "none"}
+	if bind == "core" {
+		placement = []string{"--bind-to", "core", "--map-by", "core", "--report-bindings"}
+	}
+	full := append(append(placement, "-np", fmt.Sprint(np), prog), args...)
 	cmd := exec.CommandContext(ctx, mpirun, full...)
 	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
 		"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
 	return cmd
+}
+
+// interleaveText says, by --feature-interleave, which rows a repetition
+// runs in its order.
+var interleaveText = map[string]string{
+	"c":   "the rows of one c, open together, one c after the other",
+	"all": "the rows of every c, open together",
 }
 
 // featureReport is the markdown section of the feature benchmark.
@@ -686,24 +897,44 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 	if c.fseeds > 0 {
 		seeds = min(seeds, c.fseeds)
 	}
-	var inputs, unions, hot float64
-	for r := range p {
-		inputs += float64(res.Inputs[r])
-		unions += float64(res.Unions[r])
-		hot += float64(res.HotInputs[r])
+	inputs, unions, hot := res.inputSums()
+	launcher := "`mpirun --oversubscribe`"
+	if c.bind == "core" {
+		launcher = "`mpirun --bind-to core`"
+	}
+	genText := fmt.Sprintf("generated and saved in %.0f s", gen.Seconds())
+	if gen == 0 {
+		genText = "read from a file of an earlier run (--feature-graph-dir)"
 	}
 	fmt.Fprintf(&b, "\n## Feature exchange (featurex.Dist)\n\n")
 	fmt.Fprintf(&b, "Planted-partition graph (dataset.PlantedPartition, seed %d): %d vertices, %d stored edges, %d float32 features "+
-		"(%.0f MiB in all), generated and saved in %.0f s; one epoch of %d training seeds (of %d) in %d minibatches of b = %d, fanouts %s, "+
-		"bulks of k = %d minibatches (%d bulks); p = %d ranks under `mpirun --oversubscribe`, 1 thread each, %.0f s for the whole launch. "+
+		"(%.0f MiB in all), %s; one epoch of %d training seeds (of %d) in %d minibatches of b = %d, fanouts %s, "+
+		"bulks of k = %d minibatches (%d bulks); p = %d ranks under %s, 1 thread each, %.0f s for the whole launch. "+
 		"Each rank loads only its feature block (dataset.LoadFeatureBlock of the native file) and samples its own minibatches from the "+
 		"memory-mapped graph (the sample of the distributed sampler, DESIGN.md 3.3; sampling took %.1f-%.1f s per rank and is not part of "+
 		"the figures below). The cache holds %.1f MiB per rank (%.0f%% of the features), the vertices of highest degree "+
 		"(featurex.ColumnCounts). %s, %d logical CPUs, %s, %s; load average at start %s %s %s.\n\n",
-		c.seed, res.N, res.Edges, f, float64(res.N)*float64(f)*4/(1<<20), gen.Seconds(), seeds, train, res.Minibatches, c.batch,
-		benchutil.JoinInts(c.fanouts), c.fbulk, res.Bulks, p, wall.Seconds(), slices.Min(res.SampleSeconds), slices.Max(res.SampleSeconds),
+		c.seed, res.N, res.Edges, f, float64(res.N)*float64(f)*4/(1<<20), genText, seeds, train, res.Minibatches, c.batch,
+		benchutil.JoinInts(c.fanouts), c.fbulk, res.Bulks, p, launcher, wall.Seconds(), slices.Min(res.SampleSeconds), slices.Max(res.SampleSeconds),
 		float64(res.CacheBytes)/(1<<20), 100*c.fcache, mc.CPU, mc.Cores, mc.Go, mc.Date, load[0], load[1], load[2])
 	fmt.Fprintf(&b, "Command: `distbench %s` (`make bench`).\n\n", strings.Join(c.args, " "))
+	cpusText, own := bindings(res.CPUs)
+	verdict := "a CPU of its own each"
+	if !own {
+		verdict = "not one CPU of its own each"
+	}
+	fmt.Fprintf(&b, "The CPUs each rank may run on (its affinity, /proc/self/status): %s (%s).\n\n", cpusText, verdict)
+	fmt.Fprintf(&b, "Each row whose process column has several ranks ran %d times (the rows of c = p, which exchange nothing, once): "+
+		"its store made and warmed up once (the first two bulks, untimed), then %d timed epochs, every repetition running all those rows "+
+		"in an order of its own (benchutil.SweepOrder), so that a slow stretch of the shared machine falls on the rows alike (%s). Each "+
+		"repetition's model time is the model of its own bytes with the α and β of the probes interleaved with it (probe.go); the "+
+		"table gives, per row, the median and range over the repetitions of the measured transfer time (ids + rows, as below) and "+
+		"of the model's, the error of the model's median against the measured median, and the spread of the repetitions' own errors. "+
+		"The bytes are counted in every repetition, and the byte model's error is given for each. The tables after it list every "+
+		"repetition, (r/R) after the mode. The largest peak resident set of a rank: %.0f MiB.\n\n", c.frepeats, c.frepeats, interleaveText[c.finterleave],
+		float64(res.PeakRSS)/(1<<20))
+	b.WriteString(repeatTable(res))
+	b.WriteString("\n")
 	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +
 		"(featureTraffic in benchmarks/distbench/costmodel.go, evaluated on this sample's input counts) and its error on the sum over " +
 		"ranks; the time of the transfers (the id and row all-to-alls, each timed from a barrier of the column so that the wait for its " +
@@ -717,8 +948,8 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		"the first all-to-all, where a rank waits for the column's slowest; ids; serve: the owner copies the rows asked of it; rows; " +
 		"unpack: copy the fetched rows into place, and per bulk every row of each minibatch; these are featurex.DistStats' wall times: " +
 		"the all-to-all phases include the barriers and the waits for the column's slowest rank, which the wait table below separates, " +
-		"and the probes' time is not in them); the slowest rank's wall time (probes included). Each run is one epoch after a warm-up of its first two " +
-		"bulks (untimed, as a trainer's first epoch), so that the store's buffers are warm. Every run's first minibatch was checked " +
+		"and the probes' time is not in them); the slowest rank's wall time (probes included). Each run is one epoch; a row's first follows a warm-up " +
+		"of its first two bulks (untimed, as a trainer's first epoch), so that the store's buffers are warm, and its later repetitions reuse the warm store. Every run's first minibatch was checked " +
 		"against the file's rows.\n\n")
 	b.WriteString("| c | mode | exchanges | feature bytes (mean / max) | model bytes | error | messages | cache hit rate | bytes saved | transfer s (ids + rows) | model s | error | pack / status / ids / serve / rows / unpack s | wall s | rows |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---|\n")
@@ -742,17 +973,11 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			}
 			wallMax = max(wallMax, r.Wall)
 		}
-		x, h := inputs, 0.0
-		switch run.Mode {
-		case "bulk":
-			x = unions
-		case "minibatch+cache":
-			h = hot / inputs
-		}
-		model := featureTraffic(p, run.C, f, x, h, exch*float64(p))
+		m := res.model(&run)
+		model, measured := m.traffic, m.measured
 		errB := "–"
 		if bytes > 0 {
-			errB = fmt.Sprintf("%+.1f%%", 100*(model.bytes-bytes)/bytes)
+			errB = pct(relErr(model.bytes, bytes), 1)
 		}
 		hit, sv := "–", "–"
 		if strings.HasSuffix(run.Mode, "+cache") {
@@ -765,29 +990,16 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		// barrier (trace.go): the status round, where a rank waits for
 		// the column's slowest, is left out, as are the barriers' waits.
 		// The model's bytes are the mean rank's, at the bandwidth of
-		// all-to-alls of the run's message size.
-		measured := run.Times.Transfer[1] + run.Times.Transfer[2]
-		modelS, errS := "–", "–"
-		// Per rank: the id and row rounds of each exchange (the status
-		// round is not in the measured transfers) and every byte.
-		rounds, perRank := model.rounds*2/3/float64(p), model.bytes/float64(p)
-		probeRows += probeRow(&run, rounds, perRank, measured)
-		if net, err := run.networkRan(); err == nil {
-			ran := run.Times.Run[1] + run.Times.Run[2]
-			ms := net.Seconds(rounds, perRank)
-			e := "–"
-			if ran > 0 {
-				e = fmt.Sprintf("%+.0f%%", 100*(ms-ran)/ran)
-			}
-			ranModel[ri] = fmt.Sprintf("%.3f / %.3f (%s)", ran, ms, e)
+		// all-to-alls of the run's message size (runModel).
+		probeRows += probeRow(&run, m.rounds, m.perRank, measured)
+		if !math.IsNaN(m.ranModel) {
+			ranModel[ri] = fmt.Sprintf("%.3f / %.3f (%s)", m.ran, m.ranModel, pct(relErr(m.ranModel, m.ran), 0))
 		}
 		legacy = legacy || run.Probes[probeLegacy].Samples > 0
-		if net, err := run.network(); err == nil {
-			ms := net.Seconds(rounds, perRank)
-			modelS = fmt.Sprintf("%.3f", ms)
-			if measured > 0 {
-				errS = fmt.Sprintf("%+.0f%%", 100*(ms-measured)/measured)
-			}
+		modelS, errS := "–", "–"
+		if !math.IsNaN(m.model) {
+			modelS = fmt.Sprintf("%.3f", m.model)
+			errS = pct(relErr(m.model, measured), 0)
 		}
 		ok := "= file"
 		if !run.OK {
@@ -798,7 +1010,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 			ph[i] = fmt.Sprintf("%.2f", t)
 		}
 		fmt.Fprintf(&b, "| %d | %s | %.0f | %.1f / %.1f MiB | %.1f MiB | %s | %.0f | %s | %s | %.3f | %s | %s | %s | %.2f | %s |\n",
-			run.C, run.Mode, exch, bytes/float64(p)/(1<<20), most/(1<<20), model.bytes/float64(p)/(1<<20), errB, msgs/float64(p), hit, sv,
+			run.C, run.label(), exch, bytes/float64(p)/(1<<20), most/(1<<20), model.bytes/float64(p)/(1<<20), errB, msgs/float64(p), hit, sv,
 			measured, modelS, errS, strings.Join(ph, " / "), wallMax.Seconds(), ok)
 	}
 	b.WriteString(transferTable(res))

@@ -8,13 +8,17 @@
 // through featurex.Dist for each c, per minibatch, per bulk and with the
 // hot-vertex cache, compared with the feature cost model (costmodel.go),
 // which then predicts the feature exchange of ogbn-papers100M at p = 128.
+// Each feature row that exchanges is measured --feature-repeats times, the
+// rows of each repetition in an order of their own, and compared by medians
+// (repeats.go); --bind core gives every rank a core of its own.
 // It writes a markdown report to --out (benchmarks/results/dist.md, as
 // `make bench` runs it), the feature section after the sampling one.
 //
 // Usage:
 //
 //	go run -tags mpi ./benchmarks/distbench --bulksample bin/bulksample [--scale 22] [--np 4]
-//	go run -tags mpi ./benchmarks/distbench --parts features [--feature-nodes 2449029]
+//	go run -tags mpi ./benchmarks/distbench --parts features [--feature-nodes 2449029] [--feature-repeats 5]
+//	go run -tags mpi ./benchmarks/distbench --parts features --np 2 --replication 1,2 --bind core
 //
 // # Cost model of sampling
 //
@@ -62,6 +66,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -98,15 +103,19 @@ type config struct {
 	parts              []string // "sampling", "features"
 
 	// The feature benchmark (features.go).
-	self      string // this program, started under mpirun as the ranks; "" means os.Executable()
-	fnodes    int
-	fdegree   float64
-	ffeatures int
-	fbulk     int
-	fseeds    int
-	fcache    float64
-	fcalib    int
-	fdiag     bool
+	self        string // this program, started under mpirun as the ranks; "" means os.Executable()
+	fnodes      int
+	fdegree     float64
+	ffeatures   int
+	fbulk       int
+	fseeds      int
+	fcache      float64
+	fcalib      int
+	fdiag       bool
+	frepeats    int
+	finterleave string
+	fgraphDir   string
+	bind        string // mpirun's placement: "none" or "core"
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -130,7 +139,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&c.fdegree, "feature-degree", 50, "average degree of that graph (default: ogbn-products', 123.7M stored edges)")
 	fs.IntVar(&c.ffeatures, "features", 100, "features per vertex")
 	fs.IntVar(&c.fbulk, "feature-bulk", 32, "minibatches per bulk of the feature benchmark")
-	fs.IntVar(&c.fseeds, "feature-seeds", 0, "training seeds of the feature benchmark's epoch (0: the whole training split)")
+	fs.IntVar(&c.fseeds, "feature-seeds", 3*32*1024, "training seeds of the feature benchmark's epoch, measured --feature-repeats times (default: 3 bulks of 32 minibatches of 1024; 0: the whole training split)")
+	fs.IntVar(&c.frepeats, "feature-repeats", 5, "measurements of each feature row whose column has several ranks, each repetition running the rows in an order of its own")
+	fs.StringVar(&c.finterleave, "feature-interleave", "c", "which feature rows a repetition runs in its own order: c (those of one replication factor, open together, one c after the other) or all (every c's at once: about twice the memory, 4 GB per rank at the default size)")
+	fs.StringVar(&c.fgraphDir, "feature-graph-dir", "", "a directory where the feature benchmark keeps its planted-partition graph (named by its options) between runs: read if there, else generated and saved there (default: generated in a temporary directory and removed)")
+	fs.StringVar(&c.bind, "bind", "none", "mpirun's placement of the ranks: none (any CPU, more ranks than CPUs allowed) or core (a core of its own per rank, reported)")
 	fs.Float64Var(&c.fcache, "cache", 0.05, "hot-vertex cache budget per rank, a fraction of all the feature bytes")
 	fs.IntVar(&c.fcalib, "calibrate-floats", 1<<21, "float32 values per pair of the bandwidth calibration's all-to-all")
 	fs.BoolVar(&c.fdiag, "feature-diagnose", false, "replay each feature all-to-all on the probe buffers just before it and repeat it on its own buffers just after it (reported apart)")
@@ -154,10 +167,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--bulksample is required for --parts sampling"))
 	}
 	switch {
-	case c.fnodes < 1 || c.ffeatures < 1 || c.fbulk < 1 || c.fseeds < 0 || c.fcalib < 1:
-		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-nodes, --features, --feature-bulk and --calibrate-floats must be positive, --feature-seeds >= 0"))
+	case c.fnodes < 1 || c.ffeatures < 1 || c.fbulk < 1 || c.fseeds < 0 || c.fcalib < 1 || c.frepeats < 1:
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-nodes, --features, --feature-bulk, --feature-repeats and --calibrate-floats must be positive, --feature-seeds >= 0"))
+	case c.finterleave != "c" && c.finterleave != "all":
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-interleave %q: want c or all", c.finterleave))
+	case c.bind != "none" && c.bind != "core":
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--bind %q: want none or core", c.bind))
 	case c.fdegree <= 0 || c.fcache < 0 || c.fcache > 1:
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-degree must be positive and --cache in [0, 1]"))
+	}
+	if c.bind == "core" && c.np > runtime.NumCPU() {
+		return benchutil.ExitCode(benchutil.UsageError(fs, "--bind core: --np %d ranks on %d CPUs", c.np, runtime.NumCPU()))
 	}
 	if c.seeds == 0 {
 		c.seeds = c.batch * c.bulk
@@ -254,7 +274,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 			} else {
 				args = append(args, "--fetch", fetch)
 			}
-			cmd := mpirunCommand(ctx, c.mpirun, c.np, c.bulksample, args...)
+			cmd := mpirunCommand(ctx, c.mpirun, c.np, c.bind, c.bulksample, args...)
 			start := time.Now()
 			s, err := benchutil.RunJSON[summaryJSON](cmd)
 			if err != nil {

@@ -37,7 +37,7 @@ func TestDistbenchSmoke(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist.md")
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"--bulksample", bin, "--scale", "12", "--batch", "64", "--bulk", "8", "--replication", "1,4", "--out", out,
-		"--feature-nodes", "3000", "--features", "8", "--feature-bulk", "4", "--calibrate-floats", "1024"}, &stdout, &stderr)
+		"--feature-nodes", "3000", "--features", "8", "--feature-bulk", "4", "--calibrate-floats", "1024", "--feature-repeats", "2"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
@@ -45,15 +45,16 @@ func TestDistbenchSmoke(t *testing.T) {
 	if strings.Contains(rep, "DIFFERS") || strings.Count(rep, "= 1 process") != 6 || !strings.Contains(rep, "Push / pull sampling bytes: c = 1:") {
 		t.Errorf("report:\n%s", rep)
 	}
-	checkFeatureReport(t, rep, 2)
+	// c = 1 twice, c = 4 (no exchange) once.
+	checkFeatureReport(t, rep, 2*len(featureModes)+len(featureModes))
 }
 
-// checkFeatureReport checks the feature section of a report with reps
-// replication factors: every (c, mode) row present and equal to the file.
-func checkFeatureReport(t *testing.T, rep string, reps int) {
+// checkFeatureReport checks the feature section of a report of runs
+// (c, mode, repetition) runs: every one present and equal to the file.
+func checkFeatureReport(t *testing.T, rep string, runs int) {
 	t.Helper()
 	if !strings.Contains(rep, "## Feature exchange") || strings.Contains(rep, "DIFFER |") ||
-		strings.Count(rep, "| = file |") != reps*len(featureModes) || !strings.Contains(rep, "### Prediction: ogbn-papers100M") {
+		strings.Count(rep, "| = file |") != runs || !strings.Contains(rep, "### Prediction: ogbn-papers100M") {
 		t.Errorf("feature report:\n%s", rep)
 	}
 }
@@ -68,18 +69,21 @@ func TestFeatureBenchSmoke(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist.md")
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"--parts", "features", "--feature-nodes", "2000", "--features", "4", "--batch", "32", "--feature-bulk", "4",
-		"--feature-seeds", "256", "--calibrate-floats", "1024", "--feature-diagnose", "--out", out}, &stdout, &stderr)
+		"--feature-seeds", "256", "--calibrate-floats", "1024", "--feature-diagnose", "--feature-repeats", "2", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
 	rep := stdout.String()
-	checkFeatureReport(t, rep, 3)
-	// c = 1 and 2 have columns of several ranks: their modes are in the
-	// main table, the transfer, wait, probe and position tables; c = 4
-	// only in the main table.
+	// c = 1 and 2 twice each, c = 4 once.
+	checkFeatureReport(t, rep, 2*2*len(featureModes)+len(featureModes))
+	// c = 1 and 2 have columns of several ranks: each of their
+	// repetitions is in the main table, the transfer, wait, probe and
+	// position tables; c = 4 only in the main table; every c in the
+	// repetition table.
 	if strings.Count(rep, " / legacy / replay written |") != 1 || !strings.Contains(rep, "replay before / run / repeat after") ||
 		!strings.Contains(rep, "| waited for the slowest s (status / ids / rows) |") ||
-		strings.Count(rep, "| minibatch+cache |") != 3+2+2+2+2 {
+		strings.Count(rep, "| minibatch+cache (2/2) |") != 2+2+2+2+2 || strings.Count(rep, "| minibatch+cache |") != 3+1 ||
+		!strings.Contains(rep, "| 2 | bulk | 2 |") || !strings.Contains(rep, "| 4 | bulk | 1 |") {
 		t.Errorf("diagnostics missing:\n%s", rep)
 	}
 }

@@ -296,7 +296,7 @@ func probeRow(run *featureRun, rounds, bytes, measured float64) string {
 	if pr[probeLegacy].Samples > 0 {
 		legacy = fmt.Sprintf(" / %.3f / %.3f", pr[probeLegacy].Seconds, pr[probeReplayWritten].Seconds)
 	}
-	return fmt.Sprintf("| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f%s | %s | %s| %s |\n", run.C, run.Mode,
+	return fmt.Sprintf("| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f%s | %s | %s| %s |\n", run.C, run.label(),
 		run.Times.Transfer[1], pr[probeReplayIDs].Seconds, pr[probeIDs].Seconds,
 		run.Times.Transfer[2], pr[probeReplayRows].Seconds, pr[probeRows].Seconds, legacy,
 		strings.Join(pts, ", "), line(run.network()), fit)
@@ -330,7 +330,7 @@ func positionTable(res *featureResult) string {
 		for _, x := range run.Backs {
 			bk = append(bk, fmt.Sprintf("%d / %d", x.HugeKB>>10, x.RssKB>>10))
 		}
-		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %s | %s |\n", run.C, run.Mode,
+		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %s | %s |\n", run.C, run.label(),
 			pre.Transfer[1], t.Transfer[1], rep.Transfer[1], pre.Transfer[2], t.Transfer[2], rep.Transfer[2],
 			pre.Run[2], t.Run[2], rep.Run[2], ratioSpread(t.RunPerCall[2], pre.RunPerCall[2]), strings.Join(bk, "; "))
 	}

@@ -348,7 +348,7 @@ func transferTable(res *featureResult) string {
 		mean := t.MeanBytes[1] + t.MeanBytes[2]
 		busy := t.BusiestBytes[1] + t.BusiestBytes[2]
 		fmt.Fprintf(&b, "| %d | %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f | %.1f / %.1f | %.0f / %.0f | %.0f | %.2f | %.0f / %.2f |\n",
-			run.C, run.Mode, calls, t.Wait[0], t.Wait[1], t.Wait[2], t.Transfer[1], t.Transfer[2], mean/float64(calls)/1e6, busy/float64(calls)/1e6,
+			run.C, run.label(), calls, t.Wait[0], t.Wait[1], t.Wait[2], t.Transfer[1], t.Transfer[2], mean/float64(calls)/1e6, busy/float64(calls)/1e6,
 			warm, faults, alloc/1e6, sys, 1e6*run.Alpha, run.Beta/1e9)
 	}
 	return b.String()
@@ -383,7 +383,7 @@ func waitTable(res *featureResult, ran map[int]string) string {
 			r = "–"
 		}
 		fmt.Fprintf(&b, "| %d | %s | %.3f / %.3f / %.3f | %.3f / %.3f | %.3f / %.3f | %s; %s | %s; %s; %s | %s | %s |\n",
-			run.C, run.Mode, t.Skew[0], t.Skew[1], t.Skew[2], t.Barrier[1], t.Barrier[2], t.Transfer[1], t.Transfer[2],
+			run.C, run.label(), t.Skew[0], t.Skew[1], t.Skew[2], t.Barrier[1], t.Barrier[2], t.Transfer[1], t.Transfer[2],
 			split(t.Run[1], t.Queue[1], t.Span[1]), probe(pr[probeReplayIDs]),
 			split(t.Run[2], t.Queue[2], t.Span[2]), probe(pr[probeReplayRows]), probe(pr[probeRows]),
 			ratioSpread(t.RunPerCall[2], run.ReplayRunPerCall), r)

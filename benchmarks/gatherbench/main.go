@@ -20,6 +20,13 @@
 // the median over --reps repetitions of rows per second and GB/s, the bytes
 // written (dense: rows·f·4; sparse: the CSR's 8 bytes per entry and per
 // row), and the speedup and parallel efficiency against one thread.
+//
+// With --pin each thread count T runs in its own process, this program
+// started again with --threads T under taskset on T CPUs (benchutil.Pinner):
+// a process cannot pin the threads of its own Go runtime, whose workers
+// and GC would otherwise use every CPU of the machine. Each such process
+// also times the 1-thread gather, interleaved with T's, and the speedup is
+// against that, so that drift between the processes does not enter it.
 package main
 
 import (
@@ -27,7 +34,10 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -48,6 +58,7 @@ type config struct {
 	seed                                      uint64
 	out                                       string
 	appendOut, json                           bool
+	pin                                       bool // each T in its own process on T CPUs
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -67,6 +78,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.out, "out", "benchmarks/results/gather.md", "file to write the markdown section to; empty for none")
 	fs.BoolVar(&c.appendOut, "append", false, "append the section to --out instead of replacing the file")
 	fs.BoolVar(&c.json, "json", false, "print the figures as one JSON object on the last line of standard output")
+	fs.BoolVar(&c.pin, "pin", false, "measure each thread count T in its own process (this program again) under taskset on T CPUs,\n"+
+		"one per physical core first; each also times 1 thread for its speedup (fails unless the machine has max(--threads) CPUs)")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -116,22 +129,76 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(err)
 	}
 	load := benchutil.LoadAveragesText()
-	rows, ids, err := measure(ctx, c, stderr)
+	var rows []row
+	var ids int64
+	var pin *benchutil.Pinner // nil: measured in this process
+	if c.pin {
+		rows, ids, pin, err = measurePinned(ctx, c, stderr)
+	} else {
+		rows, ids, err = measure(ctx, c, stderr)
+	}
 	if err != nil {
 		return benchutil.Fail(stderr, "gatherbench", err)
 	}
-	rep := benchutil.Report{Program: "gatherbench", Path: c.out, Append: c.appendOut, Text: markdown(c, rows, ids, load)}
+	rep := benchutil.Report{Program: "gatherbench", Path: c.out, Append: c.appendOut, Text: markdown(c, rows, ids, load, pin)}
 	if c.json {
-		rep.Summary = struct {
-			Scale    int   `json:"scale"`
-			Features int   `json:"features"`
-			Rows     []row `json:"rows"`
-		}{c.scale, c.features, rows}
+		rep.Summary = summary{c.scale, c.features, rows}
 	}
 	if err := rep.Write(stdout, stderr); err != nil {
 		return benchutil.Fail(stderr, "gatherbench", err)
 	}
 	return 0
+}
+
+// summary is the --json object.
+type summary struct {
+	Scale    int   `json:"scale"`
+	Features int   `json:"features"`
+	Rows     []row `json:"rows"`
+}
+
+// measurePinned measures each thread count T of c in its own process: this
+// program again, with --threads T and --json, under taskset on T CPUs. It
+// returns the rows of T from each process (dense first, as measure orders
+// them), the number of rows one repetition gathers, and the Pinner.
+func measurePinned(ctx context.Context, c *config, progress io.Writer) ([]row, int64, *benchutil.Pinner, error) {
+	pin, err := benchutil.NewPinner(slices.Max(c.threads))
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("--pin: %w", err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, 0, nil, fmt.Errorf("--pin: this program's path, to run it per thread count: %w", err)
+	}
+	var dense, sparse []row
+	var ids int64
+	for _, t := range c.threads {
+		cmd := pin.Command(ctx, t, self, "--scale", strconv.Itoa(c.scale), "--features", strconv.Itoa(c.features),
+			"--density", strconv.FormatFloat(c.density, 'g', -1, 64), "--batch", strconv.Itoa(c.batch),
+			"--fanouts", benchutil.JoinInts(c.fanouts), "--minibatches", strconv.Itoa(c.minibatches),
+			"--threads", strconv.Itoa(t), "--reps", strconv.Itoa(c.reps), "--seed", strconv.FormatUint(c.seed, 10),
+			"--out", "", "--json")
+		fmt.Fprintf(progress, "gatherbench: T = %d on CPUs %s\n", t, pin.CPUList(t))
+		res, err := benchutil.RunJSON[summary](cmd)
+		if err != nil {
+			return nil, 0, nil, fmt.Errorf("threads %d: %s: %w", t, strings.Join(cmd.Args, " "), err)
+		}
+		n := 0
+		for _, r := range res.Rows {
+			switch {
+			case r.Threads != t:
+			case r.Kind == "dense":
+				dense, n = append(dense, r), n+1
+			case r.Kind == "sparse":
+				sparse, n = append(sparse, r), n+1
+			}
+			ids = r.Rows
+		}
+		if n != 2 {
+			return nil, 0, nil, fmt.Errorf("threads %d: %s: %d rows of %d threads in its summary, want dense and sparse", t, strings.Join(cmd.Args, " "), n, t)
+		}
+	}
+	return append(dense, sparse...), ids, pin, nil
 }
 
 // measure samples the minibatches and times the gathers; it returns the
@@ -263,7 +330,7 @@ func makeFeatures(n, f int, density float64, seed uint64) (dense, sparse []float
 	return dense, sparse
 }
 
-func markdown(c *config, rows []row, ids int64, load string) string {
+func markdown(c *config, rows []row, ids int64, load string, pin *benchutil.Pinner) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Feature gathering (featurex.Local), R-MAT scale %d, f = %d\n\n", c.scale, c.features)
 	fmt.Fprintf(&b, "Written by `benchmarks/gatherbench` on %s, %s, %s, %d CPUs; load average at the start %s.\n\n",
@@ -274,12 +341,17 @@ func markdown(c *config, rows []row, ids int64, load string) string {
 		"(`GatherCSR`, 8 bytes an entry and a row). Destinations are reused across repetitions (warm memory); "+
 		"the thread counts are interleaved; medians of %d repetitions. Efficiency is speedup / T.\n\n",
 		c.minibatches, c.batch, benchutil.JoinInts(c.fanouts), ids, 100*c.density, c.reps)
+	if pin != nil {
+		fmt.Fprintf(&b, "%s Each T ran in its own process (this program again, `--threads T`), which also timed the 1-thread gather, "+
+			"interleaved with T's: the speedup is against that 1-thread figure of the same process; the ms of T = 1 is its own process's.\n\n",
+			pin.Describe(c.threads))
+	}
 	b.WriteString("| store | T | ms / repetition | M rows/s | GB/s | speedup | efficiency |\n|---|---:|---:|---:|---:|---:|---:|\n")
 	for _, r := range rows {
 		fmt.Fprintf(&b, "| %s | %d | %.2f | %.1f | %.2f | %.2f | %.2f |\n",
 			r.Kind, r.Threads, 1e3*r.Seconds, r.RowsPS/1e6, r.GBPS, r.Speedup, r.Speedup/float64(r.Threads))
 	}
-	fmt.Fprintf(&b, "\nCommand: `go run ./benchmarks/gatherbench --scale %d --features %d --density %g --batch %d --fanouts %s --minibatches %d --threads %s --reps %d`\n",
-		c.scale, c.features, c.density, c.batch, benchutil.JoinInts(c.fanouts), c.minibatches, benchutil.JoinInts(c.threads), c.reps)
+	fmt.Fprintf(&b, "\nCommand: `go run ./benchmarks/gatherbench --scale %d --features %d --density %g --batch %d --fanouts %s --minibatches %d --threads %s --reps %d%s`\n",
+		c.scale, c.features, c.density, c.batch, benchutil.JoinInts(c.fanouts), c.minibatches, benchutil.JoinInts(c.threads), c.reps, pin.Flag())
 	return b.String()
 }

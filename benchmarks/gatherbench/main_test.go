@@ -4,11 +4,27 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 )
+
+// runMainEnv, set to 1, makes the test binary run the program instead of
+// the tests: --pin starts this binary again, one process per thread count.
+const runMainEnv = "GATHERBENCH_RUN_MAIN"
+
+func TestMain(m *testing.M) {
+	if os.Getenv(runMainEnv) == "1" {
+		benchutil.Main(run)
+	}
+	os.Exit(m.Run())
+}
 
 // TestRunSmall runs the benchmark on a tiny graph and checks the markdown
 // file and the JSON summary.
@@ -52,6 +68,37 @@ func TestRunSmall(t *testing.T) {
 		if r.Kind == "dense" && r.Bytes != r.Rows*8*4 {
 			t.Errorf("dense T=%d: %d bytes for %d rows of 8 floats", r.Threads, r.Bytes, r.Rows)
 		}
+	}
+}
+
+// TestRunPinned runs the benchmark with --pin: one process per thread
+// count, each pinned (the pinning itself is benchutil's test), and one
+// table of their rows.
+func TestRunPinned(t *testing.T) {
+	threads := "1,2"
+	if runtime.NumCPU() < 2 {
+		threads = "1"
+	}
+	t.Setenv(runMainEnv, "1")
+	var stdout, stderr bytes.Buffer
+	args := []string{"--scale", "9", "--features", "8", "--batch", "32", "--fanouts", "4,3",
+		"--minibatches", "2", "--threads", threads, "--reps", "1", "--out", "", "--pin", "--json"}
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"| dense | 1 |", "| sparse | 1 |", "Pinned (`--pin`)", "--threads " + threads + " --reps 1 --pin`"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if threads == "1,2" && (!strings.Contains(out, "| dense | 2 |") || !strings.Contains(out, "| sparse | 2 |")) {
+		t.Errorf("output lacks the rows of 2 threads:\n%s", out)
+	}
+	stderr.Reset()
+	args = []string{"--threads", "1," + strconv.Itoa(runtime.NumCPU()+1), "--pin", "--out", ""}
+	if code := run(context.Background(), args, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), "--pin: pin to") {
+		t.Errorf("--pin with more threads than CPUs: exit %d, stderr %q", code, stderr.String())
 	}
 }
 

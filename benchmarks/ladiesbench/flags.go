@@ -30,6 +30,7 @@ type config struct {
 	cliPasses    int
 	sweepThreads []int
 	ladiesMatrix string
+	pin          bool // run each process of T threads on T cores
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
@@ -58,6 +59,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&cfg.cliPasses, "cli-passes", 4, "--cli: passes over the seeds per process (--reps of the CLI): one cold, the rest warm")
 	sweepThreads := fs.String("sweep-threads", "1,2", "--cli: thread counts of the sweep (1,2,4,8,16 on a 16-core machine)")
 	fs.StringVar(&cfg.ladiesMatrix, "ladies-matrix", "normalized", "--cli, ladies: the CLI's --ladies-matrix, normalized or raw")
+	fs.BoolVar(&cfg.pin, "pin", false, "--cli: run each process of T threads under taskset on T CPUs, one per physical core first\n"+
+		"(the 16-core scaling table; fails unless the machine has max(--sweep-threads) CPUs)")
 	fs.BoolVar(&cfg.json, "json", false, "print the run's figures as one JSON object on the last line of standard output")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return nil, err
@@ -105,6 +108,8 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 		return bad("--cli-passes %d, want >= 2 (a cold pass and at least one warm one)", cfg.cliPasses)
 	case cfg.ladiesMatrix != "normalized" && cfg.ladiesMatrix != "raw":
 		return bad("--ladies-matrix %q: want normalized or raw", cfg.ladiesMatrix)
+	case cfg.pin && cfg.cli == "":
+		return bad("--pin applies to the sweep through the CLI (--cli): a process cannot pin its own threads")
 	}
 	return cfg, nil
 }

@@ -43,11 +43,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	var rep benchutil.Report
 	if cfg.cli != "" {
-		md, err := runSweep(ctx, cfg, stderr)
+		md, sum, err := runSweep(ctx, cfg, stderr)
 		if err != nil {
 			return benchutil.Fail(stderr, "ladiesbench", err)
 		}
 		rep = benchutil.Report{Program: "ladiesbench", Path: cfg.out, Text: md}
+		if cfg.json {
+			rep.Summary = sum
+		}
 	} else {
 		res, err := runBench(ctx, cfg, stderr)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -65,7 +66,13 @@ func TestSweepCLI(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "sweep.md")
 	var stdout, stderr bytes.Buffer
 	args := []string{"--cli", bin, "--scale", "9", "--batch", "16", "--budgets", "8,8", "--seeds", "128",
-		"--bulks", "1,4", "--sweep-threads", "1,2", "--reps", "2", "--cli-passes", "2", "--out", out}
+		"--bulks", "1,4", "--sweep-threads", "1,2", "--reps", "2", "--cli-passes", "2", "--out", out, "--json"}
+	wants := []string{"--ladies-matrix normalized", "--sweep-threads 1,2", "--reps 2", "digest of every run: ",
+		"Verdict on issue 14's goal", "T = 1: k = 4 at ", "T = 2: k = 4 at "}
+	if runtime.NumCPU() >= 2 { // each run on as many CPUs as threads (samplebench's test checks the CPUs)
+		args = append(args, "--pin")
+		wants = append(wants, "--pin`", "Pinned (`--pin`)")
+	}
 	if code := run(ctx, args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
 	}
@@ -73,10 +80,20 @@ func TestSweepCLI(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"--ladies-matrix normalized", "--sweep-threads 1,2", "--reps 2", "digest of every run: ", "Verdict on issue 14's goal", "T = 1: k = 4 at ", "T = 2: k = 4 at "} {
+	for _, want := range wants {
 		if !bytes.Contains(md, []byte(want)) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
 		}
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var sum struct {
+		Rows []struct {
+			Threads  int       `json:"threads"`
+			WarmSEPS []float64 `json:"warm_seps"`
+		} `json:"rows"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil || len(sum.Rows) != 4 || len(sum.Rows[0].WarmSEPS) != 2 {
+		t.Errorf("JSON summary (%v): %+v, want 4 rows of 2 rounds", err, sum)
 	}
 	for _, threads := range []string{"1", "2"} {
 		best := 0
@@ -108,6 +125,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--sweep-threads", "0"}, "--sweep-threads"},
 		{[]string{"--cli-passes", "1"}, "--cli-passes"},
 		{[]string{"--ladies-matrix", "half"}, "--ladies-matrix"},
+		{[]string{"--pin"}, "--pin"},
 		{[]string{"extra"}, "extra"},
 	} {
 		var stdout, stderr bytes.Buffer

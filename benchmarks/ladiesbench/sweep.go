@@ -20,7 +20,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -72,12 +71,20 @@ func sweepArgs(c *config, graph, threads, k string) []string {
 	return args
 }
 
-// runSweep runs the sweep through the CLI c.cli and returns its markdown.
-func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error) {
+// runSweep runs the sweep through the CLI c.cli and returns its markdown
+// and its JSON summary.
+func runSweep(ctx context.Context, c *config, progress io.Writer) (string, *benchutil.SweepSummary, error) {
 	load := benchutil.LoadAveragesText()
+	var pin *benchutil.Pinner // nil: unpinned
+	if c.pin {
+		var err error
+		if pin, err = benchutil.NewPinner(slices.Max(c.sweepThreads)); err != nil {
+			return "", nil, fmt.Errorf("--pin: %w", err)
+		}
+	}
 	graph, cleanup, err := benchutil.GraphOrRMAT(ctx, c.cli, c.graph, c.scale, 0, c.seed)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer cleanup()
 	var rows []*sweepRow
@@ -94,13 +101,13 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 	for rep := range c.reps {
 		for _, i := range benchutil.SweepOrderByThreads(threads, rep, c.seed) {
 			if err := ctx.Err(); err != nil {
-				return "", err
+				return "", nil, err
 			}
 			r := rows[i]
-			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
+			cmd := pin.Command(ctx, r.Threads, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
 			res, err := benchutil.RunJSON[cliSummary](cmd)
 			if err != nil {
-				return "", fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
+				return "", nil, fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 			}
 			if r.digest == "" {
 				r.digest, r.edges = res.Digest, res.SampledEdges
@@ -109,7 +116,7 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 				first = r
 			}
 			if res.Digest != first.digest {
-				return "", fmt.Errorf("threads=%d k=%d: digest %s differs from threads=%d k=%d's %s: the sample depends on k or the threads",
+				return "", nil, fmt.Errorf("threads=%d k=%d: digest %s differs from threads=%d k=%d's %s: the sample depends on k or the threads",
 					r.Threads, r.K, res.Digest, first.Threads, first.K, first.digest)
 			}
 			var cpu, wall float64
@@ -127,10 +134,30 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, error
 				rep+1, r.Threads, r.K, res.SEPS/1e6, res.ColdSEPS/1e6, cpu/wall, res.PeakRSSBytes>>20)
 		}
 	}
-	return sweepMarkdown(c, graph, rows, load), nil
+	return sweepMarkdown(c, graph, rows, load, pin), sweepSummary(c, graph, rows, load, pin), nil
 }
 
-func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) string {
+// sweepSummary returns the --json object of the sweep: every round's
+// figures of every row.
+func sweepSummary(c *config, graph string, rows []*sweepRow, load string, pin *benchutil.Pinner) *benchutil.SweepSummary {
+	type jsonRow struct {
+		benchutil.SweepJSONRow
+		SampledEdges int64     `json:"sampled_edges"`
+		ColdSEPS     []float64 `json:"cold_seps"`
+		BusyCPUs     []float64 `json:"busy_cpus"`
+		PeakRSS      []float64 `json:"peak_rss_bytes"`
+		CPUSEPS      []float64 `json:"cpu_seps"` // sampled edges per CPU second
+	}
+	q := benchutil.RoundRatiosOf(rows)
+	out := make([]jsonRow, len(rows))
+	for j, r := range rows {
+		out[j] = jsonRow{q.JSONRow(j, r.SweepRow), r.edges, r.cold, r.busy, r.rss, r.cpu}
+	}
+	return &benchutil.SweepSummary{Program: "ladiesbench --cli", Machine: benchutil.ThisMachine(0), Load: load,
+		Command: "bulksample " + strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "), PinnedCPUs: pin.CPULists(c.sweepThreads), Rows: out}
+}
+
+func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string, pin *benchutil.Pinner) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Layer-wise (%s) bulk size and thread sweep through the CLI, R-MAT scale %d\n\n", c.methods[0], c.scale)
 	fmt.Fprintf(&b, "Written by `benchmarks/ladiesbench --cli` on %s, %s, %s, %d CPUs; load average at the start %s.\n\n",
@@ -151,6 +178,7 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 		"(this kernel subtracts steal from CPU time); at more threads it leaves out idle waits, so only SEPS reads the goal there. "+
 		"Every run's digest is the same.\n\n",
 		c.reps, c.seed, c.seeds, c.batch, benchutil.JoinInts(c.budgets), c.ladiesMatrix, c.cliPasses-1)
+	fmt.Fprintf(&b, "%s\n\n", pin.Describe(c.sweepThreads))
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
 	b.WriteString("| T | k | SEPS (M/s) | min-max (M/s) | cold SEPS (M/s) | vs best k [95% CI] | vs best k, CPU time [95% CI] | efficiency [95% CI] | busy CPUs | peak RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	q := benchutil.RoundRatiosOf(rows)
@@ -167,9 +195,9 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string) strin
 	}
 	b.WriteString("\n" + verdicts(c, rows) + "\n")
 	fmt.Fprintf(&b, "\nSampled edges per pass: %d; digest of every run: %s. Command of the table: `go run ./benchmarks/ladiesbench --cli BULKSAMPLE --scale %d --batch %d --budgets %s "+
-		"--bulks %s --sweep-threads %s --seeds %d --cli-passes %d --reps %d --ladies-matrix %s`\n",
+		"--bulks %s --sweep-threads %s --seeds %d --cli-passes %d --reps %d --ladies-matrix %s%s`\n",
 		rows[0].edges, rows[0].digest, c.scale, c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.bulks), benchutil.JoinInts(c.sweepThreads),
-		c.seeds, c.cliPasses, c.reps, c.ladiesMatrix)
+		c.seeds, c.cliPasses, c.reps, c.ladiesMatrix, pin.Flag())
 	return b.String()
 }
 

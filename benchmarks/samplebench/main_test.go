@@ -3,12 +3,18 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 )
 
 // tinyArgs is a run small enough for a unit test: 256 vertices, 64 seeds in
@@ -120,6 +126,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"--seeds", "0"}, "--seeds"},
 		{[]string{"--reps", "0"}, "--reps"},
 		{[]string{"--interleave", "--cli", "bin/bulksample"}, "--interleave"},
+		{[]string{"--pin"}, "--pin"},
 		{[]string{"--no-such-flag"}, "no-such-flag"},
 		{[]string{"extra"}, "extra"},
 	} {
@@ -203,5 +210,75 @@ echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 5
 	if code := run(context.Background(), args, io.Discard, &stderr); code == 0 ||
 		!strings.Contains(stderr.String(), cli+" sample --graph") || !strings.Contains(stderr.String(), "not the JSON summary") {
 		t.Errorf("a CLI without JSON: exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestSweepPinned runs the sweep with --pin against a stand-in for the CLI
+// that logs the CPUs it may use, read from its own /proc status: a run of T
+// threads must have exactly T. A sweep of more threads than the machine has
+// CPUs fails before it runs anything, naming --pin.
+func TestSweepPinned(t *testing.T) {
+	threads := []int{1, 2}
+	if runtime.NumCPU() < 2 {
+		threads = []int{1}
+	}
+	dir := t.TempDir()
+	cli := filepath.Join(dir, "fakecli")
+	log := filepath.Join(dir, "runs.log")
+	script := `#!/bin/sh
+t=1
+while [ $# -gt 0 ]; do
+  case $1 in --threads) t=$2;; esac
+  shift
+done
+echo "$t $(grep Cpus_allowed_list /proc/$$/status | cut -f2)" >>` + log + `
+echo "{\"sampled_edges\": 1000, \"seps\": 1000000, \"cold_seps\": 500000, \"warm\": true, \"peak_rss_bytes\": 1048576}"
+`
+	if err := os.WriteFile(cli, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"--cli", cli, "--graph", filepath.Join(dir, "g.bsn"), "--threads", benchutil.JoinInts(threads),
+		"--bulk", "4", "--reps", "1", "--seeds", "0", "--out", "", "--pin", "--json"}
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d; stderr:\n%s", code, stderr.String())
+	}
+	runs, err := os.ReadFile(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(runs)), "\n") {
+		var th int
+		var list string
+		if _, err := fmt.Sscan(line, &th, &list); err != nil {
+			t.Fatalf("run log line %q: %v", line, err)
+		}
+		if cpus, err := benchutil.ParseCPUList(list); err != nil || len(cpus) != th {
+			t.Errorf("a run of %d threads could use CPUs %q (%v)", th, list, err)
+		}
+	}
+	if md := stdout.String(); !strings.Contains(md, "Pinned (`--pin`)") || !strings.Contains(md, "--cli-passes 3 --pin`") {
+		t.Errorf("the table does not say the runs were pinned:\n%s", md)
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var sum benchutil.SweepSummary
+	var rows []benchutil.SweepJSONRow
+	sum.Rows = &rows
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &sum); err != nil {
+		t.Fatalf("the last line is not the JSON summary: %v", err)
+	}
+	if len(rows) != len(threads) || len(sum.PinnedCPUs) != len(threads) {
+		t.Fatalf("JSON summary: %d rows and CPU lists %v, want %d", len(rows), sum.PinnedCPUs, len(threads))
+	}
+	for _, r := range rows {
+		if cpus, err := benchutil.ParseCPUList(sum.PinnedCPUs[strconv.Itoa(r.Threads)]); err != nil || len(cpus) != r.Threads ||
+			!slices.Equal(r.WarmSEPS, []float64{1e6}) || !r.BestK {
+			t.Errorf("JSON row %+v (CPUs %q): want SEPS [1e6], the best k, on %d CPUs", r, sum.PinnedCPUs[strconv.Itoa(r.Threads)], r.Threads)
+		}
+	}
+	args[5] = strconv.Itoa(runtime.NumCPU() + 1) // --threads
+	stderr.Reset()
+	if code := run(context.Background(), args, io.Discard, &stderr); code != 1 || !strings.Contains(stderr.String(), "--pin: pin to") {
+		t.Errorf("--pin with more threads than CPUs: exit %d, stderr %q", code, stderr.String())
 	}
 }

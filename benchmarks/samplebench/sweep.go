@@ -17,7 +17,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -76,11 +75,19 @@ func sweepArgs(c *config, graph, threads, k string) []string {
 		"--threads", threads, "--seed", fmt.Sprint(c.seed), "--reps", fmt.Sprint(c.cliPasses), "--json"}
 }
 
-// runSweep runs the sweep through the CLI c.cli and returns its markdown.
-func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, error) {
+// runSweep runs the sweep through the CLI c.cli and returns its markdown
+// and its JSON summary.
+func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, *benchutil.SweepSummary, error) {
+	var pin *benchutil.Pinner // nil: unpinned
+	if c.pin {
+		var err error
+		if pin, err = benchutil.NewPinner(slices.Max(c.threads)); err != nil {
+			return "", nil, fmt.Errorf("--pin: %w", err)
+		}
+	}
 	graph, cleanup, err := benchutil.GraphOrRMAT(ctx, c.cli, c.graph, c.scale, c.edgeFactor, c.seed)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	defer cleanup()
 	var rows []*sweepRow
@@ -92,16 +99,16 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, error) 
 	for round := range c.reps {
 		for _, i := range benchutil.SweepOrder(len(rows), round, c.seed) {
 			if err := ctx.Err(); err != nil {
-				return "", err
+				return "", nil, err
 			}
 			r := rows[i]
-			cmd := exec.CommandContext(ctx, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
+			cmd := pin.Command(ctx, r.Threads, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
 			res, err := benchutil.RunJSON[cliResult](cmd)
 			if err != nil {
-				return "", fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
+				return "", nil, fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 			}
 			if r.edges != 0 && res.SampledEdges != r.edges {
-				return "", fmt.Errorf("threads=%d k=%d sampled %d edges, before %d", r.Threads, r.K, res.SampledEdges, r.edges)
+				return "", nil, fmt.Errorf("threads=%d k=%d sampled %d edges, before %d", r.Threads, r.K, res.SampledEdges, r.edges)
 			}
 			r.edges, r.isWarm = res.SampledEdges, res.Warm
 			r.Warm = append(r.Warm, res.SEPS)
@@ -114,13 +121,32 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, error) 
 	}
 	for _, r := range rows[1:] {
 		if r.edges != rows[0].edges {
-			return "", fmt.Errorf("threads=%d k=%d sampled %d edges, threads=%d k=%d %d", r.Threads, r.K, r.edges, rows[0].Threads, rows[0].K, rows[0].edges)
+			return "", nil, fmt.Errorf("threads=%d k=%d sampled %d edges, threads=%d k=%d %d", r.Threads, r.K, r.edges, rows[0].Threads, rows[0].K, rows[0].edges)
 		}
 	}
-	return sweepMarkdown(c, graph, rows), nil
+	return sweepMarkdown(c, graph, rows, pin), sweepSummary(c, graph, rows, pin), nil
 }
 
-func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
+// sweepSummary returns the --json object of the sweep: every round's
+// figures of every row.
+func sweepSummary(c *config, graph string, rows []*sweepRow, pin *benchutil.Pinner) *benchutil.SweepSummary {
+	type jsonRow struct {
+		benchutil.SweepJSONRow
+		SampledEdges int64     `json:"sampled_edges"`
+		ColdSEPS     []float64 `json:"cold_seps"`
+		WarmCPUSEPS  []float64 `json:"warm_cpu_seps"`
+		PeakRSS      []int64   `json:"peak_rss_bytes"`
+	}
+	q := benchutil.RoundRatiosOf(rows)
+	out := make([]jsonRow, len(rows))
+	for j, r := range rows {
+		out[j] = jsonRow{q.JSONRow(j, r.SweepRow), r.edges, r.cold, r.cpu, r.rss}
+	}
+	return &benchutil.SweepSummary{Program: "samplebench --cli", Machine: benchutil.ThisMachine(0), Load: c.loadAtStart,
+		Command: "bulksample " + strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "), PinnedCPUs: pin.CPULists(c.threads), Rows: out}
+}
+
+func sweepMarkdown(c *config, graph string, rows []*sweepRow, pin *benchutil.Pinner) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "## Bulk size sweep through the CLI, R-MAT scale %d\n\n", c.scale)
 	fmt.Fprintf(&b, "Written by `benchmarks/samplebench --cli` (`make bench`) on %s, %s, %s; load average at the start %s (%d CPUs).\n\n",
@@ -142,11 +168,12 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow) string {
 		"not the k that noise favoured in each); efficiency is SEPS(T, k) / (T · SEPS(1, k)); \"vs 1-thread best\" is "+
 		"SEPS(T, k) / (T · SEPS(1, best k)).\n\n",
 		c.reps, c.seed, seeds, c.batch, benchutil.JoinInts(c.fanouts), c.cliPasses, c.cliPasses-1)
+	fmt.Fprintf(&b, "%s\n\n", pin.Describe(c.threads))
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
 	fmt.Fprintf(&b, "(T and K are the row's threads and k; the graph from `bulksample gen rmat --scale %d --edge-factor %d --seed %d --out %s`; "+
-		"the table from `go run ./benchmarks/samplebench --cli bin/bulksample --graph %s --scale %d --seeds %d --threads %s --bulk %s --reps %d --cli-passes %d`)\n\n",
+		"the table from `go run ./benchmarks/samplebench --cli bin/bulksample --graph %s --scale %d --seeds %d --threads %s --bulk %s --reps %d --cli-passes %d%s`)\n\n",
 		c.scale, c.edgeFactor, c.seed, filepath.Base(graph), filepath.Base(graph), c.scale, c.seeds,
-		benchutil.JoinInts(c.threads), benchutil.JoinInts(c.bulks), c.reps, c.cliPasses)
+		benchutil.JoinInts(c.threads), benchutil.JoinInts(c.bulks), c.reps, c.cliPasses, pin.Flag())
 	fmt.Fprintf(&b, "| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best k | efficiency | vs 1-thread best | cold SEPS (M) | warm CPU-SEPS (M) | peak RSS (MiB) |\n")
 	fmt.Fprintf(&b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	q := benchutil.RoundRatiosOf(rows)

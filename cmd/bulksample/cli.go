@@ -7,7 +7,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"runtime"
+
+	"github.com/bulksample/bulksample/dist"
 )
 
 // errUsage marks a command-line error whose message has already been printed
@@ -20,7 +25,13 @@ var errUsage = errors.New("usage error")
 // accepts: --json, and --profile and --profile-dir (see env.startProfile).
 func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(&flagOutput{stdout: e.stdout, stderr: e.stderr})
+	out := &flagOutput{stdout: e.stdout, stderr: e.stderr}
+	if dist.LaunchedRank() > 0 {
+		// Under mpirun or srun every rank parses the same command line:
+		// rank 0 alone prints a usage error (or the help), not p copies.
+		out.stdout, out.stderr = io.Discard, io.Discard
+	}
+	fs.SetOutput(out)
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), "usage: bulksample %s %s\n\n%s\n\nflags:\n", name, synopsis, description)
 		fs.PrintDefaults()
@@ -73,7 +84,53 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// isSet reports whether the flag name was given on fs's command line.
+func isSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// sameFile reports whether the paths a and b name the same existing file
+// (through links too).
+func sameFile(a, b string) bool {
+	if a == "" || b == "" {
+		return false
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
+}
+
 // usageError prints msg and the command's usage and returns errUsage.
+// checkOutputFile returns an error when the output file path cannot be
+// written: its folder is missing or not a folder, or path is a folder. The
+// commands check their outputs before the work whose result they hold
+// (generating a graph, training), not only when they write them. An empty
+// path (no output asked for) is fine.
+func checkOutputFile(path string) error {
+	if path == "" {
+		return nil
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return fmt.Errorf("%s is a folder, want a file name", path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: folder %s does not exist", path, dir)
+	case err != nil:
+		return fmt.Errorf("%s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s: %s is not a folder", path, dir)
+	}
+	return nil
+}
+
 func usageError(fs *flag.FlagSet, format string, a ...any) error {
 	fmt.Fprintf(fs.Output(), "bulksample %s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
 	fs.Usage()

@@ -39,6 +39,10 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	in, out := pos[0], pos[1]
+	// Before loading IN, which may take minutes.
+	if err := checkOutputFile(out); err != nil {
+		return fmt.Errorf("OUT %w", err)
+	}
 	var meter procstat.Meter
 	d, inFormat, loadSec, err := lf.load(ctx, e, in, &meter)
 	if err != nil {

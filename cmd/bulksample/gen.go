@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
+	"math"
+	"strings"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
@@ -77,6 +80,21 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	case *threads < 0:
 		return usageError(fs, "--threads %d: want >= 0", *threads)
 	}
+	if err := checkOutputFile(*out); err != nil {
+		return usageError(fs, "--out %v", err)
+	}
+	// The two generators share one flag set: a flag of the other one would
+	// be silently ignored (gen rmat --nodes 1000 makes 2^16 vertices).
+	var other string
+	fs.Visit(func(f *flag.Flag) {
+		gen, _, ok := strings.Cut(f.Usage, ":")
+		if ok && other == "" && (gen == "rmat" || gen == "sbm") && gen != genFamily(kind) {
+			other = fmt.Sprintf("--%s applies to gen %s, not %s", f.Name, gen, kind)
+		}
+	})
+	if other != "" {
+		return usageError(fs, "%s", other)
+	}
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
@@ -94,6 +112,9 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		if r.EdgeFactor < 1 {
 			return usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
 		}
+		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory()); msg != "" {
+			return usageError(fs, "%s", msg)
+		}
 		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d\n", r.Scale, r.EdgeFactor)
 		a, err := dataset.RMAT(r)
 		if err != nil {
@@ -104,6 +125,9 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	} else {
 		if flagErr := checkPlantedFlags(p); flagErr != "" {
 			return usageError(fs, "%s", flagErr)
+		}
+		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory()); msg != "" {
+			return usageError(fs, "%s", msg)
 		}
 		fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
 		if d, err = dataset.PlantedPartition(p); err != nil {
@@ -135,6 +159,41 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
+// genMemoryCheck returns a message naming the size flags when the graph
+// they ask for cannot fit in total bytes of memory (0 or less: unknown),
+// or "". The bound is a lower one, the output alone: 8 bytes (a column
+// id and a value) for each of the two stored directions of a generated
+// edge, and sbm's float32 features; generating takes more. A --scale 30
+// meant as 20 ran out of memory after minutes, ending in the runtime's
+// fatal error.
+func genMemoryCheck(kind string, r dataset.RMATOptions, p dataset.PlantedPartitionOptions, total int64) string {
+	if total <= 0 {
+		return ""
+	}
+	var need float64
+	var flags string
+	if kind == "rmat" {
+		need = 16 * float64(r.EdgeFactor) * math.Exp2(float64(r.Scale))
+		flags = fmt.Sprintf("--scale %d --edge-factor %d", r.Scale, r.EdgeFactor)
+	} else {
+		need = 8*p.AvgDegree*float64(p.Nodes) + 4*float64(p.Nodes)*float64(p.Features)
+		flags = fmt.Sprintf("--nodes %d --avg-degree %g --features %d", p.Nodes, p.AvgDegree, p.Features)
+	}
+	if need <= float64(total) {
+		return ""
+	}
+	return fmt.Sprintf("%s: the graph alone needs %.1f GiB, more than this machine's %.1f GiB of memory", flags, need/(1<<30), float64(total)/(1<<30))
+}
+
+// genFamily returns the prefix of the help of kind's own flags: sbm for
+// its alias planted.
+func genFamily(kind string) string {
+	if kind == "planted" {
+		return "sbm"
+	}
+	return kind
+}
+
 // checkPlantedFlags returns a message naming the first bad sbm flag, or "".
 func checkPlantedFlags(p dataset.PlantedPartitionOptions) string {
 	switch {
@@ -142,16 +201,16 @@ func checkPlantedFlags(p dataset.PlantedPartitionOptions) string {
 		return fmt.Sprintf("--nodes %d: want >= 2", p.Nodes)
 	case p.Classes < 2 || p.Classes > p.Nodes:
 		return fmt.Sprintf("--classes %d: want 2 to --nodes", p.Classes)
-	case !(p.AvgDegree > 0):
-		return fmt.Sprintf("--avg-degree %g: want > 0", p.AvgDegree)
+	case !(p.AvgDegree > 0 && p.AvgDegree <= math.MaxFloat64):
+		return fmt.Sprintf("--avg-degree %g: want a finite value > 0", p.AvgDegree)
 	case !(p.Homophily > 0 && p.Homophily <= 1):
 		return fmt.Sprintf("--homophily %g: want a value in (0, 1]", p.Homophily)
 	case p.Features < 1:
 		return fmt.Sprintf("--features %d: want >= 1", p.Features)
-	case !(p.Exponent > 2):
-		return fmt.Sprintf("--exponent %g: want > 2", p.Exponent)
-	case !(p.Noise > 0):
-		return fmt.Sprintf("--feature-noise %g: want > 0", p.Noise)
+	case !(p.Exponent > 2 && p.Exponent <= math.MaxFloat64):
+		return fmt.Sprintf("--exponent %g: want a finite value > 2", p.Exponent)
+	case !(p.Noise > 0 && p.Noise <= math.MaxFloat64):
+		return fmt.Sprintf("--feature-noise %g: want a finite value > 0", p.Noise)
 	}
 	return ""
 }

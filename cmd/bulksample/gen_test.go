@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
 )
 
 func TestGenRMATIdenticalForAnyThreads(t *testing.T) {
@@ -82,6 +84,17 @@ func TestGenUsageErrors(t *testing.T) {
 		{[]string{"gen", "sbm", "--avg-degree", "0", "--out", out}, "--avg-degree 0"},
 		{[]string{"gen", "sbm", "--feature-noise", "0", "--out", out}, "--feature-noise 0"},
 		{[]string{"gen", "rmat", "--out", out, "extra"}, `unexpected argument "extra"`},
+		// The other generator's flags, which were silently ignored.
+		{[]string{"gen", "rmat", "--nodes", "100", "--out", out}, "--nodes applies to gen sbm, not rmat"},
+		{[]string{"gen", "sbm", "--scale", "8", "--out", out}, "--scale applies to gen rmat, not sbm"},
+		{[]string{"gen", "planted", "--a", "0.5", "--out", out}, "--a applies to gen rmat, not planted"},
+		// Infinite values, which passed the flag checks and failed later.
+		{[]string{"gen", "sbm", "--avg-degree", "inf", "--out", out}, "--avg-degree +Inf"},
+		{[]string{"gen", "sbm", "--exponent", "inf", "--out", out}, "--exponent +Inf"},
+		{[]string{"gen", "sbm", "--feature-noise", "inf", "--out", out}, "--feature-noise +Inf"},
+		// An output that cannot be written, found before generating.
+		{[]string{"gen", "rmat", "--out", filepath.Dir(out)}, "is a folder"},
+		{[]string{"gen", "rmat", "--out", filepath.Join(out, "none", "x.bsn")}, "does not exist"},
 	}
 	for _, tt := range tests {
 		code, _, stderr := runCLI(t, tt.args[0], tt.args[1:]...)
@@ -109,4 +122,34 @@ func TestGenUsageErrors(t *testing.T) {
 func firstLine(s string) string {
 	line, _, _ := strings.Cut(s, "\n")
 	return line
+}
+
+// TestGenMemoryCheck: sizes whose output alone exceeds the memory are
+// refused before generating, naming the size flags; the rest pass.
+func TestGenMemoryCheck(t *testing.T) {
+	const gib = 1 << 30
+	p := dataset.PlantedPartitionOptions{Nodes: 100_000, AvgDegree: 15, Features: 32}
+	tests := []struct {
+		name  string
+		kind  string
+		r     dataset.RMATOptions
+		p     dataset.PlantedPartitionOptions
+		total int64
+		want  string // "" when it fits
+	}{
+		{"rmat 30 on 24 GiB", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, 24 * gib, "--scale 30 --edge-factor 16: the graph alone needs 256.0 GiB"},
+		{"rmat 30 on 512 GiB", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, 512 * gib, ""},
+		{"rmat 22 on 24 GiB", "rmat", dataset.RMATOptions{Scale: 22, EdgeFactor: 16}, p, 24 * gib, ""},
+		{"memory unknown", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, -1, ""},
+		{"sbm of 1e9 nodes", "sbm", dataset.RMATOptions{}, dataset.PlantedPartitionOptions{Nodes: 1e9, AvgDegree: 15, Features: 32}, 24 * gib, "--nodes 1000000000 --avg-degree 15 --features 32"},
+		{"default sbm", "sbm", dataset.RMATOptions{}, p, 24 * gib, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := genMemoryCheck(tt.kind, tt.r, tt.p, tt.total)
+			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("genMemoryCheck = %q; want %q", got, tt.want)
+			}
+		})
+	}
 }

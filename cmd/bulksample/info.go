@@ -50,6 +50,10 @@ func (l *loadFlags) finish(fs *flag.FlagSet) error {
 		return usageError(fs, "--verify %q: want structure, checksums or none", l.verify)
 	}
 	if l.opt.SkipVerify {
+		if l.opt.Verify != dataset.VerifyNone && isSet(fs, "verify") {
+			// The checks asked for would be skipped without a word.
+			return usageError(fs, "--no-verify and --verify %s: give one", l.verify)
+		}
 		l.opt.Verify = dataset.VerifyNone
 	}
 	if l.opt.Threads < 0 {
@@ -171,7 +175,11 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		Threads: threadsUsed(lf.opt.Threads), Version: version(),
 	}
 	notePhase(e.stderr, "info", "load", meter.End("load"))
-	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax = degreeStats(d.Adj.Indptr)
+	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax, err = degreeStats(d.Adj.Indptr, d.Adj.NNZ())
+	if err != nil {
+		// Only --verify none lets such a file through.
+		return fmt.Errorf("%s: %w: the file is corrupt (--verify %s trusts it; --verify structure checks it)", path, err, lf.opt.Verify)
+	}
 	for _, l := range d.Labels {
 		if l >= 0 {
 			s.Labelled++
@@ -195,15 +203,24 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 }
 
 // degreeStats returns the minimum, mean, median and maximum row length
-// given the row offsets, by a histogram of the lengths (O(n + max)).
-func degreeStats(indptr []int64) (lo int64, mean float64, median int64, hi int64) {
+// given the row offsets of nnz entries, by a histogram of the lengths
+// (O(n + max)). Offsets that do not run from 0 up to nnz are an error: a
+// file loaded without checks can hold any, and a negative or huge length
+// would size the histogram.
+func degreeStats(indptr []int64, nnz int64) (lo int64, mean float64, median int64, hi int64, err error) {
 	n := len(indptr) - 1
 	if n <= 0 {
-		return 0, 0, 0, 0
+		return 0, 0, 0, 0, nil
+	}
+	if indptr[0] != 0 || indptr[n] != nnz {
+		return 0, 0, 0, 0, fmt.Errorf("row offsets (indptr) run from %d to %d, want 0 to the %d entries", indptr[0], indptr[n], nnz)
 	}
 	lo = indptr[1] - indptr[0]
 	for i := range n {
 		deg := indptr[i+1] - indptr[i]
+		if deg < 0 {
+			return 0, 0, 0, 0, fmt.Errorf("row offsets (indptr) decrease at row %d (%d then %d)", i, indptr[i], indptr[i+1])
+		}
 		lo, hi = min(lo, deg), max(hi, deg)
 	}
 	hist := make([]int64, hi+1)
@@ -218,7 +235,7 @@ func degreeStats(indptr []int64) (lo int64, mean float64, median int64, hi int64
 			break
 		}
 	}
-	return lo, float64(indptr[n]) / float64(n), median, hi
+	return lo, float64(indptr[n]) / float64(n), median, hi, nil
 }
 
 func formatBytes(b int64) string {

@@ -38,9 +38,25 @@ func TestInfoCora(t *testing.T) {
 
 func TestInfoDegreeStats(t *testing.T) {
 	// Rows of lengths 0, 3, 1, 1: min 0, mean 1.25, median 1, max 3.
-	lo, mean, med, hi := degreeStats([]int64{0, 0, 3, 4, 5})
-	if lo != 0 || mean != 1.25 || med != 1 || hi != 3 {
-		t.Errorf("got %d %g %d %d", lo, mean, med, hi)
+	lo, mean, med, hi, err := degreeStats([]int64{0, 0, 3, 4, 5}, 5)
+	if lo != 0 || mean != 1.25 || med != 1 || hi != 3 || err != nil {
+		t.Errorf("got %d %g %d %d %v", lo, mean, med, hi, err)
+	}
+	// Offsets a file read with --verify none may hold: they panicked
+	// (makeslice) or exhausted memory sizing the histogram.
+	for _, tc := range []struct {
+		indptr []int64
+		nnz    int64
+		want   string
+	}{
+		{[]int64{0, 3, 2, 5}, 5, "decrease at row 1 (3 then 2)"},
+		{[]int64{0, 1 << 60, 5}, 5, "decrease at row 1"},
+		{[]int64{0, 2, 1 << 60}, 5, "run from 0 to 1152921504606846976"},
+		{[]int64{-4, 2, 5}, 5, "run from -4"},
+	} {
+		if _, _, _, _, err := degreeStats(tc.indptr, tc.nnz); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("degreeStats(%v, %d): %v; want an error containing %q", tc.indptr, tc.nnz, err, tc.want)
+		}
 	}
 }
 
@@ -56,10 +72,24 @@ func TestInfoErrors(t *testing.T) {
 	if code != 1 || !strings.Contains(stderr, "missing.npz") {
 		t.Errorf("exit %d, stderr %q", code, stderr)
 	}
-	for _, args := range [][]string{{"info"}, {"info", "a", "b"}, {"info", bad, "--symmetry", "sideways"}, {"info", bad, "--threads", "-2"}} {
-		if code, _, _ := runCLI(t, args[0], args[1:]...); code != 2 {
-			t.Errorf("%v: exit %d, want 2", args, code)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"info"}, "want exactly one PATH"},
+		{[]string{"info", "a", "b"}, "want exactly one PATH"},
+		{[]string{"info", bad, "--symmetry", "sideways"}, "--symmetry"},
+		{[]string{"info", bad, "--threads", "-2"}, "--threads -2"},
+		// --no-verify silently overrode the checks asked for.
+		{[]string{"info", bad, "--no-verify", "--verify", "checksums"}, "--no-verify and --verify checksums"},
+	} {
+		if code, _, stderr := runCLI(t, tc.args[0], tc.args[1:]...); code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tc.args, code, firstLine(stderr), tc.want)
 		}
+	}
+	// --no-verify with --verify none agrees and is fine.
+	if code, _, stderr := runCLI(t, "info", bad, "--no-verify", "--verify", "none"); code != 1 || strings.Contains(stderr, "give one") {
+		t.Errorf("--no-verify --verify none: exit %d, %q; want the file's error", code, firstLine(stderr))
 	}
 }
 

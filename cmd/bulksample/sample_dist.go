@@ -42,11 +42,19 @@ func (r *rankFlags) validate(fs *flag.FlagSet) error {
 		return usageError(fs, "--replication %d: want >= 1", r.replication)
 	case r.inproc < 0:
 		return usageError(fs, "--inproc-ranks %d: want >= 0", r.inproc)
+	case r.inproc > maxInProcRanks:
+		return usageError(fs, "--inproc-ranks %d: want at most %d (in-process ranks are for tests and debugging; launch more with mpirun or srun)", r.inproc, maxInProcRanks)
 	case r.inproc > 0 && dist.LaunchedSize() > 0:
 		return usageError(fs, "--inproc-ranks: not under an MPI launcher (this process is one of %d launched ranks)", dist.LaunchedSize())
 	}
 	return nil
 }
+
+// maxInProcRanks bounds --inproc-ranks. Every in-process rank maps the graph
+// and runs its own goroutines, and an all-to-all sends p² messages: at 5,000
+// ranks a small graph's run took minutes, and at 100,000 the process died
+// of memory exhaustion, printing every goroutine's stack.
+const maxInProcRanks = 1024
 
 // distributed reports whether this run is distributed: started by an MPI
 // launcher (even with one rank) or on in-process ranks.
@@ -78,7 +86,25 @@ func (d *distFlags) validate(fs *flag.FlagSet, method string) error {
 	if err := d.rankFlags.validate(fs); err != nil {
 		return err
 	}
+	// In one process the distribution flags would be ignored; under
+	// mpirun -np 1 the same flags are checked against one rank.
+	if !d.distributed() {
+		var only string
+		fs.Visit(func(f *flag.Flag) {
+			switch f.Name {
+			case "replication", "fetch", "replicate-graph", "fail-rank", "eval":
+				if only == "" {
+					only = f.Name
+				}
+			}
+		})
+		if only != "" {
+			return usageError(fs, "--%s: only in a distributed run (under mpirun or srun, or with --inproc-ranks)", only)
+		}
+	}
 	switch {
+	case d.inproc > 0 && d.inproc%d.replication != 0:
+		return usageError(fs, "--replication %d: does not divide --inproc-ranks %d", d.replication, d.inproc)
 	case d.distributed() && method != "node" && d.mode == sampling.FetchPush:
 		return usageError(fs, "%s %s: --fetch push applies to node-wise sampling (layer-wise samplers pull the frontier rows)", methodFlag(fs), method)
 	}

@@ -203,15 +203,36 @@ func TestSampleDistFlagsMapToOptions(t *testing.T) {
 
 func TestSampleDistFlagErrors(t *testing.T) {
 	g := distGraph(t)
-	for _, args := range [][]string{
-		{"--inproc-ranks", "4", "--replication", "3"},
-		{"--inproc-ranks", "2", "--fetch", "pool"},
-		{"--inproc-ranks", "2", "--replication", "0"},
-		{"--inproc-ranks", "2", "--method", "ladies", "--fetch", "push"},
+	for _, tc := range []struct {
+		args []string
+		want string
+		only string // "sample" or "train" for one command's flags (--method, --eval); "" for both
+	}{
+		{[]string{"--inproc-ranks", "4", "--replication", "3"}, "--replication 3: does not divide --inproc-ranks 4", ""},
+		{[]string{"--inproc-ranks", "2", "--fetch", "pool"}, "--fetch", ""},
+		{[]string{"--inproc-ranks", "2", "--replication", "0"}, "--replication 0", ""},
+		{[]string{"--inproc-ranks", "2", "--method", "ladies", "--fetch", "push"}, "--fetch push", "sample"},
+		// Before: a runtime crash (memory exhausted) with every
+		// goroutine's stack, millions of lines.
+		{[]string{"--inproc-ranks", "100000"}, "--inproc-ranks 100000: want at most", ""},
+		// Before: silently ignored by a single process.
+		{[]string{"--replication", "2"}, "--replication: only in a distributed run", ""},
+		{[]string{"--fetch", "push"}, "--fetch: only in a distributed run", ""},
+		{[]string{"--replicate-graph"}, "--replicate-graph: only in a distributed run", ""},
+		{[]string{"--eval", "gathered"}, "--eval: only in a distributed run", "train"},
 	} {
-		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, args...)...)
-		if code == 0 || stderr == "" {
-			t.Errorf("%v: exit %d, stderr %q; want an error", args, code, stderr)
+		for _, command := range []string{"sample", "train"} {
+			if tc.only != "" && tc.only != command {
+				continue
+			}
+			data := "--graph"
+			if command == "train" {
+				data = "--data"
+			}
+			code, _, stderr := runCLI(t, command, append([]string{data, g}, tc.args...)...)
+			if code != 2 || !strings.Contains(stderr, tc.want) {
+				t.Errorf("%s %v: exit %d, stderr %q; want 2 and %q", command, tc.args, code, firstLine(stderr), tc.want)
+			}
 		}
 	}
 }
@@ -325,5 +346,22 @@ func TestNoMPIBuildRefusesLauncher(t *testing.T) {
 	alone := exec.CommandContext(ctx, bin, append([]string{"sample", "--graph", g}, sampleArgs...)...)
 	if out, err := alone.CombinedOutput(); err != nil || !strings.Contains(string(out), "digest ") {
 		t.Errorf("MPI-less build alone: %v\n%s", err, out)
+	}
+}
+
+// TestUsageErrorOnRankZeroOnly: under a launcher every rank parses the same
+// command line, and rank 0 alone prints a usage error; before, every rank
+// printed it with the whole usage (128 copies at -np 128). All exit 2.
+func TestUsageErrorOnRankZeroOnly(t *testing.T) {
+	for _, tc := range []struct {
+		rank  string
+		quiet bool
+	}{{"0", false}, {"1", true}, {"7", true}} {
+		t.Setenv("OMPI_COMM_WORLD_SIZE", "8")
+		t.Setenv("OMPI_COMM_WORLD_RANK", tc.rank)
+		code, _, stderr := runCLI(t, "train", "--data", "cora", "--lr", "-1")
+		if code != 2 || (stderr == "") != tc.quiet || !tc.quiet && !strings.Contains(stderr, "--lr -1") {
+			t.Errorf("rank %s: exit %d, stderr %q; want 2 and %s", tc.rank, code, firstLine(stderr), map[bool]string{true: "nothing", false: "the error"}[tc.quiet])
+		}
 	}
 }

@@ -47,7 +47,8 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 			"allocation of C included (with --reuse, C's arrays are allocated once and reused). The first\n"+
 			"product is the cold one, reported on its own; the headline is the median of the warm ones that\n"+
 			"follow it, with the best, and what each product cost the process (page faults, allocation,\n"+
-			"GC). Matrices are taken as stored (no reverse edges added).")
+			"GC). Matrices are taken as stored (no reverse edges added). The readers load graphs, so the\n"+
+			"matrices must be square: a rectangular one is an error naming its file and shape.")
 	var (
 		aPath, bPath, accum string
 		selectRows, reps    int

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
@@ -143,10 +145,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--bulk %d: want >= 1", c.opt.BulkSize)
 	case c.opt.Epochs < 1:
 		return nil, usageError(fs, "--epochs %d: want >= 1", c.opt.Epochs)
-	case !(c.opt.Adam.LR > 0):
-		return nil, usageError(fs, "--lr %g: want > 0", c.opt.Adam.LR)
-	case !(c.opt.Adam.WeightDecay >= 0):
-		return nil, usageError(fs, "--weight-decay %g: want >= 0", c.opt.Adam.WeightDecay)
+	case !(c.opt.Adam.LR > 0 && c.opt.Adam.LR <= math.MaxFloat64):
+		return nil, usageError(fs, "--lr %g: want a finite value > 0", c.opt.Adam.LR)
+	case !(c.opt.Adam.WeightDecay >= 0 && c.opt.Adam.WeightDecay <= math.MaxFloat64):
+		return nil, usageError(fs, "--weight-decay %g: want a finite value >= 0", c.opt.Adam.WeightDecay)
 	case !(*dropout >= 0 && *dropout < 1):
 		return nil, usageError(fs, "--dropout %g: want a probability in [0, 1)", *dropout)
 	case c.opt.Threads < 0:
@@ -157,6 +159,22 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--resume needs --checkpoint DIR")
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
 		return nil, usageError(fs, "--plot %q: want a .png file", c.plot)
+	}
+	// Outputs written only at the end of a run (or of its first epoch) are
+	// checked now, so that a typo does not cost the whole run.
+	if err := checkOutputFile(c.plot); err != nil {
+		return nil, usageError(fs, "--plot: %v", err)
+	}
+	if err := checkOutputFile(c.splitOut); err != nil {
+		return nil, usageError(fs, "--split-out: %v", err)
+	}
+	for _, o := range []struct{ flag, path string }{{"--split-out", c.splitOut}, {"--plot", c.plot}} {
+		if sameFile(o.path, c.data) || sameFile(o.path, c.splitFile) {
+			return nil, usageError(fs, "%s %s is an input of the run (--data or --split-file): it would be overwritten", o.flag, o.path)
+		}
+	}
+	if st, err := os.Stat(c.opt.CheckpointDir); c.opt.CheckpointDir != "" && err == nil && !st.IsDir() {
+		return nil, usageError(fs, "--checkpoint %s: not a folder", c.opt.CheckpointDir)
 	}
 	if err := checkDataSpec(c.data); err != nil {
 		return nil, usageError(fs, "--data %q: %v", c.data, err)
@@ -188,6 +206,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	case "node", "ladies", "fastgcn":
 	default:
 		return nil, usageError(fs, "--sampler %q: want node, ladies or fastgcn", c.sampler)
+	}
+	if c.opt.Arch == gnn.Linear && c.sampler != "node" {
+		// It was ignored: the linear model samples no neighbours.
+		return nil, usageError(fs, "--sampler %s: --model linear trains on the seeds' own features and samples no neighbours", c.sampler)
 	}
 	if err := checkLadiesMatrix(fs, c.ladiesMatrix, c.sampler); err != nil {
 		return nil, err
@@ -559,6 +581,9 @@ func checkTrainData(c *trainConfig, ds *dataset.Dataset) error {
 		return fmt.Errorf("%s has no node features; train needs features, labels and a split (a gnn-benchmark .npz, an OGB folder, a native file from `bulksample gen sbm`)", c.data)
 	case ds.NumClasses == 0:
 		return fmt.Errorf("%s has no labels; train needs features, labels and a split", c.data)
+	case c.splitFile != "" && (len(ds.Train) == 0 || len(ds.Valid) == 0 || len(ds.Test) == 0):
+		return fmt.Errorf("--split-file %s: the split has %d train, %d valid and %d test vertices; training needs all three",
+			c.splitFile, len(ds.Train), len(ds.Valid), len(ds.Test))
 	case len(ds.Train) == 0 || len(ds.Valid) == 0 || len(ds.Test) == 0:
 		return fmt.Errorf("%s: the split has %d train, %d valid and %d test vertices; training needs all three (set one with --split planetoid[:T,V,E] or random:a,b,c)",
 			c.data, len(ds.Train), len(ds.Valid), len(ds.Test))
@@ -612,8 +637,12 @@ func checkDataSpec(data string) error {
 	name, opts, _ := strings.Cut(data, ":")
 	switch name {
 	case "synthetic":
-		_, err := plantedOptions(opts)
-		return err
+		p, err := plantedOptions(opts)
+		if err != nil {
+			return err
+		}
+		// Out-of-range values too (nodes=-5 was a run error, exit 1).
+		return p.Validate()
 	case "cora", "citeseer":
 		if opts != "" {
 			return fmt.Errorf("%s takes no options", name)
@@ -953,16 +982,13 @@ func plotCurves(path string, res *gnn.Result) error {
 	canvases := plot.Align([][]*plot.Plot{{loss}, {acc}}, tiles, dc)
 	loss.Draw(canvases[0][0])
 	acc.Draw(canvases[1][0])
-	f, err := os.Create(path)
+	// Through a temporary file, so that a failed write keeps the previous plot.
+	err = atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("plot: %w", err)
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return fmt.Errorf("plot %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("plot %s: %w", path, err)
 	}
 	return nil
 }

@@ -297,6 +297,11 @@ func TestTrainPresetCora(t *testing.T) {
 }
 
 func TestTrainUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	aFile := filepath.Join(dir, "file")
+	if err := os.WriteFile(aFile, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		args []string
 		flag string
@@ -329,6 +334,20 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "--split-file", "s.json", "--split", "planetoid"}, "--split-file"},
 		{[]string{"--data", "cora", "--split-file", "s.json", "--split-seed", "3"}, "--split-seed"},
 		{[]string{"--data", "synthetic", "--split-seed", "3"}, "--split-seed"},
+		// Infinite values passed the flag checks and failed in gnn (exit 1).
+		{[]string{"--data", "cora", "--lr", "inf"}, "--lr +Inf"},
+		{[]string{"--data", "cora", "--weight-decay", "inf"}, "--weight-decay +Inf"},
+		// Outputs written after the first epoch or at the end of the run
+		// are checked before training.
+		{[]string{"--data", "cora", "--plot", filepath.Join(dir, "none", "c.png")}, "--plot"},
+		{[]string{"--data", "cora", "--plot", filepath.Join(aFile, "c.png")}, "--plot"},
+		{[]string{"--data", "cora", "--checkpoint", aFile}, "--checkpoint"},
+		{[]string{"--data", "cora", "--model", "linear", "--sampler", "ladies"}, "--sampler ladies: --model linear"},
+		{[]string{"--data", "cora", "--split-out", dir}, "--split-out"},
+		// An output over an input: the dataset file was replaced by the
+		// split's JSON.
+		{[]string{"--data", aFile, "--split-out", aFile}, "--split-out " + aFile + " is an input"},
+		{[]string{"--data", "cora", "--split-file", aFile, "--split-out", aFile}, "is an input"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, "train", tc.args...)
@@ -357,6 +376,10 @@ func TestTrainDataErrors(t *testing.T) {
 		{"synthetic:colour=red", 2, "colour"},
 		{"synthetic:nodes", 2, "key=value"},
 		{"cora:x=1", 2, "no options"},
+		// Values out of range were run errors (exit 1) from the generator.
+		{"synthetic:nodes=-5", 2, "Nodes = -5"},
+		{"synthetic:homophily=1.5", 2, "Homophily"},
+		{"synthetic:split=random:2,0,0", 2, `split "random:2,0,0"`},
 		{filepath.Join(t.TempDir(), "missing.npz"), 1, "missing.npz"},
 	}
 	for _, tc := range tests {
@@ -526,12 +549,21 @@ func TestTrainSplitFiles(t *testing.T) {
 	if !slices.Equal(s2.Train, s0.Train) || !slices.Equal(s2.Test, s0.Test) || r2.TestAcc != r0.TestAcc || r2.SplitFile != own {
 		t.Errorf("--split-file: trained on %d train vertices, test accuracy %v; want split seed 0's %d, %v", len(s2.Train), r2.TestAcc, len(s0.Train), r0.TestAcc)
 	}
-	bad := filepath.Join(dir, "bad.json")
-	if err := os.WriteFile(bad, []byte(`{"train":[1],"valid":[2],"test":[400]}`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	code, _, stderr := runCLI(t, "train", "--data", path, "--split-file", bad)
-	if code != 1 || !strings.Contains(stderr, bad) || !strings.Contains(stderr, "test[0] = 400") {
-		t.Errorf("bad split file: exit %d, %q; want 1 and a message naming %s and test[0]", code, firstLine(stderr), bad)
+	for _, tc := range []struct {
+		content, want string
+	}{
+		{`{"train":[1],"valid":[2],"test":[400]}`, "test[0] = 400"},
+		// An empty set: the message named --data and suggested --split,
+		// which --split-file excludes.
+		{`{"train":[],"valid":[2],"test":[3]}`, "--split-file " + filepath.Join(dir, "bad.json") + ": the split has 0 train"},
+	} {
+		bad := filepath.Join(dir, "bad.json")
+		if err := os.WriteFile(bad, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, stderr := runCLI(t, "train", "--data", path, "--split-file", bad)
+		if code != 1 || !strings.Contains(stderr, bad) || !strings.Contains(stderr, tc.want) {
+			t.Errorf("split file %s: exit %d, %q; want 1 and a message naming %s and %q", tc.content, code, firstLine(stderr), bad, tc.want)
+		}
 	}
 }

@@ -43,10 +43,26 @@ func parseStatm(s string, pageSize int64) int64 {
 	return pages * pageSize
 }
 
+// TotalMemory returns the machine's physical memory (MemTotal of
+// /proc/meminfo) in bytes, or -1 where /proc is not available.
+func TotalMemory() int64 {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return -1
+	}
+	defer f.Close()
+	return parseKBLine(bufio.NewScanner(f), "MemTotal:")
+}
+
 // parsePeakRSS returns the VmHWM line's figure in bytes, or -1.
-func parsePeakRSS(sc *bufio.Scanner) int64 {
+func parsePeakRSS(sc *bufio.Scanner) int64 { return parseKBLine(sc, "VmHWM:") }
+
+// parseKBLine returns the figure in bytes of the first line that starts
+// with key and ends in kB (the layout of /proc/self/status and
+// /proc/meminfo), or -1.
+func parseKBLine(sc *bufio.Scanner, key string) int64 {
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "VmHWM:"); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), key); ok {
 			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
 			if err != nil {
 				return -1

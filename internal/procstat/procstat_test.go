@@ -23,6 +23,25 @@ func TestParsePeakRSS(t *testing.T) {
 	}
 }
 
+func TestParseMemTotal(t *testing.T) {
+	for _, tc := range []struct {
+		name, meminfo string
+		want          int64
+	}{
+		{"present", "MemTotal:       131891416 kB\nMemFree:        1000 kB\n", 131891416 << 10},
+		{"not first", "Foo:  1 kB\nMemTotal:  2048 kB\n", 2048 << 10},
+		{"absent", "MemFree:        1000 kB\n", -1},
+		{"garbled", "MemTotal: lots kB\n", -1},
+	} {
+		if got := parseKBLine(bufio.NewScanner(strings.NewReader(tc.meminfo)), "MemTotal:"); got != tc.want {
+			t.Errorf("%s: MemTotal = %d; want %d", tc.name, got, tc.want)
+		}
+	}
+	if _, err := os.Stat("/proc/meminfo"); err == nil && TotalMemory() < 1<<20 {
+		t.Errorf("TotalMemory = %d; want the machine's memory", TotalMemory())
+	}
+}
+
 func TestPeakRSS(t *testing.T) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		t.Skip("no /proc/self/status on this system")

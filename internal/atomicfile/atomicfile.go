@@ -1,0 +1,90 @@
+package atomicfile
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// Write writes path through a temporary file in the same folder, synced and
+// renamed into place on success and removed on failure, so that whatever
+// path held before survives a failed write. The writes stop with ctx's error
+// once ctx is done. A path that names a folder is refused before anything
+// is written.
+func Write(ctx context.Context, path string, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// A folder at path would be found only by the rename, after the whole
+	// output had been written (for a path ending in a separator, as a
+	// hidden temporary file inside the folder).
+	if st, err := os.Stat(path); base == "" || (err == nil && st.IsDir()) {
+		return fmt.Errorf("write %s: is a folder, want a file name", path)
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		// CreateTemp's error names the temporary file, which the caller
+		// never asked for: report the requested path and the folder.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("write %s: folder %s: %w", path, dir, err)
+		}
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(ctxWriter{ctx, f}, 1<<20)
+	if err := write(bw); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// The last moment to stop: after the rename the file is complete.
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ctxWriter is a writer that fails with ctx's error once ctx is done; behind
+// Write's 1 MiB buffer it checks ctx once per MiB written.
+type ctxWriter struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (c ctxWriter) Write(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.w.Write(p)
+}
