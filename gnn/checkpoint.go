@@ -3,6 +3,7 @@ package gnn
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"encoding/gob"
 	"errors"
@@ -14,6 +15,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/bulksample/bulksample/internal/atomicfile"
 )
 
 // CheckpointFile is the name of the checkpoint inside TrainOptions'
@@ -90,12 +93,13 @@ func (t *Trainer) config() map[string]string {
 }
 
 // save writes the checkpoint after epochsDone epochs and, when partial is
-// not nil, part of the next: to a temporary file in the directory, synced,
-// then renamed over CheckpointFile and the directory synced, so that a crash
-// leaves either the old or the new checkpoint, never a torn one. On an error
-// (a full disk, a file-size limit, a directory that is not one) the
-// temporary file is removed, the previous checkpoint is left as it was, and
-// the error names the path that could not be written.
+// not nil, part of the next, through atomicfile.Write: to a temporary file
+// in the directory, synced, then renamed over CheckpointFile and the
+// directory synced, so that a crash leaves either the old or the new
+// checkpoint, never a torn one. On an error (a full disk, a file-size limit,
+// a directory that is not one) the temporary file is removed, the previous
+// checkpoint is left as it was, and the error names the path that could not
+// be written.
 func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpoch) error {
 	dir := t.opt.CheckpointDir
 	path := filepath.Join(dir, CheckpointFile)
@@ -111,43 +115,10 @@ func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpo
 		History: history, Partial: partial,
 	}
 	ck.Config[ranksKey] = strconv.Itoa(t.ranks())
-	f, err := os.CreateTemp(dir, ".checkpoint-*.tmp")
-	if err != nil {
-		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
-	}
-	tmp := f.Name()
-	err = encodeCheckpoint(f, &ck)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
-	}
-	// The rename is durable only once the directory entry is on disk.
-	if err := syncDir(dir); err != nil {
-		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
+	if err := atomicfile.Write(context.Background(), path, func(w io.Writer) error { return encodeCheckpoint(w, &ck) }); err != nil {
+		return fmt.Errorf("gnn: checkpoint: %w", err)
 	}
 	return nil
-}
-
-// syncDir flushes the directory dir to stable storage.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
 
 // loadCheckpoint reads the checkpoint of dir; it returns nil, nil when there

@@ -13,7 +13,8 @@ import (
 
 // Write writes path through a temporary file in the same folder, synced and
 // renamed into place on success and removed on failure, so that whatever
-// path held before survives a failed write. The writes stop with ctx's error
+// path held before survives a failed write; after the rename the folder is
+// synced too, since the new name is durable only once its entry is on disk. The writes stop with ctx's error
 // once ctx is done. A path that names a folder is refused before anything
 // is written.
 func Write(ctx context.Context, path string, write func(io.Writer) error) (err error) {
@@ -72,7 +73,23 @@ func Write(ctx context.Context, path string, write func(io.Writer) error) (err e
 	if err := os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	if err := syncDir(dir); err != nil {
+		return fmt.Errorf("write %s: sync folder %s: %w", path, dir, err)
+	}
 	return nil
+}
+
+// syncDir flushes the folder dir's entries to stable storage.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	err = d.Sync()
+	if cerr := d.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // ctxWriter is a writer that fails with ctx's error once ctx is done; behind
