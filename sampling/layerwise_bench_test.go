@@ -21,20 +21,7 @@ import (
 //	go test -c -o lw.test ./sampling
 //	for r in 1 2 3 4 5 6; do ./lw.test -test.run - -test.bench LayerWiseRMAT20 -test.benchtime 10x; done
 func BenchmarkLayerWiseRMAT20(b *testing.B) {
-	raw, err := dataset.RMAT(dataset.RMATOptions{Scale: 20, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	a := spgemm.SymNormalizeWithSelfLoops(raw, 2)
-	all := make([]int32, a.Rows)
-	for i := range all {
-		all[i] = int32(i)
-	}
-	plan, err := sampling.NewPlan(all, sampling.PlanOptions{BatchSize: 512, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	mbs := plan.Epoch(0).Minibatches[:64]
+	a, mbs := ladiesRMAT20(b, 64)
 	for _, k := range []int{1, 16} {
 		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
 			s, err := sampling.NewLayerWise(a, sampling.LayerWiseOptions{Budgets: []int{512, 512}, Seed: 1, Threads: 2})
@@ -77,25 +64,13 @@ func BenchmarkLayerWiseRMAT20(b *testing.B) {
 //
 //	go test -run - -bench LayerWiseBulkSizes -benchtime 25x -v ./sampling
 func BenchmarkLayerWiseBulkSizes(b *testing.B) {
-	raw, err := dataset.RMAT(dataset.RMATOptions{Scale: 20, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	a := spgemm.SymNormalizeWithSelfLoops(raw, 0)
-	all := make([]int32, a.Rows)
-	for i := range all {
-		all[i] = int32(i)
-	}
-	plan, err := sampling.NewPlan(all, sampling.PlanOptions{BatchSize: 512, Seed: 1})
-	if err != nil {
-		b.Fatal(err)
-	}
-	mbs := plan.Epoch(0).Minibatches[:256]
+	a, mbs := ladiesRMAT20(b, 256)
 	bulks := []int{16, 1, 64, 256} // the reference first
 	for _, threads := range []int{1, 2} {
 		b.Run(fmt.Sprintf("threads=%d", threads), func(b *testing.B) {
 			samplers := make([]*sampling.LayerWise, len(bulks))
 			for i := range samplers {
+				var err error
 				if samplers[i], err = sampling.NewLayerWise(a, sampling.LayerWiseOptions{Budgets: []int{512, 512}, Seed: 1, Threads: threads}); err != nil {
 					b.Fatal(err)
 				}
@@ -136,4 +111,26 @@ func BenchmarkLayerWiseBulkSizes(b *testing.B) {
 			}
 		})
 	}
+}
+
+// ladiesRMAT20 returns what `bulksample sample --method ladies` samples on
+// R-MAT scale 20 (seed 1): the normalised adjacency with self loops, and
+// the first n minibatches of 512 seeds of its plan (seed 1) over every
+// vertex.
+func ladiesRMAT20(b *testing.B, n int) (*spgemm.CSR, [][]int32) {
+	b.Helper()
+	raw, err := dataset.RMAT(dataset.RMATOptions{Scale: 20, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := spgemm.SymNormalizeWithSelfLoops(raw, 0)
+	all := make([]int32, a.Rows)
+	for i := range all {
+		all[i] = int32(i)
+	}
+	plan, err := sampling.NewPlan(all, sampling.PlanOptions{BatchSize: 512, Seed: 1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return a, plan.Epoch(0).Minibatches[:n]
 }
