@@ -62,6 +62,9 @@ type featureConfig struct {
 	// of every c ("all").
 	Repeats    int    `json:"repeats"`
 	Interleave string `json:"interleave"`
+	// Lockstep holds every rank at a barrier of the whole grid before each
+	// exchange and before its probes (--feature-lockstep).
+	Lockstep bool `json:"lockstep"`
 }
 
 // The gather modes, in the order they run.
@@ -447,14 +450,14 @@ func (rk *featureRanker) measure(ctx context.Context, row *featureRow, rep, reps
 	if !row.warmed {
 		row.warmed = true
 		if warm, _, err = gatherEpoch(ctx, grid, store, mode, rk.bulks[:rk.warmBulks], rk.warmMost, rk.features, &rk.bufs,
-			&interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose}); err != nil {
+			&interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose}, cfg.Lockstep); err != nil {
 			return fmt.Errorf("c = %d, %s: warm-up: %w", c, mode, err)
 		}
 	}
 	store.ResetStats()
 	log.take()
 	cal := &interleaved{col: grid.Col(), log: log, legacy: cfg.Diagnose}
-	fig, ok, err := gatherEpoch(ctx, grid, store, mode, rk.bulks, rk.most, rk.features, &rk.bufs, cal)
+	fig, ok, err := gatherEpoch(ctx, grid, store, mode, rk.bulks, rk.most, rk.features, &rk.bufs, cal, cfg.Lockstep)
 	if err != nil {
 		return fmt.Errorf("c = %d, %s, repetition %d: %w", c, mode, rep+1, err)
 	}
@@ -550,8 +553,18 @@ func blockOf(d *dataset.Dataset, lo, hi int32) *spgemm.CSR {
 
 // gatherEpoch gathers the inputs of every minibatch of bulks in mode and
 // returns this rank's figures, and whether the first minibatch's rows
-// equal the features' (read from the mapped file).
-func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32, bufs *buffers, cal *interleaved) (rankFigures, bool, error) {
+// equal the features' (read from the mapped file). With lockstep every rank
+// of the grid meets at a barrier before each exchange and before its
+// probes, as a data-parallel trainer's ranks meet at each step's gradient
+// all-reduce: the process columns, which otherwise exchange independently,
+// then run their exchanges, and their probes, at the same time.
+func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mode string, bulks [][][]int32, most int, features []float32, bufs *buffers, cal *interleaved, lockstep bool) (rankFigures, bool, error) {
+	step := func() error {
+		if !lockstep {
+			return nil
+		}
+		return grid.World().Barrier(ctx, dist.PhaseControl)
+	}
 	f := store.NumFeatures()
 	col := store.Comm()
 	x := bufs.x
@@ -580,7 +593,13 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 	case "bulk":
 		bk := store.NewBulk()
 		for _, b := range bulks {
+			if err := step(); err != nil {
+				return rankFigures{}, false, err
+			}
 			if err := bk.Fetch(ctx, b...); err != nil {
+				return rankFigures{}, false, err
+			}
+			if err := step(); err != nil {
 				return rankFigures{}, false, err
 			}
 			if err := cal.sample(ctx, bufs); err != nil {
@@ -600,7 +619,13 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 		for _, b := range bulks {
 			for _, ids := range b {
 				x = growFloats(x, len(ids)*f)
+				if err := step(); err != nil {
+					return rankFigures{}, false, err
+				}
 				if err := store.Gather(ctx, x, ids); err != nil {
+					return rankFigures{}, false, err
+				}
+				if err := step(); err != nil {
 					return rankFigures{}, false, err
 				}
 				if err := cal.sample(ctx, bufs); err != nil {
@@ -613,7 +638,13 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 		for ; done < most; done++ {
 			// As a trainer's zero-weight step: nothing to read, still
 			// serving the others.
+			if err := step(); err != nil {
+				return rankFigures{}, false, err
+			}
 			if err := store.Gather(ctx, nil, nil); err != nil {
+				return rankFigures{}, false, err
+			}
+			if err := step(); err != nil {
 				return rankFigures{}, false, err
 			}
 			if err := cal.sample(ctx, bufs); err != nil {
@@ -775,7 +806,7 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 		return err
 	}
 	cfg := featureConfig{Graph: graph, Reps: c.reps, Batch: c.batch, Bulk: c.fbulk, Fanouts: c.fanouts, Seed: c.seed,
-		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag, Repeats: c.frepeats, Interleave: c.finterleave}
+		Seeds: c.fseeds, CacheFrac: c.fcache, CalibFloats: c.fcalib, Diagnose: c.fdiag, Repeats: c.frepeats, Interleave: c.finterleave, Lockstep: c.flockstep}
 	js, err := json.Marshal(cfg)
 	if err != nil {
 		return err
@@ -933,6 +964,10 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		"The bytes are counted in every repetition, and the byte model's error is given for each. The tables after it list every "+
 		"repetition, (r/R) after the mode. The largest peak resident set of a rank: %.0f MiB.\n\n", c.frepeats, c.frepeats, interleaveText[c.finterleave],
 		float64(res.PeakRSS)/(1<<20))
+	if c.flockstep {
+		b.WriteString("Lockstep (--feature-lockstep): every rank of the grid met at a barrier before each exchange and before its probes, " +
+			"as a data-parallel trainer's ranks meet at each step's gradient all-reduce, so that the process columns exchanged, and probed, at the same time.\n\n")
+	}
 	b.WriteString(repeatTable(res))
 	b.WriteString("\n")
 	b.WriteString("Per rank and epoch: the bytes a rank sent under dist.PhaseFeatures (mean over ranks / busiest rank), the model's " +

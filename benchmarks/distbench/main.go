@@ -114,6 +114,7 @@ type config struct {
 	fdiag       bool
 	frepeats    int
 	finterleave string
+	flockstep   bool
 	fgraphDir   string
 	bind        string // mpirun's placement: "none" or "core"
 }
@@ -146,6 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.bind, "bind", "none", "mpirun's placement of the ranks: none (any CPU, more ranks than CPUs allowed) or core (a core of its own per rank, reported)")
 	fs.Float64Var(&c.fcache, "cache", 0.05, "hot-vertex cache budget per rank, a fraction of all the feature bytes")
 	fs.IntVar(&c.fcalib, "calibrate-floats", 1<<21, "float32 values per pair of the bandwidth calibration's all-to-all")
+	fs.BoolVar(&c.flockstep, "feature-lockstep", false, "hold every rank at a barrier of the whole grid before each feature exchange and before its probes, as a data-parallel trainer's step does, so that the process columns exchange at the same time (default: each column at its own pace)")
 	fs.BoolVar(&c.fdiag, "feature-diagnose", false, "replay each feature all-to-all on the probe buffers just before it and repeat it on its own buffers just after it (reported apart)")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
 		return benchutil.ExitCode(err)

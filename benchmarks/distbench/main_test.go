@@ -69,7 +69,7 @@ func TestFeatureBenchSmoke(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist.md")
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"--parts", "features", "--feature-nodes", "2000", "--features", "4", "--batch", "32", "--feature-bulk", "4",
-		"--feature-seeds", "256", "--calibrate-floats", "1024", "--feature-diagnose", "--feature-repeats", "2", "--out", out}, &stdout, &stderr)
+		"--feature-seeds", "256", "--calibrate-floats", "1024", "--feature-diagnose", "--feature-repeats", "2", "--feature-lockstep", "--out", out}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
@@ -83,7 +83,8 @@ func TestFeatureBenchSmoke(t *testing.T) {
 	if strings.Count(rep, " / legacy / replay written |") != 1 || !strings.Contains(rep, "replay before / run / repeat after") ||
 		!strings.Contains(rep, "| waited for the slowest s (status / ids / rows) |") ||
 		strings.Count(rep, "| minibatch+cache (2/2) |") != 2+2+2+2+2 || strings.Count(rep, "| minibatch+cache |") != 3+1 ||
-		!strings.Contains(rep, "| 2 | bulk | 2 |") || !strings.Contains(rep, "| 4 | bulk | 1 |") {
+		!strings.Contains(rep, "| 2 | bulk | 2 |") || !strings.Contains(rep, "| 4 | bulk | 1 |") ||
+		!strings.Contains(rep, "Lockstep (--feature-lockstep)") {
 		t.Errorf("diagnostics missing:\n%s", rep)
 	}
 }
