@@ -310,9 +310,13 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig, progr
 	})
 	hot := rk.hot
 	// The CPUs this rank may run on, as mpirun bound it (--bind).
-	cpus, err := allowedCPUs()
+	allowed, err := benchutil.AllowedCPUs()
 	if err != nil {
 		return nil, fmt.Errorf("rank %d: %w", me, err)
+	}
+	cpus, err := cpuMask(allowed)
+	if err != nil {
+		return nil, fmt.Errorf("rank %d: its CPUs %s: %w", me, benchutil.FormatCPUList(allowed), err)
 	}
 	var meter procstat.Meter
 	per := []int64{int64(sampleSec * 1e9), inputs, unions, hot, mine, int64(cpus), meter.Now().PeakRSS}

@@ -12,7 +12,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,71 +212,29 @@ func repeatTable(res *featureResult) string {
 	return b.String()
 }
 
-// parseCPUList parses a Linux CPU list ("0-3,8,10-11", as in
-// /proc/self/status's Cpus_allowed_list) into the set of CPUs below 64, a
-// bit per CPU; a CPU of 64 or more is an error (the benchmark's machines
-// have fewer).
-func parseCPUList(s string) (uint64, error) {
+// cpuMask returns cpus as a set of CPUs below 64, a bit per CPU, the form
+// in which the ranks gather their affinities; a CPU of 64 or more is an
+// error (the benchmark's machines have fewer).
+func cpuMask(cpus []int) (uint64, error) {
 	var mask uint64
-	for part := range strings.SplitSeq(strings.TrimSpace(s), ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			return 0, fmt.Errorf("CPU list %q: %q is not a CPU", s, part)
+	for _, c := range cpus {
+		if c < 0 || c >= 64 {
+			return 0, fmt.Errorf("CPU %d outside 0-63", c)
 		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a {
-				return 0, fmt.Errorf("CPU list %q: %q is not a range", s, part)
-			}
-		}
-		if a < 0 || b >= 64 {
-			return 0, fmt.Errorf("CPU list %q: CPU %d outside 0-63", s, b)
-		}
-		for c := a; c <= b; c++ {
-			mask |= 1 << c
-		}
+		mask |= 1 << c
 	}
 	return mask, nil
 }
 
-// allowedCPUs returns the CPUs this process may run on (its affinity, as
-// mpirun's binding set it), from /proc/self/status.
-func allowedCPUs() (uint64, error) {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0, err
-	}
-	for line := range strings.SplitSeq(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
-			return parseCPUList(v)
+// maskCPUs returns the CPUs of a set made by cpuMask, ascending.
+func maskCPUs(mask uint64) []int {
+	var cpus []int
+	for c := range 64 {
+		if mask&(1<<c) != 0 {
+			cpus = append(cpus, c)
 		}
 	}
-	return 0, fmt.Errorf("/proc/self/status: no Cpus_allowed_list")
-}
-
-// cpuList formats a CPU set as a Linux CPU list.
-func cpuList(mask uint64) string {
-	var parts []string
-	for c := 0; c < 64; c++ {
-		if mask&(1<<c) == 0 {
-			continue
-		}
-		e := c
-		for e+1 < 64 && mask&(1<<(e+1)) != 0 {
-			e++
-		}
-		if e > c {
-			parts = append(parts, fmt.Sprintf("%d-%d", c, e))
-		} else {
-			parts = append(parts, strconv.Itoa(c))
-		}
-		c = e
-	}
-	if len(parts) == 0 {
-		return "none"
-	}
-	return strings.Join(parts, ",")
+	return cpus
 }
 
 // bindings describes the ranks' CPU sets (masks[r] is rank r's) and
@@ -288,7 +245,11 @@ func bindings(masks []uint64) (text string, ownCore bool) {
 	var seen uint64
 	ownCore = len(masks) > 0
 	for r, m := range masks {
-		parts = append(parts, fmt.Sprintf("rank %d: CPU %s", r, cpuList(m)))
+		list := "none"
+		if m != 0 {
+			list = benchutil.FormatCPUList(maskCPUs(m))
+		}
+		parts = append(parts, fmt.Sprintf("rank %d: CPU %s", r, list))
 		if m == 0 || m&(m-1) != 0 || seen&m != 0 {
 			ownCore = false
 		}

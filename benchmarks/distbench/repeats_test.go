@@ -6,6 +6,7 @@ import (
 	"math"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -106,41 +107,35 @@ func TestRepeatRows(t *testing.T) {
 	}
 }
 
-// TestParseCPUList: Linux CPU lists, and the errors naming the part that
-// is wrong.
-func TestParseCPUList(t *testing.T) {
+// TestCPUMask: the CPU sets the ranks gather, and the error for a CPU the
+// 64-bit set cannot hold (parsing the lists is benchutil.ParseCPUList's,
+// tested there).
+func TestCPUMask(t *testing.T) {
 	for _, tc := range []struct {
-		in   string
+		in   []int
 		want uint64
 		err  string
 	}{
-		{"0", 1, ""},
-		{"1", 2, ""},
-		{" 0-1\n", 3, ""},
-		{"0-3,8,10-11", 0b1101_0000_1111, ""},
-		{"63", 1 << 63, ""},
-		{"", 0, `"" is not a CPU`},
-		{"a", 0, `"a" is not a CPU`},
-		{"3-1", 0, `"3-1" is not a range`},
-		{"0-x", 0, `"0-x" is not a range`},
-		{"0-64", 0, "CPU 64 outside 0-63"},
+		{[]int{0}, 1, ""},
+		{[]int{1}, 2, ""},
+		{[]int{0, 1}, 3, ""},
+		{[]int{0, 1, 2, 3, 8, 10, 11}, 0b1101_0000_1111, ""},
+		{[]int{63}, 1 << 63, ""},
+		{[]int{0, 64}, 0, "CPU 64 outside 0-63"},
 	} {
-		got, err := parseCPUList(tc.in)
+		got, err := cpuMask(tc.in)
 		if tc.err != "" {
 			if err == nil || !strings.Contains(err.Error(), tc.err) {
-				t.Errorf("parseCPUList(%q) = %b, %v; want an error with %q", tc.in, got, err, tc.err)
+				t.Errorf("cpuMask(%v) = %b, %v; want an error with %q", tc.in, got, err, tc.err)
 			}
 			continue
 		}
 		if err != nil || got != tc.want {
-			t.Errorf("parseCPUList(%q) = %b, %v; want %b", tc.in, got, err, tc.want)
+			t.Errorf("cpuMask(%v) = %b, %v; want %b", tc.in, got, err, tc.want)
 		}
-		if back, err := parseCPUList(cpuList(got)); err != nil || back != got {
-			t.Errorf("cpuList(%b) = %q does not parse back", got, cpuList(got))
+		if back := maskCPUs(got); !slices.Equal(back, tc.in) {
+			t.Errorf("maskCPUs(%b) = %v, want %v", got, back, tc.in)
 		}
-	}
-	if m, err := allowedCPUs(); err != nil || m == 0 {
-		t.Errorf("allowedCPUs() = %b, %v; want this process's CPUs", m, err)
 	}
 }
 

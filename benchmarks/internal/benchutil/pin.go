@@ -43,13 +43,9 @@ func NewPinner(maxCores int) (*Pinner, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pin to %d cores: taskset (util-linux) not found on PATH: %w", maxCores, err)
 	}
-	status, err := os.ReadFile("/proc/self/status")
+	allowed, err := AllowedCPUs()
 	if err != nil {
-		return nil, fmt.Errorf("pin to %d cores: the CPUs this process may use: %w", maxCores, err)
-	}
-	allowed, err := allowedCPUs(string(status))
-	if err != nil {
-		return nil, fmt.Errorf("pin to %d cores: /proc/self/status: %w", maxCores, err)
+		return nil, fmt.Errorf("pin to %d cores: %w", maxCores, err)
 	}
 	p, err := newPinner(path, allowed, threadRank, maxCores)
 	if err != nil {
@@ -127,6 +123,21 @@ func (p *Pinner) Describe(threads []int) string {
 	}
 	return fmt.Sprintf("Pinned (`--pin`): a process of T threads ran under `taskset -c LIST` on T CPUs, "+
 		"one of every physical core before a second of any (%s).", strings.Join(lists, "; "))
+}
+
+// AllowedCPUs returns the CPUs this process may run on (its affinity, as
+// taskset, a cpuset or mpirun's binding set it), ascending, from
+// /proc/self/status.
+func AllowedCPUs() ([]int, error) {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return nil, fmt.Errorf("the CPUs this process may use: %w", err)
+	}
+	cpus, err := allowedCPUs(string(status))
+	if err != nil {
+		return nil, fmt.Errorf("/proc/self/status: %w", err)
+	}
+	return cpus, nil
 }
 
 // allowedCPUs returns the CPUs of the Cpus_allowed_list line of a

@@ -24,7 +24,7 @@ func TestParseCPUList(t *testing.T) {
 			t.Errorf("ParseCPUList(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
-	for _, bad := range []string{"", "a", "3-1", "-1", "0-", "0,,1", "1-2-3"} {
+	for _, bad := range []string{"", "a", "3-1", "-1", "0-", "0-x", "0,,1", "1-2-3"} {
 		if got, err := ParseCPUList(bad); err == nil {
 			t.Errorf("ParseCPUList(%q) = %v, want an error", bad, got)
 		}
@@ -57,6 +57,9 @@ func TestAllowedCPUs(t *testing.T) {
 	}
 	if _, err := allowedCPUs("Name:\tx\n"); err == nil {
 		t.Error("allowedCPUs without the line: no error")
+	}
+	if cpus, err := AllowedCPUs(); err != nil || len(cpus) == 0 {
+		t.Errorf("AllowedCPUs() = %v, %v; want this process's CPUs", cpus, err)
 	}
 	if _, err := allowedCPUs("Cpus_allowed_list:\tzero\n"); err == nil || !strings.Contains(err.Error(), "Cpus_allowed_list") {
 		t.Errorf("allowedCPUs of a bad list: error %v, want one naming the line", err)
