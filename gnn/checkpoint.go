@@ -1,7 +1,6 @@
 package gnn
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/binary"
@@ -143,11 +142,9 @@ func loadCheckpoint(dir string) (*checkpoint, error) {
 // encoding, then the checksum trailer.
 func encodeCheckpoint(w io.Writer, ck *checkpoint) error {
 	sum := crc32.New(castagnoli)
-	bw := bufio.NewWriter(io.MultiWriter(w, sum))
-	if err := gob.NewEncoder(bw).Encode(ck); err != nil {
-		return err
-	}
-	if err := bw.Flush(); err != nil {
+	// Unbuffered: gob writes a message per call, and save writes through
+	// atomicfile's buffer.
+	if err := gob.NewEncoder(io.MultiWriter(w, sum)).Encode(ck); err != nil {
 		return err
 	}
 	_, err := w.Write(binary.LittleEndian.AppendUint32([]byte(checksumMagic), sum.Sum32()))

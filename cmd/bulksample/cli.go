@@ -7,12 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"runtime"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/atomicfile"
 )
 
 // errUsage marks a command-line error whose message has already been printed
@@ -105,32 +104,18 @@ func sameFile(a, b string) bool {
 	return err == nil && os.SameFile(sa, sb)
 }
 
-// usageError prints msg and the command's usage and returns errUsage.
 // checkOutputFile returns an error when the output file path cannot be
-// written: its folder is missing or not a folder, or path is a folder. The
-// commands check their outputs before the work whose result they hold
-// (generating a graph, training), not only when they write them. An empty
-// path (no output asked for) is fine.
+// written (atomicfile.Check); an empty path (no output asked for) is fine.
+// The commands check their outputs before the work whose result they hold
+// (generating a graph, training), not only when they write them.
 func checkOutputFile(path string) error {
 	if path == "" {
 		return nil
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return fmt.Errorf("%s is a folder, want a file name", path)
-	}
-	dir := filepath.Dir(path)
-	st, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: folder %s does not exist", path, dir)
-	case err != nil:
-		return fmt.Errorf("%s: %w", path, err)
-	case !st.IsDir():
-		return fmt.Errorf("%s: %s is not a folder", path, dir)
-	}
-	return nil
+	return atomicfile.Check(path)
 }
 
+// usageError prints msg and the command's usage and returns errUsage.
 func usageError(fs *flag.FlagSet, format string, a ...any) error {
 	fmt.Fprintf(fs.Output(), "bulksample %s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
 	fs.Usage()

@@ -89,17 +89,10 @@ func (d *distFlags) validate(fs *flag.FlagSet, method string) error {
 	// In one process the distribution flags would be ignored; under
 	// mpirun -np 1 the same flags are checked against one rank.
 	if !d.distributed() {
-		var only string
-		fs.Visit(func(f *flag.Flag) {
-			switch f.Name {
-			case "replication", "fetch", "replicate-graph", "fail-rank", "eval":
-				if only == "" {
-					only = f.Name
-				}
+		for _, name := range []string{"eval", "fail-rank", "fetch", "replicate-graph", "replication"} {
+			if isSet(fs, name) {
+				return usageError(fs, "--%s: only in a distributed run (under mpirun or srun, or with --inproc-ranks)", name)
 			}
-		})
-		if only != "" {
-			return usageError(fs, "--%s: only in a distributed run (under mpirun or srun, or with --inproc-ranks)", only)
 		}
 	}
 	switch {

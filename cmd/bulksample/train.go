@@ -162,13 +162,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	// Outputs written only at the end of a run (or of its first epoch) are
 	// checked now, so that a typo does not cost the whole run.
-	if err := checkOutputFile(c.plot); err != nil {
-		return nil, usageError(fs, "--plot: %v", err)
-	}
-	if err := checkOutputFile(c.splitOut); err != nil {
-		return nil, usageError(fs, "--split-out: %v", err)
-	}
-	for _, o := range []struct{ flag, path string }{{"--split-out", c.splitOut}, {"--plot", c.plot}} {
+	for _, o := range []struct{ flag, path string }{{"--plot", c.plot}, {"--split-out", c.splitOut}} {
+		if err := checkOutputFile(o.path); err != nil {
+			return nil, usageError(fs, "%s: %v", o.flag, err)
+		}
 		if sameFile(o.path, c.data) || sameFile(o.path, c.splitFile) {
 			return nil, usageError(fs, "%s %s is an input of the run (--data or --split-file): it would be overwritten", o.flag, o.path)
 		}

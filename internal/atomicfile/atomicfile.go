@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // Write writes path through a temporary file in the same folder, synced and
@@ -25,11 +26,8 @@ func Write(ctx context.Context, path string, write func(io.Writer) error) (err e
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	// A folder at path would be found only by the rename, after the whole
-	// output had been written (for a path ending in a separator, as a
-	// hidden temporary file inside the folder).
-	if st, err := os.Stat(path); base == "" || (err == nil && st.IsDir()) {
-		return fmt.Errorf("write %s: is a folder, want a file name", path)
+	if err := Check(path); err != nil {
+		return err
 	}
 	f, err := os.CreateTemp(dir, "."+base+".tmp*")
 	if err != nil {
@@ -90,6 +88,31 @@ func syncDir(dir string) error {
 		err = cerr
 	}
 	return err
+}
+
+// Check returns an error naming path when Write could not write it: path
+// is a folder (or ends in a separator), or its folder is missing (wrapping
+// fs.ErrNotExist) or not a folder (wrapping syscall.ENOTDIR). Commands call
+// it before the work whose result they will write, so that a typo does not
+// cost the work; Write calls it first too, since a folder at path would
+// otherwise be found only by the rename, after the whole output had been
+// written.
+func Check(path string) error {
+	_, base := filepath.Split(path)
+	if st, err := os.Stat(path); base == "" || (err == nil && st.IsDir()) {
+		return fmt.Errorf("%s is a folder, want a file name", path)
+	}
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: folder %s: %w", path, dir, fs.ErrNotExist)
+	case err != nil:
+		return fmt.Errorf("%s: %w", path, err)
+	case !st.IsDir():
+		return fmt.Errorf("%s: %s is not a folder: %w", path, dir, syscall.ENOTDIR)
+	}
+	return nil
 }
 
 // ctxWriter is a writer that fails with ctx's error once ctx is done; behind

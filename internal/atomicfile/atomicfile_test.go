@@ -2,7 +2,9 @@ package atomicfile
 
 import (
 	"context"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -66,6 +68,37 @@ func TestWriteReplaces(t *testing.T) {
 		}
 		if got, _ := os.ReadFile(p); string(got) != s {
 			t.Errorf("file holds %q, want %q", got, s)
+		}
+	}
+}
+
+// TestCheck: what Write would refuse, said before any work, naming the
+// path; a writable path is fine.
+func TestCheck(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	if err := os.WriteFile(file, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, path, want string
+		notExist         bool
+	}{
+		{"new file", filepath.Join(dir, "out.bin"), "", false},
+		{"existing file", file, "", false},
+		{"folder", dir, "is a folder", false},
+		{"missing folder", filepath.Join(dir, "none", "out.bin"), "folder", true},
+		{"file as folder", filepath.Join(file, "out.bin"), "is not a folder", false},
+	}
+	for _, tt := range tests {
+		err := Check(tt.path)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("%s: Check(%s) = %v, want nil", tt.name, tt.path, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), tt.path)):
+			t.Errorf("%s: Check(%s) = %v; want an error naming the path and containing %q", tt.name, tt.path, err, tt.want)
+		case tt.notExist && !errors.Is(err, fs.ErrNotExist):
+			t.Errorf("%s: Check(%s) = %v; want it to wrap fs.ErrNotExist", tt.name, tt.path, err)
 		}
 	}
 }
