@@ -13,6 +13,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"gonum.org/v1/gonum/stat/distuv"
 	"strconv"
 )
 
@@ -192,14 +194,7 @@ func MedianCI(x []float64, conf float64) (med, lo, hi, coverage float64) {
 
 // binomHalfCDF returns P(B <= m) for B ~ Bin(n, 1/2).
 func binomHalfCDF(n, m int) float64 {
-	// The terms C(n, i)/2^n, built from the first by ratios, in logs so
-	// that a long run does not underflow 2^-n.
-	sum, logTerm := 0.0, -float64(n)*math.Ln2
-	for i := 0; i <= m && i <= n; i++ {
-		sum += math.Exp(logTerm)
-		logTerm += math.Log(float64(n-i)) - math.Log(float64(i+1))
-	}
-	return min(sum, 1)
+	return distuv.Binomial{N: float64(n), P: 0.5}.CDF(float64(m))
 }
 
 // RatioCICell returns the median of x and its 95% confidence interval
