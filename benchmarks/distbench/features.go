@@ -879,13 +879,10 @@ func plantedGraph(c *config, tmp string, stderr io.Writer) (path string, train i
 		return "", 0, 0, err
 	}
 	defer d.Close()
-	// Saved under another name and renamed: a run stopped while saving
-	// leaves no file that the next would take for whole.
-	part := path + ".part"
-	if err := dataset.Save(part, d); err != nil {
-		return "", 0, 0, err
-	}
-	if err := os.Rename(part, path); err != nil {
+	// Save writes through a temporary file renamed into place: a run
+	// stopped while saving leaves no file that the next would take for
+	// whole.
+	if err := dataset.Save(path, d); err != nil {
 		return "", 0, 0, err
 	}
 	gen = time.Since(t0)
