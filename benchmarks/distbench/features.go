@@ -915,9 +915,11 @@ func mpirunCommand(ctx context.Context, mpirun string, np int, bind string, prog
 
 // interleaveText says, by --feature-interleave, which rows a repetition
 // runs in its order.
-var interleaveText = map[string]string{
-	"c":   "the rows of one c, open together, one c after the other",
-	"all": "the rows of every c, open together",
+func interleaveText(mode string) string {
+	if mode == "all" {
+		return "the rows of every c, open together"
+	}
+	return "the rows of one c, open together, one c after the other"
 }
 
 // featureReport is the markdown section of the feature benchmark.
@@ -963,7 +965,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		"table gives, per row, the median and range over the repetitions of the measured transfer time (ids + rows, as below) and "+
 		"of the model's, the error of the model's median against the measured median, and the spread of the repetitions' own errors. "+
 		"The bytes are counted in every repetition, and the byte model's error is given for each. The tables after it list every "+
-		"repetition, (r/R) after the mode. The largest peak resident set of a rank: %.0f MiB.\n\n", c.frepeats, c.frepeats, interleaveText[c.finterleave],
+		"repetition, (r/R) after the mode. The largest peak resident set of a rank: %.0f MiB.\n\n", c.frepeats, c.frepeats, interleaveText(c.finterleave),
 		float64(res.PeakRSS)/(1<<20))
 	if c.flockstep {
 		b.WriteString("Lockstep (--feature-lockstep): every rank of the grid met at a barrier before each exchange and before its probes, " +

@@ -37,7 +37,8 @@ func TestDistbenchSmoke(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "dist.md")
 	var stdout, stderr bytes.Buffer
 	code := run(ctx, []string{"--bulksample", bin, "--scale", "12", "--batch", "64", "--bulk", "8", "--replication", "1,4", "--out", out,
-		"--feature-nodes", "3000", "--features", "8", "--feature-bulk", "4", "--calibrate-floats", "1024", "--feature-repeats", "2"}, &stdout, &stderr)
+		"--feature-nodes", "3000", "--features", "8", "--feature-bulk", "4", "--calibrate-floats", "1024", "--feature-repeats", "2",
+		"--feature-interleave", "all"}, &stdout, &stderr)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr.String())
 	}
@@ -47,6 +48,9 @@ func TestDistbenchSmoke(t *testing.T) {
 	}
 	// c = 1 twice, c = 4 (no exchange) once.
 	checkFeatureReport(t, rep, 2*len(featureModes)+len(featureModes))
+	if !strings.Contains(rep, "the rows of every c, open together") {
+		t.Errorf("--feature-interleave all not in the report:\n%s", rep)
+	}
 }
 
 // checkFeatureReport checks the feature section of a report of runs

@@ -170,6 +170,7 @@ func TestFeatureFlags(t *testing.T) {
 	}{
 		{[]string{"--parts", "features", "--feature-repeats", "0"}, "--feature-repeats"},
 		{[]string{"--parts", "features", "--bind", "socket"}, `--bind "socket": want none or core`},
+		{[]string{"--parts", "features", "--feature-interleave", "every"}, `--feature-interleave "every": want c or all`},
 		{[]string{"--parts", "features", "--bind", "core", "--np", "1000"}, "--bind core: --np 1000 ranks on"},
 	} {
 		var stdout, stderr bytes.Buffer
