@@ -189,17 +189,9 @@ func TestLoadFeatureBlockErrors(t *testing.T) {
 // a file and as an OGB folder's data.npz: it may not panic, and a block it
 // reads must equal the rows that Load reads from the same file.
 func FuzzLoadFeatureBlock(f *testing.F) {
-	seeds := fuzzSeeds(f)
-	for _, name := range []string{"FuzzReadNPZ", "FuzzReadNative", "FuzzReadOGBBinary"} {
-		for _, s := range seeds[name] {
-			f.Add(s)
-		}
-	}
-	dir := f.TempDir()
-	file, folder := filepath.Join(dir, "in.npz"), filepath.Join(dir, "ogbn")
+	file, folder := blockFuzzInputs(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		writeFile(t, file, b)
-		writeFile(t, filepath.Join(folder, "raw", "data.npz"), b)
+		writeBlockFuzzInput(t, file, folder, b)
 		for _, path := range []string{file, folder} {
 			blk, err := LoadFeatureBlock(context.Background(), path, func(n int) (int, int) { return n / 3, n - n/3 })
 			if err != nil {
@@ -268,4 +260,25 @@ func le2f32(b []byte) []float32 {
 		x[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
 	}
 	return x
+}
+
+// blockFuzzInputs adds the readers' fuzz seeds to f and returns the paths
+// at which the block fuzzers write each input: as a file, and as an OGB
+// folder whose raw/data.npz it is (writeBlockFuzzInput).
+func blockFuzzInputs(f *testing.F) (file, folder string) {
+	seeds := fuzzSeeds(f)
+	for _, name := range []string{"FuzzReadNPZ", "FuzzReadNative", "FuzzReadOGBBinary"} {
+		for _, s := range seeds[name] {
+			f.Add(s)
+		}
+	}
+	dir := f.TempDir()
+	return filepath.Join(dir, "in.npz"), filepath.Join(dir, "ogbn")
+}
+
+// writeBlockFuzzInput writes b at both of blockFuzzInputs' paths.
+func writeBlockFuzzInput(t *testing.T, file, folder string, b []byte) {
+	t.Helper()
+	writeFile(t, file, b)
+	writeFile(t, filepath.Join(folder, "raw", "data.npz"), b)
 }

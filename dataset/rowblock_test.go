@@ -220,17 +220,9 @@ func TestLoadRowBlockOGBBadEdge(t *testing.T) {
 // be a valid CSR of the rows it asked for, and where Load reads the same
 // file the block must equal Load's rows.
 func FuzzLoadRowBlock(f *testing.F) {
-	seeds := fuzzSeeds(f)
-	for _, name := range []string{"FuzzReadNPZ", "FuzzReadNative", "FuzzReadOGBBinary"} {
-		for _, s := range seeds[name] {
-			f.Add(s)
-		}
-	}
-	dir := f.TempDir()
-	file, folder := filepath.Join(dir, "in.npz"), filepath.Join(dir, "ogbn")
+	file, folder := blockFuzzInputs(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		writeFile(t, file, b)
-		writeFile(t, filepath.Join(folder, "raw", "data.npz"), b)
+		writeBlockFuzzInput(t, file, folder, b)
 		for _, path := range []string{file, folder} {
 			blk, _, err := LoadRowBlock(context.Background(), path, func(n int) (int, int) { return n / 3, n - n/3 }, &LoadOptions{Threads: 1})
 			if err != nil {
