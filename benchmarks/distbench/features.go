@@ -20,7 +20,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -822,7 +821,7 @@ func featureBench(ctx context.Context, c *config, stdout, stderr io.Writer) erro
 		}
 	}
 	load, _ := benchutil.LoadAverages()
-	cmd := mpirunCommand(ctx, c.mpirun, c.np, c.bind, self)
+	cmd := mpirunCommand(ctx, c.mpirun, c.np, c.place, self)
 	cmd.Env = append(cmd.Env, featureEnv+"="+string(js))
 	var errOut strings.Builder
 	// The ranks' progress and mpirun's report of the bindings (--bind
@@ -896,23 +895,6 @@ func plantedName(c *config) string {
 	return fmt.Sprintf("planted-n%d-d%g-f%d-s%d.bsg", c.fnodes, c.fdegree, c.ffeatures, c.seed)
 }
 
-// mpirunCommand returns `mpirun -np N prog args...` with the environment
-// Open MPI needs to run as root on a loopback-only machine. With bind
-// "none" the ranks may run on any CPU, more ranks than CPUs allowed
-// (--oversubscribe); with "core" each rank is bound to a core of its own
-// and mpirun reports the bindings on its standard error.
-func mpirunCommand(ctx context.Context, mpirun string, np int, bind string, prog string, args ...string) *exec.Cmd {
-	placement := []string{"--oversubscribe", "--bind-to", "none"}
-	if bind == "core" {
-		placement = []string{"--bind-to", "core", "--map-by", "core", "--report-bindings"}
-	}
-	full := append(append(placement, "-np", fmt.Sprint(np), prog), args...)
-	cmd := exec.CommandContext(ctx, mpirun, full...)
-	cmd.Env = append(os.Environ(), "OMPI_ALLOW_RUN_AS_ROOT=1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1",
-		"OMPI_MCA_btl=self,vader", "OMPI_MCA_btl_tcp_if_include=lo", "OMPI_MCA_oob_tcp_if_include=lo", "PMIX_MCA_gds=hash")
-	return cmd
-}
-
 // interleaveText says, by --feature-interleave, which rows a repetition
 // runs in its order.
 func interleaveText(mode string) string {
@@ -932,10 +914,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		seeds = min(seeds, c.fseeds)
 	}
 	inputs, unions, hot := res.inputSums()
-	launcher := "`mpirun --oversubscribe`"
-	if c.bind == "core" {
-		launcher = "`mpirun --bind-to core`"
-	}
+	launcher := c.place.launcher()
 	genText := fmt.Sprintf("generated and saved in %.0f s", gen.Seconds())
 	if gen == 0 {
 		genText = "read from a file of an earlier run (--feature-graph-dir)"

@@ -10,7 +10,9 @@
 // which then predicts the feature exchange of ogbn-papers100M at p = 128.
 // Each feature row that exchanges is measured --feature-repeats times, the
 // rows of each repetition in an order of their own, and compared by medians
-// (repeats.go); --bind core gives every rank a core of its own.
+// (repeats.go); --bind core gives every rank a core of its own, and
+// --bind cpus:LIST chooses which ranks share a CPU when there are more
+// ranks than CPUs (placement.go).
 // It writes a markdown report to --out (benchmarks/results/dist.md, as
 // `make bench` runs it), the feature section after the sampling one.
 //
@@ -19,6 +21,7 @@
 //	go run -tags mpi ./benchmarks/distbench --bulksample bin/bulksample [--scale 22] [--np 4]
 //	go run -tags mpi ./benchmarks/distbench --parts features [--feature-nodes 2449029] [--feature-repeats 5]
 //	go run -tags mpi ./benchmarks/distbench --parts features --np 2 --replication 1,2 --bind core
+//	go run -tags mpi ./benchmarks/distbench --parts features --replication 2 --bind cpus:0,0,1,1
 //
 // # Cost model of sampling
 //
@@ -66,7 +69,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -116,7 +118,8 @@ type config struct {
 	finterleave string
 	flockstep   bool
 	fgraphDir   string
-	bind        string // mpirun's placement: "none" or "core"
+	bind        string    // --bind: "none", "core" or "cpus:LIST"
+	place       placement // --bind, parsed
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -144,7 +147,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&c.frepeats, "feature-repeats", 5, "measurements of each feature row whose column has several ranks, each repetition running the rows in an order of its own")
 	fs.StringVar(&c.finterleave, "feature-interleave", "c", "which feature rows a repetition runs in its own order: c (those of one replication factor, open together, one c after the other) or all (every c's at once: about twice the memory, 4 GB per rank at the default size)")
 	fs.StringVar(&c.fgraphDir, "feature-graph-dir", "", "a directory where the feature benchmark keeps its planted-partition graph (named by its options) between runs: read if there, else generated and saved there (default: generated in a temporary directory and removed)")
-	fs.StringVar(&c.bind, "bind", "none", "mpirun's placement of the ranks: none (any CPU, more ranks than CPUs allowed) or core (a core of its own per rank, reported)")
+	fs.StringVar(&c.bind, "bind", "none", "mpirun's placement of the ranks: none (any CPU, more ranks than CPUs allowed), core (a core of its own per rank, reported) or cpus:LIST (rank r pinned by taskset to the r-th CPU of LIST, several ranks to a CPU allowed: cpus:0,0,1,1 puts ranks 0 and 1 on CPU 0)")
 	fs.Float64Var(&c.fcache, "cache", 0.05, "hot-vertex cache budget per rank, a fraction of all the feature bytes")
 	fs.IntVar(&c.fcalib, "calibrate-floats", 1<<21, "float32 values per pair of the bandwidth calibration's all-to-all")
 	fs.BoolVar(&c.flockstep, "feature-lockstep", false, "hold every rank at a barrier of the whole grid before each feature exchange and before its probes, as a data-parallel trainer's step does, so that the process columns exchange at the same time (default: each column at its own pace)")
@@ -173,13 +176,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-nodes, --features, --feature-bulk, --feature-repeats and --calibrate-floats must be positive, --feature-seeds >= 0"))
 	case c.finterleave != "c" && c.finterleave != "all":
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-interleave %q: want c or all", c.finterleave))
-	case c.bind != "none" && c.bind != "core":
-		return benchutil.ExitCode(benchutil.UsageError(fs, "--bind %q: want none or core", c.bind))
 	case c.fdegree <= 0 || c.fcache < 0 || c.fcache > 1:
 		return benchutil.ExitCode(benchutil.UsageError(fs, "--feature-degree must be positive and --cache in [0, 1]"))
 	}
-	if c.bind == "core" && c.np > runtime.NumCPU() {
-		return benchutil.ExitCode(benchutil.UsageError(fs, "--bind core: --np %d ranks on %d CPUs", c.np, runtime.NumCPU()))
+	if c.place, err = parsePlacement(c.bind, c.np); err != nil {
+		return benchutil.ExitCode(benchutil.UsageError(fs, "%v", err))
 	}
 	if c.seeds == 0 {
 		c.seeds = c.batch * c.bulk
@@ -276,7 +277,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 			} else {
 				args = append(args, "--fetch", fetch)
 			}
-			cmd := mpirunCommand(ctx, c.mpirun, c.np, c.bind, c.bulksample, args...)
+			cmd := mpirunCommand(ctx, c.mpirun, c.np, c.place, c.bulksample, args...)
 			start := time.Now()
 			s, err := benchutil.RunJSON[summaryJSON](cmd)
 			if err != nil {

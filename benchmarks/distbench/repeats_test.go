@@ -169,7 +169,10 @@ func TestFeatureFlags(t *testing.T) {
 		want string
 	}{
 		{[]string{"--parts", "features", "--feature-repeats", "0"}, "--feature-repeats"},
-		{[]string{"--parts", "features", "--bind", "socket"}, `--bind "socket": want none or core`},
+		{[]string{"--parts", "features", "--bind", "socket"}, `--bind "socket": want none, core or cpus:LIST`},
+		{[]string{"--parts", "features", "--np", "4", "--bind", "cpus:0,0"}, "--bind cpus:0,0: 2 CPUs for --np 4 ranks"},
+		{[]string{"--parts", "features", "--np", "2", "--bind", "cpus:0,x"}, `--bind cpus:0,x: "x" is not a CPU number`},
+		{[]string{"--parts", "features", "--np", "2", "--bind", "cpus:0,4096"}, "--bind cpus:0,4096: CPU 4096 is not one this process may use"},
 		{[]string{"--parts", "features", "--feature-interleave", "every"}, `--feature-interleave "every": want c or all`},
 		{[]string{"--parts", "features", "--bind", "core", "--np", "1000"}, "--bind core: --np 1000 ranks on"},
 	} {
