@@ -6,7 +6,8 @@
 // every report shows next to its rows: CostColumns, MedianCost, CostCells
 // (measuring them is internal/procstat's, shared with the CLI); and the
 // rounds and within-round ratios of the sweeps through the CLI (SweepOrder,
-// RoundRatios), and the pinning of a sweep's processes to as many cores as
+// RoundRatios, MedianCI) and their verdict on the largest bulk size
+// (GoalVerdict), and the pinning of a sweep's processes to as many cores as
 // threads (Pinner).
 package benchutil
 
