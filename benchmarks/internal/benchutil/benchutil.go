@@ -77,6 +77,22 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
+// ForwardFlags returns the flags of the parsed fs that its command line
+// set, as "-name=value" arguments in fs's (lexical) order, leaving out the
+// flags named in except. A program that runs itself again (gatherbench
+// --pin, one pinned process per thread count) passes the user's choices on
+// with it, a flag added later included, and sets the ones in except
+// itself.
+func ForwardFlags(fs *flag.FlagSet, except ...string) []string {
+	var args []string
+	fs.Visit(func(f *flag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			args = append(args, "-"+f.Name+"="+f.Value.String())
+		}
+	})
+	return args
+}
+
 // UsageError prints "NAME: message" and the usage of fs to its output and
 // returns ErrUsage.
 func UsageError(fs *flag.FlagSet, format string, a ...any) error {
