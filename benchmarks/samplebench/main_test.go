@@ -208,7 +208,7 @@ echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 5
 		": T = 1: k = 4 at 4.000 [4.000, 4.000] (coverage 0.750) of k = 1, its lowest ratio; met; T = 2: k = 4 at 4.000 [4.000, 4.000] (coverage 0.750) of k = 1, its lowest ratio; met.",
 		" The same by sampled edges per CPU second, at 1 thread: T = 1: k = 4 at 1.000 [1.000, 1.000] (coverage 0.750) of k = 1, its lowest ratio; met.",
 		"bulksample sample --graph g.bsn --batch 1024 --fanout 15,10,5 --seeds 0 --bulk K --threads T",
-		"--threads 1,2 --bulk 1,4 --reps 3 --cli-passes 3`",
+		"--edge-factor 16 --seed 1 --batch 1024 --fanout 15,10,5 --seeds 0 --threads 1,2 --bulk 1,4 --reps 3 --cli-passes 3`",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sweep table lacks %q:\n%s", want, md)

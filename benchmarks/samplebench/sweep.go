@@ -179,9 +179,10 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, pin *benchutil.Pin
 	fmt.Fprintf(&b, "%s\n\n", pin.Describe(c.threads))
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
 	fmt.Fprintf(&b, "(T and K are the row's threads and k; the graph from `bulksample gen rmat --scale %d --edge-factor %d --seed %d --out %s`; "+
-		"the table from `go run ./benchmarks/samplebench --cli bin/bulksample --graph %s --scale %d --seeds %d --threads %s --bulk %s --reps %d --cli-passes %d%s`)\n\n",
-		c.scale, c.edgeFactor, c.seed, filepath.Base(graph), filepath.Base(graph), c.scale, c.seeds,
-		benchutil.JoinInts(c.threads), benchutil.JoinInts(c.bulks), c.reps, c.cliPasses, pin.Flag())
+		"the table from `go run ./benchmarks/samplebench --cli bin/bulksample --graph %s --scale %d --edge-factor %d --seed %d --batch %d --fanout %s "+
+		"--seeds %d --threads %s --bulk %s --reps %d --cli-passes %d%s`)\n\n",
+		c.scale, c.edgeFactor, c.seed, filepath.Base(graph), filepath.Base(graph), c.scale, c.edgeFactor, c.seed, c.batch, benchutil.JoinInts(c.fanouts),
+		c.seeds, benchutil.JoinInts(c.threads), benchutil.JoinInts(c.bulks), c.reps, c.cliPasses, pin.Flag())
 	b.WriteString("| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best k [95% CI] | efficiency [95% CI] | vs 1-thread best [95% CI] | cold SEPS (M) | warm CPU-SEPS (M) | peak RSS (MiB) |\n")
 	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	q := benchutil.RoundRatiosOf(rows)
