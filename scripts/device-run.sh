@@ -22,14 +22,18 @@
 # Environment (defaults in brackets):
 #   OUT [./device-out]  where the results go;  WORK [/tmp/bulksample-device]  the graph
 #   SCALE [22]  R-MAT scale;  SEED [1];  GRAPH [$WORK/rSCALE-seedSEED.bsn, made when missing]
-#   CORES [1,2,4,8,16]  thread counts, each on as many CPUs
-#   NODE_K [16,64,256]  NODE_SEEDS [262144]  NODE_ROUNDS [3]  NODE_PASSES [3]
+#   CORES [1,2,4,8,16]  thread counts, each on as many CPUs; those above the CPUs this process may use
+#             (nproc) are left out, which run.log and machine.txt say
+#   NODE_K [16,64,256]  NODE_SEEDS [262144]  NODE_ROUNDS [3]  NODE_PASSES [3]  NODE_BATCH [samplebench's, 1024]
 #   LADIES_K [1,16,64,256]  LADIES_SEEDS [131072]  LADIES_ROUNDS [2]  LADIES_PASSES [3]
-#   GATHER_SCALE [22]  GATHER_REPS [7]
-#   PIN_K [16,256]  PIN_SEEDS [262144]  PIN_PAIRS [3]  PIN_PASSES [3]  (PIN_CORES [1,2])
+#   LADIES_BATCH, LADIES_BUDGETS [ladiesbench's, 512 and 512,512]
+#   GATHER_SCALE [22]  GATHER_REPS [7]  GATHER_FEATURES, GATHER_BATCH, GATHER_MINIBATCHES [gatherbench's, 128, 1024, 4]
+#   PIN_K [16,256]  PIN_SEEDS [262144]  PIN_PAIRS [3]  PIN_PASSES [3]  (PIN_CORES [1,2], capped as CORES)
 #   BUDGET [580]  seconds this whole command may run: a part still running then is stopped (run.log keeps
 #             every run it finished) and the parts after it are skipped, so that the files already
 #             written come back within the device tool's 600-second limit
+# TestDeviceRunner in benchmarks/internal/benchutil, part of `make test`, runs every part on a tiny graph
+# through these variables, with CORES capped on a small machine.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${OUT:-$PWD/device-out}
@@ -45,6 +49,28 @@ exec 2> >(tee -a "$out/run.log" >&2)
 failed=0
 
 stamp() { echo "run.sh: $* ($(date -u +%T), load $(cut -d' ' -f1-3 /proc/loadavg))" >&2; }
+
+# capped NAME LIST: the thread counts of LIST that fit the CPUs this
+# process may use (a pinned run of T threads needs T of them), saying which
+# it leaves out; it fails when none fits.
+ncpu=$(nproc)
+capped() {
+  local kept=() dropped=() t
+  for t in ${2//,/ }; do
+    if ((t <= ncpu)); then kept+=("$t"); else dropped+=("$t"); fi
+  done
+  if ((${#kept[@]} == 0)); then
+    stamp "$1=$2: no thread count fits the $ncpu CPUs this process may use"
+    return 1
+  fi
+  if ((${#dropped[@]})); then
+    stamp "$1=$2 capped to $(IFS=,; echo "${kept[*]}"): this process may run on $ncpu CPUs, so thread counts ${dropped[*]} are skipped"
+  fi
+  (IFS=,; echo "${kept[*]}")
+}
+cores_asked=$cores pin_cores_asked=${PIN_CORES:-1,2}
+cores=$(capped CORES "$cores") || exit 2
+pin_cores=$(capped PIN_CORES "$pin_cores_asked") || exit 2
 
 # limited NAME CMD...: runs CMD within what is left of the budget; a stop
 # or a failure is reported and counted, and the other parts still run.
@@ -89,6 +115,7 @@ info() {
     echo "# $(date -u '+%F %T UTC'), $(uname -srm)"
     echo "bundle: $(tr '\n' ' ' <"$here/BUILD" 2>/dev/null)"
     echo "nproc: $(nproc); $(grep Cpus_allowed_list /proc/self/status)"
+    echo "thread counts: CORES $cores (asked $cores_asked), PIN_CORES $pin_cores (asked $pin_cores_asked)"
     echo "load: $(cat /proc/loadavg)"
     echo "THP: $(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
     grep -E '^(MemTotal|MemAvailable)' /proc/meminfo
@@ -107,7 +134,7 @@ node() {
   stamp "node: --threads $cores --bulk ${NODE_K:-16,64,256}"
   limited node "$here/samplebench" --cli "$here/bulksample" --graph "$graph" --scale "$scale" --seed "$seed" \
     --seeds "${NODE_SEEDS:-262144}" --threads "$cores" --bulk "${NODE_K:-16,64,256}" \
-    --reps "${NODE_ROUNDS:-3}" --cli-passes "${NODE_PASSES:-3}" --pin \
+    --reps "${NODE_ROUNDS:-3}" --cli-passes "${NODE_PASSES:-3}" ${NODE_BATCH:+--batch "$NODE_BATCH"} --pin \
     --json --out "$out/node.md" >"$work/node.stdout"
   lastline node
 }
@@ -117,7 +144,8 @@ ladies() {
   stamp "ladies: --sweep-threads $cores --bulks ${LADIES_K:-1,16,64,256}"
   limited ladies "$here/ladiesbench" --cli "$here/bulksample" --graph "$graph" --scale "$scale" --seed "$seed" \
     --seeds "${LADIES_SEEDS:-131072}" --sweep-threads "$cores" --bulks "${LADIES_K:-1,16,64,256}" \
-    --reps "${LADIES_ROUNDS:-2}" --cli-passes "${LADIES_PASSES:-3}" --pin \
+    --reps "${LADIES_ROUNDS:-2}" --cli-passes "${LADIES_PASSES:-3}" ${LADIES_BATCH:+--batch "$LADIES_BATCH"} \
+    ${LADIES_BUDGETS:+--budgets "$LADIES_BUDGETS"} --pin \
     --json --out "$out/ladies.md" >"$work/ladies.stdout"
   lastline ladies
 }
@@ -125,7 +153,8 @@ ladies() {
 gather() {
   stamp "gather: --threads $cores, scale ${GATHER_SCALE:-22}"
   limited gather "$here/gatherbench" --scale "${GATHER_SCALE:-22}" --threads "$cores" --reps "${GATHER_REPS:-7}" \
-    --seed "$seed" --pin --json --out "$out/gather.md" >"$work/gather.stdout"
+    ${GATHER_FEATURES:+--features "$GATHER_FEATURES"} ${GATHER_BATCH:+--batch "$GATHER_BATCH"} \
+    ${GATHER_MINIBATCHES:+--minibatches "$GATHER_MINIBATCHES"} --seed "$seed" --pin --json --out "$out/gather.md" >"$work/gather.stdout"
   lastline gather
 }
 
@@ -135,9 +164,9 @@ pincheck() {
   gen || { failed=1; return; }
   local pairs=${PIN_PAIRS:-3} log=$work/pincheck.log t k p first line seps cpu
   : >"$log"
-  stamp "pincheck: cores ${PIN_CORES:-1,2}, k ${PIN_K:-16,256}, $pairs pairs"
+  stamp "pincheck: cores $pin_cores, k ${PIN_K:-16,256}, $pairs pairs"
   for ((p = 1; p <= pairs; p++)); do
-    for t in $(tr , ' ' <<<"${PIN_CORES:-1,2}"); do
+    for t in $(tr , ' ' <<<"$pin_cores"); do
       for k in $(tr , ' ' <<<"${PIN_K:-16,256}"); do
         if ((p % 2)); then first="pinned unpinned"; else first="unpinned pinned"; fi
         for mode in $first; do

@@ -22,7 +22,8 @@
 // row), and the speedup and parallel efficiency against one thread.
 //
 // With --pin each thread count T runs in its own process, this program
-// started again with --threads T under taskset on T CPUs (benchutil.Pinner):
+// started again with --threads T and every other flag the user set
+// (childArgs) under taskset on T CPUs (benchutil.Pinner):
 // a process cannot pin the threads of its own Go runtime, whose workers
 // and GC would otherwise use every CPU of the machine. Each such process
 // also times the 1-thread gather, interleaved with T's, and the speedup is
@@ -31,6 +32,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -59,13 +61,27 @@ type config struct {
 	out                                       string
 	appendOut, json                           bool
 	pin                                       bool // each T in its own process on T CPUs
+	// flags is the parsed command line, whose set flags --pin passes on
+	// to the process of each thread count (childArgs).
+	flags *flag.FlagSet
+}
+
+// parentFlags are the flags that the parent of --pin's processes handles
+// itself: every other flag the user set is passed on to them as it is.
+func parentFlags() []string { return []string{"pin", "threads", "out", "append", "json"} }
+
+// childArgs returns the arguments of --pin's process for t threads: the
+// flags the user set but parentFlags, then --threads t, no markdown file,
+// and the JSON summary, which the parent reads.
+func childArgs(c *config, t int) []string {
+	return append(benchutil.ForwardFlags(c.flags, parentFlags()...), "--threads", strconv.Itoa(t), "--out", "", "--json")
 }
 
 func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs := benchutil.NewFlags("gatherbench", "go run ./benchmarks/gatherbench",
 		"Times featurex's local gather (dense Gather and sparse GatherCSR) of the input rows of\n"+
 			"sampled minibatches at several thread counts and writes a markdown section to --out.", stderr)
-	c := &config{}
+	c := &config{flags: fs}
 	fs.IntVar(&c.scale, "scale", 20, "R-MAT scale: 2^scale vertices")
 	fs.IntVar(&c.features, "features", 128, "features per vertex, f")
 	fs.Float64Var(&c.density, "density", 0.05, "fraction of nonzero values of the sparse features")
@@ -173,11 +189,7 @@ func measurePinned(ctx context.Context, c *config, progress io.Writer) ([]row, i
 	var dense, sparse []row
 	var ids int64
 	for _, t := range c.threads {
-		cmd := pin.Command(ctx, t, self, "--scale", strconv.Itoa(c.scale), "--features", strconv.Itoa(c.features),
-			"--density", strconv.FormatFloat(c.density, 'g', -1, 64), "--batch", strconv.Itoa(c.batch),
-			"--fanouts", benchutil.JoinInts(c.fanouts), "--minibatches", strconv.Itoa(c.minibatches),
-			"--threads", strconv.Itoa(t), "--reps", strconv.Itoa(c.reps), "--seed", strconv.FormatUint(c.seed, 10),
-			"--out", "", "--json")
+		cmd := pin.Command(ctx, t, self, childArgs(c, t)...)
 		fmt.Fprintf(progress, "gatherbench: T = %d on CPUs %s\n", t, pin.CPUList(t))
 		res, err := benchutil.RunJSON[summary](cmd)
 		if err != nil {

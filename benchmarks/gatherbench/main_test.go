@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,5 +122,52 @@ func TestUsageErrors(t *testing.T) {
 		if !strings.Contains(stderr.String(), c.flag) {
 			t.Errorf("%v: stderr does not name %s:\n%s", c.args, c.flag, stderr.String())
 		}
+	}
+}
+
+// TestChildArgs checks what --pin passes to the process of each thread
+// count: every flag the user set, whichever it is (the test sets every flag
+// the program defines, so that a flag added later is covered without
+// naming it), but those the parent handles, which the child gets as the
+// parent decides; and that the child parses them to the same settings.
+func TestChildArgs(t *testing.T) {
+	all, err := parseArgs(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var args, forwarded []string
+	all.flags.VisitAll(func(f *flag.Flag) {
+		value := f.DefValue
+		switch f.Name {
+		case "scale":
+			value = "9" // not the default: the value is the user's
+		case "fanouts":
+			value = "4,3"
+		}
+		args = append(args, "--"+f.Name+"="+value)
+		if !slices.Contains(parentFlags(), f.Name) {
+			forwarded = append(forwarded, "-"+f.Name+"="+value)
+		}
+	})
+	c, err := parseArgs(args, io.Discard)
+	if err != nil {
+		t.Fatalf("%q: %v", args, err)
+	}
+	got := childArgs(c, 4)
+	want := append(forwarded, "--threads", "4", "--out", "", "--json")
+	if !slices.Equal(got, want) {
+		t.Errorf("childArgs = %q,\nwant %q", got, want)
+	}
+	child, err := parseArgs(got, io.Discard)
+	if err != nil {
+		t.Fatalf("the child cannot parse %q: %v", got, err)
+	}
+	if child.scale != 9 || !slices.Equal(child.fanouts, []int{4, 3}) || !slices.Equal(child.threads, []int{1, 4}) ||
+		child.out != "" || !child.json || child.pin || child.appendOut {
+		t.Errorf("the child's settings %+v, want scale 9, fanouts 4,3, threads 1,4, no --out, --json, no --pin or --append", child)
+	}
+	// Without flags, the child gets only what the parent sets.
+	if got := childArgs(all, 2); !slices.Equal(got, []string{"--threads", "2", "--out", "", "--json"}) {
+		t.Errorf("childArgs with no flags set = %q", got)
 	}
 }

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
@@ -139,41 +138,5 @@ func TestUsageErrors(t *testing.T) {
 	var stdout, stderr bytes.Buffer
 	if code := run(context.Background(), []string{"--help"}, &stdout, &stderr); code != 0 {
 		t.Errorf("--help: exit %d, want 0", code)
-	}
-}
-
-// TestLargestKClause checks the verdict on the largest k against rounds
-// whose ratios are known: met when every interval is at or above 0.95,
-// not met when one whole interval is below (a loss of 10% in every round),
-// unresolved when an interval straddles 0.95, and named after the k
-// against which the largest does worst.
-func TestLargestKClause(t *testing.T) {
-	base := []float64{10, 11, 9, 10, 10.5, 9.5, 10} // the machine's speed per round
-	scaled := func(f ...float64) []float64 {
-		x := make([]float64, len(base))
-		for i := range x {
-			x[i] = base[i] * f[i%len(f)]
-		}
-		return x
-	}
-	for _, tc := range []struct {
-		name      string
-		k64, k256 []float64
-		want      string
-	}{
-		{"equal", scaled(1), scaled(1), "k = 256 at 1.000 [1.000, 1.000] (coverage 0.984) of k = 1, its lowest ratio; met"},
-		{"2% slower than k = 64", scaled(1.02), scaled(1), "k = 256 at 0.980 [0.980, 0.980] (coverage 0.984) of k = 64, its lowest ratio; met"},
-		{"10% slower", scaled(1.1), scaled(1), "of k = 64, its lowest ratio; not met"},
-		{"noisy", scaled(1), scaled(0.9, 1.05), "k = 256 at 0.900 [0.900, 1.050] (coverage 0.984) of k = 1, its lowest ratio; not resolved"},
-	} {
-		rows := []*sweepRow{
-			{SweepRow: benchutil.SweepRow{Threads: 1, K: 1, Warm: scaled(1)}},
-			{SweepRow: benchutil.SweepRow{Threads: 1, K: 64, Warm: tc.k64}},
-			{SweepRow: benchutil.SweepRow{Threads: 1, K: 256, Warm: tc.k256}},
-		}
-		got := largestKClause(rows, func(r *sweepRow) []float64 { return r.Warm }, 1)
-		if !strings.Contains(got, tc.want) {
-			t.Errorf("%s: %q, want it to contain %q", tc.name, got, tc.want)
-		}
 	}
 }

@@ -12,7 +12,8 @@ package main
 // taken within a round (benchutil.RoundRatios), as samplebench's sweep does,
 // and summarised by their median over the rounds with a distribution-free
 // 95% confidence interval (benchutil.MedianCI): the verdict on the largest k
-// is the intervals' (largestKClause), so that a few lucky rounds cannot
+// is the intervals' (benchutil.GoalVerdict, which samplebench's sweep
+// prints too), so that a few lucky rounds cannot
 // decide it, and the interval says how many rounds the machine's noise
 // needs.
 
@@ -169,15 +170,13 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string, pin *
 		"SEPS is the CLI's headline, the median of its %d warm passes; cold is the first pass. Peak RSS is the process's "+
 		"(getrusage; it includes the graph's mapping and, for the normalised matrix, its copy). Busy CPUs is CPU time over wall time "+
 		"of the warm passes (at most T; under T when a phase is serial or the machine is shared). SEPS, cold SEPS, busy CPUs and "+
-		"peak RSS are medians over the rounds. The ratios are taken within each round, then their median over the rounds and a "+
-		"distribution-free 95%% confidence interval for it [low, high] (order statistics of the rounds' ratios; with fewer than 6 rounds "+
-		"the range, which covers less): \"vs best k\" is the row's SEPS over the best k's at the same T in that round (the best k, marked *, is the one "+
+		"peak RSS are medians over the rounds. %s: \"vs best k\" is the row's SEPS over the best k's at the same T in that round (the best k, marked *, is the one "+
 		"whose SEPS relative to the mean of its T's rows in a round has the highest median); efficiency is SEPS(T, k) / (T · SEPS(1, k)). "+
 		"\"CPU time\" is the same ratio of sampled edges per CPU second (the median of the warm passes), against the best k by that "+
 		"measure: at one thread the sampler's own time, without the time the VM gave to other processes or, as steal, to other tenants "+
 		"(this kernel subtracts steal from CPU time); at more threads it leaves out idle waits, so only SEPS reads the goal there. "+
 		"Every run's digest is the same.\n\n",
-		c.reps, c.seed, c.seeds, c.batch, benchutil.JoinInts(c.budgets), c.ladiesMatrix, c.cliPasses-1)
+		c.reps, c.seed, c.seeds, c.batch, benchutil.JoinInts(c.budgets), c.ladiesMatrix, c.cliPasses-1, benchutil.RatioCILegend)
 	fmt.Fprintf(&b, "%s\n\n", pin.Describe(c.sweepThreads))
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
 	b.WriteString("| T | k | SEPS (M/s) | min-max (M/s) | cold SEPS (M/s) | vs best k [95% CI] | vs best k, CPU time [95% CI] | efficiency [95% CI] | busy CPUs | peak RSS MiB |\n|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
@@ -193,77 +192,10 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string, pin *
 			benchutil.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6, benchutil.Median(r.cold)/1e6,
 			benchutil.RatioCICell(q.VsBest[j]), benchutil.RatioCICell(qCPU.VsBest[j]), benchutil.RatioCICell(q.Eff[j]), benchutil.Median(r.busy), benchutil.Median(r.rss)/(1<<20))
 	}
-	b.WriteString("\n" + verdicts(c, rows) + "\n")
+	b.WriteString("\n" + benchutil.GoalVerdict(benchutil.SweepRows(rows), byCPU) + "\n")
 	fmt.Fprintf(&b, "\nSampled edges per pass: %d; digest of every run: %s. Command of the table: `go run ./benchmarks/ladiesbench --cli BULKSAMPLE --scale %d --batch %d --budgets %s "+
 		"--bulks %s --sweep-threads %s --seeds %d --cli-passes %d --reps %d --ladies-matrix %s%s`\n",
 		rows[0].edges, rows[0].digest, c.scale, c.batch, benchutil.JoinInts(c.budgets), benchutil.JoinInts(c.bulks), benchutil.JoinInts(c.sweepThreads),
 		c.seeds, c.cliPasses, c.reps, c.ladiesMatrix, pin.Flag())
 	return b.String()
-}
-
-// largestKClause reads issue 14's goal for the rows of threads: SEPS (or
-// the figure value returns) at the largest k within 5% of every other k's.
-// It compares the largest k with each other k by their within-round ratio,
-// not with a best k chosen from the same rounds (which noise would favour,
-// and against which the best itself reads 1 whatever the noise): the goal
-// is met when the 95% interval of every such ratio is at or above 0.95,
-// missed when the whole interval of one is below, and unresolved
-// otherwise. A real loss of 5% or more then cannot read as met (its
-// interval reaches below 0.95 unless the noise favours the largest k in
-// most rounds), and a miss needs the rounds to agree on it. The clause
-// names the k against which the largest k does worst.
-func largestKClause(rows []*sweepRow, value func(*sweepRow) []float64, threads int) string {
-	j := -1 // the largest k of threads
-	for i, r := range rows {
-		if r.Threads == threads && (j < 0 || r.K > rows[j].K) {
-			j = i
-		}
-	}
-	met, missed := true, false
-	worst, wMed, wLo, wHi, wCover := -1, 0.0, 0.0, 0.0, 0.0
-	for i, r := range rows {
-		if r.Threads != threads || i == j {
-			continue
-		}
-		a, b := value(rows[j]), value(r)
-		ratio := make([]float64, len(a))
-		for round := range ratio {
-			ratio[round] = a[round] / b[round]
-		}
-		med, lo, hi, cover := benchutil.MedianCI(ratio, 0.95)
-		met, missed = met && lo >= 0.95, missed || hi < 0.95
-		if worst < 0 || med < wMed {
-			worst, wMed, wLo, wHi, wCover = i, med, lo, hi, cover
-		}
-	}
-	if worst < 0 {
-		return fmt.Sprintf("T = %d: only k = %d", threads, rows[j].K)
-	}
-	verdict := "not resolved (an interval straddles 0.95)"
-	switch {
-	case missed:
-		verdict = "not met"
-	case met:
-		verdict = "met"
-	}
-	return fmt.Sprintf("T = %d: k = %d at %.3f [%.3f, %.3f] (coverage %.3f) of k = %d, its lowest ratio; %s",
-		threads, rows[j].K, wMed, wLo, wHi, wCover, rows[worst].K, verdict)
-}
-
-// verdicts returns the line that reads issue 14's goal: by SEPS for every
-// thread count, and by sampled edges per CPU second at one thread, where
-// CPU time is the sampler's own time.
-func verdicts(c *config, rows []*sweepRow) string {
-	var clauses []string
-	for _, t := range c.sweepThreads {
-		clauses = append(clauses, largestKClause(rows, func(r *sweepRow) []float64 { return r.Warm }, t))
-	}
-	v := "Verdict on issue 14's goal, SEPS at the largest k within 5% of the best k, read as: within 5% of every other k, " +
-		"each by the median of its within-round ratios [95% interval], met when every interval is at or above 0.95: " +
-		strings.Join(clauses, "; ") + "."
-	if slices.Contains(c.sweepThreads, 1) {
-		v += " The same by sampled edges per CPU second, at 1 thread: " +
-			largestKClause(rows, func(r *sweepRow) []float64 { return r.cpu }, 1) + "."
-	}
-	return v
 }

@@ -150,8 +150,9 @@ func TestUsageErrors(t *testing.T) {
 // TestSweepThroughCLI runs the sweep against a stand-in for the CLI, a
 // script that logs each run's threads and k and prints a JSON summary
 // whose SEPS grow with k, and checks the order of the runs (rounds, each a
-// permutation of the configurations), the table (one row per thread count
-// and k, medians, the ratios, the command printed beside it), and that a
+// permutation of the configurations with each thread count's together),
+// the table (one row per thread count and k, medians, the ratios with
+// their intervals, the verdict, the command printed beside it), and that a
 // run whose last line is not JSON fails naming the command.
 func TestSweepThroughCLI(t *testing.T) {
 	dir := t.TempDir()
@@ -190,14 +191,24 @@ echo "{\"sampled_edges\": 1000, \"seps\": $((k * 1000000 * t)), \"cold_seps\": 5
 		if want := []string{"1 1", "1 4", "2 1", "2 4"}; !slices.Equal(round, want) {
 			t.Errorf("round %d ran %q, want each configuration once", r+1, lines[4*r:4*r+4])
 		}
+		// The rows of a thread count run one after the other, and the
+		// thread count that goes first turns with the round.
+		th := func(i int) string { return strings.Fields(lines[4*r+i])[0] }
+		if th(0) != th(1) || th(2) != th(3) || th(0) != []string{"1", "2"}[r%2] {
+			t.Errorf("round %d ran %q, want the rows of thread count %d first, each thread count's together", r+1, lines[4*r:4*r+4], r%2+1)
+		}
 	}
 	md := stdout.String()
 	for _, want := range []string{
-		"| 1 | 1 | 1000 | 1.00 | 1.00-1.00 | 0.25 (0.25-0.25) | 1.00 (1.00-1.00) | 0.25 (0.25-0.25) | 0.50 | 0.50 | 1 |",
-		"| 1 | 4* | 1000 | 4.00 | 4.00-4.00 | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | 0.50 | 0.50 | 4 |",
-		"| 2 | 4* | 1000 | 8.00 | 8.00-8.00 | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | 1.00 (1.00-1.00) | 0.50 | 0.50 | 4 |",
+		"| 1 | 1 | 1000 | 1.00 | 1.00-1.00 | 0.250 [0.250, 0.250] | 1.000 [1.000, 1.000] | 0.250 [0.250, 0.250] | 0.50 | 0.50 | 1 |",
+		"| 1 | 4* | 1000 | 4.00 | 4.00-4.00 | 1.000 [1.000, 1.000] | 1.000 [1.000, 1.000] | 1.000 [1.000, 1.000] | 0.50 | 0.50 | 4 |",
+		"| 2 | 4* | 1000 | 8.00 | 8.00-8.00 | 1.000 [1.000, 1.000] | 1.000 [1.000, 1.000] | 1.000 [1.000, 1.000] | 0.50 | 0.50 | 4 |",
+		"| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best k [95% CI] |",
+		"Verdict on issue 14's goal, SEPS at the largest k within 5% of the best k, read as: ",
+		": T = 1: k = 4 at 4.000 [4.000, 4.000] (coverage 0.750) of k = 1, its lowest ratio; met; T = 2: k = 4 at 4.000 [4.000, 4.000] (coverage 0.750) of k = 1, its lowest ratio; met.",
+		" The same by sampled edges per CPU second, at 1 thread: T = 1: k = 4 at 1.000 [1.000, 1.000] (coverage 0.750) of k = 1, its lowest ratio; met.",
 		"bulksample sample --graph g.bsn --batch 1024 --fanout 15,10,5 --seeds 0 --bulk K --threads T",
-		"--threads 1,2 --bulk 1,4 --reps 3 --cli-passes 3`",
+		"--edge-factor 16 --seed 1 --batch 1024 --fanout 15,10,5 --seeds 0 --threads 1,2 --bulk 1,4 --reps 3 --cli-passes 3`",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("sweep table lacks %q:\n%s", want, md)

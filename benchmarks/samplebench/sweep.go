@@ -3,15 +3,18 @@ package main
 // The sweep through the command line: SEPS and peak memory for every bulk
 // size k and thread count, measured as a user measures them, by running
 // `bulksample sample ... --json` (issue 14). The sweep runs --reps rounds;
-// each round runs every (threads, k) once as its own process, in an order
-// shuffled per round with a fixed seed (sweepOrder), and each process makes
-// --cli-passes passes over the seeds: the first is the cold one (fresh
-// memory), the median of the others the warm figure the CLI reports as
-// "seps". On a shared VM the speed of the machine drifts by more than the
-// differences between k (up to 20% between runs of one command), so the
-// table compares configurations by ratios taken within a round, where the
-// drift reaches both sides, and gives their median and range over the
-// rounds (roundRatios).
+// each round runs every (threads, k) once as its own process, the rows of
+// one thread count one after the other in an order shuffled per round with
+// a fixed seed (benchutil.SweepOrderByThreads, as ladiesbench's sweep), and
+// each process makes --cli-passes passes over the seeds: the first is the
+// cold one (fresh memory), the median of the others the warm figure the
+// CLI reports as "seps". On a shared VM the speed of the machine drifts by
+// more than the differences between k (up to 20% between runs of one
+// command), so the table compares configurations by ratios taken within a
+// round, where the drift reaches both sides (benchutil.RoundRatios), and
+// gives their median over the rounds with a distribution-free 95%
+// confidence interval (benchutil.MedianCI); the verdict on the largest k
+// is the intervals' (benchutil.GoalVerdict, the same as ladiesbench's).
 
 import (
 	"context"
@@ -96,8 +99,12 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, *benchu
 			rows = append(rows, &sweepRow{SweepRow: benchutil.SweepRow{Threads: t, K: k}})
 		}
 	}
+	threads := make([]int, len(rows))
+	for i, r := range rows {
+		threads[i] = r.Threads
+	}
 	for round := range c.reps {
-		for _, i := range benchutil.SweepOrder(len(rows), round, c.seed) {
+		for _, i := range benchutil.SweepOrderByThreads(threads, round, c.seed) {
 			if err := ctx.Err(); err != nil {
 				return "", nil, err
 			}
@@ -156,26 +163,28 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, pin *benchutil.Pin
 		seeds = fmt.Sprintf("the first %d vertices", c.seeds)
 	}
 	fmt.Fprintf(&b, "The sweep runs in %d rounds; each round runs every row once, as its own process of the command below, "+
-		"in an order shuffled per round (fixed seed %d), so that a slow stretch of the machine reaches the rows of a round alike. "+
+		"the rows of one thread count one after the other in an order shuffled per round (fixed seed %d), so that a slow stretch "+
+		"of the machine reaches the rows that a ratio compares alike. "+
 		"Seeds: %s of a random permutation, b = %d, fanouts %s. "+
 		"SEPS is the CLI's headline: the median of its warm passes over the seeds (`--reps %d`: %d warm after the cold one); "+
 		"cold is the first pass, which pays for fresh memory. Peak RSS is the process's (`peak_rss_bytes`, getrusage; "+
 		"it includes the graph's mapping). CPU-SEPS divides by the CPU time of the warm passes (all threads), "+
 		"which other processes on a shared machine inflate far less than wall time. SEPS, cold SEPS, CPU-SEPS and peak RSS "+
-		"are medians over the rounds. The ratios are taken within each round, then their median and range (min-max) over the rounds: "+
+		"are medians over the rounds. %s: "+
 		"\"vs best k\" is the row's SEPS over the best k's at the same thread count in that round (the best k, marked *, is the one "+
 		"whose SEPS relative to the mean of its thread count's rows in a round has the highest median: one k is the reference of every round, "+
 		"not the k that noise favoured in each); efficiency is SEPS(T, k) / (T · SEPS(1, k)); \"vs 1-thread best\" is "+
 		"SEPS(T, k) / (T · SEPS(1, best k)).\n\n",
-		c.reps, c.seed, seeds, c.batch, benchutil.JoinInts(c.fanouts), c.cliPasses, c.cliPasses-1)
+		c.reps, c.seed, seeds, c.batch, benchutil.JoinInts(c.fanouts), c.cliPasses, c.cliPasses-1, benchutil.RatioCILegend)
 	fmt.Fprintf(&b, "%s\n\n", pin.Describe(c.threads))
 	fmt.Fprintf(&b, "```\nbulksample %s\n```\n\n", strings.Join(sweepArgs(c, filepath.Base(graph), "T", "K"), " "))
 	fmt.Fprintf(&b, "(T and K are the row's threads and k; the graph from `bulksample gen rmat --scale %d --edge-factor %d --seed %d --out %s`; "+
-		"the table from `go run ./benchmarks/samplebench --cli bin/bulksample --graph %s --scale %d --seeds %d --threads %s --bulk %s --reps %d --cli-passes %d%s`)\n\n",
-		c.scale, c.edgeFactor, c.seed, filepath.Base(graph), filepath.Base(graph), c.scale, c.seeds,
-		benchutil.JoinInts(c.threads), benchutil.JoinInts(c.bulks), c.reps, c.cliPasses, pin.Flag())
-	fmt.Fprintf(&b, "| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best k | efficiency | vs 1-thread best | cold SEPS (M) | warm CPU-SEPS (M) | peak RSS (MiB) |\n")
-	fmt.Fprintf(&b, "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
+		"the table from `go run ./benchmarks/samplebench --cli bin/bulksample --graph %s --scale %d --edge-factor %d --seed %d --batch %d --fanout %s "+
+		"--seeds %d --threads %s --bulk %s --reps %d --cli-passes %d%s`)\n\n",
+		c.scale, c.edgeFactor, c.seed, filepath.Base(graph), filepath.Base(graph), c.scale, c.edgeFactor, c.seed, c.batch, benchutil.JoinInts(c.fanouts),
+		c.seeds, benchutil.JoinInts(c.threads), benchutil.JoinInts(c.bulks), c.reps, c.cliPasses, pin.Flag())
+	b.WriteString("| threads | k | sampled edges | SEPS (M) | min-max (M) | vs best k [95% CI] | efficiency [95% CI] | vs 1-thread best [95% CI] | cold SEPS (M) | warm CPU-SEPS (M) | peak RSS (MiB) |\n")
+	b.WriteString("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
 	q := benchutil.RoundRatiosOf(rows)
 	for j, r := range rows {
 		k := q.KCell(j, r.SweepRow)
@@ -185,12 +194,27 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, pin *benchutil.Pin
 		}
 		fmt.Fprintf(&b, "| %d | %s | %d | %.2f | %.2f-%.2f | %s | %s | %s | %.2f | %.2f | %.0f |\n", r.Threads, k, r.edges,
 			benchutil.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6,
-			benchutil.RatioCell(q.VsBest[j]), benchutil.RatioCell(q.Eff[j]), benchutil.RatioCell(q.EffBest[j]),
+			benchutil.RatioCICell(q.VsBest[j]), benchutil.RatioCICell(q.Eff[j]), benchutil.RatioCICell(q.EffBest[j]),
 			benchutil.Median(r.cold)/1e6, benchutil.Median(r.cpu)/1e6, benchutil.Median(rss)/(1<<20))
 	}
+	b.WriteString("\n" + benchutil.GoalVerdict(benchutil.SweepRows(rows), cpuRows(rows)) + "\n")
 	if !rows[0].isWarm {
 		fmt.Fprintf(&b, "\nThe CLI reported no warm passes (a version without `--reps`): SEPS is the cold pass.\n")
 	}
 	b.WriteString("\n")
 	return b.String()
+}
+
+// cpuRows returns rows with their warm CPU-SEPS as Warm, for the verdict
+// by CPU time; nil when a run reported no CPU time (a CLI without
+// pass_costs), where there is no such verdict.
+func cpuRows(rows []*sweepRow) []benchutil.SweepRow {
+	out := make([]benchutil.SweepRow, len(rows))
+	for j, r := range rows {
+		if slices.Min(r.cpu) <= 0 {
+			return nil
+		}
+		out[j] = benchutil.SweepRow{Threads: r.Threads, K: r.K, Warm: r.cpu}
+	}
+	return out
 }

@@ -6,7 +6,8 @@
 // every report shows next to its rows: CostColumns, MedianCost, CostCells
 // (measuring them is internal/procstat's, shared with the CLI); and the
 // rounds and within-round ratios of the sweeps through the CLI (SweepOrder,
-// RoundRatios), and the pinning of a sweep's processes to as many cores as
+// RoundRatios, MedianCI) and their verdict on the largest bulk size
+// (GoalVerdict), and the pinning of a sweep's processes to as many cores as
 // threads (Pinner).
 package benchutil
 
@@ -74,6 +75,22 @@ func ParseFlags(fs *flag.FlagSet, args []string) error {
 		return UsageError(fs, "unexpected argument %q", fs.Arg(0))
 	}
 	return nil
+}
+
+// ForwardFlags returns the flags of the parsed fs that its command line
+// set, as "-name=value" arguments in fs's (lexical) order, leaving out the
+// flags named in except. A program that runs itself again (gatherbench
+// --pin, one pinned process per thread count) passes the user's choices on
+// with it, a flag added later included, and sets the ones in except
+// itself.
+func ForwardFlags(fs *flag.FlagSet, except ...string) []string {
+	var args []string
+	fs.Visit(func(f *flag.Flag) {
+		if !slices.Contains(except, f.Name) {
+			args = append(args, "-"+f.Name+"="+f.Value.String())
+		}
+	})
+	return args
 }
 
 // UsageError prints "NAME: message" and the usage of fs to its output and

@@ -249,3 +249,51 @@ func TestGraphOrRMATGiven(t *testing.T) {
 		t.Error("GraphOrRMAT without a graph and with no CLI: no error")
 	}
 }
+
+// TestForwardFlags checks that the flags the command line set are passed on
+// as they were given, whatever their type, a flag defined after the others
+// included, that the excepted ones and the unset ones are not, and that the
+// arguments parse back to the same values.
+func TestForwardFlags(t *testing.T) {
+	define := func() *flag.FlagSet {
+		fs := flag.NewFlagSet("prog", flag.ContinueOnError)
+		fs.Int("scale", 20, "")
+		fs.String("fanouts", "15,10,5", "")
+		fs.String("out", "x.md", "")
+		fs.Int("threads", 1, "")
+		fs.Bool("json", false, "")
+		fs.Float64("added-later", 0.5, "") // a flag the forwarding code has never heard of
+		return fs
+	}
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		except []string
+		want   []string
+	}{
+		{"none set", nil, []string{"out"}, nil},
+		{"all kinds", []string{"--scale", "9", "--fanouts=4, 3", "--json", "--added-later", "0.25", "--threads", "2"},
+			[]string{"threads", "out"}, []string{"-added-later=0.25", "-fanouts=4, 3", "-json=true", "-scale=9"}},
+		{"set to the default", []string{"--scale=20", "--out", ""}, []string{"threads"}, []string{"-out=", "-scale=20"}},
+		{"excepted only", []string{"--out", "y.md", "--threads", "4"}, []string{"out", "threads"}, nil},
+	} {
+		fs := define()
+		if err := fs.Parse(tc.args); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := ForwardFlags(fs, tc.except...)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s: ForwardFlags = %q, want %q", tc.name, got, tc.want)
+		}
+		// The forwarded arguments give the child the parent's values.
+		child := define()
+		if err := child.Parse(got); err != nil {
+			t.Fatalf("%s: the child cannot parse %q: %v", tc.name, got, err)
+		}
+		for _, f := range []string{"scale", "fanouts", "json", "added-later"} {
+			if !slices.Contains(tc.except, f) && child.Lookup(f).Value.String() != fs.Lookup(f).Value.String() {
+				t.Errorf("%s: the child's --%s is %q, the parent's %q", tc.name, f, child.Lookup(f).Value, fs.Lookup(f).Value)
+			}
+		}
+	}
+}

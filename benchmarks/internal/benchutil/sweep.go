@@ -115,11 +115,16 @@ func RoundRatios(rows []SweepRow) SweepRatios {
 
 // RoundRatiosOf is RoundRatios of rows of a type that embeds SweepRow.
 func RoundRatiosOf[R interface{ Sweep() SweepRow }](rows []R) SweepRatios {
+	return RoundRatios(SweepRows(rows))
+}
+
+// SweepRows returns the SweepRows of rows of a type that embeds SweepRow.
+func SweepRows[R interface{ Sweep() SweepRow }](rows []R) []SweepRow {
 	plain := make([]SweepRow, len(rows))
 	for i, r := range rows {
 		plain[i] = r.Sweep()
 	}
-	return RoundRatios(plain)
+	return plain
 }
 
 // KCell returns the k of row j, r, as a table cell, marked * when the row
@@ -130,15 +135,6 @@ func (q SweepRatios) KCell(j int, r SweepRow) string {
 		k += "*"
 	}
 	return k
-}
-
-// RatioCell returns the median of x and its range as a table cell, or "-"
-// for none.
-func RatioCell(x []float64) string {
-	if len(x) == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%.2f (%.2f-%.2f)", Median(x), slices.Min(x), slices.Max(x))
 }
 
 // SweepOrderByThreads returns the order in which round r of a sweep runs
