@@ -377,7 +377,6 @@ func (t *Trainer) PipelineDepth() (depth int, reason string) {
 // with a *StoppedError wrapping ctx's error. A resumed run continues that
 // epoch from the next minibatch and ends exactly as an uninterrupted run.
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
-	setBLASThreads(t.opt.Threads)
 	defer t.endPipeline()
 	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.PipelineDepth, PipelineReason: t.depthReason}
 	var from *partialEpoch
