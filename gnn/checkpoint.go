@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/bulksample/bulksample/internal/atomicfile"
 )
@@ -175,6 +176,15 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	return &ck, nil
 }
 
+// configValue formats option k of a configuration: k="v", or "no k" when
+// the configuration has none (a default that config leaves out).
+func configValue(k, v string, ok bool) string {
+	if !ok {
+		return "no " + k
+	}
+	return fmt.Sprintf("%s=%q", k, v)
+}
+
 // restore loads ck into the trainer after checking that it comes from the
 // same configuration.
 func (t *Trainer) restore(ck *checkpoint) error {
@@ -182,16 +192,33 @@ func (t *Trainer) restore(ck *checkpoint) error {
 	if err := t.checkRanks(ck, path); err != nil {
 		return err
 	}
+	// Every option that differs is named, in both directions: the first
+	// alone named gcn-norm when --model changed from sage to gcn, and an
+	// option only the checkpoint had (decayed-params, written by
+	// --weight-decay-layers first) was not compared at all.
 	want := t.config()
-	keys := make([]string, 0, len(want))
+	keys := make([]string, 0, len(want)+len(ck.Config))
 	for k := range want {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if got, ok := ck.Config[k]; !ok || got != want[k] {
-			return fmt.Errorf("gnn: checkpoint %s was written with %s=%q; this run has %s=%q", path, k, got, k, want[k])
+	for k := range ck.Config {
+		if _, ok := want[k]; !ok && k != ranksKey { // checkRanks compared it
+			keys = append(keys, k)
 		}
+	}
+	slices.Sort(keys)
+	var was, has []string
+	for _, k := range keys {
+		got, inCk := ck.Config[k]
+		w, inRun := want[k]
+		if inCk && inRun && got == w {
+			continue
+		}
+		was = append(was, configValue(k, got, inCk))
+		has = append(has, configValue(k, w, inRun))
+	}
+	if len(was) > 0 {
+		return fmt.Errorf("gnn: checkpoint %s was written with %s; this run has %s", path, strings.Join(was, ", "), strings.Join(has, ", "))
 	}
 	n := len(t.model.Params())
 	switch {
