@@ -196,6 +196,7 @@ func TestSampleDistFlagsMapToOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := distFlags{rankFlags: rankFlags{replication: 3, inproc: 6}, fetch: "push", replicate: true, failRank: 2, mode: sampling.FetchPush}
+	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
 	if c.dist != want {
 		t.Errorf("dist flags %+v; want %+v", c.dist, want)
 	}

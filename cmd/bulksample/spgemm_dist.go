@@ -101,7 +101,7 @@ type spgemmDistSummary struct {
 }
 
 func runSpGEMMDist(ctx context.Context, e *env, job *spgemmJob) error {
-	return runRanks(ctx, e, job.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
+	return runRanks(ctx, e, &job.dist.rankFlags, func(ctx context.Context, e *env, world dist.Comm) error {
 		return spgemmRank(ctx, e, job, world)
 	})
 }

@@ -60,7 +60,7 @@ type distTrainSummary struct {
 }
 
 func runTrainDist(ctx context.Context, e *env, c *trainConfig) error {
-	return runRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, w dist.Comm) error {
+	return runRanks(ctx, e, &c.dist.rankFlags, func(ctx context.Context, e *env, w dist.Comm) error {
 		return trainRank(ctx, e, c, w)
 	})
 }
