@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -26,8 +27,9 @@ const CheckpointFile = "checkpoint.gob"
 // checkpointVersion changes whenever the layout of checkpoint does. Version
 // 2 added Partial; a version 1 file is a version 2 file without it. Version
 // 3 added the checksum trailer (checksumMagic): files of versions 1 and 2
-// have none and are read unchecked.
-const checkpointVersion = 3
+// have none and are read unchecked. Version 4 records the split and
+// TrainOptions.ResumeConfig in Config (recordedSince4).
+const checkpointVersion = 4
 
 // A checkpoint file is the gob encoding of checkpoint followed by an 8-byte
 // trailer: checksumMagic and the little-endian CRC-32C of the encoding. Gob
@@ -89,7 +91,43 @@ func (t *Trainer) config() map[string]string {
 	if a.DecayedParams > 0 {
 		cfg["decayed-params"] = strconv.Itoa(a.DecayedParams)
 	}
+	// The split itself, not only its training count: another --split-seed
+	// or --split-file trains on other vertices.
+	cfg[splitKey] = fmt.Sprintf("%d/%d/%d vertices, hash %s", len(t.data.Train), len(t.data.Valid), len(t.data.Test),
+		splitHash(t.data.Train, t.data.Valid, t.data.Test))
+	for k, v := range t.opt.ResumeConfig {
+		if _, own := cfg[k]; !own {
+			cfg[k] = v
+		}
+	}
 	return cfg
+}
+
+// splitKey is the checkpoint's record of the split (splitHash).
+const splitKey = "split"
+
+// splitHash returns the FNV-1a hash of the three sets of a split, in
+// order, each led by its length, in hex.
+func splitHash(sets ...[]int32) string {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, s := range sets {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(s)))
+		h.Write(b[:])
+		for _, v := range s {
+			binary.LittleEndian.PutUint32(b[:4], uint32(v))
+			h.Write(b[:4])
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// recordedSince4 reports whether config key k is one that checkpoints
+// record since version 4 (the split, and TrainOptions.ResumeConfig):
+// older checkpoints lack it, which is not a difference.
+func (t *Trainer) recordedSince4(k string) bool {
+	_, caller := t.opt.ResumeConfig[k]
+	return k == splitKey || caller
 }
 
 // save writes the checkpoint after epochsDone epochs and, when partial is
@@ -211,7 +249,7 @@ func (t *Trainer) restore(ck *checkpoint) error {
 	for _, k := range keys {
 		got, inCk := ck.Config[k]
 		w, inRun := want[k]
-		if inCk && inRun && got == w {
+		if inCk && inRun && got == w || !inCk && ck.Version < 4 && t.recordedSince4(k) {
 			continue
 		}
 		was = append(was, configValue(k, got, inCk))

@@ -422,6 +422,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.opt.ResumeConfig = c.resumeConfig(ts.normalized)
 	tr, err := gnn.NewTrainer(data, c.opt)
 	if err != nil {
 		return err
@@ -1030,4 +1031,25 @@ func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
 	lo, hi := min(loss.X.Min, acc.X.Min), max(loss.X.Max, acc.X.Max)
 	loss.X.Min, loss.X.Max, acc.X.Min, acc.X.Max = lo, hi, lo, hi
 	return loss, acc, nil
+}
+
+// resumeConfig returns the options of a run that a resume must share and
+// the trainer cannot see (gnn.TrainOptions.ResumeConfig): the sampler, its
+// fanouts or budgets and matrix, and whether the feature rows were
+// normalised. A resume with another --fanout used to go on silently, then
+// overwrite the checkpoint with a mix of two runs.
+func (c *trainConfig) resumeConfig(normalized bool) map[string]string {
+	fanouts := make([]string, len(c.fanouts))
+	for i, f := range c.fanouts {
+		fanouts[i] = strconv.Itoa(f)
+	}
+	cfg := map[string]string{
+		"sampler":       c.sampler,
+		"fanout":        strings.Join(fanouts, ","),
+		"norm-features": strconv.FormatBool(normalized),
+	}
+	if c.sampler != "node" {
+		cfg["ladies-matrix"] = c.ladiesMatrix
+	}
+	return cfg
 }

@@ -119,6 +119,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	opt := c.opt
+	opt.ResumeConfig = c.resumeConfig(ts.normalized)
 	bar := newEpochProgress(re.stderr, opt.Epochs)
 	resumed := announceResume(re.stderr, c)
 	opt.OnMinibatch = func(epoch, done, total int) {
