@@ -223,9 +223,14 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 // waiting for it in a collective, which no context can interrupt (mpirun
 // signals every rank, but a rank signalled alone, or a launcher slow to
 // escalate to SIGKILL, would leave them there).
+//
+// An error of its own that a rank returns while the signal arrives (rank 0
+// refusing a checkpoint as the others' aborts signal it) is not the
+// signal's doing and is returned as it is: only an error that wraps the
+// context's cancellation is led by the signal.
 func stoppedBy(ctx context.Context, err error) error {
 	var se *signalError
-	if !errors.As(context.Cause(ctx), &se) {
+	if !errors.As(context.Cause(ctx), &se) || !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return fmt.Errorf("%v: %w", se, err)
