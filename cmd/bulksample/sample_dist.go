@@ -173,6 +173,10 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 			return err
 		}
 		err = checkSameCommand(ctx, world, commandLine(r.fs))
+		if err == nil && world.Size()%r.replication != 0 {
+			// Named here, by its flag, rather than by dist.NewGrid.
+			err = fmt.Errorf("--replication %d does not divide the %d ranks of this job (mpirun -np, srun -n): use a divisor of %d", r.replication, world.Size(), world.Size())
+		}
 		if err == nil {
 			err = rank(ctx, e, world)
 		}

@@ -321,6 +321,19 @@ func TestSampleMPIFailure(t *testing.T) {
 	}
 }
 
+// TestSampleMPIReplicationNotDividing: a --replication that does not
+// divide the ranks mpirun started is an error naming the flag and both
+// numbers (it was dist.NewGrid's "replication 3 does not divide the 2
+// ranks", naming no flag).
+func TestSampleMPIReplicationNotDividing(t *testing.T) {
+	mpirun := mpitest.Require(t)
+	g := distGraph(t)
+	out, stderr, err := mpiSample(t, mpirun, 2, "--graph", g, "--replication", "3", "--seeds", "100")
+	if want := "--replication 3 does not divide the 2 ranks of this job"; err == nil || !strings.Contains(stderr, want) {
+		t.Errorf("mpirun -np 2 --replication 3: err %v; want a failed job and %q on stderr\n%s\n%s", err, want, out, stderr)
+	}
+}
+
 // TestNoMPIBuildRefusesLauncher builds bulksample without the mpi tag and
 // starts it under `mpirun -np 2`: the ranks must refuse (ErrNoMPI) rather
 // than run as two independent single-process jobs; run alone it samples.
