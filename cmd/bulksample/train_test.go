@@ -153,6 +153,18 @@ func TestTrainCLIResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, gnn.CheckpointFile)); err != nil {
 		t.Fatalf("no checkpoint written: %v", err)
 	}
+	// Without --resume the checkpoint is refused, not overwritten.
+	before, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "train", append(args, "--epochs", "2")...)
+	if want := "already holds a checkpoint"; code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "--resume") {
+		t.Errorf("a fresh run into a checkpoint folder: exit %d; want 2 and %q, naming --resume:\n%s", code, want, stderr)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile)); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the refused run changed the checkpoint (err %v)", err)
+	}
 	code, stdout, stderr := runCLI(t, "train", append(args, "--epochs", "2", "--resume")...)
 	if code != 0 {
 		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
@@ -183,8 +195,7 @@ func TestTrainCLIResume(t *testing.T) {
 	// mix of two runs), on one process and on in-process ranks; the
 	// checkpoint is left as it was.
 	ckPath := filepath.Join(dir, gnn.CheckpointFile)
-	before, err := os.ReadFile(ckPath)
-	if err != nil {
+	if before, err = os.ReadFile(ckPath); err != nil {
 		t.Fatal(err)
 	}
 	// Another split of as many training vertices: the first 600 rows.
