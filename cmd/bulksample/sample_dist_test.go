@@ -334,6 +334,37 @@ func TestSampleMPIReplicationNotDividing(t *testing.T) {
 	}
 }
 
+// TestSampleMPIOtherGraphOnOneRank runs the same command line on two ranks
+// whose working directories hold different files under the graph's name
+// (a stale copy on one node): rank 1 must end the job naming both vertex
+// counts, where its sampler panicked with an index out of range.
+func TestSampleMPIOtherGraphOnOneRank(t *testing.T) {
+	mpirun := mpitest.Require(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, scale := range []string{"10", "9"} {
+		if code, _, stderr := runCLI(t, "gen", "rmat", "--scale", scale, "--seed", "3", "--out", filepath.Join(dirs[i], "g.bsg")); code != 0 {
+			t.Fatalf("gen: exit %d\n%s", code, stderr)
+		}
+	}
+	args := []string{"sample", "--graph", "g.bsg", "--seeds", "200", "--digest"}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := mpitest.Command(ctx, mpirun, 1, exe, append(append(args, ":", "-np", "1", "-wdir", dirs[1], exe), args...)...)
+	cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
+	cmd.Dir = dirs[0]
+	out, err := cmd.CombinedOutput()
+	if want := "rank 1: dist: NewGrid: this rank's graph has 512 vertices but rank 0's has 1024"; err == nil || !strings.Contains(string(out), want) {
+		t.Errorf("ranks with other graphs: err %v; want a failed job and %q\n%s", err, want, out)
+	}
+	if strings.Contains(string(out), "internal error") {
+		t.Errorf("a rank panicked:\n%s", out)
+	}
+}
+
 // TestNoMPIBuildRefusesLauncher builds bulksample without the mpi tag and
 // starts it under `mpirun -np 2`: the ranks must refuse (ErrNoMPI) rather
 // than run as two independent single-process jobs; run alone it samples.
