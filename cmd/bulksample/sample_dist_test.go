@@ -334,11 +334,12 @@ func TestSampleMPIReplicationNotDividing(t *testing.T) {
 	}
 }
 
-// TestSampleMPIOtherGraphOnOneRank runs the same command line on two ranks
-// whose working directories hold different files under the graph's name
-// (a stale copy on one node): rank 1 must end the job naming both vertex
-// counts, where its sampler panicked with an index out of range.
-func TestSampleMPIOtherGraphOnOneRank(t *testing.T) {
+// TestMPIOtherGraphOnOneRank runs the same command line on 4 ranks, rank
+// 1 in a working directory that holds another file under the graph's name
+// (a stale copy on one node): rank 1 must end the job naming what differs,
+// where sample's sampler panicked with an index out of range and spgemm
+// --grid 2d failed with MPI's "message truncated".
+func TestMPIOtherGraphOnOneRank(t *testing.T) {
 	mpirun := mpitest.Require(t)
 	exe, err := os.Executable()
 	if err != nil {
@@ -350,18 +351,30 @@ func TestSampleMPIOtherGraphOnOneRank(t *testing.T) {
 			t.Fatalf("gen: exit %d\n%s", code, stderr)
 		}
 	}
-	args := []string{"sample", "--graph", "g.bsg", "--seeds", "200", "--digest"}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	cmd := mpitest.Command(ctx, mpirun, 1, exe, append(append(args, ":", "-np", "1", "-wdir", dirs[1], exe), args...)...)
-	cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
-	cmd.Dir = dirs[0]
-	out, err := cmd.CombinedOutput()
-	if want := "rank 1: dist: NewGrid: this rank's graph has 512 vertices but rank 0's has 1024"; err == nil || !strings.Contains(string(out), want) {
-		t.Errorf("ranks with other graphs: err %v; want a failed job and %q\n%s", err, want, out)
-	}
-	if strings.Contains(string(out), "internal error") {
-		t.Errorf("a rank panicked:\n%s", out)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sample", "--graph", "g.bsg", "--seeds", "200", "--digest"},
+			"rank 1: dist: NewGrid: this rank's graph has 512 vertices but rank 0's has 1024"},
+		{[]string{"spgemm", "--a", "g.bsg", "--grid", "2d", "--reps", "1", "--digest"},
+			"rank 1: the operands read here are A 512 x 512"},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// Rank 0 in dirs[0], rank 1 in dirs[1], ranks 2 and 3 in dirs[0].
+		args := append(append([]string{}, tc.args...), ":", "-np", "1", "-wdir", dirs[1], exe)
+		args = append(append(args, tc.args...), ":", "-np", "2", "-wdir", dirs[0], exe)
+		cmd := mpitest.Command(ctx, mpirun, 1, exe, append(args, tc.args...)...)
+		cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
+		cmd.Dir = dirs[0]
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s with another graph on rank 1: err %v; want a failed job and %q\n%s", tc.args[0], err, tc.want, out)
+		}
+		if strings.Contains(string(out), "internal error") {
+			t.Errorf("%s: a rank panicked:\n%s", tc.args[0], out)
+		}
 	}
 }
 
