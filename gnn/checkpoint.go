@@ -93,8 +93,7 @@ func (t *Trainer) config() map[string]string {
 	}
 	// The split itself, not only its training count: another --split-seed
 	// or --split-file trains on other vertices.
-	cfg[splitKey] = fmt.Sprintf("%d/%d/%d vertices, hash %s", len(t.data.Train), len(t.data.Valid), len(t.data.Test),
-		splitHash(t.data.Train, t.data.Valid, t.data.Test))
+	cfg[splitKey] = SplitFingerprint(t.data.Train, t.data.Valid, t.data.Test)
 	for k, v := range t.opt.ResumeConfig {
 		if _, own := cfg[k]; !own {
 			cfg[k] = v
@@ -105,6 +104,13 @@ func (t *Trainer) config() map[string]string {
 
 // splitKey is the checkpoint's record of the split (splitHash).
 const splitKey = "split"
+
+// SplitFingerprint describes a split by its sizes and the hash of its
+// vertices ("140/500/1000 vertices, hash 9f3c..."): a checkpoint records it,
+// and the ranks of a data-parallel run compare theirs.
+func SplitFingerprint(train, valid, test []int32) string {
+	return fmt.Sprintf("%d/%d/%d vertices, hash %s", len(train), len(valid), len(test), splitHash(train, valid, test))
+}
 
 // splitHash returns the FNV-1a hash of the three sets of a split, in
 // order, each led by its length, in hex.

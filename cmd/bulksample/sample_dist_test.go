@@ -337,8 +337,9 @@ func TestSampleMPIReplicationNotDividing(t *testing.T) {
 // TestMPIOtherGraphOnOneRank runs the same command line on 4 ranks, rank
 // 1 in a working directory that holds another file under the graph's name
 // (a stale copy on one node): rank 1 must end the job naming what differs,
-// where sample's sampler panicked with an index out of range and spgemm
-// --grid 2d failed with MPI's "message truncated".
+// where sample's sampler panicked with an index out of range, spgemm
+// --grid 2d failed with MPI's "message truncated", and train, given a
+// graph of rank 0's vertex count, trained on it and exited 0.
 func TestMPIOtherGraphOnOneRank(t *testing.T) {
 	mpirun := mpitest.Require(t)
 	exe, err := os.Executable()
@@ -350,6 +351,10 @@ func TestMPIOtherGraphOnOneRank(t *testing.T) {
 		if code, _, stderr := runCLI(t, "gen", "rmat", "--scale", scale, "--seed", "3", "--out", filepath.Join(dirs[i], "g.bsg")); code != 0 {
 			t.Fatalf("gen: exit %d\n%s", code, stderr)
 		}
+		// Two labelled graphs of one shape but other edges and splits.
+		if code, _, stderr := runCLI(t, "gen", "sbm", "--nodes", "1000", "--classes", "3", "--features", "8", "--seed", fmt.Sprint(i+1), "--out", filepath.Join(dirs[i], "d.bsn")); code != 0 {
+			t.Fatalf("gen sbm: exit %d\n%s", code, stderr)
+		}
 	}
 	for _, tc := range []struct {
 		args []string
@@ -359,6 +364,9 @@ func TestMPIOtherGraphOnOneRank(t *testing.T) {
 			"rank 1: dist: NewGrid: this rank's graph has 512 vertices but rank 0's has 1024"},
 		{[]string{"spgemm", "--a", "g.bsg", "--grid", "2d", "--reps", "1", "--digest"},
 			"rank 1: the operands read here are A 512 x 512"},
+		// Same vertex count: trained on other edges and exited 0.
+		{[]string{"train", "--data", "d.bsn", "--epochs", "1", "--hidden", "8", "--fanout", "3,3"},
+			"rank 1: d.bsn differs from rank 0's: entries "},
 	} {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

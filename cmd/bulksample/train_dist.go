@@ -86,6 +86,14 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	if err != nil {
 		return err
 	}
+	ds := ts.ds
+	if err := sameInput(ctx, world, c.data, []string{
+		fmt.Sprintf("vertices %d", ds.NumNodes()), fmt.Sprintf("entries %d", ds.Adj.NNZ()),
+		fmt.Sprintf("features %d", ds.NumFeatures), fmt.Sprintf("classes %d", ds.NumClasses),
+		"split " + gnn.SplitFingerprint(ds.Train, ds.Valid, ds.Test),
+	}); err != nil {
+		return err
+	}
 	grid, err := dist.NewGrid(ctx, world, c.dist.replication, ts.ds.NumNodes())
 	if err != nil {
 		return err
