@@ -326,6 +326,9 @@ func TestSampleMPIFailure(t *testing.T) {
 // numbers (it was dist.NewGrid's "replication 3 does not divide the 2
 // ranks", naming no flag).
 func TestSampleMPIReplicationNotDividing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the mpirun runs are in the full test pass")
+	}
 	mpirun := mpitest.Require(t)
 	g := distGraph(t)
 	out, stderr, err := mpiSample(t, mpirun, 2, "--graph", g, "--replication", "3", "--seeds", "100")
@@ -341,6 +344,9 @@ func TestSampleMPIReplicationNotDividing(t *testing.T) {
 // --grid 2d failed with MPI's "message truncated", and train, given a
 // graph of rank 0's vertex count, trained on it and exited 0.
 func TestMPIOtherGraphOnOneRank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the mpirun runs are in the full test pass")
+	}
 	mpirun := mpitest.Require(t)
 	exe, err := os.Executable()
 	if err != nil {
