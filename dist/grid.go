@@ -26,7 +26,10 @@ type Grid struct {
 
 // NewGrid builds the grid of n vertices over the ranks of world with
 // replication c. It is collective. It returns an error if c < 1 or c does
-// not divide the number of ranks, or n < 0.
+// not divide the number of ranks, or n < 0, and, on every rank whose n is
+// not rank 0's, an error naming both counts: ranks that loaded different
+// graphs (a stale copy on one node's disk) would otherwise cut other
+// blocks and index past each other's rows.
 func NewGrid(ctx context.Context, world Comm, c, n int) (*Grid, error) {
 	p := world.Size()
 	switch {
@@ -43,6 +46,15 @@ func NewGrid(ctx context.Context, world Comm, c, n int) (*Grid, error) {
 	// caller's messages on world.
 	if g.world, err = world.Split(ctx, 0, world.Rank()); err != nil {
 		return nil, err
+	}
+	root := []int64{int64(n)}
+	if err := g.world.Bcast(ctx, PhaseControl, 0, root); err != nil {
+		g.Close()
+		return nil, fmt.Errorf("dist: NewGrid: compare the vertex counts: %w", err)
+	}
+	if root[0] != int64(n) {
+		g.Close()
+		return nil, fmt.Errorf("dist: NewGrid: this rank's graph has %d vertices but rank 0's has %d: every rank must load the same graph", n, root[0])
 	}
 	me := g.world.Rank()
 	if g.row, err = g.world.Split(ctx, me/c, me%c); err != nil {

@@ -2,6 +2,8 @@ package dist_test
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"sync"
 	"testing"
 
@@ -45,5 +47,40 @@ func TestGridLocate(t *testing.T) {
 			})
 		}
 		wg.Wait()
+	}
+}
+
+// TestNewGridOtherVertexCounts: a rank whose graph has another vertex count
+// than rank 0's (a stale copy of the file on its node) gets an error naming
+// both counts; it aborts the job, as a command does, which ends the others.
+// It used to cut other blocks than its peers and index past their rows (a
+// panic in the sampler under mpirun).
+func TestNewGridOtherVertexCounts(t *testing.T) {
+	world, _ := dist.NewInProcWorld(3, dist.Options{})
+	errs := make([]error, len(world))
+	var wg sync.WaitGroup
+	for r, w := range world {
+		wg.Go(func() {
+			n := 3000
+			if r == 2 {
+				n = 1024
+			}
+			g, err := dist.NewGrid(context.Background(), w, 1, n)
+			if errs[r] = err; err != nil {
+				w.Abort(err)
+				return
+			}
+			g.Close()
+		})
+	}
+	wg.Wait()
+	want := "this rank's graph has 1024 vertices but rank 0's has 3000"
+	if errs[2] == nil || !strings.Contains(errs[2].Error(), want) {
+		t.Errorf("rank 2: err %v; want one containing %q", errs[2], want)
+	}
+	for r, err := range errs[:2] {
+		if err != nil && !errors.Is(err, dist.ErrAborted) {
+			t.Errorf("rank %d: err %v; want nil or the abort", r, err)
+		}
 	}
 }

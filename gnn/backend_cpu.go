@@ -66,16 +66,26 @@ func (c *CPU) Download(dst []float32, src Buf) { copy(dst, src.host[:len(dst)]) 
 // of a step in a profile of the products-like workload of
 // benchmarks/torchpeer). The blocks of c are computed by the same kernels
 // over the same k, so the result does not depend on the split.
+//
+// Every OpenBLAS call, the small products' included, runs on one OpenBLAS
+// thread: OpenBLAS keeps its thread count per process, and a small product
+// computed on 2 OpenBLAS threads has other bits than on 1, so a product's
+// bits would depend on whether a large product had already pinned the count
+// in this process (a run resumed from a checkpoint, which starts a fresh
+// process, then drifted from the uninterrupted run from its second epoch).
 func (c *CPU) Gemm(tA, tB bool, m, n, k int, alpha float32, a, b Buf, beta float32, cc Buf) {
 	t := c.threads
 	if t <= 0 {
 		t = runtime.GOMAXPROCS(0)
 	}
-	if c.name != BLAS || BLAS == PureGoBLAS || t <= 1 || m == 0 || n == 0 || k == 0 || m*n*k < gemmSplitMinWork {
+	openBLAS := c.name == BLAS && BLAS != PureGoBLAS
+	if openBLAS {
+		setBLASThreads(1)
+	}
+	if !openBLAS || t <= 1 || m == 0 || n == 0 || k == 0 || m*n*k < gemmSplitMinWork {
 		gemm(c.impl, tA, tB, m, n, k, alpha, a.host, b.host, beta, cc.host)
 		return
 	}
-	setBLASThreads(1)
 	A, B, C := a.host, b.host, cc.host
 	ta, lda, tb, ldb := gemmOps(tA, tB, m, n, k)
 	var wg sync.WaitGroup

@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/bulksample/bulksample/internal/atomicfile"
 )
@@ -25,8 +27,9 @@ const CheckpointFile = "checkpoint.gob"
 // checkpointVersion changes whenever the layout of checkpoint does. Version
 // 2 added Partial; a version 1 file is a version 2 file without it. Version
 // 3 added the checksum trailer (checksumMagic): files of versions 1 and 2
-// have none and are read unchecked.
-const checkpointVersion = 3
+// have none and are read unchecked. Version 4 records the split and
+// TrainOptions.ResumeConfig in Config (recordedSince4).
+const checkpointVersion = 4
 
 // A checkpoint file is the gob encoding of checkpoint followed by an 8-byte
 // trailer: checksumMagic and the little-endian CRC-32C of the encoding. Gob
@@ -88,7 +91,49 @@ func (t *Trainer) config() map[string]string {
 	if a.DecayedParams > 0 {
 		cfg["decayed-params"] = strconv.Itoa(a.DecayedParams)
 	}
+	// The split itself, not only its training count: another --split-seed
+	// or --split-file trains on other vertices.
+	cfg[splitKey] = SplitFingerprint(t.data.Train, t.data.Valid, t.data.Test)
+	for k, v := range t.opt.ResumeConfig {
+		if _, own := cfg[k]; !own {
+			cfg[k] = v
+		}
+	}
 	return cfg
+}
+
+// splitKey is the checkpoint's record of the split (splitHash).
+const splitKey = "split"
+
+// SplitFingerprint describes a split by its sizes and the hash of its
+// vertices ("140/500/1000 vertices, hash 9f3c..."): a checkpoint records it,
+// and the ranks of a data-parallel run compare theirs.
+func SplitFingerprint(train, valid, test []int32) string {
+	return fmt.Sprintf("%d/%d/%d vertices, hash %s", len(train), len(valid), len(test), splitHash(train, valid, test))
+}
+
+// splitHash returns the FNV-1a hash of the three sets of a split, in
+// order, each led by its length, in hex.
+func splitHash(sets ...[]int32) string {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, s := range sets {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(s)))
+		h.Write(b[:])
+		for _, v := range s {
+			binary.LittleEndian.PutUint32(b[:4], uint32(v))
+			h.Write(b[:4])
+		}
+	}
+	return strconv.FormatUint(h.Sum64(), 16)
+}
+
+// recordedSince4 reports whether config key k is one that checkpoints
+// record since version 4 (the split, and TrainOptions.ResumeConfig):
+// older checkpoints lack it, which is not a difference.
+func (t *Trainer) recordedSince4(k string) bool {
+	_, caller := t.opt.ResumeConfig[k]
+	return k == splitKey || caller
 }
 
 // save writes the checkpoint after epochsDone epochs and, when partial is
@@ -175,6 +220,15 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	return &ck, nil
 }
 
+// configValue formats option k of a configuration: k="v", or "no k" when
+// the configuration has none (a default that config leaves out).
+func configValue(k, v string, ok bool) string {
+	if !ok {
+		return "no " + k
+	}
+	return fmt.Sprintf("%s=%q", k, v)
+}
+
 // restore loads ck into the trainer after checking that it comes from the
 // same configuration.
 func (t *Trainer) restore(ck *checkpoint) error {
@@ -182,16 +236,33 @@ func (t *Trainer) restore(ck *checkpoint) error {
 	if err := t.checkRanks(ck, path); err != nil {
 		return err
 	}
+	// Every option that differs is named, in both directions: the first
+	// alone named gcn-norm when --model changed from sage to gcn, and an
+	// option only the checkpoint had (decayed-params, written by
+	// --weight-decay-layers first) was not compared at all.
 	want := t.config()
-	keys := make([]string, 0, len(want))
+	keys := make([]string, 0, len(want)+len(ck.Config))
 	for k := range want {
 		keys = append(keys, k)
 	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		if got, ok := ck.Config[k]; !ok || got != want[k] {
-			return fmt.Errorf("gnn: checkpoint %s was written with %s=%q; this run has %s=%q", path, k, got, k, want[k])
+	for k := range ck.Config {
+		if _, ok := want[k]; !ok && k != ranksKey { // checkRanks compared it
+			keys = append(keys, k)
 		}
+	}
+	slices.Sort(keys)
+	var was, has []string
+	for _, k := range keys {
+		got, inCk := ck.Config[k]
+		w, inRun := want[k]
+		if inCk && inRun && got == w || !inCk && ck.Version < 4 && t.recordedSince4(k) {
+			continue
+		}
+		was = append(was, configValue(k, got, inCk))
+		has = append(has, configValue(k, w, inRun))
+	}
+	if len(was) > 0 {
+		return fmt.Errorf("gnn: checkpoint %s was written with %s; this run has %s", path, strings.Join(was, ", "), strings.Join(has, ", "))
 	}
 	n := len(t.model.Params())
 	switch {

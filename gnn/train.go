@@ -65,6 +65,13 @@ type TrainOptions struct {
 	// Resume continues from the checkpoint in CheckpointDir when there is
 	// one (and starts afresh when there is none).
 	Resume bool
+	// ResumeConfig names, by option, what else a resumed run must share
+	// with the run that wrote the checkpoint: the options of the caller's
+	// sampler and data, which the trainer cannot see (the CLI puts its
+	// --sampler, --fanout, --ladies-matrix and --norm-features here). The
+	// trainer's own options, and a hash of the split, are compared
+	// anyway; a key that is one of theirs is ignored. nil: nothing more.
+	ResumeConfig map[string]string
 	// OnMinibatch, when set, is called after every minibatch of every epoch
 	// with the number of minibatches done and the epoch's total (for
 	// progress bars). It runs on the training goroutine.
@@ -377,7 +384,6 @@ func (t *Trainer) PipelineDepth() (depth int, reason string) {
 // with a *StoppedError wrapping ctx's error. A resumed run continues that
 // epoch from the next minibatch and ends exactly as an uninterrupted run.
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
-	setBLASThreads(t.opt.Threads)
 	defer t.endPipeline()
 	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.PipelineDepth, PipelineReason: t.depthReason}
 	var from *partialEpoch

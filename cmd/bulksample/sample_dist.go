@@ -29,9 +29,11 @@ import (
 type rankFlags struct {
 	replication int
 	inproc      int
+	fs          *flag.FlagSet // the command's flags, which every rank must share (checkSameCommand)
 }
 
 func (r *rankFlags) add(fs *flag.FlagSet) {
+	r.fs = fs
 	fs.IntVar(&r.replication, "replication", 1, "distributed runs: replication factor c of the row blocks of the graph (spgemm --grid 1.5d: of B); ranks form a (p/c) x c grid; must divide the number of ranks")
 	fs.IntVar(&r.inproc, "inproc-ranks", 0, "run distributed on this many in-process ranks (goroutines) instead of MPI; for tests and debugging")
 }
@@ -148,18 +150,20 @@ type distSummary struct {
 }
 
 func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
-	return runRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
+	return runRanks(ctx, e, &c.dist.rankFlags, func(ctx context.Context, e *env, world dist.Comm) error {
 		return sampleRank(ctx, e, c, world)
 	})
 }
 
-// runRanks runs rank on this process's rank of the MPI job (inproc = 0),
-// or on inproc in-process ranks, one goroutine each, sharing stderr (and
+// runRanks runs rank on this process's rank of the MPI job (r.inproc = 0),
+// or on r.inproc in-process ranks, one goroutine each, sharing stderr (and
 // stdout, which only in-process rank 0 gets; under MPI, rank must print
-// only on rank 0 itself). An error on one rank ends the whole job with
-// "rank R: <error>" on stderr (dist.Fail: MPI_Abort under MPI).
-func runRanks(ctx context.Context, e *env, inproc int, rank func(context.Context, *env, dist.Comm) error) error {
-	if inproc == 0 {
+// only on rank 0 itself). Under MPI the ranks first check that they run
+// the same command line (checkSameCommand). An error on one rank ends the
+// whole job with "rank R: <error>" on stderr (dist.Fail: MPI_Abort under
+// MPI).
+func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Context, *env, dist.Comm) error) error {
+	if r.inproc == 0 {
 		world, err := dist.NewMPIWorld(dist.Options{})
 		if err != nil {
 			return err // dist.ErrNoMPI in a build without MPI: never run as a lone rank
@@ -168,12 +172,20 @@ func runRanks(ctx context.Context, e *env, inproc int, rank func(context.Context
 			world.Close()
 			return err
 		}
-		if err := rank(ctx, e, world); err != nil {
+		err = checkSameCommand(ctx, world, commandLine(r.fs))
+		if err == nil && world.Size()%r.replication != 0 {
+			// Named here, by its flag, rather than by dist.NewGrid.
+			err = fmt.Errorf("--replication %d does not divide the %d ranks of this job (mpirun -np, srun -n): use a divisor of %d", r.replication, world.Size(), world.Size())
+		}
+		if err == nil {
+			err = rank(ctx, e, world)
+		}
+		if err != nil {
 			dist.Fail(e.stderr, world, stoppedBy(ctx, err)) // MPI_Abort: ends every rank
 		}
 		return world.Close()
 	}
-	world, err := dist.NewInProcWorld(inproc, dist.Options{})
+	world, err := dist.NewInProcWorld(r.inproc, dist.Options{})
 	if err != nil {
 		return err
 	}
@@ -215,9 +227,14 @@ func runRanks(ctx context.Context, e *env, inproc int, rank func(context.Context
 // waiting for it in a collective, which no context can interrupt (mpirun
 // signals every rank, but a rank signalled alone, or a launcher slow to
 // escalate to SIGKILL, would leave them there).
+//
+// An error of its own that a rank returns while the signal arrives (rank 0
+// refusing a checkpoint as the others' aborts signal it) is not the
+// signal's doing and is returned as it is: only an error that wraps the
+// context's cancellation is led by the signal.
 func stoppedBy(ctx context.Context, err error) error {
 	var se *signalError
-	if !errors.As(context.Cause(ctx), &se) {
+	if !errors.As(context.Cause(ctx), &se) || !errors.Is(err, context.Canceled) {
 		return err
 	}
 	return fmt.Errorf("%v: %w", se, err)

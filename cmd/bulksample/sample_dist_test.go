@@ -196,6 +196,7 @@ func TestSampleDistFlagsMapToOptions(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := distFlags{rankFlags: rankFlags{replication: 3, inproc: 6}, fetch: "push", replicate: true, failRank: 2, mode: sampling.FetchPush}
+	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
 	if c.dist != want {
 		t.Errorf("dist flags %+v; want %+v", c.dist, want)
 	}
@@ -317,6 +318,77 @@ func TestSampleMPIFailure(t *testing.T) {
 	}
 	if d := time.Since(start); d > 10*time.Second {
 		t.Errorf("the failed MPI job took %v to end; want under 10 s", d)
+	}
+}
+
+// TestSampleMPIReplicationNotDividing: a --replication that does not
+// divide the ranks mpirun started is an error naming the flag and both
+// numbers (it was dist.NewGrid's "replication 3 does not divide the 2
+// ranks", naming no flag).
+func TestSampleMPIReplicationNotDividing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the mpirun runs are in the full test pass")
+	}
+	mpirun := mpitest.Require(t)
+	g := distGraph(t)
+	out, stderr, err := mpiSample(t, mpirun, 2, "--graph", g, "--replication", "3", "--seeds", "100")
+	if want := "--replication 3 does not divide the 2 ranks of this job"; err == nil || !strings.Contains(stderr, want) {
+		t.Errorf("mpirun -np 2 --replication 3: err %v; want a failed job and %q on stderr\n%s\n%s", err, want, out, stderr)
+	}
+}
+
+// TestMPIOtherGraphOnOneRank runs the same command line on 4 ranks, rank
+// 1 in a working directory that holds another file under the graph's name
+// (a stale copy on one node): rank 1 must end the job naming what differs,
+// where sample's sampler panicked with an index out of range, spgemm
+// --grid 2d failed with MPI's "message truncated", and train, given a
+// graph of rank 0's vertex count, trained on it and exited 0.
+func TestMPIOtherGraphOnOneRank(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the mpirun runs are in the full test pass")
+	}
+	mpirun := mpitest.Require(t)
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs := []string{t.TempDir(), t.TempDir()}
+	for i, scale := range []string{"10", "9"} {
+		if code, _, stderr := runCLI(t, "gen", "rmat", "--scale", scale, "--seed", "3", "--out", filepath.Join(dirs[i], "g.bsg")); code != 0 {
+			t.Fatalf("gen: exit %d\n%s", code, stderr)
+		}
+		// Two labelled graphs of one shape but other edges and splits.
+		if code, _, stderr := runCLI(t, "gen", "sbm", "--nodes", "1000", "--classes", "3", "--features", "8", "--seed", fmt.Sprint(i+1), "--out", filepath.Join(dirs[i], "d.bsn")); code != 0 {
+			t.Fatalf("gen sbm: exit %d\n%s", code, stderr)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"sample", "--graph", "g.bsg", "--seeds", "200", "--digest"},
+			"rank 1: dist: NewGrid: this rank's graph has 512 vertices but rank 0's has 1024"},
+		{[]string{"spgemm", "--a", "g.bsg", "--grid", "2d", "--reps", "1", "--digest"},
+			"rank 1: the operands read here are A 512 x 512"},
+		// Same vertex count: trained on other edges and exited 0.
+		{[]string{"train", "--data", "d.bsn", "--epochs", "1", "--hidden", "8", "--fanout", "3,3"},
+			"rank 1: d.bsn differs from rank 0's: entries "},
+	} {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		// Rank 0 in dirs[0], rank 1 in dirs[1], ranks 2 and 3 in dirs[0].
+		args := append(append([]string{}, tc.args...), ":", "-np", "1", "-wdir", dirs[1], exe)
+		args = append(append(args, tc.args...), ":", "-np", "2", "-wdir", dirs[0], exe)
+		cmd := mpitest.Command(ctx, mpirun, 1, exe, append(args, tc.args...)...)
+		cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
+		cmd.Dir = dirs[0]
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(out), tc.want) {
+			t.Errorf("%s with another graph on rank 1: err %v; want a failed job and %q\n%s", tc.args[0], err, tc.want, out)
+		}
+		if strings.Contains(string(out), "internal error") {
+			t.Errorf("%s: a rank panicked:\n%s", tc.args[0], out)
+		}
 	}
 }
 

@@ -186,6 +186,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		seeds: 9, epoch: 4, method: "node", ladies: "normalized", reps: 5, baseline: true, digest: true, json: true,
 		dist: distFlags{rankFlags: rankFlags{replication: 1}, fetch: "pull", failRank: -1}, // defaults (TestSampleDistFlagsMapToOptions)
 	}
+	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("config %+v\nwant %+v", *c, want)
 	}

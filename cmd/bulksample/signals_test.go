@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -166,6 +168,30 @@ func TestConvertGenSignal(t *testing.T) {
 		}
 		if entries, _ := os.ReadDir(dir); len(entries) != 0 {
 			t.Errorf("%s: left %v in the output folder", tc.args[0], entries)
+		}
+	}
+}
+
+// TestStoppedBy: a rank's error is led by the signal only when the signal
+// caused it (it wraps the cancellation), not when the rank failed on its
+// own while a signal (the other ranks' abort) arrived.
+func TestStoppedBy(t *testing.T) {
+	signalled, cancel := context.WithCancelCause(context.Background())
+	cancel(&signalError{sig: syscall.SIGTERM})
+	own := errors.New("gnn: checkpoint ck/checkpoint.gob was written with fanout=\"25,10\"")
+	for _, tc := range []struct {
+		name string
+		ctx  context.Context
+		err  error
+		want string
+	}{
+		{"cancelled by the signal", signalled, fmt.Errorf("dist: Allreduce on rank 0 of 4: %w", context.Canceled),
+			"stopped by SIGTERM: dist: Allreduce on rank 0 of 4: context canceled"},
+		{"its own error during a signal", signalled, own, own.Error()},
+		{"no signal", context.Background(), fmt.Errorf("x: %w", context.Canceled), "x: context canceled"},
+	} {
+		if got := stoppedBy(tc.ctx, tc.err).Error(); got != tc.want {
+			t.Errorf("%s: %q; want %q", tc.name, got, tc.want)
 		}
 	}
 }

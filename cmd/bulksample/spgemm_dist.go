@@ -101,9 +101,29 @@ type spgemmDistSummary struct {
 }
 
 func runSpGEMMDist(ctx context.Context, e *env, job *spgemmJob) error {
-	return runRanks(ctx, e, job.dist.inproc, func(ctx context.Context, e *env, world dist.Comm) error {
+	return runRanks(ctx, e, &job.dist.rankFlags, func(ctx context.Context, e *env, world dist.Comm) error {
 		return spgemmRank(ctx, e, job, world)
 	})
+}
+
+// sameOperands is collective: it returns, on every rank whose operands
+// differ in shape or entries from rank 0's, an error naming both. Every
+// rank reads the whole files; ranks that read different files under the
+// same names (a stale copy on one node) failed inside SUMMA with MPI's
+// "message truncated", naming no file.
+func sameOperands(ctx context.Context, world dist.Comm, a, b *spgemm.CSR) error {
+	here := []int64{int64(a.Rows), int64(a.Cols), a.NNZ(), int64(b.Rows), int64(b.Cols), b.NNZ()}
+	root := slices.Clone(here)
+	if err := world.Bcast(ctx, dist.PhaseControl, 0, root); err != nil {
+		return fmt.Errorf("compare the operands with rank 0's: %w", err)
+	}
+	if slices.Equal(root, here) {
+		return nil
+	}
+	shape := func(v []int64) string {
+		return fmt.Sprintf("A %d x %d with %d entries, B %d x %d with %d entries", v[0], v[1], v[2], v[3], v[4], v[5])
+	}
+	return fmt.Errorf("the operands read here are %s; rank 0's are %s: every rank must read the same files", shape(here), shape(root))
 }
 
 // distProduct is one rank's part of a distributed product: run computes
@@ -125,6 +145,9 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 	}
 	a, b, err := loadOperands(ctx, quiet, job)
 	if err != nil {
+		return err
+	}
+	if err := sameOperands(ctx, world, a, b); err != nil {
 		return err
 	}
 	s := spgemmDistSummary{A: job.a, B: cmp.Or(job.b, job.a), SelectRows: job.selectRows, Grid: job.dist.grid,

@@ -110,7 +110,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		"0 for the default, 2")
 	fs.Uint64Var(&c.opt.Seed, "seed", 1, "seed of the permutations, weights, dropout and sampler")
 	blas := fs.String("blas", "native", "dense BLAS: native (the build's, "+gnn.BLAS+") or gonum (pure Go)")
-	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch")
+	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch; one that\n"+
+		"already holds a checkpoint needs --resume (a fresh run would overwrite it)")
 	fs.BoolVar(&c.opt.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
 	fs.BoolVar(&c.opt.NoEval, "no-eval", false, "skip the evaluation after each epoch (valid and test accuracy stay 0), for benchmarks of the training loop")
@@ -172,6 +173,14 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	if st, err := os.Stat(c.opt.CheckpointDir); c.opt.CheckpointDir != "" && err == nil && !st.IsDir() {
 		return nil, usageError(fs, "--checkpoint %s: not a folder", c.opt.CheckpointDir)
+	}
+	// A run started afresh overwrites the folder's checkpoint after its
+	// first epoch: a job resubmitted without --resume lost the hours
+	// the checkpoint held, without a word.
+	if ck := filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile); c.opt.CheckpointDir != "" && !c.opt.Resume {
+		if _, err := os.Stat(ck); err == nil {
+			return nil, usageError(fs, "--checkpoint %s already holds a checkpoint (%s): add --resume to continue it; to start afresh, move it away or give another folder", c.opt.CheckpointDir, ck)
+		}
 	}
 	if err := checkDataSpec(c.data); err != nil {
 		return nil, usageError(fs, "--data %q: %v", c.data, err)
@@ -422,6 +431,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	c.opt.ResumeConfig = c.resumeConfig(ts.normalized)
 	tr, err := gnn.NewTrainer(data, c.opt)
 	if err != nil {
 		return err
@@ -1030,4 +1040,25 @@ func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
 	lo, hi := min(loss.X.Min, acc.X.Min), max(loss.X.Max, acc.X.Max)
 	loss.X.Min, loss.X.Max, acc.X.Min, acc.X.Max = lo, hi, lo, hi
 	return loss, acc, nil
+}
+
+// resumeConfig returns the options of a run that a resume must share and
+// the trainer cannot see (gnn.TrainOptions.ResumeConfig): the sampler, its
+// fanouts or budgets and matrix, and whether the feature rows were
+// normalised. A resume with another --fanout used to go on silently, then
+// overwrite the checkpoint with a mix of two runs.
+func (c *trainConfig) resumeConfig(normalized bool) map[string]string {
+	fanouts := make([]string, len(c.fanouts))
+	for i, f := range c.fanouts {
+		fanouts[i] = strconv.Itoa(f)
+	}
+	cfg := map[string]string{
+		"sampler":       c.sampler,
+		"fanout":        strings.Join(fanouts, ","),
+		"norm-features": strconv.FormatBool(normalized),
+	}
+	if c.sampler != "node" {
+		cfg["ladies-matrix"] = c.ladiesMatrix
+	}
+	return cfg
 }

@@ -60,7 +60,7 @@ type distTrainSummary struct {
 }
 
 func runTrainDist(ctx context.Context, e *env, c *trainConfig) error {
-	return runRanks(ctx, e, c.dist.inproc, func(ctx context.Context, e *env, w dist.Comm) error {
+	return runRanks(ctx, e, &c.dist.rankFlags, func(ctx context.Context, e *env, w dist.Comm) error {
 		return trainRank(ctx, e, c, w)
 	})
 }
@@ -84,6 +84,14 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	}
 	ts, err := setupTrain(ctx, re, c)
 	if err != nil {
+		return err
+	}
+	ds := ts.ds
+	if err := sameInput(ctx, world, c.data, []string{
+		fmt.Sprintf("vertices %d", ds.NumNodes()), fmt.Sprintf("entries %d", ds.Adj.NNZ()),
+		fmt.Sprintf("features %d", ds.NumFeatures), fmt.Sprintf("classes %d", ds.NumClasses),
+		"split " + gnn.SplitFingerprint(ds.Train, ds.Valid, ds.Test),
+	}); err != nil {
 		return err
 	}
 	grid, err := dist.NewGrid(ctx, world, c.dist.replication, ts.ds.NumNodes())
@@ -119,6 +127,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	opt := c.opt
+	opt.ResumeConfig = c.resumeConfig(ts.normalized)
 	bar := newEpochProgress(re.stderr, opt.Epochs)
 	resumed := announceResume(re.stderr, c)
 	opt.OnMinibatch = func(epoch, done, total int) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"image/png"
 	"os"
@@ -152,6 +153,18 @@ func TestTrainCLIResume(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, gnn.CheckpointFile)); err != nil {
 		t.Fatalf("no checkpoint written: %v", err)
 	}
+	// Without --resume the checkpoint is refused, not overwritten.
+	before, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := runCLI(t, "train", append(args, "--epochs", "2")...)
+	if want := "already holds a checkpoint"; code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "--resume") {
+		t.Errorf("a fresh run into a checkpoint folder: exit %d; want 2 and %q, naming --resume:\n%s", code, want, stderr)
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile)); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the refused run changed the checkpoint (err %v)", err)
+	}
 	code, stdout, stderr := runCLI(t, "train", append(args, "--epochs", "2", "--resume")...)
 	if code != 0 {
 		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
@@ -176,6 +189,55 @@ func TestTrainCLIResume(t *testing.T) {
 	code, _, stderr = runCLI(t, "train", append(args, "--epochs", "2", "--resume", "--hidden", "9")...)
 	if code != 1 || !strings.Contains(stderr, "hidden") {
 		t.Errorf("resume with another --hidden: exit %d, stderr %q; want 1 and a message naming hidden", code, stderr)
+	}
+	// So do the sampler's options and the split, which the trainer cannot
+	// see (they went on silently, then overwrote the checkpoint with a
+	// mix of two runs), on one process and on in-process ranks; the
+	// checkpoint is left as it was.
+	ckPath := filepath.Join(dir, gnn.CheckpointFile)
+	if before, err = os.ReadFile(ckPath); err != nil {
+		t.Fatal(err)
+	}
+	// Another split of as many training vertices: the first 600 rows.
+	split := filepath.Join(t.TempDir(), "split.json")
+	ids := func(lo, hi int) []int {
+		var v []int
+		for i := lo; i < hi; i++ {
+			v = append(v, i)
+		}
+		return v
+	}
+	if b, err := json.Marshal(map[string][]int{"train": ids(0, 600), "valid": ids(600, 1200), "test": ids(1200, 3000)}); err != nil {
+		t.Fatal(err)
+	} else if err := os.WriteFile(split, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		flags []string
+		want  string
+	}{
+		{[]string{"--fanout", "3,4"}, `fanout="4,4"; this run has fanout="3,4"`},
+		{[]string{"--sampler", "ladies", "--fanout", "64,64"}, `sampler="node"; this run has`},
+		{[]string{"--split-file", split}, `split="600/600/1800 vertices, hash `},
+		{[]string{"--norm-features=on"}, `norm-features="false"; this run has norm-features="true"`},
+	} {
+		code, _, stderr := runCLI(t, "train", append(append(args, "--epochs", "3", "--resume"), tc.flags...)...)
+		if code != 1 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("resume with %v: exit %d; want 1 and %q on stderr:\n%s", tc.flags, code, tc.want, stderr)
+		}
+	}
+	if after, err := os.ReadFile(ckPath); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("the refused resumes changed the checkpoint (err %v)", err)
+	}
+	// The distributed path passes them to its trainer too.
+	ranks := append(slices.Clone(args), "--inproc-ranks", "2")
+	ranks[slices.Index(ranks, dir)] = t.TempDir()
+	if code, _, stderr := runCLI(t, "train", append(ranks, "--epochs", "1")...); code != 0 {
+		t.Fatalf("2 in-process ranks: exit %d\n%s", code, stderr)
+	}
+	code, _, stderr = runCLI(t, "train", append(ranks, "--epochs", "2", "--resume", "--fanout", "3,4")...)
+	if want := `fanout="4,4"; this run has fanout="3,4"`; code != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("2 in-process ranks, resume with --fanout 3,4: exit %d; want 1 and %q on stderr:\n%s", code, want, stderr)
 	}
 }
 
@@ -209,6 +271,7 @@ func TestTrainFlags(t *testing.T) {
 	if !reflect.DeepEqual(c.opt, want) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
 	}
+	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
 	if wantDist := (distFlags{rankFlags: rankFlags{replication: 2, inproc: 4}, fetch: "pull", replicate: true, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
 		t.Errorf("distribution flags %+v; want %+v", c.dist, wantDist)
 	}

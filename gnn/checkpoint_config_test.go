@@ -1,0 +1,63 @@
+package gnn
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestResumeNamesEveryDifference resumes a checkpoint with options that
+// differ from the ones that wrote it: the error names every option that
+// differs with both values, in both directions (an option only the
+// checkpoint has, such as decayed-params, counts too).
+func TestResumeNamesEveryDifference(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	sampler := nodeWise(t, ds, []int{4, 3}, 7)
+	base := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
+		Adam: AdamOptions{WeightDecay: 5e-4}}
+	for _, tc := range []struct {
+		name         string
+		write, run   func(*TrainOptions)
+		want, forbid []string
+	}{
+		{"another model", nil, func(o *TrainOptions) { o.Arch = GCN },
+			[]string{`model="sage"`, `model="gcn"`, `no gcn-norm`, `gcn-norm="graph"`}, nil},
+		{"decay of every layer on a first-layer checkpoint", func(o *TrainOptions) { o.Adam.DecayedParams = 8 * 8 }, nil,
+			[]string{`decayed-params="64"`, `no decayed-params`}, []string{"hidden"}},
+		{"two options", nil, func(o *TrainOptions) { o.Hidden, o.Seed = 16, 12 },
+			[]string{`hidden="8", seed="11"; this run has hidden="16", seed="12"`}, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			opt := base
+			opt.CheckpointDir = dir
+			if tc.write != nil {
+				tc.write(&opt)
+			}
+			train(t, ds, sampler, opt)
+			opt = base
+			opt.CheckpointDir, opt.Resume, opt.Epochs = dir, true, 2
+			if tc.run != nil {
+				tc.run(&opt)
+			}
+			tr, err := NewTrainer(dataOf(t, ds, sampler), opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = tr.Run(context.Background(), nil)
+			if err == nil {
+				t.Fatal("resumed a checkpoint written with other options")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("err = %v; want it to contain %s", err, w)
+				}
+			}
+			for _, f := range tc.forbid {
+				if strings.Contains(err.Error(), f) {
+					t.Errorf("err = %v; names %s, which did not change", err, f)
+				}
+			}
+		})
+	}
+}
