@@ -444,6 +444,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		}
 	})
 	bar.done()
+	if err == nil && nothingToTrain(e.stderr, c, res) {
+		return nil
+	}
 	if res != nil {
 		resumed(res.ResumedFrom)
 	}
@@ -596,6 +599,24 @@ func checkTrainData(c *trainConfig, ds *dataset.Dataset) error {
 			c.data, len(ds.Train), len(ds.Valid), len(ds.Test))
 	}
 	return nil
+}
+
+// nothingToTrain reports whether a resumed run found a checkpoint that
+// already holds --epochs epochs or more, and then says so on w: the run
+// trained nothing and left the checkpoint as it was, as PyTorch Lightning's
+// fit does when max_epochs is already reached. Its summary would report
+// medians over no epochs, so the caller prints none.
+func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
+	if !c.opt.Resume || res == nil || res.ResumedFrom == 0 || res.ResumedFrom < c.opt.Epochs {
+		return false
+	}
+	s := "s"
+	if res.ResumedFrom == 1 {
+		s = ""
+	}
+	fmt.Fprintf(w, "train: nothing to train: the checkpoint %s already holds %d epoch%s and --epochs is %d; it is left unchanged (give --epochs above %d to train on)\n",
+		filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile), res.ResumedFrom, s, c.opt.Epochs, res.ResumedFrom)
+	return true
 }
 
 // announceResume says, for --resume, where the run resumes from: at once

@@ -164,6 +164,11 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		}
 	})
 	bar.done()
+	// Every rank resumed from the same checkpoint (sameCheckpoint), so
+	// all of them end here alike, before the collectives below.
+	if err == nil && nothingToTrain(re.stderr, c, res) {
+		return nil
+	}
 	if res != nil {
 		resumed(res.ResumedFrom)
 	}

@@ -175,9 +175,21 @@ func TestTrainCLIResume(t *testing.T) {
 	if s := lastJSON[trainSummary](t, stdout); s.ResumedFrom != 1 || len(s.Epochs) != 2 {
 		t.Errorf("resumed from %d with %d epochs; want 1 and 2", s.ResumedFrom, len(s.Epochs))
 	}
-	// A checkpoint that already holds every epoch trains none and says so.
-	if _, _, stderr := runCLI(t, "train", append(args, "--epochs", "2", "--resume")...); !strings.Contains(stderr, "after epoch 2 of 2") {
-		t.Errorf("resuming a finished run does not say so:\n%s", stderr)
+	// A checkpoint that already holds --epochs epochs, or more, trains
+	// none, says so and is left as it was (PyTorch Lightning's fit with
+	// max_epochs reached); it printed a summary of medians over no epochs.
+	if before, err = os.ReadFile(filepath.Join(dir, gnn.CheckpointFile)); err != nil {
+		t.Fatal(err)
+	}
+	for _, epochs := range []string{"2", "1"} {
+		code, stdout, stderr := runCLI(t, "train", append(args, "--epochs", epochs, "--resume")...)
+		want := fmt.Sprintf("nothing to train: the checkpoint %s already holds 2 epochs and --epochs is %s", filepath.Join(dir, gnn.CheckpointFile), epochs)
+		if code != 0 || !strings.Contains(stderr, want) || stdout != "" {
+			t.Errorf("resuming a 2-epoch checkpoint with --epochs %s: exit %d, stdout %q; want 0, no summary and %q on stderr:\n%s", epochs, code, stdout, want, stderr)
+		}
+	}
+	if after, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile)); err != nil || !bytes.Equal(after, before) {
+		t.Errorf("resuming a finished run changed the checkpoint (err %v)", err)
 	}
 	// --resume without a checkpoint starts afresh and says so.
 	fresh := t.TempDir()
@@ -238,6 +250,10 @@ func TestTrainCLIResume(t *testing.T) {
 	code, _, stderr = runCLI(t, "train", append(ranks, "--epochs", "2", "--resume", "--fanout", "3,4")...)
 	if want := `fanout="4,4"; this run has fanout="3,4"`; code != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("2 in-process ranks, resume with --fanout 3,4: exit %d; want 1 and %q on stderr:\n%s", code, want, stderr)
+	}
+	code, stdout, stderr = runCLI(t, "train", append(ranks, "--epochs", "1", "--resume")...)
+	if want := "already holds 1 epoch and --epochs is 1"; code != 0 || !strings.Contains(stderr, want) || stdout != "" {
+		t.Errorf("2 in-process ranks, resume of a finished run: exit %d, stdout %q; want 0, no summary and %q on stderr:\n%s", code, stdout, want, stderr)
 	}
 }
 
