@@ -161,7 +161,9 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 // only on rank 0 itself). Under MPI the ranks first check that they run
 // the same command line (checkSameCommand). An error on one rank ends the
 // whole job with "rank R: <error>" on stderr (dist.Fail: MPI_Abort under
-// MPI).
+// MPI), except a usage error (errUsage, exit 2), which a rank returns only
+// where every rank does: a flag checked against inputs the ranks have
+// shown to share, printed by rank 0.
 func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Context, *env, dist.Comm) error) error {
 	if r.inproc == 0 {
 		world, err := dist.NewMPIWorld(dist.Options{})
@@ -180,7 +182,13 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 		if err == nil {
 			err = rank(ctx, e, world)
 		}
-		if err != nil {
+		switch {
+		case errors.Is(err, errUsage):
+			// A flag checked against inputs the ranks have shown to
+			// share (spgemm's --select-rows against A's rows): every
+			// rank returns it, rank 0 printed it, and the job exits 2.
+			return errors.Join(err, world.Close())
+		case err != nil:
 			dist.Fail(e.stderr, world, stoppedBy(ctx, err)) // MPI_Abort: ends every rank
 		}
 		return world.Close()
@@ -201,7 +209,8 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 			if r != 0 {
 				re.stdout = io.Discard
 			}
-			if errs[r] = rank(ctx, re, w); errs[r] != nil && !errors.Is(errs[r], dist.ErrAborted) {
+			// A usage error is every rank's (see above): none aborts.
+			if errs[r] = rank(ctx, re, w); errs[r] != nil && !errors.Is(errs[r], dist.ErrAborted) && !errors.Is(errs[r], errUsage) {
 				dist.Fail(stderr, w, errs[r]) // the other ranks' calls now fail
 			}
 		})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"runtime"
 	"time"
@@ -135,7 +136,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	}
 	if selectRows > 0 {
 		if selectRows > a.Rows {
-			return fmt.Errorf("--select-rows %d exceeds the %d rows of %s", selectRows, a.Rows, aPath)
+			return selectRowsError(fs, selectRows, a.Rows, aPath)
 		}
 		q, err := selectionMatrix(a.Rows, selectRows, seed)
 		if err != nil {
@@ -263,6 +264,13 @@ func shapeOf(a, b *spgemm.CSR) productShape {
 // (not String: the summaries that embed it would print as it).
 func (s productShape) describe() string {
 	return fmt.Sprintf("(%d x %d, nnz %d) · (%d x %d, nnz %d) = nnz %d", s.ARows, s.ACols, s.ANNZ, s.BRows, s.BCols, s.BNNZ, s.NNZOut)
+}
+
+// selectRowsError is the usage error (exit 2) of a --select-rows above
+// the rows of A, known once A is read: a bad flag value, as the flags
+// checked before any work are.
+func selectRowsError(fs *flag.FlagSet, n, rows int, path string) error {
+	return usageError(fs, "--select-rows %d: want at most the %d rows of --a %s", n, rows, path)
 }
 
 // productName names the product of a run: Q·A with --select-rows, else A·B.

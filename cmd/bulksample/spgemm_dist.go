@@ -150,6 +150,21 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 	if err := sameOperands(ctx, world, a, b); err != nil {
 		return err
 	}
+	// After sameOperands: every rank has rank 0's row count, so every
+	// rank returns the usage error alike (runRanks, errUsage).
+	if job.selectRows > 0 {
+		if job.selectRows > a.Rows {
+			if world.Rank() != 0 {
+				return errUsage // rank 0 prints it, once
+			}
+			return selectRowsError(job.dist.fs, job.selectRows, a.Rows, job.a)
+		}
+		q, err := selectionMatrix(a.Rows, job.selectRows, job.seed)
+		if err != nil {
+			return err
+		}
+		a, b = q, a
+	}
 	s := spgemmDistSummary{A: job.a, B: cmp.Or(job.b, job.a), SelectRows: job.selectRows, Grid: job.dist.grid,
 		Ranks: world.Size(), Replication: 1, Threads: threadsUsed(job.opt.Threads), Products: job.reps,
 		productShape: shapeOf(a, b),
@@ -237,8 +252,7 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 }
 
 // loadOperands reads A and B (B defaults to A) as the single-process
-// command does, checks their inner dimensions, and with --select-rows
-// returns Q and A.
+// command does and checks their inner dimensions.
 func loadOperands(ctx context.Context, e *env, job *spgemmJob) (a, b *spgemm.CSR, err error) {
 	da, err := loadMatrix(ctx, e, job.a, job.opt.Threads)
 	if err != nil {
@@ -258,16 +272,6 @@ func loadOperands(ctx context.Context, e *env, job *spgemmJob) (a, b *spgemm.CSR
 	}
 	if a.Cols != b.Rows {
 		return nil, nil, fmt.Errorf("cannot multiply %s (%d x %d) by %s (%d x %d): inner dimensions differ", job.a, a.Rows, a.Cols, cmp.Or(job.b, job.a), b.Rows, b.Cols)
-	}
-	if job.selectRows > 0 {
-		if job.selectRows > a.Rows {
-			return nil, nil, fmt.Errorf("--select-rows %d exceeds the %d rows of %s", job.selectRows, a.Rows, job.a)
-		}
-		q, err := selectionMatrix(a.Rows, job.selectRows, job.seed)
-		if err != nil {
-			return nil, nil, err
-		}
-		return q, a, nil
 	}
 	return a, b, nil
 }

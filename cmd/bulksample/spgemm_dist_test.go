@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -108,6 +110,20 @@ func TestSpGEMMDistErrors(t *testing.T) {
 	}
 }
 
+// TestSpGEMMDistSelectRowsAboveRows: --select-rows above A's rows is a
+// usage error (exit 2) on in-process ranks too, printed once (by rank 0),
+// with no rank aborting the others; it exited 1 as a run's failure.
+func TestSpGEMMDistSelectRowsAboveRows(t *testing.T) {
+	_, _, g := spgemmDistFiles(t)
+	for _, grid := range []string{"2d", "1.5d"} {
+		code, _, stderr := runCLI(t, "spgemm", "--a", g, "--select-rows", "1000000", "--inproc-ranks", "4", "--grid", grid)
+		want := "--select-rows 1000000: want at most the "
+		if code != 2 || strings.Count(stderr, want) != 1 || strings.Count(stderr, "usage: bulksample spgemm") != 1 || strings.Contains(stderr, "rank ") {
+			t.Errorf("--grid %s on 4 in-process ranks: exit %d; want 2 and %q with the usage once, no rank's error:\n%s", grid, code, want, stderr)
+		}
+	}
+}
+
 // TestSpGEMMMPI: `mpirun -np 4 bulksample spgemm --grid 2d` (A·B with
 // float values) and `--grid 1.5d --replication 2` (Q·G) give
 // the single process's digest and nnz.
@@ -136,5 +152,13 @@ func TestSpGEMMMPI(t *testing.T) {
 		if s := lastJSON[spgemmDistSummary](t, out); s.Ranks != 4 || float64(s.NNZOut) != nnz || s.Traffic["sample"].BytesSent == 0 {
 			t.Errorf("mpirun -np 4 %v: ranks %d, nnz %d (want %v), sample traffic %+v", args, s.Ranks, s.NNZOut, nnz, s.Traffic["sample"])
 		}
+	}
+	// A --select-rows above A's rows: every rank ends normally, the job
+	// exits 2 (no MPI_Abort), and rank 0 alone prints the error.
+	out, stderr, err := mpiRun(t, mpirun, 3, 2*time.Minute, "spgemm", "--a", g, "--select-rows", "1000000")
+	var exit *exec.ExitError
+	want := "--select-rows 1000000: want at most the "
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || strings.Count(stderr, want) != 1 || strings.Contains(stderr, "MPI_ABORT") {
+		t.Errorf("mpirun -np 3 --select-rows 1000000: %v; want exit status 2 and %q once, no MPI_ABORT\n%s\n%s", err, want, out, stderr)
 	}
 }
