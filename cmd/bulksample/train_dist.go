@@ -164,6 +164,9 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		}
 	})
 	bar.done()
+	if !root {
+		err = notRootStop(err)
+	}
 	// Every rank resumed from the same checkpoint (sameCheckpoint), so
 	// all of them end here alike, before the collectives below.
 	if err == nil && nothingToTrain(re.stderr, c, res) {
@@ -212,6 +215,28 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	}
 	return nil
 }
+
+// notRootStop returns err, the error of Run on a rank other than 0, saying
+// that rank 0 writes the checkpoint when err is a *gnn.StoppedError naming
+// one: its message, "(checkpoint ck/checkpoint.gob)", claimed on every
+// rank a file that rank 0 alone writes (gnn.Trainer.save).
+func notRootStop(err error) error {
+	var st *gnn.StoppedError
+	if errors.As(err, &st) && err == error(st) && st.Checkpoint != "" {
+		return &notRootStopError{st}
+	}
+	return err
+}
+
+// notRootStopError is a *gnn.StoppedError of a rank other than 0.
+type notRootStopError struct{ st *gnn.StoppedError }
+
+func (e *notRootStopError) Error() string {
+	return fmt.Sprintf("gnn: stopped in epoch %d after %d of %d minibatches (no checkpoint from this rank: rank 0 writes %s): %v",
+		e.st.Epoch+1, e.st.Minibatches, e.st.Total, e.st.Checkpoint, e.st.Err)
+}
+
+func (e *notRootStopError) Unwrap() error { return e.st }
 
 // rankTrainData returns this rank's gnn.Data: the data-parallel reducer
 // (on grid, the sampler's), the feature store (featurex.Dist over fgrid, a

@@ -106,6 +106,14 @@ func TestTrainMPISignalResume(t *testing.T) {
 	if cmd.ProcessState.ExitCode() == 0 {
 		t.Errorf("the interrupted job exited 0\n%s", output())
 	}
+	// Rank 0 alone writes the checkpoint: another rank that says where it
+	// stopped must not claim one (it printed "(checkpoint DIR/...)").
+	for line := range strings.Lines(output()) {
+		if strings.HasPrefix(line, "rank ") && !strings.HasPrefix(line, "rank 0:") && strings.Contains(line, "stopped in epoch") &&
+			(strings.Contains(line, "(checkpoint ") || !strings.Contains(line, "rank 0 writes")) {
+			t.Errorf("a rank other than 0 claims a checkpoint it did not write: %s", line)
+		}
+	}
 	saved := readSaved(t, dir)
 	t.Logf("stopped %.2fs after Ctrl-C with %d epochs in the checkpoint", time.Since(signalled).Seconds(), saved.EpochsDone)
 

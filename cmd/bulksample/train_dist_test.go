@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -252,6 +254,40 @@ func TestSameCheckpoint(t *testing.T) {
 			if (err == nil) != tc.ok || (err != nil && !strings.Contains(err.Error(), "every rank shares")) {
 				t.Errorf("dirs %v: rank %d: %v; want ok %v", tc.dirs, r, err, tc.ok)
 			}
+		}
+	}
+}
+
+// TestNotRootStop: a rank other than 0 stopped by a signal says that rank
+// 0 writes the checkpoint, where it claimed "(checkpoint ck/checkpoint.gob)"
+// as its own; the error still unwraps to the StoppedError and the
+// cancellation (stoppedBy, stopReport), and other errors pass unchanged.
+func TestNotRootStop(t *testing.T) {
+	ck := filepath.Join("ck", gnn.CheckpointFile)
+	withCk := &gnn.StoppedError{Epoch: 3, Minibatches: 5, Total: 9, Checkpoint: ck, Err: context.Canceled}
+	noCk := &gnn.StoppedError{Epoch: 3, Minibatches: 5, Total: 9, Err: context.Canceled}
+	saveFailed := fmt.Errorf("%w; saving the checkpoint failed: %w", withCk, errors.New("disk full"))
+	for _, tc := range []struct {
+		name string
+		err  error
+		want string // "" for err unchanged
+	}{
+		{"checkpoint", withCk, "gnn: stopped in epoch 4 after 5 of 9 minibatches (no checkpoint from this rank: rank 0 writes " + ck + "): context canceled"},
+		{"no checkpoint", noCk, ""},
+		{"save failed", saveFailed, ""},
+		{"other", errInjected, ""},
+		{"nil", nil, ""},
+	} {
+		got := notRootStop(tc.err)
+		if tc.want == "" {
+			if got != tc.err {
+				t.Errorf("%s: %v; want it unchanged", tc.name, got)
+			}
+			continue
+		}
+		var st *gnn.StoppedError
+		if got.Error() != tc.want || !errors.As(got, &st) || st != tc.err || !errors.Is(got, context.Canceled) {
+			t.Errorf("%s: %q; want %q, wrapping the StoppedError", tc.name, got, tc.want)
 		}
 	}
 }
