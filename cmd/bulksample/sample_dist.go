@@ -426,8 +426,19 @@ type graphInfo struct {
 // --replicate-graph, otherwise only this rank's block of rows (read by
 // offsets from a native file, by row pointers from a scipy .npz, by
 // streaming the edges of an OGB folder; other formats are read whole,
-// then all but the block dropped).
+// then all but the block dropped). The ranks first compare the file's
+// identity (dataset.Identity) with rank 0's: a rank that read a stale copy
+// with rank 0's vertex count sampled other edges with exit status 0, since
+// no rank reads the whole graph to compare its contents, as train and
+// spgemm do.
 func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) (*graphInfo, *dist.Matrix, *dist.Grid, func(), error) {
+	id, err := dataset.Identity(c.graph)
+	if err != nil {
+		return nil, nil, nil, nil, fmt.Errorf("--graph: %w", err)
+	}
+	if err := sameInput(ctx, world, c.graph, id); err != nil {
+		return nil, nil, nil, nil, err
+	}
 	opt := &dataset.LoadOptions{Threads: c.nw.Threads, Progress: progressOf(e, world)}
 	if c.dist.replicate {
 		d, err := dataset.LoadContext(ctx, c.graph, opt)
