@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
+	"github.com/bulksample/bulksample/internal/mpitest"
 	"github.com/bulksample/bulksample/internal/testenv"
 )
 
@@ -43,4 +45,27 @@ func sharedDataset(t *testing.T, name string) string {
 		testenv.MissingData(t, "shared dataset %s not available: %v", name, err)
 	}
 	return p
+}
+
+// mpirunTest is the preamble of the tests that launch bulksample under
+// mpirun (or srun): it skips t under -short, which leaves those runs to the
+// full test pass, and returns mpirun's path (mpitest.Require: t is skipped
+// without it, or fails in CI) and testBinary's.
+func mpirunTest(t *testing.T) (mpirun, exe string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: the mpirun runs are in the full test pass")
+	}
+	return mpitest.Require(t), testBinary(t)
+}
+
+// testBinary returns the path of this test binary, which runs as bulksample
+// when started with BULKSAMPLE_TEST_MAIN=1 (TestMain).
+func testBinary(t *testing.T) string {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return exe
 }

@@ -2,12 +2,9 @@ package main
 
 import (
 	"flag"
-	"os"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
 // TestMPIRanksRunOtherFlags starts one mpirun job whose two ranks got
@@ -16,14 +13,7 @@ import (
 // to sample another fanout (or seed) than rank 0 and print a wrong digest
 // with exit status 0. A --threads that differs is allowed.
 func TestMPIRanksRunOtherFlags(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the mpirun runs are in the full test pass")
-	}
-	mpirun := mpitest.Require(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mpirun, exe := mpirunTest(t)
 	g := distGraph(t)
 	base := []string{"--graph", g, "--batch", "40", "--seeds", "200", "--digest"}
 	for _, tc := range []struct {

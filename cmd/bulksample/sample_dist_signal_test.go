@@ -28,10 +28,7 @@ const stopBound = 10 * time.Second
 // mpirun with a non-zero status and every rank within stopBound of the
 // signal.
 func TestSampleMPISignal(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the mpirun runs are in the full test pass")
-	}
-	mpirun := mpitest.Require(t)
+	mpirun, _ := mpirunTest(t)
 	g := filepath.Join(t.TempDir(), "rmat17.bsg")
 	if code, _, stderr := runCLI(t, "gen", "rmat", "--scale", "17", "--seed", "3", "--out", g); code != 0 {
 		t.Fatalf("gen: exit %d\n%s", code, stderr)
@@ -94,10 +91,7 @@ type procID struct {
 // children. Cleanup kills the group and any rank left.
 func startMPIJob(t *testing.T, mpirun string, np int, args ...string) *mpiJob {
 	t.Helper()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	exe := testBinary(t)
 	j := &mpiJob{t: t, errPath: filepath.Join(t.TempDir(), "stderr"), done: make(chan struct{})}
 	errFile, err := os.Create(j.errPath)
 	if err != nil {

@@ -244,15 +244,11 @@ func mpiRun(t *testing.T, mpirun string, np int, limit time.Duration, command st
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), limit)
 	defer cancel()
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd := mpitest.Command(ctx, mpirun, np, exe, append([]string{command}, args...)...)
+	cmd := mpitest.Command(ctx, mpirun, np, testBinary(t), append([]string{command}, args...)...)
 	cmd.Env = append(cmd.Env, "BULKSAMPLE_TEST_MAIN=1")
 	var out, errOut strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errOut
-	err = cmd.Run()
+	err := cmd.Run()
 	return out.String(), errOut.String(), err
 }
 
@@ -266,10 +262,7 @@ func mpiSample(t *testing.T, mpirun string, np int, args ...string) (string, str
 // with c = 1 and 2, pull and push, and -np 3, each equal to the
 // single-process digest.
 func TestSampleMPI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the mpirun runs are in the full test pass")
-	}
-	mpirun := mpitest.Require(t)
+	mpirun, _ := mpirunTest(t)
 	g := distGraph(t)
 	want := digestOf(t, singleProcess(t, g))
 	for _, tc := range []struct {
@@ -326,10 +319,7 @@ func TestSampleMPIFailure(t *testing.T) {
 // numbers (it was dist.NewGrid's "replication 3 does not divide the 2
 // ranks", naming no flag).
 func TestSampleMPIReplicationNotDividing(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the mpirun runs are in the full test pass")
-	}
-	mpirun := mpitest.Require(t)
+	mpirun, _ := mpirunTest(t)
 	g := distGraph(t)
 	out, stderr, err := mpiSample(t, mpirun, 2, "--graph", g, "--replication", "3", "--seeds", "100")
 	if want := "--replication 3 does not divide the 2 ranks of this job"; err == nil || !strings.Contains(stderr, want) {
@@ -345,14 +335,7 @@ func TestSampleMPIReplicationNotDividing(t *testing.T) {
 // --grid 2d failed with MPI's "message truncated", and train, given a
 // graph of rank 0's vertex count, trained on it and exited 0.
 func TestMPIOtherGraphOnOneRank(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the mpirun runs are in the full test pass")
-	}
-	mpirun := mpitest.Require(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mpirun, exe := mpirunTest(t)
 	dirs := []string{t.TempDir(), t.TempDir()}
 	for i, scale := range []string{"10", "9"} {
 		if code, _, stderr := runCLI(t, "gen", "rmat", "--scale", scale, "--seed", "3", "--out", filepath.Join(dirs[i], "g.bsg")); code != 0 {
@@ -404,10 +387,7 @@ func TestMPIOtherGraphOnOneRank(t *testing.T) {
 // starts it under `mpirun -np 2`: the ranks must refuse (ErrNoMPI) rather
 // than run as two independent single-process jobs; run alone it samples.
 func TestNoMPIBuildRefusesLauncher(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: builds a second binary")
-	}
-	mpirun := mpitest.Require(t)
+	mpirun, _ := mpirunTest(t) // and builds a second binary
 	bin := filepath.Join(t.TempDir(), "bulksample-nompi")
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

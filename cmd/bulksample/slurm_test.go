@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
 // TestSlurmJob runs scripts/slurm-test.sh: a one-node Slurm cluster on
@@ -20,10 +18,7 @@ import (
 // Debian's slurm-wlm and munge; without them it is skipped with the reason,
 // except in CI, where it fails.
 func TestSlurmJob(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the Slurm job runs in the full test pass")
-	}
-	mpitest.Require(t)
+	_, exe := mpirunTest(t) // srun launches exe as mpirun does
 	why := ""
 	if os.Geteuid() != 0 {
 		why = "not root (slurmd and munged must be started as root)"
@@ -38,10 +33,6 @@ func TestSlurmJob(t *testing.T) {
 			t.Fatalf("CI: the Slurm test cannot run: %s", why)
 		}
 		t.Skipf("Slurm test skipped: %s", why)
-	}
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()

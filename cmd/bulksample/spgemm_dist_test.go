@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
 	"github.com/bulksample/bulksample/spgemm/spgemmtest"
 )
 
@@ -128,10 +127,7 @@ func TestSpGEMMDistSelectRowsAboveRows(t *testing.T) {
 // float values) and `--grid 1.5d --replication 2` (Q·G) give
 // the single process's digest and nnz.
 func TestSpGEMMMPI(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the mpirun runs are in the full test pass")
-	}
-	mpirun := mpitest.Require(t)
+	mpirun, _ := mpirunTest(t)
 	a, b, g := spgemmDistFiles(t)
 	for _, tc := range []struct {
 		operands, extra []string

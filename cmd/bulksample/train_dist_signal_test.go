@@ -22,14 +22,7 @@ import (
 // epoch's start then trained that epoch on other OpenBLAS bits (gnn's
 // TestResumeBitIdenticalLargeProducts), and the resumed run drifted.
 func TestTrainMPISignalResume(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the mpirun runs are in the full test pass")
-	}
-	mpirun := mpitest.Require(t)
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
+	mpirun, exe := mpirunTest(t)
 	dir := t.TempDir()
 	args := []string{"train", "--data", "synthetic:nodes=20000", "--threads", "2", "--checkpoint", dir, "--json"}
 

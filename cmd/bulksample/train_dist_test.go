@@ -162,10 +162,7 @@ func TestTrainDistFlagErrors(t *testing.T) {
 // 0.803 on 4 ranks, 0.785 to 0.815 on one process), with rank 0 alone
 // printing and the parameters equal on every rank (checked by the run).
 func TestTrainMPICora(t *testing.T) {
-	if testing.Short() {
-		t.Skip("-short: the mpirun runs are in the full test pass")
-	}
-	mpirun := mpitest.Require(t)
+	mpirun, _ := mpirunTest(t)
 	cora := sharedDataset(t, "cora.npz")
 	out, stderr, err := mpiRun(t, mpirun, 4, 3*time.Minute, "train", "--data", cora, "--preset", "planetoid-sage", "--seed", "1", "--json")
 	if err != nil {
