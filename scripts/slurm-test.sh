@@ -5,6 +5,7 @@
 #   1. srun --mpi=pmix --overcommit -n 4 bulksample sample --fetch pull
 #   2. sbatch --wait of examples/slurm/sample.sbatch (4 ranks, --fetch push)
 #   3. sbatch --wait of examples/slurm/train.sbatch (4 ranks, data-parallel training)
+#   4. its resubmission with EXTRA=--resume, continuing from the checkpoint
 # It starts munged (as user munge, its own key and socket), slurmctld and
 # slurmd, and stops exactly those processes, by pid, on every exit path.
 # Needs root (slurmd) and Debian's slurm-wlm and munge (scripts/deps.sh).
@@ -189,4 +190,15 @@ cat "$work/train.out"
 grep -q '"ranks":4' "$work/train.out" || fail "sbatch train: the JSON does not say 4 ranks"
 [ -f "$work/ck/checkpoint.gob" ] || fail "sbatch train: rank 0 wrote no checkpoint"
 say "sbatch --wait examples/slurm/train.sbatch (c=2): one result line, 4 ranks, a checkpoint"
+
+# 4. Its resubmission, as the script's comments say: with --resume (and
+# one more epoch) it continues from the checkpoint.
+timeout 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
+  --time=00:05:00 --output="$work/resume.out" \
+  --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$work/ck",EXTRA="--epochs 4 --batch 64 --fanout 5 --layers 2 --hidden 16 --resume" \
+  "$root/examples/slurm/train.sbatch" >"$work/resume.log" 2>&1 || fail "sbatch --wait of train.sbatch with --resume failed (exit $?)"
+cat "$work/resume.out"
+grep -q "resumed from $work/ck/checkpoint.gob after epoch 3 of 4" "$work/resume.out" || fail "sbatch train --resume: no 'resumed from ... after epoch 3 of 4'"
+grep -q '"resumed_from":3' "$work/resume.out" || fail "sbatch train --resume: the JSON does not say resumed_from 3"
+say "sbatch --wait examples/slurm/train.sbatch with EXTRA=--resume: resumed after epoch 3"
 say "PASS"
