@@ -129,6 +129,15 @@ func (f *inlineFeed) release(it loaded) {
 // the trainer in order, after the minibatches before it, as the unpipelined
 // loop would meet it; the trainer's stop cancels the loaders' context and
 // unblocks them, and wait returns when they have ended.
+//
+// A stop that every rank agreed on after the same step (TrainOptions.Stop)
+// drains the pipeline instead: cancelling would abandon the collectives
+// of one rank's loaders at another point than another rank's. Draining,
+// each loader goes on while the trainer's releases let it (a free buffer,
+// a slot for a bulk, a bulk the sampler still delivers) and ends where it
+// would wait for the trainer. What the trainer released before the stop is
+// the same on every rank, so every rank's loaders make the same calls
+// before they end: at most depth more gathers and bulks.
 type pipeline struct {
 	t      *Trainer
 	cancel context.CancelCauseFunc
@@ -138,6 +147,11 @@ type pipeline struct {
 	ready chan loaded      // loader -> trainer
 	free  chan *inputBuf   // trainer -> loader: buffers to fill
 	slots chan struct{}    // trainer -> sampler: room for a bulk (nil when serial)
+
+	// draining is closed by drain; samplerDone and loaderDone when the
+	// goroutine ends (samplerDone stays open when serial: no sampler).
+	draining, samplerDone, loaderDone chan struct{}
+	drained                           bool // drain was called (trainer's goroutine)
 
 	// Wall times of the loaders' phases, read by the trainer at any time.
 	sampleNS, extractNS atomic.Int64
@@ -160,6 +174,10 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 		bulks:  make(chan bulkOrError),
 		ready:  make(chan loaded, depth),
 		free:   make(chan *inputBuf, depth),
+
+		draining:    make(chan struct{}),
+		samplerDone: make(chan struct{}),
+		loaderDone:  make(chan struct{}),
 	}
 	for len(t.bufs) < depth {
 		t.bufs = append(t.bufs, &inputBuf{})
@@ -172,14 +190,23 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 		// The loader samples each bulk after the previous one's last
 		// gather: no more than two are ever alive, and no slots are
 		// needed.
-		p.wg.Go(func() { p.load(pctx, t, epoch, ep, b0, from, true) })
+		p.wg.Go(func() {
+			defer close(p.loaderDone)
+			p.load(pctx, t, epoch, ep, b0, from, true)
+		})
 	} else {
 		p.slots = make(chan struct{}, depth)
 		for range depth {
 			p.slots <- struct{}{}
 		}
-		p.wg.Go(func() { p.sample(pctx, t, epoch, ep, b0) })
-		p.wg.Go(func() { p.load(pctx, t, epoch, ep, b0, from, false) })
+		p.wg.Go(func() {
+			defer close(p.samplerDone)
+			p.sample(pctx, t, epoch, ep, b0)
+		})
+		p.wg.Go(func() {
+			defer close(p.loaderDone)
+			p.load(pctx, t, epoch, ep, b0, from, false)
+		})
 	}
 	return p
 }
@@ -240,18 +267,42 @@ func ownComm(s featurex.Store) bool {
 	return false
 }
 
+// take receives from c, waiting for it, and reports whether it did; it
+// gives up when ctx is done or, once the pipeline drains, when c holds
+// nothing: what the trainer sent before drain is always taken, so that
+// draining ranks make the same calls whatever the timing.
+func take[T any](ctx context.Context, p *pipeline, c <-chan T) (T, bool) {
+	var v T
+	select {
+	case v = <-c:
+		return v, true
+	case <-ctx.Done():
+		return v, false
+	case <-p.draining:
+		select {
+		case v = <-c:
+			return v, true
+		default:
+			return v, false
+		}
+	}
+}
+
 // sample samples bulks b0.. of ep in order, each once a slot is free, and
-// hands them to the loader; it stops after an error or when ctx is done.
+// hands them to the loader; it stops after an error, when ctx is done or
+// when draining leaves it no slot.
 func (p *pipeline) sample(ctx context.Context, t *Trainer, epoch int, ep *sampling.EpochPlan, b0 int) {
 	for b := b0; b < ep.NumBulks(); b++ {
-		select {
-		case <-p.slots:
-		case <-ctx.Done():
+		if _, ok := take(ctx, p, p.slots); !ok {
 			return
 		}
 		msg := p.sampleBulk(ctx, t, epoch, ep, b)
 		select {
 		case p.bulks <- msg:
+		case <-p.loaderDone: // drained: the bulk goes unused
+			if msg.bulk != nil {
+				msg.bulk.Release()
+			}
 		case <-ctx.Done():
 			return
 		}
@@ -277,13 +328,21 @@ func (p *pipeline) sampleBulk(ctx context.Context, t *Trainer, epoch int, ep *sa
 // load gathers the minibatches of bulks b0.. of ep, from minibatch from on,
 // each into a free buffer, and hands them to the trainer in order; with
 // serial it samples the bulks itself. It hands over the first error and
-// stops, or stops when ctx is done.
+// stops, or stops when ctx is done, or, draining, when it has no buffer
+// or the sampler no more bulks.
 func (p *pipeline) load(ctx context.Context, t *Trainer, epoch int, ep *sampling.EpochPlan, b0, from int, serial bool) {
 	send := func(it loaded) bool {
+		select {
+		case p.ready <- it: // first, so that a drain does not drop it
+			return it.err == nil
+		default:
+		}
 		select {
 		case p.ready <- it:
 			return it.err == nil
 		case <-ctx.Done():
+			return false
+		case <-p.draining:
 			return false
 		}
 	}
@@ -292,8 +351,12 @@ func (p *pipeline) load(ctx context.Context, t *Trainer, epoch int, ep *sampling
 		if serial {
 			msg = p.sampleBulk(ctx, t, epoch, ep, b)
 		} else {
+			// Draining too, a bulk the sampler is sampling is waited
+			// for: it made the calls on every rank.
 			select {
 			case msg = <-p.bulks:
+			case <-p.samplerDone:
+				return
 			case <-ctx.Done():
 				return
 			}
@@ -306,10 +369,8 @@ func (p *pipeline) load(ctx context.Context, t *Trainer, epoch int, ep *sampling
 		// the trainer then releases it.
 		bulk, n := msg.bulk, msg.bulk.Len()
 		for i := max(from-bulk.First, 0); i < n; i++ {
-			var buf *inputBuf
-			select {
-			case buf = <-p.free:
-			case <-ctx.Done():
+			buf, ok := take(ctx, p, p.free)
+			if !ok {
 				return
 			}
 			it := loaded{mb: bulk.Minibatch(i), buf: buf}
@@ -385,11 +446,21 @@ func (p *pipeline) costs() PhaseCosts {
 // still running.
 var errPipelineDone = errors.New("gnn: the epoch's training loop ended")
 
-// wait stops the loaders, if they still run, and waits until they have
-// ended.
+// drain lets the loaders finish what the trainer's releases so far allow
+// and end (see pipeline); wait then waits for them without cancelling.
+func (p *pipeline) drain() {
+	p.drained = true
+	close(p.draining)
+}
+
+// wait stops the loaders, if they still run and the pipeline is not
+// draining, and waits until they have ended.
 func (p *pipeline) wait() {
-	p.cancel(errPipelineDone)
+	if !p.drained {
+		p.cancel(errPipelineDone)
+	}
 	p.wg.Wait()
+	p.cancel(errPipelineDone)
 }
 
 // endPipeline waits for the current epoch's pipeline, if any, to end, and

@@ -15,7 +15,10 @@ import (
 // the gradients, so that every rank takes the same step, and sums the
 // metrics, so that every rank reports the same epoch figures.
 //
-// Reduce replaces grads and *m in place. An error ends the epoch; on
+// Reduce replaces grads and *m in place, m.Stops included: the sum of the
+// ranks' stop requests, on which the ranks agree to stop after the same
+// step (TrainOptions.Stop); a reducer that leaves it as it is stops the
+// requesting rank alone. An error ends the epoch; on
 // several ranks the implementation must make every rank fail rather than
 // hang.
 type GradReducer interface {
@@ -28,9 +31,13 @@ type GradReducer interface {
 type StepMetrics struct {
 	LossSum           float64
 	Correct, Labelled int64
+	// Stops is the number of ranks that asked to stop after this step
+	// (TrainOptions.Stop): 0 or 1 before the reduction, the ranks' sum
+	// after it. It is not one of Floats.
+	Stops int64
 }
 
-// Floats returns m as three float64s (LossSum, Correct, Labelled), the
+// Floats returns m's figures as three float64s (LossSum, Correct, Labelled), the
 // form an all-reduce of one buffer sums; counts up to 2^53 are exact.
 func (m StepMetrics) Floats() [3]float64 {
 	return [3]float64{m.LossSum, float64(m.Correct), float64(m.Labelled)}

@@ -40,7 +40,9 @@ type Sharder interface {
 // where L_r is rank r's labelled seed count and L_r·g_r the gradient of its
 // sum of losses. The gradients (scaled by L_r) and the step's metrics travel
 // in one flat []float32 buffer, in one Allreduce (sum) per step under
-// dist.PhaseGradients: len(grads)+3 floats, the three metrics last. A rank
+// dist.PhaseGradients: len(grads)+4 floats, the three metrics and the
+// stop requests (StepMetrics.Stops) last, so that the ranks agree on a stop
+// with no collective of its own. A rank
 // whose part is empty (or unlabelled) contributes zeros but still calls
 // Reduce, so that every rank makes the same collective calls.
 //
@@ -85,12 +87,12 @@ func (d *DataParallel) Shard(seeds []int32) []int32 {
 }
 
 // metricFloats is the number of metrics that follow the gradients in the
-// reduced buffer.
-const metricFloats = 3
+// reduced buffer: StepMetrics.Floats, then Stops.
+const metricFloats = 4
 
 // Reduce replaces grads, the gradient of this rank's mean loss, by the
 // gradient of the global minibatch's mean loss, and *m by the sum of every
-// rank's metrics. It returns the communicator's error; with the in-process
+// rank's metrics, Stops included. It returns the communicator's error; with the in-process
 // backend an aborted job returns dist.ErrAborted on every rank, and under
 // MPI a failed call aborts the job.
 func (d *DataParallel) Reduce(ctx context.Context, grads []float32, m *StepMetrics) error {
@@ -112,6 +114,7 @@ func (d *DataParallel) Reduce(ctx context.Context, grads []float32, m *StepMetri
 	for i, v := range f {
 		buf[n+i] = float32(v)
 	}
+	buf[n+len(f)] = float32(m.Stops)
 	if err := d.comm.Allreduce(ctx, dist.PhaseGradients, dist.OpSum, buf); err != nil {
 		return fmt.Errorf("gnn: gradient all-reduce of %d floats: %w", len(buf), err)
 	}
@@ -122,6 +125,7 @@ func (d *DataParallel) Reduce(ctx context.Context, grads []float32, m *StepMetri
 	// a count never truncates to one less.
 	f[1], f[2] = math.Round(f[1]), math.Round(f[2])
 	m.SetFloats(f)
+	m.Stops = int64(math.Round(float64(buf[n+len(f)])))
 	if m.Labelled == 0 {
 		clear(grads) // no labelled seed anywhere: the single process's zero gradient
 		return nil

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
@@ -85,7 +86,25 @@ type TrainOptions struct {
 	// lowers 2 to 1 when two components communicate on a library that
 	// does not allow it from two goroutines at once (CommUser).
 	PipelineDepth int
+	// Stop, when not nil, asks Run to stop at a step boundary once it is
+	// closed (the CLI closes it on SIGINT or SIGTERM in a distributed run):
+	// Run finishes the step in progress, saves a checkpoint of the epoch's
+	// progress when CheckpointDir is set, as it does when ctx is
+	// cancelled, and returns a *StoppedError wrapping ErrStopRequested.
+	// Unlike cancelling ctx it interrupts no collective, so that the ranks
+	// of a data-parallel run stop together: the request travels in the
+	// step's all-reduce (StepMetrics.Stops), a request on any rank stops
+	// every rank after the same step, the pipeline's collectives in
+	// flight complete alike on every rank, rank 0 writes the checkpoint
+	// and the other ranks wait until it is written. A request made during
+	// an epoch's evaluation takes effect after the next step; one made
+	// after the last step is ignored. nil: only ctx stops a run.
+	Stop <-chan struct{}
 }
+
+// ErrStopRequested is the error a *StoppedError wraps when Run stopped at
+// the request of TrainOptions.Stop (on this rank or on another).
+var ErrStopRequested = errors.New("gnn: stop requested")
 
 // DefaultPipelineDepth is TrainOptions.PipelineDepth's default.
 const DefaultPipelineDepth = 2
@@ -407,10 +426,10 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 		st, part, err := t.epoch(ctx, epoch, from)
 		from = nil
 		if err != nil {
-			if ctx.Err() == nil {
+			if ctx.Err() == nil && !errors.Is(err, ErrStopRequested) {
 				return res, err
 			}
-			return res, t.stopped(epoch, part, res.Epochs, err)
+			return res, t.stopped(ctx, epoch, part, res.Epochs, err)
 		}
 		res.add(st)
 		// A NaN or infinite loss poisons every later step (NaN features,
@@ -456,14 +475,40 @@ func (e *StoppedError) Error() string {
 
 func (e *StoppedError) Unwrap() error { return e.Err }
 
-// stopped saves the progress of an epoch stopped by the context, when
-// checkpointing is on, and returns the StoppedError.
-func (t *Trainer) stopped(epoch int, part partialEpoch, history []EpochStats, err error) error {
+// stopped saves the progress of an epoch stopped by the context or by a
+// stop request, when checkpointing is on, and returns the StoppedError.
+// After a stop request, which every rank of a data-parallel run met after
+// the same step, it then waits for the pipeline to drain and, with a
+// communicating reducer (CommUser), for every rank: the ranks learn
+// together whether rank 0 wrote the checkpoint, so that none returns
+// before it is written.
+func (t *Trainer) stopped(ctx context.Context, epoch int, part partialEpoch, history []EpochStats, err error) error {
 	se := &StoppedError{Epoch: epoch, Minibatches: part.Stats.Minibatches, Total: t.plan.NumMinibatches(), Err: err}
+	var serr error
 	if t.opt.CheckpointDir != "" {
-		if serr := t.save(epoch, history, &part); serr != nil {
-			return fmt.Errorf("%w; saving the checkpoint failed: %w", se, serr)
+		serr = t.save(epoch, history, &part)
+	}
+	if errors.Is(err, ErrStopRequested) {
+		// The loaders finish the collectives that every rank started
+		// before the ranks meet below.
+		t.endPipeline()
+		if cu, ok := t.data.Reducer.(CommUser); ok {
+			failed := []int64{0}
+			if serr != nil {
+				failed[0] = 1
+			}
+			if cerr := cu.Comm().Allreduce(ctx, dist.PhaseControl, dist.OpMax, failed); cerr != nil {
+				return fmt.Errorf("%w; waiting for the other ranks failed: %w", se, cerr)
+			}
+			if failed[0] != 0 && serr == nil {
+				serr = errors.New("gnn: rank 0 could not write it")
+			}
 		}
+	}
+	if serr != nil {
+		return fmt.Errorf("%w; saving the checkpoint failed: %w", se, serr)
+	}
+	if t.opt.CheckpointDir != "" {
 		se.Checkpoint = filepath.Join(t.opt.CheckpointDir, CheckpointFile)
 	}
 	return se
@@ -525,6 +570,18 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 		st.Seconds = time.Since(start).Seconds()
 		return *st, p, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
 	}
+	// stopRequested ends the epoch after a step whose reduction carried a
+	// stop request (TrainOptions.Stop): every rank ends after the same
+	// step, and the pipeline's loaders finish the collectives in flight
+	// (drain) rather than abandon them.
+	stopRequested := func() (EpochStats, partialEpoch, error) {
+		if t.pipe != nil {
+			t.pipe.drain()
+		}
+		st.Phases = phases()
+		st.Seconds = time.Since(start).Seconds()
+		return *st, p, fmt.Errorf("gnn: epoch %d: %w", epoch, ErrStopRequested)
+	}
 	for st.Minibatches < total {
 		if err := ctx.Err(); err != nil {
 			return stop(err)
@@ -547,6 +604,9 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 		st.SampledEdges += it.edges
 		if t.opt.OnMinibatch != nil {
 			t.opt.OnMinibatch(epoch, st.Minibatches, total)
+		}
+		if sm.Stops > 0 {
+			return stopRequested()
 		}
 	}
 	var loaderCosts PhaseCosts
@@ -634,7 +694,9 @@ func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBu
 
 // train runs forward, backward, the reducer and the optimiser step on mb
 // with its loaded input x and labels and returns the step's metrics, after the
-// reducer's. Its phases start at the meter's current span. An empty part
+// reducer's. Its phases start at the meter's current span. The metrics'
+// Stops is 1 when TrainOptions.Stop is closed and, after the reducer, the
+// number of ranks whose Stop is. An empty part
 // of a data-parallel minibatch (Sharder) is a zero-weight step: no forward
 // or backward, but the collectives all the same.
 func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, labels []int32, epoch int, ph *PhaseTimes) (StepMetrics, error) {
@@ -648,6 +710,11 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 		t.model.backward(t.dLogits)
 		ph.Backward += t.lap(PhaseBackward)
 		sm = StepMetrics{LossSum: loss * float64(labelled), Correct: int64(correct), Labelled: int64(labelled)}
+	}
+	select {
+	case <-t.opt.Stop: // nil: never
+		sm.Stops = 1
+	default:
 	}
 	if t.data.Reducer != nil {
 		// A copy, so that sm stays on the stack of a step without reducer.

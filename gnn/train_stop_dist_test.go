@@ -1,0 +1,202 @@
+package gnn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/sampling"
+)
+
+// opaqueDist hides a featurex.Dist's type, so that the pipeline takes it
+// for a store that may share the sampler's communicator and samples on the
+// loading goroutine (serial).
+type opaqueDist struct{ *featurex.Dist }
+
+// stopRun trains on two in-process ranks with the library's distributed
+// sampler and store and the DataParallel reducer, at depth (serial: the
+// loading goroutine samples too), up to epochs epochs from the checkpoint
+// in dir when resume; when stopRank >= 0, that rank alone closes its
+// TrainOptions.Stop after minibatch stopAfter of epoch stopEpoch. It
+// returns every rank's error of Run and parameter hash.
+func stopRun(t *testing.T, ds *dataset.Dataset, depth int, serial bool, dir string, epochs int, resume bool, stopRank, stopEpoch, stopAfter int) ([]error, []uint64) {
+	t.Helper()
+	world, err := dist.NewInProcWorld(2, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	errs := make([]error, len(world))
+	hashes := make([]uint64, len(world))
+	var wg sync.WaitGroup
+	for r, w := range world {
+		wg.Go(func() {
+			ctx := context.Background()
+			var setupErr error
+			defer func() {
+				if setupErr != nil {
+					errs[r] = setupErr
+					w.Abort(setupErr)
+				}
+			}()
+			grid, err := dist.NewGrid(ctx, w, 1, ds.NumNodes())
+			if err != nil {
+				setupErr = err
+				return
+			}
+			m, err := dist.Distribute(grid, ds.Adj)
+			if err != nil {
+				setupErr = err
+				return
+			}
+			s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, sampling.NodeWiseOptions{Fanouts: []int{4, 3}, Seed: 7})
+			if err != nil {
+				setupErr = err
+				return
+			}
+			fgrid, err := dist.NewGrid(ctx, w, 1, ds.NumNodes())
+			if err != nil {
+				setupErr = err
+				return
+			}
+			lo, hi := fgrid.MyRows()
+			f := ds.NumFeatures
+			store, err := featurex.NewDist(ctx, fgrid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{})
+			if err != nil {
+				setupErr = err
+				return
+			}
+			defer store.Close()
+			reduce, err := w.Split(ctx, 0, w.Rank())
+			if err != nil {
+				setupErr = err
+				return
+			}
+			d := dataOf(t, ds, s)
+			d.Features, d.Reducer = store, NewDataParallel(reduce)
+			if serial {
+				d.Features = opaqueDist{store}
+			}
+			opt := stopOptions()
+			opt.PipelineDepth, opt.Epochs, opt.CheckpointDir, opt.Resume = depth, epochs, dir, resume
+			if r == 0 && stopRank >= 0 {
+				// Rank 0 is slow to reach its checkpoint after the
+				// stopping step: the other rank must wait for it.
+				opt.OnMinibatch = func(epoch, done, total int) {
+					if epoch == stopEpoch && done == stopAfter+1 {
+						time.Sleep(50 * time.Millisecond)
+					}
+				}
+			}
+			if r == stopRank {
+				stop := make(chan struct{})
+				opt.Stop = stop
+				opt.OnMinibatch = func(epoch, done, total int) {
+					if epoch == stopEpoch && done == stopAfter {
+						close(stop)
+					}
+				}
+			}
+			tr, err := NewTrainer(d, opt)
+			if err != nil {
+				setupErr = err
+				return
+			}
+			if got, _ := tr.PipelineDepth(); got != depth {
+				setupErr = fmt.Errorf("depth %d; want %d", got, depth)
+				return
+			}
+			// A rank that returns an error aborts the job, as the CLI's
+			// ranks did before the agreed stop: a stop that one rank took
+			// alone ends with dist.ErrAborted on the other rank rather
+			// than a hang. An agreed stop has made its last collective.
+			_, errs[r] = tr.Run(ctx, nil)
+			if errs[r] != nil {
+				w.Abort(errs[r])
+			}
+			// Rank 0 has written the checkpoint before any rank returns.
+			var st *StoppedError
+			if r != 0 && errors.As(errs[r], &st) && st.Checkpoint != "" {
+				if ck, err := loadCheckpoint(dir); err != nil || ck == nil || ck.Partial == nil || ck.Partial.Stats.Minibatches != st.Minibatches {
+					errs[r] = fmt.Errorf("returned before rank 0 wrote its checkpoint (reading it: %v): %v", err, errs[r])
+				}
+			}
+			hashes[r] = tr.Model().ParamHash()
+			if errs[r] == nil && resume {
+				// The replicas agree (a collective both ranks reach).
+				errs[r] = tr.Model().CheckReplicas(ctx, w)
+			}
+		})
+	}
+	wg.Wait()
+	return errs, hashes
+}
+
+// TestTrainStopAgreed: a stop requested on rank 1 alone (TrainOptions.Stop,
+// as a signal on one rank of an MPI job) after minibatch 3 of epoch 2 stops
+// both ranks after minibatch 4 (the next step's all-reduce carries the
+// request), with the pipeline at depth 1 and 2 (the sampler on a goroutine
+// of its own, or on the loader's): no rank aborts, every rank's
+// *StoppedError names the same step, the checkpoint (rank 0's) holds that
+// step's progress and is written before any rank returns (rank 0 dawdles), no goroutine is left, and resuming from it ends with the
+// uninterrupted run's parameters, bit for bit.
+func TestTrainStopAgreed(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	epochs := stopOptions().Epochs
+	errs, want := stopRun(t, ds, 1, false, "", epochs, false, -1, 0, 0)
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("uninterrupted run, rank %d: %v", r, err)
+		}
+	}
+	const stopEpoch, stopAfter = 1, 3 // the request; the stop comes a step later
+	for _, tc := range []struct {
+		depth  int
+		serial bool
+	}{{1, false}, {2, false}, {2, true}} {
+		t.Run(fmt.Sprintf("depth=%d,serial=%v", tc.depth, tc.serial), func(t *testing.T) {
+			before := runtime.NumGoroutine()
+			dir := t.TempDir()
+			errs, _ := stopRun(t, ds, tc.depth, tc.serial, dir, epochs, false, 1, stopEpoch, stopAfter)
+			for r, err := range errs {
+				var st *StoppedError
+				if !errors.As(err, &st) || !errors.Is(err, ErrStopRequested) {
+					t.Fatalf("rank %d: %v; want a *StoppedError wrapping ErrStopRequested", r, err)
+				}
+				if st.Epoch != stopEpoch || st.Minibatches != stopAfter+1 {
+					t.Errorf("rank %d stopped in epoch %d after %d minibatches; want epoch %d after %d", r, st.Epoch+1, st.Minibatches, stopEpoch+1, stopAfter+1)
+				}
+				if want := filepath.Join(dir, CheckpointFile); st.Checkpoint != want {
+					t.Errorf("rank %d: checkpoint %q; want %q", r, st.Checkpoint, want)
+				}
+			}
+			if n := waitGoroutines(before); n > before {
+				buf := make([]byte, 1<<16)
+				t.Errorf("%d goroutines after the stopped runs, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
+			}
+			ck, err := loadCheckpoint(dir)
+			if err != nil || ck == nil {
+				t.Fatalf("checkpoint: %v (%v)", ck, err)
+			}
+			if ck.EpochsDone != stopEpoch || ck.Partial == nil || ck.Partial.Stats.Minibatches != stopAfter+1 {
+				t.Fatalf("the checkpoint holds %d epochs and %+v; want epoch %d's progress after %d minibatches", ck.EpochsDone, ck.Partial, stopEpoch+1, stopAfter+1)
+			}
+			errs, got := stopRun(t, ds, tc.depth, tc.serial, dir, epochs, true, -1, 0, 0)
+			for r, err := range errs {
+				if err != nil {
+					t.Fatalf("resumed run, rank %d: %v", r, err)
+				}
+				if got[r] != want[r] {
+					t.Errorf("resumed run, rank %d: parameters %016x; the uninterrupted run's %016x", r, got[r], want[r])
+				}
+			}
+		})
+	}
+}
