@@ -97,7 +97,9 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 			return 2
 		default:
 			if code, msg, ok := stopReport(ctx, c.name, err); ok {
-				fmt.Fprintln(e.stderr, msg)
+				if msg != "" { // "": printed already (reportStop)
+					fmt.Fprintln(e.stderr, msg)
+				}
 				return code
 			}
 			fmt.Fprintf(e.stderr, "bulksample %s: %v\n", c.name, err)

@@ -188,6 +188,12 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 			// share (spgemm's --select-rows against A's rows): every
 			// rank returns it, rank 0 printed it, and the job exits 2.
 			return errors.Join(err, world.Close())
+		case agreedStop(err):
+			// Every rank of a training run stopped after the same
+			// step (signals.go): nothing is left to abort. The rank
+			// reports first, as MPI_Finalize may not return.
+			err = reportStop(ctx, e.stderr, r.fs.Name(), err)
+			return errors.Join(err, world.Close())
 		case err != nil:
 			dist.Fail(e.stderr, world, stoppedBy(ctx, err)) // MPI_Abort: ends every rank
 		}
@@ -209,8 +215,9 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 			if r != 0 {
 				re.stdout = io.Discard
 			}
-			// A usage error is every rank's (see above): none aborts.
-			if errs[r] = rank(ctx, re, w); errs[r] != nil && !errors.Is(errs[r], dist.ErrAborted) && !errors.Is(errs[r], errUsage) {
+			// A usage error, and an agreed stop, is every rank's (see
+			// above): none aborts.
+			if errs[r] = rank(ctx, re, w); errs[r] != nil && !errors.Is(errs[r], dist.ErrAborted) && !errors.Is(errs[r], errUsage) && !agreedStop(errs[r]) {
 				dist.Fail(stderr, w, errs[r]) // the other ranks' calls now fail
 			}
 		})

@@ -82,6 +82,10 @@ type savedRun struct {
 	Params, AdamM, AdamV []float32
 	AdamT                int64
 	History              []struct{ Loss, TrainAcc, ValAcc, TestAcc float64 }
+	// Partial is the progress of a stopped epoch (nil at an epoch's end).
+	Partial *struct {
+		Stats struct{ Epoch, Minibatches int }
+	}
 }
 
 func readSaved(t *testing.T, dir string) savedRun {

@@ -137,6 +137,11 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 			cancel(fmt.Errorf("%w after bulk 0 (--fail-rank %d)", errInjected, c.dist.failRank))
 		}
 	}
+	// While the ranks train, a signal asks them to stop together (see
+	// signals.go) rather than cancel this rank's collectives.
+	stop, release := stopRequest(ctx)
+	defer release()
+	opt.Stop = stop
 	tr, err := gnn.NewTrainer(data, opt)
 	if err != nil {
 		return err
@@ -163,7 +168,13 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 			}
 		}
 	})
+	release()
 	bar.done()
+	if agreedStop(err) {
+		// Every rank stopped after the same step and rank 0's checkpoint
+		// is written: the job ends without MPI_Abort.
+		return &rankStopError{rank: grid.Rank(), err: err}
+	}
 	if !root {
 		err = notRootStop(err)
 	}
