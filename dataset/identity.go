@@ -91,10 +91,10 @@ func fileIdentity(path, prefix string) ([]string, error) {
 	}
 	switch {
 	case bytes.HasPrefix(head, []byte(nativeMagic)) && len(head) >= nativePrefixLen:
-		lines = append(lines, fmt.Sprintf("%snative header CRC-32C %08x", prefix, binary.LittleEndian.Uint32(head[12:])))
+		crc, hlen := nativePrefixFields(head)
+		lines = append(lines, fmt.Sprintf("%snative header CRC-32C %08x", prefix, crc))
 		// The counts, for a message that says more than two checksums;
 		// a header that does not decode is the loader's to report.
-		hlen := binary.LittleEndian.Uint64(head[16:])
 		hdr := make([]byte, min(hlen, maxNativeHeader))
 		var h nativeHeader
 		if _, err := f.ReadAt(hdr, nativePrefixLen); err == nil && json.Unmarshal(hdr, &h) == nil {

@@ -184,6 +184,13 @@ func loadNative(path string, level VerifyLevel, threads int) (*Dataset, error) {
 	return d, nil
 }
 
+// nativePrefixFields returns what the prefix of a native file (at least
+// nativePrefixLen bytes: magic, version, header CRC-32C, header length)
+// records of its JSON header: its CRC-32C and its length in bytes.
+func nativePrefixFields(prefix []byte) (headerCRC uint32, headerLen uint64) {
+	return binary.LittleEndian.Uint32(prefix[12:]), binary.LittleEndian.Uint64(prefix[16:])
+}
+
 // decodeNative decodes a native file held in buf; the Dataset's arrays alias
 // buf where it is suitably aligned. The header and the array bounds are
 // always checked (O(1) work: nothing is read but the header); level says what
@@ -202,13 +209,13 @@ func decodeNative(name string, buf []byte, level VerifyLevel, threads int, popul
 	if v := binary.LittleEndian.Uint32(buf[8:]); v != nativeVersion {
 		return bad("unsupported native format version %d (this build reads version %d)", v, nativeVersion)
 	}
-	hlen := binary.LittleEndian.Uint64(buf[16:])
+	recorded, hlen := nativePrefixFields(buf)
 	if hlen > maxNativeHeader || hlen > uint64(len(buf)-nativePrefixLen) {
 		return bad("truncated or corrupt: header length %d, file %d bytes", hlen, len(buf))
 	}
 	hdr := buf[nativePrefixLen : nativePrefixLen+int(hlen)]
-	if sum := crc32.Checksum(hdr, castagnoli); sum != binary.LittleEndian.Uint32(buf[12:]) {
-		return bad("header checksum mismatch (CRC-32C %08x, recorded %08x): the file is corrupt", sum, binary.LittleEndian.Uint32(buf[12:]))
+	if sum := crc32.Checksum(hdr, castagnoli); sum != recorded {
+		return bad("header checksum mismatch (CRC-32C %08x, recorded %08x): the file is corrupt", sum, recorded)
 	}
 	var h nativeHeader
 	dec := json.NewDecoder(bytes.NewReader(hdr))
