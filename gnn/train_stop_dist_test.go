@@ -200,3 +200,33 @@ func TestTrainStopAgreed(t *testing.T) {
 		})
 	}
 }
+
+// TestTrainStopOneProcess: without a reducer, TrainOptions.Stop stops the
+// run after the step during which it was closed, at depth 1 and 2, with the
+// checkpoint of that step.
+func TestTrainStopOneProcess(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	for _, depth := range []int{1, 2} {
+		dir := t.TempDir()
+		opt := stopOptions()
+		stop := make(chan struct{})
+		opt.PipelineDepth, opt.CheckpointDir, opt.Stop = depth, dir, stop
+		opt.OnMinibatch = func(epoch, done, total int) {
+			if epoch == 1 && done == 3 {
+				close(stop)
+			}
+		}
+		tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = tr.Run(context.Background(), nil)
+		var st *StoppedError
+		if !errors.As(err, &st) || !errors.Is(err, ErrStopRequested) || st.Epoch != 1 || st.Minibatches != 4 {
+			t.Fatalf("depth %d: %v; want a stop in epoch 2 after 4 minibatches", depth, err)
+		}
+		if ck, err := loadCheckpoint(dir); err != nil || ck == nil || ck.EpochsDone != 1 || ck.Partial == nil || ck.Partial.Stats.Minibatches != 4 {
+			t.Errorf("depth %d: the checkpoint does not hold epoch 2's progress after 4 minibatches (%v)", depth, err)
+		}
+	}
+}
