@@ -165,6 +165,12 @@
 // minibatches before it, as it would without the pipeline; an error or
 // cancellation on the training side cancels the loaders, and Run returns
 // only after they have ended (after saving a stopped epoch's checkpoint).
+// A stop requested through TrainOptions.Stop is not a cancellation: the
+// ranks of a data-parallel run agree on it in the step's all-reduce, every
+// rank stops after the same step, and the loaders finish the collectives
+// they had begun, alike on every rank, instead of being cancelled, so that
+// no rank is left waiting in one (rank 0 then saves the step's progress
+// before any rank returns).
 // EpochStats.Phases reports the loaders' Sample and Extract times, which
 // overlap the training goroutine's phases, and Wait, the time the training
 // goroutine waited for a minibatch: what the pipeline did not hide.
