@@ -6,6 +6,9 @@
 #   2. sbatch --wait of examples/slurm/sample.sbatch (4 ranks, --fetch push)
 #   3. sbatch --wait of examples/slurm/train.sbatch (4 ranks, data-parallel training)
 #   4. its resubmission with EXTRA=--resume, continuing from the checkpoint
+#   5. scancel of a running training job (as at a time limit or a
+#      preemption): every rank stops after the same step, rank 0 saves it,
+#      and a resubmission with --resume continues from it
 # It starts munged (as user munge, its own key and socket), slurmctld and
 # slurmd, and stops exactly those processes, by pid, on every exit path.
 # Needs root (slurmd) and Debian's slurm-wlm and munge (scripts/deps.sh).
@@ -201,4 +204,42 @@ cat "$work/resume.out"
 grep -q "resumed from $work/ck/checkpoint.gob after epoch 3 of 4" "$work/resume.out" || fail "sbatch train --resume: no 'resumed from ... after epoch 3 of 4'"
 grep -q '"resumed_from":3' "$work/resume.out" || fail "sbatch train --resume: the JSON does not say resumed_from 3"
 say "sbatch --wait examples/slurm/train.sbatch with EXTRA=--resume: resumed after epoch 3"
+
+# 5. scancel of a running training job: Slurm sends SIGTERM to every task
+# (then SIGKILL after KillWait, 5 s here), as at the time limit or a
+# preemption. The ranks agree to stop after the same step, rank 0 saves
+# that step's progress, every rank says where it stopped, and a
+# resubmission with --resume continues from it.
+cancel_extra="--epochs 100000 --batch 16 --fanout 5 --layers 2 --hidden 16"
+jid=$(sbatch --parsable --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
+  --time=00:05:00 --output="$work/cancel.out" \
+  --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$work/ck2",EXTRA="$cancel_extra" \
+  "$root/examples/slurm/train.sbatch" 2>"$work/cancel.log") || fail "sbatch of train.sbatch (to cancel) failed: $(cat "$work/cancel.log")"
+for _ in $(seq 600); do # at most 60 s for rank 0's second epoch line
+  grep -q '^epoch 2/100000: ' "$work/cancel.out" 2>/dev/null && break
+  sleep 0.1
+done
+grep -q '^epoch 2/100000: ' "$work/cancel.out" 2>/dev/null || { cat "$work/cancel.out" 2>/dev/null; fail "scancel: job $jid printed no second epoch in 60 s"; }
+scancel "$jid" || fail "scancel $jid failed"
+for _ in $(seq 300); do # at most 30 s for the job to end
+  [ -z "$(squeue -h -j "$jid" 2>/dev/null)" ] && break
+  sleep 0.1
+done
+[ -z "$(squeue -h -j "$jid" 2>/dev/null)" ] || fail "scancel: job $jid still in the queue 30 s later"
+cat "$work/cancel.out"
+stops=$(sed -n 's/^bulksample train: rank \([0-9]*\): stopped by SIGTERM in epoch \([0-9]*\) after \([0-9]*\) of its [0-9]* minibatches; checkpoint saved in .*/\1 \2 \3/p' "$work/cancel.out")
+[ "$(echo "$stops" | grep -c .)" = 4 ] || fail "scancel: $(echo "$stops" | grep -c .) ranks say where they stopped, want 4"
+[ "$(echo "$stops" | cut -d' ' -f2- | sort -u | wc -l)" = 1 ] || fail "scancel: the ranks stopped after other steps: $stops"
+! grep -q 'MPI_ABORT' "$work/cancel.out" || fail "scancel: a rank called MPI_Abort"
+[ -f "$work/ck2/checkpoint.gob" ] || fail "scancel: rank 0 wrote no checkpoint"
+epoch=$(echo "$stops" | head -1 | cut -d' ' -f2)
+say "scancel of a training job: every rank stopped in epoch $epoch after the same minibatch, rank 0 saved it"
+timeout 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
+  --time=00:05:00 --output="$work/cancel-resume.out" \
+  --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$work/ck2",EXTRA="--epochs $epoch --batch 16 --fanout 5 --layers 2 --hidden 16 --resume" \
+  "$root/examples/slurm/train.sbatch" >"$work/cancel-resume.log" 2>&1 || fail "sbatch --wait of the cancelled job's resubmission failed (exit $?)"
+cat "$work/cancel-resume.out"
+grep -q "\"resumed_from\":$((epoch - 1))" "$work/cancel-resume.out" || fail "scancel resubmission: the JSON does not say resumed_from $((epoch - 1))"
+[ "$(grep -c '^best epoch' "$work/cancel-resume.out")" = 1 ] || fail "scancel resubmission: want one result line"
+say "sbatch --wait examples/slurm/train.sbatch with EXTRA=--resume after scancel: finished epoch $epoch"
 say "PASS"
