@@ -37,7 +37,10 @@
 // too, since the other ranks must be told. An error on one rank must end the
 // job: Fail prints "rank R: <error>" and calls Comm.Abort, which under MPI is
 // MPI_Abort (the launcher kills every rank) and in-process makes every
-// pending and later call of every rank return ErrAborted.
+// pending and later call of every rank return ErrAborted. In-process, the
+// ranks of a collective that did not make the same call (another
+// collective, element type, operator, root or count) all fail with
+// ErrMismatch, where MPI would deadlock or corrupt data.
 //
 // A Comm is used by one goroutine at a time; every rank of a communicator
 // makes the same sequence of collective calls.

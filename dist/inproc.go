@@ -7,15 +7,36 @@ package dist
 // them. Point-to-point messages are copied into per-(source, destination,
 // tag) queues. An abort, or a rank's cancelled context, closes the job:
 // every pending and later call of every rank returns an error.
+//
+// A deposit says which collective the rank is in and with which
+// arguments, and every rank checks, between the two waits, that all the
+// deposits agree as MPI requires (match). Under MPI ranks in different
+// collectives deadlock or read garbage; here they fail at once, so that an
+// in-process test cannot pass where the real job would not.
 
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"unsafe"
 )
+
+// ErrMismatch is wrapped by the error that every rank of an in-process
+// collective returns when its ranks did not make the same call: different
+// collectives, element types, operators or roots, or counts that MPI
+// requires to agree (the lengths of Bcast and Allreduce, what each rank of
+// Allgatherv sends and the others expect, what rank i sends to rank j in
+// Alltoallv and what j expects from i). The error names two ranks that
+// disagree and what each called, and the job is aborted: every other
+// pending and later call returns ErrAborted. The MPI backend does not
+// check; there the same bug deadlocks or corrupts data. Where MaxCount
+// splits a call into several messages, the counts named are those of the
+// message.
+var ErrMismatch = errors.New("dist: in-process collective mismatch")
 
 // NewInProcWorld returns the world communicators of an in-process job of p
 // ranks, one per rank; run each rank on its own goroutine. It returns an
@@ -56,7 +77,7 @@ func (j *job) newGroup(n int) *group {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.groups++
-	return &group{job: j, id: j.groups, n: n, release: make(chan struct{}), slots: make([]any, n), splits: make(map[int]map[int]*group)}
+	return &group{job: j, id: j.groups, n: n, release: make(chan struct{}), slots: make([]call, n), splits: make(map[int]map[int]*group)}
 }
 
 func (j *job) abort(err error) {
@@ -88,7 +109,7 @@ type group struct {
 	mu      sync.Mutex
 	arrived int
 	release chan struct{}
-	slots   []any
+	slots   []call
 	splits  map[int]map[int]*group // split sequence number -> color -> group
 }
 
@@ -120,6 +141,14 @@ func (r *inproc) wait(ctx context.Context) error {
 	case <-ch:
 		return nil
 	case <-g.job.aborted:
+		select {
+		case <-ch:
+			// Every rank arrived before the abort, which a rank that
+			// found a mismatch in this rendezvous may have made: this one
+			// must find it too.
+			return nil
+		default:
+		}
 		return g.job.abortErr()
 	case <-ctx.Done():
 		g.job.abort(fmt.Errorf("rank %d: %w", r.me, ctx.Err()))
@@ -127,27 +156,144 @@ func (r *inproc) wait(ctx context.Context) error {
 	}
 }
 
-// collective deposits contrib, waits, calls read with every deposit, waits
-// again, then calls after (which may modify this rank's buffers).
-func (r *inproc) collective(ctx context.Context, contrib any, read func(slots []any) error, after func()) error {
+// callKind is the collective a rank is in.
+type callKind uint8
+
+const (
+	callBarrier callKind = iota
+	callBcast
+	callAllreduce
+	callAllgatherv
+	callAlltoallv
+	callSplit
+)
+
+var callNames = [...]string{"Barrier", "Bcast", "Allreduce", "Allgatherv", "Alltoallv", "Split"}
+
+// call is one rank's deposit at a rendezvous: the collective, the
+// arguments every rank must agree on (zero where they do not apply) and
+// the data.
+type call struct {
+	kind callKind
+	t    dtype
+	op   Op
+	root int
+	// buf is Bcast's and Allreduce's buffer, and what this rank sends in
+	// Allgatherv and Alltoallv.
+	buf []byte
+	// counts are Allgatherv's counts of every rank and Alltoallv's send
+	// counts, displs Alltoallv's send displacements, rcounts its receive
+	// counts.
+	counts, displs, rcounts []int
+	color, key              int // Split's
+}
+
+// elems returns the number of elements of buf.
+func (c *call) elems() int { return len(c.buf) / dtypeSize[c.t] }
+
+// String describes the call as the mismatch error shows it, for example
+// "Allreduce(float32, sum, 12 elements)".
+func (c *call) String() string {
+	t := strings.TrimPrefix(c.t.String(), "[]")
+	switch c.kind {
+	case callBcast:
+		return fmt.Sprintf("Bcast(%s, root %d, %s)", t, c.root, elements(c.elems()))
+	case callAllreduce:
+		return fmt.Sprintf("Allreduce(%s, %v, %s)", t, c.op, elements(c.elems()))
+	case callAllgatherv:
+		return fmt.Sprintf("Allgatherv(%s, sends %s)", t, elements(c.elems()))
+	case callAlltoallv:
+		return fmt.Sprintf("Alltoallv(%s, sends %s)", t, elements(c.elems()))
+	}
+	return callNames[c.kind]
+}
+
+// pair describes a v-collective by one count of it: what the rank sends
+// to or expects from peer.
+func (c *call) pair(verb string, n int, prep string, peer int) string {
+	return fmt.Sprintf("%s(%s, %s %s %s rank %d)", callNames[c.kind], strings.TrimPrefix(c.t.String(), "[]"), verb, elements(n), prep, peer)
+}
+
+func elements(n int) string {
+	if n == 1 {
+		return "1 element"
+	}
+	return fmt.Sprintf("%d elements", n)
+}
+
+// mismatch returns the error naming ranks a and b and what each called,
+// the lower rank first.
+func mismatch(a int, da string, b int, db string) error {
+	if b < a {
+		a, da, b, db = b, db, a, da
+	}
+	return fmt.Errorf("%w: rank %d called %s, rank %d called %s", ErrMismatch, a, da, b, db)
+}
+
+// match returns nil if every deposit of a rendezvous is the same
+// collective with arguments that agree as MPI requires, and otherwise the
+// error (ErrMismatch) for the first disagreement found. Every rank checks
+// the same deposits in the same order, so all return the same error. It
+// costs O(p) per rank, O(p²) for the v-collectives, whose counts are
+// checked pair by pair.
+func match(s []call) error {
+	a := &s[0]
+	for q := 1; q < len(s); q++ {
+		b := &s[q]
+		if b.kind != a.kind || b.t != a.t || b.op != a.op || b.root != a.root {
+			return mismatch(0, a.String(), q, b.String())
+		}
+	}
+	switch a.kind {
+	case callBcast, callAllreduce:
+		for q := 1; q < len(s); q++ {
+			if len(s[q].buf) != len(a.buf) {
+				return mismatch(0, a.String(), q, s[q].String())
+			}
+		}
+	case callAllgatherv:
+		for q := range s {
+			for j := range s {
+				if n := s[j].elems(); s[q].counts[j] != n {
+					return mismatch(q, s[q].pair("expects", s[q].counts[j], "from", j), j, s[j].String())
+				}
+			}
+		}
+	case callAlltoallv:
+		for i := range s {
+			for j := range s {
+				if n, m := s[i].counts[j], s[j].rcounts[i]; n != m {
+					return mismatch(i, s[i].pair("sends", n, "to", j), j, s[j].pair("expects", m, "from", i))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// collective deposits c, waits, checks that every rank's deposit matches,
+// calls read with every deposit, waits again, then calls after (which may
+// modify this rank's buffers). A mismatch aborts the job: every rank of
+// the rendezvous finds it and returns it, and no rank waits again.
+func (r *inproc) collective(ctx context.Context, c call, read func(slots []call), after func()) error {
 	select {
 	case <-r.g.job.aborted:
 		return r.g.job.abortErr()
 	default:
 	}
-	r.g.slots[r.me] = contrib
+	r.g.slots[r.me] = c
 	if err := r.wait(ctx); err != nil {
 		return err
 	}
-	var rerr error
+	if err := match(r.g.slots); err != nil {
+		r.g.job.abort(err)
+		return err
+	}
 	if read != nil {
-		rerr = read(r.g.slots)
+		read(r.g.slots)
 	}
 	if err := r.wait(ctx); err != nil {
 		return err
-	}
-	if rerr != nil {
-		return rerr
 	}
 	if after != nil {
 		after()
@@ -155,34 +301,25 @@ func (r *inproc) collective(ctx context.Context, contrib any, read func(slots []
 	return nil
 }
 
-func (r *inproc) barrier(ctx context.Context) error { return r.collective(ctx, nil, nil, nil) }
+func (r *inproc) barrier(ctx context.Context) error {
+	return r.collective(ctx, call{kind: callBarrier}, nil, nil)
+}
 
 func (r *inproc) bcast(ctx context.Context, root int, t dtype, buf []byte) error {
-	return r.collective(ctx, buf, func(s []any) error {
-		src := s[root].([]byte)
-		if len(src) != len(buf) {
-			return fmt.Errorf("root %d broadcasts %d elements, rank %d expects %d", root, len(src)/dtypeSize[t], r.me, len(buf)/dtypeSize[t])
-		}
+	return r.collective(ctx, call{kind: callBcast, t: t, root: root, buf: buf}, func(s []call) {
 		if r.me != root {
-			copy(buf, src)
+			copy(buf, s[root].buf)
 		}
-		return nil
 	}, nil)
 }
 
 func (r *inproc) allreduce(ctx context.Context, t dtype, op Op, buf []byte) error {
 	tmp := make([]byte, len(buf))
-	return r.collective(ctx, buf, func(s []any) error {
-		for q := range s {
-			if len(s[q].([]byte)) != len(buf) {
-				return fmt.Errorf("rank %d reduces %d elements, rank %d %d", q, len(s[q].([]byte))/dtypeSize[t], r.me, len(buf)/dtypeSize[t])
-			}
-		}
-		copy(tmp, s[0].([]byte))
+	return r.collective(ctx, call{kind: callAllreduce, t: t, op: op, buf: buf}, func(s []call) {
+		copy(tmp, s[0].buf)
 		for q := 1; q < len(s); q++ {
-			reduceInto(t, op, tmp, s[q].([]byte))
+			reduceInto(t, op, tmp, s[q].buf)
 		}
-		return nil
 	}, func() { copy(buf, tmp) })
 }
 
@@ -218,35 +355,21 @@ func castBytes[T int64 | float32 | float64](b []byte) []T {
 
 func (r *inproc) allgatherv(ctx context.Context, t dtype, send, recv []byte, counts, displs []int) error {
 	sz := dtypeSize[t]
-	return r.collective(ctx, send, func(s []any) error {
+	return r.collective(ctx, call{kind: callAllgatherv, t: t, buf: send, counts: counts}, func(s []call) {
 		for q := range s {
-			b := s[q].([]byte)
-			if len(b) != counts[q]*sz {
-				return fmt.Errorf("rank %d sends %d elements, rank %d expects %d", q, len(b)/sz, r.me, counts[q])
-			}
-			copy(recv[displs[q]*sz:], b)
+			copy(recv[displs[q]*sz:], s[q].buf)
 		}
-		return nil
 	}, nil)
-}
-
-type a2aDeposit struct {
-	buf            []byte
-	counts, displs []int
 }
 
 func (r *inproc) alltoallv(ctx context.Context, t dtype, send []byte, scounts, sdispls []int, recv []byte, rcounts, rdispls []int) error {
 	sz := dtypeSize[t]
-	return r.collective(ctx, a2aDeposit{send, scounts, sdispls}, func(s []any) error {
+	c := call{kind: callAlltoallv, t: t, buf: send, counts: scounts, displs: sdispls, rcounts: rcounts}
+	return r.collective(ctx, c, func(s []call) {
 		for q := range s {
-			d := s[q].(a2aDeposit)
-			if d.counts[r.me] != rcounts[q] {
-				return fmt.Errorf("rank %d sends %d elements to rank %d, which expects %d", q, d.counts[r.me], r.me, rcounts[q])
-			}
-			o := d.displs[r.me] * sz
-			copy(recv[rdispls[q]*sz:], d.buf[o:o+rcounts[q]*sz])
+			o := s[q].displs[r.me] * sz
+			copy(recv[rdispls[q]*sz:], s[q].buf[o:o+rcounts[q]*sz])
 		}
-		return nil
 	}, nil)
 }
 
@@ -285,14 +408,14 @@ func (r *inproc) split(ctx context.Context, color, key int) (transport, error) {
 	seq := r.splitSeq
 	r.splitSeq++
 	var out *inproc
-	err := r.collective(ctx, [2]int{color, key}, func(s []any) error {
+	err := r.collective(ctx, call{kind: callSplit, color: color, key: key}, func(s []call) {
 		var members []int
 		for q := range s {
-			if s[q].([2]int)[0] == color {
+			if s[q].color == color {
 				members = append(members, q)
 			}
 		}
-		slices.SortStableFunc(members, func(a, b int) int { return cmp.Compare(s[a].([2]int)[1], s[b].([2]int)[1]) })
+		slices.SortStableFunc(members, func(a, b int) int { return cmp.Compare(s[a].key, s[b].key) })
 		g := r.g
 		g.mu.Lock()
 		byColor := g.splits[seq]
@@ -307,7 +430,6 @@ func (r *inproc) split(ctx context.Context, color, key int) (transport, error) {
 		}
 		g.mu.Unlock()
 		out = &inproc{g: sub, me: slices.Index(members, r.me)}
-		return nil
 	}, func() {
 		r.g.mu.Lock()
 		delete(r.g.splits, seq-1) // every rank is past the previous split
