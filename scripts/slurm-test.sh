@@ -180,14 +180,24 @@ got=$(sed -n 's/^digest //p' "$work/sbatch.out")
 [ "$got" = "$want" ] || fail "sbatch of examples/slurm/sample.sbatch: digest '$got', want $want"
 say "sbatch --wait examples/slurm/sample.sbatch (push, c=2): digest equal"
 
+# train_job NAME CHECKPOINT EXTRA [SBATCH-OPTION...]: submits
+# examples/slurm/train.sbatch on 4 ranks of this node (c = 2) with its
+# output in $work/NAME.out; more sbatch options (--wait, --parsable) follow.
+# sbatch is given 180 s at most. (sbatch --export splits its list at
+# commas: no comma in the values.)
+train_job() {
+  local name=$1 ck=$2 extra=$3
+  shift 3
+  timeout 180 sbatch "$@" --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
+    --time=00:05:00 --output="$work/$name.out" \
+    --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$ck",EXTRA="$extra" \
+    "$root/examples/slurm/train.sbatch"
+}
+
 # 3. sbatch --wait of the example training script: data-parallel training,
-# rank 0 alone printing. (sbatch --export splits its list at commas: no
-# comma in the values.)
+# rank 0 alone printing.
 "$bin" gen sbm --nodes 2000 --classes 4 --features 16 --seed 2 --out "$work/sbm.bsn" >/dev/null
-timeout 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
-  --time=00:05:00 --output="$work/train.out" \
-  --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$work/ck",EXTRA="--epochs 3 --batch 64 --fanout 5 --layers 2 --hidden 16" \
-  "$root/examples/slurm/train.sbatch" >"$work/train.log" 2>&1 || fail "sbatch --wait of train.sbatch failed (exit $?)"
+train_job train "$work/ck" "--epochs 3 --batch 64 --fanout 5 --layers 2 --hidden 16" --wait >"$work/train.log" 2>&1 || fail "sbatch --wait of train.sbatch failed (exit $?)"
 cat "$work/train.out"
 [ "$(grep -c '^best epoch' "$work/train.out")" = 1 ] || fail "sbatch train: want one result line (rank 0 only)"
 grep -q '"ranks":4' "$work/train.out" || fail "sbatch train: the JSON does not say 4 ranks"
@@ -196,10 +206,7 @@ say "sbatch --wait examples/slurm/train.sbatch (c=2): one result line, 4 ranks, 
 
 # 4. Its resubmission, as the script's comments say: with --resume (and
 # one more epoch) it continues from the checkpoint.
-timeout 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
-  --time=00:05:00 --output="$work/resume.out" \
-  --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$work/ck",EXTRA="--epochs 4 --batch 64 --fanout 5 --layers 2 --hidden 16 --resume" \
-  "$root/examples/slurm/train.sbatch" >"$work/resume.log" 2>&1 || fail "sbatch --wait of train.sbatch with --resume failed (exit $?)"
+train_job resume "$work/ck" "--epochs 4 --batch 64 --fanout 5 --layers 2 --hidden 16 --resume" --wait >"$work/resume.log" 2>&1 || fail "sbatch --wait of train.sbatch with --resume failed (exit $?)"
 cat "$work/resume.out"
 grep -q "resumed from $work/ck/checkpoint.gob after epoch 3 of 4" "$work/resume.out" || fail "sbatch train --resume: no 'resumed from ... after epoch 3 of 4'"
 grep -q '"resumed_from":3' "$work/resume.out" || fail "sbatch train --resume: the JSON does not say resumed_from 3"
@@ -211,10 +218,7 @@ say "sbatch --wait examples/slurm/train.sbatch with EXTRA=--resume: resumed afte
 # that step's progress, every rank says where it stopped, and a
 # resubmission with --resume continues from it.
 cancel_extra="--epochs 100000 --batch 16 --fanout 5 --layers 2 --hidden 16"
-jid=$(sbatch --parsable --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
-  --time=00:05:00 --output="$work/cancel.out" \
-  --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$work/ck2",EXTRA="$cancel_extra" \
-  "$root/examples/slurm/train.sbatch" 2>"$work/cancel.log") || fail "sbatch of train.sbatch (to cancel) failed: $(cat "$work/cancel.log")"
+jid=$(train_job cancel "$work/ck2" "$cancel_extra" --parsable 2>"$work/cancel.log") || fail "sbatch of train.sbatch (to cancel) failed: $(cat "$work/cancel.log")"
 for _ in $(seq 600); do # at most 60 s for rank 0's second epoch line
   grep -q '^epoch 2/100000: ' "$work/cancel.out" 2>/dev/null && break
   sleep 0.1
@@ -234,10 +238,7 @@ stops=$(sed -n 's/^bulksample train: rank \([0-9]*\): stopped by SIGTERM in epoc
 [ -f "$work/ck2/checkpoint.gob" ] || fail "scancel: rank 0 wrote no checkpoint"
 epoch=$(echo "$stops" | head -1 | cut -d' ' -f2)
 say "scancel of a training job: every rank stopped in epoch $epoch after the same minibatch, rank 0 saved it"
-timeout 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
-  --time=00:05:00 --output="$work/cancel-resume.out" \
-  --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$work/ck2",EXTRA="--epochs $epoch --batch 16 --fanout 5 --layers 2 --hidden 16 --resume" \
-  "$root/examples/slurm/train.sbatch" >"$work/cancel-resume.log" 2>&1 || fail "sbatch --wait of the cancelled job's resubmission failed (exit $?)"
+train_job cancel-resume "$work/ck2" "--epochs $epoch --batch 16 --fanout 5 --layers 2 --hidden 16 --resume" --wait >"$work/cancel-resume.log" 2>&1 || fail "sbatch --wait of the cancelled job's resubmission failed (exit $?)"
 cat "$work/cancel-resume.out"
 grep -q "\"resumed_from\":$((epoch - 1))" "$work/cancel-resume.out" || fail "scancel resubmission: the JSON does not say resumed_from $((epoch - 1))"
 [ "$(grep -c '^best epoch' "$work/cancel-resume.out")" = 1 ] || fail "scancel resubmission: want one result line"
