@@ -36,9 +36,15 @@ type CPU struct {
 
 var _ Backend = (*CPU)(nil)
 
-// NewCPU returns the CPU backend.
+// NewCPU returns the CPU backend. With OpenBLAS it sets OpenBLAS's
+// process-wide thread count to 1 (see Gemm): nothing else in the project
+// changes it, so once per backend is enough and no product pays a cgo call
+// for it.
 func NewCPU(opt CPUOptions) *CPU {
 	impl, name := blasFor(opt.PureGoBLAS)
+	if name == BLAS && BLAS != PureGoBLAS {
+		setBLASThreads(1)
+	}
 	return &CPU{impl: impl, name: name, threads: opt.Threads}
 }
 
@@ -68,7 +74,7 @@ func (c *CPU) Download(dst []float32, src Buf) { copy(dst, src.host[:len(dst)]) 
 // over the same k, so the result does not depend on the split.
 //
 // Every OpenBLAS call, the small products' included, runs on one OpenBLAS
-// thread: OpenBLAS keeps its thread count per process, and a small product
+// thread (NewCPU sets it): OpenBLAS keeps its thread count per process, and a small product
 // computed on 2 OpenBLAS threads has other bits than on 1, so a product's
 // bits would depend on whether a large product had already pinned the count
 // in this process (a run resumed from a checkpoint, which starts a fresh
@@ -79,9 +85,6 @@ func (c *CPU) Gemm(tA, tB bool, m, n, k int, alpha float32, a, b Buf, beta float
 		t = runtime.GOMAXPROCS(0)
 	}
 	openBLAS := c.name == BLAS && BLAS != PureGoBLAS
-	if openBLAS {
-		setBLASThreads(1)
-	}
 	if !openBLAS || t <= 1 || m == 0 || n == 0 || k == 0 || m*n*k < gemmSplitMinWork {
 		gemm(c.impl, tA, tB, m, n, k, alpha, a.host, b.host, beta, cc.host)
 		return
