@@ -1,7 +1,10 @@
 package gnn
 
 import (
+	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -59,5 +62,62 @@ func TestResumeNamesEveryDifference(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestResumeVersion3Checkpoint: a checkpoint of version 3, written before
+// checkpoints recorded the split and TrainOptions.ResumeConfig, resumes
+// without those keys; the same file claiming version 4 does not, and the
+// error names what it lacks.
+func TestResumeVersion3Checkpoint(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	sampler := nodeWise(t, ds, []int{4, 3}, 7)
+	opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
+		CheckpointDir: t.TempDir(), ResumeConfig: map[string]string{"fanout": "4,3"}}
+	train(t, ds, sampler, opt)
+	path := filepath.Join(opt.CheckpointDir, CheckpointFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := decodeCheckpoint(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ck.Config[splitKey]; !ok || ck.Config["fanout"] != "4,3" {
+		t.Fatalf("version %d config %v: want the split and fanout recorded", ck.Version, ck.Config)
+	}
+	delete(ck.Config, splitKey)
+	delete(ck.Config, "fanout")
+	for _, tc := range []struct {
+		version int
+		want    string // "" for a resume that succeeds
+	}{
+		{3, ""},
+		{4, "no split"},
+	} {
+		ck.Version = tc.version
+		var out bytes.Buffer
+		if err := encodeCheckpoint(&out, ck); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run := opt
+		run.Resume, run.Epochs = true, 2
+		tr, err := NewTrainer(dataOf(t, ds, sampler), run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tr.Run(context.Background(), nil)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("version %d: %v", tc.version, err)
+		case tc.want == "" && res.ResumedFrom != 1:
+			t.Errorf("version %d: resumed from %d, want 1", tc.version, res.ResumedFrom)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("version %d: err %v; want one containing %q", tc.version, err, tc.want)
+		}
 	}
 }
