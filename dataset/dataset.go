@@ -2,10 +2,10 @@ package dataset
 
 import (
 	"fmt"
-	"runtime"
 	"runtime/debug"
 
 	"github.com/bulksample/bulksample/internal/hugemem"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -116,14 +116,6 @@ func (d *Dataset) validateAttributes() error {
 	return nil
 }
 
-// numThreads resolves a Threads option: <= 0 means GOMAXPROCS.
-func numThreads(n int) int {
-	if n <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return n
-}
-
 // settle moves d's large arrays (the adjacency's, the features, labels and
 // split) that live on the Go heap into huge-page memory that d owns, so
 // that kernels read them as fast as a native file's mapping whatever format
@@ -140,7 +132,7 @@ func (d *Dataset) settle(threads int, adjOnly bool) {
 		mem = new(hugemem.Arena)
 	}
 	before := mem.Bytes()
-	threads = numThreads(threads)
+	threads = par.Threads(threads)
 	if d.Adj != nil {
 		a := *d.Adj // a fresh CSR: others may hold the old one
 		a.Indptr = hugemem.Move(mem, a.Indptr, threads)

@@ -14,9 +14,9 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sync"
 	"unsafe"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -111,19 +111,16 @@ func writeNative(w io.Writer, d *Dataset) error {
 	// Checksums are of the little-endian bytes; on a little-endian host those
 	// are the slices' own bytes, computed in parallel.
 	sums := make([]uint32, len(arrays))
-	var wg sync.WaitGroup
-	for i, x := range arrays {
-		wg.Go(func() {
-			if hostLittleEndian {
-				sums[i] = crc32.Checksum(x.bytes, castagnoli)
-				return
-			}
-			c := crc32.New(castagnoli)
-			x.write(c)
-			sums[i] = c.Sum32()
-		})
-	}
-	wg.Wait()
+	par.Do(len(arrays), func(i int) {
+		x := arrays[i]
+		if hostLittleEndian {
+			sums[i] = crc32.Checksum(x.bytes, castagnoli)
+			return
+		}
+		c := crc32.New(castagnoli)
+		x.write(c)
+		sums[i] = c.Sum32()
+	})
 	// The header's length depends on the offsets, which depend on its length:
 	// lay out with a generous guess and grow until it fits.
 	var hdr []byte

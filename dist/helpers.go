@@ -3,6 +3,8 @@ package dist
 import (
 	"context"
 	"fmt"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // Elem is an element type that a Comm moves.
@@ -118,13 +120,9 @@ func ReduceStats(ctx context.Context, c Comm, comms ...Comm) (sum, most Stats, e
 
 // BlockRange returns the i-th of parts contiguous, balanced ranges of
 // [0, n): [i·n/parts, (i+1)·n/parts). Vertex blocks and the runs of
-// minibatches that ranks take are both cut this way.
-func BlockRange(n, parts, i int) (lo, hi int) {
-	if parts <= 0 || uint(i) >= uint(parts) || n < 0 {
-		panic(fmt.Sprintf("dist: BlockRange(%d, %d, %d): want n >= 0, parts > 0, 0 <= i < parts", n, parts, i))
-	}
-	return int(int64(i) * int64(n) / int64(parts)), int(int64(i+1) * int64(n) / int64(parts))
-}
+// minibatches that ranks take are both cut this way (par.Range). It
+// panics unless n >= 0, parts > 0 and 0 <= i < parts.
+func BlockRange(n, parts, i int) (lo, hi int) { return par.Range(n, parts, i) }
 
 // BlockOf returns the block i of BlockRange(n, parts, ·) holding x,
 // 0 <= x < n.

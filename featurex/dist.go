@@ -32,6 +32,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/hugemem"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -521,14 +522,6 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 	return d.got, nil
 }
 
-// grow returns s resized to n, reusing its array when large enough.
-func grow[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n, n+n/4)
-}
-
 // idMapMin is the smallest id array, in ids, that growIDs places on a
 // huge-page mapping: 256 KiB. Below it the 2 MiB mapping would be mostly
 // waste for an array that moves in well under a millisecond anyway.
@@ -544,7 +537,7 @@ func (d *Dist) growIDs(s []int32, n int) []int32 {
 		return s[:n]
 	}
 	if n < idMapMin {
-		return grow(s, n)
+		return par.Resize(s, n)
 	}
 	return hugemem.Grow(d.arena, s, max(n, hugemem.MinBytes/4))[:n]
 }

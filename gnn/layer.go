@@ -3,6 +3,7 @@ package gnn
 import (
 	"math"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -181,7 +182,7 @@ func (m *Model) backwardSparse(l *layer, dOut Buf, haveGB bool) {
 // with (see the package documentation), and l.self to GCN's self-loop
 // weights. deg is the block's Deg (nil when the sampler gave none).
 func (m *Model) normalize(l *layer, blk *spgemm.CSR, deg []int32) {
-	l.norm = grow(l.norm, len(blk.Data))
+	l.norm = par.Resize(l.norm, len(blk.Data))
 	l.adj = spgemm.CSR{Rows: blk.Rows, Cols: blk.Cols, Indptr: blk.Indptr, Indices: blk.Indices, Data: l.norm}
 	switch m.opt.Arch {
 	case SAGE:
@@ -189,7 +190,7 @@ func (m *Model) normalize(l *layer, blk *spgemm.CSR, deg []int32) {
 		m.be.NormalizeRows(&l.adj)
 		l.self = l.self[:0]
 	case GCN:
-		l.self = grow(l.self, blk.Rows)
+		l.self = par.Resize(l.self, blk.Rows)
 		switch {
 		case deg != nil && m.opt.GCNNorm == GCNGraphNorm:
 			m.degs = gcnNormalize(l.norm, l.self, blk, deg, m.degs)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -681,13 +682,13 @@ func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBu
 		}
 		x.Sparse = &buf.xs
 	} else {
-		buf.x = grow(buf.x, len(in)*t.data.Features.NumFeatures())
+		buf.x = par.Resize(buf.x, len(in)*t.data.Features.NumFeatures())
 		if err := t.data.Features.Gather(ctx, buf.x, in); err != nil {
 			return Input{}, err
 		}
 		x.Dense = buf.x
 	}
-	buf.labels = growInt32(buf.labels, len(mb.Seeds))
+	buf.labels = par.Resize(buf.labels, len(mb.Seeds))
 	featurex.Labels(buf.labels, t.data.Labels, mb.Seeds)
 	return x, nil
 }
@@ -735,11 +736,4 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 	t.adam.step(t.model.be, t.model.params, t.model.grads)
 	ph.Update += t.lap(PhaseUpdate)
 	return sm, nil
-}
-
-func growInt32(buf []int32, n int) []int32 {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]int32, n, n+n/4)
 }

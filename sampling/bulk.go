@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -194,7 +195,7 @@ func (p *bulkPool) get(l int) *Bulk {
 		b.Seeds, b.SeedStart, b.Layers = a.seeds[:0], a.seedStart[:0], a.layers
 	}
 	p.mu.Unlock()
-	b.Layers = resize(b.Layers, l)
+	b.Layers = par.Resize(b.Layers, l)
 	return b
 }
 

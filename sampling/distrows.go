@@ -31,6 +31,7 @@ import (
 	"slices"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -200,7 +201,7 @@ func (d *DistRows) bucket(vs []int32, extra []int32) ([]int32, []int32, []int, [
 	g := d.m.Grid
 	q := g.Blocks()
 	counts := make([]int, q)
-	d.owner = resize(d.owner, len(vs))
+	d.owner = par.Resize(d.owner, len(vs))
 	owner := d.owner
 	for i, v := range vs {
 		b, _ := g.Locate(v)
@@ -212,11 +213,11 @@ func (d *DistRows) bucket(vs []int32, extra []int32) ([]int32, []int32, []int, [
 		start[b+1] = start[b] + counts[b]
 	}
 	pos := slices.Clone(start[:q])
-	d.order, d.byOwner = resize(d.order, len(vs)), resize(d.byOwner, len(vs))
+	d.order, d.byOwner = par.Resize(d.order, len(vs)), par.Resize(d.byOwner, len(vs))
 	order, outV := d.order, d.byOwner
 	var outX []int32
 	if extra != nil {
-		d.extra = resize(d.extra, len(vs))
+		d.extra = par.Resize(d.extra, len(vs))
 		outX = d.extra
 	}
 	for i, v := range vs {
@@ -341,13 +342,13 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 	for r := range q {
 		rc[r] = int(hdr[headerLen*r+1])
 	}
-	d.asked = resize(d.asked, sum(rc))
+	d.asked = par.Resize(d.asked, sum(rc))
 	asked := d.asked
 	if err := d.col.Alltoallv(ctx, dist.PhaseSample, ids, counts, asked, rc); err != nil {
 		return nil, err
 	}
 	// Serve: the lengths, then the rows, of what each rank asked for.
-	d.lens = resize(d.lens, len(asked))
+	d.lens = par.Resize(d.lens, len(asked))
 	lens := d.lens
 	colCounts := make([]int, q)
 	o := 0
@@ -364,7 +365,7 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 			o++
 		}
 	}
-	d.gotLens = resize(d.gotLens, sum(counts))
+	d.gotLens = par.Resize(d.gotLens, sum(counts))
 	gotLens := d.gotLens
 	if err := d.col.Alltoallv(ctx, dist.PhaseSample, lens, rc, gotLens, counts); err != nil {
 		return nil, err
@@ -418,7 +419,7 @@ func (d *DistRows) pullRound(ctx context.Context, hdr []int64, ids []int32, coun
 		d.slot[v] = -1
 	}
 	d.fetched = append(d.fetched[:0], ids...)
-	d.ptr = resize(d.ptr, len(ids)+1)
+	d.ptr = par.Resize(d.ptr, len(ids)+1)
 	d.ptr[0] = 0
 	for i, v := range ids {
 		d.slot[v] = int32(i)

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -235,10 +235,7 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if _, ok := src.(DegreeSource); opt.Degrees && !ok {
 		return nil, fmt.Errorf("sampling: NewNodeWiseFrom: NodeWiseOptions.Degrees needs a RowSource that implements DegreeSource; %T does not", src)
 	}
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads := par.Threads(opt.Threads)
 	minGroup, maxGroup := 1, opt.MaxBulkEdges
 	if defaultGroups {
 		maxGroup = GroupMemoryBytes / groupBytesPerEdge
@@ -291,14 +288,17 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	k := len(seeds)
 	c := nw.getCall()
 	defer nw.putCall(c)
-	c.team.clock = clock
+	c.team.Timer = nil
+	if clock != nil {
+		c.team.Timer = clock
+	}
 	if nw.threads > 1 {
-		c.team.start(nw.threads - 1)
+		c.team.Start(nw.threads - 1)
 	}
 	defer func() {
 		clock.mark("end of bulk")
 		if nw.threads > 1 {
-			c.team.stop()
+			c.team.Stop()
 			clock.mark("team stop")
 		}
 	}()
@@ -308,7 +308,7 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	clock.mark("bulk arrays")
 	nw.dedupSeeds(c, seeds, bulk)
 	clock.mark("dedupSeeds: gather")
-	c.expanded = resize(c.expanded, k)
+	c.expanded = par.Resize(c.expanded, k)
 	clear(c.expanded) // rows of F_l^m already expanded (FrontierNew)
 	prev, prevStart := bulk.Seeds, bulk.SeedStart
 	for l, s := range nw.opt.Fanouts {
@@ -344,7 +344,7 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 // degrees of F_L are looked up once and copied to the other layers.
 func (nw *NodeWise) attachDegrees(ctx context.Context, c *nwCall, bulk *Bulk) error {
 	last := &bulk.Layers[len(bulk.Layers)-1]
-	last.Deg = resize(last.Deg, len(last.Src))
+	last.Deg = par.Resize(last.Deg, len(last.Src))
 	if src, ok := nw.src.(CSRRows); ok {
 		a, deg := src.A, last.Deg
 		nw.parallel(&c.team, len(deg), 4*rowGrain, func(_ *nwWorker, _, lo, hi int) {
@@ -357,7 +357,7 @@ func (nw *NodeWise) attachDegrees(ctx context.Context, c *nwCall, bulk *Bulk) er
 	}
 	for l := range len(bulk.Layers) - 1 {
 		la := &bulk.Layers[l]
-		la.Deg = resize(la.Deg, len(la.Src))
+		la.Deg = par.Resize(la.Deg, len(la.Src))
 		nw.parallel(&c.team, len(la.SrcStart)-1, 1, func(_ *nwWorker, _, lo, hi int) {
 			for m := lo; m < hi; m++ {
 				copy(la.Deg[la.SrcStart[m]:la.SrcStart[m+1]], last.Deg[last.SrcStart[m]:])
@@ -400,13 +400,13 @@ func (nw *NodeWise) sourceDegrees(ctx context.Context, vs, deg []int32) error {
 // the slot of its seeds in the caller's list, then moved together.
 func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
 	k := len(seeds)
-	c.inStart = resize(c.inStart, k+1)
+	c.inStart = par.Resize(c.inStart, k+1)
 	c.inStart[0] = 0
 	for m, s := range seeds {
 		c.inStart[m+1] = c.inStart[m] + len(s)
 	}
-	c.seedCnt = resize(c.seedCnt, k)
-	bulk.Seeds = resize(bulk.Seeds, c.inStart[k])
+	c.seedCnt = par.Resize(c.seedCnt, k)
+	bulk.Seeds = par.Resize(bulk.Seeds, c.inStart[k])
 	nw.parallel(&c.team, k, 1, func(w *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
 			f := bulk.Seeds[c.inStart[m]:c.inStart[m]:c.inStart[m+1]]
@@ -420,7 +420,7 @@ func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
 			c.seedCnt[m] = len(f)
 		}
 	})
-	bulk.SeedStart = resize(bulk.SeedStart, k+1)
+	bulk.SeedStart = par.Resize(bulk.SeedStart, k+1)
 	bulk.SeedStart[0] = 0
 	for m := range k {
 		o := bulk.SeedStart[m]

@@ -46,9 +46,10 @@
 //
 // # Determinism
 //
-// Every kernel returns the same bits for any thread count: work is split
-// into contiguous row ranges of equal cost and each output row is computed by
-// exactly one goroutine, adding its terms in a fixed order (for Mul, the order
-// of A's row; see mul.go). Mul's result also does not depend on the
-// accumulator chosen.
+// Every kernel returns the same bits for any thread count, by the argument
+// of internal/par's documentation: work is split into contiguous row ranges
+// of equal cost (par.ForWork) and each output row is computed by exactly one
+// goroutine, adding its terms in a fixed order (for Mul, the order of A's
+// row; see mul.go). Mul's result also does not depend on the accumulator
+// chosen.
 package spgemm

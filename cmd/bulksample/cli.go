@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/atomicfile"
@@ -127,15 +126,6 @@ func usageError(fs *flag.FlagSet, format string, a ...any) error {
 const fanoutOrder = "\nOrder: seeds' layer first, and Blocks[0] is the seeds' block, as PyG's num_neighbors\n" +
 	"(NeighborLoader(num_neighbors=[25, 10]) = --fanout 25,10); DGL lists the input layer first\n" +
 	"(MultiLayerNeighborSampler([10, 25]) = --fanout 25,10, and DGL's blocks[-1] is our Blocks[0])"
-
-// threadsUsed returns the number of threads a --threads value n means:
-// n, or GOMAXPROCS for 0. The --json summaries report it.
-func threadsUsed(n int) int {
-	if n > 0 {
-		return n
-	}
-	return runtime.GOMAXPROCS(0)
-}
 
 // writeJSON writes v as a single line of JSON to w.
 func writeJSON(w io.Writer, v any) error {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 )
 
@@ -150,7 +151,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	s.Phases = meter.Phases()
 	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
 	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
-	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), threadsUsed(*threads), version()
+	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), par.Threads(*threads), version()
 	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
 		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
 	if *jsonOut {

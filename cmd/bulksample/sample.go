@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -225,7 +226,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	sum := sampleSummary{Graph: c.graph, Vertices: d.NumNodes(), Edges: d.Adj.NNZ(), Sampler: name,
 		Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
-		Threads: threadsUsed(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
+		Threads: par.Threads(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
 	if c.method == "ladies" {
 		sum.LadiesMatrix = c.ladies
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -315,7 +316,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	sum := distSummary{
 		sampleSummary: sampleSummary{Graph: c.graph, Vertices: d.N, Edges: d.NNZ, Sampler: name,
 			Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
-			Threads: threadsUsed(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec,
+			Threads: par.Threads(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec,
 			Version: version()},
 		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch, BlockOnly: d.BlockOnly,
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -166,7 +167,7 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 		a, b = q, a
 	}
 	s := spgemmDistSummary{A: job.a, B: cmp.Or(job.b, job.a), SelectRows: job.selectRows, Grid: job.dist.grid,
-		Ranks: world.Size(), Replication: 1, Threads: threadsUsed(job.opt.Threads), Products: job.reps,
+		Ranks: world.Size(), Replication: 1, Threads: par.Threads(job.opt.Threads), Products: job.reps,
 		productShape: shapeOf(a, b),
 		Flops:        spgemm.RowFlops(a, b, job.opt.Threads)[a.Rows], Version: version()}
 	var pr *distProduct

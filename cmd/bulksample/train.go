@@ -28,6 +28,7 @@ import (
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/atomicfile"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
@@ -940,7 +941,7 @@ func sepsText(sep string, seps float64, sampled bool) string {
 func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec float64) trainSummary {
 	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
 		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
-		Threads: threadsUsed(c.opt.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
+		Threads: par.Threads(c.opt.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
 		ResumedFrom: res.ResumedFrom, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
 		Epochs: make([]epochRecord, len(res.Epochs))}
 	if c.sampler == "ladies" && c.opt.Arch != gnn.Linear {
