@@ -225,16 +225,40 @@ func selfLoopRow(a *CSR, i int, d int32, emit func(j int32, v float64)) {
 // ScaleSymmetric multiplies entry (i, j) of c by 1/sqrt(rowSum[i]) and
 // 1/sqrt(colSum[j]), in float64, in place: the last step of
 // SymNormalizeWithSelfLoops, for the sums AddSelfLoops returns. It replaces
-// colSum by the inverse square roots.
+// rowSum and colSum by their inverse square roots (InvSqrt) and scales with
+// ScaleRowsCols.
 func ScaleSymmetric(c *CSR, rowSum, colSum []float64, threads int) {
-	for j := range colSum {
-		colSum[j] = 1 / math.Sqrt(colSum[j])
+	InvSqrt(rowSum)
+	InvSqrt(colSum)
+	ScaleRowsCols(c.Data, c, rowSum, colSum, threads)
+}
+
+// InvSqrt replaces every x[i] by 1/sqrt(x[i]), in float64: the diagonal of
+// D^-1/2 for the sums of SelfLoopSums (the degrees plus one).
+func InvSqrt(x []float64) {
+	for i, v := range x {
+		x[i] = 1 / math.Sqrt(v)
 	}
-	par.ForWork(c.Indptr, par.Threads(threads), func(_, lo, hi int) {
+}
+
+// ScaleRowsCols sets dst[p] = a.Data[p]·rowScale[i]·colScale[j] for every
+// stored entry p = (i, j) of a, multiplied in float64 in that order and
+// rounded once to float32; dst (len a.NNZ()) may be a.Data itself. It is
+// the one scaling of the normalised adjacencies D_r^-1/2 (A+I) D_c^-1/2
+// (GCN's, LADIES'), whatever the scales: the inverse square roots of
+// SelfLoopSums' sums (SymNormalizeWithSelfLoops, the blocks of a
+// distributed matrix, a sampled block's own degrees) or of a graph's
+// degrees. The rows are split over threads goroutines; the result does not
+// depend on their number. It panics with a ShapeError if a length is wrong.
+func ScaleRowsCols(dst []float32, a *CSR, rowScale, colScale []float64, threads int) {
+	if len(dst) != int(a.NNZ()) || len(rowScale) != a.Rows || len(colScale) != a.Cols {
+		panic(ShapeError{Op: "ScaleRowsCols", ARows: a.Rows, ACols: a.Cols, BRows: len(rowScale), BCols: len(colScale)})
+	}
+	par.ForWork(a.Indptr, par.Threads(threads), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			ri := 1 / math.Sqrt(rowSum[i])
-			for p := c.Indptr[i]; p < c.Indptr[i+1]; p++ {
-				c.Data[p] = float32(float64(c.Data[p]) * ri * colSum[c.Indices[p]])
+			ri := rowScale[i]
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				dst[p] = float32(float64(a.Data[p]) * ri * colScale[a.Indices[p]])
 			}
 		}
 	})
