@@ -244,6 +244,11 @@ func (s degreeChecked) SampleBulk(ctx context.Context, epoch, first int, seeds [
 			}
 		}
 	}
+	// Digested without them: the caller compares the sample with the one
+	// drawn without degrees (the digest covers the degrees).
+	for l := range b.Layers {
+		b.Layers[l].Deg = nil
+	}
 	return b, nil
 }
 

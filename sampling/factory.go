@@ -35,8 +35,10 @@ type SamplerOptions struct {
 	MaxBulkEdges int64
 	Degrees      bool
 	// Layer-wise only (an error with MethodNode when set): LayerWiseOptions'
-	// Semibulk.
-	Semibulk int
+	// Semibulk, and Normalize (LADIES only: sample from
+	// D^-1/2 (A+I) D^-1/2 rather than from the matrix as given).
+	Semibulk  int
+	Normalize bool
 }
 
 // Validate returns an error naming the field of o that is invalid or that
@@ -45,8 +47,11 @@ type SamplerOptions struct {
 func (o SamplerOptions) Validate() error {
 	switch o.Method {
 	case "", MethodNode:
-		if o.Semibulk != 0 {
+		switch {
+		case o.Semibulk != 0:
 			return fmt.Errorf("sampling: SamplerOptions.Semibulk = %d applies to the layer-wise methods only", o.Semibulk)
+		case o.Normalize:
+			return fmt.Errorf("sampling: SamplerOptions.Normalize applies to method %s only", MethodLADIES)
 		}
 	case MethodLADIES, MethodFastGCN:
 		switch {
@@ -58,6 +63,8 @@ func (o SamplerOptions) Validate() error {
 			return fmt.Errorf("sampling: SamplerOptions.MaxBulkEdges applies to method %s only", MethodNode)
 		case o.Degrees:
 			return fmt.Errorf("sampling: SamplerOptions.Degrees applies to method %s only", MethodNode)
+		case o.Normalize && o.Method != MethodLADIES:
+			return fmt.Errorf("sampling: SamplerOptions.Normalize applies to method %s only", MethodLADIES)
 		}
 	default:
 		return fmt.Errorf("sampling: SamplerOptions.Method = %q, want %s, %s or %s", o.Method, MethodNode, MethodLADIES, MethodFastGCN)
@@ -72,24 +79,37 @@ func NewSampler(a *spgemm.CSR, opt SamplerOptions) (Sampler, error) {
 		return nil, err
 	}
 	// The constructors' nil pointers must not become non-nil interfaces.
-	if opt.Method == "" || opt.Method == MethodNode {
-		nw, err := NewNodeWise(a, NodeWiseOptions{Fanouts: opt.Fanouts, Replace: opt.Replace, Weighted: opt.Weighted,
-			Frontier: opt.Frontier, Seed: opt.Seed, Threads: opt.Threads, MaxBulkEdges: opt.MaxBulkEdges, Degrees: opt.Degrees})
+	if opt.isNode() {
+		nw, err := NewNodeWise(a, opt.nodeWise())
 		if err != nil {
 			return nil, err
 		}
 		return nw, nil
 	}
-	method := LADIES
-	if opt.Method == MethodFastGCN {
-		method = FastGCN
-	}
-	lw, err := NewLayerWise(a, LayerWiseOptions{Method: method, Budgets: opt.Fanouts, Semibulk: opt.Semibulk,
-		Replace: opt.Replace, Seed: opt.Seed, Threads: opt.Threads})
+	lw, err := NewLayerWise(a, opt.layerWise())
 	if err != nil {
 		return nil, err
 	}
 	return lw, nil
+}
+
+// isNode reports whether the method is node-wise.
+func (o *SamplerOptions) isNode() bool { return o.Method == "" || o.Method == MethodNode }
+
+// nodeWise returns the node-wise sampler's options of o.
+func (o *SamplerOptions) nodeWise() NodeWiseOptions {
+	return NodeWiseOptions{Fanouts: o.Fanouts, Replace: o.Replace, Weighted: o.Weighted,
+		Frontier: o.Frontier, Seed: o.Seed, Threads: o.Threads, MaxBulkEdges: o.MaxBulkEdges, Degrees: o.Degrees}
+}
+
+// layerWise returns the layer-wise sampler's options of o.
+func (o *SamplerOptions) layerWise() LayerWiseOptions {
+	method := LADIES
+	if o.Method == MethodFastGCN {
+		method = FastGCN
+	}
+	return LayerWiseOptions{Method: method, Budgets: o.Fanouts, Semibulk: o.Semibulk,
+		Replace: o.Replace, Seed: o.Seed, Threads: o.Threads, Normalize: o.Normalize}
 }
 
 // RandomRows returns k distinct vertices of [0, n) in random order, a pure

@@ -110,11 +110,22 @@ type LayerWiseOptions struct {
 	Seed uint64
 	// Threads is the number of goroutines; 0 means GOMAXPROCS.
 	Threads int
+	// Normalize samples from D^-1/2 (A+I) D^-1/2, the normalised
+	// adjacency of the LADIES paper (D: the row and column sums of A+I,
+	// the degrees plus one for a 0/1 symmetric graph), rather than from A
+	// as given, and the blocks carry its values: NewLayerWise forms it
+	// with spgemm.SymNormalizeWithSelfLoops, NewDistLayerWise with
+	// dist.SymNormalizeWithSelfLoops, with the same bits. LADIES only;
+	// default false, the matrix as given (with a raw 0/1 adjacency a
+	// column's probability grows with its number of frontier neighbours).
+	Normalize bool
 }
 
 // Validate returns an error naming the first invalid field, or nil.
 func (o *LayerWiseOptions) Validate() error {
 	switch {
+	case o.Normalize && o.Method != LADIES:
+		return fmt.Errorf("sampling: LayerWiseOptions.Normalize applies to LADIES only, not %v", o.Method)
 	case o.Method != LADIES && o.Method != FastGCN:
 		return fmt.Errorf("sampling: LayerWiseOptions.Method = %d, want LADIES or FastGCN", int(o.Method))
 	case len(o.Budgets) == 0:
@@ -178,6 +189,9 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("sampling: NewLayerWise: adjacency: %w", err)
 	}
+	if opt.Normalize {
+		a = spgemm.SymNormalizeWithSelfLoops(a, opt.Threads)
+	}
 	src := CSRRows{A: a}
 	var fg *spgemm.CSR
 	if opt.Method == FastGCN {
@@ -186,7 +200,7 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 		AddColumnSquares(src, 0, a.Rows, acc, touched)
 		fg = ColumnSquaresRow(acc, touched)
 	}
-	return NewLayerWiseFrom(src, opt, fg)
+	return newLayerWiseFrom(src, opt, fg)
 }
 
 // NewLayerWiseFrom returns the layer-wise sampler that reads the rows of A
@@ -195,8 +209,18 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 // squared values, and extracts the blocks from them. FastGCN needs the
 // squared column norms of the whole A, fastGCN = 1ᵀ·(A∘A) as a 1 x n row
 // (ColumnSquaresRow; nil for LADIES): a distributed caller computes them
-// once from the row blocks. It returns an error for invalid options.
+// once from the row blocks. src is read as given: it returns an error for
+// invalid options, Normalize among them (normalise the rows first).
 func NewLayerWiseFrom(src RowSource, opt LayerWiseOptions, fastGCN *spgemm.CSR) (*LayerWise, error) {
+	if opt.Normalize {
+		return nil, fmt.Errorf("sampling: NewLayerWiseFrom reads its rows as given: LayerWiseOptions.Normalize must be false (normalise the rows first)")
+	}
+	return newLayerWiseFrom(src, opt, fastGCN)
+}
+
+// newLayerWiseFrom is NewLayerWiseFrom for src's rows, normalised already
+// when opt.Normalize is set.
+func newLayerWiseFrom(src RowSource, opt LayerWiseOptions, fastGCN *spgemm.CSR) (*LayerWise, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}

@@ -151,6 +151,7 @@ type NodeWise struct {
 	src     RowSource
 	packed  PackedRows  // src, when its rows are packed (the uniform fast path)
 	picker  PickFetcher // src, when its owners select the picks (push)
+	planner FetchPlanner // src, when it says per layer whether to push
 	opt     NodeWiseOptions
 	stream  Stream
 	threads int
@@ -247,7 +248,14 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges), splitPicks: splitExtractPicks}
 	nw.packed, _ = src.(PackedRows)
 	nw.picker, _ = src.(PickFetcher)
+	nw.planner, _ = src.(FetchPlanner)
 	return nw, nil
+}
+
+// pushes reports whether layer l has the owners of its rows select the
+// picks (PickFetcher, FetchPlanner) rather than reading the rows.
+func (nw *NodeWise) pushes(l int) bool {
+	return nw.picker != nil && (nw.planner == nil || nw.planner.LayerFetch(l) == FetchPush)
 }
 
 // NumLayers returns the number of fanouts.

@@ -289,7 +289,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	g.hasVals = nw.opt.Weighted || nw.opt.Replace
 	g.mbEdges = par.Resize(g.mbEdges, ng)
 	clear(g.mbEdges)
-	if nw.picker != nil {
+	if nw.pushes(l) {
 		// Push: the owners of the rows select (passes 1 and 2 run there).
 		if err := nw.pushGroup(ctx, g, epoch, first, l, s); err != nil {
 			return err

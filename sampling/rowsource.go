@@ -116,6 +116,15 @@ type PickFetcher interface {
 	FetchPicks(ctx context.Context, req *PickRequest) error
 }
 
+// FetchPlanner is an optional capability of a RowSource that is both a
+// RowFetcher and a PickFetcher (DistRows): LayerFetch says, for each layer
+// of the node-wise sampler, whether it pulls the layer's rows (FetchRows)
+// or has their owners select the picks (FetchPicks). A PickFetcher without
+// it is pushed to at every layer.
+type FetchPlanner interface {
+	LayerFetch(layer int) FetchMode
+}
+
 // PickRequest is one layer's rows of a group of minibatches, to be
 // selected by their owners (PickFetcher).
 type PickRequest struct {
