@@ -29,7 +29,7 @@ type AdamOptions struct {
 	// DecayedParams, when > 0, limits WeightDecay to the first DecayedParams
 	// parameters; the others are updated without it. 0 means every
 	// parameter is decayed. A Trainer sets it from
-	// TrainOptions.WeightDecayFirstLayer (the first layer's parameters come
+	// TrainOptions.Optimizer.WeightDecayFirstLayer (the first layer's parameters come
 	// first in Model.Params).
 	DecayedParams int
 }
@@ -170,7 +170,7 @@ func adamUpdate(params, grads, m, v []float32, s AdamStep) {
 
 // firstLayerParams returns the number of parameters of m's first layer (its
 // weights and bias), which come first in Params: those that
-// TrainOptions.WeightDecayFirstLayer decays.
+// TrainOptions.Optimizer.WeightDecayFirstLayer decays.
 func (m *Model) firstLayerParams() int {
 	l := &m.layers[0]
 	return m.weightCount(l.fin, l.fout) + l.fout

@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"github.com/bulksample/bulksample/internal/atomicfile"
+	"github.com/bulksample/bulksample/sampling"
 )
 
 // CheckpointFile is the name of the checkpoint inside TrainOptions'
@@ -27,8 +28,8 @@ const CheckpointFile = "checkpoint.gob"
 // checkpointVersion changes whenever the layout of checkpoint does. Version
 // 2 added Partial; a version 1 file is a version 2 file without it. Version
 // 3 added the checksum trailer (checksumMagic): files of versions 1 and 2
-// have none and are read unchecked. Version 4 records the split and
-// TrainOptions.ResumeConfig in Config (recordedSince4).
+// have none and are read unchecked. Version 4 records the split and the
+// fingerprints of the sampler and the data in Config (recordedSince4).
 const checkpointVersion = 4
 
 // A checkpoint file is the gob encoding of checkpoint followed by an 8-byte
@@ -94,12 +95,26 @@ func (t *Trainer) config() map[string]string {
 	// The split itself, not only its training count: another --split-seed
 	// or --split-file trains on other vertices.
 	cfg[splitKey] = SplitFingerprint(t.data.Train, t.data.Valid, t.data.Test)
-	for k, v := range t.opt.ResumeConfig {
-		if _, own := cfg[k]; !own {
-			cfg[k] = v
+	for _, st := range t.fingerprints() {
+		if _, own := cfg[st.Key]; !own {
+			cfg[st.Key] = st.Value
 		}
 	}
 	return cfg
+}
+
+// fingerprints returns the settings of the sampler (when it is a
+// sampling.Fingerprinter) and of the data's preparation (Data.Fingerprint),
+// which the trainer cannot see and a resumed run must share: the sampler,
+// its fanouts or budgets and matrix, whether the feature rows were
+// normalised. A resume with another fanout used to go on silently, then
+// overwrite the checkpoint with a mix of two runs.
+func (t *Trainer) fingerprints() sampling.Fingerprint {
+	var f sampling.Fingerprint
+	if fp, ok := t.sampler.(sampling.Fingerprinter); ok {
+		f = append(f, fp.Fingerprint()...)
+	}
+	return append(f, t.data.Fingerprint...)
 }
 
 // splitKey is the checkpoint's record of the split (splitHash).
@@ -129,11 +144,10 @@ func splitHash(sets ...[]int32) string {
 }
 
 // recordedSince4 reports whether config key k is one that checkpoints
-// record since version 4 (the split, and TrainOptions.ResumeConfig):
-// older checkpoints lack it, which is not a difference.
+// record since version 4 (the split, and the fingerprints of the sampler
+// and the data): older checkpoints lack it, which is not a difference.
 func (t *Trainer) recordedSince4(k string) bool {
-	_, caller := t.opt.ResumeConfig[k]
-	return k == splitKey || caller
+	return k == splitKey || slices.ContainsFunc(t.fingerprints(), func(s sampling.Setting) bool { return s.Key == k })
 }
 
 // save writes the checkpoint after epochsDone epochs and, when partial is
@@ -145,7 +159,7 @@ func (t *Trainer) recordedSince4(k string) bool {
 // checkpoint is left as it was, and the error names the path that could not
 // be written.
 func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpoch) error {
-	dir := t.opt.CheckpointDir
+	dir := t.opt.Checkpoint.Dir
 	path := filepath.Join(dir, CheckpointFile)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
@@ -232,7 +246,7 @@ func configValue(k, v string, ok bool) string {
 // restore loads ck into the trainer after checking that it comes from the
 // same configuration.
 func (t *Trainer) restore(ck *checkpoint) error {
-	path := filepath.Join(t.opt.CheckpointDir, CheckpointFile)
+	path := filepath.Join(t.opt.Checkpoint.Dir, CheckpointFile)
 	if err := t.checkRanks(ck, path); err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package gnn
 
 import (
-
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -53,15 +54,18 @@ func (o *DistSamplerOptions) Validate() error {
 	if err := o.SamplerOptions.Validate(); err != nil {
 		return err
 	}
+	bad := func(field string, value any, format string, args ...any) error {
+		return option.Errorf("sampling", "DistSamplerOptions", field, value, format, args...)
+	}
 	switch {
 	case o.Layout != Split && o.Layout != Replicated:
-		return fmt.Errorf("sampling: DistSamplerOptions.Layout = %d, want Split or Replicated", int(o.Layout))
+		return bad("Layout", int(o.Layout), "want Split or Replicated")
 	case o.Fetch != FetchPull && o.Fetch != FetchPush:
-		return fmt.Errorf("sampling: DistSamplerOptions.Fetch = %d, want FetchPull or FetchPush", int(o.Fetch))
+		return bad("Fetch", int(o.Fetch), "want FetchPull or FetchPush")
 	case o.Fetch == FetchPush && !o.isNode():
-		return fmt.Errorf("sampling: DistSamplerOptions.Fetch = push applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method)
+		return bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method)
 	case o.Fetch == FetchPush && o.Layout == Replicated:
-		return fmt.Errorf("sampling: DistSamplerOptions.Fetch = push applies to a Split graph; a Replicated one is sampled without communication")
+		return bad("Fetch", o.Fetch, "applies to a Split graph; a Replicated one is sampled without communication")
 	}
 	return nil
 }

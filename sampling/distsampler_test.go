@@ -77,12 +77,12 @@ func TestDistSamplerOptionsValidate(t *testing.T) {
 		opt  sampling.DistSamplerOptions
 		want string
 	}{
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Fetch: sampling.FetchPush}, "Fetch = push applies to method node"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Fetch: sampling.FetchPush}, "Fetch = push, applies to method node"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPush, Layout: sampling.Replicated}, "Split graph"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: 7}, "Layout = 7"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: 5}, "Fetch = 5"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}, Normalize: true}}, "Normalize applies to method ladies"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}}, "Normalize applies to method ladies"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
 	} {
 		if err := tc.opt.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v; want one containing %q", tc.opt, err, tc.want)

@@ -3,6 +3,7 @@ package sampling
 import (
 	"fmt"
 
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -42,32 +43,56 @@ type SamplerOptions struct {
 }
 
 // Validate returns an error naming the field of o that is invalid or that
-// does not apply to its method. The method's own options are checked by
-// its constructor.
+// does not apply to its method (an *option.Error of package
+// internal/option). The constructors check the rest: the graph, and
+// options they alone know.
 func (o SamplerOptions) Validate() error {
-	switch o.Method {
-	case "", MethodNode:
+	bad := func(field string, value any, format string, args ...any) error {
+		return option.Errorf("sampling", "SamplerOptions", field, value, format, args...)
+	}
+	node := o.isNode()
+	switch {
+	case !node && o.Method != MethodLADIES && o.Method != MethodFastGCN:
+		return bad("Method", fmt.Sprintf("%q", o.Method), "want %s, %s or %s", MethodNode, MethodLADIES, MethodFastGCN)
+	case len(o.Fanouts) == 0:
+		return bad("Fanouts", "[]", "want one fanout (node-wise) or column budget (layer-wise) per layer")
+	case o.Threads < 0:
+		return bad("Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
+	case o.MaxBulkEdges < 0:
+		return bad("MaxBulkEdges", o.MaxBulkEdges, "want >= 0")
+	case o.Semibulk < 0:
+		return bad("Semibulk", o.Semibulk, "want >= 0")
+	case o.Frontier != FrontierAll && o.Frontier != FrontierNew:
+		return bad("Frontier", int(o.Frontier), "want FrontierAll or FrontierNew")
+	}
+	for l, s := range o.Fanouts {
+		switch {
+		case node && (s == 0 || s < -1):
+			return bad(fmt.Sprintf("Fanouts[%d]", l), s, "want > 0 or -1 (all neighbours)")
+		case !node && s <= 0:
+			return bad(fmt.Sprintf("Fanouts[%d]", l), s, "want a column budget > 0 (method %s)", o.Method)
+		}
+	}
+	if node {
 		switch {
 		case o.Semibulk != 0:
-			return fmt.Errorf("sampling: SamplerOptions.Semibulk = %d applies to the layer-wise methods only", o.Semibulk)
+			return bad("Semibulk", o.Semibulk, "applies to the layer-wise methods only")
 		case o.Normalize:
-			return fmt.Errorf("sampling: SamplerOptions.Normalize applies to method %s only", MethodLADIES)
+			return bad("Normalize", true, "applies to method %s only", MethodLADIES)
 		}
-	case MethodLADIES, MethodFastGCN:
-		switch {
-		case o.Weighted:
-			return fmt.Errorf("sampling: SamplerOptions.Weighted applies to method %s only", MethodNode)
-		case o.Frontier != FrontierAll:
-			return fmt.Errorf("sampling: SamplerOptions.Frontier = %v applies to method %s only", o.Frontier, MethodNode)
-		case o.MaxBulkEdges != 0:
-			return fmt.Errorf("sampling: SamplerOptions.MaxBulkEdges applies to method %s only", MethodNode)
-		case o.Degrees:
-			return fmt.Errorf("sampling: SamplerOptions.Degrees applies to method %s only", MethodNode)
-		case o.Normalize && o.Method != MethodLADIES:
-			return fmt.Errorf("sampling: SamplerOptions.Normalize applies to method %s only", MethodLADIES)
-		}
-	default:
-		return fmt.Errorf("sampling: SamplerOptions.Method = %q, want %s, %s or %s", o.Method, MethodNode, MethodLADIES, MethodFastGCN)
+		return nil
+	}
+	switch {
+	case o.Weighted:
+		return bad("Weighted", true, "applies to method %s only", MethodNode)
+	case o.Frontier != FrontierAll:
+		return bad("Frontier", o.Frontier, "applies to method %s only (layer-wise samplers expand the whole frontier)", MethodNode)
+	case o.MaxBulkEdges != 0:
+		return bad("MaxBulkEdges", o.MaxBulkEdges, "applies to method %s only", MethodNode)
+	case o.Degrees:
+		return bad("Degrees", true, "applies to method %s only", MethodNode)
+	case o.Normalize && o.Method != MethodLADIES:
+		return bad("Normalize", true, "applies to method %s only", MethodLADIES)
 	}
 	return nil
 }

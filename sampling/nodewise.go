@@ -149,8 +149,8 @@ func (o *NodeWiseOptions) validate() error {
 // spgemm.ExtractColumns applied minibatch by minibatch (tested).
 type NodeWise struct {
 	src     RowSource
-	packed  PackedRows  // src, when its rows are packed (the uniform fast path)
-	picker  PickFetcher // src, when its owners select the picks (push)
+	packed  PackedRows   // src, when its rows are packed (the uniform fast path)
+	picker  PickFetcher  // src, when its owners select the picks (push)
 	planner FetchPlanner // src, when it says per layer whether to push
 	opt     NodeWiseOptions
 	stream  Stream

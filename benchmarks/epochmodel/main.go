@@ -192,8 +192,7 @@ func measure(ctx context.Context, c *config, stderr io.Writer) (*measurement, er
 	}
 	// Without the pipeline, so that sampling and compute are timed apart;
 	// Epochs 1: each Run trains the first epoch again.
-	tr, err := gnn.NewTrainer(data, gnn.TrainOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5, BatchSize: c.batch,
-		BulkSize: c.bulk, Epochs: 1, Seed: c.seed, Threads: c.threads, PipelineDepth: 1, NoEval: true})
+	tr, err := gnn.NewTrainer(data, gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5}, Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed, Runtime: gnn.TrainRuntime{Threads: c.threads, PipelineDepth: 1, NoEval: true}})
 	if err != nil {
 		return nil, err
 	}

@@ -145,8 +145,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 				return err
 			}
 			// Epochs 1: each Run trains the first epoch again.
-			opt := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5, BatchSize: c.batch, BulkSize: c.bulk,
-				Epochs: 1, Seed: c.seed, Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth}
+			opt := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5}, Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed, Runtime: gnn.TrainRuntime{Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth}}
 			data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.threads, NoEval: true})
 			if err != nil {
 				return err

@@ -2,9 +2,6 @@ package main
 
 import (
 	"flag"
-	"fmt"
-
-	"github.com/bulksample/bulksample/spgemm"
 )
 
 // ladiesMatrixUsage is the help of --ladies-matrix (train and sample).
@@ -24,17 +21,4 @@ func checkLadiesMatrix(fs *flag.FlagSet, value, method string) error {
 		return usageError(fs, "--ladies-matrix applies to ladies only, not %s", method)
 	}
 	return nil
-}
-
-// layerWiseMatrix returns the matrix a layer-wise sampler of method reads:
-// for ladies with --ladies-matrix normalized, D^-1/2 (A+I) D^-1/2 (a new
-// matrix); otherwise adj itself.
-func layerWiseMatrix(adj *spgemm.CSR, method, ladiesMatrix string, threads int) (*spgemm.CSR, error) {
-	if method != "ladies" || ladiesMatrix == "raw" {
-		return adj, nil
-	}
-	if adj.Rows != adj.Cols {
-		return nil, fmt.Errorf("adjacency is %d x %d, want square", adj.Rows, adj.Cols)
-	}
-	return spgemm.SymNormalizeWithSelfLoops(adj, threads), nil
 }

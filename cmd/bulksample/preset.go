@@ -129,9 +129,9 @@ func trainCommand(c *trainConfig) string {
 	}
 	o := c.opt
 	layers := "all"
-	if o.WeightDecayFirstLayer {
+	if o.Optimizer.WeightDecayFirstLayer {
 		layers = "first"
 	}
 	return fmt.Sprintf("--model %v --sampler %s --fanout %s --hidden %d --batch %d --bulk %d --epochs %d --lr %g --dropout %g --weight-decay %g --weight-decay-layers %s --norm-features %s",
-		o.Arch, c.sampler, strings.Join(fan, ","), o.Hidden, o.BatchSize, o.BulkSize, o.Epochs, o.Adam.LR, o.Dropout, o.Adam.WeightDecay, layers, c.normFeatures.String())
+		o.Model.Arch, c.sampler, strings.Join(fan, ","), o.Model.Hidden, o.Plan.BatchSize, o.Plan.BulkSize, o.Plan.Epochs, o.Optimizer.Adam.LR, o.Model.Dropout, o.Optimizer.Adam.WeightDecay, layers, c.normFeatures.String())
 }

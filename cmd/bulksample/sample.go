@@ -13,7 +13,6 @@ import (
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
-	"github.com/bulksample/bulksample/spgemm"
 )
 
 // sampleConfig is the parsed command line of `bulksample sample`.
@@ -214,12 +213,10 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		if c.method != sampling.MethodNode {
 			name = c.method
 		}
-		var a *spgemm.CSR
-		if a, err = layerWiseMatrix(d.Adj, c.method, c.ladies, c.nw.Threads); err == nil {
-			s, err = sampling.NewSampler(a, sampling.SamplerOptions{Method: c.method, Fanouts: c.nw.Fanouts,
-				Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads, Weighted: c.nw.Weighted,
-				Frontier: c.nw.Frontier, MaxBulkEdges: c.nw.MaxBulkEdges, Semibulk: c.semibulk})
-		}
+		s, err = sampling.NewSampler(d.Adj, sampling.SamplerOptions{Method: c.method, Fanouts: c.nw.Fanouts,
+			Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads, Weighted: c.nw.Weighted,
+			Frontier: c.nw.Frontier, MaxBulkEdges: c.nw.MaxBulkEdges, Semibulk: c.semibulk,
+			Normalize: c.method == sampling.MethodLADIES && c.ladies == "normalized"})
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)

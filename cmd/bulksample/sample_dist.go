@@ -285,22 +285,17 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	var s sampling.Sampler
 	name := "bulk"
 	lwOpt := sampling.LayerWiseOptions{Method: sampling.LADIES, Budgets: c.nw.Fanouts, Semibulk: c.semibulk,
-		Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads}
+		Replace: c.nw.Replace, Seed: c.nw.Seed, Threads: c.nw.Threads, Normalize: c.method == "ladies" && c.ladies == "normalized"}
 	if c.method == "fastgcn" {
 		lwOpt.Method = sampling.FastGCN
 	}
 	switch {
 	case c.method != "node" && c.dist.replicate:
 		name = c.method
-		var a *spgemm.CSR
-		if a, err = layerWiseMatrix(d.Adj, c.method, c.ladies, c.nw.Threads); err == nil {
-			s, err = sampling.NewLayerWise(a, lwOpt)
-		}
+		s, err = sampling.NewLayerWise(d.Adj, lwOpt)
 	case c.method != "node":
 		name = c.method
-		if m, err = layerWiseBlock(ctx, m, c); err == nil {
-			s, err = sampling.NewDistLayerWise(ctx, m, lwOpt)
-		}
+		s, err = sampling.NewDistLayerWise(ctx, m, lwOpt)
 	case c.dist.replicate:
 		s, err = sampling.NewNodeWise(d.Adj, c.nw)
 	default:
@@ -396,29 +391,6 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		return writeJSON(e.stdout, sum)
 	}
 	return nil
-}
-
-// layerWiseBlock returns this rank's block of the matrix the layer-wise
-// sampler reads (layerWiseMatrix): for LADIES with --ladies-matrix
-// normalized, the block of D^-1/2 (A+I) D^-1/2, whose column sums the
-// blocks of each process column add up in block order (dist.Chain) so that
-// the values equal the single-process ones bit for bit.
-func layerWiseBlock(ctx context.Context, m *dist.Matrix, c *sampleConfig) (*dist.Matrix, error) {
-	if c.method != "ladies" || c.ladies == "raw" {
-		return m, nil
-	}
-	colSum := make([]float64, m.Grid.NumVertices())
-	var blk *spgemm.CSR
-	var rowSum []float64
-	err := dist.Chain(ctx, m.Grid.Col(), dist.PhaseSample, []any{colSum}, func() error {
-		blk, rowSum = spgemm.AddSelfLoops(m.Local, int(m.Lo), colSum)
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	spgemm.ScaleSymmetric(blk, rowSum, colSum, c.nw.Threads)
-	return dist.NewMatrix(m.Grid, blk)
 }
 
 // graphInfo is what a rank knows of the whole graph.

@@ -95,27 +95,27 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.ladiesMatrix, "ladies-matrix", "normalized", ladiesMatrixUsage)
 	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
 	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder)
-	fs.IntVar(&c.opt.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
-	c.opt.BatchSize = 512
-	fs.Var(batchFlag{&c.opt.BatchSize, &c.batchAll}, "batch", "seeds per minibatch b, or all: every training vertex in one minibatch")
-	fs.IntVar(&c.opt.BulkSize, "bulk", 16, "minibatches sampled together k")
-	fs.IntVar(&c.opt.Epochs, "epochs", gnn.DefaultEpochs, "epochs E")
-	fs.Float64Var(&c.opt.Adam.LR, "lr", gnn.DefaultLR, "Adam learning rate")
-	fs.Float64Var(&c.opt.Adam.WeightDecay, "weight-decay", 0, "L2 weight decay of Adam")
+	fs.IntVar(&c.opt.Model.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
+	c.opt.Plan.BatchSize = 512
+	fs.Var(batchFlag{&c.opt.Plan.BatchSize, &c.batchAll}, "batch", "seeds per minibatch b, or all: every training vertex in one minibatch")
+	fs.IntVar(&c.opt.Plan.BulkSize, "bulk", 16, "minibatches sampled together k")
+	fs.IntVar(&c.opt.Plan.Epochs, "epochs", gnn.DefaultEpochs, "epochs E")
+	fs.Float64Var(&c.opt.Optimizer.Adam.LR, "lr", gnn.DefaultLR, "Adam learning rate")
+	fs.Float64Var(&c.opt.Optimizer.Adam.WeightDecay, "weight-decay", 0, "L2 weight decay of Adam")
 	decayLayers := fs.String("weight-decay-layers", "all", "parameters --weight-decay applies to: all, or first (the first layer's weights and bias only,\n"+
 		"as Kipf and Welling's GCN and PyG's GCN example do)")
 	dropout := fs.Float64("dropout", 0.5, "dropout probability on every layer's input, in [0, 1)")
-	fs.IntVar(&c.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
-	fs.IntVar(&c.opt.PipelineDepth, "pipeline", 0, "pipeline depth: 2 samples the next bulk and gathers the next minibatch's features while the\n"+
+	fs.IntVar(&c.opt.Runtime.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	fs.IntVar(&c.opt.Runtime.PipelineDepth, "pipeline", 0, "pipeline depth: 2 samples the next bulk and gathers the next minibatch's features while the\n"+
 		"current minibatch trains (at most 2 bulks in memory); 1 runs the phases in turn; the weights are the same bit for bit;\n"+
 		"0 for the default, 2")
 	fs.Uint64Var(&c.opt.Seed, "seed", 1, "seed of the permutations, weights, dropout and sampler")
 	blas := fs.String("blas", "native", "dense BLAS: native (the build's, "+gnn.BLAS+") or gonum (pure Go)")
-	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch; one that\n"+
+	fs.StringVar(&c.opt.Checkpoint.Dir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch; one that\n"+
 		"already holds a checkpoint needs --resume (a fresh run would overwrite it)")
-	fs.BoolVar(&c.opt.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
+	fs.BoolVar(&c.opt.Checkpoint.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
-	fs.BoolVar(&c.opt.NoEval, "no-eval", false, "skip the evaluation after each epoch (valid and test accuracy stay 0), for benchmarks of the training loop")
+	fs.BoolVar(&c.opt.Runtime.NoEval, "no-eval", false, "skip the evaluation after each epoch (valid and test accuracy stay 0), for benchmarks of the training loop")
 	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
 		"full-neighbour training equals full-batch GCN) or block (the sampled block's own, DGL's GraphConv on blocks)")
 	c.dist.add(fs)
@@ -128,7 +128,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--preset %q: %v", c.preset, err)
 	}
 	c.json = *jsonOut
-	c.opt.Dropout = float32(*dropout)
+	c.opt.Model.Dropout = float32(*dropout)
 	var err error
 	switch {
 	case fs.NArg() > 0 && isNormMode(fs.Arg(0)):
@@ -139,25 +139,25 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--data is required")
 	case *layers < 0:
 		return nil, usageError(fs, "--layers %d: want >= 1 (or 0 for the number of --fanout values)", *layers)
-	case c.opt.Hidden < 1:
-		return nil, usageError(fs, "--hidden %d: want >= 1", c.opt.Hidden)
-	case c.opt.BatchSize < 1 && !c.batchAll:
-		return nil, usageError(fs, "--batch %d: want >= 1", c.opt.BatchSize)
-	case c.opt.BulkSize < 1:
-		return nil, usageError(fs, "--bulk %d: want >= 1", c.opt.BulkSize)
-	case c.opt.Epochs < 1:
-		return nil, usageError(fs, "--epochs %d: want >= 1", c.opt.Epochs)
-	case !(c.opt.Adam.LR > 0 && c.opt.Adam.LR <= math.MaxFloat64):
-		return nil, usageError(fs, "--lr %g: want a finite value > 0", c.opt.Adam.LR)
-	case !(c.opt.Adam.WeightDecay >= 0 && c.opt.Adam.WeightDecay <= math.MaxFloat64):
-		return nil, usageError(fs, "--weight-decay %g: want a finite value >= 0", c.opt.Adam.WeightDecay)
+	case c.opt.Model.Hidden < 1:
+		return nil, usageError(fs, "--hidden %d: want >= 1", c.opt.Model.Hidden)
+	case c.opt.Plan.BatchSize < 1 && !c.batchAll:
+		return nil, usageError(fs, "--batch %d: want >= 1", c.opt.Plan.BatchSize)
+	case c.opt.Plan.BulkSize < 1:
+		return nil, usageError(fs, "--bulk %d: want >= 1", c.opt.Plan.BulkSize)
+	case c.opt.Plan.Epochs < 1:
+		return nil, usageError(fs, "--epochs %d: want >= 1", c.opt.Plan.Epochs)
+	case !(c.opt.Optimizer.Adam.LR > 0 && c.opt.Optimizer.Adam.LR <= math.MaxFloat64):
+		return nil, usageError(fs, "--lr %g: want a finite value > 0", c.opt.Optimizer.Adam.LR)
+	case !(c.opt.Optimizer.Adam.WeightDecay >= 0 && c.opt.Optimizer.Adam.WeightDecay <= math.MaxFloat64):
+		return nil, usageError(fs, "--weight-decay %g: want a finite value >= 0", c.opt.Optimizer.Adam.WeightDecay)
 	case !(*dropout >= 0 && *dropout < 1):
 		return nil, usageError(fs, "--dropout %g: want a probability in [0, 1)", *dropout)
-	case c.opt.Threads < 0:
-		return nil, usageError(fs, "--threads %d: want >= 0", c.opt.Threads)
-	case c.opt.PipelineDepth < 0 || c.opt.PipelineDepth > 2:
-		return nil, usageError(fs, "--pipeline %d: want 1 (no overlap) or 2 (or 0 for the default, 2)", c.opt.PipelineDepth)
-	case c.opt.Resume && c.opt.CheckpointDir == "":
+	case c.opt.Runtime.Threads < 0:
+		return nil, usageError(fs, "--threads %d: want >= 0", c.opt.Runtime.Threads)
+	case c.opt.Runtime.PipelineDepth < 0 || c.opt.Runtime.PipelineDepth > 2:
+		return nil, usageError(fs, "--pipeline %d: want 1 (no overlap) or 2 (or 0 for the default, 2)", c.opt.Runtime.PipelineDepth)
+	case c.opt.Checkpoint.Resume && c.opt.Checkpoint.Dir == "":
 		return nil, usageError(fs, "--resume needs --checkpoint DIR")
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
 		return nil, usageError(fs, "--plot %q: want a .png file", c.plot)
@@ -172,15 +172,15 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 			return nil, usageError(fs, "%s %s is an input of the run (--data or --split-file): it would be overwritten", o.flag, o.path)
 		}
 	}
-	if st, err := os.Stat(c.opt.CheckpointDir); c.opt.CheckpointDir != "" && err == nil && !st.IsDir() {
-		return nil, usageError(fs, "--checkpoint %s: not a folder", c.opt.CheckpointDir)
+	if st, err := os.Stat(c.opt.Checkpoint.Dir); c.opt.Checkpoint.Dir != "" && err == nil && !st.IsDir() {
+		return nil, usageError(fs, "--checkpoint %s: not a folder", c.opt.Checkpoint.Dir)
 	}
 	// A run started afresh overwrites the folder's checkpoint after its
 	// first epoch: a job resubmitted without --resume lost the hours
 	// the checkpoint held, without a word.
-	if ck := filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile); c.opt.CheckpointDir != "" && !c.opt.Resume {
+	if ck := filepath.Join(c.opt.Checkpoint.Dir, gnn.CheckpointFile); c.opt.Checkpoint.Dir != "" && !c.opt.Checkpoint.Resume {
 		if _, err := os.Stat(ck); err == nil {
-			return nil, usageError(fs, "--checkpoint %s already holds a checkpoint (%s): add --resume to continue it; to start afresh, move it away or give another folder", c.opt.CheckpointDir, ck)
+			return nil, usageError(fs, "--checkpoint %s already holds a checkpoint (%s): add --resume to continue it; to start afresh, move it away or give another folder", c.opt.Checkpoint.Dir, ck)
 		}
 	}
 	if err := checkDataSpec(c.data); err != nil {
@@ -189,7 +189,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	switch *decayLayers {
 	case "all":
 	case "first":
-		c.opt.WeightDecayFirstLayer = true
+		c.opt.Optimizer.WeightDecayFirstLayer = true
 	default:
 		return nil, usageError(fs, "--weight-decay-layers %q: want all or first", *decayLayers)
 	}
@@ -203,10 +203,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	case set["split-seed"] && strings.HasPrefix(c.data, "synthetic"):
 		return nil, usageError(fs, "--split-seed %d: the synthetic dataset's split follows its own seed option (--data synthetic:seed=N)", c.splitSeed)
 	}
-	if c.opt.Arch, err = gnn.ParseArch(*model); err != nil {
+	if c.opt.Model.Arch, err = gnn.ParseArch(*model); err != nil {
 		return nil, usageError(fs, "--model %q: want sage, gcn or linear", *model)
 	}
-	if c.opt.GCNNorm, err = gnn.ParseGCNNorm(*gcnNorm); err != nil {
+	if c.opt.Model.GCNNorm, err = gnn.ParseGCNNorm(*gcnNorm); err != nil {
 		return nil, usageError(fs, "--gcn-norm %q: want graph or block", *gcnNorm)
 	}
 	switch c.sampler {
@@ -214,7 +214,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	default:
 		return nil, usageError(fs, "--sampler %q: want node, ladies or fastgcn", c.sampler)
 	}
-	if c.opt.Arch == gnn.Linear && c.sampler != "node" {
+	if c.opt.Model.Arch == gnn.Linear && c.sampler != "node" {
 		// It was ignored: the linear model samples no neighbours.
 		return nil, usageError(fs, "--sampler %s: --model linear trains on the seeds' own features and samples no neighbours", c.sampler)
 	}
@@ -227,13 +227,13 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	switch {
 	case c.evalMode != evalDistributed && c.evalMode != evalGathered:
 		return nil, usageError(fs, "--eval %q: want %s or %s", c.evalMode, evalDistributed, evalGathered)
-	case c.evalMode == evalDistributed && c.opt.Arch == gnn.GCN && c.opt.GCNNorm == gnn.GCNBlockNorm && c.dist.distributed():
+	case c.evalMode == evalDistributed && c.opt.Model.Arch == gnn.GCN && c.opt.Model.GCNNorm == gnn.GCNBlockNorm && c.dist.distributed():
 		return nil, usageError(fs, "--gcn-norm block: --eval distributed needs the graph's degrees (--gcn-norm graph), or use --eval gathered")
 	}
 	switch *blas {
 	case "native":
 	case "gonum":
-		c.opt.PureGoBLAS = true
+		c.opt.Runtime.PureGoBLAS = true
 	default:
 		return nil, usageError(fs, "--blas %q: want native or gonum", *blas)
 	}
@@ -422,26 +422,26 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	announceTrain(e, c, ts, "")
-	bar := newEpochProgress(e.stderr, c.opt.Epochs)
+	bar := newEpochProgress(e.stderr, c.opt.Plan.Epochs)
 	resumed := announceResume(e.stderr, c)
-	c.opt.OnMinibatch = func(epoch, done, total int) {
+	c.opt.Hooks.OnMinibatch = func(epoch, done, total int) {
 		resumed(epoch)
 		bar.minibatch(epoch, done, total)
 	}
-	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Threads})
+	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Runtime.Threads})
 	if err != nil {
 		return err
 	}
-	c.opt.ResumeConfig = c.resumeConfig(ts.normalized)
+	data.Fingerprint = normFingerprint(ts.normalized)
 	tr, err := gnn.NewTrainer(data, c.opt)
 	if err != nil {
 		return err
 	}
 	res, err := tr.Run(ctx, func(st gnn.EpochStats) {
 		bar.done()
-		printEpoch(e.stdout, c.opt.Epochs, st, c.opt.Arch != gnn.Linear)
+		printEpoch(e.stdout, c.opt.Plan.Epochs, st, c.opt.Model.Arch != gnn.Linear)
 		for _, p := range st.Costs {
-			notePhase(e.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, c.opt.Epochs), p.Name, p.Cost)
+			notePhase(e.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, c.opt.Plan.Epochs), p.Name, p.Cost)
 		}
 	})
 	bar.done()
@@ -502,7 +502,7 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 		fmt.Fprintf(e.stderr, "wrote the split to %s\n", c.splitOut)
 	}
 	if c.batchAll {
-		c.opt.BatchSize = max(len(ds.Train), 1)
+		c.opt.Plan.BatchSize = max(len(ds.Train), 1)
 	}
 	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	if !c.dist.distributed() {
@@ -529,15 +529,15 @@ func announceTrain(e *env, c *trainConfig, ts *trainSetup, where string) {
 	if c.sampler == "ladies" {
 		samplerName += " (" + c.ladiesMatrix + " matrix)"
 	}
-	if c.opt.Arch == gnn.Linear {
+	if c.opt.Model.Arch == gnn.Linear {
 		samplerName = "seeds-only"
 	}
 	if c.preset != "" {
 		fmt.Fprintf(e.stderr, "preset %s: %s\n", c.preset, trainCommand(c))
 	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, BLAS %s, feature rows normalised: %v\n",
-		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), where, blasName(c.opt), ts.normalized)
-	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
+		c.opt.Model.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), where, blasName(c.opt), ts.normalized)
+	if note := pureGoBLASNote(gnn.BLAS, c.opt.Runtime.PureGoBLAS); note != "" {
 		fmt.Fprintln(e.stderr, note)
 	}
 }
@@ -556,11 +556,11 @@ func (ts *trainSetup) summary(c *trainConfig, res *gnn.Result) trainSummary {
 	sum.PeakRSSBytes, sum.Version = procstat.PeakRSS(), version()
 	sum.Preset = c.preset
 	sum.WeightDecayLayers, sum.SplitSeed, sum.SplitFile = "all", c.splitSeed, c.splitFile
-	if c.opt.WeightDecayFirstLayer {
+	if c.opt.Optimizer.WeightDecayFirstLayer {
 		sum.WeightDecayLayers = "first"
 	}
-	if c.opt.Arch == gnn.GCN {
-		sum.GCNNorm = c.opt.GCNNorm.String()
+	if c.opt.Model.Arch == gnn.GCN {
+		sum.GCNNorm = c.opt.Model.GCNNorm.String()
 	}
 	return sum
 }
@@ -569,7 +569,7 @@ func (ts *trainSetup) summary(c *trainConfig, res *gnn.Result) trainSummary {
 func finishTrain(e *env, c *trainConfig, res *gnn.Result, sum *trainSummary) error {
 	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f)%s, BLAS %s\n",
 		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
-		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sepsText(", ", sum.SEPS, c.opt.Arch != gnn.Linear), sum.BLAS)
+		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sepsText(", ", sum.SEPS, c.opt.Model.Arch != gnn.Linear), sum.BLAS)
 	if c.plot != "" {
 		if err := plotCurves(c.plot, res); err != nil {
 			return err
@@ -586,8 +586,8 @@ func checkTrainData(c *trainConfig, ds *dataset.Dataset) error {
 	switch {
 	case ds.NumNodes() == 0:
 		return fmt.Errorf("%s: empty graph (0 vertices): nothing to train on", c.data)
-	case ds.Adj.NNZ() == 0 && c.opt.Arch != gnn.Linear:
-		return fmt.Errorf("%s: the graph has no edges, which --model %s aggregates over (--model linear trains on the features alone)", c.data, c.opt.Arch)
+	case ds.Adj.NNZ() == 0 && c.opt.Model.Arch != gnn.Linear:
+		return fmt.Errorf("%s: the graph has no edges, which --model %s aggregates over (--model linear trains on the features alone)", c.data, c.opt.Model.Arch)
 	case ds.NumFeatures == 0:
 		return fmt.Errorf("%s has no node features; train needs features, labels and a split (a gnn-benchmark .npz, an OGB folder, a native file from `bulksample gen sbm`)", c.data)
 	case ds.NumClasses == 0:
@@ -608,7 +608,7 @@ func checkTrainData(c *trainConfig, ds *dataset.Dataset) error {
 // fit does when max_epochs is already reached. Its summary would report
 // medians over no epochs, so the caller prints none.
 func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
-	if !c.opt.Resume || res == nil || res.ResumedFrom == 0 || res.ResumedFrom < c.opt.Epochs {
+	if !c.opt.Checkpoint.Resume || res == nil || res.ResumedFrom == 0 || res.ResumedFrom < c.opt.Plan.Epochs {
 		return false
 	}
 	s := "s"
@@ -616,7 +616,7 @@ func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
 		s = ""
 	}
 	fmt.Fprintf(w, "train: nothing to train: the checkpoint %s already holds %d epoch%s and --epochs is %d; it is left unchanged (give --epochs above %d to train on)\n",
-		filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile), res.ResumedFrom, s, c.opt.Epochs, res.ResumedFrom)
+		filepath.Join(c.opt.Checkpoint.Dir, gnn.CheckpointFile), res.ResumedFrom, s, c.opt.Plan.Epochs, res.ResumedFrom)
 	return true
 }
 
@@ -625,10 +625,10 @@ func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
 // first call of the returned function, whose argument is the first epoch
 // (0-based) the run trains, or the number of epochs the checkpoint held.
 func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
-	if !c.opt.Resume {
+	if !c.opt.Checkpoint.Resume {
 		return func(int) {}
 	}
-	path := filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile)
+	path := filepath.Join(c.opt.Checkpoint.Dir, gnn.CheckpointFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(w, "--resume: no checkpoint at %s; starting from epoch 1\n", path)
 		return func(int) {}
@@ -637,7 +637,7 @@ func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
 	return func(epochsDone int) {
 		if !done {
 			done = true
-			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Epochs)
+			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Plan.Epochs)
 		}
 	}
 }
@@ -654,7 +654,7 @@ func pureGoBLASNote(buildBLAS string, asked bool) string {
 }
 
 func blasName(o gnn.TrainOptions) string {
-	if o.PureGoBLAS {
+	if o.Runtime.PureGoBLAS {
 		return gnn.PureGoBLAS
 	}
 	return gnn.BLAS
@@ -690,7 +690,7 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		if err != nil {
 			return nil, fmt.Errorf("--data %q: %w", c.data, err)
 		}
-		p.Threads = c.opt.Threads
+		p.Threads = c.opt.Runtime.Threads
 		fmt.Fprintf(e.stderr, "generating the planted-partition dataset %q\n", c.data)
 		return dataset.PlantedPartition(p)
 	case "cora", "citeseer":
@@ -709,7 +709,7 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 // loadOptions are the options of loading --data from a file: the split of
 // --split and --split-seed.
 func (c *trainConfig) loadOptions(e *env) *dataset.LoadOptions {
-	return &dataset.LoadOptions{Split: c.split, Seed: c.splitSeed, Threads: c.opt.Threads, Progress: e.stderr}
+	return &dataset.LoadOptions{Split: c.split, Seed: c.splitSeed, Threads: c.opt.Runtime.Threads, Progress: e.stderr}
 }
 
 // plantedOptions parses "nodes=20000,classes=8": the options of the
@@ -816,22 +816,25 @@ func findSharedData(file string) (string, error) {
 	return "", fmt.Errorf("%s not found; looked in %s (set %s to its directory)", file, strings.Join(looked, ", "), dataEnv)
 }
 
+// samplerOptions returns the options of --sampler, --fanout and
+// --ladies-matrix; GCN normalises with the graph's degrees, which
+// node-wise blocks carry.
+func (c *trainConfig) samplerOptions() sampling.SamplerOptions {
+	return sampling.SamplerOptions{Method: c.sampler, Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Runtime.Threads,
+		Degrees:   c.opt.Model.Arch == gnn.GCN && c.sampler == sampling.MethodNode,
+		Normalize: c.sampler == sampling.MethodLADIES && c.ladiesMatrix == "normalized"}
+}
+
 // newTrainSampler returns the sampler of --sampler for ds; the linear model
 // reads no edge and gets minibatches of seeds only.
 func newTrainSampler(ds *dataset.Dataset, c *trainConfig) (sampling.Sampler, error) {
 	if ds.Adj == nil {
 		return nil, fmt.Errorf("%s has no graph", c.data)
 	}
-	if c.opt.Arch == gnn.Linear {
+	if c.opt.Model.Arch == gnn.Linear {
 		return gnn.SeedsOnly{}, nil
 	}
-	a, err := layerWiseMatrix(ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", c.data, err)
-	}
-	// GCN normalises with the graph's degrees, which node-wise blocks carry.
-	s, err := sampling.NewSampler(a, sampling.SamplerOptions{Method: c.sampler, Fanouts: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads,
-		Degrees: c.opt.Arch == gnn.GCN && c.sampler == sampling.MethodNode})
+	s, err := sampling.NewSampler(ds.Adj, c.samplerOptions())
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", c.data, err)
 	}
@@ -939,12 +942,12 @@ func sepsText(sep string, seps float64, sampled bool) string {
 // summarize returns the JSON summary of a run: per-epoch figures are medians
 // over the epochs trained in this run (not those loaded from a checkpoint).
 func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec float64) trainSummary {
-	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
-		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
-		Threads: par.Threads(c.opt.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
+	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Model.Arch.String(), Sampler: c.sampler,
+		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Model.Hidden, Batch: c.opt.Plan.BatchSize, Bulk: c.opt.Plan.BulkSize,
+		Threads: par.Threads(c.opt.Runtime.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
 		ResumedFrom: res.ResumedFrom, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
 		Epochs: make([]epochRecord, len(res.Epochs))}
-	if c.sampler == "ladies" && c.opt.Arch != gnn.Linear {
+	if c.sampler == "ladies" && c.opt.Model.Arch != gnn.Linear {
 		sum.LadiesMatrix = c.ladiesMatrix
 	}
 	for i, st := range res.Epochs {
@@ -952,7 +955,7 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 			Minibatches: st.Minibatches, SampledEdges: st.SampledEdges, SEPS: st.SEPS, Seconds: st.Seconds,
 			Phases: phasesOf(st.Phases), Costs: st.Costs, Resumed: i < res.ResumedFrom, RSSBytes: st.RSSBytes, HeapBytes: st.HeapBytes}
 	}
-	if c.opt.Arch == gnn.Linear {
+	if c.opt.Model.Arch == gnn.Linear {
 		// Softmax regression on the seeds' own features: no graph layer,
 		// no hidden width, no sampled edge.
 		sum.Sampler, sum.Layers, sum.Fanouts, sum.Hidden = "seeds-only", 0, nil, 0
@@ -972,7 +975,7 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 		return median(v)
 	}
 	sum.EpochSeconds = med(func(s gnn.EpochStats) float64 { return s.Seconds })
-	if c.opt.Arch != gnn.Linear {
+	if c.opt.Model.Arch != gnn.Linear {
 		sum.SEPS = med(func(s gnn.EpochStats) float64 { return s.SEPS })
 	}
 	sum.Phases = phaseSeconds{
@@ -1064,23 +1067,10 @@ func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
 	return loss, acc, nil
 }
 
-// resumeConfig returns the options of a run that a resume must share and
-// the trainer cannot see (gnn.TrainOptions.ResumeConfig): the sampler, its
-// fanouts or budgets and matrix, and whether the feature rows were
-// normalised. A resume with another --fanout used to go on silently, then
-// overwrite the checkpoint with a mix of two runs.
-func (c *trainConfig) resumeConfig(normalized bool) map[string]string {
-	fanouts := make([]string, len(c.fanouts))
-	for i, f := range c.fanouts {
-		fanouts[i] = strconv.Itoa(f)
-	}
-	cfg := map[string]string{
-		"sampler":       c.sampler,
-		"fanout":        strings.Join(fanouts, ","),
-		"norm-features": strconv.FormatBool(normalized),
-	}
-	if c.sampler != "node" {
-		cfg["ladies-matrix"] = c.ladiesMatrix
-	}
-	return cfg
+// normFingerprint is the data's setting that a resume must share and the
+// trainer cannot see (gnn.Data.Fingerprint): whether the feature rows were
+// normalised. The sampler's settings come from the sampler itself
+// (sampling.Fingerprinter).
+func normFingerprint(normalized bool) sampling.Fingerprint {
+	return sampling.Fingerprint{{Key: "norm-features", Value: strconv.FormatBool(normalized)}}
 }

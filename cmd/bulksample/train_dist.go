@@ -119,21 +119,21 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	data := rd.data
-	if c.opt.Resume {
-		if err := sameCheckpoint(ctx, grid.World(), c.opt.CheckpointDir); err != nil {
+	if c.opt.Checkpoint.Resume {
+		if err := sameCheckpoint(ctx, grid.World(), c.opt.Checkpoint.Dir); err != nil {
 			return err
 		}
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	opt := c.opt
-	opt.ResumeConfig = c.resumeConfig(ts.normalized)
-	bar := newEpochProgress(re.stderr, opt.Epochs)
+	data.Fingerprint = normFingerprint(ts.normalized)
+	bar := newEpochProgress(re.stderr, opt.Plan.Epochs)
 	resumed := announceResume(re.stderr, c)
-	opt.OnMinibatch = func(epoch, done, total int) {
+	opt.Hooks.OnMinibatch = func(epoch, done, total int) {
 		resumed(epoch)
 		bar.minibatch(epoch, done, total)
-		if grid.Rank() == c.dist.failRank && done == min(opt.BulkSize, total) {
+		if grid.Rank() == c.dist.failRank && done == min(opt.Plan.BulkSize, total) {
 			cancel(fmt.Errorf("%w after bulk 0 (--fail-rank %d)", errInjected, c.dist.failRank))
 		}
 	}
@@ -141,7 +141,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	// signals.go) rather than cancel this rank's collectives.
 	stop, release := stopRequest(ctx)
 	defer release()
-	opt.Stop = stop
+	opt.Hooks.Stop = stop
 	tr, err := gnn.NewTrainer(data, opt)
 	if err != nil {
 		return err
@@ -162,9 +162,9 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		}
 		epochWaits, last = append(epochWaits, w), now
 		if root {
-			printEpoch(re.stdout, opt.Epochs, st, opt.Arch != gnn.Linear)
+			printEpoch(re.stdout, opt.Plan.Epochs, st, opt.Model.Arch != gnn.Linear)
 			for _, p := range st.Costs {
-				notePhase(re.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, opt.Epochs), p.Name, p.Cost)
+				notePhase(re.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, opt.Plan.Epochs), p.Name, p.Cost)
 			}
 		}
 	})
@@ -274,7 +274,7 @@ func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fg
 	f := ds.NumFeatures
 	var store *featurex.Dist
 	if c.dist.replicate {
-		local, err := featurex.NewLocal(ds.Features, f, featurex.LocalOptions{Threads: c.opt.Threads})
+		local, err := featurex.NewLocal(ds.Features, f, featurex.LocalOptions{Threads: c.opt.Runtime.Threads})
 		if err != nil {
 			return rd, fmt.Errorf("%s: %w", c.data, err)
 		}
@@ -328,28 +328,25 @@ func (rd *rankData) close() {
 // the owners) or layer-wise sampler over this rank's block of rows, the
 // local one with --replicate-graph, or none for the linear model.
 func newDistTrainSampler(ctx context.Context, c *trainConfig, ts *trainSetup, grid *dist.Grid) (sampling.Sampler, string, error) {
-	if c.opt.Arch == gnn.Linear {
+	if c.opt.Model.Arch == gnn.Linear {
 		return gnn.SeedsOnly{}, "none", nil
 	}
 	if c.dist.replicate {
 		s, err := newTrainSampler(ts.ds, c)
 		return s, "replicated", err
 	}
-	a, err := layerWiseMatrix(ts.ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", c.data, err)
-	}
-	m, err := dist.Distribute(grid, a)
+	m, err := dist.Distribute(grid, ts.ds.Adj)
 	if err != nil {
 		return nil, "", err
 	}
+	so := c.samplerOptions()
 	var s sampling.Sampler
 	switch c.sampler {
 	case sampling.MethodNode:
-		s, err = sampling.NewDistNodeWise(m, c.dist.mode, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed,
-			Threads: c.opt.Threads, Degrees: c.opt.Arch == gnn.GCN})
+		s, err = sampling.NewDistNodeWise(m, c.dist.mode, sampling.NodeWiseOptions{Fanouts: so.Fanouts, Seed: so.Seed,
+			Threads: so.Threads, Degrees: so.Degrees})
 	default:
-		lw := sampling.LayerWiseOptions{Method: sampling.LADIES, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads}
+		lw := sampling.LayerWiseOptions{Method: sampling.LADIES, Budgets: so.Fanouts, Seed: so.Seed, Threads: so.Threads, Normalize: so.Normalize}
 		if c.sampler == sampling.MethodFastGCN {
 			lw.Method = sampling.FastGCN
 		}

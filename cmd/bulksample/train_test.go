@@ -281,9 +281,7 @@ func TestTrainFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gnn.TrainOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001},
-		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true,
-		GCNNorm: gnn.GCNBlockNorm, NoEval: true, PipelineDepth: 1}
+	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, GCNNorm: gnn.GCNBlockNorm}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001}}, Plan: gnn.TrainPlan{BatchSize: 100, BulkSize: 5, Epochs: 7}, Seed: 9, Runtime: gnn.TrainRuntime{Threads: 2, PureGoBLAS: true, NoEval: true, PipelineDepth: 1}, Checkpoint: gnn.TrainCheckpoint{Dir: "ck", Resume: true}}
 	if !reflect.DeepEqual(c.opt, want) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
 	}
@@ -311,20 +309,15 @@ func TestTrainPresets(t *testing.T) {
 		all     bool
 	}{
 		{[]string{"--preset", "kipf-gcn"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5, BatchSize: 512, BulkSize: 1, Epochs: 200, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, true},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Seed: 1}, true},
 		{[]string{"--preset", "kipf-gcn", "--epochs", "7", "--batch", "30", "--hidden", "8"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5, BatchSize: 30, BulkSize: 1, Epochs: 7, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 30, BulkSize: 1, Epochs: 7}, Seed: 1}, false},
 		{[]string{"--preset", "kipf-gcn", "--weight-decay-layers", "all"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5, BatchSize: 512, BulkSize: 1, Epochs: 200, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, true},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Seed: 1}, true},
 		{[]string{"--preset", "planetoid-sage"}, gnn.SAGE, []int{25, 10},
-			gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4, Epochs: 40, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 40}, Seed: 1}, false},
 		{[]string{"--preset", "planetoid-sage", "--epochs", "100", "--model", "gcn", "--fanout", "5,5"}, gnn.GCN, []int{5, 5},
-			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4, Epochs: 100, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 100}, Seed: 1}, false},
 	}
 	for _, tc := range tests {
 		var errb bytes.Buffer
