@@ -2,6 +2,8 @@ package dataset
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -80,4 +82,114 @@ func TestUnpickle(t *testing.T) {
 			t.Errorf("%s: got %#v; want %#v", tt.name, v, tt.want)
 		}
 	}
+}
+
+// TestDecodeNDArray: the array decoder checks the dtype, shape and length
+// against the data, and converts other dtypes (big-endian, float64, int64).
+func TestDecodeNDArray(t *testing.T) {
+	arr := func(shape []int64, order, descr string, raw string) any {
+		p := newPickle()
+		p.ndarray(shape, order, descr, []byte(raw))
+		v, err := unpickle(p.bytes())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	tests := []struct {
+		name string
+		v    any
+		want []float32
+		err  string
+	}{
+		{"<i4", arr([]int64{2}, "<", "i4", "\x01\x00\x00\x00\xfe\xff\xff\xff"), []float32{1, -2}, ""},
+		{">i4", arr([]int64{2}, ">", "i4", "\x00\x00\x00\x01\x00\x00\x00\x02"), []float32{1, 2}, ""},
+		{"<f8", arr([]int64{1}, "<", "f8", "\x00\x00\x00\x00\x00\x00\xf8\x3f"), []float32{1.5}, ""},
+		{"|b1 2x1", arr([]int64{2, 1}, "|", "b1", "\x01\x00"), []float32{1, 0}, ""},
+		{"empty", arr([]int64{0, 7}, "<", "i4", ""), []float32{}, ""},
+		{"short data", arr([]int64{3}, "<", "i4", "\x01\x00\x00\x00"), nil, "does not match the 4 bytes"},
+		{"overflowing shape", arr([]int64{1 << 30, 1 << 30, 1 << 30}, "<", "i4", ""), nil, "overflows"},
+		{"strings", arr([]int64{1}, "<", "U1", "a\x00\x00\x00"), nil, "not numeric"},
+		{"unknown dtype", arr([]int64{1}, "<", "c8", "12345678"), nil, "unsupported .npy dtype"},
+		{"not an array", int64(1), nil, "a int, not a numpy array"},
+	}
+	for _, tt := range tests {
+		a, err := decodeNDArray(tt.v, "test")
+		if tt.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tt.err) {
+				t.Errorf("%s: error %v; want one with %q", tt.name, err, tt.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tt.name, err)
+			continue
+		}
+		got := make([]float32, a.h.count())
+		if err := a.read(got); err != nil || !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: %v, %v; want %v", tt.name, got, err, tt.want)
+		}
+	}
+}
+
+// FuzzUnpickle: no input makes the unpickler or the decoders of its
+// results panic, and what they accept is well formed. The seeds are the
+// files of tinyPlanetoid and the cases of TestUnpickle's kinds.
+func FuzzUnpickle(f *testing.F) {
+	for _, b := range newTinyPlanetoid().files {
+		f.Add(b)
+	}
+	f.Add([]byte("\x80\x02]q\x00K\x07ah\x00\x86."))
+	f.Add([]byte("\x80\x02(U\x01aK\x01dU\x01bK\x02s."))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		v, err := unpickle(data)
+		if err != nil {
+			if !errors.Is(err, ErrFormat) {
+				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			return
+		}
+		if m, err := pickledCSR("fuzz", v, 1); err == nil {
+			if err := m.Validate(); err != nil {
+				t.Fatalf("accepted CSR: %v", err)
+			}
+		}
+		if o, err := pickledOneHot("fuzz", v); err == nil {
+			for i := range o.rows {
+				if l := o.label(i); l < -1 || int(l) >= o.classes {
+					t.Fatalf("row %d: label %d of %d classes", i, l, o.classes)
+				}
+			}
+		}
+		if d, ok := v.(*pyDict); ok {
+			if a, err := planetoidAdjacency("fuzz", d, 1000, true, 1); err == nil {
+				if err := a.Validate(); err != nil {
+					t.Fatalf("accepted graph: %v", err)
+				}
+			}
+		}
+	})
+}
+
+// FuzzPlanetoid: no set of eight files makes loadPlanetoid panic, and a
+// dataset it returns is valid. The seed is tinyPlanetoid.
+func FuzzPlanetoid(f *testing.F) {
+	tiny := newTinyPlanetoid().files
+	f.Add(tiny["x"], tiny["y"], tiny["allx"], tiny["ally"], tiny["tx"], tiny["ty"], tiny["graph"], tiny["test.index"])
+	f.Fuzz(func(t *testing.T, x, y, allx, ally, tx, ty, graph, testIndex []byte) {
+		dir := t.TempDir()
+		for i, b := range [][]byte{x, y, allx, ally, tx, ty, graph, testIndex} {
+			if err := os.WriteFile(filepath.Join(dir, "ind.fz."+[]string{"x", "y", "allx", "ally", "tx", "ty", "graph", "test.index"}[i]), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d, err := Load(dir, &LoadOptions{Threads: 1})
+		if err != nil {
+			return
+		}
+		defer d.Close()
+		if err := d.Validate(); err != nil {
+			t.Fatalf("accepted dataset: %v", err)
+		}
+	})
 }
