@@ -191,3 +191,38 @@ func TestPlanetoidMalformedCLI(t *testing.T) {
 		}
 	}
 }
+
+// TestPlanetoidDistributedAndNorm: the distributed paths read Planetoid
+// data (sample on in-process ranks gives the single-process digest;
+// train on two in-process ranks runs), and --norm-features auto normalises
+// the Planetoid Cora, whatever the preset sets.
+func TestPlanetoidDistributedAndNorm(t *testing.T) {
+	cora := planetoidCora(t)
+	args := []string{"--graph", cora, "--batch", "20", "--bulk", "4", "--seeds", "140", "--fanout", "10,5", "--seed", "7", "--digest"}
+	code, out, stderr := runCLI(t, "sample", args...)
+	if code != 0 {
+		t.Fatalf("sample: exit %d\n%s", code, stderr)
+	}
+	want := digestOf(t, out)
+	code, out, stderr = runCLI(t, "sample", append(args, "--inproc-ranks", "2", "--fetch", "push")...)
+	if code != 0 {
+		t.Fatalf("sample on 2 ranks: exit %d\n%s", code, stderr)
+	}
+	if got := digestOf(t, out); got != want {
+		t.Errorf("sample on 2 ranks: digest %s; want %s (one process)", got, want)
+	}
+	code, out, stderr = runCLI(t, "train", "--data", cora, "--inproc-ranks", "2", "--epochs", "2", "--json")
+	if code != 0 {
+		t.Fatalf("train on 2 ranks: exit %d\n%s", code, stderr)
+	}
+	if s := lastJSON[distTrainSummary](t, out); s.Ranks != 2 || s.Nodes != 2708 || s.Preset != presetPlanetoidSAGE {
+		t.Errorf("train on 2 ranks: %d ranks, %d nodes, preset %q; want 2, 2708, %s", s.Ranks, s.Nodes, s.Preset, presetPlanetoidSAGE)
+	}
+	code, out, stderr = runCLI(t, "train", "--data", cora, "--preset", "none", "--epochs", "1", "--json")
+	if code != 0 {
+		t.Fatalf("train --preset none: exit %d\n%s", code, stderr)
+	}
+	if s := lastJSON[trainSummary](t, out); !s.NormFeatures || s.Preset != "" {
+		t.Errorf("--preset none on Planetoid Cora: norm_features %v, preset %q; want auto to normalise, no preset", s.NormFeatures, s.Preset)
+	}
+}
