@@ -72,7 +72,7 @@ func planetoidFileName(base string) (name, ext string, ok bool) {
 		return "", "", false
 	}
 	for _, e := range planetoidExts {
-		if n, ok := strings.CutSuffix(rest, "."+e); ok && n != "" && !strings.HasSuffix(n, ".test") {
+		if n, ok := strings.CutSuffix(rest, "."+e); ok && n != "" {
 			return n, e, true
 		}
 	}
