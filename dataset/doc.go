@@ -1,6 +1,7 @@
 // Package dataset owns reading and writing graphs and node features (scipy
-// .npz, the gnn-benchmark .npz layout, OGB node-property folders, edge lists
-// and Matrix Market files, and bulksample's native memory-mappable format),
+// .npz, the gnn-benchmark .npz layout, OGB node-property folders, the
+// Planetoid datasets' raw files, edge lists and Matrix Market files, and
+// bulksample's native memory-mappable format),
 // the synthetic generators (R-MAT, labelled planted-partition graphs) and the
 // train/valid/test splits.
 //
@@ -24,6 +25,13 @@
 // citations; PyG and DGL use it undirected) and OGB CSV folders (which store
 // each undirected edge once), dropping self loops; everything else is taken
 // as stored. LoadOptions.Symmetry overrides this.
+//
+// A Planetoid dataset (Cora, CiteSeer, PubMed) is read from the ind.NAME.*
+// files of Kipf and Welling's GCN repository, which PyTorch Geometric
+// downloads into <root>/<Name>/raw: Python pickles, read by a restricted
+// unpickler that runs nothing and accepts only the classes those files use
+// (pickle.go), assembled as PyG's read_planetoid_data does, with the public
+// split (planetoid.go).
 //
 // A labelled dataset without a stored split gets a deterministic one by
 // LoadOptions.Seed: the Planetoid protocol (20 nodes per class for training,

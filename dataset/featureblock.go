@@ -54,7 +54,9 @@ func (b *FeatureBlock) Close() error {
 //     attr_data, attr_shape, as Cora's): the row pointers, then only the
 //     block's entries, made dense;
 //   - OGB CSV folders (raw/node-feat.csv.gz): every line is read and its
-//     width checked, only the block's are parsed and kept.
+//     width checked, only the block's are parsed and kept;
+//   - Planetoid datasets (at most 20,000 vertices): read whole, the block
+//     kept.
 //
 // The zip CRC-32 of an .npz member covers all of it, so it is checked only
 // where the read passes through the whole member: a block of every row, the
@@ -99,6 +101,8 @@ func LoadFeatureBlock(ctx context.Context, path string, rows func(n int) (lo, hi
 			return ogbBinaryFeatureBlock(z, pick)
 		}
 		return ogbCSVFeatureBlock(ctx, raw, pick)
+	case FormatPlanetoid:
+		return planetoidFeatureBlock(ctx, path, pick)
 	}
 	return nil, fmt.Errorf("%s: %w: a %s file has no node features", path, ErrFormat, format)
 }

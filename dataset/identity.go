@@ -36,11 +36,17 @@ const identityEnds = 64 << 10
 // CRC-32C of their first and last 64 KiB, which a change of the same size
 // in between escapes. An OGB folder gives the lines of each file under
 // raw/ and split/ (the files the loaders read), each led by its path in
-// the folder.
+// the folder; a Planetoid dataset the lines of its eight files, each led by
+// its name.
 func Identity(path string) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
+	}
+	if src, ok, err := findPlanetoid(path); err != nil {
+		return nil, err
+	} else if ok {
+		return planetoidIdentity(src)
 	}
 	if !st.IsDir() {
 		return fileIdentity(path, "")

@@ -82,6 +82,7 @@ const (
 	FormatOGB       = "ogb"
 	FormatEdgeList  = "edgelist"
 	FormatMatrixMkt = "matrix-market"
+	FormatPlanetoid = "planetoid" // the ind.NAME.* files of Kipf's GCN repository and PyG's Planetoid (planetoid.go)
 )
 
 // Load reads the graph or dataset at path, whatever its format (see
@@ -91,9 +92,11 @@ func Load(path string, opt *LoadOptions) (*Dataset, error) {
 }
 
 // LoadContext reads the graph or dataset at path: a scipy sparse .npz, a
-// gnn-benchmark .npz, an OGB node-property folder, a native file, an edge
-// list or a Matrix Market file, picked by content (magic bytes) and then by
-// extension (.mtx, .npz; anything else readable as text is an edge list). A
+// gnn-benchmark .npz, an OGB node-property folder, a Planetoid dataset (its
+// raw folder, that folder's parent, or one of its ind.NAME.* files; with
+// the public split), a native file, an edge list or a Matrix Market file,
+// picked by content (magic bytes) and then by extension (.mtx, .npz;
+// anything else readable as text is an edge list). A
 // plain graph gives a Dataset with only Adj (and Weighted) set. Long loads
 // stop with ctx's error when ctx is done. Every problem with the input comes
 // back as an error naming the file and, where it applies, the array, field
@@ -133,6 +136,10 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset
 		symmetrize = format == FormatGNNBench
 	case FormatOGB:
 		d, built, err = loadOGB(ctx, path, &o, ogbChunk)
+	case FormatPlanetoid:
+		// Symmetric by default, as PyG and Kipf's code use the graph.
+		d, err = loadPlanetoid(ctx, path, o.Symmetry != AsStored, o.Threads)
+		built = true
 	case FormatMatrixMkt:
 		d, err = loadMatrixMarket(ctx, path, o.Threads)
 	case FormatEdgeList:
@@ -220,7 +227,16 @@ func Detect(path string) (string, error) {
 		if isOGBFolder(path) {
 			return FormatOGB, nil
 		}
-		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz)", path, ErrFormat)
+		if _, ok, err := findPlanetoid(path); err != nil {
+			return "", err
+		} else if ok {
+			return FormatPlanetoid, nil
+		}
+		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz) "+
+			"nor a Planetoid one (no ind.NAME.x, ... in it, in raw/ or in NAME/raw/)", path, ErrFormat)
+	}
+	if _, _, ok := planetoidFileName(filepath.Base(path)); ok && st.Mode().IsRegular() {
+		return FormatPlanetoid, nil
 	}
 	// The readers map, seek or size their file. Opening a named pipe with
 	// no writer blocks forever (a signal could not stop it), and a device

@@ -153,8 +153,8 @@ type infoSummary struct {
 
 func runInfo(ctx context.Context, e *env, args []string) error {
 	fs, jsonOut := newFlags(e, "info", "PATH [flags]",
-		"Loads a graph or dataset (scipy or gnn-benchmark .npz, OGB folder, native file, edge list,\n"+
-			"Matrix Market) and prints its size, degree statistics (row lengths of the adjacency),\n"+
+		"Loads a graph or dataset (scipy or gnn-benchmark .npz, OGB folder, Planetoid folder, native file,\n"+
+			"edge list, Matrix Market) and prints its size, degree statistics (row lengths of the adjacency),\n"+
 			"features, classes, split sizes and the peak memory of the load.")
 	var lf loadFlags
 	pos, err := lf.parse(e, fs, args, 1, "exactly one PATH")
@@ -195,7 +195,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "  degree    min %d, mean %.2f, median %d, max %d\n", s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax)
 	fmt.Fprintf(w, "  features  %d\n", s.Features)
 	fmt.Fprintf(w, "  classes   %d (%d labelled nodes)\n", s.Classes, s.Labelled)
-	fmt.Fprintf(w, "  split     train %d, valid %d, test %d\n", s.Train, s.Valid, s.Test)
+	fmt.Fprintf(w, "  split     train %d, valid %d, test %d%s\n", s.Train, s.Valid, s.Test, splitNote(format, lf.opt.Split))
 	fmt.Fprintf(w, "  load      %.3f s, peak memory %s\n", s.LoadSeconds, formatBytes(s.PeakRSSBytes))
 	if *jsonOut {
 		return writeJSON(w, s)

@@ -47,6 +47,7 @@ type trainConfig struct {
 	ladiesMatrix string // --ladies-matrix: normalized or raw
 	fanouts      []int  // node-wise fanouts, or layer-wise budgets
 	preset       string
+	presetAuto   bool // preset is defaultPreset's choice for --data, not --preset's
 	batchAll     bool // --batch all: opt.BatchSize is set to the training split's size once loaded
 	opt          gnn.TrainOptions
 	plot         string
@@ -69,15 +70,14 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs, jsonOut := newFlags(e, "train", "--data PATH|cora|citeseer|synthetic[:k=v,...] [flags]",
 		"Trains GraphSAGE or GCN on minibatches sampled in bulk, evaluates it after every epoch by\n"+
 			"full-neighbour inference, and reports the test accuracy of the best-valid epoch, the\n"+
-			"per-phase times and the sampled edges per second (SEPS). cora and citeseer (cora.npz,\n"+
-			"citeseer.npz) are looked up in $"+dataEnv+" when it is set, then in shared/data in the\n"+
-			"working directory and each of its parents, then in shared/data beside the executable and\n"+
-			"each of its parents.\n"+
+			"per-phase times and the sampled edges per second (SEPS).\n"+builtinDataHelp+
 			"synthetic is the labelled planted-partition graph; its options are nodes, classes, degree,\n"+
 			"exponent, homophily, features, noise, seed and, last, split (synthetic:nodes=20000,classes=8).\n\n"+
 			"Presets (--preset NAME sets these flags; flags given explicitly override them):"+presetHelp())
 	c := &trainConfig{}
-	fs.StringVar(&c.preset, "preset", "", "a named set of flag values (see above): "+presetNames()+"; explicit flags override it")
+	fs.StringVar(&c.preset, "preset", "", "a named set of flag values (see above): "+presetNames()+"; explicit flags override it.\n"+
+		"Planetoid data (cora and citeseer when their Planetoid files are found, or a path to such files) gets\n"+
+		presetPlanetoidSAGE+" when --preset is not given; none keeps the general defaults")
 	fs.StringVar(&c.data, "data", "", "dataset: a path (any format bulksample reads), cora, citeseer or synthetic[:k=v,...]; required")
 	fs.StringVar(&c.split, "split", "", `split of a dataset read from a file: "" keeps the stored one or the default, planetoid[:T,V,E], random:a,b,c`)
 	fs.Uint64Var(&c.splitSeed, "split-seed", 0, "seed of the split that --split draws, or the default split of a file that stores none (a stored\n"+
@@ -124,6 +124,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
+	c.preset, c.presetAuto = choosePreset(c.preset, c.data)
 	if err := applyPreset(fs, c.preset); err != nil {
 		return nil, usageError(fs, "--preset %q: %v", c.preset, err)
 	}
@@ -533,7 +534,7 @@ func announceTrain(e *env, c *trainConfig, ts *trainSetup, where string) {
 		samplerName = "seeds-only"
 	}
 	if c.preset != "" {
-		fmt.Fprintf(e.stderr, "preset %s: %s\n", c.preset, trainCommand(c))
+		fmt.Fprintf(e.stderr, "preset %s%s: %s\n", c.preset, presetNote(c), trainCommand(c))
 	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, BLAS %s, feature rows normalised: %v\n",
 		c.opt.Model.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), where, blasName(c.opt), ts.normalized)
@@ -697,7 +698,7 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		if opts != "" {
 			return nil, fmt.Errorf("--data %q: %s takes no options", c.data, name)
 		}
-		path, err := findSharedData(name + ".npz")
+		path, err := findBuiltinData(name)
 		if err != nil {
 			return nil, err
 		}
@@ -769,12 +770,13 @@ func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
 	return p, nil
 }
 
-// findSharedData returns the path of file in $BULKSAMPLE_DATA or in
-// shared/data under the working directory's ancestors or the executable's
-// (the repository sits next to shared/ in the project layout), or an error
-// listing where it looked. A $BULKSAMPLE_DATA that is set but is not a
-// directory is an error naming it.
-func findSharedData(file string) (string, error) {
+// findSharedData returns the path of the first of files (files or
+// folders) found in $BULKSAMPLE_DATA or in shared/data under the working
+// directory's ancestors or the executable's (the repository sits next to
+// shared/ in the project layout), or an error listing where it looked. Each
+// folder is searched for every one of files before the next folder. A
+// $BULKSAMPLE_DATA that is set but is not a directory is an error naming it.
+func findSharedData(files ...string) (string, error) {
 	var dirs []string
 	if d := os.Getenv(dataEnv); d != "" {
 		if fi, err := os.Stat(d); err != nil {
@@ -802,18 +804,20 @@ func findSharedData(file string) (string, error) {
 	}
 	var looked []string
 	for _, d := range dirs {
-		p := filepath.Join(d, file)
-		if slices.Contains(looked, p) {
-			continue
-		}
-		looked = append(looked, p)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s: %w", p, err)
+		for _, file := range files {
+			p := filepath.Join(d, file)
+			if slices.Contains(looked, p) {
+				continue
+			}
+			looked = append(looked, p)
+			if _, err := os.Stat(p); err == nil {
+				return p, nil
+			} else if !errors.Is(err, os.ErrNotExist) {
+				return "", fmt.Errorf("%s: %w", p, err)
+			}
 		}
 	}
-	return "", fmt.Errorf("%s not found; looked in %s (set %s to its directory)", file, strings.Join(looked, ", "), dataEnv)
+	return "", fmt.Errorf("%s not found; looked in %s (set %s to its directory)", strings.Join(files, " or "), strings.Join(looked, ", "), dataEnv)
 }
 
 // samplerOptions returns the options of --sampler, --fanout and

@@ -1,11 +1,12 @@
 // Package testenv holds what the project's tests share about their
-// environment: how a test that needs the data sets of ../shared/data reacts
-// when they are absent.
+// environment: where the data sets of ../shared/data are, and how a test
+// that needs them reacts when they are absent.
 package testenv
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -21,4 +22,38 @@ func MissingData(t testing.TB, format string, args ...any) {
 		return
 	}
 	t.Skip(msg)
+}
+
+// SharedData returns the path of rel (a file or folder, slash-separated)
+// in the first shared/data folder found in the working directory or one of
+// its parents, as the project layout puts shared/ beside the checkout (or
+// beside the folder of checkouts). When none holds rel, the test is
+// skipped, or failed in CI (MissingData).
+func SharedData(t testing.TB, rel string) string {
+	t.Helper()
+	p, err := findShared(rel)
+	if err != nil {
+		MissingData(t, "shared data %s not available: %v; it is not part of the repository", rel, err)
+	}
+	return p
+}
+
+// findShared returns the absolute path of shared/data/rel in the working
+// directory or its nearest parent that has it.
+func findShared(rel string) (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		p := filepath.Join(dir, "shared", "data", filepath.FromSlash(rel))
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", fmt.Errorf("no shared/data/%s in the working directory or its parents", rel)
+		}
+		dir = parent
+	}
 }

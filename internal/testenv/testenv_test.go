@@ -1,6 +1,8 @@
 package testenv
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -22,5 +24,24 @@ func TestMissingData(t *testing.T) {
 		if f.failed != (ci != "") || f.skipped != (ci == "") {
 			t.Errorf("CI=%q: skipped %v, failed %v", ci, f.skipped, f.failed)
 		}
+	}
+}
+
+func TestFindShared(t *testing.T) {
+	root := t.TempDir()
+	data := filepath.Join(root, "shared", "data", "Planetoid", "Cora")
+	wd := filepath.Join(root, "repo", "dataset")
+	for _, d := range []string{data, wd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(wd)
+	got, err := findShared("Planetoid/Cora")
+	if err != nil || got != data {
+		t.Errorf("findShared(Planetoid/Cora) = %q, %v; want %q", got, err, data)
+	}
+	if got, err := findShared("Planetoid/PubMed"); err == nil {
+		t.Errorf("findShared(Planetoid/PubMed) = %q; want an error", got)
 	}
 }
