@@ -431,41 +431,12 @@ func kindWidth(kind int) int {
 // arguments, for a service's kinds). When no rank is active it returns
 // after the header with active false.
 func (x *RowExchange) round(ctx context.Context, active bool, kind int, args [3]int64, ids, extra []int32, counts []int) (roundResult, error) {
-	q := x.col.Size()
-	send := make([]int64, headerLen*q)
-	for r := range q {
-		h := send[headerLen*r:]
-		if active {
-			h[0] = 1
-		}
-		h[1] = int64(counts[r])
-		h[2], h[3], h[4], h[5] = args[0], args[1], args[2], int64(kind)
-	}
-	hl := make([]int, q)
-	for r := range hl {
-		hl[r] = headerLen
-	}
-	hdr, err := ExchangeWith(ctx, x.col, x.ph, send, hl, hl)
-	if err != nil {
-		return roundResult{}, err
-	}
-	res := roundResult{}
-	valuesRound := false
-	for r := range q {
-		h := hdr[headerLen*r:]
-		k := int(h[5])
-		if h[0] != 0 {
-			res.active = true
-			valuesRound = valuesRound || x.kindValues(k)
-		}
-		if h[1] < 0 || k < 0 || k >= maxKinds || (k >= KindUser && x.services[k] == nil) {
-			return roundResult{}, fmt.Errorf("dist: RowExchange on rank %d: rank %d asked for %d rows of kind %d, which this rank does not serve", x.m.Grid.Rank(), r, h[1], k)
-		}
-	}
-	if !res.active {
-		return res, nil
+	hdr, res, valuesRound, err := x.header(ctx, active, kind, args, counts)
+	if err != nil || !res.active {
+		return res, err
 	}
 	// The requests: ids, or (id, argument) pairs, from every rank.
+	q := x.col.Size()
 	w := kindWidth(kind)
 	sc, rc := make([]int, q), make([]int, q)
 	for r := range q {
@@ -496,59 +467,105 @@ func (x *RowExchange) round(ctx context.Context, active bool, kind int, args [3]
 	if err := x.col.Alltoallv(ctx, x.ph, x.lens, answered, x.gotLens, counts); err != nil {
 		return roundResult{}, err
 	}
-	itemCounts := x.itemCounts
+	res.lens = x.gotLens
+	err = x.answers(ctx, hdr, kind, counts, valuesRound, &res)
+	return res, err
+}
+
+// header runs the header exchange of a round and returns every rank's
+// record to this one, whether any rank of the column is active, and
+// whether the round carries values (an active rank asked for a kind that
+// has them: every rank sees every record, so they all agree).
+func (x *RowExchange) header(ctx context.Context, active bool, kind int, args [3]int64, counts []int) ([]int64, roundResult, bool, error) {
+	q := x.col.Size()
+	send := make([]int64, headerLen*q)
+	for r := range q {
+		h := send[headerLen*r:]
+		if active {
+			h[0] = 1
+		}
+		h[1] = int64(counts[r])
+		h[2], h[3], h[4], h[5] = args[0], args[1], args[2], int64(kind)
+	}
+	hl := make([]int, q)
+	for r := range hl {
+		hl[r] = headerLen
+	}
+	hdr, err := ExchangeWith(ctx, x.col, x.ph, send, hl, hl)
+	if err != nil {
+		return nil, roundResult{}, false, err
+	}
+	var res roundResult
+	valuesRound := false
+	for r := range q {
+		h := hdr[headerLen*r:]
+		k := int(h[5])
+		if h[1] < 0 || k < 0 || k >= maxKinds || (k >= KindUser && x.services[k] == nil) {
+			return nil, roundResult{}, false, fmt.Errorf("dist: RowExchange on rank %d: rank %d asked for %d rows of kind %d, which this rank does not serve", x.m.Grid.Rank(), r, h[1], k)
+		}
+		if h[0] != 0 {
+			res.active = true
+			valuesRound = valuesRound || x.kindValues(k)
+		}
+	}
+	return hdr, res, valuesRound, nil
+}
+
+// answers receives the items (and, in a round that carries them, the
+// values) of this rank's requests, counts[r] of them from rank r whose
+// lengths are res.lens, and sends its own answers (serve's): the rows of
+// KindRows land behind the local block, the others in res.
+func (x *RowExchange) answers(ctx context.Context, hdr []int64, kind int, counts []int, valuesRound bool, res *roundResult) error {
+	q := len(counts)
 	recvItems := make([]int, q)
 	o := 0
 	for r := range q {
 		for range counts[r] {
 			if kind != KindDegrees {
-				recvItems[r] += int(x.gotLens[o])
+				recvItems[r] += int(res.lens[o])
 			}
 			o++
 		}
 	}
 	total := sumInts(recvItems)
-	var itemsDst []int32
+	var items []int32
 	if kind == KindRows {
 		// Received straight behind the local block.
 		x.ind = slices.Grow(x.ind[:x.nLocal], total)[:x.nLocal+int64(total)]
-		itemsDst = x.ind[x.nLocal:]
+		items = x.ind[x.nLocal:]
 	} else {
 		x.recvItems = par.Resize(x.recvItems, total)
-		itemsDst = x.recvItems
+		items = x.recvItems
 	}
-	if err := x.col.Alltoallv(ctx, x.ph, x.sendItems, itemCounts, itemsDst, recvItems); err != nil {
-		return roundResult{}, err
+	if err := x.col.Alltoallv(ctx, x.ph, x.sendItems, x.itemCounts, items, recvItems); err != nil {
+		return err
 	}
-	var valsDst []float32
-	if valuesRound {
-		valueCounts := make([]int, q)
-		for r := range q {
-			if x.kindValues(int(hdr[headerLen*r+5])) {
-				valueCounts[r] = itemCounts[r]
-			}
-		}
-		recvValues := recvItems
-		if !x.kindValues(kind) {
-			recvValues = make([]int, q)
-		}
-		switch {
-		case kind == KindRows && x.values:
-			x.val = slices.Grow(x.val[:x.nLocal], total)[:x.nLocal+int64(total)]
-			valsDst = x.val[x.nLocal:]
-		case x.kindValues(kind):
-			x.recvVals = par.Resize(x.recvVals, total)
-			valsDst = x.recvVals
-		}
-		if err := x.col.Alltoallv(ctx, x.ph, x.sendVals, valueCounts, valsDst, recvValues); err != nil {
-			return roundResult{}, err
+	res.items = items
+	if !valuesRound {
+		return nil
+	}
+	valueCounts, recvValues := make([]int, q), make([]int, q)
+	for r := range q {
+		if x.kindValues(int(hdr[headerLen*r+5])) {
+			valueCounts[r] = x.itemCounts[r]
 		}
 	}
-	res.lens, res.items = x.gotLens, itemsDst
-	if kind != KindRows && x.kindValues(kind) {
-		res.vals = valsDst
+	var vals []float32
+	switch {
+	case kind == KindRows && x.values:
+		x.val = slices.Grow(x.val[:x.nLocal], total)[:x.nLocal+int64(total)]
+		vals, recvValues = x.val[x.nLocal:], recvItems
+	case x.kindValues(kind):
+		x.recvVals = par.Resize(x.recvVals, total)
+		vals, recvValues = x.recvVals, recvItems
 	}
-	return res, nil
+	if err := x.col.Alltoallv(ctx, x.ph, x.sendVals, valueCounts, vals, recvValues); err != nil {
+		return err
+	}
+	if kind != KindRows {
+		res.vals = vals
+	}
+	return nil
 }
 
 // serve answers the requests of a round (asked, rc words from each rank,

@@ -43,8 +43,8 @@ type DistSamplerOptions struct {
 	Layout Layout
 	// Fetch is how a Split node-wise sampler gets the rows it samples:
 	// FetchPull, the default, or FetchPush. The layer-wise methods pull
-	// the frontier rows, and a Replicated graph needs neither: FetchPush
-	// is an error with them.
+	// the frontier rows (FetchPush is an error with them); a Replicated
+	// graph is sampled without communication, whatever Fetch says.
 	Fetch FetchMode
 }
 
@@ -63,9 +63,7 @@ func (o *DistSamplerOptions) Validate() error {
 	case o.Fetch != FetchPull && o.Fetch != FetchPush:
 		return bad("Fetch", int(o.Fetch), "want FetchPull or FetchPush")
 	case o.Fetch == FetchPush && !o.isNode():
-		return bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method)
-	case o.Fetch == FetchPush && o.Layout == Replicated:
-		return bad("Fetch", o.Fetch, "applies to a Split graph; a Replicated one is sampled without communication")
+		return option.With(bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
 	}
 	return nil
 }

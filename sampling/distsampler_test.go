@@ -50,9 +50,6 @@ func TestNewDistSamplerEqualsNewSampler(t *testing.T) {
 		d.AddBulk(b)
 		want := d.Sum()
 		for _, layout := range []sampling.Layout{sampling.Split, sampling.Replicated} {
-			if layout == sampling.Replicated && opt.Fetch == sampling.FetchPush {
-				continue
-			}
 			opt.Layout = layout
 			for _, gc := range [][2]int{{2, 1}, {4, 2}, {3, 3}} {
 				got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 4, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
@@ -78,7 +75,6 @@ func TestDistSamplerOptionsValidate(t *testing.T) {
 		want string
 	}{
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Fetch: sampling.FetchPush}, "Fetch = push, applies to method node"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPush, Layout: sampling.Replicated}, "Split graph"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: 7}, "Layout = 7"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: 5}, "Fetch = 5"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},

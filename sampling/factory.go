@@ -73,28 +73,29 @@ func (o SamplerOptions) Validate() error {
 			return bad(fmt.Sprintf("Fanouts[%d]", l), s, "want a column budget > 0 (method %s)", o.Method)
 		}
 	}
+	var err error
 	if node {
 		switch {
 		case o.Semibulk != 0:
-			return bad("Semibulk", o.Semibulk, "applies to the layer-wise methods only")
+			err = bad("Semibulk", o.Semibulk, "applies to the layer-wise methods only")
 		case o.Normalize:
-			return bad("Normalize", true, "applies to method %s only", MethodLADIES)
+			err = bad("Normalize", true, "applies to method %s only", MethodLADIES)
 		}
-		return nil
+	} else {
+		switch {
+		case o.Weighted:
+			err = bad("Weighted", true, "applies to method %s only", MethodNode)
+		case o.Frontier != FrontierAll:
+			err = bad("Frontier", o.Frontier, "applies to method %s only (layer-wise samplers expand the whole frontier)", MethodNode)
+		case o.MaxBulkEdges != 0:
+			err = bad("MaxBulkEdges", o.MaxBulkEdges, "applies to method %s only", MethodNode)
+		case o.Degrees:
+			err = bad("Degrees", true, "applies to method %s only", MethodNode)
+		case o.Normalize && o.Method != MethodLADIES:
+			err = bad("Normalize", true, "applies to method %s only", MethodLADIES)
+		}
 	}
-	switch {
-	case o.Weighted:
-		return bad("Weighted", true, "applies to method %s only", MethodNode)
-	case o.Frontier != FrontierAll:
-		return bad("Frontier", o.Frontier, "applies to method %s only (layer-wise samplers expand the whole frontier)", MethodNode)
-	case o.MaxBulkEdges != 0:
-		return bad("MaxBulkEdges", o.MaxBulkEdges, "applies to method %s only", MethodNode)
-	case o.Degrees:
-		return bad("Degrees", true, "applies to method %s only", MethodNode)
-	case o.Normalize && o.Method != MethodLADIES:
-		return bad("Normalize", true, "applies to method %s only", MethodLADIES)
-	}
-	return nil
+	return option.With(err, "Method") // nil stays nil
 }
 
 // NewSampler returns the sampler of opt.Method over the n x n adjacency a:

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 
+	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
@@ -44,6 +46,8 @@ type DistJob struct {
 	// holds it.
 	Info Info
 	Dist DistInfo
+	// Train, Valid and Test are the split trained on.
+	Train, Valid, Test []int32
 	// Options are the options the job was assembled with, with the plan's
 	// batch size of BatchAll filled in.
 	Options Options
@@ -90,13 +94,19 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 			j.Close()
 		}
 	}()
-	if opt.Name != "" {
-		rd.info.Name = opt.Name
+	label := opt.Name // names the data in errors
+	if label == "" {
+		label = rd.info.Name
 	}
-	if err := j.checkSame(ctx); err != nil {
+	if opt.SplitFile != "" {
+		if err := rd.readSplit(opt.SplitFile); err != nil {
+			return nil, err
+		}
+	}
+	if err := j.checkSame(ctx, label); err != nil {
 		return nil, err
 	}
-	if err := checkData(&rd.info, opt.samples()); err != nil {
+	if err := checkData(label, &rd.info, opt.samples()); err != nil {
 		return nil, err
 	}
 	if !replicated {
@@ -117,13 +127,13 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 		return nil, err
 	}
 	j.closers = append(j.closers, j.fgrid.Close)
-	d := gnn.Data{Name: rd.info.Name, Labels: rd.labels, NumClasses: rd.info.Classes,
+	d := gnn.Data{Name: label, Labels: rd.labels, NumClasses: rd.info.Classes,
 		Train: rd.train, Valid: rd.valid, Test: rd.test, Reducer: gnn.NewDataParallel(grid.World()),
 		Fingerprint: dataFingerprint(rd.info.Normalized)}
-	if d.Sampler, j.Dist.Fetch, err = j.sampler(ctx); err != nil {
+	if d.Sampler, j.Dist.Fetch, err = j.sampler(ctx, label); err != nil {
 		return nil, err
 	}
-	if d.Features, err = j.features(ctx); err != nil {
+	if d.Features, err = j.features(ctx, label); err != nil {
 		return nil, err
 	}
 	if !opt.Train.Runtime.NoEval {
@@ -132,6 +142,7 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 		}
 	}
 	j.Dist.BlockOnly, j.Dist.Eval, j.Info = rd.blockOnly, opt.Dist.Eval, rd.info
+	j.Train, j.Valid, j.Test = rd.train, rd.valid, rd.test
 	if j.Trainer, err = gnn.NewTrainer(d, j.Options.Train); err != nil {
 		return nil, err
 	}
@@ -140,14 +151,14 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 
 // checkSame compares this rank's figures of the data, and the file's
 // identity, with rank 0's (dist.SameAsRoot).
-func (j *DistJob) checkSame(ctx context.Context) error {
+func (j *DistJob) checkSame(ctx context.Context, label string) error {
 	in := &j.data.info
 	lines := []string{
 		fmt.Sprintf("vertices %d", in.Nodes), fmt.Sprintf("entries %d", in.Edges),
 		fmt.Sprintf("features %d", in.Features), fmt.Sprintf("classes %d", in.Classes),
 		"split " + gnn.SplitFingerprint(j.data.train, j.data.valid, j.data.test),
 	}
-	return dist.SameAsRoot(ctx, j.Grid.World(), in.Name, append(lines, j.data.identity...))
+	return dist.SameAsRoot(ctx, j.Grid.World(), label, append(lines, j.data.identity...))
 }
 
 // trainLabels fills in labels (one per vertex, this rank's block's known)
@@ -205,7 +216,7 @@ func (j *DistJob) normalize() {
 }
 
 // sampler returns this rank's sampler and how it reads remote rows.
-func (j *DistJob) sampler(ctx context.Context) (sampling.Sampler, string, error) {
+func (j *DistJob) sampler(ctx context.Context, label string) (sampling.Sampler, string, error) {
 	if !j.Options.samples() {
 		return gnn.SeedsOnly{}, "none", nil
 	}
@@ -217,26 +228,26 @@ func (j *DistJob) sampler(ctx context.Context) (sampling.Sampler, string, error)
 	}
 	s, err := sampling.NewDistSampler(ctx, j.Grid, graph, so)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", rd.info.Name, err)
+		return nil, "", fmt.Errorf("%s: %w", label, err)
 	}
 	return s, fetch, nil
 }
 
 // features returns this rank's feature store: featurex.Dist over the
 // feature grid (Split), or a local store of every row (Replicated).
-func (j *DistJob) features(ctx context.Context) (featurex.Store, error) {
+func (j *DistJob) features(ctx context.Context, label string) (featurex.Store, error) {
 	rd := j.data
 	f := rd.info.Features
 	if j.Options.Dist.Layout == sampling.Replicated {
 		s, err := featurex.NewLocal(rd.feat, f, featurex.LocalOptions{Threads: j.Options.Train.Runtime.Threads})
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", rd.info.Name, err)
+			return nil, fmt.Errorf("%s: %w", label, err)
 		}
 		return s, nil
 	}
 	s, err := featurex.NewDist(ctx, j.fgrid, rd.blockFeatures(), f, featurex.DistOptions{})
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", rd.info.Name, err)
+		return nil, fmt.Errorf("%s: %w", label, err)
 	}
 	j.store = s
 	j.closers = append(j.closers, s.Close)
@@ -293,4 +304,20 @@ func (j *DistJob) Close() error {
 	}
 	j.closers = nil
 	return errors.Join(errs...)
+}
+
+// readSplit replaces the split by the split file's (every rank reads it).
+func (r *rankData) readSplit(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("train: split file: %w", err)
+	}
+	defer f.Close()
+	tr, va, te, err := dataset.ReadSplit(f, r.info.Nodes)
+	if err != nil {
+		return fmt.Errorf("train: split file %s: %w", path, err)
+	}
+	r.train, r.valid, r.test = tr, va, te
+	r.info.Train, r.info.Valid, r.info.Test = len(tr), len(va), len(te)
+	return nil
 }

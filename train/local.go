@@ -37,7 +37,7 @@ func (e *SplitError) Unwrap() error { return ErrData }
 
 // Info describes what a run trains on, for its reports.
 type Info struct {
-	// Name names the data (Options.Name, or the dataset's name).
+	// Name is the dataset's name (dataset.Dataset.Name).
 	Name string
 	// Nodes and Edges are the whole graph's vertices and stored entries;
 	// Features and Classes the input width and the number of classes.
@@ -57,6 +57,8 @@ type Job struct {
 	Trainer *gnn.Trainer
 	// Info describes the data.
 	Info Info
+	// Train, Valid and Test are the split trained on.
+	Train, Valid, Test []int32
 	// Options are the options the job was assembled with, with the plan's
 	// batch size of BatchAll filled in.
 	Options Options
@@ -77,12 +79,17 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	if name == "" {
 		name = ds.Name
 	}
-	info := Info{Name: name, Nodes: ds.NumNodes(), Features: ds.NumFeatures, Classes: ds.NumClasses,
+	if opt.SplitFile != "" {
+		if err := dataset.ReadSplitFile(opt.SplitFile, ds); err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
+	}
+	info := Info{Name: ds.Name, Nodes: ds.NumNodes(), Features: ds.NumFeatures, Classes: ds.NumClasses,
 		Train: len(ds.Train), Valid: len(ds.Valid), Test: len(ds.Test)}
 	if ds.Adj != nil {
 		info.Edges = ds.Adj.NNZ()
 	}
-	if err := checkData(&info, opt.samples()); err != nil {
+	if err := checkData(name, &info, opt.samples()); err != nil {
 		return nil, err
 	}
 	if opt.BatchAll {
@@ -112,7 +119,7 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Job{Trainer: tr, Info: info, Options: opt}, nil
+	return &Job{Trainer: tr, Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test}, nil
 }
 
 // dataFingerprint is the data's setting that a resumed run must share and
@@ -122,21 +129,22 @@ func dataFingerprint(normalized bool) sampling.Fingerprint {
 	return sampling.Fingerprint{{Key: "norm-features", Value: strconv.FormatBool(normalized)}}
 }
 
-// checkData returns an error naming the data when it cannot be trained
-// on: an empty graph, a graph without edges for a model that reads them
-// (samples), no features or labels, or an empty train, valid or test set.
-func checkData(in *Info, samples bool) error {
+// checkData returns an error naming the data (name) when it cannot be
+// trained on: an empty graph, a graph without edges for a model that reads
+// them (samples), no features or labels, or an empty train, valid or test
+// set.
+func checkData(name string, in *Info, samples bool) error {
 	switch {
 	case in.Nodes == 0:
-		return dataErrorf("%s: empty graph (0 vertices): nothing to train on", in.Name)
+		return dataErrorf("%s: empty graph (0 vertices): nothing to train on", name)
 	case in.Edges == 0 && samples:
-		return dataErrorf("%s: the graph has no edges, which a graph model aggregates over (the linear model trains on the features alone)", in.Name)
+		return dataErrorf("%s: the graph has no edges, which a graph model aggregates over (the linear model trains on the features alone)", name)
 	case in.Features == 0:
-		return dataErrorf("%s has no node features; training needs features, labels and a split", in.Name)
+		return dataErrorf("%s has no node features; training needs features, labels and a split", name)
 	case in.Classes == 0:
-		return dataErrorf("%s has no labels; training needs features, labels and a split", in.Name)
+		return dataErrorf("%s has no labels; training needs features, labels and a split", name)
 	case in.Train == 0 || in.Valid == 0 || in.Test == 0:
-		return &SplitError{Name: in.Name, Train: in.Train, Valid: in.Valid, Test: in.Test}
+		return &SplitError{Name: name, Train: in.Train, Valid: in.Valid, Test: in.Test}
 	}
 	return nil
 }

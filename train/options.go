@@ -31,6 +31,10 @@ type Options struct {
 	// the dataset New is given; a rank of a distributed run scales the rows
 	// it holds.
 	NormFeatures bool
+	// SplitFile, when set, is a split file (dataset.ReadSplit: the
+	// train, valid and test vertices as rows of the graph) whose split
+	// replaces the data's; every rank of a distributed run reads it.
+	SplitFile string
 	// BatchAll puts every training vertex in one minibatch (full-batch
 	// training with fanouts of -1): Train.Plan.BatchSize is set to the
 	// size of the training split.
@@ -120,7 +124,7 @@ func (o *Options) Validate() error {
 	}
 	if !o.samples() {
 		if o.Sampler.Method != "" && o.Sampler.Method != sampling.MethodNode {
-			return option.Errorf("train", "Options", "Sampler.Method", o.Sampler.Method, "a %v model trains on the seeds' own features and samples no neighbours", o.Train.Model.Arch)
+			return option.With(option.Errorf("train", "Options", "Sampler.Method", o.Sampler.Method, "a %v model trains on the seeds' own features and samples no neighbours", o.Train.Model.Arch), "Train.Model.Arch")
 		}
 		return nil
 	}
@@ -146,7 +150,7 @@ func (o *Options) ValidateDist() error {
 	case d.Eval != EvalDistributed && d.Eval != EvalGathered:
 		return bad("Dist.Eval", int(d.Eval), "want EvalDistributed or EvalGathered")
 	case d.Eval == EvalDistributed && o.Train.Model.Arch == gnn.GCN && o.Train.Model.GCNNorm == gnn.GCNBlockNorm:
-		return bad("Dist.Eval", d.Eval, "needs the graph's degrees (GCNGraphNorm) for GCN; use EvalGathered with GCNBlockNorm")
+		return option.With(bad("Dist.Eval", d.Eval, "needs the graph's degrees (GCNGraphNorm) for GCN; use EvalGathered with GCNBlockNorm"), "Train.Model.GCNNorm")
 	}
 	if !o.samples() {
 		return nil

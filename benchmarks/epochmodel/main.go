@@ -38,8 +38,8 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
-	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/train"
 )
 
 func main() { benchutil.Main(run) }
@@ -186,16 +186,16 @@ func measure(ctx context.Context, c *config, stderr io.Writer) (*measurement, er
 	if m.shape, m.minibatches, err = meanShape(ctx, nw, ds.Train, c); err != nil {
 		return nil, err
 	}
-	data, err := traindata.FromDataset(ds, nw, traindata.Options{Threads: c.threads, NoEval: true})
-	if err != nil {
-		return nil, err
-	}
 	// Without the pipeline, so that sampling and compute are timed apart;
 	// Epochs 1: each Run trains the first epoch again.
-	tr, err := gnn.NewTrainer(data, gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5}, Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed, Runtime: gnn.TrainRuntime{Threads: c.threads, PipelineDepth: 1, NoEval: true}})
+	job, err := train.New(ds, train.Options{Sampler: sampling.SamplerOptions{Fanouts: c.fanouts},
+		Train: gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5},
+			Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed,
+			Runtime: gnn.TrainRuntime{Threads: c.threads, PipelineDepth: 1, NoEval: true}}})
 	if err != nil {
 		return nil, err
 	}
+	tr := job.Trainer
 	for round := range c.rounds {
 		res, err := tr.Run(ctx, nil)
 		if err != nil {

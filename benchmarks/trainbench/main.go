@@ -36,8 +36,8 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
-	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/train"
 )
 
 func main() { benchutil.Main(run) }
@@ -140,20 +140,15 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	var labels []string
 	for _, b := range c.backends {
 		for _, depth := range c.depths {
-			s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.seed, Threads: c.threads})
-			if err != nil {
-				return err
-			}
 			// Epochs 1: each Run trains the first epoch again.
-			opt := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5}, Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed, Runtime: gnn.TrainRuntime{Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth}}
-			data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.threads, NoEval: true})
+			job, err := train.New(ds, train.Options{Sampler: sampling.SamplerOptions{Fanouts: c.fanouts},
+				Train: gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5},
+					Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed,
+					Runtime: gnn.TrainRuntime{Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth, NoEval: true}}})
 			if err != nil {
 				return err
 			}
-			tr, err := gnn.NewTrainer(data, opt)
-			if err != nil {
-				return err
-			}
+			tr := job.Trainer
 			trainers = append(trainers, tr)
 			labels = append(labels, fmt.Sprintf("%s, pipeline %d", backendLabel(b, tr), depth))
 			results = append(results, result{blas: tr.Model().BLAS(), depth: depth})

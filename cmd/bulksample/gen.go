@@ -34,10 +34,62 @@ type genSummary struct {
 
 const genSynopsis = "rmat|sbm --out PATH [flags]"
 
+// genJob is the parsed command line of `bulksample gen`.
+type genJob struct {
+	kind    string // rmat, sbm or planted (sbm)
+	out     string
+	r       dataset.RMATOptions
+	p       dataset.PlantedPartitionOptions
+	threads int
+	json    bool
+}
+
 func runGen(ctx context.Context, e *env, args []string) error {
-	kind := ""
+	job, fs, err := parseGenFlags(e, args)
+	if err != nil {
+		return err
+	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
+	s := genSummary{Kind: job.kind, Out: job.out}
+	var meter procstat.Meter
+	meter.Begin()
+	start := time.Now()
+	d, err := job.generate(e, fs, &s)
+	if err != nil {
+		return err
+	}
+	s.GenSeconds = time.Since(start).Seconds()
+	notePhase(e.stderr, "gen", "generate", meter.End("generate"))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "writing %s\n", job.out)
+	saveStart := time.Now()
+	if err := dataset.SaveContext(ctx, job.out, d); err != nil {
+		return err
+	}
+	s.SaveSeconds = time.Since(saveStart).Seconds()
+	notePhase(e.stderr, "gen", "save", meter.End("save"))
+	s.Phases = meter.Phases()
+	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
+	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
+	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), par.Threads(job.threads), version()
+	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
+		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
+	if job.json {
+		return writeJSON(e.stdout, s)
+	}
+	return nil
+}
+
+// parseGenFlags parses the command line of `bulksample gen`: the
+// generator first, then its flags.
+func parseGenFlags(e *env, args []string) (*genJob, *flag.FlagSet, error) {
+	job := &genJob{}
 	if len(args) > 0 && (args[0] == "rmat" || args[0] == "sbm" || args[0] == "planted") {
-		kind, args = args[0], args[1:]
+		job.kind, args = args[0], args[1:]
 	}
 	fs, jsonOut := newFlags(e, "gen", genSynopsis,
 		"Generates a synthetic graph and writes it (scipy .npz when --out ends in .npz, else native):\n"+
@@ -45,15 +97,14 @@ func runGen(ctx context.Context, e *env, args []string) error {
 			"        duplicates, vertex ids permuted; identical for any --threads\n"+
 			"  sbm   a labelled planted-partition (degree-corrected stochastic block model) dataset with\n"+
 			"        power-law degrees, class-dependent Gaussian features and a split ('planted' is an alias)")
-	out := fs.String("out", "", "output path; required")
-	var r dataset.RMATOptions
+	fs.StringVar(&job.out, "out", "", "output path; required")
+	r, p := &job.r, &job.p
 	fs.IntVar(&r.Scale, "scale", 16, "rmat: log2 of the number of vertices")
 	fs.IntVar(&r.EdgeFactor, "edge-factor", 16, "rmat: generated edges per vertex")
 	fs.Float64Var(&r.A, "a", 0.57, "rmat: probability of quadrant a")
 	fs.Float64Var(&r.B, "b", 0.19, "rmat: probability of quadrant b")
 	fs.Float64Var(&r.C, "c", 0.19, "rmat: probability of quadrant c (d = 1-a-b-c)")
 	fs.Float64Var(&r.Noise, "noise", 0, "rmat: per-level noise amplitude (noisy SKG); 0 for none")
-	var p dataset.PlantedPartitionOptions
 	fs.IntVar(&p.Nodes, "nodes", 100_000, "sbm: number of vertices")
 	fs.IntVar(&p.Classes, "classes", 10, "sbm: number of classes")
 	fs.Float64Var(&p.AvgDegree, "avg-degree", 15, "sbm: average degree (generated edge ends per vertex)")
@@ -63,25 +114,33 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&p.Noise, "feature-noise", 3.5, "sbm: standard deviation of the feature noise around the class means")
 	fs.StringVar(&p.Split, "split", "", `sbm: split (none, planetoid[:T,V,E], random:a,b,c); "" for the default`)
 	seed := fs.Uint64("seed", 1, "seed")
-	threads := fs.Int("threads", 0, "threads; 0 for GOMAXPROCS (the output does not depend on it)")
+	fs.IntVar(&job.threads, "threads", 0, "threads; 0 for GOMAXPROCS (the output does not depend on it)")
 	pos, err := parsePositional(fs, args)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if kind == "" && len(pos) > 0 {
-		kind, pos = pos[0], pos[1:]
+	if job.kind == "" && len(pos) > 0 {
+		job.kind, pos = pos[0], pos[1:]
 	}
+	job.json = *jsonOut
+	r.Seed, p.Seed, r.Threads, p.Threads = *seed, *seed, job.threads, job.threads
+	return job, fs, job.check(fs, pos)
+}
+
+// check returns a usage error for a bad command line: a missing or unknown
+// generator, an extra argument, a flag of the other generator.
+func (job *genJob) check(fs *flag.FlagSet, pos []string) error {
 	switch {
-	case kind != "rmat" && kind != "sbm" && kind != "planted":
+	case job.kind != "rmat" && job.kind != "sbm" && job.kind != "planted":
 		return usageError(fs, "want a generator, rmat or sbm, as the first argument")
 	case len(pos) > 0:
 		return usageError(fs, "unexpected argument %q", pos[0])
-	case *out == "":
+	case job.out == "":
 		return usageError(fs, "--out is required")
-	case *threads < 0:
-		return usageError(fs, "--threads %d: want >= 0", *threads)
+	case job.threads < 0:
+		return usageError(fs, "--threads %d: want >= 0", job.threads)
 	}
-	if err := checkOutputFile(*out); err != nil {
+	if err := checkOutputFile(job.out); err != nil {
 		return usageError(fs, "--out %v", err)
 	}
 	// The two generators share one flag set: a flag of the other one would
@@ -89,75 +148,47 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	var other string
 	fs.Visit(func(f *flag.Flag) {
 		gen, _, ok := strings.Cut(f.Usage, ":")
-		if ok && other == "" && (gen == "rmat" || gen == "sbm") && gen != genFamily(kind) {
-			other = fmt.Sprintf("--%s applies to gen %s, not %s", f.Name, gen, kind)
+		if ok && other == "" && (gen == "rmat" || gen == "sbm") && gen != genFamily(job.kind) {
+			other = fmt.Sprintf("--%s applies to gen %s, not %s", f.Name, gen, job.kind)
 		}
 	})
 	if other != "" {
 		return usageError(fs, "%s", other)
 	}
-	if err := e.startProfile(0, 1); err != nil {
-		return err
-	}
-	r.Seed, p.Seed = *seed, *seed
-	r.Threads, p.Threads = *threads, *threads
-	s := genSummary{Kind: kind, Out: *out}
-	var meter procstat.Meter
-	meter.Begin()
-	start := time.Now()
-	var d *dataset.Dataset
-	if kind == "rmat" {
+	return nil
+}
+
+// generate checks the generator's flags (a usage error on fs) and makes
+// the graph, setting s's generated edges.
+func (job *genJob) generate(e *env, fs *flag.FlagSet, s *genSummary) (*dataset.Dataset, error) {
+	r, p := job.r, job.p
+	if job.kind == "rmat" {
 		if r.Scale < 1 || r.Scale > 30 {
-			return usageError(fs, "--scale %d: want 1 to 30", r.Scale)
+			return nil, usageError(fs, "--scale %d: want 1 to 30", r.Scale)
 		}
 		if r.EdgeFactor < 1 {
-			return usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
+			return nil, usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
 		}
-		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory()); msg != "" {
-			return usageError(fs, "%s", msg)
+		if msg := genMemoryCheck(job.kind, r, p, procstat.TotalMemory()); msg != "" {
+			return nil, usageError(fs, "%s", msg)
 		}
 		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d\n", r.Scale, r.EdgeFactor)
 		a, err := dataset.RMAT(r)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		d = &dataset.Dataset{Name: fmt.Sprintf("rmat-s%d-e%d-seed%d", r.Scale, r.EdgeFactor, r.Seed), Adj: a}
 		s.Generated = int64(r.EdgeFactor) << r.Scale
-	} else {
-		if flagErr := checkPlantedFlags(p); flagErr != "" {
-			return usageError(fs, "%s", flagErr)
-		}
-		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory()); msg != "" {
-			return usageError(fs, "%s", msg)
-		}
-		fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
-		if d, err = dataset.PlantedPartition(p); err != nil {
-			return err
-		}
-		s.Generated = int64(p.AvgDegree * float64(p.Nodes) / 2)
+		return &dataset.Dataset{Name: fmt.Sprintf("rmat-s%d-e%d-seed%d", r.Scale, r.EdgeFactor, r.Seed), Adj: a}, nil
 	}
-	s.GenSeconds = time.Since(start).Seconds()
-	notePhase(e.stderr, "gen", "generate", meter.End("generate"))
-	if err := ctx.Err(); err != nil {
-		return err
+	if flagErr := checkPlantedFlags(p); flagErr != "" {
+		return nil, usageError(fs, "%s", flagErr)
 	}
-	fmt.Fprintf(e.stderr, "writing %s\n", *out)
-	saveStart := time.Now()
-	if err := dataset.SaveContext(ctx, *out, d); err != nil {
-		return err
+	if msg := genMemoryCheck(job.kind, r, p, procstat.TotalMemory()); msg != "" {
+		return nil, usageError(fs, "%s", msg)
 	}
-	s.SaveSeconds = time.Since(saveStart).Seconds()
-	notePhase(e.stderr, "gen", "save", meter.End("save"))
-	s.Phases = meter.Phases()
-	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
-	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
-	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), par.Threads(*threads), version()
-	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
-		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
-	if *jsonOut {
-		return writeJSON(e.stdout, s)
-	}
-	return nil
+	fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
+	s.Generated = int64(p.AvgDegree * float64(p.Nodes) / 2)
+	return dataset.PlantedPartition(p)
 }
 
 // genMemoryCheck returns a message naming the size flags when the graph

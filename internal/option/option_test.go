@@ -20,4 +20,8 @@ func TestError(t *testing.T) {
 	if f, _ := Field(Prefixed(wrapped, "Train")); f != "Train.Plan.Epochs" {
 		t.Errorf("Prefixed: field %q", f)
 	}
+	with := Prefixed(With(err, "Model.Arch"), "Train")
+	if _, e := Field(with); e == nil || len(e.WithPaths) != 1 || e.WithPaths[0] != "Train.Model.Arch" || e.Error() != err.Error() {
+		t.Errorf("With, Prefixed: %+v", e)
+	}
 }
