@@ -12,7 +12,7 @@ type Elem interface {
 	byte | int32 | int64 | float32 | float64
 }
 
-// Exchange is the all-to-all of DESIGN.md section 4 in its two phases:
+// Exchange is the all-to-all of docs/design.md section 4 in its two phases:
 // counts first (one int64 per pair), then the exact payload. send holds the
 // segments for ranks 0..p-1 back to back, sendCounts[d] long. It returns
 // what every rank sent to this one, in rank order, and the counts.

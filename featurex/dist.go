@@ -1,6 +1,6 @@
 package featurex
 
-// The distributed feature store (DESIGN.md section 4). Feature rows are
+// The distributed feature store (docs/design.md section 4). Feature rows are
 // split by the vertex blocks of a dist.Grid: block i (rows Grid.BlockRows(i))
 // is held by the c ranks of process row i, so every process column holds one
 // replica of every block and a rank finds every row inside its column. One
@@ -203,7 +203,7 @@ type Dist struct {
 	// MB per exchange at scale. They live in arena, on transparent huge
 	// pages outside the Go heap, and are kept from one exchange to the
 	// next, so that steady-state exchanges write no fresh page (a first
-	// touch costs 10-20 µs per 4 KiB page on our machines, PERF-NOTES.md,
+	// touch costs 10-20 µs per 4 KiB page on our machines, docs/perf-notes.md,
 	// about 5 times the copy of the page) and the garbage collector never
 	// scans or recycles them; Close releases them with the store.
 	//

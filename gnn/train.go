@@ -246,7 +246,7 @@ type EpochStats struct {
 	Costs PhaseCosts
 	// Seconds is the epoch's training wall time (without evaluation).
 	Seconds float64
-	// SEPS is SampledEdges divided by the sampling time (DESIGN.md section
+	// SEPS is SampledEdges divided by the sampling time (docs/design.md section
 	// 8): the sampler's throughput inside training.
 	SEPS float64
 	// RSSBytes is the process's resident set size and HeapBytes the Go

@@ -14,7 +14,7 @@ import (
 // column ids, value bits, the source vertices and their graph degrees when
 // the block carries them) and vertex list, in the order added. Two samplers
 // agree on a sequence of minibatches exactly when their digests are equal,
-// which makes the determinism of DESIGN.md 3.3 checkable across bulk sizes,
+// which makes the determinism of docs/design.md 3.3 checkable across bulk sizes,
 // thread counts and implementations. The zero value is not ready: use
 // NewDigest.
 type Digest struct {

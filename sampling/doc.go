@@ -1,5 +1,5 @@
 // Package sampling owns minibatch sampling for GNN training written as sparse
-// matrix products (DESIGN.md section 3): the counter-based random stream, the
+// matrix products (docs/design.md section 3): the counter-based random stream, the
 // minibatch plan of an epoch, the bulk node-wise (GraphSAGE) and layer-wise
 // (LADIES, FastGCN) samplers, the building blocks of custom samplers, and a
 // conventional per-minibatch baseline sampler used for comparison and as a
@@ -15,7 +15,7 @@
 // back (LayerArrays) and a minibatch's blocks are views of them.
 //
 // NewDistSampler is NewSampler for the ranks of a distributed run (package
-// dist, DESIGN.md section 4), on a graph that each rank holds whole
+// dist, docs/design.md section 4), on a graph that each rank holds whole
 // (Replicated) or by its block of rows (Split). On a Split graph the
 // samplers are DistNodeWise and DistLayerWise, the same samplers reading A
 // through DistRows: dist's RowExchange, which pulls the rows a layer needs

@@ -1,6 +1,6 @@
 package sampling
 
-// Extraction of per-minibatch blocks (DESIGN.md 3.2 step 4).
+// Extraction of per-minibatch blocks (docs/design.md 3.2 step 4).
 //
 // The matrix formulation is A_R = Q_R·A (row extraction: Q_R stacks the
 // frontier rows of every minibatch), then A_R·Q_C (column extraction: Q_C
@@ -424,7 +424,7 @@ func assembleLayer(la *LayerArrays, blocks []*spgemm.CSR, srcs [][]int32) {
 // NextFrontier returns frontier followed by the column ids of rows
 // [lo, hi) of sel that are not in frontier, each once, in increasing order:
 // the sources F_{l+1} of a block whose destinations are F_l = frontier
-// (DESIGN.md 3.1 step 4), ready to be the cols of Extract. frontier must
+// (docs/design.md 3.1 step 4), ready to be the cols of Extract. frontier must
 // hold distinct vertices. It panics with an spgemm.IndexError if the row
 // range is outside [0, sel.Rows].
 func NextFrontier(frontier []int32, sel *spgemm.CSR, lo, hi int) []int32 {

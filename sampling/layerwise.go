@@ -1,6 +1,6 @@
 package sampling
 
-// Layer-wise sampling in bulk (DESIGN.md 3.2): LADIES (Zou et al., NeurIPS
+// Layer-wise sampling in bulk (docs/design.md 3.2): LADIES (Zou et al., NeurIPS
 // 2019) and FastGCN (Chen, Ma and Xiao, ICLR 2018).
 //
 // For layer l, the k minibatches of a bulk have frontiers F_l^m (F_0^m are

@@ -131,7 +131,7 @@ func (o *NodeWiseOptions) validate() error {
 	return nil
 }
 
-// NodeWise is the bulk node-wise sampler of DESIGN.md 3.1. It is safe for
+// NodeWise is the bulk node-wise sampler of docs/design.md 3.1. It is safe for
 // concurrent use. It keeps its scratch space (an n-entry vertex map per
 // thread, the selection buffers of one group per concurrent call) and the
 // arrays of released bulks (Bulk.Release) for later calls, until the

@@ -74,7 +74,7 @@ type nwCall struct {
 // garbage collections, unlike a sync.Pool, which empties at every other
 // collection; a large bulk triggers several, and refilling an n-entry
 // vertex map or a group's buffers touches fresh pages, each first touch a
-// page fault (PERF-NOTES.md). Its size is bounded by the largest number of
+// page fault (docs/perf-notes.md). Its size is bounded by the largest number of
 // goroutines and calls that were ever active at once.
 type nwScratch struct {
 	mu      sync.Mutex

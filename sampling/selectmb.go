@@ -5,7 +5,7 @@ import (
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// SelectPerMinibatch draws the columns of layer-wise sampling (DESIGN.md 3.2
+// SelectPerMinibatch draws the columns of layer-wise sampling (docs/design.md 3.2
 // step 3) from a probability matrix p with one row per minibatch, such as
 // Q·(A∘A) for LADIES (QPerMinibatch builds Q). Row m draws from keys[m],
 // which layer-wise samplers take as stream.Row(epoch, g, layer, -1) for

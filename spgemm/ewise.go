@@ -78,7 +78,7 @@ func (c *CSR) Scale(alpha float32, a *CSR, threads int) *CSR {
 }
 
 // Square sets c = a∘a (every stored value squared, as LADIES needs for its
-// probabilities, DESIGN.md 3.2) and returns c. c may be a (in place);
+// probabilities, docs/design.md 3.2) and returns c. c may be a (in place);
 // otherwise c's arrays are reused when their capacity suffices.
 func (c *CSR) Square(a *CSR, threads int) *CSR {
 	c.copyPattern(a)

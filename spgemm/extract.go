@@ -1,7 +1,7 @@
 package spgemm
 
 // Row and column extraction: the products Q·A and A·Q_C with selection
-// matrices, computed without forming Q (DESIGN.md 3.1 steps 2 and 4, 3.2
+// matrices, computed without forming Q (docs/design.md 3.1 steps 2 and 4, 3.2
 // step 4). Row extraction copies rows in parallel over ranges of equal output
 // size. Column extraction counts the surviving entries of each row, scans the
 // counts into offsets and relabels in a second pass, sorting a row only when

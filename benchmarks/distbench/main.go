@@ -1,5 +1,5 @@
 // Command distbench measures the communication of distributed training
-// (DESIGN.md section 4) under a real MPI launcher. Sampling: `bulksample
+// (docs/design.md section 4) under a real MPI launcher. Sampling: `bulksample
 // sample` on --np ranks of mpirun, for each replication factor c and each
 // of pull, push and a replicated graph, on one R-MAT graph, compared with a
 // cost model computed from the same sample's frontier sizes and degrees.
@@ -317,7 +317,7 @@ func (m *modelInputs) bytes(fetch string, p, c int) float64 {
 }
 
 // costModel samples the minibatches of each rank in one process (the
-// sample is the same, DESIGN.md 3.3) and sums the model's inputs.
+// sample is the same, docs/design.md 3.3) and sums the model's inputs.
 func costModel(ctx context.Context, a *spgemm.CSR, c *config) (*modelInputs, error) {
 	vertices := make([]int32, a.Rows)
 	for i := range vertices {

@@ -44,7 +44,7 @@ import (
 
 func main() { benchutil.Main(run) }
 
-// papers100M is ogbn-papers100M (DESIGN.md section 6).
+// papers100M is ogbn-papers100M (docs/design.md section 6).
 const (
 	papersVertices = 111_059_956
 	papersEdges    = 1_615_685_872
@@ -215,7 +215,7 @@ func measure(ctx context.Context, c *config, stderr io.Writer) (*measurement, er
 }
 
 // meanShape samples the first epoch as the trainer does (the sample is a
-// function of the seed, DESIGN.md 3.3) and returns its mean minibatch and
+// function of the seed, docs/design.md 3.3) and returns its mean minibatch and
 // the number of minibatches.
 func meanShape(ctx context.Context, nw *sampling.NodeWise, train []int32, c *config) (costmodel.Shape, int, error) {
 	plan, err := sampling.NewPlan(train, sampling.PlanOptions{BatchSize: c.batch, BulkSize: c.bulk, Seed: c.seed})

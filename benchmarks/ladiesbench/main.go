@@ -14,7 +14,7 @@
 // For every bulk size k of --bulks, each method samples --minibatches
 // minibatches (at least k) in bulks of k, --reps times; the table reports
 // the median time per minibatch and SEPS (sampled edges, the entries of all
-// blocks, per second of sampling, DESIGN.md section 8), and the ratio of
+// blocks, per second of sampling, docs/design.md section 8), and the ratio of
 // each layer-wise method's time per minibatch to node-wise sampling's,
 // measured alternately in the same run.
 //

@@ -1,5 +1,5 @@
 // Command samplebench measures node-wise sampling throughput in sampled
-// edges per second (SEPS, DESIGN.md section 8): the bulk sampler
+// edges per second (SEPS, docs/design.md section 8): the bulk sampler
 // (sampling.NodeWise) at several bulk sizes k against the conventional
 // per-minibatch sampler (sampling.Baseline), on the same R-MAT graph, seeds
 // and thread counts, in one process, and writes a markdown table to --out

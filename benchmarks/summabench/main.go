@@ -29,7 +29,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 )
 
 func main() { benchutil.Main(run) }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/train"
 )

@@ -288,7 +288,7 @@ const CostRule = "--:|--:|--:|--:|--:|--:|--:|--:|"
 // CostLegend is a paragraph explaining CostColumns, for the reports.
 const CostLegend = "The cost columns say what one timed repetition cost the process (internal/procstat): " +
 	"CPU time of all threads, minor page faults (first touches of fresh memory: 11-22 µs each on the " +
-	"shared VMs, shared/design/PERF-NOTES.md) and the kernel time they mostly account for, bytes allocated " +
+	"shared VMs, docs/perf-notes.md) and the kernel time they mostly account for, bytes allocated " +
 	"on the Go heap, GC cycles, the runtime's estimate of GC CPU time, GC pauses, and the peak resident " +
 	"set at its end. Where a row has several repetitions, each is their median (peak RSS: the largest).\n"
 
