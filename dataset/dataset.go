@@ -33,6 +33,11 @@ type Dataset struct {
 	// Train, Valid and Test are vertex ids, each sorted ascending.
 	Train, Valid, Test []int32
 
+	// Relabel records the vertex relabelling the graph went through when
+	// it was converted or generated (see Relabel); nil when its ids are
+	// the source's.
+	Relabel *Relabelling
+
 	// release unmaps the file that a native load mapped; nil otherwise.
 	release func() error
 	// mem holds the large arrays that a loader or generator built, outside
@@ -98,6 +103,11 @@ func (d *Dataset) validateAttributes() error {
 			if l < -1 || int(l) >= d.NumClasses {
 				return fmt.Errorf("dataset: node %d: label %d outside [-1, %d)", v, l, d.NumClasses)
 			}
+		}
+	}
+	if d.Relabel != nil {
+		if err := d.Relabel.validate(n); err != nil {
+			return err
 		}
 	}
 	for _, s := range []struct {
