@@ -22,7 +22,6 @@ package dataset
 import (
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -62,45 +61,14 @@ func (b *rmatRows) csr(n int) *spgemm.CSR {
 // with its vertices renamed. It is a pure function of (o without Threads,
 // ids, lo, hi).
 func rmatBlock(o RMATOptions, ids []int32, lo, hi int) *rmatRows {
-	m := int64(o.EdgeFactor) << o.Scale
-	levels := rmatLevels(o)
-	key := newKey(o.Seed, streamRMATEdge)
-	t := numThreads(o.Threads)
 	rows := hi - lo
 	b := &rmatRows{lo: lo, hi: hi, indptr: make([]int64, rows+1)}
-	// Every goroutine takes chunks of edges in turn, so that a heavy range
-	// does not keep one busy alone.
-	const chunk = 1 << 16
-	forEdges := func(fn func(u, v int32)) {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range t {
-			wg.Go(func() {
-				for {
-					k0 := next.Add(chunk) - chunk
-					if k0 >= m {
-						return
-					}
-					for k := k0; k < min(k0+chunk, m); k++ {
-						u, v := rmatEdge(key, uint64(k), levels)
-						fu, fv := ids[u], ids[v]
-						if fu != fv {
-							fn(fu, fv)
-						}
-					}
-				}
-			})
-		}
-		wg.Wait()
-	}
+	s := newRMATScatter(o, ids, lo, hi)
 	// Pass 1: row counts, in indptr[r+1].
-	in := func(x int32) bool { return uint32(int(x)-lo) < uint32(rows) }
-	forEdges(func(u, v int32) {
-		if in(u) {
-			atomic.AddInt64(&b.indptr[int(u)-lo+1], 1)
-		}
-		if in(v) {
-			atomic.AddInt64(&b.indptr[int(v)-lo+1], 1)
+	count := b.indptr[1:]
+	s.pass(func(entries []uint64) {
+		for _, e := range entries {
+			count[e>>32]++
 		}
 	})
 	for r := range rows {
@@ -110,18 +78,144 @@ func rmatBlock(o RMATOptions, ids []int32, lo, hi int) *rmatRows {
 	// at the row's end, the next row's start: shifted back after).
 	b.indices = make([]int32, b.indptr[rows])
 	cursor := b.indptr[:rows]
-	forEdges(func(u, v int32) {
-		if in(u) {
-			b.indices[atomic.AddInt64(&cursor[int(u)-lo], 1)-1] = v
-		}
-		if in(v) {
-			b.indices[atomic.AddInt64(&cursor[int(v)-lo], 1)-1] = u
+	s.pass(func(entries []uint64) {
+		for _, e := range entries {
+			r := e >> 32
+			b.indices[cursor[r]] = int32(uint32(e))
+			cursor[r]++
 		}
 	})
+	s = nil // its buffers go before the rows are sorted
 	copy(b.indptr[1:], b.indptr[:rows])
 	b.indptr[0] = 0
-	b.dedupe(t)
+	b.dedupe(numThreads(o.Threads))
 	return b
+}
+
+// rmatScatter runs the passes of rmatBlock over the generated edges in
+// batches: in each, every goroutine generates a range of the batch's edges
+// and keeps the entries of the block's rows (both directions of an edge,
+// packed as local row << 32 | column), which are then grouped by row
+// bucket (2^shift consecutive rows, about 2^16 entries in all) in a
+// scratch array, and the buckets are handed out whole to the goroutines.
+// So the scattered writes of a pass stay within one bucket's rows at a
+// time, where pages and lines are shared, and no two goroutines write one
+// row: no atomics. The batch is a sixteenth of the edges, so the buffers
+// hold about a quarter of the block's entries per batch... of the block's
+// entries: 16 bytes per entry of a batch, 8·2m/16/p bytes in all, a
+// quarter of the block's own column ids.
+type rmatScatter struct {
+	o       RMATOptions
+	ids     []int32
+	lo      int
+	rows    int
+	shift   uint
+	levels  []*rmatQuadrants
+	key     rngKey
+	t       int
+	local   [][]uint64 // per goroutine: its entries of the batch
+	hist    [][]int64  // per goroutine: its entries per bucket, then its offsets
+	scratch []uint64   // the batch's entries grouped by bucket
+}
+
+// rmatBatches is the number of batches of a pass.
+const rmatBatches = 16
+
+func newRMATScatter(o RMATOptions, ids []int32, lo, hi int) *rmatScatter {
+	s := &rmatScatter{o: o, ids: ids, lo: lo, rows: hi - lo, levels: rmatLevels(o), key: newKey(o.Seed, streamRMATEdge), t: numThreads(o.Threads)}
+	// Buckets of about 2^16 entries: 2·EdgeFactor entries per row on
+	// average (before duplicates are dropped).
+	for s.shift < 30 && int64(2*o.EdgeFactor)<<(s.shift+1) <= 1<<16 {
+		s.shift++
+	}
+	s.local = make([][]uint64, s.t)
+	s.hist = make([][]int64, s.t)
+	nb := s.rows>>s.shift + 1
+	for w := range s.t {
+		s.hist[w] = make([]int64, nb)
+	}
+	return s
+}
+
+// pass calls apply on the entries of every bucket of every batch of the
+// block's entries; apply runs on several goroutines at once, never on
+// entries of the same row.
+func (s *rmatScatter) pass(apply func(entries []uint64)) {
+	m := int64(s.o.EdgeFactor) << s.o.Scale
+	batch := max((m+rmatBatches-1)/rmatBatches, 1<<16)
+	nb := len(s.hist[0])
+	t := s.t
+	lo, rows := s.lo, uint32(s.rows)
+	var wg sync.WaitGroup
+	for k0 := int64(0); k0 < m; k0 += batch {
+		k1 := min(k0+batch, m)
+		// Generate: each goroutine its range of the batch.
+		for w := range t {
+			wg.Go(func() {
+				local, hist := s.local[w][:0], s.hist[w]
+				clear(hist)
+				for k := k0 + (k1-k0)*int64(w)/int64(t); k < k0+(k1-k0)*int64(w+1)/int64(t); k++ {
+					u, v := rmatEdge(s.key, uint64(k), s.levels)
+					fu, fv := s.ids[u], s.ids[v]
+					if fu == fv {
+						continue
+					}
+					if r := uint32(int(fu) - lo); r < rows {
+						local = append(local, uint64(r)<<32|uint64(uint32(fv)))
+						hist[r>>s.shift]++
+					}
+					if r := uint32(int(fv) - lo); r < rows {
+						local = append(local, uint64(r)<<32|uint64(uint32(fu)))
+						hist[r>>s.shift]++
+					}
+				}
+				s.local[w] = local
+			})
+		}
+		wg.Wait()
+		// Offsets: bucket-major, goroutine-minor; start[b] is where bucket
+		// b begins.
+		start := make([]int64, nb+1)
+		var off int64
+		for bk := range nb {
+			start[bk] = off
+			for w := range t {
+				c := s.hist[w][bk]
+				s.hist[w][bk] = off
+				off += c
+			}
+		}
+		start[nb] = off
+		if int64(cap(s.scratch)) < off {
+			s.scratch = make([]uint64, off+off/8)
+		}
+		scratch := s.scratch[:off]
+		for w := range t {
+			wg.Go(func() {
+				hist := s.hist[w]
+				for _, e := range s.local[w] {
+					bk := e >> 32 >> s.shift
+					scratch[hist[bk]] = e
+					hist[bk]++
+				}
+			})
+		}
+		wg.Wait()
+		// Apply: contiguous runs of buckets of about equal entries.
+		b0 := 0
+		for w := 1; w <= t; w++ {
+			b1 := nb
+			if w < t {
+				b1, _ = slices.BinarySearch(start, off*int64(w)/int64(t))
+				b1 = min(max(b1, b0), nb)
+			}
+			if b0 := b0; b1 > b0 {
+				wg.Go(func() { apply(scratch[start[b0]:start[b1]]) })
+			}
+			b0 = b1
+		}
+		wg.Wait()
+	}
 }
 
 // dedupe sorts every row, drops its duplicates and compacts the rows to
@@ -140,9 +234,10 @@ func (b *rmatRows) dedupe(t int) {
 		}
 		if lo := lo; hi > lo {
 			wg.Go(func() {
+				var buf []int32
 				for r := lo; r < hi; r++ {
 					row := b.indices[b.indptr[r]:b.indptr[r+1]]
-					slices.Sort(row)
+					buf = spgemm.SortIDs(row, buf)
 					kept[r] = int32(len(slices.Compact(row)))
 				}
 			})

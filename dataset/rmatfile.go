@@ -17,6 +17,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"time"
 
@@ -94,6 +95,9 @@ func GenerateRMATFile(ctx context.Context, opt RMATOptions, relabel RelabelOptio
 			return nil, fmt.Errorf("dataset: relabel Seed %d with method %q, which draws nothing", relabel.Seed, relabel.Method)
 		}
 		deg := rmatBlock(o, ids, f.lo, f.hi).rowLengths()
+		// The block is garbage now, and as large as the one built next:
+		// give it back rather than let the heap hold both.
+		debug.FreeOSMemory()
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}

@@ -63,3 +63,57 @@ func SortPairs(idx []int32, val []float32, buf []uint64) []uint64 {
 	}
 	return buf
 }
+
+// radixSortMin is the shortest row SortIDs sorts by LSD radix sort: from a
+// few hundred ids its linear passes beat pdqsort's comparisons (the same
+// cut-off as FromCOO's, cooRadixMin).
+const radixSortMin = 256
+
+// SortIDs sorts the ids s (each >= 0) ascending, using buf (grown if
+// needed and returned, for the next call) for long rows: insertion sort
+// for short ones, pdqsort for middling ones and an LSD radix sort on 8-bit
+// digits (skipping the digits above the largest id) from radixSortMin ids.
+// It is the row sort for a caller that builds rows of ids itself (the
+// R-MAT generator). It allocates nothing once buf is large enough.
+func SortIDs(s, buf []int32) []int32 {
+	n := len(s)
+	switch {
+	case n < insertionSortMax:
+		insertionSortInt32s(s)
+		return buf
+	case n < radixSortMin:
+		slices.Sort(s)
+		return buf
+	}
+	buf = slices.Grow(buf[:0], n)[:n]
+	var bitsUsed uint32
+	for _, c := range s {
+		bitsUsed |= uint32(c)
+	}
+	src, dst := s, buf
+	var count [256]int
+	for shift := 0; shift < 32 && bitsUsed>>shift != 0; shift += 8 {
+		count = [256]int{}
+		for _, c := range src {
+			count[uint32(c)>>shift&0xff]++
+		}
+		if count[uint32(src[0])>>shift&0xff] == n {
+			continue // one digit value: the pass would not move anything
+		}
+		sum := 0
+		for d, k := range count {
+			count[d] = sum
+			sum += k
+		}
+		for _, c := range src {
+			d := uint32(c) >> shift & 0xff
+			dst[count[d]] = c
+			count[d]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &s[0] {
+		copy(s, src)
+	}
+	return buf
+}
