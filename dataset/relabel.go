@@ -21,7 +21,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -306,39 +305,23 @@ func permuteCSR(a *spgemm.CSR, order, inv []int32, t int) *spgemm.CSR {
 	}
 	nnz := c.Indptr[n]
 	c.Indices, c.Data = make([]int32, nnz), make([]float32, nnz)
-	// Parts of about equal entries, so that one heavy row range does not
-	// keep one goroutine busy alone.
-	parts := min(t, n)
-	var wg sync.WaitGroup
-	lo := 0
-	for w := 1; w <= parts; w++ {
-		hi := n
-		if w < parts {
-			hi, _ = slices.BinarySearch(c.Indptr, nnz*int64(w)/int64(parts))
-			hi = min(max(hi, lo), n)
+	parallelParts(c.Indptr, min(t, n), func(lo, hi int) {
+		var keys []uint64
+		for x := lo; x < hi; x++ {
+			v := order[x]
+			src := a.Indices[a.Indptr[v]:a.Indptr[v+1]]
+			vals := a.Data[a.Indptr[v]:a.Indptr[v+1]]
+			keys = keys[:0]
+			for p, j := range src {
+				keys = append(keys, uint64(inv[j])<<32|uint64(math.Float32bits(vals[p])))
+			}
+			slices.Sort(keys)
+			dst := c.Indices[c.Indptr[x]:c.Indptr[x+1]]
+			dv := c.Data[c.Indptr[x]:c.Indptr[x+1]]
+			for p, k := range keys {
+				dst[p], dv[p] = int32(k>>32), math.Float32frombits(uint32(k))
+			}
 		}
-		if lo := lo; hi > lo {
-			wg.Go(func() {
-				var keys []uint64
-				for x := lo; x < hi; x++ {
-					v := order[x]
-					src := a.Indices[a.Indptr[v]:a.Indptr[v+1]]
-					vals := a.Data[a.Indptr[v]:a.Indptr[v+1]]
-					keys = keys[:0]
-					for p, j := range src {
-						keys = append(keys, uint64(inv[j])<<32|uint64(math.Float32bits(vals[p])))
-					}
-					slices.Sort(keys)
-					dst := c.Indices[c.Indptr[x]:c.Indptr[x+1]]
-					dv := c.Data[c.Indptr[x]:c.Indptr[x+1]]
-					for p, k := range keys {
-						dst[p], dv[p] = int32(k>>32), math.Float32frombits(uint32(k))
-					}
-				}
-			})
-		}
-		lo = hi
-	}
-	wg.Wait()
+	})
 	return c
 }

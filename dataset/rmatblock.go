@@ -203,19 +203,7 @@ func (s *rmatScatter) pass(apply func(entries []uint64)) {
 		}
 		wg.Wait()
 		// Apply: contiguous runs of buckets of about equal entries.
-		b0 := 0
-		for w := 1; w <= t; w++ {
-			b1 := nb
-			if w < t {
-				b1, _ = slices.BinarySearch(start, off*int64(w)/int64(t))
-				b1 = min(max(b1, b0), nb)
-			}
-			if b0 := b0; b1 > b0 {
-				wg.Go(func() { apply(scratch[start[b0]:start[b1]]) })
-			}
-			b0 = b1
-		}
-		wg.Wait()
+		parallelParts(start, t, func(b0, b1 int) { apply(scratch[start[b0]:start[b1]]) })
 	}
 }
 
@@ -224,28 +212,14 @@ func (s *rmatScatter) pass(apply func(entries []uint64)) {
 func (b *rmatRows) dedupe(t int) {
 	rows := b.hi - b.lo
 	kept := make([]int32, rows)
-	nnz := b.indptr[rows]
-	var wg sync.WaitGroup
-	lo := 0
-	for w := 1; w <= t; w++ {
-		hi := rows
-		if w < t {
-			hi, _ = slices.BinarySearch(b.indptr, nnz*int64(w)/int64(t))
-			hi = min(max(hi, lo), rows)
+	parallelParts(b.indptr, t, func(lo, hi int) {
+		var buf []int32
+		for r := lo; r < hi; r++ {
+			row := b.indices[b.indptr[r]:b.indptr[r+1]]
+			buf = spgemm.SortIDs(row, buf)
+			kept[r] = int32(len(slices.Compact(row)))
 		}
-		if lo := lo; hi > lo {
-			wg.Go(func() {
-				var buf []int32
-				for r := lo; r < hi; r++ {
-					row := b.indices[b.indptr[r]:b.indptr[r+1]]
-					buf = spgemm.SortIDs(row, buf)
-					kept[r] = int32(len(slices.Compact(row)))
-				}
-			})
-		}
-		lo = hi
-	}
-	wg.Wait()
+	})
 	var w int64
 	for r := range rows {
 		start := b.indptr[r]

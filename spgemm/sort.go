@@ -85,35 +85,6 @@ func SortIDs(s, buf []int32) []int32 {
 		slices.Sort(s)
 		return buf
 	}
-	buf = slices.Grow(buf[:0], n)[:n]
-	var bitsUsed uint32
-	for _, c := range s {
-		bitsUsed |= uint32(c)
-	}
-	src, dst := s, buf
-	var count [256]int
-	for shift := 0; shift < 32 && bitsUsed>>shift != 0; shift += 8 {
-		count = [256]int{}
-		for _, c := range src {
-			count[uint32(c)>>shift&0xff]++
-		}
-		if count[uint32(src[0])>>shift&0xff] == n {
-			continue // one digit value: the pass would not move anything
-		}
-		sum := 0
-		for d, k := range count {
-			count[d] = sum
-			sum += k
-		}
-		for _, c := range src {
-			d := uint32(c) >> shift & 0xff
-			dst[count[d]] = c
-			count[d]++
-		}
-		src, dst = dst, src
-	}
-	if &src[0] != &s[0] {
-		copy(s, src)
-	}
+	buf, _ = radixSortRow(s, make([]struct{}, n), buf, nil)
 	return buf
 }
