@@ -71,8 +71,12 @@ type RMATFile struct {
 // block of the unrelabelled graph for the degrees, which are gathered.
 // Every process of c (nil: this one alone) must call it with the same
 // arguments. It holds the block's column ids (4 bytes per entry, and per
-// duplicate entry while it is built) and 16 bytes per vertex of the whole
-// graph (20 with the degree relabelling), not the values.
+// duplicate entry while it is built), 12 bytes per row of the block, a
+// quarter of that again in batch buffers while it is built, and 4 bytes per
+// vertex of the whole graph (the permutation; 16 while a relabelling is
+// computed), not the values. Each process generates every edge twice (four
+// times with the degree relabelling) and keeps those of its rows: p
+// processes spend p times the work of one, in a p-th of the memory each.
 func GenerateRMATFile(ctx context.Context, opt RMATOptions, relabel RelabelOptions, c BlockComm) (*RMATFile, error) {
 	o, err := opt.withDefaults()
 	if err != nil {

@@ -272,43 +272,43 @@ table=$(awk -v mtu="$mtu" '
     # Each frame of MTU bytes of IP carries MTU - 52 bytes of TCP payload
     # (IP and TCP headers with timestamps) and costs MTU + 14 on the link.
     wire = (mtu + 14) / (mtu - 52)
-    printf "| link | fetch | seconds (median of %d) | busiest rank sends | TCP probe | model: its bytes at the probe rate, less at no limit | measured: seconds - seconds without a limit | measured / model | packets dropped |\n", n[order[1] " pull"]
+    # The link rate of the cost model: the tbf rate, or what the links
+    # carry without a limit (the probe) where that is lower.
+    cap = probe["none"] != "nan" && probe["none"] > 0 ? probe["none"] : 0
+    printf "| link | fetch | seconds: least / median of %d | busiest rank sends | TCP probe | model: its bytes at the link rate, less at no limit | measured: least - least without a limit | measured / model | packets dropped |\n", n[order[1] " pull"]
     printf "|---|---|---:|---:|---:|---:|---:|---:|---:|\n"
     for (f = 1; f <= 2; f++) {
       fetch = f == 1 ? "pull" : "push"
       for (i = 1; i <= nr; i++) {
         k = order[i] " " fetch
-        for (j = 1; j <= n[k]; j++) a[j] = t[k, j]
+        lo[k] = t[k, 1]
+        for (j = 1; j <= n[k]; j++) { a[j] = t[k, j]; if (a[j] < lo[k]) lo[k] = a[j] }
         med[k] = median(a, n[k])
       }
-      base = med["none " fetch]
-      # The model of the transfer: the bytes of the busiest rank (on the wire)
-      # at the rate a TCP stream reaches on the links (the probe; the tbf
-      # rate without one), less the same at the unlimited links, which the
-      # run without a limit spent too. The fit: least squares of the
-      # median seconds on 1/rate over every setting; its slope is the
-      # bytes the exchanges wait for.
+      base = lo["none " fetch]
+      # The fit: least squares of the least seconds on 1/rate over every
+      # setting; its slope is the bytes the exchanges wait for.
       sx = sy = sxx = sxy = m = 0
       for (i = 1; i <= nr; i++) {
         rt = order[i]; k = rt " " fetch
         g = rt; sub(/gbit/, "", g)
-        r = probe[rt] != "nan" ? probe[rt] : (rt == "none" ? 0 : g * 1e9 / 8)
+        r = rt == "none" ? cap : g * 1e9 / 8
+        if (cap > 0 && r > cap) r = cap
         pr = probe[rt] == "nan" ? "" : sprintf("%.2f Gbit/s", probe[rt] * 8 / 1e9)
-        if (r > 0) { x = 1 / r; sx += x; sy += med[k]; sxx += x * x; sxy += x * med[k]; m++ }
-        if (rt == "none") { printf "| none | %s | %.3f | %.1f MB | %s | | | | %d |\n", fetch, med[k], most[k] / 1e6, pr, drop[k]; continue }
-        r0 = probe["none"] != "nan" && probe["none"] > 0 ? 1 / probe["none"] : 0
-        model = most[k] * wire * (1 / r - r0)
-        printf "| %s Gbit/s | %s | %.3f | %.1f MB | %s | %.3f s | %.3f s | %.2f | %d |\n", g, fetch, med[k], most[k] / 1e6, pr, model, med[k] - base, (model > 0 ? (med[k] - base) / model : 0), drop[k]
+        if (r > 0) { x = 1 / r; sx += x; sy += lo[k]; sxx += x * x; sxy += x * lo[k]; m++ }
+        if (rt == "none") { printf "| none | %s | %.3f / %.3f | %.1f MB | %s | | | | %d |\n", fetch, lo[k], med[k], most[k] / 1e6, pr, drop[k]; continue }
+        model = most[k] * wire * (1 / r - (cap > 0 ? 1 / cap : 0))
+        printf "| %s Gbit/s | %s | %.3f / %.3f | %.1f MB | %s | %.3f s | %.3f s | %s | %d |\n", g, fetch, lo[k], med[k], most[k] / 1e6, pr, model, lo[k] - base, (model > 0.05 ? sprintf("%.2f", (lo[k] - base) / model) : "(model < 0.05 s)"), drop[k]
       }
-      if (m >= 2) {
+      if (m >= 2 && m * sxx - sx * sx > 0) {
         slope = (m * sxy - sx * sy) / (m * sxx - sx * sx)
         fit[fetch] = sprintf("%s: seconds = %.3f + %.1f MB / rate; the busiest rank sends %.1f MB (%.1f MB on the wire): fitted / sent %.2f", fetch, (sy - slope * sx) / m, slope / 1e6, most["none " fetch] / 1e6, most["none " fetch] * wire / 1e6, slope / (most["none " fetch] * wire))
       }
     }
-    printf "\nFit over every setting (least squares of the median seconds on 1/rate, the probe'"'"'s rate): %s; %s.\n", fit["pull"], fit["push"]
+    printf "\nFit over every setting (least squares of the least seconds on 1/rate, the rate of the model): %s; %s.\n", fit["pull"], fit["push"]
   }' "$work/probes" "$work/runs")
 {
-  echo "R-MAT scale $scale, seed 1; sample --batch 1024 --bulk $bulk --seeds $seeds --fanout 15,10,5 --threads 1; $nodes nodes (network namespaces), one rank each, Open MPI TCP over veth pairs and a bridge, MTU $mtu, both directions of every link limited by tbf; the TCP probe is one stream's payload rate from node 0 to node 1 at that setting (200 MB). $(date -u '+%F %H:%M UTC'), $(nproc) CPUs, load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
+  echo "R-MAT scale $scale, seed 1; sample --batch 1024 --bulk $bulk --seeds $seeds --fanout 15,10,5 --threads 1; $nodes nodes (network namespaces), one rank each, Open MPI TCP over veth pairs and a bridge, MTU $mtu, both directions of every link limited by tbf; the TCP probe is one stream's payload rate from node 0 to node 1 at that setting (200 MB). Seconds are the JSON's (the busiest rank's time in the sampler); other load only adds time, so the least of the runs is the figure compared. $(date -u '+%F %H:%M UTC'), $(nproc) CPUs, load average $load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end."
   echo
   echo "$table"
   echo
