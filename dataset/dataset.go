@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
+	"sync"
 
 	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/spgemm"
@@ -32,6 +34,11 @@ type Dataset struct {
 
 	// Train, Valid and Test are vertex ids, each sorted ascending.
 	Train, Valid, Test []int32
+
+	// Relabel records the vertex relabelling the graph went through when
+	// it was converted or generated (see Relabel); nil when its ids are
+	// the source's.
+	Relabel *Relabelling
 
 	// release unmaps the file that a native load mapped; nil otherwise.
 	release func() error
@@ -100,6 +107,11 @@ func (d *Dataset) validateAttributes() error {
 			}
 		}
 	}
+	if d.Relabel != nil {
+		if err := d.Relabel.validate(n); err != nil {
+			return err
+		}
+	}
 	for _, s := range []struct {
 		name string
 		ids  []int32
@@ -114,6 +126,30 @@ func (d *Dataset) validateAttributes() error {
 		}
 	}
 	return nil
+}
+
+// parallelParts runs fn concurrently over at most t contiguous parts
+// [lo, hi) of [0, n), n = len(offsets)-1, cut where the non-decreasing
+// offsets (a CSR's indptr) reach equal shares of offsets[n], so that a
+// heavy range does not keep one goroutine busy alone; it returns when
+// every part is done.
+func parallelParts(offsets []int64, t int, fn func(lo, hi int)) {
+	n := len(offsets) - 1
+	total := offsets[n] - offsets[0]
+	var wg sync.WaitGroup
+	lo := 0
+	for w := 1; w <= t; w++ {
+		hi := n
+		if w < t {
+			hi, _ = slices.BinarySearch(offsets, offsets[0]+total*int64(w)/int64(t))
+			hi = min(max(hi, lo), n)
+		}
+		if lo := lo; hi > lo {
+			wg.Go(func() { fn(lo, hi) })
+		}
+		lo = hi
+	}
+	wg.Wait()
 }
 
 // numThreads resolves a Threads option: <= 0 means GOMAXPROCS.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/procstat"
 )
 
@@ -29,6 +30,14 @@ type genSummary struct {
 	EdgesPerSec  float64 `json:"generated_edges_per_second"`
 	// Phases is what each phase cost the process: generate and save.
 	Phases procstat.Phases `json:"phases"`
+	// Relabel and RelabelSeed: the vertex relabelling applied (--relabel).
+	Relabel     string `json:"relabel,omitempty"`
+	RelabelSeed uint64 `json:"relabel_seed,omitempty"`
+	// Under an MPI launcher: the ranks, each one's stored entries (its
+	// block of rows), and the largest peak RSS of a rank.
+	Ranks      int     `json:"ranks,omitempty"`
+	BlockEdges []int64 `json:"block_edges,omitempty"`
+	PeakRSSMax int64   `json:"peak_rss_max,omitempty"`
 }
 
 const genSynopsis = "rmat|sbm --out PATH [flags]"
@@ -41,7 +50,9 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	fs, jsonOut := newFlags(e, "gen", genSynopsis,
 		"Generates a synthetic graph and writes it (scipy .npz when --out ends in .npz, else native):\n"+
 			"  rmat  an R-MAT graph with the Graph500 parameters, symmetrised, without self loops or\n"+
-			"        duplicates, vertex ids permuted; identical for any --threads\n"+
+			"        duplicates, vertex ids permuted; identical for any --threads. Under mpirun or srun\n"+
+			"        every rank generates its block of rows and writes it into the one --out file (native\n"+
+			"        format; its folder shared by the ranks), identical for any number of ranks\n"+
 			"  sbm   a labelled planted-partition (degree-corrected stochastic block model) dataset with\n"+
 			"        power-law degrees, class-dependent Gaussian features and a split ('planted' is an alias)")
 	out := fs.String("out", "", "output path; required")
@@ -52,6 +63,8 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&r.B, "b", 0.19, "rmat: probability of quadrant b")
 	fs.Float64Var(&r.C, "c", 0.19, "rmat: probability of quadrant c (d = 1-a-b-c)")
 	fs.Float64Var(&r.Noise, "noise", 0, "rmat: per-level noise amplitude (noisy SKG); 0 for none")
+	var rf relabelFlags
+	rf.add(fs, "rmat: ")
 	var p dataset.PlantedPartitionOptions
 	fs.IntVar(&p.Nodes, "nodes", 100_000, "sbm: number of vertices")
 	fs.IntVar(&p.Classes, "classes", 10, "sbm: number of classes")
@@ -112,21 +125,45 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		if r.EdgeFactor < 1 {
 			return usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
 		}
-		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory()); msg != "" {
+		rl, msg := rf.options(isSet(fs, "relabel-seed"), r.Threads)
+		if msg == "" && dist.LaunchedSize() > 0 && isNPZ(*out) {
+			msg = fmt.Sprintf("--out %s: under mpirun or srun the ranks write the native format (convert it to .npz after)", *out)
+		}
+		if msg == "" {
+			msg = genMemoryCheck(kind, r, p, procstat.TotalMemory(), max(dist.LaunchedSize(), 1))
+		}
+		if msg != "" {
 			return usageError(fs, "%s", msg)
 		}
-		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d\n", r.Scale, r.EdgeFactor)
+		s.Relabel, s.RelabelSeed = rl.Method, rl.Seed
+		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d%s\n", r.Scale, r.EdgeFactor, map[bool]string{true: ", relabelled by " + rl.Method}[rl.Method != ""])
+		name := fmt.Sprintf("rmat-s%d-e%d-seed%d", r.Scale, r.EdgeFactor, r.Seed)
+		s.Generated = int64(r.EdgeFactor) << r.Scale
+		if !isNPZ(*out) {
+			// By row blocks, the values written without being held.
+			re, err := genRMATFile(ctx, e, r, rl, *out, name, &meter, &s)
+			if err != nil {
+				return err
+			}
+			s.GenSeconds = meter.Phase("generate").Seconds
+			s.SaveSeconds = meter.Phase("save").Seconds
+			return genReport(re, &s, &meter, *threads, *jsonOut)
+		}
 		a, err := dataset.RMAT(r)
 		if err != nil {
 			return err
 		}
-		d = &dataset.Dataset{Name: fmt.Sprintf("rmat-s%d-e%d-seed%d", r.Scale, r.EdgeFactor, r.Seed), Adj: a}
-		s.Generated = int64(r.EdgeFactor) << r.Scale
+		d = &dataset.Dataset{Name: name, Adj: a}
+		if rl.Method != "" {
+			if d, err = dataset.Relabel(d, rl); err != nil {
+				return err
+			}
+		}
 	} else {
 		if flagErr := checkPlantedFlags(p); flagErr != "" {
 			return usageError(fs, "%s", flagErr)
 		}
-		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory()); msg != "" {
+		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory(), 1); msg != "" {
 			return usageError(fs, "%s", msg)
 		}
 		fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
@@ -147,13 +184,27 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	}
 	s.SaveSeconds = time.Since(saveStart).Seconds()
 	notePhase(e.stderr, "gen", "save", meter.End("save"))
-	s.Phases = meter.Phases()
 	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
+	return genReport(e, &s, &meter, *threads, *jsonOut)
+}
+
+// genReport completes s and prints it (under an MPI launcher only rank 0
+// has a stdout).
+func genReport(e *env, s *genSummary, meter *procstat.Meter, threads int, jsonOut bool) error {
+	s.Phases = meter.Phases()
 	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
-	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), threadsUsed(*threads), version()
+	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), threadsUsed(threads), version()
 	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
 		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
-	if *jsonOut {
+	if s.Ranks > 0 {
+		lo, hi := s.BlockEdges[0], s.BlockEdges[0]
+		for _, b := range s.BlockEdges {
+			lo, hi = min(lo, b), max(hi, b)
+		}
+		fmt.Fprintf(e.stdout, "%d ranks wrote their blocks: %d to %d stored edges each; largest peak RSS of a rank %s\n",
+			s.Ranks, lo, hi, formatBytes(s.PeakRSSMax))
+	}
+	if jsonOut {
 		return writeJSON(e.stdout, s)
 	}
 	return nil
@@ -165,16 +216,20 @@ func runGen(ctx context.Context, e *env, args []string) error {
 // id and a value) for each of the two stored directions of a generated
 // edge, and sbm's float32 features; generating takes more. A --scale 30
 // meant as 20 ran out of memory after minutes, ending in the runtime's
-// fatal error.
-func genMemoryCheck(kind string, r dataset.RMATOptions, p dataset.PlantedPartitionOptions, total int64) string {
+// fatal error. Under an MPI launcher each of the ranks rmat runs on holds
+// its block alone: a ranks-th of the entries.
+func genMemoryCheck(kind string, r dataset.RMATOptions, p dataset.PlantedPartitionOptions, total int64, ranks int) string {
 	if total <= 0 {
 		return ""
 	}
 	var need float64
 	var flags string
 	if kind == "rmat" {
-		need = 16 * float64(r.EdgeFactor) * math.Exp2(float64(r.Scale))
+		need = 16 * float64(r.EdgeFactor) * math.Exp2(float64(r.Scale)) / float64(ranks)
 		flags = fmt.Sprintf("--scale %d --edge-factor %d", r.Scale, r.EdgeFactor)
+		if ranks > 1 {
+			flags += fmt.Sprintf(" on %d ranks: a rank's block", ranks)
+		}
 	} else {
 		need = 8*p.AvgDegree*float64(p.Nodes) + 4*float64(p.Nodes)*float64(p.Features)
 		flags = fmt.Sprintf("--nodes %d --avg-degree %g --features %d", p.Nodes, p.AvgDegree, p.Features)
