@@ -13,7 +13,7 @@ RACE_PKGS := ./...
 FUZZTIME ?= 10s
 FUZZ     ?= .
 
-.PHONY: all build run test deps deps-test bench fuzz vet clean device-bundle
+.PHONY: all build run test deps deps-test bench fuzz vet clean device-bundle scale-bundle
 
 all: build
 
@@ -54,6 +54,12 @@ fuzz: deps
 # (benchmarks/results/sampling.md, "Scaling on 16 cores").
 device-bundle:
 	@scripts/device-bundle.sh
+
+# Issue 31's scaling table for a 16-core machine without Go or Open MPI, in
+# bin/scale: static binaries, the mpi build with Open MPI's runtime, and the
+# runner (run.sh; scripts/scale-run.sh says what it runs and writes).
+scale-bundle: deps-test
+	@scripts/scale-bundle.sh
 
 clean:
 	rm -rf bin

@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"runtime/debug"
+	"slices"
 
 	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/internal/par"
@@ -32,6 +33,11 @@ type Dataset struct {
 
 	// Train, Valid and Test are vertex ids, each sorted ascending.
 	Train, Valid, Test []int32
+
+	// Relabel records the vertex relabelling the graph went through when
+	// it was converted or generated (see Relabel); nil when its ids are
+	// the source's.
+	Relabel *Relabelling
 
 	// release unmaps the file that a native load mapped; nil otherwise.
 	release func() error
@@ -100,6 +106,11 @@ func (d *Dataset) validateAttributes() error {
 			}
 		}
 	}
+	if d.Relabel != nil {
+		if err := d.Relabel.validate(n); err != nil {
+			return err
+		}
+	}
 	for _, s := range []struct {
 		name string
 		ids  []int32
@@ -114,6 +125,28 @@ func (d *Dataset) validateAttributes() error {
 		}
 	}
 	return nil
+}
+
+// parallelParts runs fn concurrently over at most t contiguous parts
+// [lo, hi) of [0, n), n = len(offsets)-1, cut where the non-decreasing
+// offsets (a CSR's indptr) reach equal shares of offsets[n], so that a
+// heavy range does not keep one goroutine busy alone (par.Do); it returns
+// when every part is done.
+func parallelParts(offsets []int64, t int, fn func(lo, hi int)) {
+	n := len(offsets) - 1
+	total := offsets[n] - offsets[0]
+	bound := func(w int) int {
+		if w >= t {
+			return n
+		}
+		hi, _ := slices.BinarySearch(offsets, offsets[0]+total*int64(w)/int64(t))
+		return min(hi, n)
+	}
+	par.Do(t, func(w int) {
+		if lo, hi := bound(w), max(bound(w+1), bound(w)); hi > lo {
+			fn(lo, hi)
+		}
+	})
 }
 
 // settle moves d's large arrays (the adjacency's, the features, labels and

@@ -42,8 +42,9 @@
 // Save writes the scipy sparse layout to a path ending in .npz (indptr,
 // indices, data, shape, format, readable by scipy.sparse.load_npz), adding
 // the arrays features (n x f float32), labels (int32), idx_train, idx_valid
-// and idx_test when the Dataset has them; any other path gets the native
-// format.
+// and idx_test when the Dataset has them, and for a relabelled graph
+// orig_ids (int32) and relabel (a string: "degree" or "random:SEED"); any
+// other path gets the native format.
 //
 // # Native format
 //
@@ -51,7 +52,7 @@
 //
 //	offset  size  field
 //	0       8     magic "BSNATIVE"
-//	8       4     format version, uint32 (1)
+//	8       4     format version, uint32 (1, or 2 for a relabelled graph)
 //	12      4     CRC-32C (Castagnoli) of the JSON header, uint32
 //	16      8     length H of the JSON header in bytes, uint64
 //	24      H     JSON header (below)
@@ -66,6 +67,13 @@
 // (int32, edges), data (float32, edges), and optionally features (float32,
 // nodes x num_features, row-major), labels (int32, nodes; -1 unlabelled),
 // train, valid and test (int32, sorted node ids).
+//
+// Version 2 is the format of a graph relabelled when it was converted or
+// generated (Relabel, GenerateRMATFile): the header adds "relabel" (the
+// method, "random" or "degree") and "relabel_seed" (random's seed), and
+// the array orig_ids (int32, nodes) gives each vertex's id in the source,
+// so that ids map back. A file without a relabelling is written as version
+// 1, byte for byte as before version 2 existed, and readers read both.
 //
 // Load maps the file into memory (copy-on-write: the arrays may be modified
 // in memory without touching the file) and uses the arrays in place, so a
@@ -99,7 +107,8 @@
 //
 // RMAT and PlantedPartition draw every random number as a hash of (seed,
 // index), so their output depends only on their options, never on the number
-// of threads. Splits depend only on the seed.
+// of threads; GenerateRMATFile writes the same file from any number of
+// processes. Splits and the random relabelling depend only on the seed.
 //
 // # Errors
 //

@@ -21,11 +21,15 @@ import (
 )
 
 const (
-	nativeMagic     = "BSNATIVE"
-	nativeVersion   = 1
-	nativePrefixLen = 24 // magic, version, header CRC-32C, header length
-	nativeAlign     = 64
-	maxNativeHeader = 1 << 20
+	nativeMagic   = "BSNATIVE"
+	nativeVersion = 1
+	// nativeVersionRelabel is the version of a file whose graph was
+	// relabelled: the header's relabel and relabel_seed and the orig_ids
+	// array. Readers read both versions.
+	nativeVersionRelabel = 2
+	nativePrefixLen      = 24 // magic, version, header CRC-32C, header length
+	nativeAlign          = 64
+	maxNativeHeader      = 1 << 20
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -41,6 +45,9 @@ type nativeHeader struct {
 	NumFeatures int64         `json:"num_features"`
 	NumClasses  int64         `json:"num_classes"`
 	Arrays      []nativeArray `json:"arrays"`
+	// Version 2: the relabelling's method and seed (see Relabelling).
+	Relabel     string `json:"relabel,omitempty"`
+	RelabelSeed uint64 `json:"relabel_seed,omitempty"`
 }
 
 // nativeArray locates one array of a native file.
@@ -68,6 +75,7 @@ var nativeSchema = []struct{ name, dtype string }{
 	{"indptr", "int64"}, {"indices", "int32"}, {"data", "float32"},
 	{"features", "float32"}, {"labels", "int32"},
 	{"train", "int32"}, {"valid", "int32"}, {"test", "int32"},
+	{"orig_ids", "int32"},
 }
 
 // bytesOf views a numeric slice as its bytes.
@@ -75,18 +83,26 @@ func bytesOf[T int32 | int64 | float32](v []T) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(*new(T))))
 }
 
-// writeNative writes d in the native format.
-func writeNative(w io.Writer, d *Dataset) error {
+// nativeOut is one array of a native file about to be written.
+type nativeOut struct {
+	name, dtype string
+	count       int64
+	// bytes are the array's bytes when it is held in memory on a
+	// little-endian host (the checksum is computed from them); nil when
+	// only write can produce them (a constant array, a big-endian host).
+	bytes []byte
+	write func(io.Writer) error
+}
+
+// nativeArraysOf returns the arrays of d's native file, in file order.
+func nativeArraysOf(d *Dataset) []nativeOut {
 	a := d.Adj
-	type arr struct {
-		name, dtype string
-		bytes       []byte
-		count       int64
-		write       func(io.Writer) error
-	}
-	var arrays []arr
+	var arrays []nativeOut
 	add := func(name, dtype string, b []byte, count int64, write func(io.Writer) error) {
-		arrays = append(arrays, arr{name, dtype, b, count, write})
+		if !hostLittleEndian {
+			b = nil
+		}
+		arrays = append(arrays, nativeOut{name, dtype, count, b, write})
 	}
 	add("indptr", "int64", bytesOf(a.Indptr), int64(len(a.Indptr)), func(w io.Writer) error { return writeLE(w, a.Indptr) })
 	add("indices", "int32", bytesOf(a.Indices), int64(len(a.Indices)), func(w io.Writer) error { return writeLE(w, a.Indices) })
@@ -103,24 +119,63 @@ func writeNative(w io.Writer, d *Dataset) error {
 			add(x.name, "int32", bytesOf(v), int64(len(v)), func(w io.Writer) error { return writeLE(w, v) })
 		}
 	}
-	h := nativeHeader{
-		Format: "bulksample-native", Version: nativeVersion, Name: d.Name,
-		Nodes: int64(a.Rows), Edges: a.NNZ(), Weighted: d.Weighted,
-		NumFeatures: int64(d.NumFeatures), NumClasses: int64(d.NumClasses),
+	if d.Relabel != nil {
+		v := d.Relabel.OrigIDs
+		add("orig_ids", "int32", bytesOf(v), int64(len(v)), func(w io.Writer) error { return writeLE(w, v) })
 	}
-	// Checksums are of the little-endian bytes; on a little-endian host those
-	// are the slices' own bytes, computed in parallel.
+	return arrays
+}
+
+// newNativeHeader returns the header of a native file of a graph of nodes
+// vertices and edges stored entries, without its arrays: version 2 when
+// the graph was relabelled (the relabel fields and the orig_ids array,
+// which a reader of version 1 would not know), else version 1, the same
+// bytes as before relabelling existed.
+func newNativeHeader(name string, nodes, edges int64, weighted bool, features, classes int, r *Relabelling) nativeHeader {
+	h := nativeHeader{
+		Format: "bulksample-native", Version: nativeVersion, Name: name,
+		Nodes: nodes, Edges: edges, Weighted: weighted,
+		NumFeatures: int64(features), NumClasses: int64(classes),
+	}
+	if r != nil {
+		h.Version, h.Relabel, h.RelabelSeed = nativeVersionRelabel, r.Method, r.Seed
+	}
+	return h
+}
+
+// writeNative writes d in the native format.
+func writeNative(w io.Writer, d *Dataset) error {
+	arrays := nativeArraysOf(d)
+	h := newNativeHeader(d.Name, int64(d.Adj.Rows), d.Adj.NNZ(), d.Weighted, d.NumFeatures, d.NumClasses, d.Relabel)
+	// Checksums are of the little-endian bytes: the held bytes, computed
+	// in parallel, or what write produces.
 	sums := make([]uint32, len(arrays))
-	par.Do(len(arrays), func(i int) {
-		x := arrays[i]
-		if hostLittleEndian {
-			sums[i] = crc32.Checksum(x.bytes, castagnoli)
-			return
-		}
-		c := crc32.New(castagnoli)
-		x.write(c)
-		sums[i] = c.Sum32()
-	})
+	par.Do(len(arrays), func(i int) { sums[i] = arrays[i].checksum() })
+	prefix, err := layoutNative(&h, arrays, sums)
+	if err != nil {
+		return err
+	}
+	if _, err := w.Write(prefix); err != nil {
+		return err
+	}
+	return writeNativeArrays(w, h, arrays)
+}
+
+// checksum returns the CRC-32C of the array's little-endian bytes.
+func (x nativeOut) checksum() uint32 {
+	if x.bytes != nil || x.count == 0 {
+		return crc32.Checksum(x.bytes, castagnoli)
+	}
+	c := crc32.New(castagnoli)
+	x.write(c) // a hash.Hash never fails a write
+	return c.Sum32()
+}
+
+// layoutNative sets the offsets of h's arrays (arrays, with checksums
+// sums) and returns the file's prefix: magic, version, header checksum,
+// header length, the JSON header and the zero padding up to the first
+// array's offset.
+func layoutNative(h *nativeHeader, arrays []nativeOut, sums []uint32) ([]byte, error) {
 	// The header's length depends on the offsets, which depend on its length:
 	// lay out with a generous guess and grow until it fits.
 	var hdr []byte
@@ -133,7 +188,7 @@ func writeNative(w io.Writer, d *Dataset) error {
 		}
 		var err error
 		if hdr, err = json.Marshal(h); err != nil {
-			return err
+			return nil, err
 		}
 		if nativePrefixLen+int64(len(hdr)) <= reserve {
 			break
@@ -141,14 +196,16 @@ func writeNative(w io.Writer, d *Dataset) error {
 	}
 	prefix := make([]byte, nativePrefixLen, h.Arrays[0].Offset)
 	copy(prefix, nativeMagic)
-	binary.LittleEndian.PutUint32(prefix[8:], nativeVersion)
+	binary.LittleEndian.PutUint32(prefix[8:], uint32(h.Version))
 	binary.LittleEndian.PutUint32(prefix[12:], crc32.Checksum(hdr, castagnoli))
 	binary.LittleEndian.PutUint64(prefix[16:], uint64(len(hdr)))
 	prefix = append(prefix, hdr...)
-	prefix = append(prefix, make([]byte, h.Arrays[0].Offset-int64(len(prefix)))...)
-	if _, err := w.Write(prefix); err != nil {
-		return err
-	}
+	return append(prefix, make([]byte, h.Arrays[0].Offset-int64(len(prefix)))...), nil
+}
+
+// writeNativeArrays writes the arrays laid out in h after the prefix,
+// with the zero padding between them.
+func writeNativeArrays(w io.Writer, h nativeHeader, arrays []nativeOut) error {
 	pos := h.Arrays[0].Offset
 	for i, x := range arrays {
 		if pad := h.Arrays[i].Offset - pos; pad > 0 {
@@ -203,8 +260,9 @@ func decodeNative(name string, buf []byte, level VerifyLevel, threads int, popul
 	if string(buf[:8]) != nativeMagic {
 		return bad("not a native bulksample file (bad magic %q)", buf[:8])
 	}
-	if v := binary.LittleEndian.Uint32(buf[8:]); v != nativeVersion {
-		return bad("unsupported native format version %d (this build reads version %d)", v, nativeVersion)
+	version := binary.LittleEndian.Uint32(buf[8:])
+	if version != nativeVersion && version != nativeVersionRelabel {
+		return bad("unsupported native format version %d (this build reads versions %d and %d)", version, nativeVersion, nativeVersionRelabel)
 	}
 	recorded, hlen := nativePrefixFields(buf)
 	if hlen > maxNativeHeader || hlen > uint64(len(buf)-nativePrefixLen) {
@@ -220,8 +278,11 @@ func decodeNative(name string, buf []byte, level VerifyLevel, threads int, popul
 	if err := dec.Decode(&h); err != nil {
 		return bad("header: %v", err)
 	}
-	if h.Format != "bulksample-native" || h.Version != nativeVersion {
-		return bad("header: format %q version %d, want bulksample-native version %d", h.Format, h.Version, nativeVersion)
+	if h.Format != "bulksample-native" || h.Version != int(version) {
+		return bad("header: format %q version %d, want bulksample-native version %d", h.Format, h.Version, version)
+	}
+	if h.Version < nativeVersionRelabel && (h.Relabel != "" || h.RelabelSeed != 0) {
+		return bad("header: relabel %q in a version %d file (relabelled graphs are version %d)", h.Relabel, h.Version, nativeVersionRelabel)
 	}
 	if h.Nodes < 0 || h.Nodes > 1<<31 || h.Edges < 0 || h.NumFeatures < 0 || h.NumClasses < 0 || h.NumClasses > 1<<31 {
 		return bad("header: nodes %d, edges %d, num_features %d, num_classes %d out of range", h.Nodes, h.Edges, h.NumFeatures, h.NumClasses)
@@ -259,6 +320,13 @@ func decodeNative(name string, buf []byte, level VerifyLevel, threads int, popul
 	if _, ok := byName["labels"]; ok {
 		want["labels"] = h.Nodes
 	}
+	// A relabelled graph carries its permutation, and only it does.
+	if _, ok := byName["orig_ids"]; ok || h.Relabel != "" {
+		if h.Relabel == "" {
+			return bad("array %q without the header's relabel", "orig_ids")
+		}
+		want["orig_ids"] = h.Nodes
+	}
 	for k, n := range want {
 		a, ok := byName[k]
 		if !ok {
@@ -290,6 +358,9 @@ func decodeNative(name string, buf []byte, level VerifyLevel, threads int, popul
 	}
 	if d.Labels == nil {
 		d.NumClasses = 0
+	}
+	if a, ok := byName["orig_ids"]; ok {
+		d.Relabel = &Relabelling{Method: h.Relabel, Seed: h.RelabelSeed, OrigIDs: view[int32](buf, a)}
 	}
 	if level != VerifyNone {
 		if err := verifyNative(name, buf, h.Arrays, d, level, threads, populate); err != nil {

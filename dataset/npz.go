@@ -14,6 +14,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/bulksample/bulksample/internal/hugemem"
@@ -394,6 +395,10 @@ const (
 	npzTrain    = "idx_train"
 	npzValid    = "idx_valid"
 	npzTest     = "idx_test"
+	// A relabelled graph's Relabelling: orig_ids (int32), and relabel, a
+	// string: "degree", or "random:SEED".
+	npzOrigIDs = "orig_ids"
+	npzRelabel = "relabel"
 )
 
 // readExtras reads the optional features, labels and split of a scipy-layout
@@ -415,7 +420,39 @@ func (z *npzArchive) readExtras(d *Dataset) error {
 			return err
 		}
 	}
+	if err := z.readRelabel(d); err != nil {
+		return err
+	}
 	return z.readSplit(d, npzTrain, npzValid, npzTest)
+}
+
+// readRelabel reads the relabelling a file written by Save records, if any.
+func (z *npzArchive) readRelabel(d *Dataset) error {
+	if !z.has(npzOrigIDs) && !z.has(npzRelabel) {
+		return nil
+	}
+	if !z.has(npzOrigIDs) || !z.has(npzRelabel) {
+		return fmt.Errorf("%s: %w: arrays %s and %s come together (a relabelled graph's permutation and method)", z.name, ErrFormat, npzOrigIDs, npzRelabel)
+	}
+	spec, err := z.str(npzRelabel)
+	if err != nil {
+		return err
+	}
+	r := &Relabelling{Method: spec}
+	if m, seed, ok := strings.Cut(spec, ":"); ok && m == RelabelRandom {
+		if r.Seed, err = strconv.ParseUint(seed, 10, 64); err != nil {
+			return z.errf(npzRelabel, fmt.Errorf("%w: %q: bad seed", ErrFormat, spec))
+		}
+		r.Method = m
+	}
+	if r.OrigIDs, err = z.int32s(npzOrigIDs); err != nil {
+		return err
+	}
+	if err := r.validate(d.NumNodes()); err != nil {
+		return z.errf(npzOrigIDs, fmt.Errorf("%w: %w", ErrFormat, err))
+	}
+	d.Relabel = r
+	return nil
 }
 
 // readSplit reads split index arrays when present, checking every id.
@@ -599,6 +636,19 @@ func writeNPZ(w io.Writer, d *Dataset) error {
 			name  string
 			write func(io.Writer) error
 		}{x.name, func(w io.Writer) error { return writeNPY(w, []int64{int64(len(x.v))}, x.v) }})
+	}
+	if r := d.Relabel; r != nil {
+		spec := r.Method
+		if r.Method == RelabelRandom {
+			spec += ":" + strconv.FormatUint(r.Seed, 10)
+		}
+		arrays = append(arrays, []struct {
+			name  string
+			write func(io.Writer) error
+		}{
+			{npzOrigIDs, func(w io.Writer) error { return writeNPY(w, []int64{int64(len(r.OrigIDs))}, r.OrigIDs) }},
+			{npzRelabel, func(w io.Writer) error { return writeNPYString(w, spec) }},
+		}...)
 	}
 	for _, m := range arrays {
 		if err := member(m.name, m.write); err != nil {

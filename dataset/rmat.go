@@ -9,7 +9,8 @@ package dataset
 // SKG of Seshadhri, Pinar and Kolda (ICDM 2011), which removes the
 // oscillations of the degree distribution. Vertex ids are then permuted at
 // random (Graph500 does too, so that degree does not follow id), the graph is
-// symmetrised, and self loops and duplicates are dropped.
+// symmetrised, and self loops and duplicates are dropped. The graph is built
+// by row blocks without holding the edge list (rmatblock.go).
 
 import (
 	"fmt"
@@ -74,16 +75,16 @@ func RMAT(opt RMATOptions) (*spgemm.CSR, error) {
 	if err != nil {
 		return nil, err
 	}
-	src, dst := rmatEdges(o)
 	n := 1 << o.Scale
-	return spgemm.FromCOO(n, n, src, dst, nil, &spgemm.COOOptions{
-		Symmetrize: true, Duplicates: spgemm.DropDuplicates, DropSelfLoops: true, Threads: o.Threads,
-	})
+	perm := randomPermutation(n, o.Seed, streamRMATPerm)
+	return rmatBlock(o, perm, 0, n).csr(n), nil
 }
 
 // rmatEdges returns the EdgeFactor·2^Scale generated edges (src[k], dst[k])
 // of RMAT, after the vertex permutation but before symmetrisation and
-// deduplication. It panics on options that RMAT rejects.
+// deduplication. It panics on options that RMAT rejects. RMAT does not
+// hold them (rmatBlock); the tests build the graph from them as RMAT used
+// to, with spgemm.FromCOO, as the reference of rmatBlock.
 func rmatEdges(opt RMATOptions) (src, dst []int32) {
 	o, err := opt.withDefaults()
 	if err != nil {

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 func TestRMATOptionsErrors(t *testing.T) {
@@ -156,5 +158,58 @@ func BenchmarkRMAT(b *testing.B) {
 			}
 			b.ReportMetric(float64(16<<18)*float64(b.N)/b.Elapsed().Seconds(), "edges/s")
 		})
+	}
+}
+
+// rmatReference builds RMAT's graph as RMAT did before rmatBlock: the edge
+// list through spgemm.FromCOO.
+func rmatReference(t testing.TB, opt RMATOptions) *spgemm.CSR {
+	t.Helper()
+	src, dst := rmatEdges(opt)
+	n := 1 << opt.Scale
+	a, err := spgemm.FromCOO(n, n, src, dst, nil, &spgemm.COOOptions{
+		Symmetrize: true, Duplicates: spgemm.DropDuplicates, DropSelfLoops: true, Threads: opt.Threads,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestRMATBlockMatchesFromCOO: the row-block builder gives the graph the
+// edge list and FromCOO gave, for any thread count, and any cut into
+// blocks gives its rows.
+func TestRMATBlockMatchesFromCOO(t *testing.T) {
+	for _, opt := range []RMATOptions{
+		{Scale: 10, Seed: 1}, {Scale: 12, EdgeFactor: 8, Seed: 3}, {Scale: 11, Seed: 2, Noise: 0.05},
+		{Scale: 9, Seed: 5, A: 0.45, B: 0.15, C: 0.15}, {Scale: 1, Seed: 1}, {Scale: 3, EdgeFactor: 1, Seed: 9},
+	} {
+		want := rmatReference(t, opt)
+		for _, threads := range []int{1, 3} {
+			opt.Threads = threads
+			got, err := RMAT(opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%+v: RMAT differs from the FromCOO reference (nnz %d, want %d)", opt, got.NNZ(), want.NNZ())
+			}
+		}
+		o, _ := opt.withDefaults()
+		n := 1 << o.Scale
+		perm := randomPermutation(n, o.Seed, streamRMATPerm)
+		for _, parts := range []int{2, 3, 7} {
+			for i := range parts {
+				lo, hi := i*n/parts, (i+1)*n/parts
+				b := rmatBlock(o, perm, lo, hi)
+				for r := lo; r < hi; r++ {
+					g := b.indices[b.indptr[r-lo]:b.indptr[r-lo+1]]
+					w, _ := want.Row(r)
+					if !slices.Equal(g, w) {
+						t.Fatalf("%+v: block %d of %d, row %d: %v; want %v", opt, i, parts, r, g, w)
+					}
+				}
+			}
+		}
 	}
 }

@@ -23,6 +23,7 @@ const (
 	streamPPEdge
 	streamPPMean
 	streamPPFeature
+	streamRelabel
 )
 
 // rngKey is the hashed (seed, stream) pair: draws from one stream cost one

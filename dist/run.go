@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"sync"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // ErrAgreed is wrapped by the errors that Agreed marks.
@@ -92,11 +94,9 @@ func (r Runner) RunInProc(ctx context.Context, p int, opt Options, work func(con
 	}
 	log := &syncWriter{w: r.log()} // the ranks share it
 	errs := make([]error, p)
-	var wg sync.WaitGroup
-	for rank, w := range world {
-		wg.Go(func() { errs[rank] = Runner{Log: log}.Run(ctx, w, work) })
-	}
-	wg.Wait()
+	// Every rank at once (par.Do): a rank waits for the others in its
+	// collectives.
+	par.Do(p, func(rank int) { errs[rank] = Runner{Log: log}.Run(ctx, world[rank], work) })
 	for rank, err := range errs {
 		if err != nil && !errors.Is(err, ErrAborted) && !errors.Is(err, ErrAgreed) {
 			return fmt.Errorf("rank %d: %w", rank, err)

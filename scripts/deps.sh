@@ -5,7 +5,8 @@
 #          the trainer) and pkg-config;
 #   test   (make vet, make test): those, Open MPI (the mpi build tag, the
 #          mpirun tests), Slurm, munge and PMIx (the one-node Slurm test of
-#          scripts/slurm-test.sh) and staticcheck;
+#          scripts/slurm-test.sh), iproute2 (ip and tc: the network-namespace
+#          cluster of scripts/netns-cluster.sh) and staticcheck;
 #   bench  (make bench): those of run, Open MPI (the distributed benchmark),
 #          SuiteSparse:GraphBLAS (the SpGEMM peer) and PyTorch with NumPy
 #          (python3-torch, the training peer of benchmarks/torchpeer).
@@ -31,7 +32,7 @@ done
 
 pkgs=(libopenblas-dev pkg-config)
 mpi=(libopenmpi-dev openmpi-bin)
-[ "$mode" = test ] && pkgs+=("${mpi[@]}" slurm-wlm munge libpmix-dev)
+[ "$mode" = test ] && pkgs+=("${mpi[@]}" slurm-wlm munge libpmix-dev iproute2)
 [ "$mode" = bench ] && pkgs+=("${mpi[@]}" libgraphblas-dev python3-torch python3-numpy)
 gotools=()
 [ "$mode" = test ] && gotools+=(staticcheck)

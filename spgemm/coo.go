@@ -377,7 +377,7 @@ func cooFinishRows(c *CSR, lo, hi int, newLen []int64, policy DuplicatePolicy) i
 		idx, val := c.Indices[p:q], c.Data[p:q]
 		switch {
 		case len(idx) >= cooRadixMin:
-			ibuf, vbuf = cooRadixSortRow(idx, val, ibuf, vbuf)
+			ibuf, vbuf = radixSortRow(idx, val, ibuf, vbuf)
 		case len(idx) > cooInsertionMax:
 			keys, vbuf = cooSortRow(idx, val, keys, vbuf)
 		default:
@@ -434,10 +434,11 @@ func cooSortRow(idx []int32, val []float32, keys []uint64, vbuf []float32) ([]ui
 // (BenchmarkFromCOO on R-MAT hubs).
 const cooRadixMin = 256
 
-// cooRadixSortRow sorts idx ascending, moving val along, by a stable LSD
+// radixSortRow sorts idx ascending, moving val along, by a stable LSD
 // radix sort. ibuf and vbuf are scratch buffers, grown as needed and
-// returned for reuse.
-func cooRadixSortRow(idx []int32, val []float32, ibuf []int32, vbuf []float32) ([]int32, []float32) {
+// returned for reuse. SortIDs sorts ids alone with V = struct{}, whose
+// slices take no memory and whose moves compile to nothing.
+func radixSortRow[V float32 | struct{}](idx []int32, val []V, ibuf []int32, vbuf []V) ([]int32, []V) {
 	n := len(idx)
 	ibuf = slices.Grow(ibuf[:0], n)[:n]
 	vbuf = slices.Grow(vbuf[:0], n)[:n]

@@ -65,3 +65,28 @@ func SortPairs(idx []int32, val []float32, buf []uint64) []uint64 {
 	}
 	return buf
 }
+
+// radixSortMin is the shortest row SortIDs sorts by LSD radix sort: from a
+// few hundred ids its linear passes beat pdqsort's comparisons (the same
+// cut-off as FromCOO's, cooRadixMin).
+const radixSortMin = 256
+
+// SortIDs sorts the ids s (each >= 0) ascending, using buf (grown if
+// needed and returned, for the next call) for long rows: insertion sort
+// for short ones, pdqsort for middling ones and an LSD radix sort on 8-bit
+// digits (skipping the digits above the largest id) from radixSortMin ids.
+// It is the row sort for a caller that builds rows of ids itself (the
+// R-MAT generator). It allocates nothing once buf is large enough.
+func SortIDs(s, buf []int32) []int32 {
+	n := len(s)
+	switch {
+	case n < insertionSortMax:
+		insertionSortInt32s(s)
+		return buf
+	case n < radixSortMin:
+		slices.Sort(s)
+		return buf
+	}
+	buf, _ = radixSortRow(s, make([]struct{}, n), buf, nil)
+	return buf
+}

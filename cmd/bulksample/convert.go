@@ -25,19 +25,30 @@ type convertSummary struct {
 	Threads      int     `json:"threads"`
 	PeakRSSBytes int64   `json:"peak_rss_bytes"`
 	Version      string  `json:"version"`
-	// Phases is what each phase cost the process: load and save.
+	// Phases is what each phase cost the process: load, relabel (with
+	// --relabel) and save.
 	Phases procstat.Phases `json:"phases"`
+	// Relabel and RelabelSeed: the vertex relabelling applied (--relabel).
+	Relabel     string `json:"relabel,omitempty"`
+	RelabelSeed uint64 `json:"relabel_seed,omitempty"`
 }
 
 func runConvert(ctx context.Context, e *env, args []string) error {
 	fs, jsonOut := newFlags(e, "convert", "IN OUT [flags]",
 		"Reads IN in any format bulksample reads and writes OUT: the scipy sparse layout when OUT ends\n"+
 			"in .npz (with features, labels and split as extra arrays that scipy ignores), otherwise the\n"+
-			"native memory-mappable format. OUT is written to a temporary name and renamed.")
+			"native memory-mappable format. OUT is written to a temporary name and renamed. --relabel renames\n"+
+			"the vertices (rows and columns, features, labels and split follow) and records the permutation.")
 	var lf loadFlags
+	var rf relabelFlags
+	rf.add(fs, "")
 	pos, err := lf.parse(e, fs, args, 2, "IN and OUT")
 	if err != nil {
 		return err
+	}
+	rl, msg := rf.options(isSet(fs, "relabel-seed"), lf.opt.Threads)
+	if msg != "" {
+		return usageError(fs, "%s", msg)
 	}
 	in, out := pos[0], pos[1]
 	// Before loading IN, which may take minutes.
@@ -52,6 +63,17 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	defer d.Close()
 	loaded := time.Now()
 	notePhase(e.stderr, "convert", "load", meter.End("load"))
+	if rl.Method != "" {
+		fmt.Fprintf(e.stderr, "relabelling %d vertices (%s)\n", d.NumNodes(), rl.Method)
+		r, err := dataset.Relabel(d, rl)
+		if err != nil {
+			return fmt.Errorf("%s: %w", in, err)
+		}
+		d.Close() // r holds copies
+		d = r
+		notePhase(e.stderr, "convert", "relabel", meter.End("relabel"))
+		loaded = time.Now()
+	}
 	fmt.Fprintf(e.stderr, "writing %s\n", out)
 	if err := ctx.Err(); err != nil {
 		return err
@@ -69,7 +91,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
 		LoadSeconds: loadSec, SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
 		Threads: par.Threads(lf.opt.Threads), Version: version(),
-		Phases: meter.Phases(),
+		Phases: meter.Phases(), Relabel: rl.Method, RelabelSeed: rl.Seed,
 	}
 	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",
 		in, inFormat, out, outFormat, s.Nodes, s.Edges, s.Features, s.Classes, s.LoadSeconds, s.SaveSeconds)

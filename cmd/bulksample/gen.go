@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 )
@@ -30,6 +31,14 @@ type genSummary struct {
 	EdgesPerSec  float64 `json:"generated_edges_per_second"`
 	// Phases is what each phase cost the process: generate and save.
 	Phases procstat.Phases `json:"phases"`
+	// Relabel and RelabelSeed: the vertex relabelling applied (--relabel).
+	Relabel     string `json:"relabel,omitempty"`
+	RelabelSeed uint64 `json:"relabel_seed,omitempty"`
+	// Under an MPI launcher: the ranks, each one's stored entries (its
+	// block of rows), and the largest peak RSS of a rank.
+	Ranks      int     `json:"ranks,omitempty"`
+	BlockEdges []int64 `json:"block_edges,omitempty"`
+	PeakRSSMax int64   `json:"peak_rss_max,omitempty"`
 }
 
 const genSynopsis = "rmat|sbm --out PATH [flags]"
@@ -39,6 +48,7 @@ type genJob struct {
 	kind    string // rmat, sbm or planted (sbm)
 	out     string
 	r       dataset.RMATOptions
+	rf      relabelFlags
 	p       dataset.PlantedPartitionOptions
 	threads int
 	json    bool
@@ -56,8 +66,30 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	var meter procstat.Meter
 	meter.Begin()
 	start := time.Now()
-	d, err := job.generate(e, fs, &s)
-	if err != nil {
+	var d *dataset.Dataset
+	if job.kind == "rmat" {
+		rl, err := job.checkRMAT(fs)
+		if err != nil {
+			return err
+		}
+		s.Relabel, s.RelabelSeed = rl.Method, rl.Seed
+		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d%s\n", job.r.Scale, job.r.EdgeFactor, map[bool]string{true: ", relabelled by " + rl.Method}[rl.Method != ""])
+		name := fmt.Sprintf("rmat-s%d-e%d-seed%d", job.r.Scale, job.r.EdgeFactor, job.r.Seed)
+		s.Generated = int64(job.r.EdgeFactor) << job.r.Scale
+		if !isNPZ(job.out) {
+			// By row blocks, the values written without being held.
+			re, err := genRMATFile(ctx, e, job.r, rl, job.out, name, &meter, &s)
+			if err != nil {
+				return err
+			}
+			s.GenSeconds = meter.Phase("generate").Seconds
+			s.SaveSeconds = meter.Phase("save").Seconds
+			return genReport(re, &s, &meter, job.threads, job.json)
+		}
+		if d, err = genRMAT(job.r, rl, name); err != nil {
+			return err
+		}
+	} else if d, err = job.planted(e, fs, &s); err != nil {
 		return err
 	}
 	s.GenSeconds = time.Since(start).Seconds()
@@ -72,16 +104,8 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	}
 	s.SaveSeconds = time.Since(saveStart).Seconds()
 	notePhase(e.stderr, "gen", "save", meter.End("save"))
-	s.Phases = meter.Phases()
 	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
-	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
-	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), par.Threads(job.threads), version()
-	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
-		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
-	if job.json {
-		return writeJSON(e.stdout, s)
-	}
-	return nil
+	return genReport(e, &s, &meter, job.threads, job.json)
 }
 
 // parseGenFlags parses the command line of `bulksample gen`: the
@@ -94,7 +118,9 @@ func parseGenFlags(e *env, args []string) (*genJob, *flag.FlagSet, error) {
 	fs, jsonOut := newFlags(e, "gen", genSynopsis,
 		"Generates a synthetic graph and writes it (scipy .npz when --out ends in .npz, else native):\n"+
 			"  rmat  an R-MAT graph with the Graph500 parameters, symmetrised, without self loops or\n"+
-			"        duplicates, vertex ids permuted; identical for any --threads\n"+
+			"        duplicates, vertex ids permuted; identical for any --threads. Under mpirun or srun\n"+
+			"        every rank generates its block of rows and writes it into the one --out file (native\n"+
+			"        format; its folder shared by the ranks), identical for any number of ranks\n"+
 			"  sbm   a labelled planted-partition (degree-corrected stochastic block model) dataset with\n"+
 			"        power-law degrees, class-dependent Gaussian features and a split ('planted' is an alias)")
 	fs.StringVar(&job.out, "out", "", "output path; required")
@@ -105,6 +131,7 @@ func parseGenFlags(e *env, args []string) (*genJob, *flag.FlagSet, error) {
 	fs.Float64Var(&r.B, "b", 0.19, "rmat: probability of quadrant b")
 	fs.Float64Var(&r.C, "c", 0.19, "rmat: probability of quadrant c (d = 1-a-b-c)")
 	fs.Float64Var(&r.Noise, "noise", 0, "rmat: per-level noise amplitude (noisy SKG); 0 for none")
+	job.rf.add(fs, "rmat: ")
 	fs.IntVar(&p.Nodes, "nodes", 100_000, "sbm: number of vertices")
 	fs.IntVar(&p.Classes, "classes", 10, "sbm: number of classes")
 	fs.Float64Var(&p.AvgDegree, "avg-degree", 15, "sbm: average degree (generated edge ends per vertex)")
@@ -158,37 +185,77 @@ func (job *genJob) check(fs *flag.FlagSet, pos []string) error {
 	return nil
 }
 
-// generate checks the generator's flags (a usage error on fs) and makes
-// the graph, setting s's generated edges.
-func (job *genJob) generate(e *env, fs *flag.FlagSet, s *genSummary) (*dataset.Dataset, error) {
-	r, p := job.r, job.p
-	if job.kind == "rmat" {
-		if r.Scale < 1 || r.Scale > 30 {
-			return nil, usageError(fs, "--scale %d: want 1 to 30", r.Scale)
-		}
-		if r.EdgeFactor < 1 {
-			return nil, usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
-		}
-		if msg := genMemoryCheck(job.kind, r, p, procstat.TotalMemory()); msg != "" {
-			return nil, usageError(fs, "%s", msg)
-		}
-		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d\n", r.Scale, r.EdgeFactor)
-		a, err := dataset.RMAT(r)
-		if err != nil {
-			return nil, err
-		}
-		s.Generated = int64(r.EdgeFactor) << r.Scale
-		return &dataset.Dataset{Name: fmt.Sprintf("rmat-s%d-e%d-seed%d", r.Scale, r.EdgeFactor, r.Seed), Adj: a}, nil
+// checkRMAT returns the relabelling of rmat's flags, or a usage error on
+// fs for a bad one.
+func (job *genJob) checkRMAT(fs *flag.FlagSet) (dataset.RelabelOptions, error) {
+	r := job.r
+	if r.Scale < 1 || r.Scale > 30 {
+		return dataset.RelabelOptions{}, usageError(fs, "--scale %d: want 1 to 30", r.Scale)
 	}
+	if r.EdgeFactor < 1 {
+		return dataset.RelabelOptions{}, usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
+	}
+	rl, msg := job.rf.options(isSet(fs, "relabel-seed"), r.Threads)
+	if msg == "" && dist.LaunchedSize() > 0 && isNPZ(job.out) {
+		msg = fmt.Sprintf("--out %s: under mpirun or srun the ranks write the native format (convert it to .npz after)", job.out)
+	}
+	if msg == "" {
+		msg = genMemoryCheck(job.kind, r, job.p, procstat.TotalMemory(), max(dist.LaunchedSize(), 1))
+	}
+	if msg != "" {
+		return rl, usageError(fs, "%s", msg)
+	}
+	return rl, nil
+}
+
+// genRMAT generates the R-MAT graph of r in memory, relabelled by rl.
+func genRMAT(r dataset.RMATOptions, rl dataset.RelabelOptions, name string) (*dataset.Dataset, error) {
+	a, err := dataset.RMAT(r)
+	if err != nil {
+		return nil, err
+	}
+	d := &dataset.Dataset{Name: name, Adj: a}
+	if rl.Method != "" {
+		return dataset.Relabel(d, rl)
+	}
+	return d, nil
+}
+
+// planted checks sbm's flags (a usage error on fs) and generates the
+// planted-partition dataset, setting s's generated edges.
+func (job *genJob) planted(e *env, fs *flag.FlagSet, s *genSummary) (*dataset.Dataset, error) {
+	p := job.p
 	if flagErr := checkPlantedFlags(p); flagErr != "" {
 		return nil, usageError(fs, "%s", flagErr)
 	}
-	if msg := genMemoryCheck(job.kind, r, p, procstat.TotalMemory()); msg != "" {
+	if msg := genMemoryCheck(job.kind, job.r, p, procstat.TotalMemory(), 1); msg != "" {
 		return nil, usageError(fs, "%s", msg)
 	}
 	fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
 	s.Generated = int64(p.AvgDegree * float64(p.Nodes) / 2)
 	return dataset.PlantedPartition(p)
+}
+
+// genReport completes s and prints it (under an MPI launcher only rank 0
+// has a stdout).
+func genReport(e *env, s *genSummary, meter *procstat.Meter, threads int, jsonOut bool) error {
+	s.Phases = meter.Phases()
+	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
+	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), par.Threads(threads), version()
+	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
+		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
+	if s.Ranks > 0 {
+		lo, hi := s.BlockEdges[0], s.BlockEdges[0]
+		for _, b := range s.BlockEdges {
+			lo, hi = min(lo, b), max(hi, b)
+		}
+		fmt.Fprintf(e.stdout, "%d ranks wrote their blocks: %d to %d stored edges each; largest peak RSS of a rank %s\n",
+			s.Ranks, lo, hi, formatBytes(s.PeakRSSMax))
+	}
+	if jsonOut {
+		return writeJSON(e.stdout, s)
+	}
+	return nil
 }
 
 // genMemoryCheck returns a message naming the size flags when the graph
@@ -197,16 +264,20 @@ func (job *genJob) generate(e *env, fs *flag.FlagSet, s *genSummary) (*dataset.D
 // id and a value) for each of the two stored directions of a generated
 // edge, and sbm's float32 features; generating takes more. A --scale 30
 // meant as 20 ran out of memory after minutes, ending in the runtime's
-// fatal error.
-func genMemoryCheck(kind string, r dataset.RMATOptions, p dataset.PlantedPartitionOptions, total int64) string {
+// fatal error. Under an MPI launcher each of the ranks rmat runs on holds
+// its block alone: a ranks-th of the entries.
+func genMemoryCheck(kind string, r dataset.RMATOptions, p dataset.PlantedPartitionOptions, total int64, ranks int) string {
 	if total <= 0 {
 		return ""
 	}
 	var need float64
 	var flags string
 	if kind == "rmat" {
-		need = 16 * float64(r.EdgeFactor) * math.Exp2(float64(r.Scale))
+		need = 16 * float64(r.EdgeFactor) * math.Exp2(float64(r.Scale)) / float64(ranks)
 		flags = fmt.Sprintf("--scale %d --edge-factor %d", r.Scale, r.EdgeFactor)
+		if ranks > 1 {
+			flags += fmt.Sprintf(" on %d ranks: a rank's block", ranks)
+		}
 	} else {
 		need = 8*p.AvgDegree*float64(p.Nodes) + 4*float64(p.Nodes)*float64(p.Features)
 		flags = fmt.Sprintf("--nodes %d --avg-degree %g --features %d", p.Nodes, p.AvgDegree, p.Features)

@@ -135,18 +135,22 @@ func TestGenMemoryCheck(t *testing.T) {
 		r     dataset.RMATOptions
 		p     dataset.PlantedPartitionOptions
 		total int64
+		ranks int
 		want  string // "" when it fits
 	}{
-		{"rmat 30 on 24 GiB", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, 24 * gib, "--scale 30 --edge-factor 16: the graph alone needs 256.0 GiB"},
-		{"rmat 30 on 512 GiB", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, 512 * gib, ""},
-		{"rmat 22 on 24 GiB", "rmat", dataset.RMATOptions{Scale: 22, EdgeFactor: 16}, p, 24 * gib, ""},
-		{"memory unknown", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, -1, ""},
-		{"sbm of 1e9 nodes", "sbm", dataset.RMATOptions{}, dataset.PlantedPartitionOptions{Nodes: 1e9, AvgDegree: 15, Features: 32}, 24 * gib, "--nodes 1000000000 --avg-degree 15 --features 32"},
-		{"default sbm", "sbm", dataset.RMATOptions{}, p, 24 * gib, ""},
+		{"rmat 30 on 24 GiB", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, 24 * gib, 0, "--scale 30 --edge-factor 16: the graph alone needs 256.0 GiB"},
+		{"rmat 30 on 512 GiB", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, 512 * gib, 0, ""},
+		// Under mpirun each rank holds its block.
+		{"rmat 30 on 16 ranks of 24 GiB", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, 24 * gib, 16, ""},
+		{"rmat 30 on 4 ranks of 24 GiB", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, 24 * gib, 4, "--scale 30 --edge-factor 16 on 4 ranks: a rank's block: the graph alone needs 64.0 GiB"},
+		{"rmat 22 on 24 GiB", "rmat", dataset.RMATOptions{Scale: 22, EdgeFactor: 16}, p, 24 * gib, 0, ""},
+		{"memory unknown", "rmat", dataset.RMATOptions{Scale: 30, EdgeFactor: 16}, p, -1, 0, ""},
+		{"sbm of 1e9 nodes", "sbm", dataset.RMATOptions{}, dataset.PlantedPartitionOptions{Nodes: 1e9, AvgDegree: 15, Features: 32}, 24 * gib, 0, "--nodes 1000000000 --avg-degree 15 --features 32"},
+		{"default sbm", "sbm", dataset.RMATOptions{}, p, 24 * gib, 0, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := genMemoryCheck(tt.kind, tt.r, tt.p, tt.total)
+			got := genMemoryCheck(tt.kind, tt.r, tt.p, tt.total, max(tt.ranks, 1))
 			if tt.want == "" && got != "" || tt.want != "" && !strings.Contains(got, tt.want) {
 				t.Errorf("genMemoryCheck = %q; want %q", got, tt.want)
 			}

@@ -4,9 +4,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 )
@@ -149,6 +152,41 @@ type infoSummary struct {
 	// Phases is what each phase cost the process: load, and stats (the
 	// degree statistics, which read every row offset).
 	Phases procstat.Phases `json:"phases"`
+	// Relabel and RelabelSeed: the vertex relabelling the file records.
+	Relabel     string `json:"relabel,omitempty"`
+	RelabelSeed uint64 `json:"relabel_seed,omitempty"`
+	// Blocks is the balance of the stored entries over the contiguous row
+	// blocks of a distributed run, for each --blocks count.
+	Blocks []blockBalance `json:"blocks,omitempty"`
+}
+
+// blockBalance is the stored entries of the B contiguous row blocks a
+// distributed run with p/c = B cuts the graph into (dist.BlockRange).
+type blockBalance struct {
+	Blocks      int     `json:"blocks"`
+	EdgesMin    int64   `json:"edges_min"`
+	EdgesMax    int64   `json:"edges_max"`
+	MaxOverMean float64 `json:"max_over_mean"`
+}
+
+// blockBalances returns the balance of a graph with row offsets indptr
+// over each count of blocks.
+func blockBalances(indptr []int64, counts []int) []blockBalance {
+	n := len(indptr) - 1
+	var out []blockBalance
+	for _, b := range counts {
+		bb := blockBalance{Blocks: b, EdgesMin: indptr[n]}
+		for i := range b {
+			lo, hi := dist.BlockRange(n, b, i)
+			e := indptr[hi] - indptr[lo]
+			bb.EdgesMin, bb.EdgesMax = min(bb.EdgesMin, e), max(bb.EdgesMax, e)
+		}
+		if indptr[n] > 0 {
+			bb.MaxOverMean = float64(bb.EdgesMax) * float64(b) / float64(indptr[n])
+		}
+		out = append(out, bb)
+	}
+	return out
 }
 
 func runInfo(ctx context.Context, e *env, args []string) error {
@@ -157,11 +195,22 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 			"edge list, Matrix Market) and prints its size, degree statistics (row lengths of the adjacency),\n"+
 			"features, classes, split sizes and the peak memory of the load.")
 	var lf loadFlags
+	blocks := fs.String("blocks", "", "comma-separated block counts (p/c of a distributed run): print how evenly the stored edges\nfall into that many contiguous row blocks (min, max, max over mean)")
 	pos, err := lf.parse(e, fs, args, 1, "exactly one PATH")
 	if err != nil {
 		return err
 	}
 	path := pos[0]
+	var counts []int
+	if *blocks != "" {
+		for f := range strings.SplitSeq(*blocks, ",") {
+			b, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || b < 1 {
+				return usageError(fs, "--blocks %q: want comma-separated counts >= 1", *blocks)
+			}
+			counts = append(counts, b)
+		}
+	}
 	var meter procstat.Meter
 	d, format, loadSec, err := lf.load(ctx, e, path, &meter)
 	if err != nil {
@@ -186,6 +235,15 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 			s.Labelled++
 		}
 	}
+	if d.Relabel != nil {
+		s.Relabel, s.RelabelSeed = d.Relabel.Method, d.Relabel.Seed
+	}
+	for _, b := range counts {
+		if b > s.Nodes {
+			return usageError(fs, "--blocks %d: more blocks than the %d nodes", b, s.Nodes)
+		}
+	}
+	s.Blocks = blockBalances(d.Adj.Indptr, counts)
 	notePhase(e.stderr, "info", "stats", meter.End("stats"))
 	s.Phases = meter.Phases()
 	w := e.stdout
@@ -196,6 +254,17 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "  features  %d\n", s.Features)
 	fmt.Fprintf(w, "  classes   %d (%d labelled nodes)\n", s.Classes, s.Labelled)
 	fmt.Fprintf(w, "  split     train %d, valid %d, test %d%s\n", s.Train, s.Valid, s.Test, splitNote(format, lf.opt.Split))
+	switch s.Relabel {
+	case "":
+		fmt.Fprintf(w, "  relabel   none (the source's ids)\n")
+	case dataset.RelabelRandom:
+		fmt.Fprintf(w, "  relabel   random, seed %d (orig_ids maps ids back)\n", s.RelabelSeed)
+	default:
+		fmt.Fprintf(w, "  relabel   %s (orig_ids maps ids back)\n", s.Relabel)
+	}
+	for _, b := range s.Blocks {
+		fmt.Fprintf(w, "  blocks    %d: %d to %d stored edges per row block, max/mean %.3f\n", b.Blocks, b.EdgesMin, b.EdgesMax, b.MaxOverMean)
+	}
 	fmt.Fprintf(w, "  load      %.3f s, peak memory %s\n", s.LoadSeconds, formatBytes(s.PeakRSSBytes))
 	if *jsonOut {
 		return writeJSON(w, s)

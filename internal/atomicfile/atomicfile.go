@@ -77,6 +77,11 @@ func Write(ctx context.Context, path string, write func(io.Writer) error) (err e
 	return nil
 }
 
+// SyncDir flushes the folder dir's entries to stable storage: after a
+// rename into dir, for writers that create their file otherwise than
+// Write does.
+func SyncDir(dir string) error { return syncDir(dir) }
+
 // syncDir flushes the folder dir's entries to stable storage.
 func syncDir(dir string) error {
 	d, err := os.Open(dir)
