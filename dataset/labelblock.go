@@ -87,14 +87,11 @@ func nativeLabelBlock(path string, rows func(n int) (lo, hi int)) (*LabelBlock, 
 // scipyLabelBlock reads the label block of a scipy-layout .npz from its
 // shape, labels and split members; ok is false for another layout.
 func scipyLabelBlock(path string, rows func(n int) (lo, hi int)) (b *LabelBlock, ok bool, err error) {
-	z, err := openNPZ(path)
-	if err != nil {
+	z, ok, err := openScipy(path)
+	if !ok {
 		return nil, false, err
 	}
 	defer z.Close()
-	if z.layout() != layoutScipy {
-		return nil, false, nil
-	}
 	nr, _, err := z.shape2("shape")
 	if err != nil {
 		return nil, false, err

@@ -92,7 +92,7 @@ func (r Runner) RunInProc(ctx context.Context, p int, opt Options, work func(con
 	if err != nil {
 		return err
 	}
-	log := &syncWriter{w: r.log()} // the ranks share it
+	log := NewSyncWriter(r.log()) // the ranks share it
 	errs := make([]error, p)
 	// Every rank at once (par.Do): a rank waits for the others in its
 	// collectives.
@@ -109,6 +109,12 @@ func (r Runner) RunInProc(ctx context.Context, p int, opt Options, work func(con
 	}
 	return nil
 }
+
+// NewSyncWriter returns w with its writes serialised: the stream that the
+// ranks of one process (RunInProc) share, for their failures and their own
+// output. Wrapping a writer that is one already costs a second lock, no
+// interleaving.
+func NewSyncWriter(w io.Writer) io.Writer { return &syncWriter{w: w} }
 
 // syncWriter serialises the writes of in-process ranks to one stream.
 type syncWriter struct {

@@ -42,13 +42,7 @@ func TestNewDistSamplerEqualsNewSampler(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := one.SampleBulk(context.Background(), 0, 0, mbs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		d := sampling.NewDigest()
-		d.AddBulk(b)
-		want := d.Sum()
+		want := sampledDigest(t, one, mbs)
 		for _, layout := range []sampling.Layout{sampling.Split, sampling.Replicated} {
 			opt.Layout = layout
 			for _, gc := range [][2]int{{2, 1}, {4, 2}, {3, 3}} {

@@ -2,7 +2,6 @@ package train
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -56,7 +55,7 @@ type DistJob struct {
 	store   *featurex.Dist
 	eval    *gnn.BlockEvaluator
 	data    *rankData
-	closers []func() error
+	closers closers
 }
 
 // NewDist assembles this rank's part of a distributed training run over
@@ -297,14 +296,7 @@ func (j *DistJob) CheckReplicas(ctx context.Context) error {
 
 // Close frees what the job made (communicators, mappings), newest first;
 // it is idempotent.
-func (j *DistJob) Close() error {
-	var errs []error
-	for _, c := range slices.Backward(j.closers) {
-		errs = append(errs, c())
-	}
-	j.closers = nil
-	return errors.Join(errs...)
-}
+func (j *DistJob) Close() error { return j.closers.close() }
 
 // readSplit replaces the split by the split file's (every rank reads it).
 func (r *rankData) readSplit(path string) error {

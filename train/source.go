@@ -38,16 +38,22 @@ type rankData struct {
 	allLabels          bool // labels holds every vertex's (the caller's array)
 	blockOnly          bool // read by blocks, without the rest of the file
 	identity           []string
-	closers            []func() error
+	closers            closers
 }
 
-// close releases what the rank's data holds (mappings), newest first.
-func (r *rankData) close() error {
+// close releases what the rank's data holds (mappings).
+func (r *rankData) close() error { return r.closers.close() }
+
+// closers release what was made, in the order made.
+type closers []func() error
+
+// close calls the closers newest first, once.
+func (c *closers) close() error {
 	var errs []error
-	for _, c := range slices.Backward(r.closers) {
-		errs = append(errs, c())
+	for _, f := range slices.Backward(*c) {
+		errs = append(errs, f())
 	}
-	r.closers = nil
+	*c = nil
 	return errors.Join(errs...)
 }
 

@@ -11,7 +11,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
@@ -153,7 +152,7 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 		if err := e.startProfile(0, 1); err != nil { // one process: one profile of every goroutine rank
 			return err
 		}
-		stderr := &syncWriter{w: e.stderr} // the ranks share it
+		stderr := dist.NewSyncWriter(e.stderr) // the ranks share it
 		return dist.Runner{Log: stderr}.RunInProc(ctx, r.inproc, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
 			re := &env{stdout: e.stdout, stderr: stderr}
 			if w.Rank() != 0 {
@@ -206,18 +205,6 @@ func stoppedBy(ctx context.Context, err error) error {
 		return err
 	}
 	return fmt.Errorf("%v: %w", se, err)
-}
-
-// syncWriter serialises the writes of in-process ranks to one stream.
-type syncWriter struct {
-	mu sync.Mutex
-	w  io.Writer
-}
-
-func (s *syncWriter) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.w.Write(p)
 }
 
 // progressOf returns where rank 0 reports loading progress; the others
