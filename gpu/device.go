@@ -17,8 +17,6 @@ type Device struct {
 	// run runs fn with the device's executor, one call at a time (on a
 	// GPU, inside the context's thread).
 	run func(fn func(executor) error) error
-	// lib is cuSPARSE on a GPU; nil on the emulator.
-	lib sparseLib
 	// closeFn releases the device (nil: nothing to release).
 	closeFn func() error
 

@@ -7,6 +7,3 @@ func Open(ordinal int) (*Device, error) { return nil, ErrNotBuilt }
 
 // Built reports whether this binary was built with the cuda tag.
 func Built() bool { return false }
-
-// sparseLib is cuSPARSE, which only the cuda build binds.
-type sparseLib interface{ noSparse() }
