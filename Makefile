@@ -53,11 +53,13 @@ vet: deps-test deps-cuda
 # kernels, the cuda build and its test binaries build (the GPU bundle), and the
 # cuda tests that need none run (declarations against the CUDA headers, the
 # errors without a GPU); the kernels' logic runs on the host emulator in the
-# plain test run.
+# plain test run, and again under AddressSanitizer, which reports a kernel
+# that reads or writes past a buffer (the emulator sizes buffers exactly).
 test: vet
 	scripts/ptx.sh --check
 	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m ./...
 	$(GO) test -tags '$(TAGS)' -count=1 -race -short -timeout 20m $(RACE_PKGS)
+	$(GO) test -asan -count=1 -short -timeout 10m ./internal/cuda/kernels ./gpu
 	scripts/gpu-bundle.sh
 	BULKSAMPLE_REQUIRE_CUDA_HEADERS=1 $(GO) test -tags '$(CUDATAGS)' -count=1 -timeout 10m \
 	  -run 'TestDeclarationsMatchHeaders|TestOpenWithoutGPU|TestDevice' ./internal/cuda ./gpu ./cmd/bulksample

@@ -19,6 +19,8 @@ type Device struct {
 	run func(fn func(executor) error) error
 	// closeFn releases the device (nil: nothing to release).
 	closeFn func() error
+	// exact: buffers of exactly the asked size (EmulatorOptions.Exact).
+	exact bool
 
 	mu     sync.Mutex
 	closed bool
@@ -75,7 +77,7 @@ func (d *Device) Close() error {
 
 // newPipe returns a pipe on ex with the device's kernels and arena a.
 func (d *Device) newPipe(ex executor, a *arena) *pipe {
-	return &pipe{ex: ex, kt: d.kt, arena: a}
+	return &pipe{ex: ex, kt: d.kt, arena: a, exact: d.exact}
 }
 
 // checkFits returns an error naming both sizes if bytes of device memory

@@ -18,6 +18,12 @@ type EmulatorOptions struct {
 	// for every launch), so that a test can check that no kernel depends on
 	// the order of its threads.
 	Order uint64
+	// Exact gives every buffer exactly the size a pipeline asks for, freshly
+	// allocated when the size changes (instead of reusing larger ones), so
+	// that a kernel reading or writing past the end of a buffer touches
+	// memory outside any allocation: under `go test -asan` the
+	// AddressSanitizer reports it, with the kernel's stack.
+	Exact bool
 }
 
 // NewEmulator returns a Device that runs the kernels on the host, one
@@ -31,7 +37,7 @@ func NewEmulator(opt EmulatorOptions) *Device {
 		opt.MemoryBytes = 1 << 30
 	}
 	em := &emulator{limit: opt.MemoryBytes, order: opt.Order, live: map[uintptr]int64{}}
-	return &Device{name: "host emulator", kt: kernels.Table(), run: func(fn func(executor) error) error {
+	return &Device{name: "host emulator", kt: kernels.Table(), exact: opt.Exact, run: func(fn func(executor) error) error {
 		em.mu.Lock()
 		defer em.mu.Unlock()
 		return fn(em)

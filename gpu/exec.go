@@ -58,6 +58,10 @@ type pipe struct {
 	kt    map[string]kernels.Kernel
 	arena *arena
 	err   error
+	// exact sizes every buffer to what is asked, anew on each request (the
+	// emulator's Exact option), so that an access past a buffer's end is
+	// an access past its allocation, which AddressSanitizer reports.
+	exact bool
 }
 
 // arena holds named device buffers that grow as needed and are reused by
@@ -89,13 +93,16 @@ func (p *pipe) buf(name string, bytes int64) mem {
 	if p.err != nil {
 		return mem{}
 	}
-	if m, ok := p.arena.bufs[name]; ok && m.bytes >= bytes {
+	if m, ok := p.arena.bufs[name]; ok && m.bytes >= bytes && !(p.exact && m.bytes != bytes) {
 		return mem{addr: m.addr, host: m.host, bytes: bytes}
 	} else if ok {
 		p.setErr(p.ex.free(m))
 		delete(p.arena.bufs, name)
 	}
 	want := max(bytes+bytes/8, 64)
+	if p.exact {
+		want = bytes
+	}
 	m, err := p.ex.alloc(want)
 	if err != nil {
 		p.setErr(fmt.Errorf("gpu: %s: %w", name, err))

@@ -14,7 +14,8 @@ import (
 // with sampling.LayerWise bit for bit on the raw and the normalised
 // adjacency, with and without replacement, for every normalisation, with
 // empty and repeated minibatches, in both thread orders, and for several
-// thread counts of the CPU sampler (whose parallel paths must agree too).
+// thread counts of the CPU sampler (whose parallel paths must agree too:
+// 16 threads for 7 minibatches splits each row of P and its selection).
 func TestLayerWiseEqualsCPU(t *testing.T) {
 	raw := samplingtest.RandomGraph(2500, 20, false, 13)
 	norm := spgemm.SymNormalizeWithSelfLoops(raw, 1)
@@ -37,13 +38,13 @@ func TestLayerWiseEqualsCPU(t *testing.T) {
 			}
 		}
 	}
-	for oi, dev := range []*Device{NewEmulator(EmulatorOptions{}), NewEmulator(EmulatorOptions{Order: 7})} {
+	for oi, dev := range []*Device{NewEmulator(EmulatorOptions{Exact: true}), NewEmulator(EmulatorOptions{Order: 7, Exact: true})} {
 		for ci, c := range cases {
 			if testing.Short() && (ci+oi)%3 != 0 {
 				continue
 			}
 			t.Run(fmt.Sprintf("order%d/%s", oi, c.name), func(t *testing.T) {
-				for _, threads := range []int{1, 4} {
+				for _, threads := range []int{1, 4, 16} {
 					o := c.opt
 					o.Threads = threads
 					cpu, err := sampling.NewLayerWise(c.a, o)

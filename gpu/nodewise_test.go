@@ -14,7 +14,7 @@ import (
 // in a permuted order per launch (a kernel whose result depends on the
 // order of its threads fails the comparison on the second).
 func emulators() map[string]*Device {
-	return map[string]*Device{"forward": NewEmulator(EmulatorOptions{}), "permuted": NewEmulator(EmulatorOptions{Order: 12345})}
+	return map[string]*Device{"forward": NewEmulator(EmulatorOptions{Exact: true}), "permuted": NewEmulator(EmulatorOptions{Order: 12345, Exact: true})}
 }
 
 // TestNodeWiseConformance runs the node-wise conformance kit against the
@@ -46,7 +46,7 @@ func TestNodeWiseEqualsCPU(t *testing.T) {
 	if testing.Short() {
 		fanouts = fanouts[:2]
 	}
-	dev := NewEmulator(EmulatorOptions{Order: 99})
+	dev := NewEmulator(EmulatorOptions{Order: 99, Exact: true})
 	for _, fan := range fanouts {
 		for _, w := range []bool{false, true} {
 			for _, r := range []bool{false, true} {

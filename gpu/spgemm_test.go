@@ -37,7 +37,7 @@ func TestGatherEqualsCPU(t *testing.T) {
 		}
 		sparse.Indptr[i+1] = int64(len(sparse.Indices))
 	}
-	dev := NewEmulator(EmulatorOptions{Order: 3})
+	dev := NewEmulator(EmulatorOptions{Order: 3, Exact: true})
 	for name, qq := range map[string]*spgemm.CSR{"selection": q, "scaled": scaled, "sparse": sparse} {
 		for _, structure := range []bool{false, true} {
 			want := spgemm.Mul(qq, a, &spgemm.MulOptions{StructureOnly: structure, Threads: 1})
@@ -65,7 +65,7 @@ func TestGatherEqualsCPU(t *testing.T) {
 // fit the device's memory.
 func TestTooLargeNamesBothSizes(t *testing.T) {
 	a := samplingtest.RandomGraph(3000, 30, false, 1)
-	dev := NewEmulator(EmulatorOptions{MemoryBytes: 100 << 10})
+	dev := NewEmulator(EmulatorOptions{MemoryBytes: 100 << 10, Exact: true})
 	_, err := NewNodeWise(dev, a, sampling.NodeWiseOptions{Fanouts: []int{5}})
 	if err == nil {
 		t.Fatal("a graph larger than the device's memory was accepted")
