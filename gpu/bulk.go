@@ -91,17 +91,6 @@ func (p *pipe) downloadBulk(b *DeviceBulk) *sampling.Bulk {
 	return out
 }
 
-// Download copies the bulk to the host, as a sampler on the CPU returns it.
-func (s *NodeWise) Download(b *DeviceBulk) (*sampling.Bulk, error) {
-	var out *sampling.Bulk
-	err := s.dev.do(func(ex executor) error {
-		p := s.dev.newPipe(ex, &s.arena)
-		out = p.downloadBulk(b)
-		return p.err
-	})
-	return out, err
-}
-
 // checkSeeds returns the error sampling's samplers return for a seed
 // outside [0, n), and the seeds back to back with their offsets.
 func checkSeeds(first int, seeds [][]int32, n int) ([]int32, []int64, error) {
@@ -133,10 +122,7 @@ func (p *pipe) dedupSeeds(name string, all []int32, start []int64) (mem, mem, in
 	tsize := p.buf("sd.tsize", k*8)
 	p.launch("sd_table", k, st, tsize)
 	toff := p.scan("sd.toff", tsize, true, k)
-	tn := p.readI64(toff, k)
-	keys, vals := p.buf("sd.keys", tn*4), p.buf("sd.vals", tn*4)
-	p.launch("fill_i32", tn, keys, int64(-1))
-	p.launch("fill_i32", tn, vals, int64(math.MaxInt32))
+	keys, vals := p.tables("sd", toff, k)
 	p.launch("sd_insert", total, seeds, st, k, toff, keys, vals)
 	flag := p.buf("sd.flag", total*4)
 	p.launch("sd_flag", total, seeds, st, k, toff, keys, vals, flag)

@@ -249,3 +249,14 @@ func (p *pipe) sortPairs(prefix string, keys, vals mem, n int64, keyBits int) (m
 
 // bitLen returns the number of bits of x (0 for 0).
 func bitLen(x uint64) int { return bits.Len64(x) }
+
+// tables returns the keys (all -1) and values (all MaxInt32) of k hash
+// tables whose offsets are toff (k+1 entries), in the buffers prefix+".keys"
+// and prefix+".vals" (bs_ht_insert's tables).
+func (p *pipe) tables(prefix string, toff mem, k int64) (keys, vals mem) {
+	n := p.readI64(toff, k)
+	keys, vals = p.buf(prefix+".keys", n*4), p.buf(prefix+".vals", n*4)
+	p.launch("fill_i32", n, keys, int64(-1))
+	p.launch("fill_i32", n, vals, int64(math.MaxInt32))
+	return keys, vals
+}

@@ -25,10 +25,8 @@ package gpu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -39,18 +37,12 @@ import (
 // Threads do not apply. Its methods are safe for concurrent use but run one
 // at a time.
 type LayerWise struct {
-	dev *Device
+	b   *base
 	opt sampling.LayerWiseOptions
-	g   *graph
 	// FastGCN: the row 1ᵀ·(A∘A) on the device, its length and its positive
 	// sum (one float64, computed on the device in column order).
 	fgCol, fgVal, fgTotal mem
 	fgLen                 int64
-
-	mu     sync.Mutex
-	garena arena
-	arena  arena
-	closed bool
 }
 
 var _ sampling.Sampler = (*LayerWise)(nil)
@@ -67,19 +59,18 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 		return nil, fmt.Errorf("gpu: NewLayerWise: %d edges; the device sampler handles at most %d", a.NNZ(), math.MaxInt32)
 	}
 	opt.Budgets = append([]int(nil), opt.Budgets...)
-	s := &LayerWise{dev: d, opt: opt, garena: arena{bufs: map[string]mem{}}, arena: arena{bufs: map[string]mem{}}}
-	g, err := d.uploadGraph(&s.garena, a, true, "the graph")
+	b, err := newBase(d, "LayerWise", a, true)
 	if err != nil {
-		_ = s.Close()
 		return nil, err
 	}
-	s.g = g
+	s := &LayerWise{b: b, opt: opt}
+	b.run = s.sampleOn
 	if opt.Method == sampling.FastGCN {
 		acc, touched := make([]float32, a.Rows), make([]bool, a.Rows)
 		sampling.AddColumnSquares(sampling.CSRRows{A: a}, 0, a.Rows, acc, touched)
 		fg := sampling.ColumnSquaresRow(acc, touched)
 		err := d.do(func(ex executor) error {
-			p := d.newPipe(ex, &s.garena)
+			p := d.newPipe(ex, &b.garena)
 			s.fgLen = fg.NNZ()
 			s.fgCol, s.fgVal = put(p, "fg.col", fg.Indices), put(p, "fg.val", fg.Data)
 			s.fgTotal = p.buf("fg.total", 8)
@@ -98,67 +89,26 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 func (s *LayerWise) NumLayers() int { return len(s.opt.Budgets) }
 
 // Close frees the sampler's device memory; it is idempotent.
-func (s *LayerWise) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	return s.dev.do(func(ex executor) error { return errors.Join(s.arena.free(ex), s.garena.free(ex)) })
-}
+func (s *LayerWise) Close() error { return s.b.close() }
 
 // SampleBulk samples the minibatches first..first+len(seeds)-1 of epoch on
 // the device and returns them on the host: what sampling.LayerWise
 // returns, bit for bit.
 func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
-	var out *sampling.Bulk
-	err := s.sample(ctx, epoch, first, seeds, func(p *pipe, b *DeviceBulk) { out = p.downloadBulk(b) })
-	return out, err
+	return s.b.sampleBulk(ctx, epoch, first, seeds)
 }
 
 // SampleDevice samples like SampleBulk and leaves the blocks on the
 // device; the bulk is valid until the sampler's next call.
 func (s *LayerWise) SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error) {
-	var out *DeviceBulk
-	err := s.sample(ctx, epoch, first, seeds, func(p *pipe, b *DeviceBulk) {
-		out = b
-		p.setErr(p.ex.sync())
-	})
-	return out, err
+	return s.b.sampleDevice(ctx, epoch, first, seeds)
 }
 
 // Download copies a bulk of this sampler to the host.
-func (s *LayerWise) Download(b *DeviceBulk) (*sampling.Bulk, error) {
-	var out *sampling.Bulk
-	err := s.dev.do(func(ex executor) error {
-		p := s.dev.newPipe(ex, &s.arena)
-		out = p.downloadBulk(b)
-		return p.err
-	})
-	return out, err
-}
+func (s *LayerWise) Download(b *DeviceBulk) (*sampling.Bulk, error) { return s.b.download(b) }
 
-func (s *LayerWise) sample(ctx context.Context, epoch, first int, seeds [][]int32, then func(*pipe, *DeviceBulk)) error {
-	all, start, err := checkSeeds(first, seeds, s.g.n)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("gpu: LayerWise is closed")
-	}
-	return s.dev.do(func(ex executor) error {
-		p := s.dev.newPipe(ex, &s.arena)
-		b := s.sampleOn(ctx, p, epoch, first, all, start)
-		if p.err == nil {
-			then(p, b)
-		}
-		return p.err
-	})
-}
-
+// sampleOn is the pipeline of the file comment: the seeds' deduplication,
+// then each layer.
 func (s *LayerWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all []int32, start []int64) *DeviceBulk {
 	k := int64(len(start) - 1)
 	if k == 0 {
@@ -183,7 +133,7 @@ func (s *LayerWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all
 // layer samples layer l (budget s) of the k minibatches whose frontiers
 // are at front (offsets frontStart, fs on the host).
 func (s *LayerWise) layer(p *pipe, l int, budget int64, epoch, first int, k int64, front, frontStart mem, rows int64, fs []int) (DeviceLayer, mem, mem, int64) {
-	g, o := s.g, &s.opt
+	g, o := s.b.g, &s.opt
 	n := int64(g.n)
 	pre := fmt.Sprintf("L%d.", l)
 	flags := int64(0)
@@ -237,10 +187,7 @@ func (s *LayerWise) layer(p *pipe, l int, budget int64, epoch, first int, k int6
 	ftsize := p.buf("lw.ftsize", k*8)
 	p.launch("sd_table", k, frontStart, ftsize)
 	ftoff := p.scan("lw.ftoff", ftsize, true, k)
-	ft := p.readI64(ftoff, k)
-	fkeys, fvals := p.buf("lw.ftkeys", ft*4), p.buf("lw.ftvals", ft*4)
-	p.launch("fill_i32", ft, fkeys, int64(-1))
-	p.launch("fill_i32", ft, fvals, int64(math.MaxInt32))
+	fkeys, fvals := p.tables("lw.ft", ftoff, k)
 	p.launch("sd_insert", rows, front, frontStart, k, ftoff, fkeys, fvals)
 	slot, scale, nextLen := p.buf("lw.slot", kb*4), p.buf("lw.scale", kb*8), p.buf("lw.nextlen", k*8)
 	p.launch("lw_cols", k, chosen, cpv, mult, ccnt, total, budget, flags, frontStart, ftoff, fkeys, fvals, slot, scale, nextLen)
@@ -251,10 +198,7 @@ func (s *LayerWise) layer(p *pipe, l int, budget int64, epoch, first int, k int6
 	p.launch("lw_srcfront", rows, front, frontStart, k, srcStart, src)
 	p.launch("lw_srcnew", k, chosen, slot, ccnt, budget, frontStart, srcStart, src, ctsize)
 	ctoff := p.scan("lw.ctoff", ctsize, true, k)
-	ct := p.readI64(ctoff, k)
-	ckeys, cvals := p.buf("lw.ckeys", ct*4), p.buf("lw.cvals", ct*4)
-	p.launch("fill_i32", ct, ckeys, int64(-1))
-	p.launch("fill_i32", ct, cvals, int64(math.MaxInt32))
+	ckeys, cvals := p.tables("lw.ct", ctoff, k)
 	p.launch("lw_cinsert", kb, chosen, ccnt, budget, ctoff, ckeys, cvals)
 
 	// 4. Extraction.

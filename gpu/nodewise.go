@@ -28,48 +28,12 @@ package gpu
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"sync"
 
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
-
-// graph is an adjacency in device memory.
-type graph struct {
-	n                     int
-	nnz                   int64
-	indptr, indices, data mem
-}
-
-// uploadGraph copies a (its values when values) into the arena g.
-func (d *Device) uploadGraph(g *arena, a *spgemm.CSR, values bool, what string) (*graph, error) {
-	bytes := int64(a.Rows+1)*8 + a.NNZ()*4
-	if values {
-		bytes += a.NNZ() * 4
-	}
-	if err := d.checkFits(fmt.Sprintf("%s (%d vertices, %d edges)", what, a.Rows, a.NNZ()), bytes); err != nil {
-		return nil, err
-	}
-	gr := &graph{n: a.Rows, nnz: a.NNZ()}
-	err := d.do(func(ex executor) error {
-		p := d.newPipe(ex, g)
-		gr.indptr = put(p, "indptr", a.Indptr)
-		gr.indices = put(p, "indices", a.Indices[:a.NNZ()])
-		if values {
-			gr.data = put(p, "data", a.Data[:a.NNZ()])
-		} else {
-			gr.data = p.buf("data", 4)
-		}
-		return p.err
-	})
-	if err != nil {
-		return nil, fmt.Errorf("gpu: uploading %s: %w", what, err)
-	}
-	return gr, nil
-}
 
 // NodeWise is sampling.NodeWise on a device: the same options and the
 // same samples bit for bit, with the graph uploaded once and the blocks
@@ -77,14 +41,8 @@ func (d *Device) uploadGraph(g *arena, a *spgemm.CSR, values bool, what string) 
 // apply (a bulk is sampled in one group, bounded by the device's memory).
 // Its methods are safe for concurrent use but run one at a time.
 type NodeWise struct {
-	dev *Device
+	b   *base
 	opt sampling.NodeWiseOptions
-	g   *graph
-
-	mu     sync.Mutex
-	garena arena // the graph
-	arena  arena // each call's buffers, reused by the next
-	closed bool
 }
 
 var _ sampling.Sampler = (*NodeWise)(nil)
@@ -101,13 +59,12 @@ func NewNodeWise(d *Device, a *spgemm.CSR, opt sampling.NodeWiseOptions) (*NodeW
 		return nil, fmt.Errorf("gpu: NewNodeWise: %d edges; the device sampler handles at most %d", a.NNZ(), math.MaxInt32)
 	}
 	opt.Fanouts = append([]int(nil), opt.Fanouts...)
-	s := &NodeWise{dev: d, opt: opt, garena: arena{bufs: map[string]mem{}}, arena: arena{bufs: map[string]mem{}}}
-	g, err := d.uploadGraph(&s.garena, a, opt.Weighted, "the graph")
+	b, err := newBase(d, "NodeWise", a, opt.Weighted)
 	if err != nil {
-		_ = s.Close()
 		return nil, err
 	}
-	s.g = g
+	s := &NodeWise{b: b, opt: opt}
+	b.run = s.sampleOn
 	return s, nil
 }
 
@@ -115,56 +72,24 @@ func NewNodeWise(d *Device, a *spgemm.CSR, opt sampling.NodeWiseOptions) (*NodeW
 func (s *NodeWise) NumLayers() int { return len(s.opt.Fanouts) }
 
 // Close frees the sampler's device memory; it is idempotent.
-func (s *NodeWise) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	return s.dev.do(func(ex executor) error { return errors.Join(s.arena.free(ex), s.garena.free(ex)) })
-}
+func (s *NodeWise) Close() error { return s.b.close() }
 
 // SampleBulk samples the minibatches first..first+len(seeds)-1 of epoch on
 // the device and returns them on the host (sampling.Sampler): what
 // sampling.NodeWise returns, bit for bit.
 func (s *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
-	var out *sampling.Bulk
-	err := s.sample(ctx, epoch, first, seeds, func(p *pipe, b *DeviceBulk) { out = p.downloadBulk(b) })
-	return out, err
+	return s.b.sampleBulk(ctx, epoch, first, seeds)
 }
 
 // SampleDevice samples like SampleBulk and leaves the blocks on the
 // device; the bulk is valid until the sampler's next call.
 func (s *NodeWise) SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error) {
-	var out *DeviceBulk
-	err := s.sample(ctx, epoch, first, seeds, func(p *pipe, b *DeviceBulk) {
-		out = b
-		p.setErr(p.ex.sync())
-	})
-	return out, err
+	return s.b.sampleDevice(ctx, epoch, first, seeds)
 }
 
-// sample samples a bulk and hands it to then, inside the device's run.
-func (s *NodeWise) sample(ctx context.Context, epoch, first int, seeds [][]int32, then func(*pipe, *DeviceBulk)) error {
-	all, start, err := checkSeeds(first, seeds, s.g.n)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return fmt.Errorf("gpu: NodeWise is closed")
-	}
-	return s.dev.do(func(ex executor) error {
-		p := s.dev.newPipe(ex, &s.arena)
-		b := s.sampleOn(ctx, p, epoch, first, all, start)
-		if p.err == nil {
-			then(p, b)
-		}
-		return p.err
-	})
-}
+// Download copies a bulk of this sampler to the host, as a sampler on the
+// CPU returns it.
+func (s *NodeWise) Download(b *DeviceBulk) (*sampling.Bulk, error) { return s.b.download(b) }
 
 // sampleOn is the pipeline of the file comment.
 func (s *NodeWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all []int32, start []int64) *DeviceBulk {
@@ -194,7 +119,7 @@ func (s *NodeWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all 
 		for l := range b.Layers {
 			la := &b.Layers[l]
 			deg := p.buf(fmt.Sprintf("L%d.deg", l), la.Src.n*4)
-			p.launch("nw_deg", la.Src.n, la.Src.m, s.g.indptr, deg)
+			p.launch("nw_deg", la.Src.n, la.Src.m, s.b.g.indptr, deg)
 			la.Deg = arrayOf[int32](deg, la.Src.n)
 		}
 	}
@@ -205,7 +130,7 @@ func (s *NodeWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all 
 // are the rows at front (offsets frontStart, on the host fs) and returns
 // its arrays, its sources F_{l+1} and their offsets and number.
 func (s *NodeWise) layer(p *pipe, l int, fan int64, epoch, first int, k int64, front, frontStart mem, rows int64, skip mem, fs []int) (DeviceLayer, mem, mem, int64) {
-	g, o := s.g, &s.opt
+	g, o := s.b.g, &s.opt
 	pre := fmt.Sprintf("L%d.", l)
 	flags := int64(0)
 	if o.Weighted {
@@ -238,10 +163,7 @@ func (s *NodeWise) layer(p *pipe, l int, fan int64, epoch, first int, k int64, f
 	edgeStart, tsize := p.buf(pre+"edgeStart", (k+1)*8), p.buf("nw.tsize", k*8)
 	p.launch("nw_mbinfo", k, frontStart, eoff, edgeStart, tsize)
 	toff := p.scan("nw.toff", tsize, true, k)
-	tn := p.readI64(toff, k)
-	keys, vals := p.buf("nw.keys", tn*4), p.buf("nw.vals", tn*4)
-	p.launch("fill_i32", tn, keys, int64(-1))
-	p.launch("fill_i32", tn, vals, int64(math.MaxInt32))
+	keys, vals := p.tables("nw", toff, k)
 	p.launch("nw_insert", rows, front, rowmb, frontStart, eoff, boff, picks, edgeStart, toff, keys, vals)
 	flag := p.buf("nw.flag", ne*4)
 	p.launch("nw_flag", rows, rowmb, frontStart, eoff, boff, picks, edgeStart, toff, keys, vals, flag)

@@ -172,125 +172,53 @@ BS_HD double bs_exp_key(double u, float w) { return -bs_log(u) / (double)w; }
 
 /* ---- small in-thread sorts (a row's picks: tens to hundreds of entries).
  * Each sorts distinct keys or gives the same result for equal keys, so the
- * algorithm does not matter for the output; insertion sort for short
- * arrays, heap sort beyond. */
+ * algorithm does not matter for the output: insertion sort for short
+ * arrays, heap sort beyond. BS_DEFINE_SORT(name, params, LESS, SWAP)
+ * defines name(params..., n) from LESS(i, j) and SWAP(i, j) on positions. */
 #define BS_INSERTION_MAX 24
 
-BS_HD void bs_sort_i32(int32_t *a, int64_t n) {
-	if (n <= BS_INSERTION_MAX) {
-		for (int64_t i = 1; i < n; i++) {
-			int32_t x = a[i];
-			int64_t j = i;
-			for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
+#define BS_DEFINE_SORT(name, params, LESS, SWAP)                                         \
+	BS_HD void name params {                                                             \
+		if (n <= BS_INSERTION_MAX) {                                                     \
+			for (int64_t i = 1; i < n; i++)                                              \
+				for (int64_t j = i; j > 0 && LESS(j, j - 1); j--) SWAP(j, j - 1);        \
+			return;                                                                      \
+		}                                                                                \
+		for (int64_t start = n / 2 - 1; start >= 0; start--) name##_sift(start, n); \
+		for (int64_t end = n - 1; end > 0; end--) {                                      \
+			SWAP(0, end);                                                                \
+			name##_sift(0, end);                                                    \
+		}                                                                                \
 	}
-	for (int64_t start = n / 2 - 1;; start--) { /* heapify, then pop */
-		int64_t r = start;
-		for (;;) {
-			int64_t c = 2 * r + 1;
-			if (c >= n) break;
-			if (c + 1 < n && a[c] < a[c + 1]) c++;
-			if (!(a[r] < a[c])) break;
-			int32_t t = a[r]; a[r] = a[c]; a[c] = t;
-			r = c;
-		}
-		if (start == 0) break;
+/* The sift-down of a max-heap of the first n positions, from r. */
+#define BS_SIFT(r, n, LESS, SWAP)                         \
+	for (int64_t r_ = (r);;) {                            \
+		int64_t c_ = 2 * r_ + 1;                          \
+		if (c_ >= (n)) break;                             \
+		if (c_ + 1 < (n) && LESS(c_, c_ + 1)) c_++;       \
+		if (!LESS(r_, c_)) break;                         \
+		SWAP(r_, c_);                                     \
+		r_ = c_;                                          \
 	}
-	for (int64_t end = n - 1; end > 0; end--) {
-		int32_t t = a[0]; a[0] = a[end]; a[end] = t;
-		int64_t r = 0;
-		for (;;) {
-			int64_t c = 2 * r + 1;
-			if (c >= end) break;
-			if (c + 1 < end && a[c] < a[c + 1]) c++;
-			if (!(a[r] < a[c])) break;
-			int32_t u = a[r]; a[r] = a[c]; a[c] = u;
-			r = c;
-		}
-	}
-}
+
+#define BS_LESS_A(i, j) (a[i] < a[j])
+#define BS_SWAP_I32(i, j) do { int32_t t_ = a[i]; a[i] = a[j]; a[j] = t_; } while (0)
+#define BS_SWAP_F64(i, j) do { double t_ = a[i]; a[i] = a[j]; a[j] = t_; } while (0)
+#define BS_LESS_K(i, j) (k[i] < k[j])
+#define BS_SWAP_KV(i, j) do { int32_t t_ = k[i]; k[i] = k[j]; k[j] = t_; float u_ = v[i]; v[i] = v[j]; v[j] = u_; } while (0)
+
+/* bs_sort_i32 sorts ints ascending. */
+#define bs_sort_i32_sift(r, n) BS_SIFT(r, n, BS_LESS_A, BS_SWAP_I32)
+BS_DEFINE_SORT(bs_sort_i32, (int32_t *a, int64_t n), BS_LESS_A, BS_SWAP_I32)
 
 /* bs_sort_f64 sorts doubles (no NaN) ascending. */
-BS_HD void bs_sort_f64(double *a, int64_t n) {
-	if (n <= BS_INSERTION_MAX) {
-		for (int64_t i = 1; i < n; i++) {
-			double x = a[i];
-			int64_t j = i;
-			for (; j > 0 && a[j - 1] > x; j--) a[j] = a[j - 1];
-			a[j] = x;
-		}
-		return;
-	}
-	for (int64_t start = n / 2 - 1;; start--) {
-		int64_t r = start;
-		for (;;) {
-			int64_t c = 2 * r + 1;
-			if (c >= n) break;
-			if (c + 1 < n && a[c] < a[c + 1]) c++;
-			if (!(a[r] < a[c])) break;
-			double t = a[r]; a[r] = a[c]; a[c] = t;
-			r = c;
-		}
-		if (start == 0) break;
-	}
-	for (int64_t end = n - 1; end > 0; end--) {
-		double t = a[0]; a[0] = a[end]; a[end] = t;
-		int64_t r = 0;
-		for (;;) {
-			int64_t c = 2 * r + 1;
-			if (c >= end) break;
-			if (c + 1 < end && a[c] < a[c + 1]) c++;
-			if (!(a[r] < a[c])) break;
-			double u = a[r]; a[r] = a[c]; a[c] = u;
-			r = c;
-		}
-	}
-}
+#define bs_sort_f64_sift(r, n) BS_SIFT(r, n, BS_LESS_A, BS_SWAP_F64)
+BS_DEFINE_SORT(bs_sort_f64, (double *a, int64_t n), BS_LESS_A, BS_SWAP_F64)
 
 /* bs_sort_pairs sorts the distinct keys k ascending, moving v with them
  * (spgemm.SortPairs' result). */
-BS_HD void bs_sort_pairs(int32_t *k, float *v, int64_t n) {
-	if (n <= BS_INSERTION_MAX) {
-		for (int64_t i = 1; i < n; i++) {
-			int32_t x = k[i];
-			float y = v[i];
-			int64_t j = i;
-			for (; j > 0 && k[j - 1] > x; j--) { k[j] = k[j - 1]; v[j] = v[j - 1]; }
-			k[j] = x;
-			v[j] = y;
-		}
-		return;
-	}
-	for (int64_t start = n / 2 - 1;; start--) {
-		int64_t r = start;
-		for (;;) {
-			int64_t c = 2 * r + 1;
-			if (c >= n) break;
-			if (c + 1 < n && k[c] < k[c + 1]) c++;
-			if (!(k[r] < k[c])) break;
-			int32_t t = k[r]; k[r] = k[c]; k[c] = t;
-			float w = v[r]; v[r] = v[c]; v[c] = w;
-			r = c;
-		}
-		if (start == 0) break;
-	}
-	for (int64_t end = n - 1; end > 0; end--) {
-		int32_t t = k[0]; k[0] = k[end]; k[end] = t;
-		float w = v[0]; v[0] = v[end]; v[end] = w;
-		int64_t r = 0;
-		for (;;) {
-			int64_t c = 2 * r + 1;
-			if (c >= end) break;
-			if (c + 1 < end && k[c] < k[c + 1]) c++;
-			if (!(k[r] < k[c])) break;
-			int32_t u = k[r]; k[r] = k[c]; k[c] = u;
-			float x = v[r]; v[r] = v[c]; v[c] = x;
-			r = c;
-		}
-	}
-}
+#define bs_sort_pairs_sift(r, n) BS_SIFT(r, n, BS_LESS_K, BS_SWAP_KV)
+BS_DEFINE_SORT(bs_sort_pairs, (int32_t *k, float *v, int64_t n), BS_LESS_K, BS_SWAP_KV)
 
 /* bs_normalize is spgemm.NormalizeVec: divide by the float64 sum, in order;
  * a zero sum leaves the values. */

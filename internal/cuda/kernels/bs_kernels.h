@@ -226,6 +226,20 @@ BS_HD void bs_nw_mbinfo_thread(const bs_nw_mbinfo_p *p, int64_t m) {
 	p->tsize[m] = bs_table_size(p->frontStart[m + 1] - p->frontStart[m] + e1 - e0);
 }
 
+/* The minibatch m of row r, |F_m| and m's dedup table (base, mask). */
+typedef struct {
+	int64_t m, f, base;
+	uint32_t mask;
+} bs_nw_row;
+BS_HD bs_nw_row bs_nw_row_of(const int32_t *rowmb, const int64_t *frontStart, const int64_t *toff, int64_t r) {
+	bs_nw_row w;
+	w.m = rowmb[r];
+	w.f = frontStart[w.m + 1] - frontStart[w.m];
+	w.base = toff[w.m];
+	w.mask = (uint32_t)(toff[w.m + 1] - w.base - 1);
+	return w;
+}
+
 /* The dedup tables: minibatch m's table maps each vertex of F_m and of its
  * picks to its first position in the list F_m followed by the picks (rows
  * in order, a row's picks in column order). */
@@ -234,14 +248,11 @@ typedef struct {
 	const int64_t *boff; const int32_t *picks; const int64_t *edgeStart; const int64_t *toff; int32_t *keys; int32_t *vals;
 } bs_nw_insert_p;
 BS_HD void bs_nw_insert_thread(const bs_nw_insert_p *p, int64_t r) {
-	int64_t m = p->rowmb[r];
-	int64_t base = p->toff[m];
-	uint32_t mask = (uint32_t)(p->toff[m + 1] - base - 1);
-	int64_t f = p->frontStart[m + 1] - p->frontStart[m];
-	bs_ht_insert(p->keys, p->vals, base, mask, p->front[r], (int32_t)(r - p->frontStart[m]));
+	bs_nw_row w = bs_nw_row_of(p->rowmb, p->frontStart, p->toff, r);
+	bs_ht_insert(p->keys, p->vals, w.base, w.mask, p->front[r], (int32_t)(r - p->frontStart[w.m]));
 	int64_t e0 = p->eoff[r], c = p->eoff[r + 1] - e0;
 	for (int64_t i = 0; i < c; i++)
-		bs_ht_insert(p->keys, p->vals, base, mask, p->picks[p->boff[r] + i], (int32_t)(f + e0 + i - p->edgeStart[m]));
+		bs_ht_insert(p->keys, p->vals, w.base, w.mask, p->picks[p->boff[r] + i], (int32_t)(w.f + e0 + i - p->edgeStart[w.m]));
 }
 
 /* flag[e] = 1 where pick e is the first appearance of a vertex new to its
@@ -252,14 +263,11 @@ typedef struct {
 	int32_t *flag;
 } bs_nw_flag_p;
 BS_HD void bs_nw_flag_thread(const bs_nw_flag_p *p, int64_t r) {
-	int64_t m = p->rowmb[r];
-	int64_t base = p->toff[m];
-	uint32_t mask = (uint32_t)(p->toff[m + 1] - base - 1);
-	int64_t f = p->frontStart[m + 1] - p->frontStart[m];
+	bs_nw_row w = bs_nw_row_of(p->rowmb, p->frontStart, p->toff, r);
 	int64_t e0 = p->eoff[r], c = p->eoff[r + 1] - e0;
 	for (int64_t i = 0; i < c; i++) {
-		int32_t q = bs_ht_find(p->keys, p->vals, base, mask, p->picks[p->boff[r] + i]);
-		p->flag[e0 + i] = q == (int32_t)(f + e0 + i - p->edgeStart[m]);
+		int32_t q = bs_ht_find(p->keys, p->vals, w.base, w.mask, p->picks[p->boff[r] + i]);
+		p->flag[e0 + i] = q == (int32_t)(w.f + e0 + i - p->edgeStart[w.m]);
 	}
 }
 
@@ -284,10 +292,8 @@ typedef struct {
 	int64_t *outIndptr; int32_t *outIndices; float *outData; int32_t *outSrc;
 } bs_nw_emit_p;
 BS_HD void bs_nw_emit_thread(const bs_nw_emit_p *p, int64_t r) {
-	int64_t m = p->rowmb[r];
-	int64_t base = p->toff[m];
-	uint32_t mask = (uint32_t)(p->toff[m + 1] - base - 1);
-	int64_t f = p->frontStart[m + 1] - p->frontStart[m];
+	bs_nw_row w = bs_nw_row_of(p->rowmb, p->frontStart, p->toff, r);
+	int64_t m = w.m, f = w.f;
 	int64_t j = r - p->frontStart[m];
 	int64_t eb = p->edgeStart[m];
 	p->outSrc[p->srcStart[m] + j] = p->front[r];
@@ -297,7 +303,7 @@ BS_HD void bs_nw_emit_thread(const bs_nw_emit_p *p, int64_t r) {
 	float *dat = p->outData + e0;
 	for (int64_t i = 0; i < c; i++) {
 		int32_t v = p->picks[p->boff[r] + i];
-		int32_t q = bs_ht_find(p->keys, p->vals, base, mask, v);
+		int32_t q = bs_ht_find(p->keys, p->vals, w.base, w.mask, v);
 		int32_t id = q;
 		if (q >= f) {
 			int64_t first = eb + (q - f); /* the pick where v first appears */
