@@ -21,6 +21,8 @@ type Device struct {
 	closeFn func() error
 	// exact: buffers of exactly the asked size (EmulatorOptions.Exact).
 	exact bool
+	// native is the *cuda.Context of a GPU (device_cuda.go); nil otherwise.
+	native any
 
 	mu     sync.Mutex
 	closed bool

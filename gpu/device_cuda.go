@@ -50,7 +50,7 @@ func Open(ordinal int) (*Device, error) {
 	// the rest (grid-stride).
 	grid := max(32*info.Multiprocessors, 1)
 	syncEach := os.Getenv("BULKSAMPLE_CUDA_SYNC") == "1"
-	d := &Device{name: info.String(), kt: kt, closeFn: ctx.Close}
+	d := &Device{name: info.String(), kt: kt, closeFn: ctx.Close, native: ctx}
 	d.run = func(fn func(executor) error) error {
 		return ctx.Do(func(t *cuda.Thread) error {
 			return fn(&cudaExec{t: t, funcs: funcs, grid: grid, syncEach: syncEach})
@@ -114,3 +114,12 @@ func (e *cudaExec) launch(k kernels.Kernel, n int64, params []uint64) error {
 func (e *cudaExec) sync() error { return e.t.Synchronize() }
 
 func (e *cudaExec) memInfo() (free, total int64, err error) { return e.t.MemInfo() }
+
+// CUDA returns the device's CUDA context (nil on the emulator), for code
+// that calls the libraries itself (cuBLAS, cuSPARSE's SpMM) on the same
+// device and thread as the samplers: its Do runs after any call of the
+// samplers, and Array.Ptr and Buffer addresses are valid in it.
+func (d *Device) CUDA() *cuda.Context {
+	c, _ := d.native.(*cuda.Context)
+	return c
+}

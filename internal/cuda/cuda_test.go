@@ -166,3 +166,100 @@ func TestLibraries(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSpMM checks cuSPARSE's SpMM through the binding (part 2's
+// aggregation, A·H and Aᵀ·G) against a float64 reference.
+func TestSpMM(t *testing.T) {
+	c := openGPU(t)
+	rng := rand.New(rand.NewPCG(3, 4))
+	const rows, cols, feat = 45, 38, 19
+	var ptr = []int32{0}
+	var ind []int32
+	var val []float32
+	for range rows {
+		for j := range cols {
+			if rng.IntN(4) == 0 {
+				ind, val = append(ind, int32(j)), append(val, float32(rng.NormFloat64()))
+			}
+		}
+		ptr = append(ptr, int32(len(ind)))
+	}
+	for _, trans := range []bool{false, true} {
+		inner, outer := cols, rows // B is inner x feat, C outer x feat
+		if trans {
+			inner, outer = rows, cols
+		}
+		b := make([]float32, inner*feat)
+		for i := range b {
+			b[i] = float32(rng.NormFloat64())
+		}
+		got := make([]float32, outer*feat)
+		err := c.Do(func(th *Thread) error {
+			sp, err := th.Sparse()
+			if err != nil {
+				return err
+			}
+			alloc := func(p unsafe.Pointer, bytes int) DevicePtr {
+				d, err := th.Alloc(int64(bytes))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if p != nil {
+					th.CopyHtoD(d, p, int64(bytes))
+				}
+				return d
+			}
+			dp, di, dv := alloc(unsafe.Pointer(&ptr[0]), 4*len(ptr)), alloc(unsafe.Pointer(&ind[0]), 4*len(ind)), alloc(unsafe.Pointer(&val[0]), 4*len(val))
+			db, dc := alloc(unsafe.Pointer(&b[0]), 4*len(b)), alloc(nil, 4*len(got))
+			for _, d := range []DevicePtr{dp, di, dv, db, dc} {
+				defer th.Free(d)
+			}
+			a, err := sp.CreateCSR(rows, cols, int64(len(ind)), dp, di, dv)
+			if err != nil {
+				return err
+			}
+			defer sp.DestroySpMat(a)
+			mb, err := sp.CreateDnMat(int64(inner), feat, feat, db)
+			if err != nil {
+				return err
+			}
+			defer sp.DestroyDnMat(mb)
+			mc, err := sp.CreateDnMat(int64(outer), feat, feat, dc)
+			if err != nil {
+				return err
+			}
+			defer sp.DestroyDnMat(mc)
+			size, err := sp.SpMMBufferSize(trans, 1, a, mb, 0, mc)
+			if err != nil {
+				return err
+			}
+			buf := alloc(nil, int(max(size, 1)))
+			defer th.Free(buf)
+			if err := sp.SpMM(trans, 1, a, mb, 0, mc, buf); err != nil {
+				return err
+			}
+			return th.CopyDtoH(unsafe.Pointer(&got[0]), dc, int64(4*len(got)))
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := make([]float64, outer*feat)
+		for i := range rows {
+			for q := ptr[i]; q < ptr[i+1]; q++ {
+				j := int(ind[q])
+				for f := range feat {
+					if trans {
+						want[j*feat+f] += float64(val[q]) * float64(b[i*feat+f])
+					} else {
+						want[i*feat+f] += float64(val[q]) * float64(b[j*feat+f])
+					}
+				}
+			}
+		}
+		for i := range want {
+			if math.Abs(float64(got[i])-want[i]) > 1e-4*(1+math.Abs(want[i])) {
+				t.Fatalf("transposed=%v: C[%d] = %v, want %v", trans, i, got[i], want[i])
+			}
+		}
+	}
+}

@@ -37,6 +37,9 @@ typedef cusparseOperation_t bs_cusparseOperation;
 typedef cusparseIndexType_t bs_cusparseIndexType;
 typedef cusparseIndexBase_t bs_cusparseIndexBase;
 typedef cusparseSpGEMMAlg_t bs_cusparseSpGEMMAlg;
+typedef cusparseDnMatDescr_t bs_cusparseDnMat;
+typedef cusparseOrder_t bs_cusparseOrder;
+typedef cusparseSpMMAlg_t bs_cusparseSpMMAlg;
 typedef cudaDataType bs_cudaDataType;
 typedef cublasStatus_t bs_cublasStatus;
 typedef cublasHandle_t bs_cublasHandle;
@@ -60,6 +63,9 @@ typedef int bs_cusparseOperation;
 typedef int bs_cusparseIndexType;
 typedef int bs_cusparseIndexBase;
 typedef int bs_cusparseSpGEMMAlg;
+typedef struct cusparseDnMatDescr *bs_cusparseDnMat;
+typedef int bs_cusparseOrder;
+typedef int bs_cusparseSpMMAlg;
 typedef int bs_cudaDataType;
 typedef int bs_cublasStatus;
 typedef struct cublasContext *bs_cublasHandle;
@@ -81,6 +87,9 @@ typedef int bs_cublasOperation;
 #define BS_CUSPARSE_STATUS_SUCCESS 0
 #define BS_CUSPARSE_STATUS_INSUFFICIENT_RESOURCES 11
 #define BS_CUSPARSE_OPERATION_NON_TRANSPOSE 0
+#define BS_CUSPARSE_OPERATION_TRANSPOSE 1
+#define BS_CUSPARSE_ORDER_ROW 2
+#define BS_CUSPARSE_SPMM_ALG_DEFAULT 0
 #define BS_CUSPARSE_INDEX_32I 2
 #define BS_CUSPARSE_INDEX_BASE_ZERO 0
 #define BS_CUDA_R_32F 0
@@ -134,7 +143,8 @@ typedef int bs_cublasOperation;
 	 bs_cusparseSpMat, const void *, bs_cusparseSpMat, bs_cudaDataType, bs_cusparseSpGEMMAlg,                   \
 	 bs_cusparseSpGEMMDescr, size_t *, void *)
 
-/* cuSPARSE; the last two exist from CUDA 12 on (NULL in CUDA 11). */
+/* cuSPARSE: SpGEMM (with structure reuse), SpMM (part 2's aggregation);
+ * the last two exist from CUDA 12 on (NULL in CUDA 11). */
 #define BS_CUSPARSE_FUNCS(X)                                                                                   \
 	X(cusparseCreate, "cusparseCreate", bs_cusparseStatus, (bs_cusparseHandle *))                              \
 	X(cusparseDestroy, "cusparseDestroy", bs_cusparseStatus, (bs_cusparseHandle))                              \
@@ -171,6 +181,15 @@ typedef int bs_cublasOperation;
 	  (bs_cusparseHandle, bs_cusparseOperation, bs_cusparseOperation, const void *, bs_cusparseSpMat,          \
 	   bs_cusparseSpMat, const void *, bs_cusparseSpMat, bs_cudaDataType, bs_cusparseSpGEMMAlg,                \
 	   bs_cusparseSpGEMMDescr))                                                                                \
+	X(cusparseCreateDnMat, "cusparseCreateDnMat", bs_cusparseStatus,                                           \
+	  (bs_cusparseDnMat *, int64_t, int64_t, int64_t, void *, bs_cudaDataType, bs_cusparseOrder))              \
+	X(cusparseDestroyDnMat, "cusparseDestroyDnMat", bs_cusparseStatus, (bs_cusparseDnMat))                     \
+	X(cusparseSpMM_bufferSize, "cusparseSpMM_bufferSize", bs_cusparseStatus,                                   \
+	  (bs_cusparseHandle, bs_cusparseOperation, bs_cusparseOperation, const void *, bs_cusparseSpMat,          \
+	   bs_cusparseDnMat, const void *, bs_cusparseDnMat, bs_cudaDataType, bs_cusparseSpMMAlg, size_t *))       \
+	X(cusparseSpMM, "cusparseSpMM", bs_cusparseStatus,                                                         \
+	  (bs_cusparseHandle, bs_cusparseOperation, bs_cusparseOperation, const void *, bs_cusparseSpMat,          \
+	   bs_cusparseDnMat, const void *, bs_cusparseDnMat, bs_cudaDataType, bs_cusparseSpMMAlg, void *))         \
 	X(cusparseSpGEMM_getNumProducts, "cusparseSpGEMM_getNumProducts", bs_cusparseStatus,                       \
 	  (bs_cusparseSpGEMMDescr, int64_t *))                                                                     \
 	X(cusparseSpGEMM_estimateMemory, "cusparseSpGEMM_estimateMemory", bs_cusparseStatus,                       \

@@ -59,6 +59,9 @@ EQ(CUDA_ERROR_OUT_OF_MEMORY, 2)
 EQ(CUSPARSE_STATUS_SUCCESS, BS_CUSPARSE_STATUS_SUCCESS)
 EQ(CUSPARSE_STATUS_INSUFFICIENT_RESOURCES, BS_CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
 EQ(CUSPARSE_OPERATION_NON_TRANSPOSE, BS_CUSPARSE_OPERATION_NON_TRANSPOSE)
+EQ(CUSPARSE_OPERATION_TRANSPOSE, BS_CUSPARSE_OPERATION_TRANSPOSE)
+EQ(CUSPARSE_ORDER_ROW, BS_CUSPARSE_ORDER_ROW)
+EQ(CUSPARSE_SPMM_ALG_DEFAULT, BS_CUSPARSE_SPMM_ALG_DEFAULT)
 EQ(CUSPARSE_INDEX_32I, BS_CUSPARSE_INDEX_32I)
 EQ(CUSPARSE_INDEX_BASE_ZERO, BS_CUSPARSE_INDEX_BASE_ZERO)
 EQ(CUDA_R_32F, BS_CUDA_R_32F)
@@ -81,6 +84,8 @@ EQ(sizeof(cusparseOperation_t), sizeof(int))
 EQ(sizeof(cusparseIndexType_t), sizeof(int))
 EQ(sizeof(cusparseIndexBase_t), sizeof(int))
 EQ(sizeof(cusparseSpGEMMAlg_t), sizeof(int))
+EQ(sizeof(cusparseOrder_t), sizeof(int))
+EQ(sizeof(cusparseSpMMAlg_t), sizeof(int))
 EQ(sizeof(cudaDataType), sizeof(int))
 EQ(sizeof(cublasStatus_t), sizeof(int))
 EQ(sizeof(cublasOperation_t), sizeof(int))
@@ -111,7 +116,8 @@ func cusparse11Checks() string {
 	for _, f := range []string{"cusparseCreate", "cusparseDestroy", "cusparseGetVersion", "cusparseGetErrorName", "cusparseCreateCsr",
 		"cusparseDestroySpMat", "cusparseSpMatGetSize", "cusparseCsrSetPointers", "cusparseSpGEMM_createDescr",
 		"cusparseSpGEMM_destroyDescr", "cusparseSpGEMM_workEstimation", "cusparseSpGEMM_compute", "cusparseSpGEMM_copy",
-		"cusparseSpGEMMreuse_workEstimation", "cusparseSpGEMMreuse_nnz", "cusparseSpGEMMreuse_copy", "cusparseSpGEMMreuse_compute"} {
+		"cusparseSpGEMMreuse_workEstimation", "cusparseSpGEMMreuse_nnz", "cusparseSpGEMMreuse_copy", "cusparseSpGEMMreuse_compute",
+		"cusparseCreateDnMat", "cusparseDestroyDnMat", "cusparseSpMM_bufferSize", "cusparseSpMM"} {
 		b.WriteString("#define CHECK11_" + f + "(name, sym, ret, args) SAME(name, sym, ret, args)\n")
 	}
 	b.WriteString("#define CHECK11_cusparseSpGEMM_getNumProducts(name, sym, ret, args)\n")

@@ -72,6 +72,19 @@ static bs_cusparseStatus sp_rcompute(bs_cusparse_t *s, bs_cusparseHandle h, bs_c
 	bs_cusparseSpMat c, bs_cusparseSpGEMMDescr d) {
 	return s->cusparseSpGEMMreuse_compute(h, SP_OPS, &sp_one, a, b, &sp_zero, c, BS_CUDA_R_32F, BS_CUSPARSE_SPGEMM_DEFAULT, d);
 }
+static bs_cusparseStatus sp_dnmat(bs_cusparse_t *s, bs_cusparseDnMat *m, int64_t rows, int64_t cols, int64_t ld, uint64_t data) {
+	return s->cusparseCreateDnMat(m, rows, cols, ld, (void *)data, BS_CUDA_R_32F, BS_CUSPARSE_ORDER_ROW);
+}
+static bs_cusparseStatus sp_destroydn(bs_cusparse_t *s, bs_cusparseDnMat m) { return s->cusparseDestroyDnMat(m); }
+static bs_cusparseStatus sp_spmm(bs_cusparse_t *s, bs_cusparseHandle h, int transA, float alpha, bs_cusparseSpMat a,
+	bs_cusparseDnMat b, float beta, bs_cusparseDnMat c, size_t *size, uint64_t buf, int query) {
+	int op = transA ? BS_CUSPARSE_OPERATION_TRANSPOSE : BS_CUSPARSE_OPERATION_NON_TRANSPOSE;
+	if (query)
+		return s->cusparseSpMM_bufferSize(h, op, BS_CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a, b, &beta, c, BS_CUDA_R_32F,
+			BS_CUSPARSE_SPMM_ALG_DEFAULT, size);
+	return s->cusparseSpMM(h, op, BS_CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a, b, &beta, c, BS_CUDA_R_32F,
+		BS_CUSPARSE_SPMM_ALG_DEFAULT, (void *)buf);
+}
 // sp_resolve returns the first required symbol missing from h, or NULL.
 #define BS_RESOLVE_SP2(name, sym, ret, args) \
 	t->name = (ret(*) args)dlsym(h, sym); if (!t->name && !BS_CUSPARSE_OPTIONAL(sym)) return sym;
@@ -283,4 +296,42 @@ func (s *Sparse) ReuseCopy(a, b, c SpMat, d SpGEMM, size int64, buf DevicePtr) (
 // structure computed before (repeatable while the patterns stay).
 func (s *Sparse) ReuseCompute(a, b, c SpMat, d SpGEMM) error {
 	return s.check("cusparseSpGEMMreuse_compute", C.sp_rcompute(s.lib, s.h, a.m, b.m, c.m, d.d))
+}
+
+// DnMat is a cuSPARSE dense matrix descriptor.
+type DnMat struct{ m C.bs_cusparseDnMat }
+
+// CreateDnMat describes the rows x cols row-major float32 matrix at data,
+// ld elements between rows.
+func (s *Sparse) CreateDnMat(rows, cols, ld int64, data DevicePtr) (DnMat, error) {
+	var m DnMat
+	err := s.check(fmt.Sprintf("cusparseCreateDnMat(%d x %d, ld %d)", rows, cols, ld),
+		C.sp_dnmat(s.lib, &m.m, C.int64_t(rows), C.int64_t(cols), C.int64_t(ld), C.uint64_t(data)))
+	return m, err
+}
+
+// DestroyDnMat destroys a dense descriptor.
+func (s *Sparse) DestroyDnMat(m DnMat) error {
+	return s.check("cusparseDestroyDnMat", C.sp_destroydn(s.lib, m.m))
+}
+
+// SpMMBufferSize is cusparseSpMM_bufferSize for C = alpha·op(A)·B + beta·C.
+func (s *Sparse) SpMMBufferSize(transA bool, alpha float32, a SpMat, b DnMat, beta float32, c DnMat) (int64, error) {
+	var sz C.size_t
+	err := s.check("cusparseSpMM_bufferSize", C.sp_spmm(s.lib, s.h, cbool(transA), C.float(alpha), a.m, b.m, C.float(beta), c.m, &sz, 0, 1))
+	return int64(sz), err
+}
+
+// SpMM is cusparseSpMM (the default algorithm): C = alpha·op(A)·B +
+// beta·C, op(A) = A or Aᵀ, B and C row-major, with a buffer of the size
+// SpMMBufferSize returned (0 when that is 0).
+func (s *Sparse) SpMM(transA bool, alpha float32, a SpMat, b DnMat, beta float32, c DnMat, buf DevicePtr) error {
+	return s.check("cusparseSpMM", C.sp_spmm(s.lib, s.h, cbool(transA), C.float(alpha), a.m, b.m, C.float(beta), c.m, nil, C.uint64_t(buf), 0))
+}
+
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }
