@@ -14,6 +14,12 @@
 // and computes C by a row gather when A has at most one entry per row
 // (Q·A), by cuSPARSE's SpGEMM otherwise.
 //
+// For a GPU trainer (DESIGN.md section 5's backend, part 2 of the GPU
+// work): Buffer is device memory the caller owns, a DeviceBulk's arrays
+// give their device addresses (Array.Ptr), and, in a cuda build,
+// Device.CUDA returns the context on whose thread cuBLAS and cuSPARSE's
+// SpMM (package internal/cuda) run beside the samplers.
+//
 // # Determinism
 //
 // The samplers return exactly what package sampling's return, bit for

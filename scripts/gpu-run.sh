@@ -101,7 +101,7 @@ graph() {
   local g=$work/r$1-seed$seed.bsn
   if [ ! -s "$g" ]; then
     stamp "gen rmat --scale $1"
-    "$bs" gen rmat --scale "$1" --seed "$seed" --out "$g.tmp" >/dev/null 2>&1 && mv "$g.tmp" "$g" || { stamp "gen --scale $1 failed"; return 1; }
+    limited "gen --scale $1" "$bs" gen rmat --scale "$1" --seed "$seed" --out "$g.tmp" >/dev/null 2>>"$out/run.log" && mv "$g.tmp" "$g" || return 1
   fi
   echo "$g"
 }
@@ -109,10 +109,13 @@ npz() {
   local g z=$work/r$1-seed$seed.npz
   g=$(graph "$1") || return 1
   if [ ! -s "$z" ]; then
-    "$bs" convert "$g" "$z.tmp.npz" >/dev/null 2>&1 && mv "$z.tmp.npz" "$z" || { stamp "convert to $z failed"; return 1; }
+    limited "convert to $z" "$bs" convert "$g" "$z.tmp.npz" >/dev/null 2>>"$out/run.log" && mv "$z.tmp.npz" "$z" || return 1
   fi
   echo "$z"
 }
+
+# cap N: N, or the vertices of the R-MAT graph of $SCALE when fewer (a small SCALE for trying the runner).
+cap() { echo $(($1 < (1 << scale) ? $1 : (1 << scale))); }
 
 # js KEY: the value of the first KEY in the JSON line on stdin (a number or a string; Go's and Python's spacing).
 js() { grep -o "\"$1\": *\"\{0,1\}[^\",}]*" | head -n 1 | sed "s/^\"$1\": *\"\{0,1\}//"; }
@@ -165,12 +168,12 @@ digest() {
     local name=${cfg%%|*} args
     IFS=' ' read -r -a args <<<"${cfg#*|}"
     stamp "digest: $name"
-    cpu=$(limited "digest cpu $name" "$bs" sample --graph "$g" --seeds 65536 --bulk 64 --seed "$seed" --threads "$threads" --digest --json "${args[@]}" 2>>"$out/run.log" | tail -n 1 | js digest)
-    gpu=$(limited "digest gpu $name" "$bs" sample --graph "$g" --seeds 65536 --bulk 64 --seed "$seed" --device cuda --digest --json "${args[@]}" 2>>"$out/run.log" | tail -n 1 | js digest)
+    cpu=$(limited "digest cpu $name" "$bs" sample --graph "$g" --seeds "$(cap 65536)" --bulk 64 --seed "$seed" --threads "$threads" --digest --json "${args[@]}" 2>>"$out/run.log" | tail -n 1 | js digest)
+    gpu=$(limited "digest gpu $name" "$bs" sample --graph "$g" --seeds "$(cap 65536)" --bulk 64 --seed "$seed" --device cuda --digest --json "${args[@]}" 2>>"$out/run.log" | tail -n 1 | js digest)
     echo "| sample $name | ${cpu:-none} | ${gpu:-none} | $([ -n "$cpu" ] && [ "$cpu" = "$gpu" ] && echo yes || echo "**NO**") |" >>"$out/digest.md"
     [ -n "$cpu" ] && [ "$cpu" = "$gpu" ] || failed=1
   done
-  for rows in 32768; do
+  for rows in $(cap 32768); do
     cpu=$(limited "digest cpu spgemm" "$bs" spgemm --a "$g" --select-rows "$rows" --reps 1 --digest --json 2>>"$out/run.log" | tail -n 1 | js digest)
     gpu=$(limited "digest gpu spgemm" "$bs" spgemm --a "$g" --select-rows "$rows" --reps 1 --device cuda --digest --json 2>>"$out/run.log" | tail -n 1 | js digest)
     echo "| spgemm Q·A, $rows rows | ${cpu:-none} | ${gpu:-none} | $([ -n "$cpu" ] && [ "$cpu" = "$gpu" ] && echo yes || echo "**NO**") |" >>"$out/digest.md"
@@ -233,7 +236,7 @@ node() {
     --reps "$reps" --seed "$seed" >"$work/torch.jsonl" 2>>"$out/run.log"
   cp "$work/torch.jsonl" "$out/node-torch.jsonl" 2>/dev/null
   for k in $(tr , ' ' <<<"${NODE_K:-1,16,64,256}"); do
-    seeds=$((1024 * (k > 64 ? k : 64)))
+    seeds=$(cap $((1024 * (k > 64 ? k : 64))))
     stamp "node: k = $k"
     local gl cl tl
     gl=$(limited "node gpu $k" "$bs" sample --graph "$g" --batch 1024 --fanout 15,10,5 --bulk "$k" --seeds "$seeds" --seed "$seed" \
@@ -265,7 +268,8 @@ ladies() {
     echo "|---:|---:|---:|---:|---|"
   } >"$out/ladies.md"
   for k in $(tr , ' ' <<<"${LADIES_K:-1,16,64}"); do
-    local seeds=$((512 * (k > 32 ? k : 32))) gl cl
+    local seeds gl cl
+    seeds=$(cap $((512 * (k > 32 ? k : 32))))
     stamp "ladies: k = $k"
     gl=$(limited "ladies gpu $k" "$bs" sample --graph "$g" --method ladies --batch 512 --fanout 512,512 --bulk "$k" --seeds "$seeds" \
       --seed "$seed" --reps "$reps" --device cuda --digest --json 2>>"$out/run.log" | tail -n 1)
