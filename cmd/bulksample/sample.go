@@ -29,7 +29,8 @@ type sampleConfig struct {
 	baseline bool
 	digest   bool
 	json     bool
-	dist     distFlags // --replication, --fetch, --replicate-graph (sample_dist.go)
+	dist     distFlags  // --replication, --fetch, --replicate-graph (sample_dist.go)
+	device   deviceFlag // --device (device.go)
 }
 
 func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
@@ -60,11 +61,15 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs.BoolVar(&c.digest, "digest", false, "hash all blocks and vertex lists in minibatch order (the same for any --bulk and --threads)")
 	fs.Int64Var(&c.nw.MaxBulkEdges, "max-bulk-edges", 0, "cap on entries selected at once; a bulk over it is sampled in groups (0: the default)")
 	c.dist.add(fs)
+	c.device.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
 	c.json = *jsonOut
 	if err := c.dist.validate(fs, c.method); err != nil {
+		return nil, err
+	}
+	if err := c.device.validate(fs, c.dist.distributed(), c.cpuOnlyFlags()...); err != nil {
 		return nil, err
 	}
 	if c.dist.distributed() && c.baseline {
@@ -183,6 +188,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	if c.dist.distributed() {
 		return runSampleDist(ctx, e, c)
+	}
+	if c.device.cuda() {
+		return runSampleDevice(ctx, e, c)
 	}
 	if err := e.startProfile(0, 1); err != nil {
 		return err

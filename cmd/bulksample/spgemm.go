@@ -58,6 +58,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		structure, reuse    bool
 		digest              bool
 		sd                  spgemmDistFlags // spgemm_dist.go
+		device              deviceFlag      // device.go
 	)
 	fs.StringVar(&aPath, "a", "", "path of A (required)")
 	fs.StringVar(&bPath, "b", "", "path of B; default A")
@@ -72,6 +73,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		"per product, as a one-shot caller sees")
 	fs.BoolVar(&digest, "digest", false, "hash C's rows (lengths, column ids, value bits); a distributed run gives the same digest")
 	sd.add(fs)
+	device.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -96,9 +98,16 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	if err := sd.validate(fs, structure, reuse); err != nil {
 		return err
 	}
+	if err := device.validate(fs, sd.distributed(), cpuOnly(accum != "auto", "--accumulator")...); err != nil {
+		return err
+	}
 	if sd.distributed() {
 		return runSpGEMMDist(ctx, e, &spgemmJob{a: aPath, b: bPath, selectRows: selectRows, seed: seed,
 			reps: reps, opt: opt, digest: digest, json: *jsonOut, dist: sd})
+	}
+	if device.cuda() {
+		return runSpGEMMDevice(ctx, e, fs, &spgemmJob{a: aPath, b: bPath, selectRows: selectRows, seed: seed,
+			reps: reps, opt: opt, digest: digest, json: *jsonOut}, reuse)
 	}
 	if err := e.startProfile(0, 1); err != nil {
 		return err
