@@ -3,9 +3,13 @@ GO       ?= go
 BIN      := bin/bulksample
 GOBIN    := $(shell $(GO) env GOPATH)/bin
 # Build tags: "openblas" when OpenBLAS links (otherwise pure-Go BLAS), "mpi"
-# when Open MPI's C library does (otherwise the binary refuses MPI launches).
-# Evaluated after `deps`, which may install both.
-TAGS      = $(shell scripts/build-tags.sh)
+# when Open MPI's C library does (otherwise the binary refuses MPI launches),
+# "cuda" when `nvidia-smi -L` lists a GPU or CUDA=1 is given (package gpu and
+# --device cuda; the binary still runs where there is no GPU). Evaluated after
+# `deps`, which may install the libraries.
+TAGS      = $(shell CUDA=$(CUDA) scripts/build-tags.sh)
+# The tags of the cuda build that make vet and make test also check.
+CUDATAGS  = $(strip $(filter-out cuda,$(TAGS)) cuda)
 # Packages whose tests also run under the race detector (-short keeps it within budget).
 RACE_PKGS := ./...
 # make fuzz: FUZZTIME per target (a duration, or Nx executions), FUZZ a regexp of targets,
@@ -13,7 +17,7 @@ RACE_PKGS := ./...
 FUZZTIME ?= 10s
 FUZZ     ?= .
 
-.PHONY: all build run test deps deps-test bench fuzz vet clean device-bundle scale-bundle
+.PHONY: all build run test deps deps-test deps-cuda bench fuzz vet clean device-bundle scale-bundle gpu-bundle
 
 all: build
 
@@ -24,24 +28,41 @@ deps:
 deps-test:
 	@scripts/deps.sh test
 
+# Debian's CUDA toolkit: nvcc and the headers for make test's CUDA checks.
+deps-cuda:
+	@scripts/deps.sh cuda
+
 # -buildvcs=auto stamps the VCS revision (bulksample --version) even where
 # GOFLAGS turns it off; it never fails a build that cannot stamp it.
 build: deps
 	$(GO) build -buildvcs=auto -tags '$(TAGS)' -o $(BIN) ./cmd/bulksample
-	@echo "built $(BIN) with build tags: $(or $(TAGS),none) ($(if $(findstring mpi,$(TAGS)),runs under mpirun and srun,no MPI: install libopenmpi-dev for mpirun and srun))"
+	@echo "built $(BIN) with build tags: $(or $(TAGS),none) ($(if $(findstring mpi,$(TAGS)),runs under mpirun and srun,no MPI: install libopenmpi-dev for mpirun and srun); $(if $(findstring cuda,$(TAGS)),--device cuda runs on an NVIDIA GPU,no CUDA: make build CUDA=1 adds --device cuda))"
 
 run: build
 	@scripts/run.sh $(BIN)
 
-vet: deps-test
+vet: deps-test deps-cuda
 	$(GO) vet -tags '$(TAGS)' ./...
+	$(if $(filter cuda,$(TAGS)),,$(GO) vet -tags '$(CUDATAGS)' ./...)
 	@if [ -x $(GOBIN)/staticcheck ]; then echo "$(GOBIN)/staticcheck ./..."; $(GOBIN)/staticcheck -tags '$(TAGS)' ./...; \
+	 $(if $(filter cuda,$(TAGS)),,echo "$(GOBIN)/staticcheck -tags '$(CUDATAGS)' ./..."; $(GOBIN)/staticcheck -tags '$(CUDATAGS)' ./...;) \
 	 else echo "staticcheck not installed: skipped"; fi
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
+# The CUDA part needs no GPU: the committed PTX is what nvcc makes of the
+# kernels, the cuda build and its test binaries build (the GPU bundle), and the
+# cuda tests that need none run (declarations against the CUDA headers, the
+# errors without a GPU); the kernels' logic runs on the host emulator in the
+# plain test run, and again under AddressSanitizer, which reports a kernel
+# that reads or writes past a buffer (the emulator sizes buffers exactly).
 test: vet
+	scripts/ptx.sh --check
 	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m ./...
 	$(GO) test -tags '$(TAGS)' -count=1 -race -short -timeout 20m $(RACE_PKGS)
+	$(GO) test -asan -count=1 -short -timeout 10m ./internal/cuda/kernels ./gpu
+	scripts/gpu-bundle.sh
+	BULKSAMPLE_REQUIRE_CUDA_HEADERS=1 $(GO) test -tags '$(CUDATAGS)' -count=1 -timeout 10m \
+	  -run 'TestDeclarationsMatchHeaders|TestOpenWithoutGPU|TestDevice' ./internal/cuda ./gpu ./cmd/bulksample
 
 bench:
 	@scripts/deps.sh bench
@@ -60,6 +81,11 @@ device-bundle:
 # runner (run.sh; scripts/scale-run.sh says what it runs and writes).
 scale-bundle: deps-test
 	@scripts/scale-bundle.sh
+
+# The GPU bundle (issue 28) in bin/gpu: the cuda build, its test binaries, the
+# peers and run.sh, for a GPU machine without Go or network (scripts/gpu-run.sh).
+gpu-bundle:
+	@scripts/gpu-bundle.sh
 
 clean:
 	rm -rf bin

@@ -103,13 +103,13 @@ func NewDistSampler(ctx context.Context, g *dist.Grid, a *spgemm.CSR, opt DistSa
 		return nil, fmt.Errorf("sampling: NewDistSampler: %w", err)
 	}
 	if opt.isNode() {
-		s, err := NewDistNodeWise(m, opt.Fetch, opt.nodeWise())
+		s, err := NewDistNodeWise(m, opt.Fetch, opt.NodeWiseOptions())
 		if err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	s, err := NewDistLayerWise(ctx, m, opt.layerWise())
+	s, err := NewDistLayerWise(ctx, m, opt.LayerWiseOptions())
 	if err != nil {
 		return nil, err
 	}

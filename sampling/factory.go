@@ -106,13 +106,13 @@ func NewSampler(a *spgemm.CSR, opt SamplerOptions) (Sampler, error) {
 	}
 	// The constructors' nil pointers must not become non-nil interfaces.
 	if opt.isNode() {
-		nw, err := NewNodeWise(a, opt.nodeWise())
+		nw, err := NewNodeWise(a, opt.NodeWiseOptions())
 		if err != nil {
 			return nil, err
 		}
 		return nw, nil
 	}
-	lw, err := NewLayerWise(a, opt.layerWise())
+	lw, err := NewLayerWise(a, opt.LayerWiseOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -122,14 +122,16 @@ func NewSampler(a *spgemm.CSR, opt SamplerOptions) (Sampler, error) {
 // isNode reports whether the method is node-wise.
 func (o *SamplerOptions) isNode() bool { return o.Method == "" || o.Method == MethodNode }
 
-// nodeWise returns the node-wise sampler's options of o.
-func (o *SamplerOptions) nodeWise() NodeWiseOptions {
+// NodeWiseOptions returns the node-wise sampler's options of o (its
+// node-wise fields; the layer-wise ones are not carried over).
+func (o *SamplerOptions) NodeWiseOptions() NodeWiseOptions {
 	return NodeWiseOptions{Fanouts: o.Fanouts, Replace: o.Replace, Weighted: o.Weighted,
 		Frontier: o.Frontier, Seed: o.Seed, Threads: o.Threads, MaxBulkEdges: o.MaxBulkEdges, Degrees: o.Degrees}
 }
 
-// layerWise returns the layer-wise sampler's options of o.
-func (o *SamplerOptions) layerWise() LayerWiseOptions {
+// LayerWiseOptions returns the layer-wise sampler's options of o: its
+// Method as LADIES or FastGCN, its Fanouts as the Budgets.
+func (o *SamplerOptions) LayerWiseOptions() LayerWiseOptions {
 	method := LADIES
 	if o.Method == MethodFastGCN {
 		method = FastGCN

@@ -9,26 +9,28 @@
 #          cluster of scripts/netns-cluster.sh) and staticcheck;
 #   bench  (make bench): those of run, Open MPI (the distributed benchmark),
 #          SuiteSparse:GraphBLAS (the SpGEMM peer) and PyTorch with NumPy
-#          (python3-torch, the training peer of benchmarks/torchpeer).
+#          (python3-torch, the training peer of benchmarks/torchpeer);
+#   cuda   (make test): Debian's CUDA toolkit, by scripts/deps-cuda.sh.
 # Without root it only reports what is missing; the build then falls back to
 # pure-Go BLAS and no MPI, the GraphBLAS comparison is skipped, and the tests
 # that need MPI or Slurm say why they cannot run (and fail in CI). `make run`
 # does not install staticcheck: building it takes about as long as the rest
 # of the first run.
 #
-# usage: scripts/deps.sh [run|test|bench] [--list]
+# usage: scripts/deps.sh [run|test|bench|cuda] [--list]
 #   --list prints what the mode needs, one name per line, and installs nothing.
 set -uo pipefail
 
 mode=run list=
 for a in "$@"; do
   case $a in
-    run|test|bench) mode=$a ;;
+    run|test|bench|cuda) mode=$a ;;
     --bench) mode=bench ;; # the old spelling
     --list) list=1 ;;
-    *) echo "deps: unknown argument $a (want run, test or bench, and --list)" >&2; exit 2 ;;
+    *) echo "deps: unknown argument $a (want run, test, bench or cuda, and --list)" >&2; exit 2 ;;
   esac
 done
+[ "$mode" = cuda ] && exec "$(dirname "$0")/deps-cuda.sh" ${list:+--list}
 
 pkgs=(libopenblas-dev pkg-config)
 mpi=(libopenmpi-dev openmpi-bin)

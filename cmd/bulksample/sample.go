@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/gpu"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
@@ -46,6 +47,7 @@ type sampleSummary struct {
 	PassSeconds  []float64       `json:"pass_seconds,omitempty"`
 	PassCosts    []procstat.Cost `json:"pass_costs,omitempty"`
 	LoadSeconds  float64         `json:"load_seconds"`
+	Device       string          `json:"device,omitempty"` // --device cuda: the GPU's name
 	Digest       string          `json:"digest,omitempty"`
 	PeakRSSBytes int64           `json:"peak_rss_bytes"`
 	Version      string          `json:"version"`
@@ -67,6 +69,13 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
+	var dev *gpu.Device // --device cuda
+	if c.device.cuda() {
+		if dev, err = openDevice(e, "sample"); err != nil {
+			return err
+		}
+		defer dev.Close()
+	}
 	var meter procstat.Meter
 	meter.Begin()
 	t0 := time.Now()
@@ -83,22 +92,27 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := c.localSampler(d)
+	step, closeSampler, err := c.localStep(d, dev)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)
 	}
+	defer closeSampler()
 	sum := c.summary(ep, d.NumNodes(), d.Adj.NNZ(), loadSec)
+	where := ""
+	if dev != nil {
+		sum.Sampler, sum.Device, where = sum.Sampler+" (cuda)", dev.Name(), " on "+dev.Name()
+	}
 	meter.End("setup")
 	sum.Phases = meter.Phases()
-	if err := sampleEpoch(ctx, e.stderr, s, ep, c.reps, c.digest, &sum); err != nil {
+	if err := sampleEpoch(ctx, e.stderr, step, ep, c.reps, c.digest, &sum); err != nil {
 		return err
 	}
 	notePhase(e.stderr, "sample", "sample", sum.Phases.Get("sample"))
 	if c.reps > 1 {
 		notePhase(e.stderr, "sample", "cold pass", sum.PassCosts[0])
 	}
-	fmt.Fprintf(e.stdout, "%s sampler: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges per pass\n",
-		sum.Sampler, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges)
+	fmt.Fprintf(e.stdout, "%s sampler%s: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges per pass\n",
+		sum.Sampler, where, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges)
 	if sum.Warm {
 		fmt.Fprintf(e.stdout, "warm: median of %d passes %.3fs: %.2fM SEPS; cold (first pass): %.3fs: %.2fM SEPS\n",
 			c.reps-1, sum.Seconds, sum.SEPS/1e6, sum.ColdSeconds, sum.ColdSEPS/1e6)
@@ -114,6 +128,20 @@ func runSample(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, sum)
 	}
 	return nil
+}
+
+// localStep returns the step that samples a bulk in one process over d's
+// graph, and what closes its sampler: on dev (--device cuda) when not nil,
+// else on the CPU.
+func (c *sampleConfig) localStep(d *dataset.Dataset, dev *gpu.Device) (bulkStep, func(), error) {
+	if dev != nil {
+		return c.deviceStep(dev, d.Adj)
+	}
+	s, err := c.localSampler(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	return hostStep(s), func() {}, nil
 }
 
 // localSampler returns the sampler of one process over d's graph: the
@@ -139,13 +167,37 @@ func (c *sampleConfig) summary(ep *sampling.EpochPlan, n int, nnz int64, loadSec
 	return sum
 }
 
+// bulkStep samples the minibatches first..first+len(seeds)-1 of epoch.
+type bulkStep func(ctx context.Context, epoch, first int, seeds [][]int32) (sampledBulk, error)
+
+// sampledBulk is what a bulkStep sampled: its edges, the bulk on the host
+// (for the digest, called after the timing), and what gives its arrays
+// back to the sampler (nil: nothing to give back).
+type sampledBulk struct {
+	edges   int64
+	host    func() (*sampling.Bulk, error)
+	release func()
+}
+
+// hostStep is the bulkStep of a sampler on the CPU: the bulk is on the
+// host already, and Release recycles its arrays for the next bulk.
+func hostStep(s sampling.Sampler) bulkStep {
+	return func(ctx context.Context, epoch, first int, seeds [][]int32) (sampledBulk, error) {
+		b, err := s.SampleBulk(ctx, epoch, first, seeds)
+		if err != nil {
+			return sampledBulk{}, err
+		}
+		return sampledBulk{edges: b.SampledEdges(), host: func() (*sampling.Bulk, error) { return b, nil }, release: b.Release}, nil
+	}
+}
+
 // sampleEpoch samples every bulk of ep reps times (at least once), timing
 // only the sampler (not the digest), with a progress line on stderr every
 // few seconds, and fills sum's figures: the first pass is the cold one, and
 // with reps >= 2 the headline is the median of the others. It adds what the
 // sampler's calls cost to sum.Phases as phase "sample", and the digest's (of
 // the first pass: every pass samples the same) as "digest".
-func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *sampling.EpochPlan, reps int, digest bool, sum *sampleSummary) error {
+func sampleEpoch(ctx context.Context, stderr io.Writer, step bulkStep, ep *sampling.EpochPlan, reps int, digest bool, sum *sampleSummary) error {
 	reps = max(reps, 1)
 	var m procstat.Meter
 	var dg *sampling.Digest
@@ -162,18 +214,24 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, s sampling.Sampler, ep *
 			first, seeds := ep.Bulk(i)
 			m.Begin()
 			start := time.Now()
-			b, err := s.SampleBulk(ctx, ep.Epoch, first, seeds)
+			b, err := step(ctx, ep.Epoch, first, seeds)
 			if err != nil {
 				return fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first, first+len(seeds)-1, err)
 			}
 			busy += time.Since(start)
 			cost.Add(m.End("sample"))
-			edges += b.SampledEdges()
+			edges += b.edges
 			if dg != nil && pass == 0 {
-				dg.AddBulk(b)
+				hb, err := b.host()
+				if err != nil {
+					return fmt.Errorf("bulk %d: %w", i, err)
+				}
+				dg.AddBulk(hb)
 				m.End("digest")
 			}
-			b.Release() // its arrays serve the next bulk
+			if b.release != nil {
+				b.release() // its arrays serve the next bulk
+			}
 			if time.Since(lastReport) > 2*time.Second {
 				lastReport = time.Now()
 				line := fmt.Sprintf("sample: pass %d/%d: %d/%d bulks, %d sampled edges, %.2fM SEPS",

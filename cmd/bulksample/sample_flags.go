@@ -22,6 +22,7 @@ type sampleConfig struct {
 	json     bool
 	dist     train.DistOptions // --replication, --fetch, --replicate-graph
 	ranks    distFlags         // the distribution flags as given (ranks.go)
+	device   deviceFlag        // --device (device.go)
 }
 
 func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
@@ -46,6 +47,7 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs.BoolVar(&c.baseline, "baseline", false, "use the conventional per-minibatch sampler instead of the bulk sampler")
 	fs.BoolVar(&c.digest, "digest", false, "hash all blocks and vertex lists in minibatch order (the same for any --bulk and --threads)")
 	c.ranks.add(fs, false)
+	c.device.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -103,7 +105,7 @@ func (c *sampleConfig) check(fs *flag.FlagSet, sf *samplerFlags, threads int, se
 	if err != nil {
 		return optionError(fs, err)
 	}
-	return nil
+	return c.device.validate(fs, distributed, c.cpuOnlyFlags()...)
 }
 
 // describe names the sampler in the output and the JSON: bulk (node-wise),

@@ -185,7 +185,8 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		sampler: sampling.SamplerOptions{Method: "node", Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
 			Seed: 12, Threads: 2, MaxBulkEdges: 99},
 		seeds: 9, epoch: 4, reps: 5, baseline: true, digest: true, json: true,
-		dist: train.DistOptions{Replication: 1}, // defaults (TestSampleDistFlagsMapToOptions)
+		dist:   train.DistOptions{Replication: 1}, // defaults (TestSampleDistFlagsMapToOptions)
+		device: deviceFlag{name: "cpu"},           // the default (TestDeviceFlag)
 	}
 	c.ranks = distFlags{} // the flags as given, which check read
 	if !reflect.DeepEqual(*c, want) {

@@ -5,10 +5,12 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/gpu"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
@@ -22,6 +24,7 @@ type spgemmSummary struct {
 	SelectRows int    `json:"select_rows"` // 0: C = A·B
 	Method     string `json:"method"`      // accumulator, or "gather" for Q·A
 	Threads    int    `json:"threads"`
+	Device     string `json:"device,omitempty"` // --device cuda: the GPU's name
 	productShape
 	// Digest is --digest's hash of C's rows (sampling.Digest.AddRows), the
 	// same in a distributed run (spgemm_dist.go).
@@ -55,6 +58,13 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
+	var dev *gpu.Device // --device cuda
+	if job.device.cuda() {
+		if dev, err = openDevice(e, "spgemm"); err != nil {
+			return err
+		}
+		defer dev.Close()
+	}
 	var meter procstat.Meter
 	meter.Begin()
 	a, b, s, release, err := job.loadLocal(ctx, e)
@@ -76,8 +86,14 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	}
 	s.productShape = shapeOf(a, b)
 	s.Flops = spgemm.RowFlops(a, b, job.opt.Threads)[a.Rows]
-	meter.End("setup")
-	last, err := job.products(ctx, e, a, b, &meter, &s)
+	var last *spgemm.CSR
+	if dev != nil {
+		s.Device = dev.Name()
+		last, err = job.deviceProducts(ctx, e, dev, a, b, &meter, &s)
+	} else {
+		meter.End("setup")
+		last, err = job.products(ctx, e, a, b, &meter, &s)
+	}
 	if err != nil {
 		return err
 	}
@@ -90,8 +106,17 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 	}
 	s.PeakRSSBytes, s.Version = procstat.PeakRSS(), version()
 	s.Phases = meter.Phases()
-	w := e.stdout
-	fmt.Fprintf(w, "%s: %s; %d flops (%s, %d threads)\n", productName(job.selectRows), s.describe(), s.Flops, s.Method, s.Threads)
+	return s.report(e.stdout, job)
+}
+
+// report writes the summary of a product in one process: the lines, and
+// the JSON object with --json.
+func (s *spgemmSummary) report(w io.Writer, job *spgemmJob) error {
+	if s.Device != "" {
+		fmt.Fprintf(w, "%s on %s: %s; %d flops (%s)\n", productName(job.selectRows), s.Device, s.describe(), s.Flops, s.Method)
+	} else {
+		fmt.Fprintf(w, "%s: %s; %d flops (%s, %d threads)\n", productName(job.selectRows), s.describe(), s.Flops, s.Method, s.Threads)
+	}
 	if s.Warm {
 		fmt.Fprintf(w, "warm: median of %d products %.4f s (%.3f GFLOP/s), best %.4f s; cold (first product): %.4f s\n",
 			job.reps-1, s.Seconds, s.GFlops, s.BestSeconds, s.ColdSeconds)
@@ -133,6 +158,7 @@ func parseSpGEMMFlags(e *env, args []string) (*spgemmJob, error) {
 		"per product, as a one-shot caller sees")
 	fs.BoolVar(&job.digest, "digest", false, "hash C's rows (lengths, column ids, value bits); a distributed run gives the same digest")
 	job.dist.add(fs)
+	job.device.add(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
 	}
@@ -155,6 +181,9 @@ func parseSpGEMMFlags(e *env, args []string) (*spgemmJob, error) {
 		return nil, usageError(fs, "--accumulator %q: want auto, dense or hash", accum)
 	}
 	if err := job.dist.validate(fs, job.opt.StructureOnly, job.reuse); err != nil {
+		return nil, err
+	}
+	if err := job.device.validate(fs, job.dist.distributed(), cpuOnly(accum != "auto", "--accumulator")...); err != nil {
 		return nil, err
 	}
 	return job, nil

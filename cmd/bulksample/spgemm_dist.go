@@ -74,6 +74,7 @@ type spgemmJob struct {
 	reuse        bool
 	digest, json bool
 	dist         spgemmDistFlags
+	device       deviceFlag // --device (device.go)
 }
 
 // spgemmDistSummary is the --json object of a distributed `bulksample

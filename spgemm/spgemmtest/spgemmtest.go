@@ -197,7 +197,7 @@ func RunMul(t *testing.T, mul Mul, feat Features) {
 					}
 					if first == nil {
 						first = got
-					} else if err := sameBits(got, first); err != nil {
+					} else if err := SameBits(got, first); err != nil {
 						t.Fatalf("%s: %d threads differ from 1: %v", name, threads, err)
 					}
 				}
@@ -206,8 +206,9 @@ func RunMul(t *testing.T, mul Mul, feat Features) {
 	}
 }
 
-// sameBits returns an error unless a and b are identical bit for bit.
-func sameBits(a, b *spgemm.CSR) error {
+// SameBits returns an error describing the first difference unless a and
+// b are identical bit for bit (shape, row offsets, column ids, value bits).
+func SameBits(a, b *spgemm.CSR) error {
 	if a.Rows != b.Rows || a.Cols != b.Cols || a.NNZ() != b.NNZ() {
 		return fmt.Errorf("%d x %d with %d entries vs %d x %d with %d", a.Rows, a.Cols, a.NNZ(), b.Rows, b.Cols, b.NNZ())
 	}

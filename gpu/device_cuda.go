@@ -1,0 +1,125 @@
+//go:build cuda
+
+package gpu
+
+import (
+	"fmt"
+	"os"
+	"unsafe"
+
+	"github.com/bulksample/bulksample/internal/cuda"
+	"github.com/bulksample/bulksample/internal/cuda/kernels"
+)
+
+// Built reports whether this binary was built with the cuda tag.
+func Built() bool { return true }
+
+// Open opens CUDA device ordinal: it loads the driver, makes the device's
+// primary context current on a thread of its own and loads the kernels'
+// PTX (the driver compiles it for the device). Without a driver or a GPU
+// it returns the driver's error. With BULKSAMPLE_CUDA_SYNC=1 every launch
+// is followed by a synchronisation, so that a failing kernel is named in
+// the error (slower; for diagnosis).
+func Open(ordinal int) (*Device, error) {
+	ctx, err := cuda.Open(ordinal)
+	if err != nil {
+		return nil, fmt.Errorf("gpu: opening CUDA device %d: %w", ordinal, err)
+	}
+	kt := kernels.Table()
+	funcs := make([]cuda.Function, len(kt))
+	err = ctx.Do(func(t *cuda.Thread) error {
+		mod, err := t.LoadModule(kernels.PTX())
+		if err != nil {
+			return err
+		}
+		for _, k := range kt {
+			f, err := mod.Function(k.Entry())
+			if err != nil {
+				return err
+			}
+			funcs[k.ID] = f
+		}
+		return nil
+	})
+	if err != nil {
+		ctx.Close()
+		return nil, fmt.Errorf("gpu: loading the kernels on device %d: %w", ordinal, err)
+	}
+	info := ctx.Info()
+	// Enough blocks of 256 threads to fill the device; kernels loop over
+	// the rest (grid-stride).
+	grid := max(32*info.Multiprocessors, 1)
+	syncEach := os.Getenv("BULKSAMPLE_CUDA_SYNC") == "1"
+	d := &Device{name: info.String(), kt: kt, closeFn: ctx.Close, native: ctx}
+	d.run = func(fn func(executor) error) error {
+		return ctx.Do(func(t *cuda.Thread) error {
+			return fn(&cudaExec{t: t, funcs: funcs, grid: grid, syncEach: syncEach})
+		})
+	}
+	return d, nil
+}
+
+// cudaExec is the executor of a CUDA device, valid inside one Do.
+type cudaExec struct {
+	t        *cuda.Thread
+	funcs    []cuda.Function // by kernel ID
+	grid     int
+	syncEach bool
+}
+
+func (e *cudaExec) alloc(bytes int64) (mem, error) {
+	p, err := e.t.Alloc(bytes)
+	if err != nil {
+		return mem{}, err
+	}
+	return mem{addr: uint64(p), bytes: bytes}, nil
+}
+
+func (e *cudaExec) free(m mem) error {
+	if m.addr == 0 {
+		return nil
+	}
+	return e.t.Free(cuda.DevicePtr(m.addr))
+}
+
+func (e *cudaExec) upload(dst mem, src unsafe.Pointer, bytes int64) error {
+	if bytes > dst.bytes {
+		return fmt.Errorf("gpu: upload of %d bytes into a buffer of %d", bytes, dst.bytes)
+	}
+	return e.t.CopyHtoD(cuda.DevicePtr(dst.addr), src, bytes)
+}
+
+func (e *cudaExec) download(dst unsafe.Pointer, src mem, bytes int64) error {
+	if bytes > src.bytes {
+		return fmt.Errorf("gpu: download of %d bytes from a buffer of %d", bytes, src.bytes)
+	}
+	return e.t.CopyDtoH(dst, cuda.DevicePtr(src.addr), bytes)
+}
+
+func (e *cudaExec) launch(k kernels.Kernel, n int64, params []uint64) error {
+	if len(params) != k.Params {
+		return fmt.Errorf("%w: %s takes %d words, got %d", kernels.ErrParams, k.Name, k.Params, len(params))
+	}
+	const block = 256
+	blocks := int(min((n+block-1)/block, int64(e.grid)))
+	if err := e.t.Launch(e.funcs[k.ID], blocks, block, params); err != nil {
+		return err
+	}
+	if e.syncEach {
+		return e.t.Synchronize()
+	}
+	return nil
+}
+
+func (e *cudaExec) sync() error { return e.t.Synchronize() }
+
+func (e *cudaExec) memInfo() (free, total int64, err error) { return e.t.MemInfo() }
+
+// CUDA returns the device's CUDA context (nil on the emulator), for code
+// that calls the libraries itself (cuBLAS, cuSPARSE's SpMM) on the same
+// device and thread as the samplers: its Do runs after any call of the
+// samplers, and Array.Ptr and Buffer addresses are valid in it.
+func (d *Device) CUDA() *cuda.Context {
+	c, _ := d.native.(*cuda.Context)
+	return c
+}

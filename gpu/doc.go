@@ -1,0 +1,53 @@
+// Package gpu runs bulksample's samplers and sparse products on an NVIDIA
+// GPU (DESIGN.md section 5, GPU): NodeWise, LayerWise (LADIES, FastGCN)
+// and Product (C = A·B) on a Device.
+//
+// # Overview
+//
+// Open returns the first GPU in a binary built with the cuda tag
+// (`make build CUDA=1`); without the tag it returns ErrNotBuilt, and
+// without a GPU the driver's error. A sampler uploads its graph once (an
+// error names both sizes if it does not fit the device's free memory)
+// and samples a bulk in a fixed sequence of kernel launches; SampleDevice
+// leaves the blocks on the device (a DeviceBulk, for a GPU trainer),
+// SampleBulk downloads them as a sampling.Bulk. A Product uploads A and B
+// and computes C by a row gather when A has at most one entry per row
+// (Q·A), by cuSPARSE's SpGEMM otherwise.
+//
+// For a GPU trainer (DESIGN.md section 5's backend, part 2 of the GPU
+// work): Buffer is device memory the caller owns, a DeviceBulk's arrays
+// give their device addresses (Array.Ptr), and, in a cuda build,
+// Device.CUDA returns the context on whose thread cuBLAS and cuSPARSE's
+// SpMM (package internal/cuda) run beside the samplers.
+//
+// # Determinism
+//
+// The samplers return exactly what package sampling's return, bit for
+// bit: the same stream, selections, deduplication order and
+// normalisation. Everything they compute is written once, in the CUDA C
+// of package internal/cuda/kernels, as functions compiled both into the
+// PTX and for the host; the host build runs on NewEmulator, a Device that
+// executes the same kernels and the same Go pipeline on the CPU, one
+// thread at a time (in a permuted order, to catch kernels that depend on
+// the order of their threads). The tests of this package run package
+// sampling's conformance kit and bit-for-bit comparisons on the emulator
+// in every `make test`, and on a GPU under the cuda tag (the GPU bundle).
+// cuSPARSE's products sum in their own order: with integer values (a 0/1
+// adjacency) they are exact; with others they agree with spgemm.Mul to
+// float32 rounding.
+//
+// # Memory and concurrency
+//
+// Each sampler and product owns its device memory: buffers are named,
+// grow as needed and are reused by the next call, and Close frees them. A
+// DeviceBulk is valid until the sampler's next call. A Device runs one
+// call at a time on the thread that holds its CUDA context.
+//
+// # What does not apply
+//
+// NodeWiseOptions.Threads and MaxBulkEdges, LayerWiseOptions.Threads and
+// Semibulk shape the CPU's work and do not change results; the device
+// samplers ignore them. A bulk is sampled in one group, so its size is
+// bounded by the device's memory. Masks and Add of spgemm.MulOptions are
+// not supported on the device.
+package gpu

@@ -1,0 +1,170 @@
+package gpu
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// base is what NodeWise and LayerWise share: the device, the graph's
+// buffers and a call's (reused by the next), and the calls around a
+// sampler's pipeline (run, one at a time).
+type base struct {
+	dev  *Device
+	g    *graph
+	name string // for errors
+	// run is the sampler's pipeline: the bulk of the seeds all (offsets
+	// start) on p.
+	run func(ctx context.Context, p *pipe, epoch, first int, all []int32, start []int64) *DeviceBulk
+
+	mu     sync.Mutex
+	garena arena // the graph
+	arena  arena // each call's buffers, reused by the next
+	closed bool
+}
+
+// newBase uploads a (its values when values) to d.
+func newBase(d *Device, name string, a *spgemm.CSR, values bool) (*base, error) {
+	b := &base{dev: d, name: name, garena: arena{bufs: map[string]mem{}}, arena: arena{bufs: map[string]mem{}}}
+	g, err := d.uploadGraph(&b.garena, a, values, "the graph")
+	if err != nil {
+		_ = b.close()
+		return nil, err
+	}
+	b.g = g
+	return b, nil
+}
+
+func (b *base) close() error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return nil
+	}
+	b.closed = true
+	return b.dev.do(func(ex executor) error { return errors.Join(b.arena.free(ex), b.garena.free(ex)) })
+}
+
+func (b *base) sampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
+	var out *sampling.Bulk
+	err := b.sample(ctx, epoch, first, seeds, func(p *pipe, db *DeviceBulk) { out = p.downloadBulk(db) })
+	return out, err
+}
+
+func (b *base) sampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error) {
+	var out *DeviceBulk
+	err := b.sample(ctx, epoch, first, seeds, func(p *pipe, db *DeviceBulk) {
+		out = db
+		p.setErr(p.ex.sync())
+	})
+	return out, err
+}
+
+func (b *base) download(db *DeviceBulk) (*sampling.Bulk, error) {
+	var out *sampling.Bulk
+	err := b.dev.do(func(ex executor) error {
+		p := b.dev.newPipe(ex, &b.arena)
+		out = p.downloadBulk(db)
+		return p.err
+	})
+	return out, err
+}
+
+// sample checks the seeds, runs the pipeline and hands its bulk to then,
+// inside the device's run.
+func (b *base) sample(ctx context.Context, epoch, first int, seeds [][]int32, then func(*pipe, *DeviceBulk)) error {
+	all, start, err := checkSeeds(first, seeds, b.g.n)
+	if err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.closed {
+		return fmt.Errorf("gpu: %s is closed", b.name)
+	}
+	return b.dev.do(func(ex executor) error {
+		p := b.dev.newPipe(ex, &b.arena)
+		db := b.run(ctx, p, epoch, first, all, start)
+		if p.err == nil {
+			then(p, db)
+		}
+		return p.err
+	})
+}
+
+// graph is an adjacency in device memory.
+type graph struct {
+	n                     int
+	nnz                   int64
+	indptr, indices, data mem
+}
+
+// uploadGraph copies a (its values when values) into the arena g.
+func (d *Device) uploadGraph(g *arena, a *spgemm.CSR, values bool, what string) (*graph, error) {
+	bytes := int64(a.Rows+1)*8 + a.NNZ()*4
+	if values {
+		bytes += a.NNZ() * 4
+	}
+	if err := d.checkFits(fmt.Sprintf("%s (%d vertices, %d edges)", what, a.Rows, a.NNZ()), bytes); err != nil {
+		return nil, err
+	}
+	gr := &graph{n: a.Rows, nnz: a.NNZ()}
+	err := d.do(func(ex executor) error {
+		p := d.newPipe(ex, g)
+		gr.indptr = put(p, "indptr", a.Indptr)
+		gr.indices = put(p, "indices", a.Indices[:a.NNZ()])
+		if values {
+			gr.data = put(p, "data", a.Data[:a.NNZ()])
+		} else {
+			gr.data = p.buf("data", 4)
+		}
+		return p.err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: uploading %s: %w", what, err)
+	}
+	return gr, nil
+}
+
+// Sampler is a sampler on the device: a NodeWise or a LayerWise. Besides
+// sampling.Sampler's SampleBulk (blocks on the host) it leaves a bulk on
+// the device (SampleDevice), copies one to the host (Download), and frees
+// its device memory (Close).
+type Sampler interface {
+	sampling.Sampler
+	SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error)
+	Download(b *DeviceBulk) (*sampling.Bulk, error)
+	Close() error
+}
+
+var (
+	_ Sampler = (*NodeWise)(nil)
+	_ Sampler = (*LayerWise)(nil)
+)
+
+// NewSampler is sampling.NewSampler on d: the device sampler of
+// opt.Method over the n x n adjacency a, which samples what the CPU's
+// sampler of the same options samples. It returns the error
+// SamplerOptions.Validate or the sampler's constructor returns.
+func NewSampler(d *Device, a *spgemm.CSR, opt sampling.SamplerOptions) (Sampler, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	// The constructors' nil pointers must not become non-nil interfaces.
+	if opt.Method == "" || opt.Method == sampling.MethodNode {
+		nw, err := NewNodeWise(d, a, opt.NodeWiseOptions())
+		if err != nil {
+			return nil, err
+		}
+		return nw, nil
+	}
+	lw, err := NewLayerWise(d, a, opt.LayerWiseOptions())
+	if err != nil {
+		return nil, err
+	}
+	return lw, nil
+}

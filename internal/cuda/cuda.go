@@ -1,0 +1,510 @@
+//go:build cuda
+
+package cuda
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <string.h>
+#include "decl.h"
+
+#define BS_FIELD(name, sym, ret, args) ret(*name) args;
+typedef struct { BS_DRIVER_FUNCS(BS_FIELD) } bs_driver;
+
+#define BS_RESOLVE_DRV(name, sym, ret, args) \
+	t->name = (ret(*) args)dlsym(h, sym); if (!t->name) return sym;
+
+// bs_resolve_driver returns the first symbol missing from h, or NULL.
+static const char *bs_resolve_driver(void *h, bs_driver *t) { BS_DRIVER_FUNCS(BS_RESOLVE_DRV) return NULL; }
+
+static void *bs_dlopen(const char *path) { return dlopen(path, RTLD_NOW | RTLD_LOCAL); }
+static const char *bs_dlerror(void) { const char *e = dlerror(); return e ? e : "unknown error"; }
+
+// ---- driver calls (cgo cannot call function pointers)
+static bs_CUresult d_init(bs_driver *d) { return d->cuInit(0); }
+static bs_CUresult d_version(bs_driver *d, int *v) { return d->cuDriverGetVersion(v); }
+static bs_CUresult d_count(bs_driver *d, int *n) { return d->cuDeviceGetCount(n); }
+static bs_CUresult d_get(bs_driver *d, bs_CUdevice *dev, int ord) { return d->cuDeviceGet(dev, ord); }
+static bs_CUresult d_name(bs_driver *d, char *buf, int len, bs_CUdevice dev) { return d->cuDeviceGetName(buf, len, dev); }
+static bs_CUresult d_totalmem(bs_driver *d, size_t *b, bs_CUdevice dev) { return d->cuDeviceTotalMem(b, dev); }
+static bs_CUresult d_attr(bs_driver *d, int *v, int attr, bs_CUdevice dev) { return d->cuDeviceGetAttribute(v, (bs_CUdevice_attribute)attr, dev); }
+static bs_CUresult d_retain(bs_driver *d, bs_CUcontext *c, bs_CUdevice dev) { return d->cuDevicePrimaryCtxRetain(c, dev); }
+static bs_CUresult d_release(bs_driver *d, bs_CUdevice dev) { return d->cuDevicePrimaryCtxRelease(dev); }
+static bs_CUresult d_setcurrent(bs_driver *d, bs_CUcontext c) { return d->cuCtxSetCurrent(c); }
+static bs_CUresult d_sync(bs_driver *d) { return d->cuCtxSynchronize(); }
+static bs_CUresult d_alloc(bs_driver *d, bs_CUdeviceptr *p, size_t b) { return d->cuMemAlloc(p, b); }
+static bs_CUresult d_free(bs_driver *d, bs_CUdeviceptr p) { return d->cuMemFree(p); }
+static bs_CUresult d_htod(bs_driver *d, bs_CUdeviceptr dst, const void *src, size_t b) { return d->cuMemcpyHtoD(dst, src, b); }
+static bs_CUresult d_dtoh(bs_driver *d, void *dst, bs_CUdeviceptr src, size_t b) { return d->cuMemcpyDtoH(dst, src, b); }
+static bs_CUresult d_meminfo(bs_driver *d, size_t *f, size_t *t) { return d->cuMemGetInfo(f, t); }
+static bs_CUresult d_allochost(bs_driver *d, void **p, size_t b) { return d->cuMemAllocHost(p, b); }
+static bs_CUresult d_freehost(bs_driver *d, void *p) { return d->cuMemFreeHost(p); }
+static bs_CUresult d_function(bs_driver *d, bs_CUfunction *f, bs_CUmodule m, const char *name) { return d->cuModuleGetFunction(f, m, name); }
+static bs_CUresult d_unload(bs_driver *d, bs_CUmodule m) { return d->cuModuleUnload(m); }
+static bs_CUresult d_event(bs_driver *d, bs_CUevent *e) { return d->cuEventCreate(e, 0); }
+static bs_CUresult d_record(bs_driver *d, bs_CUevent e) { return d->cuEventRecord(e, NULL); }
+static bs_CUresult d_evsync(bs_driver *d, bs_CUevent e) { return d->cuEventSynchronize(e); }
+static bs_CUresult d_elapsed(bs_driver *d, float *ms, bs_CUevent a, bs_CUevent b) { return d->cuEventElapsedTime(ms, a, b); }
+static bs_CUresult d_evdestroy(bs_driver *d, bs_CUevent e) { return d->cuEventDestroy(e); }
+static const char *d_errname(bs_driver *d, bs_CUresult r) {
+	const char *s = NULL;
+	if (d->cuGetErrorName(r, &s) != BS_CUDA_SUCCESS || s == NULL) return "unknown CUresult";
+	return s;
+}
+static const char *d_errstring(bs_driver *d, bs_CUresult r) {
+	const char *s = NULL;
+	if (d->cuGetErrorString(r, &s) != BS_CUDA_SUCCESS || s == NULL) return "";
+	return s;
+}
+
+// d_load JIT-compiles a PTX image, with its error log in log (size bytes).
+static bs_CUresult d_load(bs_driver *d, bs_CUmodule *m, const char *ptx, char *log, size_t size) {
+	bs_CUjit_option opts[2] = { BS_CU_JIT_ERROR_LOG_BUFFER, BS_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
+	void *vals[2] = { log, (void *)size };
+	return d->cuModuleLoadDataEx(m, ptx, 2, opts, vals);
+}
+
+// d_launch launches f on grid x block threads with the packed parameter
+// buffer params (size bytes), on the default stream.
+static bs_CUresult d_launch(bs_driver *d, bs_CUfunction f, unsigned grid, unsigned block, const void *params, size_t size) {
+	void *extra[] = { BS_CU_LAUNCH_PARAM_BUFFER_POINTER, (void *)params, BS_CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
+	                  BS_CU_LAUNCH_PARAM_END };
+	return d->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, NULL, extra);
+}
+*/
+import "C"
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// Error is a failed call of a CUDA library.
+type Error struct {
+	Lib  string // "cuda" (the driver), "cusparse" or "cublas"
+	Call string // the function, with its sizes where they help
+	Code int    // the status code
+	Name string // the library's name of the status, e.g. CUDA_ERROR_OUT_OF_MEMORY
+	Msg  string // the driver's description, when it has one
+}
+
+func (e *Error) Error() string {
+	s := fmt.Sprintf("%s: %s: %s (%d)", e.Lib, e.Call, e.Name, e.Code)
+	if e.Msg != "" {
+		s += ": " + e.Msg
+	}
+	return s
+}
+
+// The status codes that callers act on.
+const (
+	cudaErrorNoDevice         = 100 // CUDA_ERROR_NO_DEVICE
+	cudaErrorOutOfMemory      = 2   // CUDA_ERROR_OUT_OF_MEMORY
+	cusparseInsufficientResrc = 11  // CUSPARSE_STATUS_INSUFFICIENT_RESOURCES
+)
+
+// IsOutOfMemory reports whether err is the driver's out-of-memory status.
+func IsOutOfMemory(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Lib == "cuda" && e.Code == cudaErrorOutOfMemory
+}
+
+// IsInsufficientResources reports whether err is cuSPARSE's
+// CUSPARSE_STATUS_INSUFFICIENT_RESOURCES (the algorithm's memory needs
+// exceed the device's).
+func IsInsufficientResources(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Lib == "cusparse" && e.Code == cusparseInsufficientResrc
+}
+
+// libFolderEnv names the folder searched first for the libraries.
+const libFolderEnv = "BULKSAMPLE_CUDA_LIB"
+
+// openLib dlopens the first of names (sonames, newest first) found in
+// $BULKSAMPLE_CUDA_LIB, on the loader's path, or in the toolkit's usual
+// folders, and returns its handle and path, or an error listing every try.
+func openLib(what string, names []string) (unsafe.Pointer, string, error) {
+	var tries []string
+	var dirs []string
+	if d := os.Getenv(libFolderEnv); d != "" {
+		dirs = append(dirs, d)
+	}
+	dirs = append(dirs, "", "/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib")
+	for _, dir := range dirs {
+		for _, name := range names {
+			path := name
+			if dir != "" {
+				path = filepath.Join(dir, name)
+				if _, err := os.Stat(path); err != nil {
+					continue
+				}
+			}
+			cs := C.CString(path)
+			h := C.bs_dlopen(cs)
+			C.free(unsafe.Pointer(cs))
+			if h != nil {
+				return h, path, nil
+			}
+			tries = append(tries, fmt.Sprintf("%s (%s)", path, C.GoString(C.bs_dlerror())))
+		}
+	}
+	if len(tries) == 0 {
+		tries = append(tries, strings.Join(names, ", ")+" (not found)")
+	}
+	return nil, "", fmt.Errorf("cuda: cannot load %s: tried %s; set %s to the folder that holds it", what, strings.Join(tries, "; "), libFolderEnv)
+}
+
+// Info describes an opened device.
+type Info struct {
+	Ordinal         int
+	Name            string
+	MemoryBytes     int64
+	Multiprocessors int
+	CCMajor         int // compute capability
+	CCMinor         int
+	DriverVersion   int // e.g. 13000 for CUDA 13.0
+	DriverPath      string
+}
+
+func (i Info) String() string {
+	return fmt.Sprintf("%s (device %d, compute capability %d.%d, %d SMs, %.1f GiB, driver CUDA %d.%d)", i.Name, i.Ordinal,
+		i.CCMajor, i.CCMinor, i.Multiprocessors, float64(i.MemoryBytes)/(1<<30), i.DriverVersion/1000, i.DriverVersion%1000/10)
+}
+
+// Context is an opened device: its primary context, current on one locked
+// OS thread that runs every call (Do).
+type Context struct {
+	info   Info
+	drv    *C.bs_driver
+	dev    C.bs_CUdevice
+	ctx    C.bs_CUcontext
+	work   chan func()
+	mu     sync.Mutex
+	closed bool
+
+	// Set and used on the context's thread only.
+	sparse *Sparse
+	blas   *BLAS
+	mods   []*Module
+}
+
+// Open opens device ordinal (0 is the first GPU): it loads the driver,
+// initialises it and makes the device's primary context current on a new
+// locked thread. Without a driver or a GPU it returns the driver's error
+// (e.g. "cuda: cuInit: CUDA_ERROR_NO_DEVICE (100)").
+func Open(ordinal int) (*Context, error) {
+	c := &Context{work: make(chan func())}
+	errc := make(chan error)
+	go c.loop(ordinal, errc)
+	if err := <-errc; err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// loop is the context's thread.
+func (c *Context) loop(ordinal int, errc chan<- error) {
+	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+	if err := c.init(ordinal); err != nil {
+		errc <- err
+		return
+	}
+	errc <- nil
+	for fn := range c.work {
+		fn()
+	}
+}
+
+func (c *Context) init(ordinal int) error {
+	h, path, err := openLib("the CUDA driver (no NVIDIA driver on this machine?)", []string{"libcuda.so.1"})
+	if err != nil {
+		return err
+	}
+	c.drv = (*C.bs_driver)(C.calloc(1, C.size_t(unsafe.Sizeof(C.bs_driver{}))))
+	if miss := C.bs_resolve_driver(h, c.drv); miss != nil {
+		return fmt.Errorf("cuda: %s lacks %s: the driver is too old", path, C.GoString(miss))
+	}
+	c.info.DriverPath, c.info.Ordinal = path, ordinal
+	if err := c.check("cuInit", C.d_init(c.drv)); err != nil {
+		return err
+	}
+	var v, n C.int
+	if err := c.check("cuDriverGetVersion", C.d_version(c.drv, &v)); err != nil {
+		return err
+	}
+	c.info.DriverVersion = int(v)
+	if err := c.check("cuDeviceGetCount", C.d_count(c.drv, &n)); err != nil {
+		return err
+	}
+	if ordinal < 0 || ordinal >= int(n) {
+		return fmt.Errorf("cuda: device %d: the machine has %d CUDA device(s)", ordinal, n)
+	}
+	if err := c.check(fmt.Sprintf("cuDeviceGet(%d)", ordinal), C.d_get(c.drv, &c.dev, C.int(ordinal))); err != nil {
+		return err
+	}
+	var name [256]C.char
+	if err := c.check("cuDeviceGetName", C.d_name(c.drv, &name[0], C.int(len(name)), c.dev)); err != nil {
+		return err
+	}
+	c.info.Name = C.GoString(&name[0])
+	var total C.size_t
+	if err := c.check("cuDeviceTotalMem_v2", C.d_totalmem(c.drv, &total, c.dev)); err != nil {
+		return err
+	}
+	c.info.MemoryBytes = int64(total)
+	for _, a := range []struct {
+		attr C.int
+		dst  *int
+	}{{C.BS_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, &c.info.Multiprocessors},
+		{C.BS_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, &c.info.CCMajor},
+		{C.BS_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, &c.info.CCMinor}} {
+		var x C.int
+		if err := c.check("cuDeviceGetAttribute", C.d_attr(c.drv, &x, a.attr, c.dev)); err != nil {
+			return err
+		}
+		*a.dst = int(x)
+	}
+	if err := c.check("cuDevicePrimaryCtxRetain", C.d_retain(c.drv, &c.ctx, c.dev)); err != nil {
+		return err
+	}
+	if err := c.check("cuCtxSetCurrent", C.d_setcurrent(c.drv, c.ctx)); err != nil {
+		C.d_release(c.drv, c.dev)
+		return err
+	}
+	return nil
+}
+
+// check turns a driver status into an *Error naming call.
+func (c *Context) check(call string, r C.bs_CUresult) error {
+	if r == C.BS_CUDA_SUCCESS {
+		return nil
+	}
+	return &Error{Lib: "cuda", Call: call, Code: int(r), Name: C.GoString(C.d_errname(c.drv, r)), Msg: C.GoString(C.d_errstring(c.drv, r))}
+}
+
+// Info returns the device's description.
+func (c *Context) Info() Info { return c.info }
+
+// ErrClosed is returned by Do on a closed context.
+var ErrClosed = errors.New("cuda: context is closed")
+
+// Do runs fn on the context's thread and returns its error. Calls from
+// several goroutines run one after the other. A panic in fn is re-raised
+// in the caller.
+func (c *Context) Do(fn func(t *Thread) error) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.mu.Unlock()
+	type result struct {
+		err error
+		p   any
+	}
+	res := make(chan result, 1)
+	c.work <- func() {
+		defer func() {
+			if p := recover(); p != nil {
+				res <- result{p: p}
+			}
+		}()
+		res <- result{err: fn(&Thread{c: c})}
+	}
+	r := <-res
+	if r.p != nil {
+		panic(r.p)
+	}
+	return r.err
+}
+
+// Close destroys the library handles, unloads the modules and releases the
+// primary context; it is idempotent. Memory the caller allocated must be
+// freed first.
+func (c *Context) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.mu.Unlock()
+	err := c.Do(func(t *Thread) error {
+		var errs []error
+		if c.sparse != nil {
+			errs = append(errs, c.sparse.destroy())
+		}
+		if c.blas != nil {
+			errs = append(errs, c.blas.destroy())
+		}
+		for _, m := range c.mods {
+			errs = append(errs, c.check("cuModuleUnload", C.d_unload(c.drv, m.m)))
+		}
+		errs = append(errs, c.check("cuDevicePrimaryCtxRelease_v2", C.d_release(c.drv, c.dev)))
+		return errors.Join(errs...)
+	})
+	c.mu.Lock()
+	c.closed = true
+	close(c.work)
+	c.mu.Unlock()
+	return err
+}
+
+// Thread is the context's thread during Do: its methods are the device
+// operations, valid only inside the Do that passed it.
+type Thread struct{ c *Context }
+
+// DevicePtr is a device address (CUdeviceptr).
+type DevicePtr uint64
+
+// Alloc allocates bytes of device memory (at least 1).
+func (t *Thread) Alloc(bytes int64) (DevicePtr, error) {
+	var p C.bs_CUdeviceptr
+	if err := t.c.check(fmt.Sprintf("cuMemAlloc_v2(%d bytes)", bytes), C.d_alloc(t.c.drv, &p, C.size_t(max(bytes, 1)))); err != nil {
+		return 0, err
+	}
+	return DevicePtr(p), nil
+}
+
+// Free frees memory from Alloc.
+func (t *Thread) Free(p DevicePtr) error {
+	return t.c.check("cuMemFree_v2", C.d_free(t.c.drv, C.bs_CUdeviceptr(p)))
+}
+
+// CopyHtoD copies bytes from host memory src to dst.
+func (t *Thread) CopyHtoD(dst DevicePtr, src unsafe.Pointer, bytes int64) error {
+	if bytes == 0 {
+		return nil
+	}
+	return t.c.check(fmt.Sprintf("cuMemcpyHtoD_v2(%d bytes)", bytes), C.d_htod(t.c.drv, C.bs_CUdeviceptr(dst), src, C.size_t(bytes)))
+}
+
+// CopyDtoH copies bytes from src to host memory dst.
+func (t *Thread) CopyDtoH(dst unsafe.Pointer, src DevicePtr, bytes int64) error {
+	if bytes == 0 {
+		return nil
+	}
+	return t.c.check(fmt.Sprintf("cuMemcpyDtoH_v2(%d bytes)", bytes), C.d_dtoh(t.c.drv, dst, C.bs_CUdeviceptr(src), C.size_t(bytes)))
+}
+
+// AllocHost allocates bytes of page-locked host memory (faster copies;
+// for overlapping transfers), freed with FreeHost.
+func (t *Thread) AllocHost(bytes int64) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	if err := t.c.check(fmt.Sprintf("cuMemAllocHost_v2(%d bytes)", bytes), C.d_allochost(t.c.drv, &p, C.size_t(max(bytes, 1)))); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// FreeHost frees memory from AllocHost.
+func (t *Thread) FreeHost(p unsafe.Pointer) error {
+	return t.c.check("cuMemFreeHost", C.d_freehost(t.c.drv, p))
+}
+
+// MemInfo returns the device's free and total memory.
+func (t *Thread) MemInfo() (free, total int64, err error) {
+	var f, tot C.size_t
+	if err := t.c.check("cuMemGetInfo_v2", C.d_meminfo(t.c.drv, &f, &tot)); err != nil {
+		return 0, 0, err
+	}
+	return int64(f), int64(tot), nil
+}
+
+// Synchronize waits for all work issued so far and returns the first
+// error of a kernel that failed.
+func (t *Thread) Synchronize() error {
+	return t.c.check("cuCtxSynchronize", C.d_sync(t.c.drv))
+}
+
+// Module is a loaded PTX module, unloaded by the context's Close.
+type Module struct {
+	m C.bs_CUmodule
+	c *Context
+}
+
+// LoadModule JIT-compiles a NUL-terminated PTX image for the device; the
+// error carries the JIT's log.
+func (t *Thread) LoadModule(ptx string) (*Module, error) {
+	if !strings.HasSuffix(ptx, "\x00") {
+		return nil, errors.New("cuda: LoadModule: the PTX must end with a NUL byte")
+	}
+	cs := C.CString(ptx)
+	defer C.free(unsafe.Pointer(cs))
+	var log [8192]C.char
+	m := &Module{c: t.c}
+	if err := t.c.check("cuModuleLoadDataEx", C.d_load(t.c.drv, &m.m, cs, &log[0], C.size_t(len(log)))); err != nil {
+		if l := C.GoString(&log[0]); l != "" {
+			return nil, fmt.Errorf("%w; JIT log: %s", err, strings.TrimSpace(l))
+		}
+		return nil, err
+	}
+	t.c.mods = append(t.c.mods, m)
+	return m, nil
+}
+
+// Function is a kernel of a module.
+type Function struct {
+	f    C.bs_CUfunction
+	name string
+}
+
+// Function returns the kernel name of the module.
+func (m *Module) Function(name string) (Function, error) {
+	cs := C.CString(name)
+	defer C.free(unsafe.Pointer(cs))
+	var f C.bs_CUfunction
+	if err := m.c.check(fmt.Sprintf("cuModuleGetFunction(%s)", name), C.d_function(m.c.drv, &f, m.m, cs)); err != nil {
+		return Function{}, err
+	}
+	return Function{f: f, name: name}, nil
+}
+
+// Launch launches f on grid blocks of block threads, on the default
+// stream, with the kernel's parameters packed in params (a struct of
+// 8-byte members). It returns launch errors; a failure while the kernel
+// runs shows at the next synchronising call.
+func (t *Thread) Launch(f Function, grid, block int, params []uint64) error {
+	if len(params) == 0 {
+		return fmt.Errorf("cuda: launch of %s without parameters", f.name)
+	}
+	return t.c.check(fmt.Sprintf("cuLaunchKernel(%s, %d x %d threads)", f.name, grid, block),
+		C.d_launch(t.c.drv, f.f, C.uint(grid), C.uint(block), unsafe.Pointer(&params[0]), C.size_t(8*len(params))))
+}
+
+// Event is a CUDA event, for timing work on the device.
+type Event struct{ e C.bs_CUevent }
+
+// NewEvent creates an event; destroy it with DestroyEvent.
+func (t *Thread) NewEvent() (Event, error) {
+	var e C.bs_CUevent
+	err := t.c.check("cuEventCreate", C.d_event(t.c.drv, &e))
+	return Event{e}, err
+}
+
+// Record records e after the work issued so far.
+func (t *Thread) Record(e Event) error { return t.c.check("cuEventRecord", C.d_record(t.c.drv, e.e)) }
+
+// Elapsed waits for end and returns the milliseconds between start and end.
+func (t *Thread) Elapsed(start, end Event) (float32, error) {
+	if err := t.c.check("cuEventSynchronize", C.d_evsync(t.c.drv, end.e)); err != nil {
+		return 0, err
+	}
+	var ms C.float
+	err := t.c.check("cuEventElapsedTime", C.d_elapsed(t.c.drv, &ms, start.e, end.e))
+	return float32(ms), err
+}
+
+// DestroyEvent destroys e.
+func (t *Thread) DestroyEvent(e Event) error {
+	return t.c.check("cuEventDestroy_v2", C.d_evdestroy(t.c.drv, e.e))
+}
+
+// Info returns the device's description.
+func (t *Thread) Info() Info { return t.c.info }

@@ -1,0 +1,187 @@
+/* bs_select.h: per-row selection, the device's single definition of
+ * package sampling's laws (select.go: rowSelector.choose and what it
+ * calls). One thread selects one row; the result is the same set of
+ * positions, with the same multiplicities, as the Go code returns:
+ *
+ *   - uniform without replacement: rows with deg <= s whole, otherwise
+ *     Floyd's algorithm drawing its j-th number at stream position j;
+ *   - uniform with replacement: s draws mulhi(bits_j, deg), merged;
+ *   - weighted without replacement: the s smallest exponential keys
+ *     -ln(u_c)/w_c (u at the position of the column id c), ties to the
+ *     smaller position, kept in a max-heap exactly as topKeys does (with
+ *     its bound that skips a logarithm); the key-bound pass of
+ *     select_bound.go chooses the same set;
+ *   - weighted with replacement: inverse transform on the float64 prefix
+ *     sums of the positive weights, in order (the draws' thresholds are
+ *     sorted first so that one pass over the row answers all of them).
+ */
+#ifndef BS_SELECT_CUH
+#define BS_SELECT_CUH
+
+#include "bs_common.h"
+
+/* 1+1e-9 as Go's constant arithmetic rounds it (topKeys' margin). */
+#define BS_BOUND_MARGIN bs_f64_from_bits(0x3ff000000044b830ULL)
+
+/* bs_select_bound is selectBound: the most entries a row of deg entries
+ * yields with fanout s. */
+BS_HD int64_t bs_select_bound(int64_t deg, int64_t s) {
+	if (s < 0) return deg;
+	return s < deg ? s : deg;
+}
+
+/* bs_merge turns the sorted draws d[0..n) into distinct positions and
+ * their counts (rowSelector.merge). */
+BS_HD int64_t bs_merge(const int32_t *d, int64_t n, int32_t *pos, int32_t *mult) {
+	int64_t c = 0;
+	for (int64_t j = 0; j < n; j++) {
+		if (j > 0 && d[j] == d[j - 1]) {
+			mult[c - 1]++;
+			continue;
+		}
+		pos[c] = d[j];
+		mult[c] = 1;
+		c++;
+	}
+	return c;
+}
+
+/* bs_floyd draws a uniform s-subset of 0..deg-1 (0 < s < deg) into pos,
+ * ascending (rowSelector.floyd: every branch of it yields this set). */
+BS_HD int64_t bs_floyd(uint64_t rk, int64_t deg, int64_t s, int32_t *pos) {
+	int64_t c = 0;
+	for (int64_t j = deg - s; j < deg; j++) {
+		int32_t t = (int32_t)bs_mulhi64(bs_u64(rk, j), (uint64_t)j + 1);
+		for (int64_t q = 0; q < c; q++) {
+			if (pos[q] == t) {
+				t = (int32_t)j;
+				break;
+			}
+		}
+		pos[c++] = t;
+	}
+	bs_sort_i32(pos, c);
+	return c;
+}
+
+/* bs_heap_less orders heap entries by key, then position (heapLess). */
+BS_HD int bs_heap_less(const double *k, const int32_t *p, int64_t i, int64_t j) {
+	return k[i] < k[j] || (k[i] == k[j] && p[i] < p[j]);
+}
+
+BS_HD void bs_sift_up(double *k, int32_t *p, int64_t i) {
+	while (i > 0) {
+		int64_t parent = (i - 1) / 2;
+		if (!bs_heap_less(k, p, parent, i)) return;
+		double tk = k[i]; k[i] = k[parent]; k[parent] = tk;
+		int32_t tp = p[i]; p[i] = p[parent]; p[parent] = tp;
+		i = parent;
+	}
+}
+
+BS_HD void bs_sift_down(double *k, int32_t *p, int64_t n, int64_t i) {
+	for (;;) {
+		int64_t c = 2 * i + 1;
+		if (c >= n) return;
+		if (c + 1 < n && bs_heap_less(k, p, c, c + 1)) c++;
+		if (!bs_heap_less(k, p, i, c)) return;
+		double tk = k[i]; k[i] = k[c]; k[c] = tk;
+		int32_t tp = p[i]; p[i] = p[c]; p[c] = tp;
+		i = c;
+	}
+}
+
+/* bs_weighted selects without replacement by exponential keys
+ * (rowSelector.weighted): every positive entry when s < 0 or there are at
+ * most s of them, else the s smallest keys. pos gets the positions,
+ * ascending; hk (s doubles) is scratch. */
+BS_HD int64_t bs_weighted(uint64_t rk, const int32_t *cols, const float *vals, int64_t deg, int64_t s,
+                          int32_t *pos, double *hk) {
+	int64_t npos = 0;
+	for (int64_t i = 0; i < deg; i++)
+		if (vals[i] > 0) npos++;
+	if (s < 0 || npos <= s) {
+		int64_t c = 0;
+		for (int64_t i = 0; i < deg; i++)
+			if (vals[i] > 0) pos[c++] = (int32_t)i;
+		return c;
+	}
+	int64_t n = 0;
+	for (int64_t i = 0; i < deg; i++) {
+		float v = vals[i];
+		if (!(v > 0)) continue;
+		double u = bs_f64(rk, cols[i]);
+		if (n < s) {
+			pos[n] = (int32_t)i;
+			hk[n] = -bs_log(u) / (double)v;
+			bs_sift_up(hk, pos, n);
+			n++;
+			continue;
+		}
+		if (1 - u >= hk[0] * (double)v * BS_BOUND_MARGIN) continue;
+		double k = -bs_log(u) / (double)v;
+		if (k < hk[0]) {
+			hk[0] = k;
+			pos[0] = (int32_t)i;
+			bs_sift_down(hk, pos, n, 0);
+		}
+	}
+	bs_sort_i32(pos, n);
+	return n;
+}
+
+/* bs_weighted_replace makes s draws proportional to vals by inverse
+ * transform (rowSelector.weightedReplace) and merges them. thr (s
+ * doubles) and d (s int32) are scratch. */
+BS_HD int64_t bs_weighted_replace(uint64_t rk, const float *vals, int64_t deg, int64_t s,
+                                  int32_t *pos, int32_t *mult, double *thr, int32_t *d) {
+	double total = 0;
+	int64_t last = -1;
+	for (int64_t i = 0; i < deg; i++) {
+		if (vals[i] > 0) {
+			total += (double)vals[i];
+			last = i;
+		}
+	}
+	if (last < 0) return 0;
+	for (int64_t j = 0; j < s; j++) thr[j] = bs_f64(rk, j) * total;
+	bs_sort_f64(thr, s);
+	/* The first position whose inclusive prefix sum exceeds a threshold is
+	 * nondecreasing in the threshold: one pass serves the sorted draws. */
+	int64_t i = 0;
+	double prefix = 0;
+	if (vals[0] > 0) prefix += (double)vals[0];
+	for (int64_t j = 0; j < s; j++) {
+		while (i < deg && !(prefix > thr[j])) {
+			i++;
+			if (i < deg && vals[i] > 0) prefix += (double)vals[i];
+		}
+		d[j] = (int32_t)(i > last ? last : i); /* none exceeds: u rounded up to the total */
+	}
+	return bs_merge(d, s, pos, mult);
+}
+
+/* bs_select_row is rowSelector.choose: the positions (ascending) that the
+ * row (cols, vals) of deg entries draws with row key rk and fanout s, and,
+ * with replacement, their multiplicities in mult. It returns their number.
+ * Scratch: d (s int32) with replacement, hk (s doubles) when weighted. */
+BS_HD int64_t bs_select_row(uint64_t rk, const int32_t *cols, const float *vals, int64_t deg, int64_t s,
+                            int weighted, int replace, int32_t *pos, int32_t *mult, int32_t *d, double *hk) {
+	if (deg == 0 || s == 0) return 0;
+	if (weighted) {
+		if (replace && s >= 0) return bs_weighted_replace(rk, vals, deg, s, pos, mult, hk, d);
+		return bs_weighted(rk, cols, vals, deg, s, pos, hk);
+	}
+	if (s < 0 || (deg <= s && !replace)) {
+		for (int64_t i = 0; i < deg; i++) pos[i] = (int32_t)i;
+		return deg;
+	}
+	if (replace) {
+		for (int64_t j = 0; j < s; j++) d[j] = (int32_t)bs_mulhi64(bs_u64(rk, j), (uint64_t)deg);
+		bs_sort_i32(d, s);
+		return bs_merge(d, s, pos, mult);
+	}
+	return bs_floyd(rk, deg, s, pos);
+}
+
+#endif

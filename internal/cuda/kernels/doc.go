@@ -1,0 +1,37 @@
+// Package kernels holds bulksample's CUDA kernels: their CUDA C source
+// (kernels.cu and the bs_*.h headers), the PTX that `go generate`
+// compiles from it with nvcc for compute_80 (committed and embedded, so
+// that building bulksample needs no CUDA toolkit), and a host emulator
+// that runs the same per-thread functions, compiled for the host by cgo,
+// over an emulated grid.
+//
+// # One definition
+//
+// Everything a kernel computes that must equal package sampling's Go code
+// bit for bit (the counter-based stream, the per-row selections, the
+// deduplication order, LADIES' and FastGCN's probabilities, selections and
+// normalisation) is written once, as __host__ __device__ functions in the
+// headers. The device runs them from the PTX; the host emulator runs them
+// from the cgo build; the tests of this package compare the host build with
+// package sampling function by function, and package gpu's tests run whole
+// samplers on the emulator against package sampling. scripts/ptx.sh holds
+// the nvcc flags that keep the device arithmetic IEEE (no contraction into
+// fused multiply-adds, no flush to zero); host.go's pragmas turn off
+// contraction for the host compiler too.
+//
+// # Kernels
+//
+// A kernel NAME is the per-thread function bs_NAME_thread(params, t) of
+// its parameter struct bs_NAME_p, whose members are all 8 bytes wide (device
+// pointers, int64_t, double), the thread count n first. The PTX exports it
+// as bs_NAME, a grid-stride loop over t in [0, n). Callers pass the struct
+// as a []uint64 (Kernel.Params words); both launchers check the count.
+//
+// # The emulator
+//
+// RunHost calls the per-thread function for every t of [0, n) in the order
+// (offset + i·stride) mod n, so that a test can run the threads of every
+// kernel in several orders: a kernel whose result depends on the order of
+// its threads (which the device does not guarantee) then gives different
+// results. Its memory is C memory (Alloc), addressed like device memory.
+package kernels

@@ -1,0 +1,3 @@
+package kernels
+
+//go:generate ../../../scripts/ptx.sh
