@@ -95,9 +95,9 @@ type samplerFlags struct {
 // register adds the group's flags to fs; all adds sample's.
 func (s *samplerFlags) register(fs *flag.FlagSet, fanout, fanoutHelp string, all bool) {
 	methodHelp := "node (GraphSAGE neighbour sampling), ladies or fastgcn (layer-wise; --fanout is then the per-layer column budget)"
-	fs.StringVar(&s.method, "method", "node", methodHelp)
+	fs.StringVar(&s.method, "method", sampling.MethodNode, methodHelp)
 	if !all {
-		fs.StringVar(&s.method, "sampler", "node", "the same as --method")
+		fs.StringVar(&s.method, "sampler", sampling.MethodNode, "the same as --method")
 	}
 	fs.StringVar(&s.fanout, "fanout", fanout, fanoutHelp)
 	fs.StringVar(&s.ladies, "ladies-matrix", "normalized", ladiesMatrixUsage)

@@ -1,7 +1,3 @@
-// Package option is the error of an invalid option, shared by the Validate
-// methods of bulksample's options structs, so that a caller that sets the
-// options from elsewhere (the command line's flags) can tell which field
-// was refused and name its own source of it.
 package option
 
 import (
