@@ -18,16 +18,8 @@ import (
 func mul15D(a, b *spgemm.CSR, p, c int, opt *dist.Mul15DOptions) (*spgemm.CSR, dist.Stats, error) {
 	parts := make([]*spgemm.CSR, p)
 	stats := make([]dist.Stats, p)
-	err := dist.RunInProc(context.Background(), p, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
-		g, err := dist.NewGrid(ctx, w, c, b.Rows)
-		if err != nil {
-			return err
-		}
-		defer g.Close()
-		m, err := dist.Distribute(g, b)
-		if err != nil {
-			return err
-		}
+	err := onRows(p, c, b, func(ctx context.Context, m *dist.Matrix) error {
+		g := m.Grid
 		x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: true})
 		if err != nil {
 			return err
@@ -117,16 +109,7 @@ func TestMul15DConformance(t *testing.T) {
 // options are errors, on the rank that made them.
 func TestMul15DErrors(t *testing.T) {
 	b := spgemmtest.Random(rand.New(rand.NewPCG(1, 2)), 6, 6, 0.5, false, false)
-	err := dist.RunInProc(context.Background(), 1, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
-		g, err := dist.NewGrid(ctx, w, 1, b.Rows)
-		if err != nil {
-			return err
-		}
-		defer g.Close()
-		m, err := dist.Distribute(g, b)
-		if err != nil {
-			return err
-		}
+	err := onRows(1, 1, b, func(ctx context.Context, m *dist.Matrix) error {
 		pattern, err := dist.NewRowExchange(m, dist.RowExchangeOptions{})
 		if err != nil {
 			return err

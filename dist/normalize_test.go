@@ -26,16 +26,8 @@ func TestSymNormalizeWithSelfLoops(t *testing.T) {
 	want := spgemm.SymNormalizeWithSelfLoops(a, 1)
 	for _, gc := range grids15D {
 		parts := make([]*spgemm.CSR, gc[0])
-		err := dist.RunInProc(context.Background(), gc[0], dist.Options{}, func(ctx context.Context, w dist.Comm) error {
-			g, err := dist.NewGrid(ctx, w, gc[1], a.Rows)
-			if err != nil {
-				return err
-			}
-			defer g.Close()
-			m, err := dist.Distribute(g, a)
-			if err != nil {
-				return err
-			}
+		err := onRows(gc[0], gc[1], a, func(ctx context.Context, m *dist.Matrix) error {
+			g := m.Grid
 			nm, err := dist.SymNormalizeWithSelfLoops(ctx, m, 2)
 			if err != nil {
 				return err
@@ -65,17 +57,8 @@ func TestSymNormalizeWithSelfLoops(t *testing.T) {
 		}
 	}
 	rect := spgemmtest.Random(rng, 8, 5, 0.5, false, false)
-	err := dist.RunInProc(context.Background(), 2, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
-		g, err := dist.NewGrid(ctx, w, 1, rect.Rows)
-		if err != nil {
-			return err
-		}
-		defer g.Close()
-		m, err := dist.Distribute(g, rect)
-		if err != nil {
-			return err
-		}
-		_, err = dist.SymNormalizeWithSelfLoops(ctx, m, 1)
+	err := onRows(2, 1, rect, func(ctx context.Context, m *dist.Matrix) error {
+		_, err := dist.SymNormalizeWithSelfLoops(ctx, m, 1)
 		return dist.Agreed(err)
 	})
 	if err == nil || !strings.Contains(err.Error(), "8 x 5, want square") {

@@ -51,16 +51,7 @@ func TestRowExchange(t *testing.T) {
 		for _, gc := range grids15D {
 			for _, values := range []bool{false, true} {
 				name := fmt.Sprintf("matrix %d p=%d c=%d values=%v", mi, gc[0], gc[1], values)
-				err := dist.RunInProc(context.Background(), gc[0], dist.Options{}, func(ctx context.Context, w dist.Comm) error {
-					g, err := dist.NewGrid(ctx, w, gc[1], a.Rows)
-					if err != nil {
-						return err
-					}
-					defer g.Close()
-					m, err := dist.Distribute(g, a)
-					if err != nil {
-						return err
-					}
+				err := onRows(gc[0], gc[1], a, func(ctx context.Context, m *dist.Matrix) error {
 					x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values})
 					if err != nil {
 						return err
@@ -68,7 +59,7 @@ func TestRowExchange(t *testing.T) {
 					if err := x.Handle(dist.KindUser, firstPicks{values}); err != nil {
 						return err
 					}
-					return exchangeRounds(ctx, x, a, rand.New(rand.NewPCG(uint64(w.Rank()), 7)), w.Rank(), w.Rank()%3+2)
+					return exchangeRounds(ctx, x, a, rand.New(rand.NewPCG(uint64(m.Grid.Rank()), 7)), m.Grid.Rank(), m.Grid.Rank()%3+2)
 				})
 				if err != nil {
 					t.Errorf("%s: %v", name, err)
@@ -160,16 +151,7 @@ func TestRowExchangeErrors(t *testing.T) {
 		t.Error("nil matrix: no error")
 	}
 	a := spgemmtest.Random(rand.New(rand.NewPCG(1, 2)), 10, 10, 0.3, false, false)
-	err := dist.RunInProc(context.Background(), 1, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
-		g, err := dist.NewGrid(ctx, w, 1, a.Rows)
-		if err != nil {
-			return err
-		}
-		defer g.Close()
-		m, err := dist.Distribute(g, a)
-		if err != nil {
-			return err
-		}
+	err := onRows(1, 1, a, func(ctx context.Context, m *dist.Matrix) error {
 		if _, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Phase: dist.NumPhases}); err == nil || !strings.Contains(err.Error(), "Phase") {
 			return fmt.Errorf("bad phase: %v", err)
 		}
@@ -198,4 +180,21 @@ func TestRowExchangeErrors(t *testing.T) {
 	if err != nil {
 		t.Error(err)
 	}
+}
+
+// onRows runs fn on p in-process ranks of a grid with replication c, over
+// a distributed by rows (dist.Distribute); each rank's grid is closed after.
+func onRows(p, c int, a *spgemm.CSR, fn func(ctx context.Context, m *dist.Matrix) error) error {
+	return dist.RunInProc(context.Background(), p, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
+		g, err := dist.NewGrid(ctx, w, c, a.Rows)
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		m, err := dist.Distribute(g, a)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, m)
+	})
 }
