@@ -1,6 +1,6 @@
 package gpu
 
-// Bulk layer-wise sampling on a device (DESIGN.md 3.2, sampling/layerwise.go):
+// Bulk layer-wise sampling on a device (docs/design.md 3.2, sampling/layerwise.go):
 // LADIES and FastGCN. Per layer, for all k minibatches at once:
 //
 //  1. LADIES' probabilities P = Q·(A∘A), one row per minibatch: each

@@ -11,7 +11,7 @@
 // layer and bulk), and per rank the sampled edges of its own minibatches
 // (what it samples under pull): the largest over the mean, and the
 // smallest. The sample is one process's (the distributed sample is the
-// same, DESIGN.md 3.3), split among the B ranks as the CLI splits each
+// same, docs/design.md 3.3), split among the B ranks as the CLI splits each
 // bulk (dist.BlockRange).
 //
 // Usage:
