@@ -7,6 +7,9 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/gnn"
 )
 
 // TestHelpGoesToStdout: help that was asked for goes to standard output
@@ -38,13 +41,33 @@ func TestHelpGoesToStdout(t *testing.T) {
 	}
 }
 
-// TestVersion: --version prints the build's version on stdout with exit 0.
+// TestVersion: --version prints the build's version on stdout with exit 0,
+// then what the binary was built with: its BLAS and MPI, from the binary
+// itself (scripts/run.sh prints its BLAS line).
 func TestVersion(t *testing.T) {
 	for _, arg := range []string{"--version", "version"} {
 		code, stdout, stderr := runCLI(t, arg)
-		if code != 0 || stdout != "bulksample "+version()+"\n" || stderr != "" || version() == "" {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and %q", arg, code, stdout, stderr, "bulksample "+version())
+		want := "bulksample " + version() + "\n" + buildReport()
+		if code != 0 || stdout != want || stderr != "" || version() == "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and %q", arg, code, stdout, stderr, want)
 		}
+	}
+	blas := "BLAS: pure-Go gonum"
+	if gnn.BLAS == "openblas" {
+		blas = "BLAS: OpenBLAS through cgo"
+	}
+	mpi := "MPI: no"
+	if dist.MPIAvailable {
+		mpi = "MPI: yes"
+	}
+	if r := buildReport(); !strings.Contains(r, "\n"+blas) || !strings.Contains(r, "\n"+mpi) {
+		t.Errorf("buildReport() = %q; want lines %q and %q", r, blas, mpi)
+	}
+	if got := formatBuildReport("none", "gonum", false); !strings.HasPrefix(got, "build tags: none\nBLAS: pure-Go gonum") || !strings.Contains(got, "\nMPI: no") {
+		t.Errorf("tagless build: %q", got)
+	}
+	if got := buildTags(&debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "-tags", Value: "openblas,mpi"}}}); got != "openblas mpi" {
+		t.Errorf("buildTags = %q; want %q", got, "openblas mpi")
 	}
 }
 

@@ -76,7 +76,7 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 		usage(e.stdout)
 		return 0
 	case args[0] == "version" || args[0] == "--version" || args[0] == "-version":
-		fmt.Fprintf(e.stdout, "bulksample %s\n", version())
+		fmt.Fprintf(e.stdout, "bulksample %s\n%s", version(), buildReport())
 		return 0
 	}
 	for _, c := range commands() {
