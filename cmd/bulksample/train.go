@@ -471,6 +471,7 @@ type trainSetup struct {
 	loadSec    float64
 	loadCost   procstat.Cost
 	normalized bool
+	normMode   normMode // --norm-features, for its errors
 }
 
 // setupTrain loads and checks --data (with --split-file's split, writing
@@ -504,8 +505,11 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 		c.opt.BatchSize = max(len(ds.Train), 1)
 	}
 	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
+	ts.normMode = c.normFeatures
 	if !c.dist.distributed() {
-		ts.normalizeRows(0, ds.NumNodes())
+		if err := ts.normalizeRows(0, ds.NumNodes()); err != nil {
+			return nil, err
+		}
 	}
 	return ts, nil
 }
@@ -513,11 +517,21 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 // normalizeRows scales the feature rows [lo, hi) to sum 1 when
 // --norm-features says so. A rank of a distributed run normalises only
 // the rows it reads, so that it touches no other page of a mapped file.
-func (ts *trainSetup) normalizeRows(lo, hi int) {
-	if ts.normalized {
-		f := ts.ds.NumFeatures
-		featurex.NormalizeRows(ts.ds.Features[lo*f:hi*f], f)
+// Features with a negative (or non-finite) entry are refused, naming the
+// row: normalising them is not the Planetoid preprocessing and can blow a
+// row up, and a run trained on them scored at chance.
+func (ts *trainSetup) normalizeRows(lo, hi int) error {
+	if !ts.normalized {
+		return nil
 	}
+	f := ts.ds.NumFeatures
+	err := featurex.NormalizeRows(ts.ds.Features[lo*f:hi*f], f)
+	var re *featurex.RowError
+	if errors.As(err, &re) {
+		return fmt.Errorf("--norm-features %s: %s: feature row %d has the value %v at column %d; row normalisation is for non-negative (bag-of-words) features: give --norm-features=off",
+			ts.normMode.String(), ts.ds.Name, lo+re.Row, re.Value, re.Col)
+	}
+	return err
 }
 
 // announceTrain prints the run's header lines on stderr; where, when not

@@ -263,12 +263,14 @@ func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fg
 	// the rank that evaluates the whole graph, its block's otherwise.
 	wholeRows := c.dist.replicate || (gathered && grid.Rank() == 0)
 	lo, hi := grid.MyRows()
+	rows := [2]int{int(lo), int(hi)}
 	if wholeRows {
-		ts.normalizeRows(0, ds.NumNodes())
-	} else {
-		ts.normalizeRows(int(lo), int(hi))
+		rows = [2]int{0, ds.NumNodes()}
 	}
 	rd := &rankData{features: distFeaturesLocal, comms: func() []dist.Comm { return nil }}
+	if err := ts.normalizeRows(rows[0], rows[1]); err != nil {
+		return rd, err
+	}
 	rd.data = gnn.Data{Name: ds.Name, Sampler: s, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Reducer: gnn.NewDataParallel(grid.World())}
 	f := ds.NumFeatures

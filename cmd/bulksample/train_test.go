@@ -231,7 +231,9 @@ func TestTrainCLIResume(t *testing.T) {
 		{[]string{"--fanout", "3,4"}, `fanout="4,4"; this run has fanout="3,4"`},
 		{[]string{"--sampler", "ladies", "--fanout", "64,64"}, `sampler="node"; this run has`},
 		{[]string{"--split-file", split}, `split="600/600/1800 vertices, hash `},
-		{[]string{"--norm-features=on"}, `norm-features="false"; this run has norm-features="true"`},
+		// The synthetic graph's features can be negative: refused before the
+		// checkpoint is compared.
+		{[]string{"--norm-features=on"}, `--norm-features on: planted-n3000-c4-h0.8: feature row`},
 	} {
 		code, _, stderr := runCLI(t, "train", append(append(args, "--epochs", "3", "--resume"), tc.flags...)...)
 		if code != 1 || !strings.Contains(stderr, tc.want) {
@@ -333,8 +335,8 @@ func TestTrainPresets(t *testing.T) {
 			t.Fatalf("%q: %v\n%s", tc.args, err, errb.String())
 		}
 		if !reflect.DeepEqual(c.opt, tc.opt) || !reflect.DeepEqual(c.fanouts, tc.fanouts) || c.batchAll != tc.all ||
-			c.sampler != "node" || c.normFeatures != "on" || c.preset != tc.args[1] {
-			t.Errorf("%q: options %+v, fanouts %v, batch all %v, sampler %s, norm %s, preset %s; want %+v, %v, %v, node, on, %s",
+			c.sampler != "node" || c.normFeatures != "" || c.preset != tc.args[1] {
+			t.Errorf("%q: options %+v, fanouts %v, batch all %v, sampler %s, norm %s, preset %s; want %+v, %v, %v, node, auto, %s",
 				tc.args, c.opt, c.fanouts, c.batchAll, c.sampler, c.normFeatures, c.preset, tc.opt, tc.fanouts, tc.all, tc.args[1])
 		}
 	}
@@ -342,15 +344,25 @@ func TestTrainPresets(t *testing.T) {
 
 // TestTrainPresetRun: a kipf-gcn run on a synthetic graph trains full batch
 // (one minibatch holding the training split) and says so in its header and
-// JSON.
+// JSON. It leaves the synthetic graph's features as they are: row
+// normalisation belongs to the Planetoid data (--norm-features auto), and
+// the presets that forced it destroyed features that can be negative
+// (test accuracy 0.24 against 0.98 on synthetic:nodes=20000); asked for
+// explicitly on such features, it is refused, naming the row.
 func TestTrainPresetRun(t *testing.T) {
 	code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--preset", "kipf-gcn", "--epochs", "2", "--json")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
 	s := lastJSON[trainSummary](t, stdout)
-	if s.Preset != "kipf-gcn" || s.Model != "gcn" || s.GCNNorm != "graph" || s.Batch != 600 || len(s.Epochs) != 2 || !s.NormFeatures {
-		t.Errorf("summary %+v; want preset kipf-gcn, gcn with graph normalisation, batch 600 (the training split), 2 epochs, normalised features", s)
+	if s.Preset != "kipf-gcn" || s.Model != "gcn" || s.GCNNorm != "graph" || s.Batch != 600 || len(s.Epochs) != 2 || s.NormFeatures {
+		t.Errorf("summary %+v; want preset kipf-gcn, gcn with graph normalisation, batch 600 (the training split), 2 epochs, features as generated", s)
+	}
+	for _, preset := range []string{"kipf-gcn", "planetoid-sage"} {
+		code, _, stderr := runCLI(t, "train", "--data", smallSynthetic, "--preset", preset, "--epochs", "1", "--norm-features")
+		if code != 1 || !strings.Contains(stderr, "--norm-features on: planted-n3000-c4-h0.8: feature row ") || !strings.Contains(stderr, "--norm-features=off") {
+			t.Errorf("--preset %s --norm-features on negative features: exit %d; want 1 and the row named:\n%s", preset, code, stderr)
+		}
 	}
 	if !strings.Contains(stderr, "preset kipf-gcn: --model gcn") {
 		t.Errorf("the header does not show the preset's settings:\n%s", stderr)
