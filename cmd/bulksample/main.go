@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 )
 
 // command is one subcommand of the CLI.
@@ -106,9 +107,17 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 			return 1
 		}
 	}
-	fmt.Fprintf(e.stderr, "bulksample: unknown command %q\n\n", args[0])
-	usage(e.stderr)
+	fmt.Fprintf(e.stderr, "bulksample: unknown command %q (want %s)\nRun 'bulksample help' for usage.\n", args[0], commandNames())
 	return 2
+}
+
+// commandNames lists the commands, separated by commas.
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func usage(w io.Writer) {
