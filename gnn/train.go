@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -53,6 +55,11 @@ type TrainOptions struct {
 	Threads int
 	// PureGoBLAS selects gonum's pure-Go BLAS even in builds with OpenBLAS.
 	PureGoBLAS bool
+	// Notes is where NewTrainer writes what a user should know and would
+	// otherwise not see: today, once per trainer, that the program was
+	// built without the openblas tag and trains with pure-Go BLAS, about 4x
+	// slower (PureGoBLASNote). nil means os.Stderr; io.Discard silences it.
+	Notes io.Writer
 	// Backend runs the model's operations; nil means the CPU backend with
 	// Threads and PureGoBLAS.
 	Backend Backend
@@ -323,6 +330,13 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 	plan, err := sampling.NewPlan(d.Train, sampling.PlanOptions{BatchSize: opt.BatchSize, BulkSize: opt.BulkSize, Seed: opt.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("gnn: %w", err)
+	}
+	if note := PureGoBLASNote(BLAS, opt.PureGoBLAS || opt.Backend != nil); note != "" {
+		w := opt.Notes
+		if w == nil {
+			w = os.Stderr
+		}
+		fmt.Fprintln(w, note)
 	}
 	t := &Trainer{data: d, sampler: s, opt: opt, plan: plan, model: m, adam: adam}
 	t.opt.PipelineDepth, t.depthReason = effectiveDepth(&d, opt.PipelineDepth)

@@ -62,7 +62,7 @@ const (
 
 // dataEnv names the environment variable of the directory holding cora.npz
 // and citeseer.npz.
-const dataEnv = "BULKSAMPLE_DATA"
+const dataEnv = dataset.DataEnv
 
 func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs, jsonOut := newFlags(e, "train", "--data PATH|cora|citeseer|synthetic[:k=v,...] [flags]",
@@ -504,6 +504,7 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 	if c.batchAll {
 		c.opt.BatchSize = max(len(ds.Train), 1)
 	}
+	c.opt.Notes = io.Discard // the header says it, with how to rebuild (pureGoBLASNote)
 	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	ts.normMode = c.normFeatures
 	if !c.dist.distributed() {
@@ -782,52 +783,8 @@ func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
 	return p, nil
 }
 
-// findSharedData returns the path of file in $BULKSAMPLE_DATA or in
-// shared/data under the working directory's ancestors or the executable's
-// (the repository sits next to shared/ in the project layout), or an error
-// listing where it looked. A $BULKSAMPLE_DATA that is set but is not a
-// directory is an error naming it.
-func findSharedData(file string) (string, error) {
-	var dirs []string
-	if d := os.Getenv(dataEnv); d != "" {
-		if fi, err := os.Stat(d); err != nil {
-			return "", fmt.Errorf("%s=%s: %w", dataEnv, d, err)
-		} else if !fi.IsDir() {
-			return "", fmt.Errorf("%s=%s is not a directory", dataEnv, d)
-		}
-		dirs = append(dirs, d)
-	}
-	ancestors := func(dir string) {
-		for {
-			dirs = append(dirs, filepath.Join(dir, "shared", "data"))
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				return
-			}
-			dir = parent
-		}
-	}
-	if wd, err := os.Getwd(); err == nil {
-		ancestors(wd)
-	}
-	if exe, err := os.Executable(); err == nil {
-		ancestors(filepath.Dir(exe))
-	}
-	var looked []string
-	for _, d := range dirs {
-		p := filepath.Join(d, file)
-		if slices.Contains(looked, p) {
-			continue
-		}
-		looked = append(looked, p)
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return "", fmt.Errorf("%s: %w", p, err)
-		}
-	}
-	return "", fmt.Errorf("%s not found; looked in %s (set %s to its directory)", file, strings.Join(looked, ", "), dataEnv)
-}
+// findSharedData returns the path of file as dataset.FindShared finds it.
+func findSharedData(file string) (string, error) { return dataset.FindShared(file) }
 
 // newTrainSampler returns the sampler of --sampler for ds; the linear model
 // reads no edge and gets minibatches of seeds only.
