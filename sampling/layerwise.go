@@ -804,7 +804,7 @@ func (s *LayerWise) chooseChunk(tm *team, w *lwWorker, spec *extractSpec, fronti
 			// was about a quarter of the time at k = 1, 2 threads).
 			pos = chooseSplit(tm, w, &s.parts, keys[m], pCols, pVals, budget, threads, minSplitSelect)
 		} else {
-			pos, mult = w.sel.choose(keys[m], pCols, pVals, budget, opt)
+			pos, mult = w.sel.chooseByWeight(keys[m], pCols, pVals, budget, opt.Replace)
 		}
 		cIdx := resize(spec.cols[m], len(pos))
 		for j, p := range pos {
@@ -859,7 +859,7 @@ func chooseSplit(tm *team, w *lwWorker, pool *freelist.List[*lwPart], key RowKey
 		}
 	}
 	if nr <= 1 || s <= 0 || npos <= s {
-		pos, _ := w.sel.choose(key, cols, vals, s, SelectOptions{Weighted: true})
+		pos, _ := w.sel.chooseByWeight(key, cols, vals, s, false)
 		return pos
 	}
 	scan := func(tau float64, pos []int32, hk []float64) ([]int32, []float64) {

@@ -223,6 +223,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)
 	}
+	if eq, ok := s.(interface{ EqualWeights() bool }); ok && eq.EqualWeights() {
+		fmt.Fprintf(e.stderr, "--weighted: every edge of %s has the same weight, so the weighted law is the uniform one: sampled as fast as without --weighted, with the same picks\n", c.graph)
+	}
 	sum := sampleSummary{Graph: c.graph, Vertices: d.NumNodes(), Edges: d.Adj.NNZ(), Sampler: name,
 		Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,
 		Threads: threadsUsed(c.nw.Threads), Minibatches: len(ep.Minibatches), Bulks: ep.NumBulks(), LoadSeconds: loadSec}
