@@ -10,10 +10,13 @@ import (
 	"os"
 	"regexp"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/atomicfile"
+	"github.com/bulksample/bulksample/sampling"
 )
 
 // errUsage marks a command-line error whose message has already been printed,
@@ -179,6 +182,16 @@ func helpHint(command string) string {
 const fanoutOrder = "\nOrder: seeds' layer first, and Blocks[0] is the seeds' block, as PyG's num_neighbors\n" +
 	"(NeighborLoader(num_neighbors=[25, 10]) = --fanout 25,10); DGL lists the input layer first\n" +
 	"(MultiLayerNeighborSampler([10, 25]) = --fanout 25,10, and DGL's blocks[-1] is our Blocks[0])"
+
+// budgetsText is the default column budgets of the layer-wise samplers as
+// --fanout writes them ("512,512").
+func budgetsText() string {
+	var s []string
+	for _, b := range sampling.DefaultBudgets() {
+		s = append(s, strconv.Itoa(b))
+	}
+	return strings.Join(s, ",")
+}
 
 // threadsUsed returns the number of threads a --threads value n means:
 // n, or GOMAXPROCS for 0. The --json summaries report it.

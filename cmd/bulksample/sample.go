@@ -44,7 +44,8 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs.IntVar(&c.semibulk, "semibulk", 0, "layer-wise only: minibatches whose blocks are extracted together (0: the default); does not change the result")
 	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
 	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
-	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours"+fanoutOrder)
+	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours; with --method ladies or fastgcn the\n"+
+		"column budgets, "+budgetsText()+" when not given"+fanoutOrder)
 	fs.IntVar(&c.plan.BulkSize, "bulk", 16, "minibatches sampled together, k")
 	fs.IntVar(&c.seeds, "seeds", 0, "sample only the first N seeds of the permutation; 0 for all")
 	fs.IntVar(&c.nw.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
@@ -108,6 +109,9 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	}
 	if c.nw.Fanouts, err = sampleFanouts(*fanout); err != nil {
 		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
+	}
+	if c.method != "node" && !isSet(fs, "fanout") {
+		c.nw.Fanouts = sampling.DefaultBudgets() // not the node-wise fanouts as column budgets
 	}
 	if c.method != "node" && slices.Contains(c.nw.Fanouts, -1) {
 		return nil, usageError(fs, "--fanout %q: --method %s needs a column budget > 0 per layer", *fanout, c.method)

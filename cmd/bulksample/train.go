@@ -93,7 +93,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.sampler, "sampler", "node", "sampler: node (node-wise), ladies or fastgcn (layer-wise)")
 	fs.StringVar(&c.ladiesMatrix, "ladies-matrix", "normalized", ladiesMatrixUsage)
 	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
-	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder)
+	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn: "+budgetsText()+" when not given), seeds' layer first;\n"+
+		"one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder)
 	fs.IntVar(&c.opt.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
 	c.opt.BatchSize = 512
 	fs.Var(batchFlag{&c.opt.BatchSize, &c.batchAll}, "batch", "seeds per minibatch b, or all: every training vertex in one minibatch")
@@ -238,6 +239,12 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	}
 	if c.fanouts, err = sampleFanouts(*fanout); err != nil {
 		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
+	}
+	if c.sampler != "node" && !isSet(fs, "fanout") {
+		c.fanouts = sampling.DefaultBudgets() // not the node-wise fanouts as column budgets
+		if *layers > 0 {
+			c.fanouts = c.fanouts[:1]
+		}
 	}
 	if c.sampler != "node" && slices.Contains(c.fanouts, -1) {
 		return nil, usageError(fs, "--fanout %q: a layer-wise budget must be > 0", *fanout)
