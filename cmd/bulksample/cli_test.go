@@ -39,6 +39,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 		{[]string{"train", "--data", "cora", "--seed", "-1"}, `--seed "-1": want an integer >= 0`},
 		{[]string{"train", "--data", "cora", "--batch", "x"}, `--batch "x": want a number or all`},
 		{[]string{"train", "--data"}, "--data needs a value"},
+		{[]string{"gen", "foo", "--out", "x.bsn"}, `unknown generator "foo" (want rmat or sbm)`},
 		{[]string{"info"}, ""},
 		{[]string{"train"}, "--data is required"},
 	} {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -724,7 +725,14 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		}
 		return dataset.LoadContext(ctx, path, c.loadOptions(e))
 	}
-	return dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+	ds, err := dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(c.data); errors.Is(serr, fs.ErrNotExist) {
+			// A misspelt built-in name (coraa) is no file either: say both.
+			return nil, fmt.Errorf("--data %q: no such file or folder, nor a built-in dataset (cora, citeseer, synthetic[:k=v,...]): %w", c.data, err)
+		}
+	}
+	return ds, err
 }
 
 // loadOptions are the options of loading --data from a file: the split of

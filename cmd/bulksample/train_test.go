@@ -658,3 +658,14 @@ func TestTrainSplitFiles(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainDataMisspelt: a --data that is neither a file nor a built-in
+// dataset says both, naming the built-in names (it said only "stat coraa:
+// no such file or directory").
+func TestTrainDataMisspelt(t *testing.T) {
+	t.Chdir(t.TempDir())
+	code, _, stderr := runCLI(t, "train", "--data", "coraa", "--epochs", "1")
+	if msg := lastLine(stderr); code != 1 || !strings.Contains(msg, `--data "coraa": no such file or folder, nor a built-in dataset (cora, citeseer, synthetic`) {
+		t.Errorf("--data coraa: exit %d, error %q; want 1 and the built-in names", code, msg)
+	}
+}
