@@ -19,8 +19,8 @@ func PureGoBLASNote(buildBLAS string, asked bool) string {
 	if buildBLAS != PureGoBLAS || asked {
 		return ""
 	}
-	return "gnn: note: this program was built without the openblas build tag and trains with pure-Go BLAS, about 4x slower; " +
-		"build it with `-tags openblas` (Debian: libopenblas-dev) for OpenBLAS (TrainOptions.PureGoBLAS chooses pure Go without this note)"
+	return "note: built without the openblas build tag, training uses pure-Go BLAS, about 4x slower: install OpenBLAS (Debian: libopenblas-dev) " +
+		"and build with -tags openblas (`make build` does); choosing pure Go (TrainOptions.PureGoBLAS, train --blas gonum) silences this note"
 }
 
 // blasFor returns the dense backend: gonum's pure-Go BLAS when pureGo is

@@ -165,6 +165,35 @@ func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpo
 	return nil
 }
 
+// removeStaleCheckpoints removes the temporary checkpoint files that a run
+// killed while saving (kill -9, a second SIGTERM) left in CheckpointDir, and
+// says so in Notes: only files of the checkpoint's own temporary naming that
+// no save holds (atomicfile.RemoveStale), so that a save in progress, of
+// another run sharing the folder, keeps its file. Only the rank that writes
+// checkpoints does it. A folder it cannot read costs nothing but the space:
+// the save reports it.
+func (t *Trainer) removeStaleCheckpoints() {
+	if t.opt.CheckpointDir == "" || !t.writesCheckpoints() {
+		return
+	}
+	removed, err := atomicfile.RemoveStale(t.opt.CheckpointDir, CheckpointFile)
+	var size int64
+	for _, r := range removed {
+		size += r.Size
+	}
+	if len(removed) > 0 {
+		s := "s"
+		if len(removed) == 1 {
+			s = ""
+		}
+		t.note(fmt.Sprintf("gnn: removed %d stale temporary checkpoint file%s (%.1f MB) from %s, left by a run killed while saving",
+			len(removed), s, float64(size)/1e6, t.opt.CheckpointDir))
+	}
+	if err != nil {
+		t.note(fmt.Sprintf("gnn: note: %v", err))
+	}
+}
+
 // loadCheckpoint reads the checkpoint of dir; it returns nil, nil when there
 // is none.
 func loadCheckpoint(dir string) (*checkpoint, error) {

@@ -55,10 +55,12 @@ type TrainOptions struct {
 	Threads int
 	// PureGoBLAS selects gonum's pure-Go BLAS even in builds with OpenBLAS.
 	PureGoBLAS bool
-	// Notes is where NewTrainer writes what a user should know and would
-	// otherwise not see: today, once per trainer, that the program was
-	// built without the openblas tag and trains with pure-Go BLAS, about 4x
-	// slower (PureGoBLASNote). nil means os.Stderr; io.Discard silences it.
+	// Notes is where the trainer writes what a user should know and would
+	// otherwise not see: once per trainer, that the program was built
+	// without the openblas tag and trains with pure-Go BLAS, about 4x
+	// slower (PureGoBLASNote); and when Run starts, the stale temporary
+	// checkpoint files it removed from CheckpointDir. nil means os.Stderr;
+	// io.Discard silences them.
 	Notes io.Writer
 	// Backend runs the model's operations; nil means the CPU backend with
 	// Threads and PureGoBLAS.
@@ -331,14 +333,10 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("gnn: %w", err)
 	}
-	if note := PureGoBLASNote(BLAS, opt.PureGoBLAS || opt.Backend != nil); note != "" {
-		w := opt.Notes
-		if w == nil {
-			w = os.Stderr
-		}
-		fmt.Fprintln(w, note)
-	}
 	t := &Trainer{data: d, sampler: s, opt: opt, plan: plan, model: m, adam: adam}
+	if note := PureGoBLASNote(BLAS, opt.PureGoBLAS || opt.Backend != nil); note != "" {
+		t.note(note)
+	}
 	t.opt.PipelineDepth, t.depthReason = effectiveDepth(&d, opt.PipelineDepth)
 	if sg, ok := d.Features.(featurex.SparseGatherer); ok && sg.Sparse() {
 		t.sparse = sg
@@ -398,6 +396,15 @@ func checkData(d *Data) error {
 	return nil
 }
 
+// note writes a line to TrainOptions.Notes.
+func (t *Trainer) note(s string) {
+	w := t.opt.Notes
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, s)
+}
+
 // Model returns the model being trained.
 func (t *Trainer) Model() *Model { return t.model }
 
@@ -419,6 +426,7 @@ func (t *Trainer) PipelineDepth() (depth int, reason string) {
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
 	defer t.endPipeline()
 	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.PipelineDepth, PipelineReason: t.depthReason}
+	t.removeStaleCheckpoints()
 	var from *partialEpoch
 	if t.opt.Resume {
 		ck, err := loadCheckpoint(t.opt.CheckpointDir)

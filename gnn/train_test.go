@@ -347,7 +347,7 @@ func TestPureGoBLASNote(t *testing.T) {
 	if PureGoBLASNote("openblas", false) != "" || PureGoBLASNote(PureGoBLAS, true) != "" {
 		t.Error("a note for a build with OpenBLAS, or for pure Go asked for")
 	}
-	if n := PureGoBLASNote(PureGoBLAS, false); !strings.Contains(n, "-tags openblas") || !strings.Contains(n, "pure-Go BLAS") {
+	if n := PureGoBLASNote(PureGoBLAS, false); !strings.Contains(n, "-tags openblas") || !strings.Contains(n, "pure-Go BLAS") || !strings.Contains(n, "make build") {
 		t.Errorf("note %q; want it to name pure-Go BLAS and -tags openblas", n)
 	}
 	ds := smallGraph(t, 200, 3, 5, 8, 0.8, 1, 1)

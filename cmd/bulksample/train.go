@@ -512,7 +512,7 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 	if c.batchAll {
 		c.opt.BatchSize = max(len(ds.Train), 1)
 	}
-	c.opt.Notes = io.Discard // the header says it, with how to rebuild (pureGoBLASNote)
+	c.opt.Notes = e.stderr // gnn's notes: pure-Go BLAS, stale checkpoint temporaries removed
 	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	ts.normMode = c.normFeatures
 	if !c.dist.distributed() {
@@ -559,9 +559,6 @@ func announceTrain(e *env, c *trainConfig, ts *trainSetup, where string) {
 	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, BLAS %s, feature rows normalised: %v\n",
 		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), where, blasName(c.opt), ts.normalized)
-	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
-		fmt.Fprintln(e.stderr, note)
-	}
 }
 
 // summary returns the JSON summary of res (summarize) with the run-level
@@ -662,17 +659,6 @@ func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
 			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Epochs)
 		}
 	}
-}
-
-// pureGoBLASNote returns a one-line note when this build's BLAS (buildBLAS,
-// gnn.BLAS) is the pure-Go fallback and the user did not ask for it with
-// --blas gonum, or "".
-func pureGoBLASNote(buildBLAS string, asked bool) string {
-	if buildBLAS != gnn.PureGoBLAS || asked {
-		return ""
-	}
-	return "note: this binary was built without OpenBLAS and uses pure-Go BLAS, about 4x slower in training; " +
-		"install libopenblas-dev and rebuild with `make build` (or `go build -tags openblas ./cmd/bulksample`)"
 }
 
 func blasName(o gnn.TrainOptions) string {
