@@ -3,8 +3,11 @@ package gnn
 import (
 	"bytes"
 	"context"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -120,4 +123,63 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 			t.Errorf("version %d: err %v; want one containing %q", tc.version, err, tc.want)
 		}
 	}
+}
+
+// TestResumeOlderVersions: a checkpoint of version 3 or 4 (gob with the
+// float arrays inside) resumes, and ends exactly where the same checkpoint
+// as version 5 (the arrays raw after the gob) does; version 5 files are
+// the raw layout (smaller than gob's for random weights).
+func TestResumeOlderVersions(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	sampler := nodeWise(t, ds, []int{4, 3}, 7)
+	opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
+		CheckpointDir: t.TempDir(), Notes: io.Discard}
+	train(t, ds, sampler, opt)
+	path := filepath.Join(opt.CheckpointDir, CheckpointFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := decodeCheckpoint(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ck.Version != 5 {
+		t.Fatalf("saved version %d; want 5", ck.Version)
+	}
+	var params [][]float32
+	sizes := map[int]int{}
+	for _, v := range []int{5, 4, 3} {
+		c := *ck
+		c.Config = maps.Clone(ck.Config)
+		c.Version = v
+		if v == 3 {
+			delete(c.Config, splitKey) // version 3 did not record it
+		}
+		var out bytes.Buffer
+		if err := encodeCheckpoint(&out, &c); err != nil {
+			t.Fatal(err)
+		}
+		sizes[v] = out.Len()
+		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		run := opt
+		run.Resume, run.Epochs = true, 2
+		tr, err := NewTrainer(dataOf(t, ds, sampler), run)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := tr.Run(context.Background(), nil)
+		if err != nil || res.ResumedFrom != 1 {
+			t.Fatalf("version %d: resumed from %v, %v; want 1", v, res, err)
+		}
+		params = append(params, slices.Clone(tr.Model().Params()))
+	}
+	for i := 1; i < len(params); i++ {
+		if !slices.Equal(params[i], params[0]) {
+			t.Errorf("resumed from version %d: parameters differ from version 5's", 5-i)
+		}
+	}
+	t.Logf("checkpoint bytes by version: %v", sizes)
 }

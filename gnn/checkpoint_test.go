@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDecodeCheckpointDamage: a checkpoint file with a flipped bit, cut
@@ -129,5 +132,61 @@ func TestStaleCheckpointTemporariesRemoved(t *testing.T) {
 	entries, _ := os.ReadDir(dir)
 	if len(entries) != 2 {
 		t.Errorf("the folder holds %v; want the checkpoint and notes.txt", entries)
+	}
+}
+
+// TestCheckpointEvery: CheckpointEvery saves after every N-th epoch and
+// after the last; CheckpointInterval after an epoch that ends long enough
+// after the last save (never within an hour here, so only the last epoch;
+// always with a nanosecond); with neither, every epoch. Each case reads
+// the checkpoint's epoch count when every epoch starts.
+func TestCheckpointEvery(t *testing.T) {
+	ds := smallGraph(t, 200, 3, 5, 8, 0.8, 1, 2)
+	for _, tc := range []struct {
+		every    int
+		interval time.Duration
+		want     []int // epochs in the checkpoint when epochs 1..5 start (-1: none yet)
+	}{
+		{0, 0, []int{-1, 1, 2, 3, 4}},
+		{2, 0, []int{-1, -1, 2, 2, 4}},
+		{0, time.Hour, []int{-1, -1, -1, -1, -1}},
+		{0, time.Nanosecond, []int{-1, 1, 2, 3, 4}},
+		{3, time.Hour, []int{-1, -1, -1, 3, 3}},
+	} {
+		dir := t.TempDir()
+		var got []int
+		opt := TrainOptions{Hidden: 8, Epochs: 5, BatchSize: 1000, CheckpointDir: dir, Notes: io.Discard,
+			CheckpointEvery: tc.every, CheckpointInterval: tc.interval,
+			OnMinibatch: func(epoch, done, total int) {
+				if done != 1 {
+					return
+				}
+				ck, err := loadCheckpoint(dir)
+				switch {
+				case err != nil:
+					t.Fatal(err)
+				case ck == nil:
+					got = append(got, -1)
+				default:
+					got = append(got, ck.EpochsDone)
+				}
+			}}
+		tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		ck, err := loadCheckpoint(dir)
+		if err != nil || ck == nil || ck.EpochsDone != 5 {
+			t.Errorf("every %d, interval %v: the last epoch was not saved (%v)", tc.every, tc.interval, err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("every %d, interval %v: checkpoint epochs %v when the epochs started; want %v", tc.every, tc.interval, got, tc.want)
+		}
+	}
+	if _, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{CheckpointEvery: -1}); err == nil || !strings.Contains(err.Error(), "CheckpointEvery") {
+		t.Errorf("CheckpointEvery -1: %v; want an error naming it", err)
 	}
 }

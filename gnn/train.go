@@ -70,8 +70,17 @@ type TrainOptions struct {
 	NoEval bool
 	// CheckpointDir, when set, is the directory where the model, the
 	// optimiser state and the history are saved atomically after every
-	// epoch.
+	// epoch (or as CheckpointEvery and CheckpointInterval say), after the
+	// last one, and when a run is stopped.
 	CheckpointDir string
+	// CheckpointEvery, when > 0, saves the checkpoint after every
+	// CheckpointEvery-th epoch only (and after the last); CheckpointInterval,
+	// when > 0, after an epoch that ends at least that long after the last
+	// save (or the run's start). With both, either one saves; with neither,
+	// every epoch does. An epoch not saved is trained again by a resumed
+	// run, with the same result.
+	CheckpointEvery    int
+	CheckpointInterval time.Duration
 	// Resume continues from the checkpoint in CheckpointDir when there is
 	// one (and starts afresh when there is none).
 	Resume bool
@@ -288,6 +297,12 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 		return nil, errors.New("gnn: TrainOptions.Resume needs a CheckpointDir")
 	}
 	switch {
+	case opt.CheckpointEvery < 0:
+		return nil, fmt.Errorf("gnn: TrainOptions.CheckpointEvery = %d, want >= 0 (0: every epoch)", opt.CheckpointEvery)
+	case opt.CheckpointInterval < 0:
+		return nil, fmt.Errorf("gnn: TrainOptions.CheckpointInterval = %v, want >= 0", opt.CheckpointInterval)
+	}
+	switch {
 	case opt.PipelineDepth < 0 || opt.PipelineDepth > 2:
 		return nil, fmt.Errorf("gnn: TrainOptions.PipelineDepth = %d, want 1 (no pipeline), 2 (or 0 for %d)", opt.PipelineDepth, DefaultPipelineDepth)
 	case opt.PipelineDepth == 0:
@@ -444,6 +459,7 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			from = ck.Partial
 		}
 	}
+	lastSave := time.Now()
 	for epoch := res.ResumedFrom; epoch < t.opt.Epochs; epoch++ {
 		st, part, err := t.epoch(ctx, epoch, from)
 		from = nil
@@ -463,18 +479,35 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			if progress != nil {
 				progress(st)
 			}
-			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (a checkpoint keeps the last epoch with a finite loss)", epoch+1, st.Loss)
+			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (the last checkpoint saved holds epochs with a finite loss)", epoch+1, st.Loss)
 		}
-		if t.opt.CheckpointDir != "" {
+		if t.opt.CheckpointDir != "" && t.saveDue(epoch+1, lastSave) {
 			if err := t.save(epoch+1, res.Epochs, nil); err != nil {
 				return res, err
 			}
+			lastSave = time.Now()
 		}
 		if progress != nil {
 			progress(st)
 		}
 	}
 	return res, nil
+}
+
+// saveDue reports whether the checkpoint is saved after done epochs, the
+// last save having ended at last (TrainOptions.CheckpointEvery and
+// CheckpointInterval).
+func (t *Trainer) saveDue(done int, last time.Time) bool {
+	every, interval := t.opt.CheckpointEvery, t.opt.CheckpointInterval
+	switch {
+	case done >= t.opt.Epochs:
+		return true
+	case every == 0 && interval == 0:
+		return true
+	case every > 0 && done%every == 0:
+		return true
+	}
+	return interval > 0 && time.Since(last) >= interval
 }
 
 // StoppedError is the error of a Run stopped by its context: where it

@@ -115,6 +115,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch; one that\n"+
 		"already holds a checkpoint needs --resume (a fresh run would overwrite it)")
 	fs.BoolVar(&c.opt.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
+	fs.IntVar(&c.opt.CheckpointEvery, "checkpoint-every", 0, "save the checkpoint after every N-th epoch only (and after the last, and when stopped); 0 for every epoch\n"+
+		"(unless --checkpoint-interval is given); a resumed run trains the epochs after the last save again, to the same result")
+	fs.DurationVar(&c.opt.CheckpointInterval, "checkpoint-interval", 0, "save the checkpoint after an epoch that ends at least this long (90s, 10m, 1h) after the last save;\n"+
+		"with --checkpoint-every, either one saves; 0 for none")
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
 	fs.BoolVar(&c.opt.NoEval, "no-eval", false, "skip the evaluation after each epoch (valid and test accuracy stay 0), for benchmarks of the training loop")
 	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
@@ -160,6 +164,12 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--pipeline %d: want 1 (no overlap) or 2 (or 0 for the default, 2)", c.opt.PipelineDepth)
 	case c.opt.Resume && c.opt.CheckpointDir == "":
 		return nil, usageError(fs, "--resume needs --checkpoint DIR")
+	case c.opt.CheckpointEvery < 0:
+		return nil, usageError(fs, "--checkpoint-every %d: want >= 1 (or 0 for every epoch)", c.opt.CheckpointEvery)
+	case c.opt.CheckpointInterval < 0:
+		return nil, usageError(fs, "--checkpoint-interval %v: want a duration >= 0", c.opt.CheckpointInterval)
+	case (c.opt.CheckpointEvery != 0 || c.opt.CheckpointInterval != 0) && c.opt.CheckpointDir == "":
+		return nil, usageError(fs, "--checkpoint-every and --checkpoint-interval need --checkpoint DIR")
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
 		return nil, usageError(fs, "--plot %q: want a .png file", c.plot)
 	}

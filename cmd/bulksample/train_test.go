@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
@@ -279,13 +280,14 @@ func TestTrainFlags(t *testing.T) {
 		"--dropout", "0.25", "--threads", "2", "--seed", "9", "--blas", "gonum", "--checkpoint", "ck", "--resume",
 		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block", "--no-eval", "--pipeline", "1",
 		"--inproc-ranks", "4", "--replication", "2", "--fetch", "pull", "--replicate-graph", "--fail-rank", "3", "--eval", "gathered",
+		"--checkpoint-every", "3", "--checkpoint-interval", "10m",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := gnn.TrainOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001},
 		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true,
-		GCNNorm: gnn.GCNBlockNorm, NoEval: true, PipelineDepth: 1}
+		GCNNorm: gnn.GCNBlockNorm, NoEval: true, PipelineDepth: 1, CheckpointEvery: 3, CheckpointInterval: 10 * time.Minute}
 	if !reflect.DeepEqual(c.opt, want) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
 	}
