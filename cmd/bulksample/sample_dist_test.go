@@ -191,11 +191,11 @@ func TestSampleInProcFailure(t *testing.T) {
 func TestSampleDistFlagsMapToOptions(t *testing.T) {
 	e := &env{stdout: &strings.Builder{}, stderr: &strings.Builder{}}
 	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--replication", "3", "--fetch", "push",
-		"--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2"})
+		"--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2", "--stall-timeout", "90s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := distFlags{rankFlags: rankFlags{replication: 3, inproc: 6}, fetch: "push", replicate: true, failRank: 2, mode: sampling.FetchPush}
+	want := distFlags{rankFlags: rankFlags{replication: 3, inproc: 6, stall: 90 * time.Second}, fetch: "push", replicate: true, failRank: 2, mode: sampling.FetchPush}
 	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
 	if c.dist != want {
 		t.Errorf("dist flags %+v; want %+v", c.dist, want)

@@ -184,7 +184,7 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		nw: sampling.NodeWiseOptions{Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
 			Seed: 12, Threads: 2, MaxBulkEdges: 99},
 		seeds: 9, epoch: 4, method: "node", ladies: "normalized", reps: 5, baseline: true, digest: true, json: true,
-		dist: distFlags{rankFlags: rankFlags{replication: 1}, fetch: "pull", failRank: -1}, // defaults (TestSampleDistFlagsMapToOptions)
+		dist: distFlags{rankFlags: rankFlags{replication: 1, stall: defaultStallTimeout}, fetch: "pull", failRank: -1}, // defaults (TestSampleDistFlagsMapToOptions)
 	}
 	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
 	if !reflect.DeepEqual(*c, want) {

@@ -292,7 +292,7 @@ func TestTrainFlags(t *testing.T) {
 		t.Errorf("options %+v; want %+v", c.opt, want)
 	}
 	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
-	if wantDist := (distFlags{rankFlags: rankFlags{replication: 2, inproc: 4}, fetch: "pull", replicate: true, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
+	if wantDist := (distFlags{rankFlags: rankFlags{replication: 2, inproc: 4, stall: defaultStallTimeout}, fetch: "pull", replicate: true, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
 		t.Errorf("distribution flags %+v; want %+v", c.dist, wantDist)
 	}
 	if c.evalMode != evalGathered {
