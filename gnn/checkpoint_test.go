@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/gob"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -188,5 +189,46 @@ func TestCheckpointEvery(t *testing.T) {
 	}
 	if _, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{CheckpointEvery: -1}); err == nil || !strings.Contains(err.Error(), "CheckpointEvery") {
 		t.Errorf("CheckpointEvery -1: %v; want an error naming it", err)
+	}
+}
+
+// TestResumeAfterLastMinibatch: a run stopped after the last minibatch of
+// its second epoch, before that epoch's evaluation, saves 1 complete epoch
+// and all the minibatches of the second; a resume reports exactly that,
+// through OnResume and Result (the CLI said "after epoch 2" while its JSON
+// said resumed_from 1).
+func TestResumeAfterLastMinibatch(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 5, 8, 0.8, 1, 2)
+	s := nodeWise(t, ds, []int{3}, 1)
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	opt := TrainOptions{Hidden: 8, Epochs: 3, BatchSize: 32, CheckpointDir: dir, Notes: io.Discard, Stop: stop, PipelineDepth: 1}
+	opt.OnMinibatch = func(epoch, done, total int) {
+		if epoch == 1 && done == total-1 {
+			close(stop) // the next step, the epoch's last, carries it
+		}
+	}
+	tr, err := NewTrainer(dataOf(t, ds, s), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background(), nil); !errors.Is(err, ErrStopRequested) {
+		t.Fatalf("run: %v; want it stopped", err)
+	}
+	var got []int
+	resume := opt
+	resume.Stop, resume.OnMinibatch, resume.Resume = nil, nil, true
+	resume.OnResume = func(done, mbs, total int) { got = []int{done, mbs, total} }
+	tr, err = NewTrainer(dataOf(t, ds, s), resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := tr.plan.NumMinibatches()
+	if want := []int{1, total, total}; !slices.Equal(got, want) || res.ResumedFrom != 1 || res.ResumedMinibatches != total {
+		t.Errorf("OnResume %v, Result %d epochs and %d minibatches; want %v", got, res.ResumedFrom, res.ResumedMinibatches, want)
 	}
 }

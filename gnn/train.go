@@ -95,6 +95,12 @@ type TrainOptions struct {
 	// with the number of minibatches done and the epoch's total (for
 	// progress bars). It runs on the training goroutine.
 	OnMinibatch func(epoch, done, total int)
+	// OnResume, when set, is called once by a Run that resumed from a
+	// checkpoint, before it trains: with the epochs the checkpoint holds
+	// complete and, when it was saved in the middle of the next epoch
+	// (a stopped run), the minibatches of that epoch it holds, of total
+	// (0 otherwise). Result.ResumedFrom and ResumedMinibatches say the same.
+	OnResume func(epochsDone, minibatches, total int)
 	// PipelineDepth is the number of minibatches, and of bulks, in flight
 	// at once: with 2, the default, the next bulk is sampled and the next
 	// minibatch's features gathered on other goroutines while the current
@@ -203,8 +209,11 @@ type Result struct {
 	BestValAcc float64
 	TestAcc    float64
 	// ResumedFrom is the number of epochs loaded from a checkpoint (0 for a
-	// fresh run).
-	ResumedFrom int
+	// fresh run), and ResumedMinibatches the minibatches of the next epoch
+	// it held (a run stopped in the middle of an epoch; possibly all of
+	// them, when it stopped after the last one and before the evaluation).
+	ResumedFrom        int
+	ResumedMinibatches int
 	// BLAS names the dense backend used.
 	BLAS string
 	// PipelineDepth is the depth the run used, and PipelineReason why it
@@ -457,6 +466,12 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 				res.add(st)
 			}
 			from = ck.Partial
+			if from != nil {
+				res.ResumedMinibatches = from.Stats.Minibatches
+			}
+			if t.opt.OnResume != nil {
+				t.opt.OnResume(res.ResumedFrom, res.ResumedMinibatches, t.plan.NumMinibatches())
+			}
 		}
 	}
 	lastSave := time.Now()

@@ -49,7 +49,10 @@ func commands() []command {
 }
 
 func main() {
-	ctx, stop := notifyContext(context.Background())
+	ctx, stop := notifyContext(context.Background(), func(msg string, code int) {
+		fmt.Fprintln(os.Stderr, msg)
+		os.Exit(code)
+	})
 	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr})
 	stop()
 	os.Exit(code)

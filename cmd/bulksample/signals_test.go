@@ -214,3 +214,36 @@ func TestStoppedBy(t *testing.T) {
 		}
 	}
 }
+
+// TestSecondSignal: the first SIGTERM cancels the command's context; the
+// second ends the process at once with status 143 after a line saying so
+// (it was killed by the default action without a word). The signals go to
+// this test process, whose handler notifyContext installs.
+func TestSecondSignal(t *testing.T) {
+	type exit struct {
+		msg  string
+		code int
+	}
+	exits := make(chan exit, 1)
+	ctx, stop := notifyContext(context.Background(), func(msg string, code int) { exits <- exit{msg, code} })
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first SIGTERM did not cancel the context")
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-exits:
+		if e.code != 143 || !strings.HasPrefix(e.msg, "bulksample: second SIGTERM: exiting at once with status 143") {
+			t.Errorf("exit(%q, %d); want status 143 and the line saying so", e.msg, e.code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second SIGTERM did not end the process")
+	}
+}

@@ -278,28 +278,31 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 // apply to the model (the linear model has no graph layers, fanouts,
 // hidden width or sampled edges) are left out.
 type trainSummary struct {
-	Data         string       `json:"data"`
-	Nodes        int          `json:"nodes"`
-	Edges        int64        `json:"edges"`
-	Model        string       `json:"model"`
-	Sampler      string       `json:"sampler"`
-	LadiesMatrix string       `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
-	Layers       int          `json:"layers,omitempty"`
-	Fanouts      []int        `json:"fanouts,omitempty"`
-	Hidden       int          `json:"hidden,omitempty"`
-	Batch        int          `json:"batch"`
-	Bulk         int          `json:"bulk"`
-	Threads      int          `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
-	BLAS         string       `json:"blas"`
-	ResumedFrom  int          `json:"resumed_from"`
-	BestEpoch    int          `json:"best_epoch"` // 1-based, like the progress lines
-	ValAcc       float64      `json:"val_acc"`
-	TestAcc      float64      `json:"test_acc"`
-	FinalLoss    float64      `json:"final_loss"`
-	EpochSeconds float64      `json:"epoch_seconds"`
-	SEPS         float64      `json:"seps,omitempty"`
-	Phases       phaseSeconds `json:"phase_seconds"`
-	LoadSeconds  float64      `json:"load_seconds"`
+	Data         string `json:"data"`
+	Nodes        int    `json:"nodes"`
+	Edges        int64  `json:"edges"`
+	Model        string `json:"model"`
+	Sampler      string `json:"sampler"`
+	LadiesMatrix string `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
+	Layers       int    `json:"layers,omitempty"`
+	Fanouts      []int  `json:"fanouts,omitempty"`
+	Hidden       int    `json:"hidden,omitempty"`
+	Batch        int    `json:"batch"`
+	Bulk         int    `json:"bulk"`
+	Threads      int    `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
+	BLAS         string `json:"blas"`
+	ResumedFrom  int    `json:"resumed_from"`
+	// ResumedMinibatches are the minibatches of epoch ResumedFrom+1 that
+	// the checkpoint held (a stopped run's), 0 when it held whole epochs.
+	ResumedMinibatches int          `json:"resumed_minibatches"`
+	BestEpoch          int          `json:"best_epoch"` // 1-based, like the progress lines
+	ValAcc             float64      `json:"val_acc"`
+	TestAcc            float64      `json:"test_acc"`
+	FinalLoss          float64      `json:"final_loss"`
+	EpochSeconds       float64      `json:"epoch_seconds"`
+	SEPS               float64      `json:"seps,omitempty"`
+	Phases             phaseSeconds `json:"phase_seconds"`
+	LoadSeconds        float64      `json:"load_seconds"`
 	// NormFeatures says whether the feature rows were scaled to sum 1
 	// (--norm-features).
 	NormFeatures bool   `json:"norm_features"`
@@ -440,11 +443,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	announceTrain(e, c, ts, "")
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
-	resumed := announceResume(e.stderr, c)
-	c.opt.OnMinibatch = func(epoch, done, total int) {
-		resumed(epoch)
-		bar.minibatch(epoch, done, total)
-	}
+	c.opt.OnResume = announceResume(e.stderr, c)
+	c.opt.OnMinibatch = bar.minibatch
 	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Threads})
 	if err != nil {
 		return err
@@ -464,9 +464,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	bar.done()
 	if err == nil && nothingToTrain(e.stderr, c, res) {
 		return nil
-	}
-	if res != nil {
-		resumed(res.ResumedFrom)
 	}
 	if err != nil {
 		return err
@@ -650,25 +647,42 @@ func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
 }
 
 // announceResume says, for --resume, where the run resumes from: at once
-// when there is no checkpoint (the run starts afresh), otherwise on the
-// first call of the returned function, whose argument is the first epoch
-// (0-based) the run trains, or the number of epochs the checkpoint held.
-func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
+// when there is no checkpoint (the run starts afresh), otherwise when the
+// returned function is called, as gnn.TrainOptions.OnResume, with what the
+// checkpoint holds: the epochs complete and the minibatches of the next
+// one (a stopped run's), as the JSON's resumed_from and
+// resumed_minibatches say. A checkpoint that holds every epoch is left to
+// nothingToTrain.
+func announceResume(w io.Writer, c *trainConfig) func(epochsDone, minibatches, total int) {
 	if !c.opt.Resume {
-		return func(int) {}
+		return nil
 	}
 	path := filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(w, "--resume: no checkpoint at %s; starting from epoch 1\n", path)
-		return func(int) {}
+		return nil
 	}
-	done := false
-	return func(epochsDone int) {
-		if !done {
-			done = true
-			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Epochs)
+	return func(epochsDone, minibatches, total int) {
+		if epochsDone < c.opt.Epochs {
+			fmt.Fprintln(w, resumeMessage(path, epochsDone, minibatches, total, c.opt.Epochs))
 		}
 	}
+}
+
+// resumeMessage says where a run resumes: after epoch epochsDone, or in the
+// next epoch after minibatches of its total (a stopped run's checkpoint,
+// which may hold all of them when the run stopped after the last one,
+// before the epoch's evaluation).
+func resumeMessage(path string, epochsDone, minibatches, total, epochs int) string {
+	if minibatches == 0 {
+		return fmt.Sprintf("resumed from %s after epoch %d of %d", path, epochsDone, epochs)
+	}
+	s := "s"
+	if epochsDone == 1 {
+		s = ""
+	}
+	return fmt.Sprintf("resumed from %s in epoch %d of %d, after %d of its %d minibatches (%d epoch%s complete)",
+		path, epochsDone+1, epochs, minibatches, total, epochsDone, s)
 }
 
 func blasName(o gnn.TrainOptions) string {
@@ -923,7 +937,7 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
 		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
 		Threads: threadsUsed(c.opt.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
-		ResumedFrom: res.ResumedFrom, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
+		ResumedFrom: res.ResumedFrom, ResumedMinibatches: res.ResumedMinibatches, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
 		Epochs: make([]epochRecord, len(res.Epochs))}
 	if c.sampler == "ladies" && c.opt.Arch != gnn.Linear {
 		sum.LadiesMatrix = c.ladiesMatrix

@@ -662,3 +662,24 @@ func TestTrainDataMisspelt(t *testing.T) {
 		t.Errorf("--data coraa: exit %d, error %q; want 1 and the built-in names", code, msg)
 	}
 }
+
+// TestResumeMessage: a resume says what the checkpoint holds, as the JSON
+// does (resumed_from, resumed_minibatches): after the last minibatch of
+// epoch 2, before its evaluation, a stopped run holds 1 epoch and all the
+// minibatches of the second, and the message said "after epoch 2".
+func TestResumeMessage(t *testing.T) {
+	for _, tc := range []struct {
+		done, mbs, total int
+		want             string
+	}{
+		{1, 10, 10, "resumed from ck in epoch 2 of 3, after 10 of its 10 minibatches (1 epoch complete)"},
+		{1, 4, 10, "in epoch 2 of 3, after 4 of its 10 minibatches (1 epoch complete)"},
+		{0, 4, 10, "in epoch 1 of 3, after 4 of its 10 minibatches (0 epochs complete)"},
+		{2, 0, 10, "resumed from ck after epoch 2 of 3"},
+	} {
+		got := resumeMessage("ck", tc.done, tc.mbs, tc.total, 3)
+		if !strings.Contains(got, tc.want) || tc.mbs > 0 && strings.Contains(got, "after epoch") {
+			t.Errorf("resumeMessage(%d epochs, %d of %d minibatches) = %q; want %q", tc.done, tc.mbs, tc.total, got, tc.want)
+		}
+	}
+}
