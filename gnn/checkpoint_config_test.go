@@ -10,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/sampling"
 )
 
 // TestResumeNamesEveryDifference resumes a checkpoint with options that
@@ -100,20 +103,7 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 		{4, "no split"},
 	} {
 		ck.Version = tc.version
-		var out bytes.Buffer
-		if err := encodeCheckpoint(&out, ck); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		run := opt
-		run.Resume, run.Epochs = true, 2
-		tr, err := NewTrainer(dataOf(t, ds, sampler), run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := tr.Run(context.Background(), nil)
+		res, _, err := resumeWith(t, ds, sampler, opt, ck)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("version %d: %v", tc.version, err)
@@ -127,8 +117,7 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 
 // TestResumeOlderVersions: a checkpoint of version 3 or 4 (gob with the
 // float arrays inside) resumes, and ends exactly where the same checkpoint
-// as version 5 (the arrays raw after the gob) does; version 5 files are
-// the raw layout (smaller than gob's for random weights).
+// as version 5 (the arrays raw after the gob) does.
 func TestResumeOlderVersions(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	sampler := nodeWise(t, ds, []int{4, 3}, 7)
@@ -148,7 +137,6 @@ func TestResumeOlderVersions(t *testing.T) {
 		t.Fatalf("saved version %d; want 5", ck.Version)
 	}
 	var params [][]float32
-	sizes := map[int]int{}
 	for _, v := range []int{5, 4, 3} {
 		c := *ck
 		c.Config = maps.Clone(ck.Config)
@@ -156,21 +144,7 @@ func TestResumeOlderVersions(t *testing.T) {
 		if v == 3 {
 			delete(c.Config, splitKey) // version 3 did not record it
 		}
-		var out bytes.Buffer
-		if err := encodeCheckpoint(&out, &c); err != nil {
-			t.Fatal(err)
-		}
-		sizes[v] = out.Len()
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		run := opt
-		run.Resume, run.Epochs = true, 2
-		tr, err := NewTrainer(dataOf(t, ds, sampler), run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := tr.Run(context.Background(), nil)
+		res, tr, err := resumeWith(t, ds, sampler, opt, &c)
 		if err != nil || res.ResumedFrom != 1 {
 			t.Fatalf("version %d: resumed from %v, %v; want 1", v, res, err)
 		}
@@ -181,5 +155,25 @@ func TestResumeOlderVersions(t *testing.T) {
 			t.Errorf("resumed from version %d: parameters differ from version 5's", 5-i)
 		}
 	}
-	t.Logf("checkpoint bytes by version: %v", sizes)
+}
+
+// resumeWith writes ck as the checkpoint of opt.CheckpointDir, in the layout
+// of its version, and runs opt resumed from it up to epoch 2.
+func resumeWith(t *testing.T, ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions, ck *checkpoint) (*Result, *Trainer, error) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := encodeCheckpoint(&out, ck); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(opt.CheckpointDir, CheckpointFile), out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := opt
+	run.Resume, run.Epochs = true, 2
+	tr, err := NewTrainer(dataOf(t, ds, s), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run(context.Background(), nil)
+	return res, tr, err
 }

@@ -51,14 +51,7 @@ func TestREADMEMpirunLines(t *testing.T) {
 		t.Skip("runs the README's mpirun lines; skipped in -short")
 	}
 	mpitest.Require(t)
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, text := readREADME(t)
 	// Cora is where `--data cora` finds it from the repository: in
 	// shared/data in one of its parents.
 	data := ""

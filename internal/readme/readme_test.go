@@ -52,14 +52,7 @@ func TestREADMEGoBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the README's programs; skipped in -short")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, text := readREADME(t)
 	// The data files a block finds with dataset.FindShared.
 	sharedFile := regexp.MustCompile(`FindShared\("([A-Za-z0-9_.-]+)"\)`)
 	blocks, lines := goBlocks(string(text))
@@ -110,4 +103,18 @@ func TestREADMEGoBlocks(t *testing.T) {
 		}
 		t.Logf("README.md:%d:\n%s", lines[i], out.String())
 	}
+}
+
+// readREADME returns the repository's root and its README.md.
+func readREADME(t *testing.T) (root string, text []byte) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err = os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, text
 }
