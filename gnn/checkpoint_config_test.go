@@ -81,15 +81,7 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 	opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
 		CheckpointDir: t.TempDir(), ResumeConfig: map[string]string{"fanout": "4,3"}}
 	train(t, ds, sampler, opt)
-	path := filepath.Join(opt.CheckpointDir, CheckpointFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ck, err := decodeCheckpoint(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck := savedCheckpoint(t, opt.CheckpointDir)
 	if _, ok := ck.Config[splitKey]; !ok || ck.Config["fanout"] != "4,3" {
 		t.Fatalf("version %d config %v: want the split and fanout recorded", ck.Version, ck.Config)
 	}
@@ -124,15 +116,7 @@ func TestResumeOlderVersions(t *testing.T) {
 	opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
 		CheckpointDir: t.TempDir(), Notes: io.Discard}
 	train(t, ds, sampler, opt)
-	path := filepath.Join(opt.CheckpointDir, CheckpointFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ck, err := decodeCheckpoint(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck := savedCheckpoint(t, opt.CheckpointDir)
 	if ck.Version != 5 {
 		t.Fatalf("saved version %d; want 5", ck.Version)
 	}
@@ -176,4 +160,18 @@ func resumeWith(t *testing.T, ds *dataset.Dataset, s sampling.Sampler, opt Train
 	}
 	res, err := tr.Run(context.Background(), nil)
 	return res, tr, err
+}
+
+// savedCheckpoint reads and decodes the checkpoint of dir.
+func savedCheckpoint(t *testing.T, dir string) *checkpoint {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := decodeCheckpoint(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ck
 }
