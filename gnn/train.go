@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -112,8 +114,17 @@ type TrainRuntime struct {
 // TrainCheckpoint saves the run's progress and resumes it.
 type TrainCheckpoint struct {
 	// Dir, when set, is the directory where the model, the optimiser state
-	// and the history are saved atomically after every epoch.
+	// and the history are saved atomically after every epoch (or as Every
+	// and Interval say), after the last one, and when a run is stopped.
 	Dir string
+	// Every, when > 0, saves the checkpoint after every Every-th epoch
+	// only (and after the last); Interval, when > 0, after an epoch that
+	// ends at least that long after the last save (or the run's start).
+	// With both, either one saves; with neither, every epoch does. An
+	// epoch not saved is trained again by a resumed run, with the same
+	// result.
+	Every    int
+	Interval time.Duration
 	// Resume continues from the checkpoint in Dir when there is one (and
 	// starts afresh when there is none). A checkpoint written with other
 	// options is refused with an error naming each option that differs:
@@ -128,6 +139,19 @@ type TrainHooks struct {
 	// with the number of minibatches done and the epoch's total (for
 	// progress bars). It runs on the training goroutine.
 	OnMinibatch func(epoch, done, total int)
+	// OnResume, when set, is called once by a Run that resumed from a
+	// checkpoint, before it trains: with the epochs the checkpoint holds
+	// complete and, when it was saved in the middle of the next epoch
+	// (a stopped run), the minibatches of that epoch it holds, of total
+	// (0 otherwise). Result.ResumedFrom and ResumedMinibatches say the same.
+	OnResume func(epochsDone, minibatches, total int)
+	// Notes is where the trainer writes what a user should know and would
+	// otherwise not see: once per trainer, that the program was built
+	// without the openblas tag and trains with pure-Go BLAS, about 4x
+	// slower (PureGoBLASNote); and when Run starts, the stale temporary
+	// checkpoint files it removed from Checkpoint.Dir. nil means
+	// os.Stderr; io.Discard silences them.
+	Notes io.Writer
 	// Stop, when not nil, asks Run to stop at a step boundary once it is
 	// closed (the CLI closes it on SIGINT or SIGTERM in a distributed run):
 	// Run finishes the step in progress, saves a checkpoint of the epoch's
@@ -179,6 +203,10 @@ func (o *TrainOptions) Validate() error {
 		return bad("Runtime.PipelineDepth", o.Runtime.PipelineDepth, "want 1 (no pipeline), 2 (or 0 for %d)", DefaultPipelineDepth)
 	case o.Checkpoint.Resume && o.Checkpoint.Dir == "":
 		return bad("Checkpoint.Resume", true, "needs a Checkpoint.Dir")
+	case o.Checkpoint.Every < 0:
+		return bad("Checkpoint.Every", o.Checkpoint.Every, "want >= 0 (0: every epoch)")
+	case o.Checkpoint.Interval < 0:
+		return bad("Checkpoint.Interval", o.Checkpoint.Interval, "want >= 0")
 	}
 	if _, err := a.withDefaults(); err != nil {
 		return option.Prefixed(err, "Optimizer.Adam")
@@ -269,8 +297,11 @@ type Result struct {
 	BestValAcc float64
 	TestAcc    float64
 	// ResumedFrom is the number of epochs loaded from a checkpoint (0 for a
-	// fresh run).
-	ResumedFrom int
+	// fresh run), and ResumedMinibatches the minibatches of the next epoch
+	// it held (a run stopped in the middle of an epoch; possibly all of
+	// them, when it stopped after the last one and before the evaluation).
+	ResumedFrom        int
+	ResumedMinibatches int
 	// BLAS names the dense backend used.
 	BLAS string
 	// PipelineDepth is the depth the run used, and PipelineReason why it
@@ -408,6 +439,9 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("gnn: %w", err)
 	}
 	t := &Trainer{data: d, sampler: s, opt: opt, plan: plan, model: m, adam: adam}
+	if note := PureGoBLASNote(BLAS, opt.Runtime.PureGoBLAS || opt.Runtime.Backend != nil); note != "" {
+		t.note(note)
+	}
 	t.opt.Runtime.PipelineDepth, t.depthReason = effectiveDepth(&d, opt.Runtime.PipelineDepth)
 	if sg, ok := d.Features.(featurex.SparseGatherer); ok && sg.Sparse() {
 		t.sparse = sg
@@ -467,6 +501,15 @@ func checkData(d *Data) error {
 	return nil
 }
 
+// note writes a line to TrainOptions.Hooks.Notes.
+func (t *Trainer) note(s string) {
+	w := t.opt.Hooks.Notes
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, s)
+}
+
 // Model returns the model being trained.
 func (t *Trainer) Model() *Model { return t.model }
 
@@ -482,12 +525,13 @@ func (t *Trainer) PipelineDepth() (depth int, reason string) {
 // returns the figures. progress, when non-nil, is called after every epoch.
 // When ctx is cancelled, Run stops after the current minibatch (or stops the
 // current sampling or evaluation), saves a checkpoint of the epoch's progress
-// when CheckpointDir is set, and returns the result of the completed epochs
+// when Checkpoint.Dir is set, and returns the result of the completed epochs
 // with a *StoppedError wrapping ctx's error. A resumed run continues that
 // epoch from the next minibatch and ends exactly as an uninterrupted run.
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
 	defer t.endPipeline()
 	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.Runtime.PipelineDepth, PipelineReason: t.depthReason}
+	t.removeStaleCheckpoints()
 	var from *partialEpoch
 	if t.opt.Checkpoint.Resume {
 		ck, err := loadCheckpoint(t.opt.Checkpoint.Dir)
@@ -503,8 +547,15 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 				res.add(st)
 			}
 			from = ck.Partial
+			if from != nil {
+				res.ResumedMinibatches = from.Stats.Minibatches
+			}
+			if t.opt.Hooks.OnResume != nil {
+				t.opt.Hooks.OnResume(res.ResumedFrom, res.ResumedMinibatches, t.plan.NumMinibatches())
+			}
 		}
 	}
+	lastSave := time.Now()
 	for epoch := res.ResumedFrom; epoch < t.opt.Plan.Epochs; epoch++ {
 		st, part, err := t.epoch(ctx, epoch, from)
 		from = nil
@@ -524,12 +575,13 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			if progress != nil {
 				progress(st)
 			}
-			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (a checkpoint keeps the last epoch with a finite loss)", epoch+1, st.Loss)
+			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (the last checkpoint saved holds epochs with a finite loss)", epoch+1, st.Loss)
 		}
-		if t.opt.Checkpoint.Dir != "" {
+		if t.opt.Checkpoint.Dir != "" && t.saveDue(epoch+1, lastSave) {
 			if err := t.save(epoch+1, res.Epochs, nil); err != nil {
 				return res, err
 			}
+			lastSave = time.Now()
 		}
 		if progress != nil {
 			progress(st)
@@ -538,13 +590,29 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 	return res, nil
 }
 
+// saveDue reports whether the checkpoint is saved after done epochs, the
+// last save having ended at last (TrainOptions.Checkpoint.Every and
+// Interval).
+func (t *Trainer) saveDue(done int, last time.Time) bool {
+	every, interval := t.opt.Checkpoint.Every, t.opt.Checkpoint.Interval
+	switch {
+	case done >= t.opt.Plan.Epochs:
+		return true
+	case every == 0 && interval == 0:
+		return true
+	case every > 0 && done%every == 0:
+		return true
+	}
+	return interval > 0 && time.Since(last) >= interval
+}
+
 // StoppedError is the error of a Run stopped by its context: where it
 // stopped, and the checkpoint it wrote. It wraps the context's error.
 type StoppedError struct {
 	Epoch       int    // the epoch in progress, 0-based
 	Minibatches int    // minibatches of that epoch trained
 	Total       int    // minibatches of that epoch
-	Checkpoint  string // the checkpoint file written; "" without CheckpointDir
+	Checkpoint  string // the checkpoint file written; "" without Checkpoint.Dir
 	Err         error  // the context's error
 }
 

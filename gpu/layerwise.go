@@ -70,6 +70,9 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 		return nil, fmt.Errorf("gpu: NewLayerWise: %d edges; the device sampler handles at most %d", a.NNZ(), math.MaxInt32)
 	}
 	opt.Budgets = append([]int(nil), opt.Budgets...)
+	if len(opt.Budgets) == 0 {
+		opt.Budgets = sampling.DefaultBudgets() // as the CPU's sampler
+	}
 	b, err := newBase(d, "LayerWise", a, true)
 	if err != nil {
 		return nil, err

@@ -20,8 +20,9 @@ type SamplerOptions struct {
 	// Method is MethodNode (the default when empty), MethodLADIES or
 	// MethodFastGCN.
 	Method string
-	// Fanouts are the per-layer fanouts (node-wise) or column budgets
-	// (layer-wise), the seeds' layer first; required.
+	// Fanouts are the per-layer fanouts (node-wise; required) or column
+	// budgets (layer-wise; empty means DefaultBudgets), the seeds' layer
+	// first.
 	Fanouts []int
 	// Replace samples with replacement.
 	Replace bool
@@ -54,8 +55,8 @@ func (o SamplerOptions) Validate() error {
 	switch {
 	case !node && o.Method != MethodLADIES && o.Method != MethodFastGCN:
 		return bad("Method", fmt.Sprintf("%q", o.Method), "want %s, %s or %s", MethodNode, MethodLADIES, MethodFastGCN)
-	case len(o.Fanouts) == 0:
-		return bad("Fanouts", "[]", "want one fanout (node-wise) or column budget (layer-wise) per layer")
+	case node && len(o.Fanouts) == 0:
+		return bad("Fanouts", "[]", "want one fanout per layer (method %s; the layer-wise methods default to DefaultBudgets)", MethodNode)
 	case o.Threads < 0:
 		return bad("Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
 	case o.MaxBulkEdges < 0:
@@ -130,13 +131,18 @@ func (o *SamplerOptions) NodeWiseOptions() NodeWiseOptions {
 }
 
 // LayerWiseOptions returns the layer-wise sampler's options of o: its
-// Method as LADIES or FastGCN, its Fanouts as the Budgets.
+// Method as LADIES or FastGCN, its Fanouts as the Budgets (DefaultBudgets
+// when empty).
 func (o *SamplerOptions) LayerWiseOptions() LayerWiseOptions {
 	method := LADIES
 	if o.Method == MethodFastGCN {
 		method = FastGCN
 	}
-	return LayerWiseOptions{Method: method, Budgets: o.Fanouts, Semibulk: o.Semibulk,
+	budgets := o.Fanouts
+	if len(budgets) == 0 {
+		budgets = DefaultBudgets()
+	}
+	return LayerWiseOptions{Method: method, Budgets: budgets, Semibulk: o.Semibulk,
 		Replace: o.Replace, Seed: o.Seed, Threads: o.Threads, Normalize: o.Normalize}
 }
 

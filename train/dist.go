@@ -119,7 +119,9 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 	if opt.BatchAll {
 		j.Options.Train.Plan.BatchSize = max(len(rd.train), 1)
 	}
-	j.normalize()
+	if err := j.normalize(); err != nil {
+		return nil, err
+	}
 	// The feature exchanges (and the evaluation's) get communicators of
 	// their own: an input pipeline may run them beside the sampler's.
 	if j.fgrid, err = dist.NewGrid(ctx, world, c, rd.info.Nodes); err != nil {
@@ -201,17 +203,25 @@ func trainLabels(ctx context.Context, g *dist.Grid, labels, train []int32, fill 
 
 // normalize scales the feature rows this rank holds to sum 1, in its own
 // copy of them when they are the caller's (a Whole source), when
-// Options.NormFeatures says so.
-func (j *DistJob) normalize() {
+// Options.NormFeatures says so; features it refuses are a
+// *NormFeaturesError naming the row of the graph.
+func (j *DistJob) normalize() error {
 	rd := j.data
 	if !j.Options.NormFeatures || rd.info.Features == 0 {
-		return
+		return nil
 	}
 	if !rd.owned {
 		rd.feat = slices.Clone(rd.feat)
 	}
-	featurex.NormalizeRows(rd.feat, rd.info.Features)
+	first := rd.lo
+	if rd.whole {
+		first = 0
+	}
+	if err := normalizeRows(rd.info.Name, rd.feat, rd.info.Features, first); err != nil {
+		return err
+	}
 	rd.info.Normalized = true
+	return nil
 }
 
 // sampler returns this rank's sampler and how it reads remote rows.

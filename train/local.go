@@ -68,9 +68,10 @@ type Job struct {
 // Options.Sampler over ds's graph (none for gnn.Linear: gnn.SeedsOnly), an
 // in-memory feature store, ds's labels and split, and full-neighbour
 // evaluation over the whole graph (unless Train.Runtime.NoEval). With
-// NormFeatures it scales ds's feature rows in place first. It returns an
-// error naming the invalid option (Validate), or the data (Options.Name)
-// when it cannot be trained on (wrapping ErrData; a *SplitError).
+// NormFeatures it scales ds's feature rows in place first (features it
+// refuses are a *NormFeaturesError). It returns an error naming the
+// invalid option (Validate), or the data (Options.Name) when it cannot be
+// trained on (wrapping ErrData; a *SplitError).
 func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
@@ -96,7 +97,9 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		opt.Train.Plan.BatchSize = max(len(ds.Train), 1)
 	}
 	if opt.NormFeatures {
-		featurex.NormalizeRows(ds.Features, ds.NumFeatures)
+		if err := normalizeRows(ds.Name, ds.Features, ds.NumFeatures, 0); err != nil {
+			return nil, err
+		}
 		info.Normalized = true
 	}
 	var s sampling.Sampler = gnn.SeedsOnly{}
@@ -157,3 +160,31 @@ func dataErrorf(format string, a ...any) error { return &dataError{fmt.Sprintf(f
 
 func (e *dataError) Error() string { return e.msg }
 func (e *dataError) Unwrap() error { return ErrData }
+
+// NormFeaturesError is the error of Options.NormFeatures on features that
+// row normalisation refuses (featurex.NormalizeRows): the entry of the
+// data Name's vertex Row at column Col is Value, negative or not finite.
+// Normalising such rows is not the Planetoid preprocessing: a row with
+// negative entries can sum to about 0 and be blown up.
+type NormFeaturesError struct {
+	Name     string
+	Row, Col int
+	Value    float32
+}
+
+func (e *NormFeaturesError) Error() string {
+	return fmt.Sprintf("train: %s: Options.NormFeatures: feature row %d has the value %v at column %d; row normalisation is for non-negative (bag-of-words) features",
+		e.Name, e.Row, e.Value, e.Col)
+}
+
+// normalizeRows scales the feature rows feat (f values each; the first is
+// vertex first of the graph) to sum 1, or returns a *NormFeaturesError of
+// the data name.
+func normalizeRows(name string, feat []float32, f, first int) error {
+	err := featurex.NormalizeRows(feat, f)
+	var re *featurex.RowError
+	if errors.As(err, &re) {
+		return &NormFeaturesError{Name: name, Row: first + re.Row, Col: re.Col, Value: re.Value}
+	}
+	return err
+}

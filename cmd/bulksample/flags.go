@@ -28,6 +28,7 @@ var fieldFlags = map[string]string{
 	"Replication": "replication", "Eval": "eval", "Arch": "model", "Hidden": "hidden", "Dropout": "dropout",
 	"GCNNorm": "gcn-norm", "LR": "lr", "WeightDecay": "weight-decay", "BatchSize": "batch", "BulkSize": "bulk",
 	"Epochs": "epochs", "PipelineDepth": "pipeline", "Resume": "resume", "Dir": "checkpoint",
+	"Every": "checkpoint-every", "Interval": "checkpoint-interval",
 }
 
 // flagOf returns the flag of fs that sets the option at path (an
@@ -128,6 +129,9 @@ func (s *samplerFlags) options(fs *flag.FlagSet) (sampling.SamplerOptions, error
 	var err error
 	if o.Fanouts, err = parseFanouts(s.fanout); err != nil {
 		return o, usageError(fs, "--fanout %q: %v", s.fanout, err)
+	}
+	if s.method != sampling.MethodNode && !isSet(fs, "fanout") {
+		o.Fanouts = sampling.DefaultBudgets() // not the node-wise fanouts as column budgets
 	}
 	if s.frontier != "" {
 		if o.Frontier, err = sampling.ParseFrontierMode(s.frontier); err != nil {

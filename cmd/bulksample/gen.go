@@ -158,8 +158,10 @@ func parseGenFlags(e *env, args []string) (*genJob, *flag.FlagSet, error) {
 // generator, an extra argument, a flag of the other generator.
 func (job *genJob) check(fs *flag.FlagSet, pos []string) error {
 	switch {
-	case job.kind != "rmat" && job.kind != "sbm" && job.kind != "planted":
+	case job.kind == "":
 		return usageError(fs, "want a generator, rmat or sbm, as the first argument")
+	case job.kind != "rmat" && job.kind != "sbm" && job.kind != "planted":
+		return usageError(fs, "unknown generator %q (want rmat or sbm)", job.kind)
 	case len(pos) > 0:
 		return usageError(fs, "unexpected argument %q", pos[0])
 	case job.out == "":

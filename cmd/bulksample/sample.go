@@ -92,7 +92,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	step, closeSampler, err := c.localStep(d, dev)
+	step, closeSampler, err := c.localStep(e.stderr, d, dev)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)
 	}
@@ -132,14 +132,18 @@ func runSample(ctx context.Context, e *env, args []string) error {
 
 // localStep returns the step that samples a bulk in one process over d's
 // graph, and what closes its sampler: on dev (--device cuda) when not nil,
-// else on the CPU.
-func (c *sampleConfig) localStep(d *dataset.Dataset, dev *gpu.Device) (bulkStep, func(), error) {
+// else on the CPU. It notes on stderr a --weighted that samples as fast as
+// uniform sampling (every edge of the graph has the same weight).
+func (c *sampleConfig) localStep(stderr io.Writer, d *dataset.Dataset, dev *gpu.Device) (bulkStep, func(), error) {
 	if dev != nil {
 		return c.deviceStep(dev, d.Adj)
 	}
 	s, err := c.localSampler(d)
 	if err != nil {
 		return nil, nil, err
+	}
+	if nw, ok := s.(*sampling.NodeWise); ok && nw.EqualWeights() {
+		fmt.Fprintf(stderr, "--weighted: every edge of %s has the same weight, so the weighted law is the uniform one: sampled as fast as without --weighted, with the same picks\n", c.graph)
 	}
 	return hostStep(s), func() {}, nil
 }

@@ -33,7 +33,8 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 			"all vertices.")
 	c := &sampleConfig{}
 	var sf samplerFlags
-	sf.register(fs, "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours"+fanoutOrder, true)
+	sf.register(fs, "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours; with --method ladies or fastgcn the\n"+
+		"column budgets, "+budgetsText()+" when not given"+fanoutOrder, true)
 	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
 	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
 	fs.IntVar(&c.plan.BulkSize, "bulk", 16, "minibatches sampled together, k")

@@ -188,6 +188,9 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		dist:   train.DistOptions{Replication: 1}, // defaults (TestSampleDistFlagsMapToOptions)
 		device: deviceFlag{name: "cpu"},           // the default (TestDeviceFlag)
 	}
+	if c.ranks.stall != defaultStallTimeout {
+		t.Errorf("--stall-timeout default %v; want %v", c.ranks.stall, defaultStallTimeout)
+	}
 	c.ranks = distFlags{} // the flags as given, which check read
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("config %+v\nwant %+v", *c, want)
@@ -258,6 +261,48 @@ func TestSampleLayerWiseFlagErrors(t *testing.T) {
 		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.flag) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming %s", tc.args, code, firstLine(stderr), tc.flag)
+		}
+	}
+}
+
+// TestLayerWiseDefaultBudgets: sample --method ladies|fastgcn and train
+// --sampler ladies|fastgcn without --fanout draw the layer-wise default,
+// sampling.DefaultBudgets (512 columns on 2 layers), not the node-wise
+// fanouts as column budgets (15,10,5 drew 482 edges on R-MAT 20, "0.00M
+// SEPS", without a word); a --fanout given is kept, and train's --layers
+// repeats the default budget.
+func TestLayerWiseDefaultBudgets(t *testing.T) {
+	g := sampleTestGraph(t)
+	for _, tc := range []struct {
+		args []string
+		want []int
+	}{
+		{[]string{"--method", "ladies"}, sampling.DefaultBudgets()},
+		{[]string{"--method", "fastgcn"}, sampling.DefaultBudgets()},
+		{[]string{"--method", "ladies", "--fanout", "20,10"}, []int{20, 10}},
+		{[]string{"--method", "node"}, []int{15, 10, 5}},
+	} {
+		code, stdout, stderr := runCLI(t, "sample", append([]string{"--graph", g, "--batch", "16", "--seeds", "32", "--json"}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		if s := lastJSON[sampleSummary](t, stdout); !reflect.DeepEqual(s.Fanouts, tc.want) {
+			t.Errorf("sample %v: fanouts %v; want %v", tc.args, s.Fanouts, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want []int
+	}{
+		{[]string{"--sampler", "ladies"}, sampling.DefaultBudgets()},
+		{[]string{"--sampler", "fastgcn", "--layers", "3"}, []int{512, 512, 512}},
+		{[]string{"--sampler", "ladies", "--fanout", "64"}, []int{64}},
+		{nil, []int{25, 10}},
+	} {
+		var buf bytes.Buffer
+		c, err := parseTrainFlags(&env{stdout: &buf, stderr: &buf}, append([]string{"--data", "x.npz"}, tc.args...))
+		if err != nil || !reflect.DeepEqual(c.opt.Sampler.Fanouts, tc.want) {
+			t.Errorf("train %v: fanouts %v, err %v; want %v\n%s", tc.args, c.opt.Sampler.Fanouts, err, tc.want, buf.String())
 		}
 	}
 }

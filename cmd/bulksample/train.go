@@ -43,7 +43,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	opt := c.opt
 	opt.NormFeatures = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	p := newTrainProgress(e, c)
-	opt.Train.Hooks.OnMinibatch = p.minibatch
+	p.hook(&opt.Train.Hooks)
 	job, err := train.New(ds, opt)
 	if err != nil {
 		return c.trainError(err)
@@ -53,7 +53,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	announceTrain(e, c, job.Info, job.Options, "")
 	res, err := job.Trainer.Run(ctx, p.epoch)
-	p.end(res)
+	p.bar.done()
 	if err == nil && nothingToTrain(e.stderr, c, res) {
 		return nil
 	}
@@ -77,10 +77,15 @@ type loadCost struct {
 }
 
 // trainError returns err, an error of train.New or NewDist, saying for a
-// split without a set how to give one (--split, or --split-file's).
+// split without a set how to give one (--split, or --split-file's), and
+// for features that --norm-features cannot normalise how to turn it off.
 func (c *trainConfig) trainError(err error) error {
 	var se *train.SplitError
+	var ne *train.NormFeaturesError
 	switch {
+	case errors.As(err, &ne):
+		return fmt.Errorf("--norm-features %s: %s: feature row %d has the value %v at column %d; row normalisation is for non-negative (bag-of-words) features: give --norm-features=off",
+			c.normFeatures.String(), ne.Name, ne.Row, ne.Value, ne.Col)
 	case !errors.As(err, &se):
 		return err
 	case c.splitFile != "":
@@ -102,24 +107,31 @@ func (c *trainConfig) writeSplit(e *env, trainSet, valid, test []int32) error {
 }
 
 // trainProgress reports a run's progress: a bar or a line every few
-// seconds for the minibatches, the line of every epoch, and where a
-// resumed run resumed from.
+// seconds for the minibatches, the line of every epoch, where a resumed
+// run resumes from, and the trainer's notes.
 type trainProgress struct {
-	e       *env
-	c       *trainConfig
-	bar     *epochProgress
-	resumed func(epochsDone int)
+	e   *env
+	c   *trainConfig
+	bar *epochProgress
 	// also, when set, is called after every minibatch too (a test hook).
 	also func(epoch, done, total int)
 }
 
 func newTrainProgress(e *env, c *trainConfig) *trainProgress {
-	return &trainProgress{e: e, c: c, bar: newEpochProgress(e.stderr, c.opt.Train.Plan.Epochs), resumed: announceResume(e.stderr, c)}
+	return &trainProgress{e: e, c: c, bar: newEpochProgress(e.stderr, c.opt.Train.Plan.Epochs)}
+}
+
+// hook sets the trainer's hooks that report to p: OnMinibatch, OnResume
+// and Notes (gnn's notes, on stderr: pure-Go BLAS, stale checkpoint
+// temporaries removed).
+func (p *trainProgress) hook(h *gnn.TrainHooks) {
+	h.OnMinibatch = p.minibatch
+	h.OnResume = announceResume(p.e.stderr, p.c)
+	h.Notes = p.e.stderr
 }
 
 // minibatch is the trainer's gnn.TrainHooks.OnMinibatch.
 func (p *trainProgress) minibatch(epoch, done, total int) {
-	p.resumed(epoch)
 	p.bar.minibatch(epoch, done, total)
 	if p.also != nil {
 		p.also(epoch, done, total)
@@ -133,14 +145,5 @@ func (p *trainProgress) epoch(st gnn.EpochStats) {
 	printEpoch(p.e.stdout, epochs, st, p.c.opt.Train.Model.Arch != gnn.Linear)
 	for _, ph := range st.Costs {
 		notePhase(p.e.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, epochs), ph.Name, ph.Cost)
-	}
-}
-
-// end ends the last bar, and says where a resumed run resumed from when
-// it trained no minibatch.
-func (p *trainProgress) end(res *gnn.Result) {
-	p.bar.done()
-	if res != nil {
-		p.resumed(res.ResumedFrom)
 	}
 }

@@ -8,9 +8,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
-	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -61,7 +60,20 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		}
 		return dataset.LoadContext(ctx, path, c.loadOptions(e))
 	}
-	return dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+	ds, err := dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+	return ds, c.dataError(err)
+}
+
+// dataError returns err, an error of reading --data as a path, saying for
+// a path that does not exist that it is no built-in dataset either (a
+// misspelt coraa).
+func (c *trainConfig) dataError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(c.data); errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("--data %q: no such file or folder, nor a built-in dataset (cora, citeseer, synthetic[:k=v,...]): %w", c.data, err)
+		}
+	}
+	return err
 }
 
 // loadOptions are the options of loading --data from a file: the split of
@@ -93,7 +105,7 @@ func (c *trainConfig) source(ctx context.Context, e *env) (train.Source, string,
 	}
 	dsName, err := dataset.NameOf(path)
 	if err != nil {
-		return nil, "", err
+		return nil, "", c.dataError(err)
 	}
 	return train.Path(path, c.loadOptions(e)), dsName, nil
 }
@@ -155,52 +167,6 @@ func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
 	return p, nil
 }
 
-// findSharedData returns the path of the first of files (files or
-// folders) found in $BULKSAMPLE_DATA or in shared/data under the working
-// directory's ancestors or the executable's (the repository sits next to
-// shared/ in the project layout), or an error listing where it looked. Each
-// folder is searched for every one of files before the next folder. A
-// $BULKSAMPLE_DATA that is set but is not a directory is an error naming it.
-func findSharedData(files ...string) (string, error) {
-	var dirs []string
-	if d := os.Getenv(dataEnv); d != "" {
-		if fi, err := os.Stat(d); err != nil {
-			return "", fmt.Errorf("%s=%s: %w", dataEnv, d, err)
-		} else if !fi.IsDir() {
-			return "", fmt.Errorf("%s=%s is not a directory", dataEnv, d)
-		}
-		dirs = append(dirs, d)
-	}
-	ancestors := func(dir string) {
-		for {
-			dirs = append(dirs, filepath.Join(dir, "shared", "data"))
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				return
-			}
-			dir = parent
-		}
-	}
-	if wd, err := os.Getwd(); err == nil {
-		ancestors(wd)
-	}
-	if exe, err := os.Executable(); err == nil {
-		ancestors(filepath.Dir(exe))
-	}
-	var looked []string
-	for _, d := range dirs {
-		for _, file := range files {
-			p := filepath.Join(d, file)
-			if slices.Contains(looked, p) {
-				continue
-			}
-			looked = append(looked, p)
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			} else if !errors.Is(err, os.ErrNotExist) {
-				return "", fmt.Errorf("%s: %w", p, err)
-			}
-		}
-	}
-	return "", fmt.Errorf("%s not found; looked in %s (set %s to its directory)", strings.Join(files, " or "), strings.Join(looked, ", "), dataEnv)
-}
+// findSharedData returns the path of the first of files as
+// dataset.FindShared finds it.
+func findSharedData(files ...string) (string, error) { return dataset.FindShared(files...) }

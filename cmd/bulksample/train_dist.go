@@ -99,7 +99,6 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		// so all of them end here alike, before the collectives below.
 		return nil
 	}
-	r.p.end(res)
 	if err := r.job.CheckReplicas(ctx); err != nil {
 		return err
 	}
@@ -127,7 +126,7 @@ func (r *rankRun) assemble(ctx context.Context, cancel context.CancelCauseFunc) 
 			cancel(fmt.Errorf("%w after bulk 0 (--fail-rank %d)", errInjected, fail))
 		}
 	}
-	opt.Train.Hooks.OnMinibatch = r.p.minibatch
+	r.p.hook(&opt.Train.Hooks)
 	// While the ranks train, a signal asks them to stop together (see
 	// signals.go) rather than cancel this rank's collectives.
 	opt.Train.Hooks.Stop, r.release = stopRequest(ctx)
@@ -159,9 +158,6 @@ func (r *rankRun) runError(ctx context.Context, res *gnn.Result, err error) erro
 	}
 	if r.world.Rank() != 0 {
 		err = notRootStop(err)
-	}
-	if res != nil && err != nil {
-		r.p.end(res)
 	}
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errInjected) {
 		return fmt.Errorf("%w: %w", cause, err)

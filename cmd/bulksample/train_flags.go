@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/train"
 )
 
@@ -30,7 +32,7 @@ type trainConfig struct {
 
 // dataEnv names the environment variable of the directory holding cora.npz
 // and citeseer.npz.
-const dataEnv = "BULKSAMPLE_DATA"
+const dataEnv = dataset.DataEnv
 
 // trainFlags are the flags of train whose values are parsed into options
 // after the flag set is.
@@ -95,7 +97,8 @@ func (c *trainConfig) registerData(fs *flag.FlagSet) {
 // the plan, the runtime and the checkpoints.
 func (c *trainConfig) registerTraining(fs *flag.FlagSet, tf *trainFlags) {
 	o := &c.opt.Train
-	tf.sampler.register(fs, "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder, false)
+	tf.sampler.register(fs, "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn: "+budgetsText()+" when not given), seeds' layer first;\n"+
+		"one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder, false)
 	fs.StringVar(&tf.model, "model", "sage", "model: sage (GraphSAGE mean), gcn, or linear (features only)")
 	fs.IntVar(&tf.layers, "layers", 0, "number of layers L; 0 for the number of --fanout values")
 	fs.IntVar(&o.Model.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
@@ -119,6 +122,10 @@ func (c *trainConfig) registerTraining(fs *flag.FlagSet, tf *trainFlags) {
 	fs.StringVar(&o.Checkpoint.Dir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch; one that\n"+
 		"already holds a checkpoint needs --resume (a fresh run would overwrite it)")
 	fs.BoolVar(&o.Checkpoint.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
+	fs.IntVar(&o.Checkpoint.Every, "checkpoint-every", 0, "save the checkpoint after every N-th epoch only (and after the last, and when stopped); 0 for every epoch\n"+
+		"(unless --checkpoint-interval is given); a resumed run trains the epochs after the last save again, to the same result")
+	fs.DurationVar(&o.Checkpoint.Interval, "checkpoint-interval", 0, "save the checkpoint after an epoch that ends at least this long (90s, 10m, 1h) after the last save;\n"+
+		"with --checkpoint-every, either one saves; 0 for none")
 	fs.BoolVar(&o.Runtime.NoEval, "no-eval", false, "skip the evaluation after each epoch (valid and test accuracy stay 0), for benchmarks of the training loop")
 }
 
@@ -149,16 +156,20 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 			return usageError(fs, "%s %s is an input of the run (--data or --split-file): it would be overwritten", o.flag, o.path)
 		}
 	}
-	dir := c.opt.Train.Checkpoint.Dir
+	ck := c.opt.Train.Checkpoint
+	dir := ck.Dir
+	if (ck.Every != 0 || ck.Interval != 0) && dir == "" {
+		return usageError(fs, "--checkpoint-every and --checkpoint-interval need --checkpoint DIR")
+	}
 	if st, err := os.Stat(dir); dir != "" && err == nil && !st.IsDir() {
 		return usageError(fs, "--checkpoint %s: not a folder", dir)
 	}
 	// A run started afresh overwrites the folder's checkpoint after its
 	// first epoch: a job resubmitted without --resume lost the hours
 	// the checkpoint held, without a word.
-	if ck := filepath.Join(dir, gnn.CheckpointFile); dir != "" && !c.opt.Train.Checkpoint.Resume {
-		if _, err := os.Stat(ck); err == nil {
-			return usageError(fs, "--checkpoint %s already holds a checkpoint (%s): add --resume to continue it; to start afresh, move it away or give another folder", dir, ck)
+	if file := filepath.Join(dir, gnn.CheckpointFile); dir != "" && !ck.Resume {
+		if _, err := os.Stat(file); err == nil {
+			return usageError(fs, "--checkpoint %s already holds a checkpoint (%s): add --resume to continue it; to start afresh, move it away or give another folder", dir, file)
 		}
 	}
 	if err := checkDataSpec(c.data); err != nil {
@@ -200,6 +211,9 @@ func (c *trainConfig) fill(fs *flag.FlagSet, tf *trainFlags) error {
 	}
 	if c.opt.Sampler, err = tf.sampler.options(fs); err != nil {
 		return err
+	}
+	if tf.layers > 0 && c.opt.Sampler.Method != sampling.MethodNode && !isSet(fs, "fanout") {
+		c.opt.Sampler.Fanouts = c.opt.Sampler.Fanouts[:1] // the default budget on every layer
 	}
 	if c.opt.Sampler.Fanouts, err = withLayers(c.opt.Sampler.Fanouts, tf.layers); err != nil {
 		return usageError(fs, "--layers %d but --fanout %q: %v", tf.layers, tf.sampler.fanout, err)

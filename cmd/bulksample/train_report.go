@@ -27,28 +27,31 @@ import (
 // apply to the model (the linear model has no graph layers, fanouts,
 // hidden width or sampled edges) are left out.
 type trainSummary struct {
-	Data         string       `json:"data"`
-	Nodes        int          `json:"nodes"`
-	Edges        int64        `json:"edges"`
-	Model        string       `json:"model"`
-	Sampler      string       `json:"sampler"`
-	LadiesMatrix string       `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
-	Layers       int          `json:"layers,omitempty"`
-	Fanouts      []int        `json:"fanouts,omitempty"`
-	Hidden       int          `json:"hidden,omitempty"`
-	Batch        int          `json:"batch"`
-	Bulk         int          `json:"bulk"`
-	Threads      int          `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
-	BLAS         string       `json:"blas"`
-	ResumedFrom  int          `json:"resumed_from"`
-	BestEpoch    int          `json:"best_epoch"` // 1-based, like the progress lines
-	ValAcc       float64      `json:"val_acc"`
-	TestAcc      float64      `json:"test_acc"`
-	FinalLoss    float64      `json:"final_loss"`
-	EpochSeconds float64      `json:"epoch_seconds"`
-	SEPS         float64      `json:"seps,omitempty"`
-	Phases       phaseSeconds `json:"phase_seconds"`
-	LoadSeconds  float64      `json:"load_seconds"`
+	Data         string `json:"data"`
+	Nodes        int    `json:"nodes"`
+	Edges        int64  `json:"edges"`
+	Model        string `json:"model"`
+	Sampler      string `json:"sampler"`
+	LadiesMatrix string `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
+	Layers       int    `json:"layers,omitempty"`
+	Fanouts      []int  `json:"fanouts,omitempty"`
+	Hidden       int    `json:"hidden,omitempty"`
+	Batch        int    `json:"batch"`
+	Bulk         int    `json:"bulk"`
+	Threads      int    `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
+	BLAS         string `json:"blas"`
+	ResumedFrom  int    `json:"resumed_from"`
+	// ResumedMinibatches are the minibatches of epoch ResumedFrom+1 that
+	// the checkpoint held (a stopped run's), 0 when it held whole epochs.
+	ResumedMinibatches int          `json:"resumed_minibatches"`
+	BestEpoch          int          `json:"best_epoch"` // 1-based, like the progress lines
+	ValAcc             float64      `json:"val_acc"`
+	TestAcc            float64      `json:"test_acc"`
+	FinalLoss          float64      `json:"final_loss"`
+	EpochSeconds       float64      `json:"epoch_seconds"`
+	SEPS               float64      `json:"seps,omitempty"`
+	Phases             phaseSeconds `json:"phase_seconds"`
+	LoadSeconds        float64      `json:"load_seconds"`
 	// NormFeatures says whether the feature rows were scaled to sum 1
 	// (--norm-features).
 	NormFeatures bool   `json:"norm_features"`
@@ -130,9 +133,6 @@ func announceTrain(e *env, c *trainConfig, in train.Info, opt train.Options, whe
 	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, BLAS %s, feature rows normalised: %v\n",
 		opt.Train.Model.Arch, samplerName(opt, true), in.Name, in.Nodes, in.Edges, in.Train, in.Valid, in.Test, where, blasName(opt.Train), in.Normalized)
-	if note := pureGoBLASNote(gnn.BLAS, opt.Train.Runtime.PureGoBLAS); note != "" {
-		fmt.Fprintln(e.stderr, note)
-	}
 }
 
 // samplerName names the sampler of a run: seeds-only for the linear model,
@@ -192,36 +192,43 @@ func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
 }
 
 // announceResume says, for --resume, where the run resumes from: at once
-// when there is no checkpoint (the run starts afresh), otherwise on the
-// first call of the returned function, whose argument is the first epoch
-// (0-based) the run trains, or the number of epochs the checkpoint held.
-func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
-	if !c.opt.Train.Checkpoint.Resume {
-		return func(int) {}
+// when there is no checkpoint (the run starts afresh), otherwise when the
+// returned function is called, as gnn.TrainHooks.OnResume, with what the
+// checkpoint holds: the epochs complete and the minibatches of the next
+// one (a stopped run's), as the JSON's resumed_from and
+// resumed_minibatches say. A checkpoint that holds every epoch is left to
+// nothingToTrain.
+func announceResume(w io.Writer, c *trainConfig) func(epochsDone, minibatches, total int) {
+	ck, epochs := c.opt.Train.Checkpoint, c.opt.Train.Plan.Epochs
+	if !ck.Resume {
+		return nil
 	}
-	path := filepath.Join(c.opt.Train.Checkpoint.Dir, gnn.CheckpointFile)
+	path := filepath.Join(ck.Dir, gnn.CheckpointFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(w, "--resume: no checkpoint at %s; starting from epoch 1\n", path)
-		return func(int) {}
+		return nil
 	}
-	done := false
-	return func(epochsDone int) {
-		if !done {
-			done = true
-			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Train.Plan.Epochs)
+	return func(epochsDone, minibatches, total int) {
+		if epochsDone < epochs {
+			fmt.Fprintln(w, resumeMessage(path, epochsDone, minibatches, total, epochs))
 		}
 	}
 }
 
-// pureGoBLASNote returns a one-line note when this build's BLAS (buildBLAS,
-// gnn.BLAS) is the pure-Go fallback and the user did not ask for it with
-// --blas gonum, or "".
-func pureGoBLASNote(buildBLAS string, asked bool) string {
-	if buildBLAS != gnn.PureGoBLAS || asked {
-		return ""
+// resumeMessage says where a run resumes: after epoch epochsDone, or in the
+// next epoch after minibatches of its total (a stopped run's checkpoint,
+// which may hold all of them when the run stopped after the last one,
+// before the epoch's evaluation).
+func resumeMessage(path string, epochsDone, minibatches, total, epochs int) string {
+	if minibatches == 0 {
+		return fmt.Sprintf("resumed from %s after epoch %d of %d", path, epochsDone, epochs)
 	}
-	return "note: this binary was built without OpenBLAS and uses pure-Go BLAS, about 4x slower in training; " +
-		"install libopenblas-dev and rebuild with `make build` (or `go build -tags openblas ./cmd/bulksample`)"
+	s := "s"
+	if epochsDone == 1 {
+		s = ""
+	}
+	return fmt.Sprintf("resumed from %s in epoch %d of %d, after %d of its %d minibatches (%d epoch%s complete)",
+		path, epochsDone+1, epochs, minibatches, total, epochsDone, s)
 }
 
 func blasName(o gnn.TrainOptions) string {
@@ -337,7 +344,7 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 	sum := trainSummary{Data: c.data, Nodes: in.Nodes, Edges: in.Edges, Model: o.Model.Arch.String(), Sampler: samplerName(opt, false),
 		Layers: len(opt.Sampler.Fanouts), Fanouts: opt.Sampler.Fanouts, Hidden: o.Model.Hidden, Batch: o.Plan.BatchSize, Bulk: o.Plan.BulkSize,
 		Threads: par.Threads(o.Runtime.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
-		ResumedFrom: res.ResumedFrom, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: load.seconds,
+		ResumedFrom: res.ResumedFrom, ResumedMinibatches: res.ResumedMinibatches, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: load.seconds,
 		Epochs: make([]epochRecord, len(res.Epochs)), NormFeatures: in.Normalized, Preset: c.preset,
 		WeightDecayLayers: "all", SplitSeed: c.splitSeed, SplitFile: c.splitFile, PeakRSSBytes: procstat.PeakRSS(), Version: version()}
 	if opt.Sampler.Method == sampling.MethodLADIES && o.Model.Arch != gnn.Linear {
