@@ -2,12 +2,11 @@ package dataset
 
 import (
 	"fmt"
-	"runtime"
 	"runtime/debug"
 	"slices"
-	"sync"
 
 	"github.com/bulksample/bulksample/internal/hugemem"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -135,33 +134,23 @@ func (d *Dataset) validateAttributes() error {
 // parallelParts runs fn concurrently over at most t contiguous parts
 // [lo, hi) of [0, n), n = len(offsets)-1, cut where the non-decreasing
 // offsets (a CSR's indptr) reach equal shares of offsets[n], so that a
-// heavy range does not keep one goroutine busy alone; it returns when
-// every part is done.
+// heavy range does not keep one goroutine busy alone (par.Do); it returns
+// when every part is done.
 func parallelParts(offsets []int64, t int, fn func(lo, hi int)) {
 	n := len(offsets) - 1
 	total := offsets[n] - offsets[0]
-	var wg sync.WaitGroup
-	lo := 0
-	for w := 1; w <= t; w++ {
-		hi := n
-		if w < t {
-			hi, _ = slices.BinarySearch(offsets, offsets[0]+total*int64(w)/int64(t))
-			hi = min(max(hi, lo), n)
+	bound := func(w int) int {
+		if w >= t {
+			return n
 		}
-		if lo := lo; hi > lo {
-			wg.Go(func() { fn(lo, hi) })
+		hi, _ := slices.BinarySearch(offsets, offsets[0]+total*int64(w)/int64(t))
+		return min(hi, n)
+	}
+	par.Do(t, func(w int) {
+		if lo, hi := bound(w), max(bound(w+1), bound(w)); hi > lo {
+			fn(lo, hi)
 		}
-		lo = hi
-	}
-	wg.Wait()
-}
-
-// numThreads resolves a Threads option: <= 0 means GOMAXPROCS.
-func numThreads(n int) int {
-	if n <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return n
+	})
 }
 
 // settle moves d's large arrays (the adjacency's, the features, labels and
@@ -180,7 +169,7 @@ func (d *Dataset) settle(threads int, adjOnly bool) {
 		mem = new(hugemem.Arena)
 	}
 	before := mem.Bytes()
-	threads = numThreads(threads)
+	threads = par.Threads(threads)
 	if d.Adj != nil {
 		a := *d.Adj // a fresh CSR: others may hold the old one
 		a.Indptr = hugemem.Move(mem, a.Indptr, threads)

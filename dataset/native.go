@@ -14,10 +14,10 @@ import (
 	"io"
 	"math"
 	"slices"
-	"sync"
 	"unsafe"
 
 	"github.com/bulksample/bulksample/internal/lebin"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -151,11 +151,7 @@ func writeNative(w io.Writer, d *Dataset) error {
 	// Checksums are of the little-endian bytes: the held bytes, computed
 	// in parallel, or what write produces.
 	sums := make([]uint32, len(arrays))
-	var wg sync.WaitGroup
-	for i, x := range arrays {
-		wg.Go(func() { sums[i] = x.checksum() })
-	}
-	wg.Wait()
+	par.Do(len(arrays), func(i int) { sums[i] = arrays[i].checksum() })
 	prefix, err := layoutNative(&h, arrays, sums)
 	if err != nil {
 		return err

@@ -11,8 +11,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"slices"
-	"sync"
-	"sync/atomic"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // VerifyLevel says how much of a native file Load checks before using it.
@@ -88,38 +88,27 @@ func verifyNative(name string, buf []byte, arrays []nativeArray, d *Dataset, lev
 		size := a.Count * dtypeSize(a.Dtype)
 		switch {
 		case a.Name == "indices":
-			pieces = appendRowPieces(pieces, i, d.Adj.Indptr, 8*numThreads(threads))
+			pieces = appendRowPieces(pieces, i, d.Adj.Indptr, 8*par.Threads(threads))
 		case sums:
 			for lo := int64(0); lo < size || lo == 0; lo += nativePieceBytes {
 				pieces = append(pieces, nativePiece{array: i, lo: lo, hi: min(lo+nativePieceBytes, size)})
 			}
 		}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(numThreads(threads), len(pieces)) {
-		wg.Go(func() {
-			for {
-				k := int(next.Add(1) - 1)
-				if k >= len(pieces) {
-					return
-				}
-				p := &pieces[k]
-				a := arrays[p.array]
-				b := buf[a.Offset+p.lo : a.Offset+p.hi]
-				if populate != nil {
-					populate(b)
-				}
-				if sums {
-					p.crc = crc32.Checksum(b, castagnoli)
-				}
-				if p.rows[1] > p.rows[0] {
-					p.err = d.Adj.ValidateRows(p.rows[0], p.rows[1])
-				}
-			}
-		})
-	}
-	wg.Wait()
+	par.For(len(pieces), par.Threads(threads), func(_, k int) {
+		p := &pieces[k]
+		a := arrays[p.array]
+		b := buf[a.Offset+p.lo : a.Offset+p.hi]
+		if populate != nil {
+			populate(b)
+		}
+		if sums {
+			p.crc = crc32.Checksum(b, castagnoli)
+		}
+		if p.rows[1] > p.rows[0] {
+			p.err = d.Adj.ValidateRows(p.rows[0], p.rows[1])
+		}
+	})
 	if sums {
 		// A checksum mismatch says more than the structure error it causes.
 		for i, a := range arrays {

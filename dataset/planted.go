@@ -16,8 +16,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sync"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -116,12 +116,12 @@ func PlantedPartition(opt PlantedPartitionOptions) (*Dataset, error) {
 		return nil, err
 	}
 	n, c := o.Nodes, o.Classes
-	t := numThreads(o.Threads)
+	t := par.Threads(o.Threads)
 
 	// Classes of equal size (within one), assigned in a random order.
 	labels := randomPermutation(n, o.Seed, streamPPClass)
 	weight := make([]float64, n)
-	parallelNodes(n, t, func(lo, hi int) {
+	par.Ranges(n, t, 1, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			labels[v] %= int32(c)
 			// Pareto weight with P(w > x) = x^-(Exponent-1), x >= 1.
@@ -145,7 +145,7 @@ func PlantedPartition(opt PlantedPartitionOptions) (*Dataset, error) {
 	m := int(o.AvgDegree * float64(n) / 2)
 	src, dst := make([]int32, m), make([]int32, m)
 	key := newKey(o.Seed, streamPPEdge)
-	parallelNodes(m, t, func(lo, hi int) {
+	par.Ranges(m, t, 1, func(_, lo, hi int) {
 		for k := lo; k < hi; k++ {
 			base := 4 * uint64(k)
 			u := all.pick(unit(key.at(base)))
@@ -177,7 +177,7 @@ func PlantedPartition(opt PlantedPartitionOptions) (*Dataset, error) {
 	}
 	feats := make([]float32, n*f)
 	pairs := (f + 1) / 2
-	parallelNodes(n, t, func(lo, hi int) {
+	par.Ranges(n, t, 1, func(_, lo, hi int) {
 		for v := lo; v < hi; v++ {
 			mu := means[int(labels[v])*f:][:f]
 			x := feats[v*f:][:f]
@@ -231,16 +231,4 @@ func newWeightTables(labels []int32, weight []float64, classes int) (weightTable
 		t.cum = append(t.cum, prev+w)
 	}
 	return all, by
-}
-
-// parallelNodes runs fn over t contiguous parts of [0, n) concurrently.
-func parallelNodes(n, t int, fn func(lo, hi int)) {
-	var wg sync.WaitGroup
-	for w := range t {
-		lo, hi := int(int64(n)*int64(w)/int64(t)), int(int64(n)*int64(w+1)/int64(t))
-		if lo < hi {
-			wg.Go(func() { fn(lo, hi) })
-		}
-	}
-	wg.Wait()
 }

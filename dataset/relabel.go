@@ -22,6 +22,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -102,7 +103,7 @@ func Relabel(d *Dataset, opt RelabelOptions) (*Dataset, error) {
 	default:
 		return nil, fmt.Errorf("dataset: Relabel: Method %q, want %q or %q", opt.Method, RelabelRandom, RelabelDegree)
 	}
-	return permuteDataset(d, order, opt, numThreads(opt.Threads)), nil
+	return permuteDataset(d, order, opt, par.Threads(opt.Threads)), nil
 }
 
 // RowLengths returns the number of stored entries of every row of a.
@@ -151,10 +152,10 @@ func DegreeOrder(deg []int32, threads int) []int32 {
 		return cur
 	}
 	next := make([]int32, n)
-	t := numThreads(threads)
+	t := par.Threads(threads)
 	for span := int64(1); span < int64(n); span *= 2 {
 		// Each goroutine takes a contiguous run of positions.
-		parallelNodes(n, min(t, n/4096+1), func(lo, hi int) { bisectLevel(cur, next, span, lo, hi) })
+		par.Ranges(n, min(t, n/4096+1), 1, func(_, lo, hi int) { bisectLevel(cur, next, span, lo, hi) })
 		cur, next = next, cur
 	}
 	return cur
@@ -258,7 +259,7 @@ func permuteDataset(d *Dataset, order []int32, opt RelabelOptions, t int) *Datas
 	if d.Features != nil {
 		f := d.NumFeatures
 		out.Features = make([]float32, len(d.Features))
-		parallelNodes(n, t, func(lo, hi int) {
+		par.Ranges(n, t, 1, func(_, lo, hi int) {
 			for x := lo; x < hi; x++ {
 				v := int(order[x])
 				copy(out.Features[x*f:(x+1)*f], d.Features[v*f:(v+1)*f])

@@ -15,8 +15,8 @@ package dataset
 import (
 	"fmt"
 	"math/bits"
-	"sync"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -95,19 +95,14 @@ func rmatEdges(opt RMATOptions) (src, dst []int32) {
 	levels := rmatLevels(o)
 	perm := randomPermutation(n, o.Seed, streamRMATPerm)
 	src, dst = make([]int32, m), make([]int32, m)
-	t := numThreads(o.Threads)
+	t := par.Threads(o.Threads)
 	key := newKey(o.Seed, streamRMATEdge)
-	var wg sync.WaitGroup
-	for w := range t {
-		lo, hi := m*w/t, m*(w+1)/t
-		wg.Go(func() {
-			for k := lo; k < hi; k++ {
-				u, v := rmatEdge(key, uint64(k), levels)
-				src[k], dst[k] = perm[u], perm[v]
-			}
-		})
-	}
-	wg.Wait()
+	par.Ranges(m, t, 1, func(_, lo, hi int) {
+		for k := lo; k < hi; k++ {
+			u, v := rmatEdge(key, uint64(k), levels)
+			src[k], dst[k] = perm[u], perm[v]
+		}
+	})
 	return src, dst
 }
 

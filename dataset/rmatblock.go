@@ -22,8 +22,8 @@ package dataset
 
 import (
 	"slices"
-	"sync"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -89,7 +89,7 @@ func rmatBlock(o RMATOptions, ids []int32, lo, hi int) *rmatRows {
 	s = nil // its buffers go before the rows are sorted
 	copy(b.indptr[1:], b.indptr[:rows])
 	b.indptr[0] = 0
-	b.dedupe(numThreads(o.Threads))
+	b.dedupe(par.Threads(o.Threads))
 	return b
 }
 
@@ -123,7 +123,7 @@ type rmatScatter struct {
 const rmatBatches = 16
 
 func newRMATScatter(o RMATOptions, ids []int32, lo, hi int) *rmatScatter {
-	s := &rmatScatter{o: o, ids: ids, lo: lo, rows: hi - lo, levels: rmatLevels(o), key: newKey(o.Seed, streamRMATEdge), t: numThreads(o.Threads)}
+	s := &rmatScatter{o: o, ids: ids, lo: lo, rows: hi - lo, levels: rmatLevels(o), key: newKey(o.Seed, streamRMATEdge), t: par.Threads(o.Threads)}
 	// Buckets of about 2^16 entries: 2·EdgeFactor entries per row on
 	// average (before duplicates are dropped).
 	for s.shift < 30 && int64(2*o.EdgeFactor)<<(s.shift+1) <= 1<<16 {
@@ -147,33 +147,29 @@ func (s *rmatScatter) pass(apply func(entries []uint64)) {
 	nb := len(s.hist[0])
 	t := s.t
 	lo, rows := s.lo, uint32(s.rows)
-	var wg sync.WaitGroup
 	for k0 := int64(0); k0 < m; k0 += batch {
 		k1 := min(k0+batch, m)
 		// Generate: each goroutine its range of the batch.
-		for w := range t {
-			wg.Go(func() {
-				local, hist := s.local[w][:0], s.hist[w]
-				clear(hist)
-				for k := k0 + (k1-k0)*int64(w)/int64(t); k < k0+(k1-k0)*int64(w+1)/int64(t); k++ {
-					u, v := rmatEdge(s.key, uint64(k), s.levels)
-					fu, fv := s.ids[u], s.ids[v]
-					if fu == fv {
-						continue
-					}
-					if r := uint32(int(fu) - lo); r < rows {
-						local = append(local, uint64(r)<<32|uint64(uint32(fv)))
-						hist[r>>s.shift]++
-					}
-					if r := uint32(int(fv) - lo); r < rows {
-						local = append(local, uint64(r)<<32|uint64(uint32(fu)))
-						hist[r>>s.shift]++
-					}
+		par.Do(t, func(w int) {
+			local, hist := s.local[w][:0], s.hist[w]
+			clear(hist)
+			for k := k0 + (k1-k0)*int64(w)/int64(t); k < k0+(k1-k0)*int64(w+1)/int64(t); k++ {
+				u, v := rmatEdge(s.key, uint64(k), s.levels)
+				fu, fv := s.ids[u], s.ids[v]
+				if fu == fv {
+					continue
 				}
-				s.local[w] = local
-			})
-		}
-		wg.Wait()
+				if r := uint32(int(fu) - lo); r < rows {
+					local = append(local, uint64(r)<<32|uint64(uint32(fv)))
+					hist[r>>s.shift]++
+				}
+				if r := uint32(int(fv) - lo); r < rows {
+					local = append(local, uint64(r)<<32|uint64(uint32(fu)))
+					hist[r>>s.shift]++
+				}
+			}
+			s.local[w] = local
+		})
 		// Offsets: bucket-major, goroutine-minor; start[b] is where bucket
 		// b begins.
 		start := make([]int64, nb+1)
@@ -191,17 +187,14 @@ func (s *rmatScatter) pass(apply func(entries []uint64)) {
 			s.scratch = make([]uint64, off+off/8)
 		}
 		scratch := s.scratch[:off]
-		for w := range t {
-			wg.Go(func() {
-				hist := s.hist[w]
-				for _, e := range s.local[w] {
-					bk := e >> 32 >> s.shift
-					scratch[hist[bk]] = e
-					hist[bk]++
-				}
-			})
-		}
-		wg.Wait()
+		par.Do(t, func(w int) {
+			hist := s.hist[w]
+			for _, e := range s.local[w] {
+				bk := e >> 32 >> s.shift
+				scratch[hist[bk]] = e
+				hist[bk]++
+			}
+		})
 		// Apply: contiguous runs of buckets of about equal entries.
 		parallelParts(start, t, func(b0, b1 int) { apply(scratch[start[b0]:start[b1]]) })
 	}

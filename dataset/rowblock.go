@@ -172,14 +172,11 @@ func readNumericRange[T int32 | int64 | float32](z *npzArchive, key string, lo, 
 // while the members are streamed. It returns ok false (and nothing read)
 // for files it cannot cut this way: another layout or a CSC or COO matrix.
 func readScipyRowBlock(path string, rows func(n int) (int, int), threads int) (b *RowBlock, ok bool, err error) {
-	z, err := openNPZ(path)
-	if err != nil {
+	z, ok, err := openScipy(path)
+	if !ok {
 		return nil, false, err
 	}
 	defer z.Close()
-	if z.layout() != layoutScipy {
-		return nil, false, nil
-	}
 	if z.has("format") {
 		f, err := z.str("format")
 		if err != nil {
@@ -242,4 +239,18 @@ func readScipyRowBlock(path string, rows func(n int) (int, int), threads int) (b
 		return nil, false, err
 	}
 	return &RowBlock{N: nr, NNZ: indptr[nr], Lo: lo, Hi: hi, Adj: blk, Weighted: !allOnes(data), Train: d.Train}, true, nil
+}
+
+// openScipy opens the .npz at path when it has the scipy layout (a Save'd
+// file); ok is false, and nothing is left open, for another layout or an
+// error.
+func openScipy(path string) (z *npzArchive, ok bool, err error) {
+	if z, err = openNPZ(path); err != nil {
+		return nil, false, err
+	}
+	if z.layout() != layoutScipy {
+		z.Close()
+		return nil, false, nil
+	}
+	return z, true, nil
 }

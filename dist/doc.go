@@ -1,10 +1,19 @@
-// Package dist owns distribution over ranks (DESIGN.md section 4): the
-// communicator interface Comm and its two backends (MPI through a thin cgo
-// binding behind the mpi build tag, and an in-process backend of goroutine
-// ranks for tests), the (p/c) x c process Grid, row-distributed matrices
-// (Matrix, the 1.5D layout), 2D-distributed matrices on a square grid
-// (Matrix2D) and their general product by Sparse SUMMA, and the per-phase
-// communication counters.
+// Package dist owns distribution over ranks (docs/design.md section 4):
+// the communicator interface Comm and its two backends (MPI through a thin
+// cgo binding behind the mpi build tag, and an in-process backend of
+// goroutine ranks for tests), the (p/c) x c process Grid, row-distributed
+// matrices (Matrix, the 1.5D layout) with their RowExchange (rows fetched
+// by global id from their owners in the process column), the 1.5D product
+// Mul15D and the symmetric normalisation SymNormalizeWithSelfLoops of a
+// row-distributed matrix, 2D-distributed matrices on a square grid
+// (Matrix2D) and their general product by Sparse SUMMA, the per-phase
+// communication counters, and Run, which runs a rank's work and ends the
+// job when it fails.
+//
+// The distributed operations are short loops of exchanges around package
+// spgemm's local kernels: no arithmetic lives here (SUMMA and Mul15D call
+// spgemm.Mul, SymNormalizeWithSelfLoops spgemm's sums and scaling), so that
+// a distributed result has the bits of the single-process one.
 //
 // # Conventions
 //
@@ -35,9 +44,10 @@
 // Calls return errors naming the call and the rank; a caller bug (a buffer
 // of an unsupported type, counts that do not match the buffer) is an error
 // too, since the other ranks must be told. An error on one rank must end the
-// job: Fail prints "rank R: <error>" and calls Comm.Abort, which under MPI is
-// MPI_Abort (the launcher kills every rank) and in-process makes every
-// pending and later call of every rank return ErrAborted. In-process, the
+// job: Run (or Fail) prints "rank R: <error>" and calls Comm.Abort, which
+// under MPI is MPI_Abort (the launcher kills every rank) and in-process
+// makes every pending and later call of every rank return ErrAborted; an
+// error that every rank returns alike (Agreed) ends no job. In-process, the
 // ranks of a collective that did not make the same call (another
 // collective, element type, operator, root or count) all fail with
 // ErrMismatch, where MPI would deadlock or corrupt data.

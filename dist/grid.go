@@ -7,7 +7,7 @@ import (
 	"math"
 )
 
-// Grid is the (p/c) x c process grid of the 1.5D layout (DESIGN.md section
+// Grid is the (p/c) x c process grid of the 1.5D layout (docs/design.md section
 // 4). World rank w sits at process row w / c and process column w % c.
 // Vertex block i (of p/c contiguous blocks) is held by the c ranks of
 // process row i; process column j holds one replica of every block, so a

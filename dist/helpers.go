@@ -3,6 +3,8 @@ package dist
 import (
 	"context"
 	"fmt"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // Elem is an element type that a Comm moves.
@@ -10,7 +12,7 @@ type Elem interface {
 	byte | int32 | int64 | float32 | float64
 }
 
-// Exchange is the all-to-all of DESIGN.md section 4 in its two phases:
+// Exchange is the all-to-all of docs/design.md section 4 in its two phases:
 // counts first (one int64 per pair), then the exact payload. send holds the
 // segments for ranks 0..p-1 back to back, sendCounts[d] long. It returns
 // what every rank sent to this one, in rank order, and the counts.
@@ -118,13 +120,9 @@ func ReduceStats(ctx context.Context, c Comm, comms ...Comm) (sum, most Stats, e
 
 // BlockRange returns the i-th of parts contiguous, balanced ranges of
 // [0, n): [i·n/parts, (i+1)·n/parts). Vertex blocks and the runs of
-// minibatches that ranks take are both cut this way.
-func BlockRange(n, parts, i int) (lo, hi int) {
-	if parts <= 0 || uint(i) >= uint(parts) || n < 0 {
-		panic(fmt.Sprintf("dist: BlockRange(%d, %d, %d): want n >= 0, parts > 0, 0 <= i < parts", n, parts, i))
-	}
-	return int(int64(i) * int64(n) / int64(parts)), int(int64(i+1) * int64(n) / int64(parts))
-}
+// minibatches that ranks take are both cut this way (par.Range). It
+// panics unless n >= 0, parts > 0 and 0 <= i < parts.
+func BlockRange(n, parts, i int) (lo, hi int) { return par.Range(n, parts, i) }
 
 // BlockOf returns the block i of BlockRange(n, parts, ·) holding x,
 // 0 <= x < n.

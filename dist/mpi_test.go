@@ -6,7 +6,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/dist/commtest"
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 )
 
 // TestMPIConformance runs the Comm conformance suite on real MPI ranks: the

@@ -23,6 +23,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -142,14 +143,14 @@ func bcastCSR(ctx context.Context, c Comm, ph Phase, root int, mine, buf *spgemm
 		blk = mine
 	} else {
 		buf.Rows, buf.Cols = rows, cols
-		buf.Indptr = resize(buf.Indptr, rows+1)
+		buf.Indptr = par.Resize(buf.Indptr, rows+1)
 	}
 	if err := c.Bcast(ctx, ph, root, blk.Indptr[:rows+1]); err != nil {
 		return nil, err
 	}
 	nnz := int(blk.Indptr[rows])
 	if c.Rank() != root {
-		buf.Indices, buf.Data = resize(buf.Indices, nnz), resize(buf.Data, nnz)
+		buf.Indices, buf.Data = par.Resize(buf.Indices, nnz), par.Resize(buf.Data, nnz)
 	}
 	if err := c.Bcast(ctx, ph, root, blk.Indices[:nnz]); err != nil {
 		return nil, err
@@ -158,12 +159,4 @@ func bcastCSR(ctx context.Context, c Comm, ph Phase, root int, mine, buf *spgemm
 		return nil, err
 	}
 	return blk, nil
-}
-
-// resize returns s with length n, reusing its array when large enough.
-func resize[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n)
 }

@@ -1,6 +1,6 @@
 package featurex
 
-// The distributed feature store (DESIGN.md section 4). Feature rows are
+// The distributed feature store (docs/design.md section 4). Feature rows are
 // split by the vertex blocks of a dist.Grid: block i (rows Grid.BlockRows(i))
 // is held by the c ranks of process row i, so every process column holds one
 // replica of every block and a rank finds every row inside its column. One
@@ -32,6 +32,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/hugemem"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -202,7 +203,7 @@ type Dist struct {
 	// MB per exchange at scale. They live in arena, on transparent huge
 	// pages outside the Go heap, and are kept from one exchange to the
 	// next, so that steady-state exchanges write no fresh page (a first
-	// touch costs 10-20 µs per 4 KiB page on our machines, PERF-NOTES.md,
+	// touch costs 10-20 µs per 4 KiB page on our machines, docs/perf-notes.md,
 	// about 5 times the copy of the page) and the garbage collector never
 	// scans or recycles them; Close releases them with the store.
 	//
@@ -521,14 +522,6 @@ func (d *Dist) exchange(ctx context.Context, op string, want []int32, local erro
 	return d.got, nil
 }
 
-// grow returns s resized to n, reusing its array when large enough.
-func grow[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n, n+n/4)
-}
-
 // idMapMin is the smallest id array, in ids, that growIDs places on a
 // huge-page mapping: 256 KiB. Below it the 2 MiB mapping would be mostly
 // waste for an array that moves in well under a millisecond anyway.
@@ -544,7 +537,7 @@ func (d *Dist) growIDs(s []int32, n int) []int32 {
 		return s[:n]
 	}
 	if n < idMapMin {
-		return grow(s, n)
+		return par.Resize(s, n)
 	}
 	return hugemem.Grow(d.arena, s, max(n, hugemem.MinBytes/4))[:n]
 }

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/dist/mpitest"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/featurex/featurextest"
-	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
 // TestDistMPI runs the distributed store on real MPI ranks: the test

@@ -4,7 +4,7 @@
 // row-major array, with a CSR copy for sparse bag-of-words features), and
 // the kernels that copy labels and normalise feature rows.
 //
-// The distributed store Dist (DESIGN.md section 4) partitions the feature
+// The distributed store Dist (docs/design.md section 4) partitions the feature
 // rows by the vertex blocks of a dist.Grid, replicated on the c ranks of
 // each process row; a gather fetches the distinct rows of other blocks from
 // their owners with all-to-all exchanges inside the rank's process column
@@ -26,7 +26,7 @@
 //
 // Vertex ids are global int32 ids. A minibatch's ids are expected to be
 // deduplicated already (a block's source list is), so every feature row is
-// read once per minibatch (DESIGN.md section 7).
+// read once per minibatch (docs/design.md section 7).
 //
 // # Errors and panics
 //

@@ -3,11 +3,10 @@ package featurex
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
-	"sync"
 
 	"github.com/bulksample/bulksample/internal/freelist"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -182,30 +181,23 @@ const minParallelWords = 16 << 10
 // workers returns the number of goroutines for a gather of about words
 // words: Threads (0: GOMAXPROCS), but at most one per minParallelWords.
 func (s *Local) workers(words int) int {
-	threads := s.threads
-	if threads == 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	return max(1, min(threads, words/minParallelWords))
+	return max(1, min(par.Threads(s.threads), words/minParallelWords))
 }
 
-// parallelRanges splits [0, n) into workers contiguous ranges of about
-// equal length, runs body(w, lo, hi) on each range w, the first on the
-// calling goroutine, and
-// returns the smallest non-negative value a body returned, or -1. With one
-// worker it is a direct call.
+// parallelRanges runs body(w, lo, hi) on workers contiguous ranges of
+// [0, n) of about equal length (par.Ranges) and returns the smallest
+// non-negative value a body returned, or -1. With one worker it is a
+// direct call.
 func parallelRanges(n, workers int, body func(w, lo, hi int) int) int {
 	workers = max(1, min(workers, n))
 	if workers == 1 {
 		return body(0, 0, n)
 	}
 	res := make([]int, workers)
-	var wg sync.WaitGroup
-	for w := 1; w < workers; w++ {
-		wg.Go(func() { res[w] = body(w, w*n/workers, (w+1)*n/workers) })
+	for w := range res {
+		res[w] = -1
 	}
-	res[0] = body(0, 0, n/workers)
-	wg.Wait()
+	par.Ranges(n, workers, 1, func(w, lo, hi int) { res[w] = body(w, lo, hi) })
 	first := -1
 	for _, r := range res {
 		if r >= 0 && (first < 0 || r < first) {
@@ -282,7 +274,7 @@ func (s *Local) GatherCSR(ctx context.Context, dst *spgemm.CSR, ids []int32) err
 	var start []int64
 	if a != nil {
 		start, _ = s.starts.Get()
-		start = resize(start, len(ids))
+		start = par.Resize(start, len(ids))
 		defer s.starts.Put(start)
 	}
 	// Pass 1: ptr[r+1] is the number of entries of rows lo..r of the range;
@@ -312,8 +304,8 @@ func (s *Local) GatherCSR(ctx context.Context, dst *spgemm.CSR, ids []int32) err
 		ends[w+1] += ends[w]
 	}
 	nnz := int(ends[workers])
-	dst.Indices = resize(dst.Indices, nnz)
-	dst.Data = resize(dst.Data, nnz)
+	dst.Indices = par.Resize(dst.Indices, nnz)
+	dst.Data = par.Resize(dst.Data, nnz)
 	// Pass 2: offsets; for the dense store the rows are compressed in the
 	// same ranges (each row costs f).
 	parallelRanges(len(ids), workers, func(w, lo, hi int) int {
@@ -359,14 +351,6 @@ func (s *Local) GatherCSR(ctx context.Context, dst *spgemm.CSR, ids []int32) err
 func sortSearch(ptr []int64, x int64) int {
 	r, _ := slices.BinarySearch(ptr[:len(ptr)-1], x)
 	return r
-}
-
-// resize returns x with length n, reusing its array when large enough.
-func resize[T any](x []T, n int) []T {
-	if cap(x) >= n {
-		return x[:n]
-	}
-	return make([]T, n, n+n/4)
 }
 
 // compressRows sets dst to the rows x cols row-major matrix x with its nnz

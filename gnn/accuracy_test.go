@@ -52,8 +52,7 @@ func medianSAGEAccuracy(t *testing.T, ds *dataset.Dataset, epochs int) float64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res := train(t, ds, s, TrainOptions{Arch: SAGE, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4,
-			Epochs: epochs, Seed: seed, Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}})
+		res := train(t, ds, s, TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: epochs}, Seed: seed})
 		t.Logf("seed %d: test %.3f (best valid %.3f at epoch %d)", seed, res.TestAcc, res.BestValAcc, res.BestEpoch)
 		accs = append(accs, res.TestAcc)
 	}
@@ -100,7 +99,7 @@ func TestSAGEBeatsFeaturesOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	opt := TrainOptions{Hidden: 64, Dropout: 0.5, BatchSize: 256, BulkSize: 8, Epochs: 5, Seed: 1, Adam: AdamOptions{LR: 0.01}}
+	opt := TrainOptions{Model: TrainModel{Hidden: 64, Dropout: 0.5}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01}}, Plan: TrainPlan{BatchSize: 256, BulkSize: 8, Epochs: 5}, Seed: 1}
 	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{10, 10}, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -108,7 +107,7 @@ func TestSAGEBeatsFeaturesOnly(t *testing.T) {
 	sage := train(t, ds, s, opt)
 	// The baseline is cheap: train it to convergence, so that the margin is
 	// not an artefact of an undertrained baseline.
-	opt.Arch, opt.Dropout, opt.Epochs = Linear, 0, 40
+	opt.Model.Arch, opt.Model.Dropout, opt.Plan.Epochs = Linear, 0, 40
 	linear := train(t, ds, SeedsOnly{}, opt)
 	t.Logf("%d nodes: GraphSAGE test %.3f, features-only %.3f", nodes, sage.TestAcc, linear.TestAcc)
 	if sage.TestAcc < linear.TestAcc+0.10 {
@@ -123,8 +122,7 @@ func TestSAGEBeatsFeaturesOnly(t *testing.T) {
 // and returns the sorted test accuracies of the best-valid epochs.
 func kipfGCNAccuracies(t *testing.T, ds *dataset.Dataset) []float64 {
 	return seedAccuracies(t, ds, sampling.NodeWiseOptions{Fanouts: []int{-1, -1}, Degrees: true},
-		TrainOptions{Arch: GCN, Hidden: 16, Dropout: 0.5, BatchSize: len(ds.Train), BulkSize: 1,
-			Epochs: 200, Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true})
+		TrainOptions{Model: TrainModel{Arch: GCN, Hidden: 16, Dropout: 0.5}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: TrainPlan{BatchSize: len(ds.Train), BulkSize: 1, Epochs: 200}})
 }
 
 // seedAccuracies trains opt with a node-wise sampler of so for seeds 1..5,

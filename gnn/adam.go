@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -29,7 +30,7 @@ type AdamOptions struct {
 	// DecayedParams, when > 0, limits WeightDecay to the first DecayedParams
 	// parameters; the others are updated without it. 0 means every
 	// parameter is decayed. A Trainer sets it from
-	// TrainOptions.WeightDecayFirstLayer (the first layer's parameters come
+	// TrainOptions.Optimizer.WeightDecayFirstLayer (the first layer's parameters come
 	// first in Model.Params).
 	DecayedParams int
 }
@@ -46,17 +47,17 @@ func (o AdamOptions) withDefaults() (AdamOptions, error) {
 	def(&o.Eps, DefaultEps)
 	switch {
 	case !(o.LR > 0) || math.IsInf(o.LR, 0):
-		return o, fmt.Errorf("gnn: AdamOptions.LR = %g, want > 0", o.LR)
+		return o, option.Errorf("gnn", "AdamOptions", "LR", o.LR, "want > 0")
 	case !(o.Beta1 > 0 && o.Beta1 < 1):
-		return o, fmt.Errorf("gnn: AdamOptions.Beta1 = %g, want in (0, 1)", o.Beta1)
+		return o, option.Errorf("gnn", "AdamOptions", "Beta1", o.Beta1, "want in (0, 1)")
 	case !(o.Beta2 > 0 && o.Beta2 < 1):
-		return o, fmt.Errorf("gnn: AdamOptions.Beta2 = %g, want in (0, 1)", o.Beta2)
+		return o, option.Errorf("gnn", "AdamOptions", "Beta2", o.Beta2, "want in (0, 1)")
 	case !(o.Eps > 0):
-		return o, fmt.Errorf("gnn: AdamOptions.Eps = %g, want > 0", o.Eps)
+		return o, option.Errorf("gnn", "AdamOptions", "Eps", o.Eps, "want > 0")
 	case !(o.WeightDecay >= 0) || math.IsInf(o.WeightDecay, 0):
-		return o, fmt.Errorf("gnn: AdamOptions.WeightDecay = %g, want >= 0", o.WeightDecay)
+		return o, option.Errorf("gnn", "AdamOptions", "WeightDecay", o.WeightDecay, "want >= 0")
 	case o.DecayedParams < 0:
-		return o, fmt.Errorf("gnn: AdamOptions.DecayedParams = %d, want >= 0", o.DecayedParams)
+		return o, option.Errorf("gnn", "AdamOptions", "DecayedParams", o.DecayedParams, "want >= 0")
 	}
 	return o, nil
 }
@@ -170,7 +171,7 @@ func adamUpdate(params, grads, m, v []float32, s AdamStep) {
 
 // firstLayerParams returns the number of parameters of m's first layer (its
 // weights and bias), which come first in Params: those that
-// TrainOptions.WeightDecayFirstLayer decays.
+// TrainOptions.Optimizer.WeightDecayFirstLayer decays.
 func (m *Model) firstLayerParams() int {
 	l := &m.layers[0]
 	return m.weightCount(l.fin, l.fout) + l.fout

@@ -26,8 +26,7 @@ func newStepFixture(t testing.TB, ds *dataset.Dataset, arch Arch, batch int, pur
 	if arch != Linear {
 		s = nodeWise(t, ds, []int{10, 10}, 5)
 	}
-	tr, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: arch, Hidden: 64, Dropout: 0.5, BatchSize: batch, BulkSize: 2,
-		Epochs: 1, Threads: 1, PureGoBLAS: pureGo})
+	tr, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Model: TrainModel{Arch: arch, Hidden: 64, Dropout: 0.5}, Plan: TrainPlan{BatchSize: batch, BulkSize: 2, Epochs: 1}, Runtime: TrainRuntime{Threads: 1, PureGoBLAS: pureGo}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,11 +2,10 @@ package gnn
 
 import (
 	"math"
-	"runtime"
-	"sync"
 
 	"gonum.org/v1/gonum/blas"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/simd"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -80,10 +79,7 @@ func (c *CPU) Download(dst []float32, src Buf) { copy(dst, src.host[:len(dst)]) 
 // in this process (a run resumed from a checkpoint, which starts a fresh
 // process, then drifted from the uninterrupted run from its second epoch).
 func (c *CPU) Gemm(tA, tB bool, m, n, k int, alpha float32, a, b Buf, beta float32, cc Buf) {
-	t := c.threads
-	if t <= 0 {
-		t = runtime.GOMAXPROCS(0)
-	}
+	t := par.Threads(c.threads)
 	openBLAS := c.name == BLAS && BLAS != PureGoBLAS
 	if !openBLAS || t <= 1 || m == 0 || n == 0 || k == 0 || m*n*k < gemmSplitMinWork {
 		gemm(c.impl, tA, tB, m, n, k, alpha, a.host, b.host, beta, cc.host)
@@ -91,45 +87,25 @@ func (c *CPU) Gemm(tA, tB bool, m, n, k int, alpha float32, a, b Buf, beta float
 	}
 	A, B, C := a.host, b.host, cc.host
 	ta, lda, tb, ldb := gemmOps(tA, tB, m, n, k)
-	var wg sync.WaitGroup
 	if m >= n {
 		// Rows [lo, hi) of c: rows of op(a).
-		parts := min(t, m/gemmSplitMinSide)
-		for p := range parts {
-			lo, hi := m*p/parts, m*(p+1)/parts
+		par.Ranges(m, min(t, m/gemmSplitMinSide), 1, func(_, lo, hi int) {
 			aOff := lo * k
 			if tA {
 				aOff = lo
 			}
-			block := func() {
-				c.impl.Sgemm(ta, tb, hi-lo, n, k, alpha, A[aOff:], lda, B, ldb, beta, C[lo*n:], n)
-			}
-			if p == parts-1 {
-				block()
-			} else {
-				wg.Go(block)
-			}
-		}
-	} else {
-		// Columns [lo, hi) of c: columns of op(b).
-		parts := min(t, n/gemmSplitMinSide)
-		for p := range parts {
-			lo, hi := n*p/parts, n*(p+1)/parts
-			bOff := lo
-			if tB {
-				bOff = lo * k
-			}
-			block := func() {
-				c.impl.Sgemm(ta, tb, m, hi-lo, k, alpha, A, lda, B[bOff:], ldb, beta, C[lo:], n)
-			}
-			if p == parts-1 {
-				block()
-			} else {
-				wg.Go(block)
-			}
-		}
+			c.impl.Sgemm(ta, tb, hi-lo, n, k, alpha, A[aOff:], lda, B, ldb, beta, C[lo*n:], n)
+		})
+		return
 	}
-	wg.Wait()
+	// Columns [lo, hi) of c: columns of op(b).
+	par.Ranges(n, min(t, n/gemmSplitMinSide), 1, func(_, lo, hi int) {
+		bOff := lo
+		if tB {
+			bOff = lo * k
+		}
+		c.impl.Sgemm(ta, tb, m, hi-lo, k, alpha, A, lda, B[bOff:], ldb, beta, C[lo:], n)
+	})
 }
 
 // gemmSplitMinWork and gemmSplitMinSide bound the products Gemm splits:
@@ -220,31 +196,7 @@ func (c *CPU) sparseThreads(a *spgemm.CSR, cols int) int {
 
 // parts returns how many goroutines a pass over n values uses.
 func (c *CPU) parts(n int) int {
-	t := c.threads
-	if t <= 0 {
-		t = runtime.GOMAXPROCS(0)
-	}
-	return max(1, min(t, n/minParallelValues))
-}
-
-// parallel calls fn(lo, hi) for parts contiguous ranges of [0, n), each on
-// its own goroutine (the first on the caller's); the bounds are multiples of
-// align except n itself. Callers make the closure only when parts > 1, so
-// that the serial path allocates nothing.
-func parallel(parts, n, align int, fn func(lo, hi int)) {
-	bound := func(p int) int {
-		if p >= parts {
-			return n
-		}
-		return n / align * p / parts * align
-	}
-	var wg sync.WaitGroup
-	for p := 1; p < parts; p++ {
-		lo, hi := bound(p), bound(p+1)
-		wg.Go(func() { fn(lo, hi) })
-	}
-	fn(0, bound(1))
-	wg.Wait()
+	return max(1, min(par.Threads(c.threads), n/minParallelValues))
 }
 
 // AddBias adds b to every row of dst.
@@ -255,7 +207,7 @@ func (c *CPU) AddBias(dst, b Buf) {
 	}
 	rows := len(dst.host) / f
 	if k := c.parts(rows * f); k > 1 {
-		parallel(k, rows, 1, func(lo, hi int) { addBiasRows(dst.host, b.host, lo, hi) })
+		par.Ranges(rows, k, 1, func(_, lo, hi int) { addBiasRows(dst.host, b.host, lo, hi) })
 		return
 	}
 	addBiasRows(dst.host, b.host, 0, rows)
@@ -280,7 +232,7 @@ func (c *CPU) ColSums(dst, a Buf) {
 	}
 	rows := len(a.host) / f
 	if k := min(c.parts(rows*f), f/colSumsMinCols); k > 1 {
-		parallel(k, f, 1, func(lo, hi int) { colSums(dst.host, a.host, rows, lo, hi) })
+		par.Ranges(f, k, 1, func(_, lo, hi int) { colSums(dst.host, a.host, rows, lo, hi) })
 		return
 	}
 	colSums(dst.host, a.host, rows, 0, f)
@@ -307,7 +259,7 @@ func colSums(dst, a []float32, rows, lo, hi int) {
 // ReLU zeroes the negative values of h.
 func (c *CPU) ReLU(h Buf) {
 	if k := c.parts(len(h.host)); k > 1 {
-		parallel(k, len(h.host), 1, func(lo, hi int) { biasReLU(h.host[lo:hi], nil, 0) })
+		par.Ranges(len(h.host), k, 1, func(_, lo, hi int) { biasReLU(h.host[lo:hi], nil, 0) })
 		return
 	}
 	biasReLU(h.host, nil, 0)
@@ -355,7 +307,7 @@ func (c *CPU) dropout(dst, src, b []float32, mask DropoutMask, relu bool) {
 		align = len(b) // whole rows, for the bias index
 	}
 	if k := c.parts(n); k > 1 && n/align >= k {
-		parallel(k, n, align, func(lo, hi int) { d.span(dst[lo:hi], src[lo:hi], lo, b) })
+		par.Ranges(n, k, align, func(_, lo, hi int) { d.span(dst[lo:hi], src[lo:hi], lo, b) })
 		return
 	}
 	d.span(dst, src, 0, b)
@@ -466,7 +418,7 @@ func (d dropper) rows(dst, src []float32, e0 int, b []float32) {
 func (c *CPU) ReLUDropoutGrad(dh, h Buf, scale float32) {
 	n := len(h.host)
 	if k := c.parts(n); k > 1 {
-		parallel(k, n, 1, func(lo, hi int) { reluDropoutGrad(dh.host[lo:hi], h.host[lo:hi], scale) })
+		par.Ranges(n, k, 1, func(_, lo, hi int) { reluDropoutGrad(dh.host[lo:hi], h.host[lo:hi], scale) })
 		return
 	}
 	reluDropoutGrad(dh.host[:n], h.host, scale)
@@ -493,7 +445,7 @@ func (c *CPU) BiasActivate(h, b Buf, mask DropoutMask, dropout bool) {
 	f := len(b.host)
 	rows := len(h.host) / max(f, 1)
 	if k := c.parts(len(h.host)); k > 1 && rows >= k {
-		parallel(k, rows, 1, func(lo, hi int) { biasReLU(h.host[lo*f:hi*f], b.host, 0) })
+		par.Ranges(rows, k, 1, func(_, lo, hi int) { biasReLU(h.host[lo*f:hi*f], b.host, 0) })
 		return
 	}
 	biasReLU(h.host, b.host, 0)
@@ -515,7 +467,7 @@ func (c *CPU) ReLUDropoutGradColSums(dh, h Buf, scale float32, sums Buf) {
 	}
 	rows := len(h.host) / f
 	if k := min(c.parts(rows*f), f/colSumsMinCols); k > 1 {
-		parallel(k, f, 1, func(lo, hi int) { reluDropoutGradColSums(dh.host, h.host, scale, sums.host, rows, lo, hi) })
+		par.Ranges(f, k, 1, func(_, lo, hi int) { reluDropoutGradColSums(dh.host, h.host, scale, sums.host, rows, lo, hi) })
 		return
 	}
 	reluDropoutGradColSums(dh.host, h.host, scale, sums.host, rows, 0, f)
@@ -552,7 +504,7 @@ func (c *CPU) Adam(params, grads, m, v Buf, s AdamStep) {
 	// parameters of the products-like model of benchmarks/torchpeer,
 	// 0.8 ms on one goroutine).
 	if k := c.parts(n * adamCostFactor); k > 1 {
-		parallel(k, n, 1, func(lo, hi int) {
+		par.Ranges(n, k, 1, func(_, lo, hi int) {
 			adamUpdate(params.host[lo:hi], grads.host[lo:hi], m.host[lo:hi], v.host[lo:hi], s)
 		})
 		return

@@ -137,7 +137,7 @@ func trainSeams(t *testing.T, ds *dataset.Dataset, store featurex.Store, be gnn.
 	}
 	data := gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Evaluator: &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}, Reducer: red}
-	opt := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 16, Dropout: 0.5, BatchSize: 64, BulkSize: 2, Epochs: 2, Seed: 4, Backend: be}
+	opt := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 16, Dropout: 0.5}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 2}, Seed: 4, Runtime: gnn.TrainRuntime{Backend: be}}
 	tr, err := gnn.NewTrainer(data, opt)
 	if err != nil {
 		t.Fatal(err)

@@ -21,8 +21,7 @@ func TestResumeBitIdenticalLargeProducts(t *testing.T) {
 	ds := smallGraph(t, 4000, 4, 10, 64, 0.8, 0.5, 5)
 	ds.Train = ds.Train[:100] // one small minibatch per epoch
 	sampler := nodeWise(t, ds, []int{10, 5}, 3)
-	opt := TrainOptions{Arch: SAGE, Hidden: 64, BatchSize: 128, BulkSize: 1, Epochs: 3, Seed: 1, Threads: 2,
-		Adam: AdamOptions{LR: 0.01}}
+	opt := TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 64}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01}}, Plan: TrainPlan{BatchSize: 128, BulkSize: 1, Epochs: 3}, Seed: 1, Runtime: TrainRuntime{Threads: 2}}
 	run := func(opt TrainOptions) []float32 {
 		t.Helper()
 		tr, err := NewTrainer(dataOf(t, ds, sampler), opt)
@@ -37,10 +36,10 @@ func TestResumeBitIdenticalLargeProducts(t *testing.T) {
 	whole := run(opt)
 
 	first := opt
-	first.Epochs, first.CheckpointDir = 1, t.TempDir()
+	first.Plan.Epochs, first.Checkpoint.Dir = 1, t.TempDir()
 	run(first)
 	resumed := first
-	resumed.Epochs, resumed.Resume = opt.Epochs, true
+	resumed.Plan.Epochs, resumed.Checkpoint.Resume = opt.Plan.Epochs, true
 	if got := run(resumed); !slices.Equal(got, whole) {
 		diff := 0
 		for i := range got {
@@ -48,11 +47,11 @@ func TestResumeBitIdenticalLargeProducts(t *testing.T) {
 				diff++
 			}
 		}
-		t.Errorf("resumed after epoch 1 of %d: %d of %d weights differ from the uninterrupted run's", opt.Epochs, diff, len(got))
+		t.Errorf("resumed after epoch 1 of %d: %d of %d weights differ from the uninterrupted run's", opt.Plan.Epochs, diff, len(got))
 	}
 	// The same bits for any thread count (gnn's doc): one thread too.
 	one := opt
-	one.Threads = 1
+	one.Runtime.Threads = 1
 	if !slices.Equal(run(one), whole) {
 		t.Error("one thread gives other weights than two")
 	}

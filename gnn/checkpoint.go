@@ -19,18 +19,20 @@ import (
 
 	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/internal/lebin"
+	"github.com/bulksample/bulksample/sampling"
 )
 
 // CheckpointFile is the name of the checkpoint inside TrainOptions'
-// CheckpointDir.
+// Checkpoint.Dir.
 const CheckpointFile = "checkpoint.gob"
 
 // checkpointVersion changes whenever the layout of checkpoint does. Version
 // 2 added Partial; a version 1 file is a version 2 file without it. Version
 // 3 added the checksum trailer (checksumMagic): files of versions 1 and 2
-// have none and are read unchecked. Version 4 records the split and
-// TrainOptions.ResumeConfig in Config (recordedSince4). Version 5 writes
-// the float arrays raw (firstRawVersion). Every version is still read.
+// have none and are read unchecked. Version 4 records the split and the
+// fingerprints of the sampler and the data in Config (recordedSince4).
+// Version 5 writes the float arrays raw (firstRawVersion). Every version is
+// still read.
 const checkpointVersion = 5
 
 // A checkpoint file is the gob encoding of checkpoint followed by an 8-byte
@@ -106,12 +108,26 @@ func (t *Trainer) config() map[string]string {
 	// The split itself, not only its training count: another --split-seed
 	// or --split-file trains on other vertices.
 	cfg[splitKey] = SplitFingerprint(t.data.Train, t.data.Valid, t.data.Test)
-	for k, v := range t.opt.ResumeConfig {
-		if _, own := cfg[k]; !own {
-			cfg[k] = v
+	for _, st := range t.fingerprints() {
+		if _, own := cfg[st.Key]; !own {
+			cfg[st.Key] = st.Value
 		}
 	}
 	return cfg
+}
+
+// fingerprints returns the settings of the sampler (when it is a
+// sampling.Fingerprinter) and of the data's preparation (Data.Fingerprint),
+// which the trainer cannot see and a resumed run must share: the sampler,
+// its fanouts or budgets and matrix, whether the feature rows were
+// normalised. A resume with another fanout used to go on silently, then
+// overwrite the checkpoint with a mix of two runs.
+func (t *Trainer) fingerprints() sampling.Fingerprint {
+	var f sampling.Fingerprint
+	if fp, ok := t.sampler.(sampling.Fingerprinter); ok {
+		f = append(f, fp.Fingerprint()...)
+	}
+	return append(f, t.data.Fingerprint...)
 }
 
 // splitKey is the checkpoint's record of the split (splitHash).
@@ -141,11 +157,10 @@ func splitHash(sets ...[]int32) string {
 }
 
 // recordedSince4 reports whether config key k is one that checkpoints
-// record since version 4 (the split, and TrainOptions.ResumeConfig):
-// older checkpoints lack it, which is not a difference.
+// record since version 4 (the split, and the fingerprints of the sampler
+// and the data): older checkpoints lack it, which is not a difference.
 func (t *Trainer) recordedSince4(k string) bool {
-	_, caller := t.opt.ResumeConfig[k]
-	return k == splitKey || caller
+	return k == splitKey || slices.ContainsFunc(t.fingerprints(), func(s sampling.Setting) bool { return s.Key == k })
 }
 
 // save writes the checkpoint after epochsDone epochs and, when partial is
@@ -157,7 +172,7 @@ func (t *Trainer) recordedSince4(k string) bool {
 // checkpoint is left as it was, and the error names the path that could not
 // be written.
 func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpoch) error {
-	dir := t.opt.CheckpointDir
+	dir := t.opt.Checkpoint.Dir
 	path := filepath.Join(dir, CheckpointFile)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
@@ -178,17 +193,17 @@ func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpo
 }
 
 // removeStaleCheckpoints removes the temporary checkpoint files that a run
-// killed while saving (kill -9, a second SIGTERM) left in CheckpointDir, and
-// says so in Notes: only files of the checkpoint's own temporary naming that
-// no save holds (atomicfile.RemoveStale), so that a save in progress, of
-// another run sharing the folder, keeps its file. Only the rank that writes
-// checkpoints does it. A folder it cannot read costs nothing but the space:
+// killed while saving (kill -9, a second SIGTERM) left in Checkpoint.Dir,
+// and says so in Hooks.Notes: only files of the checkpoint's own temporary
+// naming that no save holds (atomicfile.RemoveStale), so that a save in
+// progress, of another run sharing the folder, keeps its file. Only the
+// rank that writes checkpoints does it. A folder it cannot read costs nothing but the space:
 // the save reports it.
 func (t *Trainer) removeStaleCheckpoints() {
-	if t.opt.CheckpointDir == "" || !t.writesCheckpoints() {
+	if t.opt.Checkpoint.Dir == "" || !t.writesCheckpoints() {
 		return
 	}
-	removed, err := atomicfile.RemoveStale(t.opt.CheckpointDir, CheckpointFile)
+	removed, err := atomicfile.RemoveStale(t.opt.Checkpoint.Dir, CheckpointFile)
 	var size int64
 	for _, r := range removed {
 		size += r.Size
@@ -199,7 +214,7 @@ func (t *Trainer) removeStaleCheckpoints() {
 			s = ""
 		}
 		t.note(fmt.Sprintf("gnn: removed %d stale temporary checkpoint file%s (%.1f MB) from %s, left by a run killed while saving",
-			len(removed), s, float64(size)/1e6, t.opt.CheckpointDir))
+			len(removed), s, float64(size)/1e6, t.opt.Checkpoint.Dir))
 	}
 	if err != nil {
 		t.note(fmt.Sprintf("gnn: note: %v", err))
@@ -314,7 +329,7 @@ func configValue(k, v string, ok bool) string {
 // restore loads ck into the trainer after checking that it comes from the
 // same configuration.
 func (t *Trainer) restore(ck *checkpoint) error {
-	path := filepath.Join(t.opt.CheckpointDir, CheckpointFile)
+	path := filepath.Join(t.opt.Checkpoint.Dir, CheckpointFile)
 	if err := t.checkRanks(ck, path); err != nil {
 		return err
 	}

@@ -22,30 +22,29 @@ import (
 func TestResumeNamesEveryDifference(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	sampler := nodeWise(t, ds, []int{4, 3}, 7)
-	base := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
-		Adam: AdamOptions{WeightDecay: 5e-4}}
+	base := TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 8}, Optimizer: TrainOptimizer{Adam: AdamOptions{WeightDecay: 5e-4}}, Plan: TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 1}, Seed: 11}
 	for _, tc := range []struct {
 		name         string
 		write, run   func(*TrainOptions)
 		want, forbid []string
 	}{
-		{"another model", nil, func(o *TrainOptions) { o.Arch = GCN },
+		{"another model", nil, func(o *TrainOptions) { o.Model.Arch = GCN },
 			[]string{`model="sage"`, `model="gcn"`, `no gcn-norm`, `gcn-norm="graph"`}, nil},
-		{"decay of every layer on a first-layer checkpoint", func(o *TrainOptions) { o.Adam.DecayedParams = 8 * 8 }, nil,
+		{"decay of every layer on a first-layer checkpoint", func(o *TrainOptions) { o.Optimizer.Adam.DecayedParams = 8 * 8 }, nil,
 			[]string{`decayed-params="64"`, `no decayed-params`}, []string{"hidden"}},
-		{"two options", nil, func(o *TrainOptions) { o.Hidden, o.Seed = 16, 12 },
+		{"two options", nil, func(o *TrainOptions) { o.Model.Hidden, o.Seed = 16, 12 },
 			[]string{`hidden="8", seed="11"; this run has hidden="16", seed="12"`}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			opt := base
-			opt.CheckpointDir = dir
+			opt.Checkpoint.Dir = dir
 			if tc.write != nil {
 				tc.write(&opt)
 			}
 			train(t, ds, sampler, opt)
 			opt = base
-			opt.CheckpointDir, opt.Resume, opt.Epochs = dir, true, 2
+			opt.Checkpoint.Dir, opt.Checkpoint.Resume, opt.Plan.Epochs = dir, true, 2
 			if tc.run != nil {
 				tc.run(&opt)
 			}
@@ -72,16 +71,15 @@ func TestResumeNamesEveryDifference(t *testing.T) {
 }
 
 // TestResumeVersion3Checkpoint: a checkpoint of version 3, written before
-// checkpoints recorded the split and TrainOptions.ResumeConfig, resumes
+// checkpoints recorded the split and the sampler's fingerprint, resumes
 // without those keys; the same file claiming version 4 does not, and the
 // error names what it lacks.
 func TestResumeVersion3Checkpoint(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	sampler := nodeWise(t, ds, []int{4, 3}, 7)
-	opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
-		CheckpointDir: t.TempDir(), ResumeConfig: map[string]string{"fanout": "4,3"}}
+	opt := TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 8}, Plan: TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 1}, Seed: 11, Checkpoint: TrainCheckpoint{Dir: t.TempDir()}}
 	train(t, ds, sampler, opt)
-	ck := savedCheckpoint(t, opt.CheckpointDir)
+	ck := savedCheckpoint(t, opt.Checkpoint.Dir)
 	if _, ok := ck.Config[splitKey]; !ok || ck.Config["fanout"] != "4,3" {
 		t.Fatalf("version %d config %v: want the split and fanout recorded", ck.Version, ck.Config)
 	}
@@ -113,10 +111,9 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 func TestResumeOlderVersions(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	sampler := nodeWise(t, ds, []int{4, 3}, 7)
-	opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
-		CheckpointDir: t.TempDir(), Notes: io.Discard}
+	opt := TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 8}, Plan: TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 1}, Seed: 11, Checkpoint: TrainCheckpoint{Dir: t.TempDir()}, Hooks: TrainHooks{Notes: io.Discard}}
 	train(t, ds, sampler, opt)
-	ck := savedCheckpoint(t, opt.CheckpointDir)
+	ck := savedCheckpoint(t, opt.Checkpoint.Dir)
 	if ck.Version != 5 {
 		t.Fatalf("saved version %d; want 5", ck.Version)
 	}
@@ -141,7 +138,7 @@ func TestResumeOlderVersions(t *testing.T) {
 	}
 }
 
-// resumeWith writes ck as the checkpoint of opt.CheckpointDir, in the layout
+// resumeWith writes ck as the checkpoint of opt.Checkpoint.Dir, in the layout
 // of its version, and runs opt resumed from it up to epoch 2.
 func resumeWith(t *testing.T, ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions, ck *checkpoint) (*Result, *Trainer, error) {
 	t.Helper()
@@ -149,11 +146,11 @@ func resumeWith(t *testing.T, ds *dataset.Dataset, s sampling.Sampler, opt Train
 	if err := encodeCheckpoint(&out, ck); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(opt.CheckpointDir, CheckpointFile), out.Bytes(), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(opt.Checkpoint.Dir, CheckpointFile), out.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	run := opt
-	run.Resume, run.Epochs = true, 2
+	run.Checkpoint.Resume, run.Plan.Epochs = true, 2
 	tr, err := NewTrainer(dataOf(t, ds, s), run)
 	if err != nil {
 		t.Fatal(err)

@@ -111,7 +111,7 @@ func TestStaleCheckpointTemporariesRemoved(t *testing.T) {
 		}
 	}
 	var notes strings.Builder
-	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{Hidden: 8, Epochs: 1, CheckpointDir: dir, Notes: &notes})
+	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{Model: TrainModel{Hidden: 8}, Plan: TrainPlan{Epochs: 1}, Checkpoint: TrainCheckpoint{Dir: dir}, Hooks: TrainHooks{Notes: &notes}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,22 +156,20 @@ func TestCheckpointEvery(t *testing.T) {
 	} {
 		dir := t.TempDir()
 		var got []int
-		opt := TrainOptions{Hidden: 8, Epochs: 5, BatchSize: 1000, CheckpointDir: dir, Notes: io.Discard,
-			CheckpointEvery: tc.every, CheckpointInterval: tc.interval,
-			OnMinibatch: func(epoch, done, total int) {
-				if done != 1 {
-					return
-				}
-				ck, err := loadCheckpoint(dir)
-				switch {
-				case err != nil:
-					t.Fatal(err)
-				case ck == nil:
-					got = append(got, -1)
-				default:
-					got = append(got, ck.EpochsDone)
-				}
-			}}
+		opt := TrainOptions{Model: TrainModel{Hidden: 8}, Plan: TrainPlan{Epochs: 5, BatchSize: 1000}, Checkpoint: TrainCheckpoint{Dir: dir, Every: tc.every, Interval: tc.interval}, Hooks: TrainHooks{Notes: io.Discard, OnMinibatch: func(epoch, done, total int) {
+			if done != 1 {
+				return
+			}
+			ck, err := loadCheckpoint(dir)
+			switch {
+			case err != nil:
+				t.Fatal(err)
+			case ck == nil:
+				got = append(got, -1)
+			default:
+				got = append(got, ck.EpochsDone)
+			}
+		}}}
 		tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), opt)
 		if err != nil {
 			t.Fatal(err)
@@ -187,8 +185,8 @@ func TestCheckpointEvery(t *testing.T) {
 			t.Errorf("every %d, interval %v: checkpoint epochs %v when the epochs started; want %v", tc.every, tc.interval, got, tc.want)
 		}
 	}
-	if _, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{CheckpointEvery: -1}); err == nil || !strings.Contains(err.Error(), "CheckpointEvery") {
-		t.Errorf("CheckpointEvery -1: %v; want an error naming it", err)
+	if _, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{Checkpoint: TrainCheckpoint{Every: -1}}); err == nil || !strings.Contains(err.Error(), "Checkpoint.Every") {
+		t.Errorf("Checkpoint.Every -1: %v; want an error naming it", err)
 	}
 }
 
@@ -202,8 +200,8 @@ func TestResumeAfterLastMinibatch(t *testing.T) {
 	s := nodeWise(t, ds, []int{3}, 1)
 	dir := t.TempDir()
 	stop := make(chan struct{})
-	opt := TrainOptions{Hidden: 8, Epochs: 3, BatchSize: 32, CheckpointDir: dir, Notes: io.Discard, Stop: stop, PipelineDepth: 1}
-	opt.OnMinibatch = func(epoch, done, total int) {
+	opt := TrainOptions{Model: TrainModel{Hidden: 8}, Plan: TrainPlan{Epochs: 3, BatchSize: 32}, Runtime: TrainRuntime{PipelineDepth: 1}, Checkpoint: TrainCheckpoint{Dir: dir}, Hooks: TrainHooks{Notes: io.Discard, Stop: stop}}
+	opt.Hooks.OnMinibatch = func(epoch, done, total int) {
 		if epoch == 1 && done == total-1 {
 			close(stop) // the next step, the epoch's last, carries it
 		}
@@ -217,8 +215,8 @@ func TestResumeAfterLastMinibatch(t *testing.T) {
 	}
 	var got []int
 	resume := opt
-	resume.Stop, resume.OnMinibatch, resume.Resume = nil, nil, true
-	resume.OnResume = func(done, mbs, total int) { got = []int{done, mbs, total} }
+	resume.Hooks.Stop, resume.Hooks.OnMinibatch, resume.Checkpoint.Resume = nil, nil, true
+	resume.Hooks.OnResume = func(done, mbs, total int) { got = []int{done, mbs, total} }
 	tr, err = NewTrainer(dataOf(t, ds, s), resume)
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ func TestEpochCosts(t *testing.T) {
 	} {
 		data := dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 1))
 		data.Reducer = tc.reducer
-		tr, err := NewTrainer(data, TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 2, Seed: 1, PipelineDepth: tc.depth})
+		tr, err := NewTrainer(data, TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 8}, Plan: TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 2}, Seed: 1, Runtime: TrainRuntime{PipelineDepth: tc.depth}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -64,7 +64,7 @@
 // over the labelled seeds (CrossEntropy). Dropout applies to every layer's
 // input, the features included. Weights start Glorot-uniform and biases 0.
 // Adam's weight decay (coupled L2, added to the gradient) applies to every
-// parameter, or with TrainOptions.WeightDecayFirstLayer to the first
+// parameter, or with TrainOptions.Optimizer.WeightDecayFirstLayer to the first
 // layer's weights and bias only, as in Kipf and Welling's code and PyG's GCN
 // example (benchmarks/kipfpeer compares full-batch GCN with a PyTorch peer
 // on the same splits).
@@ -148,7 +148,7 @@
 //
 // # Pipeline
 //
-// With TrainOptions.PipelineDepth 2 (the default) the epoch is a pipeline
+// With TrainOptions.Runtime.PipelineDepth 2 (the default) the epoch is a pipeline
 // of depth 2, as in DGL's prefetching dataloader, P3 and DSP: one goroutine
 // samples the next bulk and another gathers the next minibatch's features
 // and labels (the feature exchange of a distributed featurex.Store) while
@@ -165,7 +165,7 @@
 // minibatches before it, as it would without the pipeline; an error or
 // cancellation on the training side cancels the loaders, and Run returns
 // only after they have ended (after saving a stopped epoch's checkpoint).
-// A stop requested through TrainOptions.Stop is not a cancellation: the
+// A stop requested through TrainOptions.Hooks.Stop is not a cancellation: the
 // ranks of a data-parallel run agree on it in the step's all-reduce, every
 // rank stops after the same step, and the loaders finish the collectives
 // they had begun, alike on every rank, instead of being cancelled, so that
@@ -197,13 +197,28 @@
 // Initial weights and dropout masks are pure functions of (seed, epoch,
 // minibatch, layer, element) through sampling.Stream, as the samples are.
 // A run is therefore reproducible bit for bit for a given build and thread
-// count, and a run resumed from a checkpoint (TrainOptions.CheckpointDir and
+// count, and a run resumed from a checkpoint (TrainOptions.Checkpoint.Dir and
 // Resume) ends with the same weights as an uninterrupted one. With OpenBLAS
 // the CPU backend gives the same bits for any thread count too: it splits a
 // large product into blocks of rows or columns, each a single-threaded
 // Sgemm (OpenBLAS's own threading gives other bits for 2 threads than for
 // 1), and its element-wise passes and column sums compute every value with
-// the same arithmetic in the same order whatever the split.
+// the same arithmetic in the same order whatever the split (the argument of
+// internal/par's documentation).
+//
+// # Options and resuming
+//
+// TrainOptions group the model (Model), the optimiser (Optimizer), the
+// plan of the epochs (Plan), the runtime (Runtime), the checkpoints
+// (Checkpoint) and the hooks (Hooks); Validate names a bad field by its
+// path. A checkpoint records the options a resumed run must share: the
+// trainer's own, the split's fingerprint (SplitFingerprint), the sampler's
+// (a sampling.Fingerprinter: its method, fanouts or budgets, and LADIES'
+// matrix) and the data's (Data.Fingerprint: whether the feature rows were
+// normalised). A resume with another value of any of them is an error
+// naming each that differs, in both directions. GCN with the graph's
+// degrees needs a sampler whose blocks carry them (a
+// sampling.DegreeProvider that provides them).
 //
 // # Errors and panics
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -260,7 +261,7 @@ func (e *BlockEvaluator) infer(ctx context.Context, m *Model) error {
 	full.Data = e.norm
 	var selfUp, inUp Buf
 	selfB := hostView(be, e.self, &selfUp)
-	e.pred = growInt32(e.pred, rows)
+	e.pred = par.Resize(e.pred, rows)
 	var store featurex.Store = e.Features
 	fin := m.opt.InFeatures
 	var agg, out Buf
@@ -269,7 +270,7 @@ func (e *BlockEvaluator) infer(ctx context.Context, m *Model) error {
 		last := li == len(m.layers)-1
 		// The input rows of every source: the features, or the last
 		// layer's output gathered from the blocks that computed it.
-		e.hidden = grow(e.hidden, len(e.src)*fin)
+		e.hidden = par.Resize(e.hidden, len(e.src)*fin)
 		if err := store.Gather(ctx, e.hidden, e.src); err != nil {
 			return fmt.Errorf("gnn: BlockEvaluator: layer %d inputs: %w", li, err)
 		}

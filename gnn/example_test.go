@@ -34,7 +34,7 @@ func ExampleTrainer_Run() {
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test,
 		Evaluator: &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features},
 	}
-	opt := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 32, Dropout: 0.5, BatchSize: 128, BulkSize: 8, Epochs: 5, Seed: 1}
+	opt := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 32, Dropout: 0.5}, Plan: gnn.TrainPlan{BatchSize: 128, BulkSize: 8, Epochs: 5}, Seed: 1}
 	tr, err := gnn.NewTrainer(data, opt)
 	if err != nil {
 		log.Fatal(err)
@@ -44,7 +44,7 @@ func ExampleTrainer_Run() {
 		log.Fatal(err)
 	}
 
-	opt.Arch, opt.Dropout, opt.Epochs = gnn.Linear, 0, 30
+	opt.Model.Arch, opt.Model.Dropout, opt.Plan.Epochs = gnn.Linear, 0, 30
 	data.Sampler = gnn.SeedsOnly{}
 	tr, err = gnn.NewTrainer(data, opt)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -153,7 +154,7 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 // rowsOf returns rows [lo, hi) of a as a CSR sharing a's column ids and
 // values, with offsets shifted to start at 0 in buf (reused and returned).
 func rowsOf(a *spgemm.CSR, lo, hi int, buf []int64) (spgemm.CSR, []int64) {
-	buf = growInt64(buf, hi-lo+1)
+	buf = par.Resize(buf, hi-lo+1)
 	base := a.Indptr[lo]
 	for i := range buf {
 		buf[i] = a.Indptr[lo+i] - base

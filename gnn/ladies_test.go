@@ -46,7 +46,7 @@ func TestLADIESGCNCora(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		opt := TrainOptions{Arch: GCN, Hidden: 64, Dropout: 0.5, BatchSize: 512, Epochs: 30, Seed: seed, Adam: AdamOptions{LR: 0.01}}
+		opt := TrainOptions{Model: TrainModel{Arch: GCN, Hidden: 64, Dropout: 0.5}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01}}, Plan: TrainPlan{BatchSize: 512, Epochs: 30}, Seed: seed}
 		res := train(t, ds, s, opt)
 		t.Logf("seed %d: test %.3f (best valid %.3f at epoch %d)", seed, res.TestAcc, res.BestValAcc, res.BestEpoch)
 		accs = append(accs, res.TestAcc)
@@ -112,13 +112,13 @@ func (s *allNeighbours) SampleBulk(ctx context.Context, epoch, first int, seeds 
 // full-neighbour GraphSAGE beats the features-only model by 0.15.
 func TestTrainerAcceptsCustomSampler(t *testing.T) {
 	ds := smallGraph(t, 1200, 4, 10, 16, 0.9, 0.5, 1)
-	opt := TrainOptions{Arch: SAGE, Hidden: 32, Dropout: 0.2, BatchSize: 64, BulkSize: 4, Epochs: 6, Seed: 3, Adam: AdamOptions{LR: 0.01}}
+	opt := TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 32, Dropout: 0.2}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01}}, Plan: TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 6}, Seed: 3}
 	s := &allNeighbours{a: ds.Adj, layers: 2, seen: map[int]int{}}
 	res := train(t, ds, s, opt)
-	perEpoch := (len(ds.Train) + opt.BatchSize - 1) / opt.BatchSize
-	if s.minibatches != opt.Epochs*perEpoch || len(s.seen) != opt.Epochs*perEpoch || s.bulks != opt.Epochs*((perEpoch+3)/4) {
+	perEpoch := (len(ds.Train) + opt.Plan.BatchSize - 1) / opt.Plan.BatchSize
+	if s.minibatches != opt.Plan.Epochs*perEpoch || len(s.seen) != opt.Plan.Epochs*perEpoch || s.bulks != opt.Plan.Epochs*((perEpoch+3)/4) {
 		t.Errorf("sampler asked for %d minibatches (%d distinct) in %d bulks; want %d epochs x %d minibatches in bulks of 4",
-			s.minibatches, len(s.seen), s.bulks, opt.Epochs, perEpoch)
+			s.minibatches, len(s.seen), s.bulks, opt.Plan.Epochs, perEpoch)
 	}
 	var edges int64
 	for _, ep := range res.Epochs {
@@ -130,11 +130,11 @@ func TestTrainerAcceptsCustomSampler(t *testing.T) {
 	for _, v := range ds.Train {
 		trainDeg += int64(ds.Adj.RowNNZ(int(v)))
 	}
-	if edges <= int64(opt.Epochs)*trainDeg {
-		t.Errorf("%d sampled edges over %d epochs; layer 0 alone has %d per epoch", edges, opt.Epochs, trainDeg)
+	if edges <= int64(opt.Plan.Epochs)*trainDeg {
+		t.Errorf("%d sampled edges over %d epochs; layer 0 alone has %d per epoch", edges, opt.Plan.Epochs, trainDeg)
 	}
 	lin := opt
-	lin.Arch = Linear
+	lin.Model.Arch = Linear
 	base := train(t, ds, SeedsOnly{}, lin)
 	t.Logf("custom sampler SAGE: test %.3f; features only: %.3f", res.TestAcc, base.TestAcc)
 	if res.TestAcc < base.TestAcc+0.15 {

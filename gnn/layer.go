@@ -1,8 +1,7 @@
 package gnn
 
 import (
-	"math"
-
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -181,7 +180,7 @@ func (m *Model) backwardSparse(l *layer, dOut Buf, haveGB bool) {
 // with (see the package documentation), and l.self to GCN's self-loop
 // weights. deg is the block's Deg (nil when the sampler gave none).
 func (m *Model) normalize(l *layer, blk *spgemm.CSR, deg []int32) {
-	l.norm = grow(l.norm, len(blk.Data))
+	l.norm = par.Resize(l.norm, len(blk.Data))
 	l.adj = spgemm.CSR{Rows: blk.Rows, Cols: blk.Cols, Indptr: blk.Indptr, Indices: blk.Indices, Data: l.norm}
 	switch m.opt.Arch {
 	case SAGE:
@@ -189,7 +188,7 @@ func (m *Model) normalize(l *layer, blk *spgemm.CSR, deg []int32) {
 		m.be.NormalizeRows(&l.adj)
 		l.self = l.self[:0]
 	case GCN:
-		l.self = grow(l.self, blk.Rows)
+		l.self = par.Resize(l.self, blk.Rows)
 		switch {
 		case deg != nil && m.opt.GCNNorm == GCNGraphNorm:
 			m.degs = gcnNormalize(l.norm, l.self, blk, deg, m.degs)
@@ -240,10 +239,7 @@ func allOnes(v []float32) bool {
 // spgemm.SymNormalizeWithSelfLoops, with the sums of spgemm.SelfLoopSums,
 // the self loops kept apart in self.
 func gcnNormalize(norm, self []float32, a *spgemm.CSR, deg []int32, degs []float64) []float64 {
-	if cap(degs) < a.Rows+a.Cols {
-		degs = make([]float64, a.Rows+a.Cols)
-	}
-	degs = degs[:a.Rows+a.Cols]
+	degs = par.Resize(degs, a.Rows+a.Cols)
 	// rowScale[i] multiplies row i's values, colScale[j] = 1/sqrt(d_j).
 	rowScale, colScale := degs[:a.Rows], degs[a.Rows:]
 	if deg != nil {
@@ -251,8 +247,9 @@ func gcnNormalize(norm, self []float32, a *spgemm.CSR, deg []int32, degs []float
 			panic(spgemm.ShapeError{Op: "gnn: GCN block degrees", ARows: a.Rows, ACols: a.Cols, BRows: len(deg), BCols: 1})
 		}
 		for j, d := range deg {
-			colScale[j] = 1 / math.Sqrt(float64(d)+1)
+			colScale[j] = float64(d) + 1
 		}
+		spgemm.InvSqrt(colScale)
 		for i := range a.Rows {
 			sum := 0.0
 			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
@@ -268,21 +265,12 @@ func gcnNormalize(norm, self []float32, a *spgemm.CSR, deg []int32, degs []float
 	} else {
 		clear(degs)
 		spgemm.SelfLoopSums(a, 0, rowScale, colScale)
-		for i, d := range rowScale {
-			rowScale[i] = 1 / math.Sqrt(d)
-		}
-		for j, d := range colScale {
-			colScale[j] = 1 / math.Sqrt(d)
-		}
+		spgemm.InvSqrt(rowScale)
+		spgemm.InvSqrt(colScale)
 		for i := range a.Rows {
 			self[i] = float32(rowScale[i] * colScale[i])
 		}
 	}
-	for i := range a.Rows {
-		ri := rowScale[i]
-		for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
-			norm[p] = float32(float64(a.Data[p]) * ri * colScale[a.Indices[p]])
-		}
-	}
+	spgemm.ScaleRowsCols(norm[:a.NNZ()], a, rowScale, colScale, 1)
 	return degs
 }

@@ -35,8 +35,8 @@ func TestHiddenBeyondMemory(t *testing.T) {
 	// The trainer, which adds Adam's moments, refuses it before building
 	// the model.
 	ds := smallGraph(t, 60, 3, 6, 8, 0.8, 0.5, 4)
-	_, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), TrainOptions{Arch: SAGE, Hidden: huge, Epochs: 1})
-	if err == nil || !strings.Contains(err.Error(), "TrainOptions.Hidden") || !strings.Contains(err.Error(), "GiB") {
-		t.Errorf("NewTrainer(Hidden %d): %v; want an error naming TrainOptions.Hidden and the memory", huge, err)
+	_, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: huge}, Plan: TrainPlan{Epochs: 1}})
+	if err == nil || !strings.Contains(err.Error(), "TrainOptions.Model.Hidden") || !strings.Contains(err.Error(), "GiB") {
+		t.Errorf("NewTrainer(Hidden %d): %v; want an error naming TrainOptions.Model.Hidden and the memory", huge, err)
 	}
 }

@@ -677,22 +677,6 @@ func (m *Model) dropoutSparse(xs *spgemm.CSR, p Pass, layer int) {
 	xs.Indices, xs.Data = xs.Indices[:out], xs.Data[:out]
 }
 
-func growInt64(buf []int64, n int) []int64 {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]int64, n, n+n/4)
-}
-
-// grow returns buf resized to n, reusing its storage when it is big enough.
-// The contents are not cleared.
-func grow(buf []float32, n int) []float32 {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]float32, n, n+n/4)
-}
-
 // Backward computes the gradients of the loss with respect to all
 // parameters into Grads, given dLogits, the gradient with respect to the
 // logits of the last Forward (same shape). It must follow a Forward on the

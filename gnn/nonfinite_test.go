@@ -38,7 +38,7 @@ func TestNonFiniteLossStops(t *testing.T) {
 			ds.Features = slices.Clone(ds.Features)
 			tt.poison(ds.Features)
 			dir := t.TempDir()
-			opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 16, BulkSize: 2, Epochs: 3, Seed: 1, CheckpointDir: dir}
+			opt := TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 8}, Plan: TrainPlan{BatchSize: 16, BulkSize: 2, Epochs: 3}, Seed: 1, Checkpoint: TrainCheckpoint{Dir: dir}}
 			tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 			if err != nil {
 				t.Fatal(err)

@@ -363,8 +363,7 @@ func TestWeightDecayFirstLayer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: tc.arch, Hidden: 5, Seed: 1,
-			Adam: AdamOptions{WeightDecay: 5e-4}, WeightDecayFirstLayer: true})
+		tr, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Model: TrainModel{Arch: tc.arch, Hidden: 5}, Optimizer: TrainOptimizer{Adam: AdamOptions{WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -130,7 +130,7 @@ func (f *inlineFeed) release(it loaded) {
 // loop would meet it; the trainer's stop cancels the loaders' context and
 // unblocks them, and wait returns when they have ended.
 //
-// A stop that every rank agreed on after the same step (TrainOptions.Stop)
+// A stop that every rank agreed on after the same step (TrainOptions.Hooks.Stop)
 // drains the pipeline instead: cancelling would abandon the collectives
 // of one rank's loaders at another point than another rank's. Draining,
 // each loader goes on while the trainer's releases let it (a free buffer,
@@ -166,7 +166,7 @@ type bulkOrError struct {
 
 // startPipeline starts the pipeline of epoch from minibatch from on.
 func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.EpochPlan, from int) *pipeline {
-	depth := t.opt.PipelineDepth
+	depth := t.opt.Runtime.PipelineDepth
 	pctx, cancel := context.WithCancelCause(ctx)
 	p := &pipeline{
 		t:      t,

@@ -213,10 +213,10 @@ func runRanks(t *testing.T, p, failAt int, opt TrainOptions) ([]uint64, []error)
 func TestPipelineCollectives(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	opt := stopOptions()
-	opt.PipelineDepth = 1
+	opt.Runtime.PipelineDepth = 1
 	wantTr, _ := runWith(t, dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 	want := paramsHash(wantTr.Model().Params())
-	opt.PipelineDepth = 2
+	opt.Runtime.PipelineDepth = 2
 	hashes, errs := runRanks(t, 2, 0, opt)
 	for r, err := range errs {
 		if err != nil {
@@ -257,7 +257,7 @@ func TestPipelineDistComponents(t *testing.T) {
 	// distributed one does not: the samples are the same.
 	nw := sampling.NodeWiseOptions{Fanouts: []int{4, 3}, Seed: 7}
 	opt := stopOptions()
-	opt.PipelineDepth = 1
+	opt.Runtime.PipelineDepth = 1
 	wantTr, _ := runWith(t, dataOf(t, ds, nodeWise(t, ds, nw.Fanouts, nw.Seed)), opt)
 	want := paramsHash(wantTr.Model().Params())
 
@@ -307,7 +307,7 @@ func distComponents(t *testing.T, ds *dataset.Dataset, nw sampling.NodeWiseOptio
 		d := dataOf(t, ds, s)
 		d.Features, d.Reducer = store, &commReducer{comm: reduce}
 		o := opt
-		o.PipelineDepth = 2
+		o.Runtime.PipelineDepth = 2
 		tr, err := NewTrainer(d, o)
 		if err != nil {
 			return err

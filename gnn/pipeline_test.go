@@ -88,8 +88,8 @@ func TestPipelineBitIdentical(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := stopOptions()
-			opt.Arch = tc.arch
-			opt.PipelineDepth = 1
+			opt.Model.Arch = tc.arch
+			opt.Runtime.PipelineDepth = 1
 			if tc.ds == &sparse {
 				if store, _ := featurex.NewLocal(sparse.Features, sparse.NumFeatures, featurex.LocalOptions{}); !store.Sparse() {
 					t.Fatal("the sparse case's store does not gather CSR rows")
@@ -102,7 +102,7 @@ func TestPipelineBitIdentical(t *testing.T) {
 					data.Features = opaqueStore{data.Features.(*featurex.Local)}
 				}
 				o := opt
-				o.PipelineDepth = 2
+				o.Runtime.PipelineDepth = 2
 				tr, got := runWith(t, data, o)
 				if g, w := paramsHash(tr.Model().Params()), paramsHash(wantTr.Model().Params()); g != w {
 					t.Errorf("serial loader %v: weights hash %x; unpipelined %x", serial, g, w)
@@ -111,11 +111,11 @@ func TestPipelineBitIdentical(t *testing.T) {
 			}
 			// Stopped inside the second epoch's second bulk, resumed.
 			o := opt
-			o.PipelineDepth = 2
-			o.CheckpointDir = t.TempDir()
+			o.Runtime.PipelineDepth = 2
+			o.Checkpoint.Dir = t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			o.OnMinibatch = func(epoch, done, total int) {
+			o.Hooks.OnMinibatch = func(epoch, done, total int) {
 				if epoch == 1 && done == 4 {
 					cancel()
 				}
@@ -128,7 +128,7 @@ func TestPipelineBitIdentical(t *testing.T) {
 			if _, err := first.Run(ctx, nil); !errors.As(err, &se) || se.Epoch != 1 || se.Minibatches != 4 {
 				t.Fatalf("err = %v; want a StoppedError after minibatch 4 of epoch 2", err)
 			}
-			o.OnMinibatch, o.Resume = nil, true
+			o.Hooks.OnMinibatch, o.Checkpoint.Resume = nil, true
 			second, got := runWith(t, dataOf(t, tc.ds, tc.sampler()), o)
 			if g, w := paramsHash(second.Model().Params()), paramsHash(wantTr.Model().Params()); g != w {
 				t.Errorf("stopped and resumed: weights hash %x; unpipelined %x", g, w)
@@ -242,11 +242,11 @@ func TestPipelineStops(t *testing.T) {
 				before := runtime.NumGoroutine()
 				data, s := tc.data()
 				opt := stopOptions()
-				opt.PipelineDepth = depth
+				opt.Runtime.PipelineDepth = depth
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				trained := make(chan struct{}) // minibatch 3 of epoch 1 is trained
-				opt.OnMinibatch = func(epoch, d, total int) {
+				opt.Hooks.OnMinibatch = func(epoch, d, total int) {
 					done[i].Store(int64(epoch*100 + d))
 					if epoch == 1 && d == 3 {
 						close(trained)

@@ -35,8 +35,7 @@ func loadPlanetoid(t *testing.T, dir string) *dataset.Dataset {
 // `bulksample train --data cora --preset planetoid-sage --seed S`.
 func planetoidSAGEAccuracies(t *testing.T, ds *dataset.Dataset) []float64 {
 	return seedAccuracies(t, ds, sampling.NodeWiseOptions{Fanouts: []int{25, 10}},
-		TrainOptions{Arch: SAGE, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4, Epochs: 40,
-			Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}})
+		TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 40}})
 }
 
 // TestPlanetoidPublicSplit holds the medians over seeds 1..5 of the README's

@@ -17,7 +17,7 @@ import (
 //
 // Reduce replaces grads and *m in place, m.Stops included: the sum of the
 // ranks' stop requests, on which the ranks agree to stop after the same
-// step (TrainOptions.Stop); a reducer that leaves it as it is stops the
+// step (TrainOptions.Hooks.Stop); a reducer that leaves it as it is stops the
 // requesting rank alone. An error ends the epoch; on
 // several ranks the implementation must make every rank fail rather than
 // hang.
@@ -32,7 +32,7 @@ type StepMetrics struct {
 	LossSum           float64
 	Correct, Labelled int64
 	// Stops is the number of ranks that asked to stop after this step
-	// (TrainOptions.Stop): 0 or 1 before the reduction, the ranks' sum
+	// (TrainOptions.Hooks.Stop): 0 or 1 before the reduction, the ranks' sum
 	// after it. It is not one of Floats.
 	Stops int64
 }

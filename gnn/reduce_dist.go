@@ -1,6 +1,6 @@
 package gnn
 
-// Data-parallel training (DESIGN.md section 4): every rank trains its share
+// Data-parallel training (docs/design.md section 4): every rank trains its share
 // of every global minibatch and the gradients are averaged with one
 // all-reduce per step.
 

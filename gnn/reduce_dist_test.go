@@ -142,7 +142,7 @@ func TestDataParallelGradient(t *testing.T) {
 func TestDataParallelEpoch(t *testing.T) {
 	ds := smallGraph(t, 240, 4, 8, 12, 0.8, 0.5, 3)
 	ds.Train = ds.Train[:50]
-	base := TrainOptions{Hidden: 16, BatchSize: 16, BulkSize: 3, Epochs: 2, Seed: 4, NoEval: true, Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}}
+	base := TrainOptions{Model: TrainModel{Hidden: 16}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: TrainPlan{BatchSize: 16, BulkSize: 3, Epochs: 2}, Seed: 4, Runtime: TrainRuntime{NoEval: true}}
 	nwOpt := sampling.NodeWiseOptions{Fanouts: []int{4, 3}, Seed: 5, Degrees: true}
 	for _, tc := range []struct {
 		arch    Arch
@@ -158,7 +158,7 @@ func TestDataParallelEpoch(t *testing.T) {
 	} {
 		name := fmt.Sprintf("%v/p=%d/c=%d/%s/dropout=%g", tc.arch, tc.p, tc.c, tc.sampler, tc.dropout)
 		opt := base
-		opt.Arch, opt.Dropout = tc.arch, tc.dropout
+		opt.Model.Arch, opt.Model.Dropout = tc.arch, tc.dropout
 		one, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, nwOpt.Fanouts, nwOpt.Seed)), opt)
 		if err != nil {
 			t.Fatal(err)
@@ -192,7 +192,7 @@ func TestDataParallelEpoch(t *testing.T) {
 			d.Reducer = NewDataParallel(c)
 			o := opt
 			var tr *Trainer
-			o.OnMinibatch = func(epoch, done, total int) {
+			o.Hooks.OnMinibatch = func(epoch, done, total int) {
 				hashes[c.Rank()] = append(hashes[c.Rank()], tr.Model().ParamHash())
 			}
 			tr, err := NewTrainer(d, o)
@@ -251,9 +251,9 @@ func TestDataParallelCheckpoint(t *testing.T) {
 				d := dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7))
 				d.Reducer = NewDataParallel(c)
 				o := opt
-				o.Epochs, o.Resume = epochs, resume
+				o.Plan.Epochs, o.Checkpoint.Resume = epochs, resume
 				if dir != "" {
-					o.CheckpointDir = dir
+					o.Checkpoint.Dir = dir
 				}
 				tr, err := NewTrainer(d, o)
 				if err == nil {
@@ -294,7 +294,7 @@ func TestDataParallelCheckpoint(t *testing.T) {
 	}
 	d := dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7))
 	o := opt
-	o.CheckpointDir, o.Resume = dir, true
+	o.Checkpoint.Dir, o.Checkpoint.Resume = dir, true
 	tr, err := NewTrainer(d, o)
 	if err != nil {
 		t.Fatal(err)
@@ -312,7 +312,7 @@ func TestDataParallelCheckpoint(t *testing.T) {
 		d := dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7))
 		d.Reducer = NewDataParallel(c)
 		o := opt
-		o.Epochs, o.CheckpointDir = 1, dirs[c.Rank()]
+		o.Plan.Epochs, o.Checkpoint.Dir = 1, dirs[c.Rank()]
 		tr, err := NewTrainer(d, o)
 		if err != nil {
 			return err

@@ -18,8 +18,7 @@ import (
 // a time, so that stops fall inside bulks, at their ends and at the epoch's
 // end.
 func stopOptions() TrainOptions {
-	return TrainOptions{Arch: SAGE, Hidden: 8, Dropout: 0.5, BatchSize: 16, BulkSize: 3, Epochs: 3, Seed: 5,
-		Adam: AdamOptions{WeightDecay: 5e-4}}
+	return TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 8, Dropout: 0.5}, Optimizer: TrainOptimizer{Adam: AdamOptions{WeightDecay: 5e-4}}, Plan: TrainPlan{BatchSize: 16, BulkSize: 3, Epochs: 3}, Seed: 5}
 }
 
 // TestStopResumeBitIdentical cancels a run after the k-th minibatch of an
@@ -49,10 +48,10 @@ func TestStopResumeBitIdentical(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			opt := stopOptions()
-			opt.CheckpointDir = t.TempDir()
+			opt.Checkpoint.Dir = t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			opt.OnMinibatch = func(epoch, done, total int) {
+			opt.Hooks.OnMinibatch = func(epoch, done, total int) {
 				if epoch == tc.epoch && done == tc.mb {
 					cancel()
 				}
@@ -66,7 +65,7 @@ func TestStopResumeBitIdentical(t *testing.T) {
 			if !errors.As(err, &se) || !errors.Is(err, context.Canceled) {
 				t.Fatalf("err = %v; want a StoppedError wrapping context.Canceled", err)
 			}
-			wantCk := filepath.Join(opt.CheckpointDir, CheckpointFile)
+			wantCk := filepath.Join(opt.Checkpoint.Dir, CheckpointFile)
 			if se.Epoch != tc.epoch || se.Minibatches != tc.mb || se.Total != 10 || se.Checkpoint != wantCk || len(res.Epochs) != tc.epoch {
 				t.Errorf("stopped at %+v with %d epochs done; want epoch %d after %d of 10 minibatches, checkpoint %s",
 					se, len(res.Epochs), tc.epoch, tc.mb, wantCk)
@@ -76,8 +75,8 @@ func TestStopResumeBitIdentical(t *testing.T) {
 					t.Errorf("error %q does not say %q", err, s)
 				}
 			}
-			opt.OnMinibatch = nil
-			opt.Resume = true
+			opt.Hooks.OnMinibatch = nil
+			opt.Checkpoint.Resume = true
 			second, err := NewTrainer(dataOf(t, ds, sampler), opt)
 			if err != nil {
 				t.Fatal(err)
@@ -120,7 +119,7 @@ func TestEpochMemoryReported(t *testing.T) {
 	}
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	opt := stopOptions()
-	opt.Epochs = 2
+	opt.Plan.Epochs = 2
 	res := train(t, ds, nodeWise(t, ds, []int{4, 3}, 7), opt)
 	for _, st := range res.Epochs {
 		// The heap may exceed the resident set: HeapAlloc counts allocated
@@ -142,14 +141,14 @@ func TestCheckpointUnwritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	opt := stopOptions()
-	opt.Epochs = 1
-	opt.CheckpointDir = filepath.Join(file, "ck")
+	opt.Plan.Epochs = 1
+	opt.Checkpoint.Dir = filepath.Join(file, "ck")
 	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = tr.Run(context.Background(), nil)
-	if want := filepath.Join(opt.CheckpointDir, CheckpointFile); err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, syscall.ENOTDIR) {
+	if want := filepath.Join(opt.Checkpoint.Dir, CheckpointFile); err == nil || !strings.Contains(err.Error(), want) || !errors.Is(err, syscall.ENOTDIR) {
 		t.Errorf("err = %v; want ENOTDIR naming %s", err, want)
 	}
 }
@@ -170,16 +169,16 @@ func TestCheckpointFileSizeLimit(t *testing.T) {
 	}
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	opt := stopOptions()
-	opt.Epochs = 1
-	opt.CheckpointDir = t.TempDir()
+	opt.Plan.Epochs = 1
+	opt.Checkpoint.Dir = t.TempDir()
 	train(t, ds, nodeWise(t, ds, []int{4, 3}, 7), opt)
-	path := filepath.Join(opt.CheckpointDir, CheckpointFile)
+	path := filepath.Join(opt.Checkpoint.Dir, CheckpointFile)
 	before, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCheckpointFileSizeLimit$", "-test.v")
-	cmd.Env = append(os.Environ(), fsizeHelperEnv+"="+opt.CheckpointDir)
+	cmd.Env = append(os.Environ(), fsizeHelperEnv+"="+opt.Checkpoint.Dir)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("helper: %v\n%s", err, out)
@@ -190,7 +189,7 @@ func TestCheckpointFileSizeLimit(t *testing.T) {
 	if !bytes.Contains(out, []byte(path)) || !bytes.Contains(out, []byte("file too large")) {
 		t.Errorf("the error does not name %s and the cause:\n%s", path, out)
 	}
-	entries, _ := os.ReadDir(opt.CheckpointDir)
+	entries, _ := os.ReadDir(opt.Checkpoint.Dir)
 	if len(entries) != 1 {
 		t.Errorf("checkpoint directory holds %v; want only %s", entries, CheckpointFile)
 	}
@@ -198,7 +197,7 @@ func TestCheckpointFileSizeLimit(t *testing.T) {
 	if err != nil || !bytes.Equal(after, before) {
 		t.Fatalf("previous checkpoint changed (%v)", err)
 	}
-	opt.Resume = true
+	opt.Checkpoint.Resume = true
 	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -221,7 +220,7 @@ func fsizeHelper(t *testing.T, dir string) {
 	}
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	opt := stopOptions()
-	opt.Epochs, opt.CheckpointDir, opt.Resume = 2, dir, true
+	opt.Plan.Epochs, opt.Checkpoint.Dir, opt.Checkpoint.Resume = 2, dir, true
 	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 	if err != nil {
 		t.Fatal(err)

@@ -13,84 +13,128 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/option"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// DefaultEpochs is the number of epochs when TrainOptions.Epochs is 0.
+// DefaultEpochs is the number of epochs when TrainOptions.Plan.Epochs is 0.
 const DefaultEpochs = 10
 
-// TrainOptions configure a training run. The zero value of each field means
-// its documented default.
+// TrainOptions configure a training run, in groups: the model, the
+// optimiser, the plan of the epochs, the runtime, the checkpoints and the
+// hooks through which a caller follows and stops the run. The zero value of
+// each field means its documented default; Validate names the first bad
+// field by its path (Plan.Epochs).
 type TrainOptions struct {
-	// Arch, Hidden and Dropout describe the model (see ModelOptions). The
-	// number of graph layers is the sampler's NumLayers.
-	Arch    Arch
-	Hidden  int
+	// Model describes the model; the number of graph layers is the
+	// sampler's NumLayers, the input width and the classes the data's.
+	Model TrainModel
+	// Optimizer configures Adam.
+	Optimizer TrainOptimizer
+	// Plan cuts the epochs into minibatches and bulks.
+	Plan TrainPlan
+	// Seed determines the epochs' permutations, the initial weights and
+	// the dropout masks (the sampler has its own seed).
+	Seed uint64
+	// Runtime says where and how the work runs; it never changes the
+	// result.
+	Runtime TrainRuntime
+	// Checkpoint saves the run's progress and resumes it.
+	Checkpoint TrainCheckpoint
+	// Hooks let the caller follow and stop the run.
+	Hooks TrainHooks
+}
+
+// TrainModel describes the model a Trainer trains (see ModelOptions).
+type TrainModel struct {
+	// Arch is the architecture; the zero value is SAGE.
+	Arch Arch
+	// Hidden is the width of the hidden layers; 0 means DefaultHidden.
+	Hidden int
+	// Dropout is the probability, in [0, 1), of zeroing an element of a
+	// layer's input in training; 0 means none.
 	Dropout float32
-	// GCNNorm selects the degrees GCN normalises with (ModelOptions); with
-	// the default, GCNGraphNorm, a NodeWise sampler must supply them
-	// (sampling.NodeWiseOptions.Degrees).
+	// GCNNorm selects the degrees GCN normalises with; with the default,
+	// GCNGraphNorm, the sampler must supply them (a
+	// sampling.DegreeProvider that provides them, as a NodeWise with
+	// sampling.NodeWiseOptions.Degrees does).
 	GCNNorm GCNNorm
-	// Adam configures the optimiser.
+}
+
+// TrainOptimizer configures the optimiser.
+type TrainOptimizer struct {
+	// Adam configures Adam; its zero fields mean their defaults.
 	Adam AdamOptions
-	// WeightDecayFirstLayer limits Adam's weight decay to the parameters of
-	// the first layer (its weights and bias; AdamOptions.DecayedParams), as Kipf
-	// and Welling's GCN and PyG's GCN example regularise; false decays every
-	// parameter.
+	// WeightDecayFirstLayer limits Adam's weight decay to the parameters
+	// of the first layer (its weights and bias; AdamOptions.DecayedParams),
+	// as Kipf and Welling's GCN and PyG's GCN example regularise; false
+	// decays every parameter.
 	WeightDecayFirstLayer bool
+}
+
+// TrainPlan cuts the epochs into minibatches and bulks.
+type TrainPlan struct {
 	// BatchSize (b) and BulkSize (k) cut each epoch's permutation of the
-	// training vertices into minibatches and bulks; 0 means the defaults of
-	// sampling.PlanOptions.
+	// training vertices into minibatches and bulks; 0 means the defaults
+	// of sampling.PlanOptions.
 	BatchSize, BulkSize int
 	// Epochs is the number of epochs of the whole run (a resumed run
 	// continues up to it); 0 means DefaultEpochs.
 	Epochs int
-	// Seed determines the epochs' permutations, the initial weights and the
-	// dropout masks (the sampler has its own seed).
-	Seed uint64
+}
+
+// TrainRuntime says where and how the work runs. The weights are the same
+// bit for bit whatever its values.
+type TrainRuntime struct {
 	// Threads is the number of goroutines of the sparse products and, with
 	// OpenBLAS, of the dense ones; 0 means GOMAXPROCS.
 	Threads int
 	// PureGoBLAS selects gonum's pure-Go BLAS even in builds with OpenBLAS.
 	PureGoBLAS bool
-	// Notes is where the trainer writes what a user should know and would
-	// otherwise not see: once per trainer, that the program was built
-	// without the openblas tag and trains with pure-Go BLAS, about 4x
-	// slower (PureGoBLASNote); and when Run starts, the stale temporary
-	// checkpoint files it removed from CheckpointDir. nil means os.Stderr;
-	// io.Discard silences them.
-	Notes io.Writer
 	// Backend runs the model's operations; nil means the CPU backend with
 	// Threads and PureGoBLAS.
 	Backend Backend
+	// PipelineDepth is the number of minibatches, and of bulks, in flight
+	// at once: with 2, the default, the next bulk is sampled and the next
+	// minibatch's features gathered on other goroutines while the current
+	// minibatch trains (see the package documentation, Pipeline); 1 runs
+	// every phase in turn on the training goroutine. 0 means
+	// DefaultPipelineDepth. NewTrainer lowers 2 to 1 when two components
+	// communicate on a library that does not allow it from two goroutines
+	// at once (CommUser).
+	PipelineDepth int
 	// NoEval skips the evaluation after each epoch (ValAcc and TestAcc stay
 	// 0), for benchmarks of the training loop.
 	NoEval bool
-	// CheckpointDir, when set, is the directory where the model, the
-	// optimiser state and the history are saved atomically after every
-	// epoch (or as CheckpointEvery and CheckpointInterval say), after the
-	// last one, and when a run is stopped.
-	CheckpointDir string
-	// CheckpointEvery, when > 0, saves the checkpoint after every
-	// CheckpointEvery-th epoch only (and after the last); CheckpointInterval,
-	// when > 0, after an epoch that ends at least that long after the last
-	// save (or the run's start). With both, either one saves; with neither,
-	// every epoch does. An epoch not saved is trained again by a resumed
-	// run, with the same result.
-	CheckpointEvery    int
-	CheckpointInterval time.Duration
-	// Resume continues from the checkpoint in CheckpointDir when there is
-	// one (and starts afresh when there is none).
+}
+
+// TrainCheckpoint saves the run's progress and resumes it.
+type TrainCheckpoint struct {
+	// Dir, when set, is the directory where the model, the optimiser state
+	// and the history are saved atomically after every epoch (or as Every
+	// and Interval say), after the last one, and when a run is stopped.
+	Dir string
+	// Every, when > 0, saves the checkpoint after every Every-th epoch
+	// only (and after the last); Interval, when > 0, after an epoch that
+	// ends at least that long after the last save (or the run's start).
+	// With both, either one saves; with neither, every epoch does. An
+	// epoch not saved is trained again by a resumed run, with the same
+	// result.
+	Every    int
+	Interval time.Duration
+	// Resume continues from the checkpoint in Dir when there is one (and
+	// starts afresh when there is none). A checkpoint written with other
+	// options is refused with an error naming each option that differs:
+	// the trainer's own, the split's fingerprint, the sampler's
+	// (sampling.Fingerprinter) and the data's (Data.Fingerprint).
 	Resume bool
-	// ResumeConfig names, by option, what else a resumed run must share
-	// with the run that wrote the checkpoint: the options of the caller's
-	// sampler and data, which the trainer cannot see (the CLI puts its
-	// --sampler, --fanout, --ladies-matrix and --norm-features here). The
-	// trainer's own options, and a hash of the split, are compared
-	// anyway; a key that is one of theirs is ignored. nil: nothing more.
-	ResumeConfig map[string]string
+}
+
+// TrainHooks let the caller follow and stop a run.
+type TrainHooks struct {
 	// OnMinibatch, when set, is called after every minibatch of every epoch
 	// with the number of minibatches done and the epoch's total (for
 	// progress bars). It runs on the training goroutine.
@@ -101,19 +145,17 @@ type TrainOptions struct {
 	// (a stopped run), the minibatches of that epoch it holds, of total
 	// (0 otherwise). Result.ResumedFrom and ResumedMinibatches say the same.
 	OnResume func(epochsDone, minibatches, total int)
-	// PipelineDepth is the number of minibatches, and of bulks, in flight
-	// at once: with 2, the default, the next bulk is sampled and the next
-	// minibatch's features gathered on other goroutines while the current
-	// minibatch trains (see the package documentation, Pipeline); 1 runs
-	// every phase in turn on the training goroutine. The weights are the
-	// same bit for bit either way. 0 means DefaultPipelineDepth. NewTrainer
-	// lowers 2 to 1 when two components communicate on a library that
-	// does not allow it from two goroutines at once (CommUser).
-	PipelineDepth int
+	// Notes is where the trainer writes what a user should know and would
+	// otherwise not see: once per trainer, that the program was built
+	// without the openblas tag and trains with pure-Go BLAS, about 4x
+	// slower (PureGoBLASNote); and when Run starts, the stale temporary
+	// checkpoint files it removed from Checkpoint.Dir. nil means
+	// os.Stderr; io.Discard silences them.
+	Notes io.Writer
 	// Stop, when not nil, asks Run to stop at a step boundary once it is
 	// closed (the CLI closes it on SIGINT or SIGTERM in a distributed run):
 	// Run finishes the step in progress, saves a checkpoint of the epoch's
-	// progress when CheckpointDir is set, as it does when ctx is
+	// progress when Checkpoint.Dir is set, as it does when ctx is
 	// cancelled, and returns a *StoppedError wrapping ErrStopRequested.
 	// Unlike cancelling ctx it interrupts no collective, so that the ranks
 	// of a data-parallel run stop together: the request travels in the
@@ -126,15 +168,61 @@ type TrainOptions struct {
 	Stop <-chan struct{}
 }
 
+// Validate returns an error naming the first invalid field of o by its
+// path (an *option.Error of package internal/option: "gnn:
+// TrainOptions.Plan.Epochs = -1, want > 0 (or 0 for 10)"). Options that
+// depend on the data (the model's input width, the sampler's layers) are
+// checked by NewTrainer.
+func (o *TrainOptions) Validate() error {
+	bad := func(field string, value any, format string, args ...any) error {
+		return option.Errorf("gnn", "TrainOptions", field, value, format, args...)
+	}
+	a := o.Optimizer.Adam
+	switch {
+	case o.Model.Arch < SAGE || o.Model.Arch > Linear:
+		return bad("Model.Arch", int(o.Model.Arch), "want SAGE, GCN or Linear")
+	case o.Model.Hidden < 0:
+		return bad("Model.Hidden", o.Model.Hidden, "want > 0 (or 0 for %d)", DefaultHidden)
+	case !(o.Model.Dropout >= 0 && o.Model.Dropout < 1):
+		return bad("Model.Dropout", o.Model.Dropout, "want a probability in [0, 1)")
+	case o.Model.GCNNorm < GCNGraphNorm || o.Model.GCNNorm > GCNBlockNorm:
+		return bad("Model.GCNNorm", int(o.Model.GCNNorm), "want GCNGraphNorm or GCNBlockNorm")
+	case !(a.LR >= 0) || math.IsInf(a.LR, 0):
+		return bad("Optimizer.Adam.LR", a.LR, "want a finite value > 0 (or 0 for %g)", DefaultLR)
+	case !(a.WeightDecay >= 0) || math.IsInf(a.WeightDecay, 0):
+		return bad("Optimizer.Adam.WeightDecay", a.WeightDecay, "want a finite value >= 0")
+	case o.Plan.BatchSize < 0:
+		return bad("Plan.BatchSize", o.Plan.BatchSize, "want > 0 (or 0 for %d)", sampling.DefaultBatchSize)
+	case o.Plan.BulkSize < 0:
+		return bad("Plan.BulkSize", o.Plan.BulkSize, "want > 0 (or 0 for %d)", sampling.DefaultBulkSize)
+	case o.Plan.Epochs < 0:
+		return bad("Plan.Epochs", o.Plan.Epochs, "want > 0 (or 0 for %d)", DefaultEpochs)
+	case o.Runtime.Threads < 0:
+		return bad("Runtime.Threads", o.Runtime.Threads, "want >= 0 (0: GOMAXPROCS)")
+	case o.Runtime.PipelineDepth < 0 || o.Runtime.PipelineDepth > 2:
+		return bad("Runtime.PipelineDepth", o.Runtime.PipelineDepth, "want 1 (no pipeline), 2 (or 0 for %d)", DefaultPipelineDepth)
+	case o.Checkpoint.Resume && o.Checkpoint.Dir == "":
+		return bad("Checkpoint.Resume", true, "needs a Checkpoint.Dir")
+	case o.Checkpoint.Every < 0:
+		return bad("Checkpoint.Every", o.Checkpoint.Every, "want >= 0 (0: every epoch)")
+	case o.Checkpoint.Interval < 0:
+		return bad("Checkpoint.Interval", o.Checkpoint.Interval, "want >= 0")
+	}
+	if _, err := a.withDefaults(); err != nil {
+		return option.Prefixed(err, "Optimizer.Adam")
+	}
+	return nil
+}
+
 // ErrStopRequested is the error a *StoppedError wraps when Run stopped at
-// the request of TrainOptions.Stop (on this rank or on another).
+// the request of TrainOptions.Hooks.Stop (on this rank or on another).
 var ErrStopRequested = errors.New("gnn: stop requested")
 
-// DefaultPipelineDepth is TrainOptions.PipelineDepth's default.
+// DefaultPipelineDepth is TrainOptions.Runtime.PipelineDepth's default.
 const DefaultPipelineDepth = 2
 
 // PhaseTimes are the wall times of the phases of training. With the
-// pipeline (TrainOptions.PipelineDepth 2), Sample and Extract are measured
+// pipeline (TrainOptions.Runtime.PipelineDepth 2), Sample and Extract are measured
 // on the goroutines that sample and gather, and overlap the training
 // goroutine's phases, so that the phases add up to more than the epoch's
 // time; Wait is then the part of them the training goroutine did not hide.
@@ -186,7 +274,7 @@ type EpochStats struct {
 	Costs PhaseCosts
 	// Seconds is the epoch's training wall time (without evaluation).
 	Seconds float64
-	// SEPS is SampledEdges divided by the sampling time (DESIGN.md section
+	// SEPS is SampledEdges divided by the sampling time (docs/design.md section
 	// 8): the sampler's throughput inside training.
 	SEPS float64
 	// RSSBytes is the process's resident set size and HeapBytes the Go
@@ -217,7 +305,7 @@ type Result struct {
 	// BLAS names the dense backend used.
 	BLAS string
 	// PipelineDepth is the depth the run used, and PipelineReason why it
-	// is lower than TrainOptions.PipelineDepth asked ("" when it is not);
+	// is lower than TrainOptions.Runtime.PipelineDepth asked ("" when it is not);
 	// see Trainer.PipelineDepth.
 	PipelineDepth  int
 	PipelineReason string
@@ -246,11 +334,17 @@ type Data struct {
 	Train, Valid, Test []int32
 	// Evaluator measures valid and test accuracy after every epoch; nil
 	// means no evaluation (ValAcc and TestAcc stay 0), as does
-	// TrainOptions.NoEval. FullNeighbour is the single-process one.
+	// TrainOptions.Runtime.NoEval. FullNeighbour is the single-process one.
 	Evaluator Evaluator
 	// Reducer is called between backward and the optimiser step; nil means
 	// none (one process). See GradReducer.
 	Reducer GradReducer
+	// Fingerprint names how the data was prepared, where that changes
+	// what a run trains on and the trainer cannot see it (the rows of the
+	// features scaled to sum 1: norm-features): a resumed run compares it
+	// with its checkpoint's, as it does the sampler's
+	// (sampling.Fingerprinter). nil: nothing.
+	Fingerprint sampling.Fingerprint
 }
 
 // Trainer trains a model on Data. A Trainer is not safe for concurrent use.
@@ -275,7 +369,7 @@ type Trainer struct {
 	pipe *pipeline
 	// bufs are the pipeline's input buffers, kept from epoch to epoch.
 	bufs []*inputBuf
-	// depthReason says why opt.PipelineDepth is lower than asked.
+	// depthReason says why opt.Runtime.PipelineDepth is lower than asked.
 	depthReason string
 }
 
@@ -296,41 +390,30 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 	if err := checkData(&d); err != nil {
 		return nil, err
 	}
-	if opt.Epochs < 0 {
-		return nil, fmt.Errorf("gnn: TrainOptions.Epochs = %d, want > 0 (or 0 for %d)", opt.Epochs, DefaultEpochs)
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
-	if opt.Epochs == 0 {
-		opt.Epochs = DefaultEpochs
+	if opt.Plan.Epochs == 0 {
+		opt.Plan.Epochs = DefaultEpochs
 	}
-	if opt.Resume && opt.CheckpointDir == "" {
-		return nil, errors.New("gnn: TrainOptions.Resume needs a CheckpointDir")
-	}
-	switch {
-	case opt.CheckpointEvery < 0:
-		return nil, fmt.Errorf("gnn: TrainOptions.CheckpointEvery = %d, want >= 0 (0: every epoch)", opt.CheckpointEvery)
-	case opt.CheckpointInterval < 0:
-		return nil, fmt.Errorf("gnn: TrainOptions.CheckpointInterval = %v, want >= 0", opt.CheckpointInterval)
-	}
-	switch {
-	case opt.PipelineDepth < 0 || opt.PipelineDepth > 2:
-		return nil, fmt.Errorf("gnn: TrainOptions.PipelineDepth = %d, want 1 (no pipeline), 2 (or 0 for %d)", opt.PipelineDepth, DefaultPipelineDepth)
-	case opt.PipelineDepth == 0:
-		opt.PipelineDepth = DefaultPipelineDepth
+	if opt.Runtime.PipelineDepth == 0 {
+		opt.Runtime.PipelineDepth = DefaultPipelineDepth
 	}
 	s := d.Sampler
 	layers := s.NumLayers()
-	if opt.Arch != Linear && layers < 1 {
-		return nil, fmt.Errorf("gnn: the sampler gives %d layers; %v needs at least one", layers, opt.Arch)
+	if opt.Model.Arch != Linear && layers < 1 {
+		return nil, fmt.Errorf("gnn: the sampler gives %d layers; %v needs at least one", layers, opt.Model.Arch)
 	}
 	mo := ModelOptions{
-		Arch: opt.Arch, Layers: max(layers, 1), Hidden: opt.Hidden,
-		InFeatures: d.Features.NumFeatures(), Classes: d.NumClasses, Dropout: opt.Dropout,
-		Seed: opt.Seed, Threads: opt.Threads, PureGoBLAS: opt.PureGoBLAS, Backend: opt.Backend, GCNNorm: opt.GCNNorm,
+		Arch: opt.Model.Arch, Layers: max(layers, 1), Hidden: opt.Model.Hidden,
+		InFeatures: d.Features.NumFeatures(), Classes: d.NumClasses, Dropout: opt.Model.Dropout,
+		Seed: opt.Seed, Threads: opt.Runtime.Threads, PureGoBLAS: opt.Runtime.PureGoBLAS, Backend: opt.Runtime.Backend,
+		GCNNorm: opt.Model.GCNNorm,
 	}
 	// Training holds four values per parameter: the parameter, its
 	// gradient and Adam's two moments. Checked before the model exists.
 	if full, err := mo.withDefaults(); err == nil {
-		if err := checkMemory(4*int64(full.paramCount()), "TrainOptions.Hidden", full.Hidden, "the parameters, their gradients and Adam's moments"); err != nil {
+		if err := checkMemory(4*int64(full.paramCount()), "TrainOptions.Model.Hidden", full.Hidden, "the parameters, their gradients and Adam's moments"); err != nil {
 			return nil, err
 		}
 	}
@@ -338,30 +421,28 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if nw, ok := s.(interface {
-		Options() sampling.NodeWiseOptions
-	}); ok && opt.Arch == GCN && opt.GCNNorm == GCNGraphNorm && !nw.Options().Degrees {
+	if dp, ok := s.(sampling.DegreeProvider); ok && opt.Model.Arch == GCN && opt.Model.GCNNorm == GCNGraphNorm && !dp.ProvidesDegrees() {
 		// Without them its 0/1 blocks would fall back to the block's own
 		// degrees: another operator than inference's.
-		return nil, errors.New("gnn: GCN normalises with the graph's degrees, which the node-wise sampler supplies only with sampling.NodeWiseOptions.Degrees set (or set TrainOptions.GCNNorm to GCNBlockNorm)")
+		return nil, errors.New("gnn: GCN normalises with the graph's degrees, which the node-wise sampler supplies only with sampling.NodeWiseOptions.Degrees set (or set TrainOptions.Model.GCNNorm to GCNBlockNorm)")
 	}
-	ao := opt.Adam
-	if opt.WeightDecayFirstLayer {
+	ao := opt.Optimizer.Adam
+	if opt.Optimizer.WeightDecayFirstLayer {
 		ao.DecayedParams = m.firstLayerParams()
 	}
 	adam, err := NewAdam(len(m.Params()), ao)
 	if err != nil {
 		return nil, err
 	}
-	plan, err := sampling.NewPlan(d.Train, sampling.PlanOptions{BatchSize: opt.BatchSize, BulkSize: opt.BulkSize, Seed: opt.Seed})
+	plan, err := sampling.NewPlan(d.Train, sampling.PlanOptions{BatchSize: opt.Plan.BatchSize, BulkSize: opt.Plan.BulkSize, Seed: opt.Seed})
 	if err != nil {
 		return nil, fmt.Errorf("gnn: %w", err)
 	}
 	t := &Trainer{data: d, sampler: s, opt: opt, plan: plan, model: m, adam: adam}
-	if note := PureGoBLASNote(BLAS, opt.PureGoBLAS || opt.Backend != nil); note != "" {
+	if note := PureGoBLASNote(BLAS, opt.Runtime.PureGoBLAS || opt.Runtime.Backend != nil); note != "" {
 		t.note(note)
 	}
-	t.opt.PipelineDepth, t.depthReason = effectiveDepth(&d, opt.PipelineDepth)
+	t.opt.Runtime.PipelineDepth, t.depthReason = effectiveDepth(&d, opt.Runtime.PipelineDepth)
 	if sg, ok := d.Features.(featurex.SparseGatherer); ok && sg.Sparse() {
 		t.sparse = sg
 	}
@@ -420,9 +501,9 @@ func checkData(d *Data) error {
 	return nil
 }
 
-// note writes a line to TrainOptions.Notes.
+// note writes a line to TrainOptions.Hooks.Notes.
 func (t *Trainer) note(s string) {
-	w := t.opt.Notes
+	w := t.opt.Hooks.Notes
 	if w == nil {
 		w = os.Stderr
 	}
@@ -433,27 +514,27 @@ func (t *Trainer) note(s string) {
 func (t *Trainer) Model() *Model { return t.model }
 
 // PipelineDepth returns the pipeline depth the trainer runs at and, when it
-// is lower than TrainOptions.PipelineDepth asked, why: two of the Data's
+// is lower than TrainOptions.Runtime.PipelineDepth asked, why: two of the Data's
 // components communicate (CommUser) and their communicators may not be
 // called from two goroutines at once (dist.ConcurrentComms).
 func (t *Trainer) PipelineDepth() (depth int, reason string) {
-	return t.opt.PipelineDepth, t.depthReason
+	return t.opt.Runtime.PipelineDepth, t.depthReason
 }
 
 // Run trains for the remaining epochs, evaluating after each one, and
 // returns the figures. progress, when non-nil, is called after every epoch.
 // When ctx is cancelled, Run stops after the current minibatch (or stops the
 // current sampling or evaluation), saves a checkpoint of the epoch's progress
-// when CheckpointDir is set, and returns the result of the completed epochs
+// when Checkpoint.Dir is set, and returns the result of the completed epochs
 // with a *StoppedError wrapping ctx's error. A resumed run continues that
 // epoch from the next minibatch and ends exactly as an uninterrupted run.
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
 	defer t.endPipeline()
-	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.PipelineDepth, PipelineReason: t.depthReason}
+	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.Runtime.PipelineDepth, PipelineReason: t.depthReason}
 	t.removeStaleCheckpoints()
 	var from *partialEpoch
-	if t.opt.Resume {
-		ck, err := loadCheckpoint(t.opt.CheckpointDir)
+	if t.opt.Checkpoint.Resume {
+		ck, err := loadCheckpoint(t.opt.Checkpoint.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -469,13 +550,13 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			if from != nil {
 				res.ResumedMinibatches = from.Stats.Minibatches
 			}
-			if t.opt.OnResume != nil {
-				t.opt.OnResume(res.ResumedFrom, res.ResumedMinibatches, t.plan.NumMinibatches())
+			if t.opt.Hooks.OnResume != nil {
+				t.opt.Hooks.OnResume(res.ResumedFrom, res.ResumedMinibatches, t.plan.NumMinibatches())
 			}
 		}
 	}
 	lastSave := time.Now()
-	for epoch := res.ResumedFrom; epoch < t.opt.Epochs; epoch++ {
+	for epoch := res.ResumedFrom; epoch < t.opt.Plan.Epochs; epoch++ {
 		st, part, err := t.epoch(ctx, epoch, from)
 		from = nil
 		if err != nil {
@@ -496,7 +577,7 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			}
 			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (the last checkpoint saved holds epochs with a finite loss)", epoch+1, st.Loss)
 		}
-		if t.opt.CheckpointDir != "" && t.saveDue(epoch+1, lastSave) {
+		if t.opt.Checkpoint.Dir != "" && t.saveDue(epoch+1, lastSave) {
 			if err := t.save(epoch+1, res.Epochs, nil); err != nil {
 				return res, err
 			}
@@ -510,12 +591,12 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 }
 
 // saveDue reports whether the checkpoint is saved after done epochs, the
-// last save having ended at last (TrainOptions.CheckpointEvery and
-// CheckpointInterval).
+// last save having ended at last (TrainOptions.Checkpoint.Every and
+// Interval).
 func (t *Trainer) saveDue(done int, last time.Time) bool {
-	every, interval := t.opt.CheckpointEvery, t.opt.CheckpointInterval
+	every, interval := t.opt.Checkpoint.Every, t.opt.Checkpoint.Interval
 	switch {
-	case done >= t.opt.Epochs:
+	case done >= t.opt.Plan.Epochs:
 		return true
 	case every == 0 && interval == 0:
 		return true
@@ -531,7 +612,7 @@ type StoppedError struct {
 	Epoch       int    // the epoch in progress, 0-based
 	Minibatches int    // minibatches of that epoch trained
 	Total       int    // minibatches of that epoch
-	Checkpoint  string // the checkpoint file written; "" without CheckpointDir
+	Checkpoint  string // the checkpoint file written; "" without Checkpoint.Dir
 	Err         error  // the context's error
 }
 
@@ -555,7 +636,7 @@ func (e *StoppedError) Unwrap() error { return e.Err }
 func (t *Trainer) stopped(ctx context.Context, epoch int, part partialEpoch, history []EpochStats, err error) error {
 	se := &StoppedError{Epoch: epoch, Minibatches: part.Stats.Minibatches, Total: t.plan.NumMinibatches(), Err: err}
 	var serr error
-	if t.opt.CheckpointDir != "" {
+	if t.opt.Checkpoint.Dir != "" {
 		serr = t.save(epoch, history, &part)
 	}
 	if errors.Is(err, ErrStopRequested) {
@@ -578,8 +659,8 @@ func (t *Trainer) stopped(ctx context.Context, epoch int, part partialEpoch, his
 	if serr != nil {
 		return fmt.Errorf("%w; saving the checkpoint failed: %w", se, serr)
 	}
-	if t.opt.CheckpointDir != "" {
-		se.Checkpoint = filepath.Join(t.opt.CheckpointDir, CheckpointFile)
+	if t.opt.Checkpoint.Dir != "" {
+		se.Checkpoint = filepath.Join(t.opt.Checkpoint.Dir, CheckpointFile)
 	}
 	return se
 }
@@ -617,7 +698,7 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 	total := len(ep.Minibatches)
 	start := time.Now().Add(-time.Duration(st.Seconds * float64(time.Second)))
 	var feed minibatchFeed = &inlineFeed{t: t, ep: ep, epoch: epoch, pos: st.Minibatches}
-	if t.opt.PipelineDepth > 1 && st.Minibatches < total {
+	if t.opt.Runtime.PipelineDepth > 1 && st.Minibatches < total {
 		t.pipe = t.startPipeline(ctx, epoch, ep, st.Minibatches)
 		feed = t.pipe
 	}
@@ -641,7 +722,7 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 		return *st, p, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
 	}
 	// stopRequested ends the epoch after a step whose reduction carried a
-	// stop request (TrainOptions.Stop): every rank ends after the same
+	// stop request (TrainOptions.Hooks.Stop): every rank ends after the same
 	// step, and the pipeline's loaders finish the collectives in flight
 	// (drain) rather than abandon them.
 	stopRequested := func() (EpochStats, partialEpoch, error) {
@@ -672,8 +753,8 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 		// A checkpoint taken inside a bulk counts the bulk's edges only
 		// once it is finished, since a resumed run samples it again.
 		st.SampledEdges += it.edges
-		if t.opt.OnMinibatch != nil {
-			t.opt.OnMinibatch(epoch, st.Minibatches, total)
+		if t.opt.Hooks.OnMinibatch != nil {
+			t.opt.Hooks.OnMinibatch(epoch, st.Minibatches, total)
 		}
 		if sm.Stops > 0 {
 			return stopRequested()
@@ -698,7 +779,7 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 	if out.Phases.Sample > 0 {
 		out.SEPS = float64(out.SampledEdges) / out.Phases.Sample.Seconds()
 	}
-	if !t.opt.NoEval && t.data.Evaluator != nil {
+	if !t.opt.Runtime.NoEval && t.data.Evaluator != nil {
 		t.meter.Begin()
 		acc, err := t.data.Evaluator.Evaluate(ctx, t.model, t.data.Labels, t.data.Valid, t.data.Test)
 		if err != nil {
@@ -741,7 +822,7 @@ func (t *Trainer) step(ctx context.Context, mb *sampling.Minibatch, epoch int, p
 // NewTrainer set, so that the pipeline may call it beside train.
 func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBuf) (Input, error) {
 	in := mb.InputNodes()
-	if t.opt.Arch == Linear {
+	if t.opt.Model.Arch == Linear {
 		in = mb.Seeds // the seeds are a prefix of every block's sources
 	}
 	var x Input
@@ -751,13 +832,13 @@ func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBu
 		}
 		x.Sparse = &buf.xs
 	} else {
-		buf.x = grow(buf.x, len(in)*t.data.Features.NumFeatures())
+		buf.x = par.Resize(buf.x, len(in)*t.data.Features.NumFeatures())
 		if err := t.data.Features.Gather(ctx, buf.x, in); err != nil {
 			return Input{}, err
 		}
 		x.Dense = buf.x
 	}
-	buf.labels = growInt32(buf.labels, len(mb.Seeds))
+	buf.labels = par.Resize(buf.labels, len(mb.Seeds))
 	featurex.Labels(buf.labels, t.data.Labels, mb.Seeds)
 	return x, nil
 }
@@ -765,7 +846,7 @@ func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBu
 // train runs forward, backward, the reducer and the optimiser step on mb
 // with its loaded input x and labels and returns the step's metrics, after the
 // reducer's. Its phases start at the meter's current span. The metrics'
-// Stops is 1 when TrainOptions.Stop is closed and, after the reducer, the
+// Stops is 1 when TrainOptions.Hooks.Stop is closed and, after the reducer, the
 // number of ranks whose Stop is. An empty part
 // of a data-parallel minibatch (Sharder) is a zero-weight step: no forward
 // or backward, but the collectives all the same.
@@ -782,7 +863,7 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 		sm = StepMetrics{LossSum: loss * float64(labelled), Correct: int64(correct), Labelled: int64(labelled)}
 	}
 	select {
-	case <-t.opt.Stop: // nil: never
+	case <-t.opt.Hooks.Stop: // nil: never
 		sm.Stops = 1
 	default:
 	}
@@ -805,11 +886,4 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 	t.adam.step(t.model.be, t.model.params, t.model.grads)
 	ph.Update += t.lap(PhaseUpdate)
 	return sm, nil
-}
-
-func growInt32(buf []int32, n int) []int32 {
-	if cap(buf) >= n {
-		return buf[:n]
-	}
-	return make([]int32, n, n+n/4)
 }

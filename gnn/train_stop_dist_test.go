@@ -85,11 +85,11 @@ func stopRun(t *testing.T, ds *dataset.Dataset, depth int, serial bool, dir stri
 				d.Features = opaqueDist{store}
 			}
 			opt := stopOptions()
-			opt.PipelineDepth, opt.Epochs, opt.CheckpointDir, opt.Resume = depth, epochs, dir, resume
+			opt.Runtime.PipelineDepth, opt.Plan.Epochs, opt.Checkpoint.Dir, opt.Checkpoint.Resume = depth, epochs, dir, resume
 			if r == 0 && stopRank >= 0 {
 				// Rank 0 is slow to reach its checkpoint after the
 				// stopping step: the other rank must wait for it.
-				opt.OnMinibatch = func(epoch, done, total int) {
+				opt.Hooks.OnMinibatch = func(epoch, done, total int) {
 					if epoch == stopEpoch && done == stopAfter+1 {
 						time.Sleep(50 * time.Millisecond)
 					}
@@ -97,8 +97,8 @@ func stopRun(t *testing.T, ds *dataset.Dataset, depth int, serial bool, dir stri
 			}
 			if r == stopRank {
 				stop := make(chan struct{})
-				opt.Stop = stop
-				opt.OnMinibatch = func(epoch, done, total int) {
+				opt.Hooks.Stop = stop
+				opt.Hooks.OnMinibatch = func(epoch, done, total int) {
 					if epoch == stopEpoch && done == stopAfter {
 						close(stop)
 					}
@@ -149,7 +149,7 @@ func stopRun(t *testing.T, ds *dataset.Dataset, depth int, serial bool, dir stri
 // uninterrupted run's parameters, bit for bit.
 func TestTrainStopAgreed(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
-	epochs := stopOptions().Epochs
+	epochs := stopOptions().Plan.Epochs
 	errs, want := stopRun(t, ds, 1, false, "", epochs, false, -1, 0, 0)
 	for r, err := range errs {
 		if err != nil {
@@ -210,8 +210,8 @@ func TestTrainStopOneProcess(t *testing.T) {
 		dir := t.TempDir()
 		opt := stopOptions()
 		stop := make(chan struct{})
-		opt.PipelineDepth, opt.CheckpointDir, opt.Stop = depth, dir, stop
-		opt.OnMinibatch = func(epoch, done, total int) {
+		opt.Runtime.PipelineDepth, opt.Checkpoint.Dir, opt.Hooks.Stop = depth, dir, stop
+		opt.Hooks.OnMinibatch = func(epoch, done, total int) {
 			if epoch == 1 && done == 3 {
 				close(stop)
 			}

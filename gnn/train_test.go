@@ -112,11 +112,11 @@ func train(t testing.TB, ds *dataset.Dataset, s sampling.Sampler, opt TrainOptio
 // clearly, and every architecture must beat chance.
 func TestTrainGraphHelps(t *testing.T) {
 	ds := smallGraph(t, 1200, 4, 10, 16, 0.9, 0.5, 1)
-	opt := TrainOptions{Hidden: 32, Dropout: 0.2, BatchSize: 64, BulkSize: 4, Epochs: 8, Seed: 3, Adam: AdamOptions{LR: 0.01}}
+	opt := TrainOptions{Model: TrainModel{Hidden: 32, Dropout: 0.2}, Optimizer: TrainOptimizer{Adam: AdamOptions{LR: 0.01}}, Plan: TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 8}, Seed: 3}
 	acc := map[Arch]float64{}
 	for _, arch := range []Arch{Linear, SAGE, GCN} {
 		o := opt
-		o.Arch = arch
+		o.Model.Arch = arch
 		var s sampling.Sampler = SeedsOnly{}
 		if arch != Linear {
 			s = nodeWise(t, ds, []int{10, 10}, 5)
@@ -145,7 +145,7 @@ func TestTrainGraphHelps(t *testing.T) {
 func TestTrainDeterministic(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 2)
 	run := func(seed uint64, bulk, threads int) []float32 {
-		opt := TrainOptions{Hidden: 8, Dropout: 0.5, BatchSize: 32, BulkSize: bulk, Epochs: 2, Seed: seed, Threads: threads}
+		opt := TrainOptions{Model: TrainModel{Hidden: 8, Dropout: 0.5}, Plan: TrainPlan{BatchSize: 32, BulkSize: bulk, Epochs: 2}, Seed: seed, Runtime: TrainRuntime{Threads: threads}}
 		tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{4, 3}, 7)), opt)
 		if err != nil {
 			t.Fatal(err)
@@ -172,8 +172,7 @@ func TestTrainDeterministic(t *testing.T) {
 // optimiser state with those of an uninterrupted run, bit for bit.
 func TestCheckpointResume(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
-	base := TrainOptions{Arch: SAGE, Hidden: 8, Dropout: 0.5, BatchSize: 32, BulkSize: 2, Epochs: 3, Seed: 11,
-		Adam: AdamOptions{WeightDecay: 5e-4}}
+	base := TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 8, Dropout: 0.5}, Optimizer: TrainOptimizer{Adam: AdamOptions{WeightDecay: 5e-4}}, Plan: TrainPlan{BatchSize: 32, BulkSize: 2, Epochs: 3}, Seed: 11}
 	sampler := nodeWise(t, ds, []int{4, 3}, 7)
 
 	whole, err := NewTrainer(dataOf(t, ds, sampler), base)
@@ -187,7 +186,7 @@ func TestCheckpointResume(t *testing.T) {
 
 	dir := t.TempDir()
 	opt := base
-	opt.CheckpointDir = dir
+	opt.Checkpoint.Dir = dir
 	ctx, cancel := context.WithCancel(context.Background())
 	first, err := NewTrainer(dataOf(t, ds, sampler), opt)
 	if err != nil {
@@ -202,7 +201,7 @@ func TestCheckpointResume(t *testing.T) {
 		t.Fatalf("interrupted run: err = %v; want context.Canceled", err)
 	}
 
-	opt.Resume = true
+	opt.Checkpoint.Resume = true
 	second, err := NewTrainer(dataOf(t, ds, sampler), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -233,7 +232,7 @@ func TestCheckpointResume(t *testing.T) {
 	// A run with another configuration refuses the checkpoint, naming the
 	// option.
 	other := opt
-	other.Hidden = 16
+	other.Model.Hidden = 16
 	tr, err := NewTrainer(dataOf(t, ds, sampler), other)
 	if err != nil {
 		t.Fatal(err)
@@ -262,12 +261,12 @@ func TestTrainCancel(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := 0
-	opt := TrainOptions{Hidden: 8, BatchSize: 16, BulkSize: 4, Epochs: 2, OnMinibatch: func(epoch, d, total int) {
+	opt := TrainOptions{Model: TrainModel{Hidden: 8}, Plan: TrainPlan{BatchSize: 16, BulkSize: 4, Epochs: 2}, Hooks: TrainHooks{OnMinibatch: func(epoch, d, total int) {
 		done = d
 		if d == 2 {
 			cancel()
 		}
-	}}
+	}}}
 	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3, 3}, 1)), opt)
 	if err != nil {
 		t.Fatal(err)
@@ -308,12 +307,12 @@ func TestNewTrainerErrors(t *testing.T) {
 		{"features of another graph", func(d *Data, _ *TrainOptions) { d.Features = otherStore }, []string{"50", "40"}},
 		{"labels of another graph", func(d *Data, _ *TrainOptions) { d.Labels = other.Labels }, []string{"50", "40", "Labels"}},
 		{"evaluator of another graph", func(d *Data, _ *TrainOptions) { d.Evaluator = &FullNeighbour{Adj: other.Adj} }, []string{"50", "40", "evaluator"}},
-		{"negative epochs", func(_ *Data, o *TrainOptions) { o.Epochs = -1 }, []string{"Epochs"}},
-		{"dropout 1", func(_ *Data, o *TrainOptions) { o.Dropout = 1 }, []string{"Dropout"}},
-		{"negative lr", func(_ *Data, o *TrainOptions) { o.Adam.LR = -1 }, []string{"LR"}},
-		{"negative batch", func(_ *Data, o *TrainOptions) { o.BatchSize = -1 }, []string{"BatchSize"}},
-		{"resume without dir", func(_ *Data, o *TrainOptions) { o.Resume = true }, []string{"CheckpointDir"}},
-		{"bad GCN norm", func(_ *Data, o *TrainOptions) { o.Arch, o.GCNNorm = GCN, 7 }, []string{"GCNNorm"}},
+		{"negative epochs", func(_ *Data, o *TrainOptions) { o.Plan.Epochs = -1 }, []string{"Epochs"}},
+		{"dropout 1", func(_ *Data, o *TrainOptions) { o.Model.Dropout = 1 }, []string{"Dropout"}},
+		{"negative lr", func(_ *Data, o *TrainOptions) { o.Optimizer.Adam.LR = -1 }, []string{"LR"}},
+		{"negative batch", func(_ *Data, o *TrainOptions) { o.Plan.BatchSize = -1 }, []string{"BatchSize"}},
+		{"resume without dir", func(_ *Data, o *TrainOptions) { o.Checkpoint.Resume = true }, []string{"Checkpoint.Dir"}},
+		{"bad GCN norm", func(_ *Data, o *TrainOptions) { o.Model.Arch, o.Model.GCNNorm = GCN, 7 }, []string{"GCNNorm"}},
 	}
 	for _, tc := range tests {
 		d, opt := dataOf(t, ds, nodeWise(t, ds, []int{2}, 1)), TrainOptions{}
@@ -331,10 +330,10 @@ func TestNewTrainerErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: GCN}); err == nil || !strings.Contains(err.Error(), "NodeWiseOptions.Degrees") {
+	if _, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Model: TrainModel{Arch: GCN}}); err == nil || !strings.Contains(err.Error(), "NodeWiseOptions.Degrees") {
 		t.Errorf("GCN with a sampler without degrees: err = %v; want one naming NodeWiseOptions.Degrees", err)
 	}
-	if _, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Arch: GCN, GCNNorm: GCNBlockNorm}); err != nil {
+	if _, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Model: TrainModel{Arch: GCN, GCNNorm: GCNBlockNorm}}); err != nil {
 		t.Errorf("GCN with block normalisation: %v", err)
 	}
 }
@@ -353,7 +352,7 @@ func TestPureGoBLASNote(t *testing.T) {
 	ds := smallGraph(t, 200, 3, 5, 8, 0.8, 1, 1)
 	for _, asked := range []bool{false, true} {
 		var notes strings.Builder
-		if _, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{Hidden: 8, Epochs: 1, PureGoBLAS: asked, Notes: &notes}); err != nil {
+		if _, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{Model: TrainModel{Hidden: 8}, Plan: TrainPlan{Epochs: 1}, Runtime: TrainRuntime{PureGoBLAS: asked}, Hooks: TrainHooks{Notes: &notes}}); err != nil {
 			t.Fatal(err)
 		}
 		want := PureGoBLASNote(BLAS, asked)

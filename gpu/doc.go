@@ -1,5 +1,5 @@
 // Package gpu runs bulksample's samplers and sparse products on an NVIDIA
-// GPU (DESIGN.md section 5, GPU): NodeWise, LayerWise (LADIES, FastGCN)
+// GPU (docs/design.md section 5, GPU): NodeWise, LayerWise (LADIES, FastGCN)
 // and Product (C = A·B) on a Device.
 //
 // # Overview
@@ -14,7 +14,7 @@
 // and computes C by a row gather when A has at most one entry per row
 // (Q·A), by cuSPARSE's SpGEMM otherwise.
 //
-// For a GPU trainer (DESIGN.md section 5's backend, part 2 of the GPU
+// For a GPU trainer (docs/design.md section 5's backend, part 2 of the GPU
 // work): Buffer is device memory the caller owns, a DeviceBulk's arrays
 // give their device addresses (Array.Ptr), and, in a cuda build,
 // Device.CUDA returns the context on whose thread cuBLAS and cuSPARSE's

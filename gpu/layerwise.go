@@ -1,6 +1,6 @@
 package gpu
 
-// Bulk layer-wise sampling on a device (DESIGN.md 3.2, sampling/layerwise.go):
+// Bulk layer-wise sampling on a device (docs/design.md 3.2, sampling/layerwise.go):
 // LADIES and FastGCN. Per layer, for all k minibatches at once:
 //
 //  1. LADIES' probabilities P = Q·(A∘A), one row per minibatch: each
@@ -48,17 +48,31 @@ type LayerWise struct {
 var _ sampling.Sampler = (*LayerWise)(nil)
 
 // NewLayerWise uploads the n x n adjacency a to d and returns its
-// layer-wise sampler. It returns the error sampling.NewLayerWise returns
-// for bad options or graphs, and an error naming both sizes if the graph
-// does not fit the device's free memory.
+// layer-wise sampler; with opt.Normalize (LADIES) it samples from
+// D^-1/2 (A+I) D^-1/2, normalised on the host by the CPU's operator
+// (spgemm.SymNormalizeWithSelfLoops), as sampling.NewLayerWise does. It
+// returns the error sampling.NewLayerWise returns for bad options or
+// graphs, and an error naming both sizes if the graph does not fit the
+// device's free memory.
 func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*LayerWise, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	normalize := opt.Normalize
+	opt.Normalize = false
 	if _, err := sampling.NewLayerWise(a, opt); err != nil { // the same checks as the CPU's
 		return nil, err
+	}
+	if normalize { // LADIES over D^-1/2 (A+I) D^-1/2, the CPU's operator
+		a = spgemm.SymNormalizeWithSelfLoops(a, opt.Threads)
 	}
 	if a.NNZ() > math.MaxInt32 {
 		return nil, fmt.Errorf("gpu: NewLayerWise: %d edges; the device sampler handles at most %d", a.NNZ(), math.MaxInt32)
 	}
 	opt.Budgets = append([]int(nil), opt.Budgets...)
+	if len(opt.Budgets) == 0 {
+		opt.Budgets = sampling.DefaultBudgets() // as the CPU's sampler
+	}
 	b, err := newBase(d, "LayerWise", a, true)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/bulksample/bulksample/sampling"
@@ -68,5 +69,48 @@ func TestLayerWiseEqualsCPU(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestNewSamplerEqualsCPU checks NewSampler against sampling.NewSampler
+// for every method, LADIES with Normalize among them (normalised on the
+// host by the CPU's operator), and that it refuses what
+// SamplerOptions.Validate refuses.
+func TestNewSamplerEqualsCPU(t *testing.T) {
+	a := samplingtest.RandomGraph(600, 12, false, 5)
+	seeds := samplingtest.RandomSeeds(600, 4, 30, 2)
+	dev := NewEmulator(EmulatorOptions{Exact: true})
+	for _, opt := range []sampling.SamplerOptions{
+		{Method: sampling.MethodNode, Fanouts: []int{5, 3}, Seed: 4, Threads: 2},
+		{Method: sampling.MethodLADIES, Fanouts: []int{40, 20}, Seed: 4, Threads: 2},
+		{Method: sampling.MethodLADIES, Fanouts: []int{40, 20}, Seed: 4, Threads: 2, Normalize: true},
+		{Method: sampling.MethodFastGCN, Fanouts: []int{40, 20}, Seed: 4, Threads: 2, Replace: true},
+	} {
+		t.Run(fmt.Sprintf("%s/normalize=%v", opt.Method, opt.Normalize), func(t *testing.T) {
+			cpu, err := sampling.NewSampler(a, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := cpu.SampleBulk(context.Background(), 0, 0, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewSampler(dev, a, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			got, err := s.SampleBulk(context.Background(), 0, 0, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareBulks(t, got, want)
+		})
+	}
+	bad := sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}
+	if s, err := NewSampler(dev, a, bad); err == nil || s != nil {
+		t.Errorf("NewSampler(%+v) = %v, %v; want the error naming Normalize", bad, s, err)
+	} else if !strings.Contains(err.Error(), "Normalize") {
+		t.Errorf("NewSampler(%+v): %v; want it to name Normalize", bad, err)
 	}
 }

@@ -1,6 +1,6 @@
 package gpu
 
-// Bulk node-wise sampling on a device (DESIGN.md 3.1, sampling/nodewise.go).
+// Bulk node-wise sampling on a device (docs/design.md 3.1, sampling/nodewise.go).
 //
 // The graph is uploaded once (NewNodeWise). A bulk is sampled layer by
 // layer, every minibatch at once, in a fixed sequence of launches whose

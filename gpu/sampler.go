@@ -129,3 +129,42 @@ func (d *Device) uploadGraph(g *arena, a *spgemm.CSR, values bool, what string) 
 	}
 	return gr, nil
 }
+
+// Sampler is a sampler on the device: a NodeWise or a LayerWise. Besides
+// sampling.Sampler's SampleBulk (blocks on the host) it leaves a bulk on
+// the device (SampleDevice), copies one to the host (Download), and frees
+// its device memory (Close).
+type Sampler interface {
+	sampling.Sampler
+	SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error)
+	Download(b *DeviceBulk) (*sampling.Bulk, error)
+	Close() error
+}
+
+var (
+	_ Sampler = (*NodeWise)(nil)
+	_ Sampler = (*LayerWise)(nil)
+)
+
+// NewSampler is sampling.NewSampler on d: the device sampler of
+// opt.Method over the n x n adjacency a, which samples what the CPU's
+// sampler of the same options samples. It returns the error
+// SamplerOptions.Validate or the sampler's constructor returns.
+func NewSampler(d *Device, a *spgemm.CSR, opt sampling.SamplerOptions) (Sampler, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	// The constructors' nil pointers must not become non-nil interfaces.
+	if opt.Method == "" || opt.Method == sampling.MethodNode {
+		nw, err := NewNodeWise(d, a, opt.NodeWiseOptions())
+		if err != nil {
+			return nil, err
+		}
+		return nw, nil
+	}
+	lw, err := NewLayerWise(d, a, opt.LayerWiseOptions())
+	if err != nil {
+		return nil, err
+	}
+	return lw, nil
+}

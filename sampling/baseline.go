@@ -3,9 +3,9 @@ package sampling
 import (
 	"context"
 	"fmt"
-	"sync"
 	"sync/atomic"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -51,26 +51,16 @@ func (b *Baseline) SampleBulk(ctx context.Context, epoch, first int, seeds [][]i
 		}
 	}
 	mbs := make([]Minibatch, len(seeds))
-	var next atomic.Int64
-	var wg sync.WaitGroup
+	threads := min(b.threads, len(seeds))
+	sels := make([]rowSelector, max(threads, 1))
 	var cancelled atomic.Bool
-	for range min(b.threads, len(seeds)) {
-		wg.Go(func() {
-			var sel rowSelector
-			for {
-				m := int(next.Add(1)) - 1
-				if m >= len(seeds) {
-					return
-				}
-				if ctx.Err() != nil {
-					cancelled.Store(true)
-					return
-				}
-				mbs[m] = b.sampleOne(&sel, epoch, first+m, seeds[m])
-			}
-		})
-	}
-	wg.Wait()
+	par.For(len(seeds), threads, func(w, m int) {
+		if ctx.Err() != nil {
+			cancelled.Store(true)
+			return
+		}
+		mbs[m] = b.sampleOne(&sels[w], epoch, first+m, seeds[m])
+	})
 	if cancelled.Load() {
 		return nil, ctx.Err()
 	}

@@ -4,10 +4,11 @@ import (
 	"context"
 	"sync"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// Block is the sample of one layer of one minibatch (DESIGN.md 3.1 step 5).
+// Block is the sample of one layer of one minibatch (docs/design.md 3.1 step 5).
 // Adj is |Dst| x |Src|: row r is destination vertex Src[r] (destinations are
 // a prefix of sources, DGL's block convention), and its column ids index Src.
 // Adj's values are 1 for unweighted node-wise sampling, or the normalised
@@ -116,7 +117,7 @@ func (b *Bulk) Minibatch(m int) Minibatch {
 }
 
 // SampledEdges returns the total number of entries of all blocks of the bulk
-// (the numerator of SEPS, DESIGN.md section 8).
+// (the numerator of SEPS, docs/design.md section 8).
 func (b *Bulk) SampledEdges() int64 {
 	var n int64
 	for l := range b.Layers {
@@ -194,7 +195,7 @@ func (p *bulkPool) get(l int) *Bulk {
 		b.Seeds, b.SeedStart, b.Layers = a.seeds[:0], a.seedStart[:0], a.layers
 	}
 	p.mu.Unlock()
-	b.Layers = resize(b.Layers, l)
+	b.Layers = par.Resize(b.Layers, l)
 	return b
 }
 

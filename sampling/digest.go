@@ -11,9 +11,10 @@ import (
 )
 
 // Digest is a hash of sampled minibatches: every block (shape, row offsets,
-// column ids, value bits) and vertex list, in the order added. Two samplers
+// column ids, value bits, the source vertices and their graph degrees when
+// the block carries them) and vertex list, in the order added. Two samplers
 // agree on a sequence of minibatches exactly when their digests are equal,
-// which makes the determinism of DESIGN.md 3.3 checkable across bulk sizes,
+// which makes the determinism of docs/design.md 3.3 checkable across bulk sizes,
 // thread counts and implementations. The zero value is not ready: use
 // NewDigest.
 type Digest struct {
@@ -62,6 +63,7 @@ func (d *Digest) AddMinibatch(mb *Minibatch) {
 		d.int32s(blk.Adj.Indices)
 		d.float32s(blk.Adj.Data)
 		d.int32s(blk.Src)
+		d.int32s(blk.Deg) // its length first: 0 for a block without degrees
 	}
 }
 

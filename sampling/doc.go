@@ -1,5 +1,5 @@
 // Package sampling owns minibatch sampling for GNN training written as sparse
-// matrix products (DESIGN.md section 3): the counter-based random stream, the
+// matrix products (docs/design.md section 3): the counter-based random stream, the
 // minibatch plan of an epoch, the bulk node-wise (GraphSAGE) and layer-wise
 // (LADIES, FastGCN) samplers, the building blocks of custom samplers, and a
 // conventional per-minibatch baseline sampler used for comparison and as a
@@ -14,11 +14,15 @@
 // columns index its source vertices. The blocks of a bulk are stored back to
 // back (LayerArrays) and a minibatch's blocks are views of them.
 //
-// DistNodeWise and DistLayerWise are the same samplers on a graph whose
-// rows are distributed over ranks (package dist, DESIGN.md section 4): they
-// read A through DistRows, a RowSource that pulls the rows a layer needs
-// from their owners, or has the owners select and push back the picks. The
-// samples are bit-identical to one process.
+// NewDistSampler is NewSampler for the ranks of a distributed run (package
+// dist, docs/design.md section 4), on a graph that each rank holds whole
+// (Replicated) or by its block of rows (Split). On a Split graph the
+// samplers are DistNodeWise and DistLayerWise, the same samplers reading A
+// through DistRows: dist's RowExchange, which pulls the rows a layer needs
+// from their owners, plus the push layer, which has the owners select and
+// send back the picks; which one a node-wise layer uses is the DistRows'
+// fetch plan (FetchPlanner). The samples are bit-identical to one process;
+// GatherDigest checks it.
 //
 // The building blocks of the matrix formulation are exported for custom
 // samplers: QPerEntry and QPerMinibatch build selection matrices Q, the
@@ -40,11 +44,18 @@
 // row length of A) of each source vertex, Block.Deg, which GCN normalises
 // with; the RowSource supplies them (a remote one through DegreeSource).
 // Layer-wise blocks carry importance-normalised values and no degrees.
-// Layer-wise samplers read the matrix they are given: the LADIES paper
-// samples from the normalised adjacency D^-1/2 (A+I) D^-1/2, which
-// spgemm.SymNormalizeWithSelfLoops builds (the CLI's default, --ladies-matrix
-// normalized); with the raw 0/1 adjacency a column's probability grows with
-// its number of frontier neighbours. An empty minibatch gets empty blocks.
+// Layer-wise samplers read the matrix they are given, or, with
+// LayerWiseOptions.Normalize, the normalised adjacency D^-1/2 (A+I) D^-1/2
+// that the LADIES paper samples from (spgemm.SymNormalizeWithSelfLoops, and
+// dist.SymNormalizeWithSelfLoops on a distributed graph; the CLI's default,
+// --ladies-matrix normalized); with the raw 0/1 adjacency a column's
+// probability grows with its number of frontier neighbours. An empty
+// minibatch gets empty blocks.
+//
+// Samplers describe themselves through optional capabilities:
+// DegreeProvider (their blocks carry the graph's degrees) and Fingerprinter
+// (the options that determine their samples, which a resumed training run
+// compares with its checkpoint's).
 //
 // # Determinism
 //
@@ -52,7 +63,10 @@
 // index, layer, vertex id, position) through Stream, so the sample of a
 // minibatch is the same whatever the bulk size, thread count or rank count,
 // and the bulk samplers return exactly what the per-minibatch Baseline
-// returns. Digest hashes samples so that this can be checked.
+// returns. The parallel passes run on internal/par's team, whose
+// documentation gives the argument for any thread count. Digest hashes
+// samples (every block, its sources and their degrees) so that this can be
+// checked.
 //
 // # Errors and panics
 //

@@ -1,6 +1,6 @@
 package sampling
 
-// Extraction of per-minibatch blocks (DESIGN.md 3.2 step 4).
+// Extraction of per-minibatch blocks (docs/design.md 3.2 step 4).
 //
 // The matrix formulation is A_R = Q_R·A (row extraction: Q_R stacks the
 // frontier rows of every minibatch), then A_R·Q_C (column extraction: Q_C
@@ -33,6 +33,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -126,7 +127,7 @@ func resizeKeep[T any](s []T, n int) []T {
 // across calls: filling ncols entries is a serial cost per call) or, when
 // maps is nil, are allocated. The parallel passes run on tm (nil: on
 // goroutines started for each).
-func extractBlocks(tm *team, src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *colMapPool, bufs *extractBufs, la *LayerArrays) {
+func extractBlocks(tm *par.Team, src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *colMapPool, bufs *extractBufs, la *LayerArrays) {
 	k := len(spec.rows)
 	n := src.NumVertices()
 	if semibulk <= 0 {
@@ -145,7 +146,7 @@ func extractBlocks(tm *team, src RowSource, ncols int, spec *extractSpec, semibu
 		}
 	}
 	blocks := bufs.blocksFor(k)
-	if t := lwThreads(threads); k > 0 && k < t {
+	if t := par.Threads(threads); k > 0 && k < t {
 		// Fewer minibatches than threads: each block's rows are split
 		// over the threads instead.
 		colMap := maps.get(ncols)
@@ -162,11 +163,11 @@ func extractBlocks(tm *team, src RowSource, ncols int, spec *extractSpec, semibu
 	// Chunks of at most semibulk minibatches, and at least four per
 	// thread, so that a chunk of costly minibatches does not hold the
 	// others up.
-	semibulk = min(semibulk, max(1, k/(4*lwThreads(threads))))
+	semibulk = min(semibulk, max(1, k/(4*par.Threads(threads))))
 	nchunks := (k + semibulk - 1) / semibulk
 	var next atomic.Int64
 	// A caller-bug panic (a repeated column) is re-raised here by tm.
-	tm.runOn(min(lwThreads(threads), nchunks), func(int) {
+	tm.Run(min(par.Threads(threads), nchunks), func(int) {
 		colMap := maps.get(ncols)
 		var sortBuf []uint64
 		for {
@@ -246,7 +247,7 @@ func markColumns(spec *extractSpec, m int, colMap []int32) {
 // number, so that a hub's row does not hold one goroutine while the others
 // idle. colMap is all -1 on entry and on return, and shared read-only by
 // the goroutines, which are tm's.
-func extractSplit(tm *team, b *spgemm.CSR, bufs *extractBufs, src RowSource, spec *extractSpec, m int, colMap []int32, threads int) {
+func extractSplit(tm *par.Team, b *spgemm.CSR, bufs *extractBufs, src RowSource, spec *extractSpec, m int, colMap []int32, threads int) {
 	rows, cols := spec.rows[m], spec.cols[m]
 	markColumns(spec, m, colMap)
 	defer func() {
@@ -284,7 +285,7 @@ func extractSplit(tm *team, b *spgemm.CSR, bufs *extractBufs, src RowSource, spe
 			pieces[p] = new(spgemm.CSR)
 		}
 	}
-	tm.forRanges(len(pieces), threads, func(lo, hi int) {
+	tm.ForRanges(len(pieces), threads, func(lo, hi int) {
 		for p := lo; p < hi; p++ {
 			relabelRows(pieces[p], src, rows[cuts[p]:cuts[p+1]], cols, colMap, spec.widths[m], scale, &bufs.sortBufs[p])
 		}
@@ -339,7 +340,7 @@ func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, 
 // as scratch space (kept for the next call).
 func relabelRows(b *spgemm.CSR, src RowSource, rows, cols, colMap []int32, width int, scale []float64, sortBuf *[]uint64) {
 	b.Rows, b.Cols = len(rows), width
-	b.Indptr, b.Indices, b.Data = resize(b.Indptr, len(rows)+1), b.Indices[:0], b.Data[:0]
+	b.Indptr, b.Indices, b.Data = par.Resize(b.Indptr, len(rows)+1), b.Indices[:0], b.Data[:0]
 	b.Indptr[0] = 0
 	for i, u := range rows {
 		idx, vals := src.Row(u)
@@ -400,17 +401,17 @@ func rowRange(a *spgemm.CSR, lo, hi int) *spgemm.CSR {
 // nil.
 func assembleLayer(la *LayerArrays, blocks []*spgemm.CSR, srcs [][]int32) {
 	k := len(blocks)
-	la.PtrStart, la.EdgeStart, la.SrcStart = resize(la.PtrStart, k+1), resize(la.EdgeStart, k+1), resize(la.SrcStart, k+1)
+	la.PtrStart, la.EdgeStart, la.SrcStart = par.Resize(la.PtrStart, k+1), par.Resize(la.EdgeStart, k+1), par.Resize(la.SrcStart, k+1)
 	la.PtrStart[0], la.EdgeStart[0], la.SrcStart[0] = 0, 0, 0
 	for m, b := range blocks {
 		la.PtrStart[m+1] = la.PtrStart[m] + b.Rows + 1
 		la.EdgeStart[m+1] = la.EdgeStart[m] + b.NNZ()
 		la.SrcStart[m+1] = la.SrcStart[m] + len(srcs[m])
 	}
-	la.Indptr = resize(la.Indptr, la.PtrStart[k])
-	la.Indices = resize(la.Indices, int(la.EdgeStart[k]))
-	la.Data = resize(la.Data, int(la.EdgeStart[k]))
-	la.Src = resize(la.Src, la.SrcStart[k])
+	la.Indptr = par.Resize(la.Indptr, la.PtrStart[k])
+	la.Indices = par.Resize(la.Indices, int(la.EdgeStart[k]))
+	la.Data = par.Resize(la.Data, int(la.EdgeStart[k]))
+	la.Src = par.Resize(la.Src, la.SrcStart[k])
 	la.Deg = nil
 	for m, b := range blocks {
 		copy(la.Indptr[la.PtrStart[m]:], b.Indptr[:b.Rows+1])
@@ -423,7 +424,7 @@ func assembleLayer(la *LayerArrays, blocks []*spgemm.CSR, srcs [][]int32) {
 // NextFrontier returns frontier followed by the column ids of rows
 // [lo, hi) of sel that are not in frontier, each once, in increasing order:
 // the sources F_{l+1} of a block whose destinations are F_l = frontier
-// (DESIGN.md 3.1 step 4), ready to be the cols of Extract. frontier must
+// (docs/design.md 3.1 step 4), ready to be the cols of Extract. frontier must
 // hold distinct vertices. It panics with an spgemm.IndexError if the row
 // range is outside [0, sel.Rows].
 func NextFrontier(frontier []int32, sel *spgemm.CSR, lo, hi int) []int32 {
@@ -446,14 +447,14 @@ func appendNew(src, slots []int32, order *[]uint64, frontier, cols []int32) ([]i
 	// high half and its position in the low half: an ordered sort of
 	// integers, about twice as fast as sorting positions through a
 	// comparison function (a serial step when k < threads).
-	ord := resize(*order, len(frontier))
+	ord := par.Resize(*order, len(frontier))
 	for i, v := range frontier {
 		ord[i] = uint64(v)<<32 | uint64(i)
 	}
 	slices.Sort(ord)
 	*order = ord
-	src = append(resize(src, len(frontier)+len(cols))[:0], frontier...)
-	slots = resize(slots, len(cols))
+	src = append(par.Resize(src, len(frontier)+len(cols))[:0], frontier...)
+	slots = par.Resize(slots, len(cols))
 	fi := 0
 	for j, v := range cols {
 		for fi < len(ord) && int32(ord[fi]>>32) < v {

@@ -3,6 +3,7 @@ package sampling
 import (
 	"fmt"
 
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -36,34 +37,66 @@ type SamplerOptions struct {
 	MaxBulkEdges int64
 	Degrees      bool
 	// Layer-wise only (an error with MethodNode when set): LayerWiseOptions'
-	// Semibulk.
-	Semibulk int
+	// Semibulk, and Normalize (LADIES only: sample from
+	// D^-1/2 (A+I) D^-1/2 rather than from the matrix as given).
+	Semibulk  int
+	Normalize bool
 }
 
 // Validate returns an error naming the field of o that is invalid or that
-// does not apply to its method. The method's own options are checked by
-// its constructor.
+// does not apply to its method (an *option.Error of package
+// internal/option). The constructors check the rest: the graph, and
+// options they alone know.
 func (o SamplerOptions) Validate() error {
-	switch o.Method {
-	case "", MethodNode:
-		if o.Semibulk != 0 {
-			return fmt.Errorf("sampling: SamplerOptions.Semibulk = %d applies to the layer-wise methods only", o.Semibulk)
+	bad := func(field string, value any, format string, args ...any) error {
+		return option.Errorf("sampling", "SamplerOptions", field, value, format, args...)
+	}
+	node := o.isNode()
+	switch {
+	case !node && o.Method != MethodLADIES && o.Method != MethodFastGCN:
+		return bad("Method", fmt.Sprintf("%q", o.Method), "want %s, %s or %s", MethodNode, MethodLADIES, MethodFastGCN)
+	case node && len(o.Fanouts) == 0:
+		return bad("Fanouts", "[]", "want one fanout per layer (method %s; the layer-wise methods default to DefaultBudgets)", MethodNode)
+	case o.Threads < 0:
+		return bad("Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
+	case o.MaxBulkEdges < 0:
+		return bad("MaxBulkEdges", o.MaxBulkEdges, "want >= 0")
+	case o.Semibulk < 0:
+		return bad("Semibulk", o.Semibulk, "want >= 0")
+	case o.Frontier != FrontierAll && o.Frontier != FrontierNew:
+		return bad("Frontier", int(o.Frontier), "want FrontierAll or FrontierNew")
+	}
+	for l, s := range o.Fanouts {
+		switch {
+		case node && (s == 0 || s < -1):
+			return bad(fmt.Sprintf("Fanouts[%d]", l), s, "want > 0 or -1 (all neighbours)")
+		case !node && s <= 0:
+			return bad(fmt.Sprintf("Fanouts[%d]", l), s, "want a column budget > 0 (method %s)", o.Method)
 		}
-	case MethodLADIES, MethodFastGCN:
+	}
+	var err error
+	if node {
+		switch {
+		case o.Semibulk != 0:
+			err = bad("Semibulk", o.Semibulk, "applies to the layer-wise methods only")
+		case o.Normalize:
+			err = bad("Normalize", true, "applies to method %s only", MethodLADIES)
+		}
+	} else {
 		switch {
 		case o.Weighted:
-			return fmt.Errorf("sampling: SamplerOptions.Weighted applies to method %s only", MethodNode)
+			err = bad("Weighted", true, "applies to method %s only", MethodNode)
 		case o.Frontier != FrontierAll:
-			return fmt.Errorf("sampling: SamplerOptions.Frontier = %v applies to method %s only", o.Frontier, MethodNode)
+			err = bad("Frontier", o.Frontier, "applies to method %s only (layer-wise samplers expand the whole frontier)", MethodNode)
 		case o.MaxBulkEdges != 0:
-			return fmt.Errorf("sampling: SamplerOptions.MaxBulkEdges applies to method %s only", MethodNode)
+			err = bad("MaxBulkEdges", o.MaxBulkEdges, "applies to method %s only", MethodNode)
 		case o.Degrees:
-			return fmt.Errorf("sampling: SamplerOptions.Degrees applies to method %s only", MethodNode)
+			err = bad("Degrees", true, "applies to method %s only", MethodNode)
+		case o.Normalize && o.Method != MethodLADIES:
+			err = bad("Normalize", true, "applies to method %s only", MethodLADIES)
 		}
-	default:
-		return fmt.Errorf("sampling: SamplerOptions.Method = %q, want %s, %s or %s", o.Method, MethodNode, MethodLADIES, MethodFastGCN)
 	}
-	return nil
+	return option.With(err, "Method") // nil stays nil
 }
 
 // NewSampler returns the sampler of opt.Method over the n x n adjacency a:
@@ -73,24 +106,44 @@ func NewSampler(a *spgemm.CSR, opt SamplerOptions) (Sampler, error) {
 		return nil, err
 	}
 	// The constructors' nil pointers must not become non-nil interfaces.
-	if opt.Method == "" || opt.Method == MethodNode {
-		nw, err := NewNodeWise(a, NodeWiseOptions{Fanouts: opt.Fanouts, Replace: opt.Replace, Weighted: opt.Weighted,
-			Frontier: opt.Frontier, Seed: opt.Seed, Threads: opt.Threads, MaxBulkEdges: opt.MaxBulkEdges, Degrees: opt.Degrees})
+	if opt.isNode() {
+		nw, err := NewNodeWise(a, opt.NodeWiseOptions())
 		if err != nil {
 			return nil, err
 		}
 		return nw, nil
 	}
-	method := LADIES
-	if opt.Method == MethodFastGCN {
-		method = FastGCN
-	}
-	lw, err := NewLayerWise(a, LayerWiseOptions{Method: method, Budgets: opt.Fanouts, Semibulk: opt.Semibulk,
-		Replace: opt.Replace, Seed: opt.Seed, Threads: opt.Threads})
+	lw, err := NewLayerWise(a, opt.LayerWiseOptions())
 	if err != nil {
 		return nil, err
 	}
 	return lw, nil
+}
+
+// isNode reports whether the method is node-wise.
+func (o *SamplerOptions) isNode() bool { return o.Method == "" || o.Method == MethodNode }
+
+// NodeWiseOptions returns the node-wise sampler's options of o (its
+// node-wise fields; the layer-wise ones are not carried over).
+func (o *SamplerOptions) NodeWiseOptions() NodeWiseOptions {
+	return NodeWiseOptions{Fanouts: o.Fanouts, Replace: o.Replace, Weighted: o.Weighted,
+		Frontier: o.Frontier, Seed: o.Seed, Threads: o.Threads, MaxBulkEdges: o.MaxBulkEdges, Degrees: o.Degrees}
+}
+
+// LayerWiseOptions returns the layer-wise sampler's options of o: its
+// Method as LADIES or FastGCN, its Fanouts as the Budgets (DefaultBudgets
+// when empty).
+func (o *SamplerOptions) LayerWiseOptions() LayerWiseOptions {
+	method := LADIES
+	if o.Method == MethodFastGCN {
+		method = FastGCN
+	}
+	budgets := o.Fanouts
+	if len(budgets) == 0 {
+		budgets = DefaultBudgets()
+	}
+	return LayerWiseOptions{Method: method, Budgets: budgets, Semibulk: o.Semibulk,
+		Replace: o.Replace, Seed: o.Seed, Threads: o.Threads, Normalize: o.Normalize}
 }
 
 // RandomRows returns k distinct vertices of [0, n) in random order, a pure

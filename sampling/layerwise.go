@@ -1,6 +1,6 @@
 package sampling
 
-// Layer-wise sampling in bulk (DESIGN.md 3.2): LADIES (Zou et al., NeurIPS
+// Layer-wise sampling in bulk (docs/design.md 3.2): LADIES (Zou et al., NeurIPS
 // 2019) and FastGCN (Chen, Ma and Xiao, ICLR 2018).
 //
 // For layer l, the k minibatches of a bulk have frontiers F_l^m (F_0^m are
@@ -27,12 +27,12 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"runtime"
 	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/bulksample/bulksample/internal/freelist"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -111,6 +111,15 @@ type LayerWiseOptions struct {
 	Seed uint64
 	// Threads is the number of goroutines; 0 means GOMAXPROCS.
 	Threads int
+	// Normalize samples from D^-1/2 (A+I) D^-1/2, the normalised
+	// adjacency of the LADIES paper (D: the row and column sums of A+I,
+	// the degrees plus one for a 0/1 symmetric graph), rather than from A
+	// as given, and the blocks carry its values: NewLayerWise forms it
+	// with spgemm.SymNormalizeWithSelfLoops, NewDistLayerWise with
+	// dist.SymNormalizeWithSelfLoops, with the same bits. LADIES only;
+	// default false, the matrix as given (with a raw 0/1 adjacency a
+	// column's probability grows with its number of frontier neighbours).
+	Normalize bool
 }
 
 // DefaultBudget is the column budget per layer of a layer-wise sampler
@@ -128,6 +137,8 @@ func DefaultBudgets() []int { return []int{DefaultBudget, DefaultBudget} }
 // Validate returns an error naming the first invalid field, or nil.
 func (o *LayerWiseOptions) Validate() error {
 	switch {
+	case o.Normalize && o.Method != LADIES:
+		return fmt.Errorf("sampling: LayerWiseOptions.Normalize applies to LADIES only, not %v", o.Method)
 	case o.Method != LADIES && o.Method != FastGCN:
 		return fmt.Errorf("sampling: LayerWiseOptions.Method = %d, want LADIES or FastGCN", int(o.Method))
 	case o.Semibulk < 0:
@@ -189,6 +200,9 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 	if err := a.Validate(); err != nil {
 		return nil, fmt.Errorf("sampling: NewLayerWise: adjacency: %w", err)
 	}
+	if opt.Normalize {
+		a = spgemm.SymNormalizeWithSelfLoops(a, opt.Threads)
+	}
 	src := CSRRows{A: a}
 	var fg *spgemm.CSR
 	if opt.Method == FastGCN {
@@ -197,7 +211,7 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 		AddColumnSquares(src, 0, a.Rows, acc, touched)
 		fg = ColumnSquaresRow(acc, touched)
 	}
-	return NewLayerWiseFrom(src, opt, fg)
+	return newLayerWiseFrom(src, opt, fg)
 }
 
 // NewLayerWiseFrom returns the layer-wise sampler that reads the rows of A
@@ -206,8 +220,18 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 // squared values, and extracts the blocks from them. FastGCN needs the
 // squared column norms of the whole A, fastGCN = 1ᵀ·(A∘A) as a 1 x n row
 // (ColumnSquaresRow; nil for LADIES): a distributed caller computes them
-// once from the row blocks. It returns an error for invalid options.
+// once from the row blocks. src is read as given: it returns an error for
+// invalid options, Normalize among them (normalise the rows first).
 func NewLayerWiseFrom(src RowSource, opt LayerWiseOptions, fastGCN *spgemm.CSR) (*LayerWise, error) {
+	if opt.Normalize {
+		return nil, fmt.Errorf("sampling: NewLayerWiseFrom reads its rows as given: LayerWiseOptions.Normalize must be false (normalise the rows first)")
+	}
+	return newLayerWiseFrom(src, opt, fastGCN)
+}
+
+// newLayerWiseFrom is NewLayerWiseFrom for src's rows, normalised already
+// when opt.Normalize is set.
+func newLayerWiseFrom(src RowSource, opt LayerWiseOptions, fastGCN *spgemm.CSR) (*LayerWise, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
@@ -298,15 +322,15 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	}
 	c := s.getCall(len(s.opt.Budgets))
 	defer s.calls.Put(c)
-	if t := lwThreads(s.opt.Threads); t > 1 {
-		c.team.start(t - 1)
-		defer c.team.stop()
+	if t := par.Threads(s.opt.Threads); t > 1 {
+		c.team.Start(t - 1)
+		defer c.team.Stop()
 	}
 	bulk := s.bulks.get(len(s.opt.Budgets))
 	bulk.First = first
 	bulk.pool = &s.bulks // also on error: Release gives its arrays back
 	frontiers := s.dedupSeeds(c, seeds, bulk)
-	if _, fetch := s.src.(RowFetcher); !fetch && k >= lwThreads(s.opt.Threads) {
+	if _, fetch := s.src.(RowFetcher); !fetch && k >= par.Threads(s.opt.Threads) {
 		if err := s.sampleDepthFirst(ctx, c, bulk, epoch, frontiers); err != nil {
 			bulk.Release()
 			return nil, err
@@ -352,7 +376,7 @@ type lwCall struct {
 	frontiers [][]int32 // F_0: each minibatch's deduplicated seeds, views of the bulk's Seeds
 	union     []int32   // the distinct vertices of a layer's frontiers (RowFetcher)
 	layers    []lwLayer // one per layer: layer l+1's rows are layer l's sources
-	team      team      // the call's helper goroutines
+	team      par.Team  // the call's helper goroutines
 }
 
 // lwLayer is a call's scratch space for one layer: what its columns'
@@ -384,9 +408,9 @@ func (ly *lwLayer) reset(rows [][]int32) *extractSpec {
 	sp.rows = rows
 	sp.cols, sp.slots, sp.srcs = emptied(sp.cols, k), emptied(sp.slots, k), emptied(sp.srcs, k)
 	sp.scale = emptied(sp.scale, k)
-	sp.widths = resize(sp.widths, k)
+	sp.widths = par.Resize(sp.widths, k)
 	clear(sp.widths)
-	ly.keys = resize(ly.keys, k)
+	ly.keys = par.Resize(ly.keys, k)
 	return sp
 }
 
@@ -411,8 +435,8 @@ func (s *LayerWise) dedupSeeds(c *lwCall, seeds [][]int32, bulk *Bulk) [][]int32
 		total += len(sd)
 	}
 	mark := s.colMaps.get(s.n) // all -1
-	all := resize(bulk.Seeds[:cap(bulk.Seeds)], total)[:0]
-	bulk.SeedStart = resize(bulk.SeedStart, k+1)
+	all := par.Resize(bulk.Seeds[:cap(bulk.Seeds)], total)[:0]
+	bulk.SeedStart = par.Resize(bulk.SeedStart, k+1)
 	bulk.SeedStart[0] = 0
 	for m, sd := range seeds {
 		lo := len(all)
@@ -429,7 +453,7 @@ func (s *LayerWise) dedupSeeds(c *lwCall, seeds [][]int32, bulk *Bulk) [][]int32
 	}
 	s.colMaps.put(mark)
 	bulk.Seeds = all
-	c.frontiers = resize(c.frontiers, k)
+	c.frontiers = par.Resize(c.frontiers, k)
 	for m := range k {
 		lo, hi := bulk.SeedStart[m], bulk.SeedStart[m+1]
 		c.frontiers[m] = all[lo:hi:hi]
@@ -459,14 +483,14 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk,
 		}
 	}
 	fgTotal := s.fgTotal
-	threads := lwThreads(s.opt.Threads)
+	threads := par.Threads(s.opt.Threads)
 	sb := max(s.opt.Semibulk, 1)
 	nchunks := (k + sb - 1) / sb
 	// Chunks are handed out one at a time (forRanges' grain of an eighth
 	// of the bulk a thread left one thread finishing the last grain alone:
 	// at k = 256 and 2 threads, 32 minibatches, about 6% of a bulk).
 	var next atomic.Int64
-	c.team.runOn(min(threads, nchunks), func(int) {
+	c.team.Run(min(threads, nchunks), func(int) {
 		w := s.getWorker()
 		defer s.workers.Put(w)
 		colMap := s.colMaps.get(s.n)
@@ -564,7 +588,7 @@ func (s *LayerWise) probRow(w *lwWorker, f []int32) {
 // row, a cache miss that a row's first reader pays anyway; more ranges than
 // goroutines (three a goroutine, handed out in turn) made the row cost 1.5
 // times probRow on R-MAT scale 20, so that two threads were slower than one.
-func (s *LayerWise) probRowSplit(tm *team, w *lwWorker, f []int32, threads int) {
+func (s *LayerWise) probRowSplit(tm *par.Team, w *lwWorker, f []int32, threads int) {
 	q := append(w.q[:0], f...)
 	slices.Sort(q)
 	q = slices.Compact(q)
@@ -578,7 +602,7 @@ func (s *LayerWise) probRowSplit(tm *team, w *lwWorker, f []int32, threads int) 
 	for r := range acc {
 		acc[r] = s.getWorker()
 	}
-	tm.forRanges(len(parts), threads, func(lo, hi int) {
+	tm.ForRanges(len(parts), threads, func(lo, hi int) {
 		for r := lo; r < hi; r++ {
 			p := parts[r]
 			p.cols, p.vals = s.probRange(acc[r], q, cuts[r], cuts[r+1], p.cols[:0], p.vals[:0])
@@ -753,11 +777,11 @@ func (s *LayerWise) probabilities(frontiers [][]int32) *spgemm.CSR {
 // threads). The selection goes to ly.spec (reset for the layer's
 // frontiers, with its keys set), the blocks to ly.ext's. The parallel
 // passes run on tm.
-func (s *LayerWise) chooseLayer(tm *team, ly *lwLayer, budget int) []*spgemm.CSR {
+func (s *LayerWise) chooseLayer(tm *par.Team, ly *lwLayer, budget int) []*spgemm.CSR {
 	spec, frontiers, keys := &ly.spec, ly.spec.rows, ly.keys
 	k := len(frontiers)
 	fgTotal := s.fgTotal
-	threads := lwThreads(s.opt.Threads)
+	threads := par.Threads(s.opt.Threads)
 	fused := k >= threads
 	sb := max(s.opt.Semibulk, 1)
 	if !fused {
@@ -770,7 +794,7 @@ func (s *LayerWise) chooseLayer(tm *team, ly *lwLayer, budget int) []*spgemm.CSR
 	}
 	blocks := ly.ext.blocksFor(k)
 	nchunks := (k + sb - 1) / sb
-	tm.forRanges(nchunks, threads, func(clo, chi int) {
+	tm.ForRanges(nchunks, threads, func(clo, chi int) {
 		w := s.getWorker()
 		defer s.workers.Put(w)
 		colMap := s.colMaps.get(s.n)
@@ -787,7 +811,7 @@ func (s *LayerWise) chooseLayer(tm *team, ly *lwLayer, budget int) []*spgemm.CSR
 // chooseChunk is chooseLayer's work for minibatches [lo, hi) on worker w.
 // With fewer minibatches than threads (k < threads) each row's steps are
 // split over the threads, in passes of tm.
-func (s *LayerWise) chooseChunk(tm *team, w *lwWorker, spec *extractSpec, frontiers [][]int32, keys []RowKey, budget, lo, hi, threads int, fgTotal float64) {
+func (s *LayerWise) chooseChunk(tm *par.Team, w *lwWorker, spec *extractSpec, frontiers [][]int32, keys []RowKey, budget, lo, hi, threads int, fgTotal float64) {
 	k := len(frontiers)
 	opt := SelectOptions{Weighted: true, Replace: s.opt.Replace}
 	for m := lo; m < hi; m++ {
@@ -820,13 +844,13 @@ func (s *LayerWise) chooseChunk(tm *team, w *lwWorker, spec *extractSpec, fronti
 		} else {
 			pos, mult = w.sel.chooseByWeight(keys[m], pCols, pVals, budget, opt.Replace)
 		}
-		cIdx := resize(spec.cols[m], len(pos))
+		cIdx := par.Resize(spec.cols[m], len(pos))
 		for j, p := range pos {
 			cIdx[j] = pCols[p]
 		}
 		src, slots := appendNew(spec.srcs[m], spec.slots[m], &w.ord, frontiers[m], cIdx)
 		spec.cols[m], spec.slots[m], spec.srcs[m], spec.widths[m] = cIdx, slots, src, len(src)
-		sc := resize(spec.scale[m], len(src))
+		sc := par.Resize(spec.scale[m], len(src))
 		clear(sc)
 		if s.opt.RowMean {
 			for _, c := range slots {
@@ -864,7 +888,7 @@ const minSplitSelect = 4096
 // over ranges of at least minPer positions in parallel, and the s smallest
 // of the union are the row's, the choice of the serial heap. The positions
 // come back ascending in w.sel's scratch space. The passes run on tm.
-func chooseSplit(tm *team, w *lwWorker, pool *freelist.List[*lwPart], key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
+func chooseSplit(tm *par.Team, w *lwWorker, pool *freelist.List[*lwPart], key RowKey, cols []int32, vals []float32, s, threads, minPer int) []int32 {
 	nr := min(threads, len(cols)/max(minPer, 1))
 	npos := 0
 	for _, v := range vals {
@@ -878,7 +902,7 @@ func chooseSplit(tm *team, w *lwWorker, pool *freelist.List[*lwPart], key RowKey
 	}
 	scan := func(tau float64, pos []int32, hk []float64) ([]int32, []float64) {
 		parts := getParts(pool, nr)
-		tm.forRanges(nr, threads, func(lo, hi int) {
+		tm.ForRanges(nr, threads, func(lo, hi int) {
 			for r := lo; r < hi; r++ {
 				a, b := r*len(cols)/nr, (r+1)*len(cols)/nr
 				p := parts[r]
@@ -907,9 +931,9 @@ func positiveSum(vals []float32) float64 {
 
 // normalizeBlocks scales every row of every block of la to sum to 1
 // (spgemm.NormalizeRows of each block), on tm.
-func normalizeBlocks(tm *team, la *LayerArrays, threads int) {
+func normalizeBlocks(tm *par.Team, la *LayerArrays, threads int) {
 	k := len(la.PtrStart) - 1
-	tm.forRanges(k, threads, func(lo, hi int) {
+	tm.ForRanges(k, threads, func(lo, hi int) {
 		for m := lo; m < hi; m++ {
 			normalizeRows(la.Indptr[la.PtrStart[m]:la.PtrStart[m+1]], la.Data[la.EdgeStart[m]:la.EdgeStart[m+1]])
 		}
@@ -934,12 +958,4 @@ func frontierUnion(buf []int32, frontiers [][]int32) []int32 {
 	}
 	slices.Sort(all)
 	return slices.Compact(all)
-}
-
-// lwThreads resolves a thread count: <= 0 means GOMAXPROCS.
-func lwThreads(n int) int {
-	if n <= 0 {
-		return runtime.GOMAXPROCS(0)
-	}
-	return n
 }

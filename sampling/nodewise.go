@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"runtime"
 	"strings"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -131,7 +131,7 @@ func (o *NodeWiseOptions) validate() error {
 	return nil
 }
 
-// NodeWise is the bulk node-wise sampler of DESIGN.md 3.1. It is safe for
+// NodeWise is the bulk node-wise sampler of docs/design.md 3.1. It is safe for
 // concurrent use. It keeps its scratch space (an n-entry vertex map per
 // thread, the selection buffers of one group per concurrent call) and the
 // arrays of released bulks (Bulk.Release) for later calls, until the
@@ -156,7 +156,8 @@ type NodeWise struct {
 	// path, drawing what per-row selection draws (choose) without reading
 	// the weights. 0 when unknown (the rows of other ranks) or unequal.
 	equalWeight float32
-	picker      PickFetcher // src, when its owners select the picks (push)
+	picker      PickFetcher  // src, when its owners select the picks (push)
+	planner     FetchPlanner // src, when it says per layer whether to push
 	opt         NodeWiseOptions
 	stream      Stream
 	threads     int
@@ -263,10 +264,7 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if _, ok := src.(DegreeSource); opt.Degrees && !ok {
 		return nil, fmt.Errorf("sampling: NewNodeWiseFrom: NodeWiseOptions.Degrees needs a RowSource that implements DegreeSource; %T does not", src)
 	}
-	threads := opt.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads := par.Threads(opt.Threads)
 	minGroup, maxGroup := 1, opt.MaxBulkEdges
 	if defaultGroups {
 		maxGroup = GroupMemoryBytes / groupBytesPerEdge
@@ -278,7 +276,14 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges), splitPicks: splitExtractPicks}
 	nw.packed, _ = src.(PackedRows)
 	nw.picker, _ = src.(PickFetcher)
+	nw.planner, _ = src.(FetchPlanner)
 	return nw, nil
+}
+
+// pushes reports whether layer l has the owners of its rows select the
+// picks (PickFetcher, FetchPlanner) rather than reading the rows.
+func (nw *NodeWise) pushes(l int) bool {
+	return nw.picker != nil && (nw.planner == nil || nw.planner.LayerFetch(l) == FetchPush)
 }
 
 // EqualWeights reports whether the sampler is Weighted on a graph whose
@@ -326,14 +331,17 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	k := len(seeds)
 	c := nw.getCall()
 	defer nw.putCall(c)
-	c.team.clock = clock
+	c.team.Timer = nil
+	if clock != nil {
+		c.team.Timer = clock
+	}
 	if nw.threads > 1 {
-		c.team.start(nw.threads - 1)
+		c.team.Start(nw.threads - 1)
 	}
 	defer func() {
 		clock.mark("end of bulk")
 		if nw.threads > 1 {
-			c.team.stop()
+			c.team.Stop()
 			clock.mark("team stop")
 		}
 	}()
@@ -343,7 +351,7 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	clock.mark("bulk arrays")
 	nw.dedupSeeds(c, seeds, bulk)
 	clock.mark("dedupSeeds: gather")
-	c.expanded = resize(c.expanded, k)
+	c.expanded = par.Resize(c.expanded, k)
 	clear(c.expanded) // rows of F_l^m already expanded (FrontierNew)
 	prev, prevStart := bulk.Seeds, bulk.SeedStart
 	for l, s := range nw.opt.Fanouts {
@@ -379,7 +387,7 @@ func (nw *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 // degrees of F_L are looked up once and copied to the other layers.
 func (nw *NodeWise) attachDegrees(ctx context.Context, c *nwCall, bulk *Bulk) error {
 	last := &bulk.Layers[len(bulk.Layers)-1]
-	last.Deg = resize(last.Deg, len(last.Src))
+	last.Deg = par.Resize(last.Deg, len(last.Src))
 	if src, ok := nw.src.(CSRRows); ok {
 		a, deg := src.A, last.Deg
 		nw.parallel(&c.team, len(deg), 4*rowGrain, func(_ *nwWorker, _, lo, hi int) {
@@ -392,7 +400,7 @@ func (nw *NodeWise) attachDegrees(ctx context.Context, c *nwCall, bulk *Bulk) er
 	}
 	for l := range len(bulk.Layers) - 1 {
 		la := &bulk.Layers[l]
-		la.Deg = resize(la.Deg, len(la.Src))
+		la.Deg = par.Resize(la.Deg, len(la.Src))
 		nw.parallel(&c.team, len(la.SrcStart)-1, 1, func(_ *nwWorker, _, lo, hi int) {
 			for m := lo; m < hi; m++ {
 				copy(la.Deg[la.SrcStart[m]:la.SrcStart[m+1]], last.Deg[last.SrcStart[m]:])
@@ -435,13 +443,13 @@ func (nw *NodeWise) sourceDegrees(ctx context.Context, vs, deg []int32) error {
 // the slot of its seeds in the caller's list, then moved together.
 func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
 	k := len(seeds)
-	c.inStart = resize(c.inStart, k+1)
+	c.inStart = par.Resize(c.inStart, k+1)
 	c.inStart[0] = 0
 	for m, s := range seeds {
 		c.inStart[m+1] = c.inStart[m] + len(s)
 	}
-	c.seedCnt = resize(c.seedCnt, k)
-	bulk.Seeds = resize(bulk.Seeds, c.inStart[k])
+	c.seedCnt = par.Resize(c.seedCnt, k)
+	bulk.Seeds = par.Resize(bulk.Seeds, c.inStart[k])
 	nw.parallel(&c.team, k, 1, func(w *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
 			f := bulk.Seeds[c.inStart[m]:c.inStart[m]:c.inStart[m+1]]
@@ -455,7 +463,7 @@ func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
 			c.seedCnt[m] = len(f)
 		}
 	})
-	bulk.SeedStart = resize(bulk.SeedStart, k+1)
+	bulk.SeedStart = par.Resize(bulk.SeedStart, k+1)
 	bulk.SeedStart[0] = 0
 	for m := range k {
 		o := bulk.SeedStart[m]

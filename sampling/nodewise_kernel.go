@@ -46,6 +46,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -66,14 +67,14 @@ type nwCall struct {
 	inStart  []int   // per minibatch: where its seeds start in the caller's seeds, back to back
 	seedCnt  []int   // per minibatch: its distinct seeds
 	g        layerState
-	team     team // the call's helper goroutines
+	team     par.Team // the call's helper goroutines
 }
 
 // nwScratch holds the sampler's reusable memory: free lists that outlive
 // garbage collections, unlike a sync.Pool, which empties at every other
 // collection; a large bulk triggers several, and refilling an n-entry
 // vertex map or a group's buffers touches fresh pages, each first touch a
-// page fault (PERF-NOTES.md). Its size is bounded by the largest number of
+// page fault (docs/perf-notes.md). Its size is bounded by the largest number of
 // goroutines and calls that were ever active at once.
 type nwScratch struct {
 	mu      sync.Mutex
@@ -132,8 +133,8 @@ func (w *nwWorker) reset(vs []int32) {
 
 // parallel runs body(w, c, lo, hi) over [0, n) in chunks c of grain, taken
 // in order by up to nw.threads goroutines, each with its own worker; chunk
-// c is [c*grain, min((c+1)*grain, n)). The goroutines are tm's (runOn).
-func (nw *NodeWise) parallel(tm *team, n, grain int, body func(w *nwWorker, c, lo, hi int)) {
+// c is [c*grain, min((c+1)*grain, n)). The goroutines are tm's (Run).
+func (nw *NodeWise) parallel(tm *par.Team, n, grain int, body func(w *nwWorker, c, lo, hi int)) {
 	if n == 0 {
 		return
 	}
@@ -156,27 +157,13 @@ func (nw *NodeWise) parallel(tm *team, n, grain int, body func(w *nwWorker, c, l
 			nw.putWorker(w)
 		}
 	}
-	tm.runOn(min(nw.threads, nchunks), func(int) { run() })
+	tm.Run(min(nw.threads, nchunks), func(int) { run() })
 }
 
 // rowGrain is the number of rows a goroutine takes at a time in the sizes
 // and selection passes: large enough to amortise the atomic counter, small
 // enough to balance rows of very different degrees.
 const rowGrain = 512
-
-// resize returns s with length n, reusing its array when large enough;
-// the contents are not cleared. A new array has room for n/8 more
-// elements: a sampler's arrays serve the next bulk, group or layer, whose
-// sizes differ by a few percent, and with exact sizes every one larger
-// than all before it moved to a new array and left the old one as garbage
-// on pages already faulted in (at k = 256 on R-MAT 20, 65-73 MiB a bulk
-// through the cold pass, row offsets the most).
-func resize[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n, n+n/8)
-}
 
 // extend returns s lengthened by n elements. When its array lacks room it
 // moves to a new one of capacity want (at least the new length), so that a
@@ -238,15 +225,15 @@ func (g *layerState) mbAt(r int) int {
 // and F_{l+1} into la.
 func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int) error {
 	k := len(prevStart) - 1
-	la.PtrStart = resize(la.PtrStart, k+1)
+	la.PtrStart = par.Resize(la.PtrStart, k+1)
 	la.PtrStart[0] = 0
 	for m := range k {
 		la.PtrStart[m+1] = la.PtrStart[m] + prevStart[m+1] - prevStart[m] + 1
 	}
-	la.Indptr = resize(la.Indptr, la.PtrStart[k])
-	la.EdgeStart = resize(la.EdgeStart, k+1)
+	la.Indptr = par.Resize(la.Indptr, la.PtrStart[k])
+	la.EdgeStart = par.Resize(la.EdgeStart, k+1)
 	la.EdgeStart[0] = 0
-	la.SrcStart = resize(la.SrcStart, k+1)
+	la.SrcStart = par.Resize(la.SrcStart, k+1)
 	la.SrcStart[0] = 0
 	la.Indices, la.Data, la.Src = la.Indices[:0], la.Data[:0], la.Src[:0]
 	perRow := int64(max(s, 1))
@@ -289,8 +276,8 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	g := &c.g
 	ng := m1 - m0
 	g.mb0 = m0
-	g.rowStart = resize(g.rowStart, ng+1)
-	g.skip = resize(g.skip, ng)
+	g.rowStart = par.Resize(g.rowStart, ng+1)
+	g.skip = par.Resize(g.skip, ng)
 	for i := range ng + 1 {
 		g.rowStart[i] = prevStart[m0+i] - prevStart[m0]
 	}
@@ -300,9 +287,9 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	g.verts = prev[prevStart[m0]:prevStart[m1]]
 	rows := len(g.verts)
 	g.hasVals = nw.opt.Weighted || nw.opt.Replace
-	g.mbEdges = resize(g.mbEdges, ng)
+	g.mbEdges = par.Resize(g.mbEdges, ng)
 	clear(g.mbEdges)
-	if nw.picker != nil {
+	if nw.pushes(l) {
 		// Push: the owners of the rows select (passes 1 and 2 run there).
 		if err := nw.pushGroup(ctx, g, epoch, first, l, s); err != nil {
 			return err
@@ -321,10 +308,10 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		// sum to chunkOff, whose prefix sum gives where the chunk's picks
 		// start; pass 2 turns its rows' bounds into offsets.
 		nchunks := (rows + rowGrain - 1) / rowGrain
-		g.off = resize(g.off, rows+1)
-		g.chunkOff = resize(g.chunkOff, nchunks)
+		g.off = par.Resize(g.off, rows+1)
+		g.chunkOff = par.Resize(g.chunkOff, nchunks)
 		if nw.packed != nil {
-			g.lo, g.deg = resize(g.lo, rows), resize(g.deg, rows)
+			g.lo, g.deg = par.Resize(g.lo, rows), par.Resize(g.deg, rows)
 		}
 		nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
 		var bound int64
@@ -335,10 +322,10 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		g.off[rows] = bound
 
 		// Pass 2: selection.
-		g.cnt = resize(g.cnt, rows)
-		g.picks = resize(g.picks, int(bound))
+		g.cnt = par.Resize(g.cnt, rows)
+		g.picks = par.Resize(g.picks, int(bound))
 		if g.hasVals {
-			g.pvals = resize(g.pvals, int(bound))
+			g.pvals = par.Resize(g.pvals, int(bound))
 		}
 		key := nw.stream
 		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
@@ -354,7 +341,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	}
 
 	// Where each minibatch's entries go in the layer's arrays.
-	g.edgeBase = resize(g.edgeBase, ng+1)
+	g.edgeBase = par.Resize(g.edgeBase, ng+1)
 	g.edgeBase[0] = 0
 	for i := range ng {
 		g.edgeBase[i+1] = g.edgeBase[i] + g.mbEdges[i]
@@ -367,8 +354,8 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	want := int(float64(int(base)+edges) * growth * 1.05)
 	la.Indices = extend(la.Indices, edges, want)
 	la.Data = extend(la.Data, edges, want)
-	g.newv = resize(g.newv, edges)
-	g.nnew = resize(g.nnew, ng)
+	g.newv = par.Resize(g.newv, edges)
+	g.nnew = par.Resize(g.nnew, ng)
 
 	// Pass 3: extraction, one minibatch per task, except the last ones
 	// when they would leave threads idle: those are split over the
@@ -441,8 +428,8 @@ func (nw *NodeWise) pushGroup(ctx context.Context, g *layerState, epoch, first, 
 	if len(req.Count) != len(req.Vertex) || (g.hasVals && len(req.Values) != len(req.Picks)) {
 		return fmt.Errorf("sampling: FetchPicks returned %d counts and %d values for %d rows and %d picks", len(req.Count), len(req.Values), len(req.Vertex), len(req.Picks))
 	}
-	g.off = resize(g.off, rows+1)
-	g.cnt = resize(g.cnt, rows)
+	g.off = par.Resize(g.off, rows+1)
+	g.cnt = par.Resize(g.cnt, rows)
 	g.off[0] = 0
 	j := 0
 	for i := range len(g.rowStart) - 1 {

@@ -30,6 +30,8 @@ import (
 	"sort"
 	"sync"
 	"sync/atomic"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // splitExtractPicks is the fewest entries of a minibatch whose extraction
@@ -68,15 +70,15 @@ func (nw *NodeWise) splitTail(g *layerState, ng int) int {
 const maxSplitPicks = 1<<31 - 3
 
 // extractSplit is extract for group minibatch i (frontier f) on up to
-// nw.threads goroutines, all running at once (tm.runOn); see the steps
+// nw.threads goroutines, all running at once (tm.Run); see the steps
 // above. The barriers poll before they sleep, as the team does between
 // passes (teamSpin).
-func (nw *NodeWise) extractSplit(tm *team, g *layerState, la *LayerArrays, base int64, f []int32, i int) {
+func (nw *NodeWise) extractSplit(tm *par.Team, g *layerState, la *LayerArrays, base int64, f []int32, i int) {
 	r0, r1 := g.rowStart[i], g.rowStart[i+1]
 	np := max(min(nw.threads, r1-r0), 1)
 	sh := nw.getWorker()
 	ids := sh.ids
-	pieces := resize(g.pieces, np)
+	pieces := par.Resize(g.pieces, np)
 	g.pieces = pieces
 	// Cut the rows into pieces of about equal picks plus rows; off is a
 	// prefix sum of the rows' selection bounds, which count is at most.
@@ -108,7 +110,7 @@ func (nw *NodeWise) extractSplit(tm *team, g *layerState, la *LayerArrays, base 
 	barrier := func(b int) {
 		arrived[b].Add(1)
 		bar[b].Done()
-		if !spinUntil(func() bool { return arrived[b].Load() == int32(np) }) {
+		if !par.SpinUntil(func() bool { return arrived[b].Load() == int32(np) }) {
 			bar[b].Wait()
 		}
 	}
@@ -215,7 +217,7 @@ func (nw *NodeWise) extractSplit(tm *team, g *layerState, la *LayerArrays, base 
 		}
 		sh.reset(own)
 	}
-	tm.runOn(np, run)
+	tm.Run(np, run)
 	n := 0
 	for p := range pieces {
 		n += len(pieces[p].own)

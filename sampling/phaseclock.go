@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // phaseClock measures where the wall time of a node-wise bulk goes: in the
@@ -17,7 +19,7 @@ import (
 //
 // The clock sees a bulk as a sequence of events: marks, which the sampler
 // places where a phase of its own ends (mark), and parallel passes, which
-// the team reports (pass), each named by the function that started it and
+// the team reports (Pass), each named by the function that started it and
 // its line. The wall time from the previous event to a mark, or to the
 // start of a pass, is serial time charged to that event's site; the pass's
 // own wall time is parallel time, split into the busy time of each of its
@@ -90,15 +92,18 @@ func (pc *phaseClock) mark(name string) {
 	pc.last = now
 }
 
-// pass times job run on t goroutines by run (the team's runOn without the
+// InPass reports whether a pass is being timed (par.PassTimer).
+func (pc *phaseClock) InPass() bool { return pc.inPass }
+
+// Pass times job run on t goroutines by run (the team's Run without the
 // clock), charging the serial time before it and the pass itself to the
-// site that started it.
-func (pc *phaseClock) pass(t int, job func(p int), run func(t int, job func(p int))) {
+// site that started it (par.PassTimer).
+func (pc *phaseClock) Pass(t int, job func(p int), run func(t int, job func(p int))) {
 	start := time.Now()
 	name := passSite()
 	s := pc.site(name)
 	s.serial += start.Sub(pc.last)
-	pc.starts, pc.busy = resize(pc.starts, t), resize(pc.busy, t)
+	pc.starts, pc.busy = par.Resize(pc.starts, t), par.Resize(pc.busy, t)
 	pc.inPass = true
 	run(t, func(p int) {
 		pc.starts[p] = time.Now()
@@ -134,7 +139,7 @@ func passSite() string {
 	for {
 		f, more := frames.Next()
 		name := f.Function[strings.LastIndexByte(f.Function, '/')+1:]
-		if !strings.Contains(name, "(*team)") && !strings.Contains(name, "(*NodeWise).parallel") &&
+		if !strings.Contains(name, "par.(*Team)") && !strings.Contains(name, "(*NodeWise).parallel") &&
 			!strings.Contains(name, "(*phaseClock)") {
 			return strings.TrimPrefix(name, "sampling.") + ":" + strconv.Itoa(f.Line)
 		}

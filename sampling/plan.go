@@ -1,8 +1,9 @@
 package sampling
 
 import (
-	"fmt"
 	"math/bits"
+
+	"github.com/bulksample/bulksample/internal/option"
 )
 
 // Defaults of PlanOptions' zero fields.
@@ -34,16 +35,25 @@ type Plan struct {
 	opt      PlanOptions
 }
 
+// Validate returns an error naming the field when BatchSize or BulkSize is
+// negative.
+func (o *PlanOptions) Validate() error {
+	if o.BatchSize < 0 {
+		return option.Errorf("sampling", "PlanOptions", "BatchSize", o.BatchSize, "want > 0 (or 0 for the default %d)", DefaultBatchSize)
+	}
+	if o.BulkSize < 0 {
+		return option.Errorf("sampling", "PlanOptions", "BulkSize", o.BulkSize, "want > 0 (or 0 for the default %d)", DefaultBulkSize)
+	}
+	return nil
+}
+
 // NewPlan returns the plan of the vertex set vertices, which it copies. The
 // set may be empty (every epoch then has no minibatch) and may hold
 // duplicates, which are kept. It returns an error naming the field when
 // BatchSize or BulkSize is negative.
 func NewPlan(vertices []int32, opt PlanOptions) (*Plan, error) {
-	if opt.BatchSize < 0 {
-		return nil, fmt.Errorf("sampling: PlanOptions.BatchSize = %d, want > 0 (or 0 for the default %d)", opt.BatchSize, DefaultBatchSize)
-	}
-	if opt.BulkSize < 0 {
-		return nil, fmt.Errorf("sampling: PlanOptions.BulkSize = %d, want > 0 (or 0 for the default %d)", opt.BulkSize, DefaultBulkSize)
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	if opt.BatchSize == 0 {
 		opt.BatchSize = DefaultBatchSize

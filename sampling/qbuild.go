@@ -6,7 +6,7 @@ import (
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// QPerEntry returns the node-wise selection matrix Q of DESIGN.md 3.1 step 1
+// QPerEntry returns the node-wise selection matrix Q of docs/design.md 3.1 step 1
 // for the frontiers of k minibatches: one row per frontier entry, the rows
 // of frontiers[0] first, each with a single 1 at the entry's vertex; it has
 // n columns. Q·A gathers the adjacency rows of every frontier entry. It
@@ -38,7 +38,7 @@ func QPerEntry(frontiers [][]int32, n int) *spgemm.CSR {
 	return q
 }
 
-// QPerMinibatch returns the layer-wise selection matrix Q of DESIGN.md 3.2
+// QPerMinibatch returns the layer-wise selection matrix Q of docs/design.md 3.2
 // step 1: one row per minibatch with a 1 at each distinct vertex of its
 // frontier (duplicates count once), and n columns. Q·(A∘A) gives LADIES'
 // column probabilities. It panics with an spgemm.IndexError if a vertex is

@@ -8,9 +8,9 @@ import (
 )
 
 // RowSource supplies the adjacency rows that the node-wise product
-// P = Q·A gathers (DESIGN.md 3.1 step 2). A local graph is a CSRRows; the
+// P = Q·A gathers (docs/design.md 3.1 step 2). A local graph is a CSRRows; the
 // distributed sampler supplies rows fetched from the ranks that own them
-// (DESIGN.md section 4) through the same interface, so it reuses the
+// (docs/design.md section 4) through the same interface, so it reuses the
 // sampling code unchanged.
 //
 // Row must be safe for concurrent use. The rows it returns are read, never
@@ -108,12 +108,21 @@ type PackedRows interface {
 }
 
 // PickFetcher is an optional capability of a RowSource whose rows are
-// selected by the ranks that own them (push sampling, DESIGN.md section 4):
+// selected by the ranks that own them (push sampling, docs/design.md section 4):
 // the node-wise sampler then sends the rows to sample and receives only the
 // picks, instead of reading the rows. The owners must select exactly as the
 // sampler would, with a RowPicker, so that the sample does not change.
 type PickFetcher interface {
 	FetchPicks(ctx context.Context, req *PickRequest) error
+}
+
+// FetchPlanner is an optional capability of a RowSource that is both a
+// RowFetcher and a PickFetcher (DistRows): LayerFetch says, for each layer
+// of the node-wise sampler, whether it pulls the layer's rows (FetchRows)
+// or has their owners select the picks (FetchPicks). A PickFetcher without
+// it is pushed to at every layer.
+type FetchPlanner interface {
+	LayerFetch(layer int) FetchMode
 }
 
 // PickRequest is one layer's rows of a group of minibatches, to be

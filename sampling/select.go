@@ -1,6 +1,6 @@
 package sampling
 
-// Per-row selection (DESIGN.md 3.1 step 3). Every method is a pure function
+// Per-row selection (docs/design.md 3.1 step 3). Every method is a pure function
 // of the row's key and the row itself (its column ids, which a CSR keeps
 // sorted and unique, and its values), so any thread or rank that holds the
 // row draws the same entries.

@@ -30,7 +30,7 @@ func nwChiSquare(obs []int, prob []float64) (stat, pvalue float64) {
 }
 
 // nwDraws is the number of draws of the statistical tests: a wrong law of
-// the kind DESIGN.md section 7 describes (a shifted pick, a dropped entry)
+// the kind docs/design.md section 7 describes (a shifted pick, a dropped entry)
 // moves some probability by >= 0.02, which these counts detect at p < 1e-6.
 func nwDraws() int {
 	if testing.Short() {

@@ -1,8 +1,11 @@
 package sampling
 
-import "github.com/bulksample/bulksample/spgemm"
+import (
+	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/spgemm"
+)
 
-// SelectPerMinibatch draws the columns of layer-wise sampling (DESIGN.md 3.2
+// SelectPerMinibatch draws the columns of layer-wise sampling (docs/design.md 3.2
 // step 3) from a probability matrix p with one row per minibatch, such as
 // Q·(A∘A) for LADIES (QPerMinibatch builds Q). Row m draws from keys[m],
 // which layer-wise samplers take as stream.Row(epoch, g, layer, -1) for
@@ -27,7 +30,7 @@ func selectPerMinibatch(p *spgemm.CSR, keys []RowKey, s int, replace bool, threa
 	}
 	opt := SelectOptions{Weighted: true, Replace: replace}
 	parts := make([]*spgemm.CSR, p.Rows)
-	(*team)(nil).forRanges(p.Rows, threads, func(lo, hi int) {
+	(*par.Team)(nil).ForRanges(p.Rows, threads, func(lo, hi int) {
 		for m := lo; m < hi; m++ {
 			parts[m] = selectPerRow(rowRange(p, m, m+1), keys[m:m+1], s, opt, true)
 		}

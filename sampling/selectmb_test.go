@@ -86,7 +86,7 @@ func TestSelectPerMinibatchPairLaw(t *testing.T) {
 	}
 	// The same counts must reject the law of uniform pairs and the law
 	// of weights shifted by one position (the off-by-one pick of
-	// DESIGN.md section 7): the test has the power to fail.
+	// docs/design.md section 7): the test has the power to fail.
 	shifted := []float64{0.2, 0.5, 0.3}
 	wrongPair := func(i, j int) float64 {
 		return shifted[i] * shifted[j] * (1/(1-shifted[i]) + 1/(1-shifted[j]))

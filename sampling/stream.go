@@ -6,7 +6,7 @@ import (
 	"github.com/bulksample/bulksample/internal/hash"
 )
 
-// Stream is the counter-based random stream of DESIGN.md 3.3. Every draw is a
+// Stream is the counter-based random stream of docs/design.md 3.3. Every draw is a
 // pure function of (seed, epoch, global minibatch index, layer, vertex id,
 // position): there is no state to advance, so draws can be made in any order,
 // on any thread or rank, and a minibatch's sample does not depend on how
@@ -85,7 +85,7 @@ func (k RowKey) Float64(pos int64) float64 {
 
 // ExpKey returns -ln(u)/w for the uniform u at pos: the exponential key of
 // weighted sampling without replacement. Keeping the s smallest keys of a row
-// draws s entries by successive sampling proportional to w (DESIGN.md 3.1).
+// draws s entries by successive sampling proportional to w (docs/design.md 3.1).
 // w must be positive.
 func (k RowKey) ExpKey(pos int64, w float64) float64 {
 	return -math.Log(k.Float64(pos)) / w

@@ -3,25 +3,20 @@ package spgemm
 // Destination reuse and aliasing checks shared by the kernels that write
 // into a receiver.
 
-import "unsafe"
+import (
+	"unsafe"
 
-// reuse returns s resliced to length n when its capacity suffices, else a new
-// slice of length n. The contents are not cleared.
-func reuse[T any](s []T, n int) []T {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]T, n)
-}
+	"github.com/bulksample/bulksample/internal/par"
+)
 
 // reset makes c an empty rows x cols matrix with room for nnz entries,
 // reusing its arrays when their capacity suffices. Indptr is all zero.
 func (c *CSR) reset(rows, cols int, nnz int) {
 	c.Rows, c.Cols = rows, cols
-	c.Indptr = reuse(c.Indptr, rows+1)
+	c.Indptr = par.Resize(c.Indptr, rows+1)
 	clear(c.Indptr)
-	c.Indices = reuse(c.Indices, nnz)
-	c.Data = reuse(c.Data, nnz)
+	c.Indices = par.Resize(c.Indices, nnz)
+	c.Data = par.Resize(c.Data, nnz)
 }
 
 // checkNoAlias panics with an ArgError if the destination c is the operand x

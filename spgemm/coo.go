@@ -29,7 +29,8 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // DuplicatePolicy says what FromCOO does with entries that share a (row,
@@ -111,7 +112,7 @@ func FromCOO(rows, cols int, src, dst []int32, vals []float32, opt *COOOptions) 
 // minPerThread entries and row blocks of about blockEntries entries (tests
 // lower both to exercise the parallel and blocked paths on small inputs).
 func fromCOO(rows, cols int, src, dst []int32, vals []float32, o COOOptions, minPerThread int, blockEntries int64) *CSR {
-	t := threadsOf(o.Threads)
+	t := par.Threads(o.Threads)
 	if maxT := len(src)/minPerThread + 1; t > maxT {
 		t = maxT
 	}
@@ -199,7 +200,7 @@ func (b *cooBuilder) build() *CSR {
 	// Pass 1: entries per (chunk, block).
 	chunk := func(w int) (int, int) { return len(b.src) * w / t, len(b.src) * (w + 1) / t }
 	counts := make([][]int64, t)
-	cooParallel(t, func(w int) {
+	par.Do(t, func(w int) {
 		counts[w] = make([]int64, nb)
 		lo, hi := chunk(w)
 		b.countBlocks(counts[w], lo, hi, shift)
@@ -223,14 +224,14 @@ func (b *cooBuilder) build() *CSR {
 	if b.vals != nil {
 		sc.vals = make([]float32, nnz)
 	}
-	cooParallel(t, func(w int) {
+	par.Do(t, func(w int) {
 		lo, hi := chunk(w)
 		b.partition(&sc, counts[w], lo, hi, shift)
 	})
 
 	// Pass 3: row counts, prefix sum, placement, whole blocks per goroutine.
 	bb := cooSplitRows(blockStart, t)
-	cooParallel(t, func(w int) {
+	par.Do(t, func(w int) {
 		for _, r := range sc.rows[blockStart[bb[w]]:blockStart[bb[w+1]]] {
 			c.Indptr[r+1]++
 		}
@@ -240,7 +241,7 @@ func (b *cooBuilder) build() *CSR {
 	}
 	c.Indices = make([]int32, nnz)
 	c.Data = make([]float32, nnz)
-	cooParallel(t, func(w int) {
+	par.Do(t, func(w int) {
 		for k := bb[w]; k < bb[w+1]; k++ {
 			lo, hi := k<<shift, min((k+1)<<shift, b.rows)
 			sc.place(c, blockStart[k], blockStart[k+1], lo, hi)
@@ -260,7 +261,7 @@ func cooFinish(c *CSR, t int, policy DuplicatePolicy, newLen []int64, shrink int
 	nnz := c.Indptr[c.Rows]
 	bounds := cooSplitRows(c.Indptr, t)
 	kept := make([]int64, t) // entries kept by range w, compacted at Indptr[bounds[w]]
-	cooParallel(t, func(w int) {
+	par.Do(t, func(w int) {
 		kept[w] = cooFinishRows(c, bounds[w], bounds[w+1], newLen, policy)
 	})
 	// Move the compacted ranges together. Range w's destination never passes
@@ -520,17 +521,4 @@ func cooSplitRows(indptr []int64, t int) []int {
 	}
 	bounds[t] = rows
 	return bounds
-}
-
-// cooParallel runs fn(0), ..., fn(t-1) on t goroutines and waits.
-func cooParallel(t int, fn func(w int)) {
-	if t == 1 {
-		fn(0)
-		return
-	}
-	var wg sync.WaitGroup
-	for w := range t {
-		wg.Go(func() { fn(w) })
-	}
-	wg.Wait()
 }

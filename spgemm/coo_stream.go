@@ -2,7 +2,8 @@ package spgemm
 
 import (
 	"fmt"
-	"sync"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // CSRBuilder builds a CSR from coordinate entries that arrive in chunks and
@@ -109,23 +110,13 @@ func (b *CSRBuilder) Place(src, dst []int32, vals []float32) error {
 
 	// Goroutine w scans the whole chunk and writes the entries of its rows,
 	// so every row still receives its entries in input order.
-	t := min(threadsOf(b.opt.Threads), len(src)/b.minPerThread+1, max(b.rows, 1))
+	t := min(par.Threads(b.opt.Threads), len(src)/b.minPerThread+1, max(b.rows, 1))
 	bounds := []int{0, b.rows}
 	if t > 1 {
 		bounds = cooSplitRows(c.Indptr, t)
 	}
 	bad := make([]int64, t) // first entry a goroutine could not place, or -1
-	var wg sync.WaitGroup
-	for w := range t {
-		bad[w] = -1
-		work := func() { bad[w] = b.place(src, dst, vals, int32(bounds[w]), int32(bounds[w+1])) }
-		if t == 1 {
-			work()
-			break
-		}
-		wg.Go(work)
-	}
-	wg.Wait()
+	par.Do(t, func(w int) { bad[w] = b.place(src, dst, vals, int32(bounds[w]), int32(bounds[w+1])) })
 	k := int64(-1)
 	for _, x := range bad {
 		if x >= 0 && (k < 0 || x < k) {
@@ -213,7 +204,7 @@ func (b *CSRBuilder) CSR() (*CSR, error) {
 			ErrCOO, total, b.counted)
 	}
 	c := b.c
-	t := min(threadsOf(b.opt.Threads), int(b.counted/int64(b.minPerThread))+1, max(b.rows, 1))
+	t := min(par.Threads(b.opt.Threads), int(b.counted/int64(b.minPerThread))+1, max(b.rows, 1))
 	// Copying the arrays to give back dropped duplicates' memory would raise
 	// the peak by the result's size; it pays only when most entries went.
 	cooFinish(c, t, b.opt.Duplicates, b.placed, 2)

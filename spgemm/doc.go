@@ -16,7 +16,7 @@
 // A CSR holds Rows x Cols values. Row i's column ids are
 // Indices[Indptr[i]:Indptr[i+1]] and its values the same range of Data.
 // Row offsets are int64 (graphs of more than 2^31 edges), column ids int32
-// (vertex ids, DESIGN.md section 6), values float32. The invariant, checked
+// (vertex ids, docs/design.md section 6), values float32. The invariant, checked
 // by Validate, is: len(Indptr) == Rows+1, Indptr[0] == 0, Indptr is
 // non-decreasing, len(Indices) == len(Data) == Indptr[Rows], and the column
 // ids of every row are strictly increasing (sorted, no duplicates) and lie in
@@ -46,9 +46,10 @@
 //
 // # Determinism
 //
-// Every kernel returns the same bits for any thread count: work is split
-// into contiguous row ranges of equal cost and each output row is computed by
-// exactly one goroutine, adding its terms in a fixed order (for Mul, the order
-// of A's row; see mul.go). Mul's result also does not depend on the
-// accumulator chosen.
+// Every kernel returns the same bits for any thread count, by the argument
+// of internal/par's documentation: work is split into contiguous row ranges
+// of equal cost (par.ForWork) and each output row is computed by exactly one
+// goroutine, adding its terms in a fixed order (for Mul, the order of A's
+// row; see mul.go). Mul's result also does not depend on the accumulator
+// chosen.
 package spgemm

@@ -3,6 +3,8 @@ package spgemm
 import (
 	"math"
 	"slices"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // Element-wise operations and row reductions. They are embarrassingly
@@ -16,7 +18,7 @@ func RowSums(a *CSR, threads int) []float64 {
 	if a.Rows == 0 {
 		return s
 	}
-	parallelRows(a.Indptr, threadsOf(threads), func(_, lo, hi int) {
+	par.ForWork(a.Indptr, par.Threads(threads), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var sum float64
 			for _, v := range a.Data[a.Indptr[i]:a.Indptr[i+1]] {
@@ -35,7 +37,7 @@ func NormalizeRows(a *CSR, threads int) {
 	if a.Rows == 0 {
 		return
 	}
-	parallelRows(a.Indptr, threadsOf(threads), func(_, lo, hi int) {
+	par.ForWork(a.Indptr, par.Threads(threads), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			NormalizeVec(a.Data[a.Indptr[i]:a.Indptr[i+1]])
 		}
@@ -68,7 +70,7 @@ func (c *CSR) Scale(alpha float32, a *CSR, threads int) *CSR {
 	if a.Rows == 0 {
 		return c
 	}
-	parallelRows(a.Indptr, threadsOf(threads), func(_, lo, hi int) {
+	par.ForWork(a.Indptr, par.Threads(threads), func(_, lo, hi int) {
 		plo, phi := a.Indptr[lo], a.Indptr[hi]
 		scaleCopy(c.Data[plo:phi], a.Data[plo:phi], alpha)
 	})
@@ -76,14 +78,14 @@ func (c *CSR) Scale(alpha float32, a *CSR, threads int) *CSR {
 }
 
 // Square sets c = a∘a (every stored value squared, as LADIES needs for its
-// probabilities, DESIGN.md 3.2) and returns c. c may be a (in place);
+// probabilities, docs/design.md 3.2) and returns c. c may be a (in place);
 // otherwise c's arrays are reused when their capacity suffices.
 func (c *CSR) Square(a *CSR, threads int) *CSR {
 	c.copyPattern(a)
 	if a.Rows == 0 {
 		return c
 	}
-	parallelRows(a.Indptr, threadsOf(threads), func(_, lo, hi int) {
+	par.ForWork(a.Indptr, par.Threads(threads), func(_, lo, hi int) {
 		plo, phi := a.Indptr[lo], a.Indptr[hi]
 		dst, src := c.Data[plo:phi], a.Data[plo:phi]
 		for t, v := range src {
@@ -101,11 +103,11 @@ func (c *CSR) copyPattern(a *CSR) {
 	}
 	nnz := int(a.NNZ())
 	c.Rows, c.Cols = a.Rows, a.Cols
-	c.Indptr = reuse(c.Indptr, len(a.Indptr))
+	c.Indptr = par.Resize(c.Indptr, len(a.Indptr))
 	copy(c.Indptr, a.Indptr)
-	c.Indices = reuse(c.Indices, nnz)
+	c.Indices = par.Resize(c.Indices, nnz)
 	copy(c.Indices, a.Indices)
-	c.Data = reuse(c.Data, nnz)
+	c.Data = par.Resize(c.Data, nnz)
 }
 
 // SymNormalizeWithSelfLoops returns a new matrix D_r^-1/2 (A+I) D_c^-1/2
@@ -120,7 +122,7 @@ func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
 		panic(ShapeError{Op: "SymNormalizeWithSelfLoops", ARows: a.Rows, ACols: a.Cols, BRows: a.Rows, BCols: a.Cols})
 	}
 	colSum := make([]float64, a.Cols)
-	c, rowSum := addSelfLoops(a, 0, colSum, threadsOf(threads))
+	c, rowSum := addSelfLoops(a, 0, colSum, par.Threads(threads))
 	ScaleSymmetric(c, rowSum, colSum, threads)
 	return c
 }
@@ -135,7 +137,7 @@ func SymNormalizeWithSelfLoops(a *CSR, threads int) *CSR {
 // GOMAXPROCS goroutines; the result does not depend on their number. It
 // panics with an IndexError if the block's diagonal leaves the columns.
 func AddSelfLoops(a *CSR, first int, colSum []float64) (*CSR, []float64) {
-	return addSelfLoops(a, first, colSum, threadsOf(0))
+	return addSelfLoops(a, first, colSum, par.Threads(0))
 }
 
 // addSelfLoops is AddSelfLoops on threads goroutines. The sums come from
@@ -147,7 +149,7 @@ func addSelfLoops(a *CSR, first int, colSum []float64, threads int) (*CSR, []flo
 	n := a.Rows
 	c := &CSR{Rows: n, Cols: a.Cols, Indptr: make([]int64, n+1)}
 	// Row lengths (one more where the diagonal is missing), then offsets.
-	parallelRows(a.Indptr, threads, func(_, lo, hi int) {
+	par.ForWork(a.Indptr, threads, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			lo, hi := a.Indptr[i], a.Indptr[i+1]
 			c.Indptr[i+1] = hi - lo
@@ -162,7 +164,7 @@ func addSelfLoops(a *CSR, first int, colSum []float64, threads int) (*CSR, []flo
 	nnz := c.Indptr[n]
 	c.Indices, c.Data = make([]int32, nnz), make([]float32, nnz)
 	// Each row's entries in column order with the diagonal in its place.
-	parallelRows(c.Indptr, threads, func(_, lo, hi int) {
+	par.ForWork(c.Indptr, threads, func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			p := c.Indptr[i]
 			selfLoopRow(a, i, int32(first+i), func(j int32, v float64) {
@@ -223,16 +225,40 @@ func selfLoopRow(a *CSR, i int, d int32, emit func(j int32, v float64)) {
 // ScaleSymmetric multiplies entry (i, j) of c by 1/sqrt(rowSum[i]) and
 // 1/sqrt(colSum[j]), in float64, in place: the last step of
 // SymNormalizeWithSelfLoops, for the sums AddSelfLoops returns. It replaces
-// colSum by the inverse square roots.
+// rowSum and colSum by their inverse square roots (InvSqrt) and scales with
+// ScaleRowsCols.
 func ScaleSymmetric(c *CSR, rowSum, colSum []float64, threads int) {
-	for j := range colSum {
-		colSum[j] = 1 / math.Sqrt(colSum[j])
+	InvSqrt(rowSum)
+	InvSqrt(colSum)
+	ScaleRowsCols(c.Data, c, rowSum, colSum, threads)
+}
+
+// InvSqrt replaces every x[i] by 1/sqrt(x[i]), in float64: the diagonal of
+// D^-1/2 for the sums of SelfLoopSums (the degrees plus one).
+func InvSqrt(x []float64) {
+	for i, v := range x {
+		x[i] = 1 / math.Sqrt(v)
 	}
-	parallelRows(c.Indptr, threadsOf(threads), func(_, lo, hi int) {
+}
+
+// ScaleRowsCols sets dst[p] = a.Data[p]·rowScale[i]·colScale[j] for every
+// stored entry p = (i, j) of a, multiplied in float64 in that order and
+// rounded once to float32; dst (len a.NNZ()) may be a.Data itself. It is
+// the one scaling of the normalised adjacencies D_r^-1/2 (A+I) D_c^-1/2
+// (GCN's, LADIES'), whatever the scales: the inverse square roots of
+// SelfLoopSums' sums (SymNormalizeWithSelfLoops, the blocks of a
+// distributed matrix, a sampled block's own degrees) or of a graph's
+// degrees. The rows are split over threads goroutines; the result does not
+// depend on their number. It panics with a ShapeError if a length is wrong.
+func ScaleRowsCols(dst []float32, a *CSR, rowScale, colScale []float64, threads int) {
+	if len(dst) != int(a.NNZ()) || len(rowScale) != a.Rows || len(colScale) != a.Cols {
+		panic(ShapeError{Op: "ScaleRowsCols", ARows: a.Rows, ACols: a.Cols, BRows: len(rowScale), BCols: len(colScale)})
+	}
+	par.ForWork(a.Indptr, par.Threads(threads), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
-			ri := 1 / math.Sqrt(rowSum[i])
-			for p := c.Indptr[i]; p < c.Indptr[i+1]; p++ {
-				c.Data[p] = float32(float64(c.Data[p]) * ri * colSum[c.Indices[p]])
+			ri := rowScale[i]
+			for p := a.Indptr[i]; p < a.Indptr[i+1]; p++ {
+				dst[p] = float32(float64(a.Data[p]) * ri * colScale[a.Indices[p]])
 			}
 		}
 	})

@@ -1,7 +1,7 @@
 package spgemm
 
 // Row and column extraction: the products Q·A and A·Q_C with selection
-// matrices, computed without forming Q (DESIGN.md 3.1 steps 2 and 4, 3.2
+// matrices, computed without forming Q (docs/design.md 3.1 steps 2 and 4, 3.2
 // step 4). Row extraction copies rows in parallel over ranges of equal output
 // size. Column extraction counts the surviving entries of each row, scans the
 // counts into offsets and relabels in a second pass, sorting a row only when
@@ -10,6 +10,8 @@ package spgemm
 import (
 	"fmt"
 	"sync/atomic"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // GatherRows returns Q·A for the row selection Q = I[rows, :]: row r of the
@@ -23,7 +25,7 @@ func GatherRows(a *CSR, rows []int32, threads int) *CSR {
 		}
 	}
 	g := &CSR{}
-	gatherScaled(g, a, rows, nil, false, threadsOf(threads))
+	gatherScaled(g, a, rows, nil, false, par.Threads(threads))
 	return g
 }
 
@@ -46,15 +48,15 @@ func ExtractColumns(a *CSR, colMap []int32, newCols int, threads int) *CSR {
 			panic(IndexError{Op: "ExtractColumns", Index: int(nc), Len: newCols})
 		}
 	}
-	threads = threadsOf(threads)
+	threads = par.Threads(threads)
 	e := &CSR{Rows: a.Rows, Cols: newCols, Indptr: make([]int64, a.Rows+1)}
 	if a.Rows == 0 {
 		return e
 	}
-	bounds := splitWork(a.Indptr, threads*chunksPerThread)
+	bounds := par.SplitWork(a.Indptr, threads*par.ChunksPerThread)
 	chunks := len(bounds) - 1
 	chunkNNZ := make([]int64, chunks+1)
-	parallelFor(chunks, threads, func(_, ch int) {
+	par.For(chunks, threads, func(_, ch int) {
 		var total int64
 		for i := bounds[ch]; i < bounds[ch+1]; i++ {
 			n := int64(0)
@@ -74,7 +76,7 @@ func ExtractColumns(a *CSR, colMap []int32, newCols int, threads int) *CSR {
 	nnz := chunkNNZ[chunks]
 	e.Indices, e.Data = make([]int32, nnz), make([]float32, nnz)
 	var dupRow atomic.Int64 // 1 + the first row found with a repeated column
-	parallelFor(chunks, threads, func(w, ch int) {
+	par.For(chunks, threads, func(w, ch int) {
 		off := chunkNNZ[ch]
 		var buf []uint64
 		for i := bounds[ch]; i < bounds[ch+1]; i++ {

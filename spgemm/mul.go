@@ -9,7 +9,7 @@ package spgemm
 //     shaped like Indptr (RowFlops). With a mask, row i's work also counts
 //     nnz(M(i,:)).
 //  2. Split: the rows are cut into contiguous ranges of equal work (flops plus
-//     one per row), chunksPerThread ranges per thread, handed out dynamically;
+//     one per row), par.ChunksPerThread ranges per thread, handed out dynamically;
 //     each row is computed by exactly one goroutine.
 //  3. Symbolic phase: every row's nnz(C(i,:)) is counted into C.Indptr with
 //     the row's accumulator; a scan over the ranges turns counts into offsets,
@@ -64,6 +64,8 @@ import (
 	"cmp"
 	"math"
 	"math/bits"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // denseRatio: a row whose hash table would exceed b.Cols/denseRatio slots
@@ -114,7 +116,7 @@ func (c *CSR) Mul(a, b *CSR, opt *MulOptions) *CSR {
 	if o.Add != nil {
 		checkNoAlias("Mul", c, "add", o.Add)
 	}
-	threads := threadsOf(o.Threads)
+	threads := par.Threads(o.Threads)
 
 	if o.Mask == nil && o.ComplementMask {
 		// ¬(no mask) excludes every entry.
@@ -139,15 +141,15 @@ func (c *CSR) Mul(a, b *CSR, opt *MulOptions) *CSR {
 			work[i] = p.flops[i] + extra.Indptr[i]
 		}
 	}
-	bounds := splitWork(work, threads*chunksPerThread)
+	bounds := par.SplitWork(work, threads*par.ChunksPerThread)
 	chunks := len(bounds) - 1
 	spaces := make([]mulWorkspace, min(threads, chunks))
 
 	// Symbolic phase: counts into c.Indptr[i+1], totals per range.
-	c.Indptr = reuse(c.Indptr, a.Rows+1)
+	c.Indptr = par.Resize(c.Indptr, a.Rows+1)
 	c.Indptr[0] = 0
 	chunkNNZ := make([]int64, chunks+1)
-	parallelFor(chunks, threads, func(w, ch int) {
+	par.For(chunks, threads, func(w, ch int) {
 		ws := &spaces[w]
 		var total int64
 		for i := bounds[ch]; i < bounds[ch+1]; i++ {
@@ -161,13 +163,13 @@ func (c *CSR) Mul(a, b *CSR, opt *MulOptions) *CSR {
 		chunkNNZ[ch+1] += chunkNNZ[ch]
 	}
 	nnz := chunkNNZ[chunks]
-	c.Indices = reuse(c.Indices, int(nnz))
-	c.Data = reuse(c.Data, int(nnz))
+	c.Indices = par.Resize(c.Indices, int(nnz))
+	c.Data = par.Resize(c.Data, int(nnz))
 	c.Rows, c.Cols = a.Rows, b.Cols
 
 	// Numeric phase: each range turns its counts into offsets and fills its
 	// rows in place.
-	parallelFor(chunks, threads, func(w, ch int) {
+	par.For(chunks, threads, func(w, ch int) {
 		ws := &spaces[w]
 		off := chunkNNZ[ch]
 		for i := bounds[ch]; i < bounds[ch+1]; i++ {
@@ -198,7 +200,7 @@ func RowFlops(a, b *CSR, threads int) []int64 {
 	if a.Rows == 0 {
 		return flops
 	}
-	parallelRows(a.Indptr, threadsOf(threads), func(_, lo, hi int) {
+	par.ForWork(a.Indptr, par.Threads(threads), func(_, lo, hi int) {
 		for i := lo; i < hi; i++ {
 			var f int64
 			for _, k := range a.Indices[a.Indptr[i]:a.Indptr[i+1]] {
@@ -798,17 +800,17 @@ func sortDenseRow(cols []int32, stamp []int32, touched int32) {
 // rows must be in range.
 func gatherScaled(c *CSR, b *CSR, rows []int32, scale []float32, structure bool, threads int) {
 	n := len(rows)
-	c.Indptr = reuse(c.Indptr, n+1)
+	c.Indptr = par.Resize(c.Indptr, n+1)
 	c.Indptr[0] = 0
 	var nnz int64
 	for r, k := range rows {
 		nnz += b.Indptr[k+1] - b.Indptr[k]
 		c.Indptr[r+1] = nnz
 	}
-	c.Indices = reuse(c.Indices, int(nnz))
-	c.Data = reuse(c.Data, int(nnz))
+	c.Indices = par.Resize(c.Indices, int(nnz))
+	c.Data = par.Resize(c.Data, int(nnz))
 	c.Rows, c.Cols = n, b.Cols
-	parallelRows(c.Indptr, threads, func(_, lo, hi int) {
+	par.ForWork(c.Indptr, threads, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			k := rows[r]
 			blo, bhi := b.Indptr[k], b.Indptr[k+1]

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 func TestMulHandChecked(t *testing.T) {
@@ -156,7 +158,7 @@ func TestMulThreadsBitIdentical(t *testing.T) {
 	a := randomMatrix(rng, n, n, density, powerLawKind, false)
 	mask := randomMatrix(rng, n, n, 0.01, uniformKind, true)
 	q := randomMatrix(rng, n/2, n, 0, selectionKind, false)
-	if bounds := splitWork(RowFlops(a, a, 1), 8*chunksPerThread); len(bounds) < 16 {
+	if bounds := par.SplitWork(RowFlops(a, a, 1), 8*par.ChunksPerThread); len(bounds) < 16 {
 		t.Fatalf("test matrix too small: only %d ranges", len(bounds)-1)
 	}
 	for _, tc := range []struct {
@@ -258,26 +260,6 @@ func TestRowFlops(t *testing.T) {
 	got := RowFlops(a, b, 2)
 	if want := []int64{0, 6, 6, 7}; !reflect.DeepEqual(got, want) {
 		t.Errorf("RowFlops = %v; want %v", got, want)
-	}
-}
-
-func TestSplitWork(t *testing.T) {
-	tests := []struct {
-		work  []int64
-		parts int
-		want  []int
-	}{
-		{[]int64{0}, 4, []int{0, 0}},
-		{[]int64{0, 5}, 4, []int{0, 1}},
-		{[]int64{0, 0, 0, 0}, 2, []int{0, 3}}, // too little work to split
-		{[]int64{0, minChunkWork, 2 * minChunkWork, 3 * minChunkWork, 4 * minChunkWork}, 2, []int{0, 2, 4}},
-		// Row 1 holds all the work: the cut falls right after it.
-		{[]int64{0, 0, 10 * minChunkWork, 10 * minChunkWork, 10 * minChunkWork}, 4, []int{0, 2, 3, 4}},
-	}
-	for _, tc := range tests {
-		if got := splitWork(tc.work, tc.parts); !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("splitWork(%v, %d) = %v; want %v", tc.work, tc.parts, got, tc.want)
-		}
 	}
 }
 

@@ -8,6 +8,8 @@ package spgemm
 import (
 	"math"
 	"slices"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // insertionSortMax is the row length below which insertion sort beats
@@ -53,7 +55,7 @@ func SortPairs(idx []int32, val []float32, buf []uint64) []uint64 {
 		}
 		return buf
 	}
-	buf = reuse(buf, n)
+	buf = par.Resize(buf, n)
 	for t, j := range idx {
 		buf[t] = uint64(uint32(j))<<32 | uint64(math.Float32bits(val[t]))
 	}

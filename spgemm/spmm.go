@@ -44,6 +44,8 @@ import (
 	"slices"
 
 	"gonum.org/v1/gonum/blas/gonum"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // MulDense computes dst = A·X, where X is a.Cols x f and dst a.Rows x f, both
@@ -57,7 +59,7 @@ func MulDense(dst []float32, a *CSR, x []float32, f int, threads int) {
 	if a.Rows == 0 || f == 0 {
 		return
 	}
-	parallelRows(a.Indptr, threadsOf(threads), func(_, lo, hi int) {
+	par.ForWork(a.Indptr, par.Threads(threads), func(_, lo, hi int) {
 		mulDenseRows(dst, a, x, f, lo, hi)
 	})
 }
@@ -159,7 +161,7 @@ func MulDenseT(dst []float32, a *CSR, x []float32, f int, threads int) {
 	if a.Cols == 0 || f == 0 {
 		return
 	}
-	threads = threadsOf(threads)
+	threads = par.Threads(threads)
 	if threads == 1 || a.NNZ()*int64(f) < mulDenseTMinWork {
 		mulDenseTColumns(dst, a, x, f, 0, a.Cols)
 		return
@@ -189,7 +191,7 @@ func MulDenseT(dst []float32, a *CSR, x []float32, f int, threads int) {
 		}
 	}
 	bounds = append(bounds, a.Cols)
-	parallelFor(len(bounds)-1, threads, func(_, c int) {
+	par.For(len(bounds)-1, threads, func(_, c int) {
 		mulDenseTColumns(dst, a, x, f, bounds[c], bounds[c+1])
 	})
 }
@@ -206,7 +208,7 @@ const mulDenseTMinWork = 1 << 16
 
 // mulDenseTRangesPerThread is how many output row ranges MulDenseT makes per
 // thread, for load balance; each costs a binary search in every row of A,
-// so fewer than splitWork's chunksPerThread.
+// so fewer than par.ChunksPerThread.
 const mulDenseTRangesPerThread = 2
 
 // mulDenseTColumns computes rows [lo, hi) of dst = Aᵀ·X (see the top of the

@@ -5,8 +5,9 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync/atomic"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // randomDense returns rows x f seeded values; integers when integer is set.
@@ -170,7 +171,7 @@ func TestAxpy(t *testing.T) {
 
 // TestMulDenseTRanges checks that MulDenseT's output row ranges, however
 // they are cut, give the bits of the serial scatter (the reference): the
-// parallel path's split depends on the thread count and on splitWork.
+// parallel path's split depends on the thread count and on par.SplitWork.
 func TestMulDenseTRanges(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 18))
 	n := 3000
@@ -218,7 +219,7 @@ func TestMulDenseTRanges(t *testing.T) {
 func TestMulDenseParallelSplits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(21, 22))
 	a := randomMatrix(rng, 5000, 3001, 0.004, powerLawKind, false)
-	if _, parts := splitParts(a.Indptr, 2*chunksPerThread); parts < 2 {
+	if parts := len(par.SplitWork(a.Indptr, 2*par.ChunksPerThread)) - 1; parts < 2 {
 		t.Fatalf("test matrix too small: MulDense would not split (%d nonzeros)", a.NNZ())
 	}
 	f := 5
@@ -235,52 +236,6 @@ func TestMulDenseParallelSplits(t *testing.T) {
 		}
 		if !bitsEqual(dstT, wantT) {
 			t.Errorf("MulDenseT, %d threads: bits differ from the serial reference", threads)
-		}
-	}
-}
-
-// TestParallelRowsCover checks that parallelRows hands every row to exactly
-// one call, in ranges within [0, rows), for small hand-made work arrays and
-// a skewed one that splits into many ranges.
-func TestParallelRowsCover(t *testing.T) {
-	skewed := make([]int64, 2001)
-	for i := range 2000 {
-		skewed[i+1] = skewed[i] + int64(i%7)*100
-		if i == 3 {
-			skewed[i+1] += 1 << 20 // one huge row
-		}
-	}
-	for _, tc := range []struct {
-		name string
-		work []int64
-	}{
-		{"no rows", []int64{0}},
-		{"one row", []int64{0, 5}},
-		{"small", []int64{0, 1, 1, 4, 9}},
-		{"skewed", skewed},
-	} {
-		for _, threads := range []int{1, 2, 3, 8} {
-			rows := len(tc.work) - 1
-			seen := make([]atomic.Int32, rows)
-			var calls atomic.Int32
-			parallelRows(tc.work, threads, func(w, lo, hi int) {
-				calls.Add(1)
-				if w < 0 || w >= threads || lo < 0 || hi > rows || (lo >= hi && rows > 0) {
-					t.Errorf("%s, %d threads: call (%d, %d, %d)", tc.name, threads, w, lo, hi)
-					return
-				}
-				for i := lo; i < hi; i++ {
-					seen[i].Add(1)
-				}
-			})
-			for i := range seen {
-				if n := seen[i].Load(); n != 1 {
-					t.Errorf("%s, %d threads: row %d handed out %d times", tc.name, threads, i, n)
-				}
-			}
-			if calls.Load() == 0 {
-				t.Errorf("%s, %d threads: fn never called", tc.name, threads)
-			}
 		}
 	}
 }

@@ -29,7 +29,11 @@ package spgemm
 // ran about 2x slower than the serial loop.) Small matrices, whose Aᵀ fits
 // in cache, take the direct counting sort.
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/bulksample/bulksample/internal/par"
+)
 
 // transposeBlockEntries is the average number of entries in one column
 // block: 64Ki entries are 768 KiB of block scratch (row, value, column),
@@ -50,7 +54,7 @@ func Transpose(a *CSR, threads int) *CSR {
 // scratch.
 func (c *CSR) Transpose(a *CSR, threads int) *CSR {
 	checkNoAlias("Transpose", c, "a", a)
-	return transposeBlocked(c, a, threadsOf(threads), transposeBlockEntries)
+	return transposeBlocked(c, a, par.Threads(threads), transposeBlockEntries)
 }
 
 // transposeBlocked sets t to aᵀ with blocks of about blockEntries entries.
@@ -67,12 +71,12 @@ func transposeBlocked(t, a *CSR, threads int, blockEntries int64) *CSR {
 		shift--
 	}
 	nb := (a.Cols-1)>>shift + 1
-	ranges := splitWork(a.Indptr, threads)
+	ranges := par.SplitWork(a.Indptr, threads)
 	nr := len(ranges) - 1
 
 	// 1. Entries per range and block.
 	off := make([]int64, nr*nb)
-	parallelFor(nr, threads, func(_, r int) {
+	par.For(nr, threads, func(_, r int) {
 		cnt := off[r*nb : (r+1)*nb]
 		for _, j := range a.Indices[a.Indptr[ranges[r]]:a.Indptr[ranges[r+1]]] {
 			cnt[j>>shift]++
@@ -92,7 +96,7 @@ func transposeBlocked(t, a *CSR, threads int, blockEntries int64) *CSR {
 
 	// 2. Bucket the entries by block.
 	cols := make([]int32, nnz)
-	parallelFor(nr, threads, func(_, r int) {
+	par.For(nr, threads, func(_, r int) {
 		next := off[r*nb : (r+1)*nb]
 		for i := ranges[r]; i < ranges[r+1]; i++ {
 			lo, hi := a.Indptr[i], a.Indptr[i+1]
@@ -113,7 +117,7 @@ func transposeBlocked(t, a *CSR, threads int, blockEntries int64) *CSR {
 		next []int64
 	}
 	work := make([]scratch, threads)
-	parallelFor(nb, threads, func(w, b int) {
+	par.For(nb, threads, func(w, b int) {
 		ws := &work[w]
 		lo := b << shift
 		hi := min(lo+1<<shift, a.Cols)
@@ -123,7 +127,7 @@ func transposeBlocked(t, a *CSR, threads int, blockEntries int64) *CSR {
 		for _, j := range bcols {
 			ends[int(j)-lo]++
 		}
-		ws.next = reuse(ws.next, hi-lo)
+		ws.next = par.Resize(ws.next, hi-lo)
 		next := ws.next
 		run := s
 		for k, c := range ends {

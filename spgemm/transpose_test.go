@@ -64,7 +64,7 @@ func TestTransposeBlocked(t *testing.T) {
 		randomMatrix(rng, 300, 777, 0.03, emptyRowsKind, false),
 		randomMatrix(rng, 40, 5000, 0, selectionKind, false), // hypersparse
 		randomMatrix(rng, 20, 3, 1, uniformKind, false),      // dense columns
-		// Enough nonzeros (> 8·minChunkWork) for several row ranges.
+		// Enough nonzeros (> 8·par.MinChunkWork) for several row ranges.
 		randomMatrix(rng, 1000, 1200, 0.12, uniformKind, false),
 		randomMatrix(rng, 3000, 2000, 0.02, powerLawKind, false))
 	// One destination for all: every call reuses arrays holding another

@@ -87,7 +87,7 @@ func predictFeatures(w workload, cl cluster, c int) (bytes, seconds float64) {
 	return t.bytes, net.seconds(t)
 }
 
-// papers100M is ogbn-papers100M (DESIGN.md section 6) with 3-layer
+// papers100M is ogbn-papers100M (docs/design.md section 6) with 3-layer
 // GraphSAGE sampling at fanout 15, 10, 5 and batch 1024; inputsPerMinibatch
 // is set by the caller (an assumption, see predictionTable).
 var papers100M = workload{name: "ogbn-papers100M", vertices: 111_059_956, edges: 1_615_685_872, train: 1_207_179,

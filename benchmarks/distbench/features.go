@@ -5,7 +5,7 @@ package main
 // are told so by the DISTBENCH_FEATURES variable, which carries their
 // configuration as JSON). Every rank samples its minibatches of one epoch
 // from the memory-mapped graph (the sample of the distributed sampler,
-// DESIGN.md 3.3: the sampling is not what is measured here), loads only its
+// docs/design.md 3.3: the sampling is not what is measured here), loads only its
 // feature block (dataset.LoadFeatureBlock) and, for each replication c,
 // gathers the input features of its minibatches through featurex.Dist: one
 // exchange per minibatch, one per bulk (featurex.Bulk), and one per
@@ -924,7 +924,7 @@ func featureReport(c *config, res *featureResult, train int, gen, wall time.Dura
 		"(%.0f MiB in all), %s; one epoch of %d training seeds (of %d) in %d minibatches of b = %d, fanouts %s, "+
 		"bulks of k = %d minibatches (%d bulks); p = %d ranks under %s, 1 thread each, %.0f s for the whole launch. "+
 		"Each rank loads only its feature block (dataset.LoadFeatureBlock of the native file) and samples its own minibatches from the "+
-		"memory-mapped graph (the sample of the distributed sampler, DESIGN.md 3.3; sampling took %.1f-%.1f s per rank and is not part of "+
+		"memory-mapped graph (the sample of the distributed sampler, docs/design.md 3.3; sampling took %.1f-%.1f s per rank and is not part of "+
 		"the figures below). The cache holds %.1f MiB per rank (%.0f%% of the features), the vertices of highest degree "+
 		"(featurex.ColumnCounts). %s, %d logical CPUs, %s, %s; load average at start %s %s %s.\n\n",
 		c.seed, res.N, res.Edges, f, float64(res.N)*float64(f)*4/(1<<20), genText, seeds, train, res.Minibatches, c.batch,

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 )
 
 // TestMpirunCommand: each placement's mpirun arguments; cpus starts one

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulksample/bulksample/dist/mpitest"
 	"github.com/bulksample/bulksample/featurex"
-	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
 // TestRowRepeatsCells: the repetition table compares the median of the

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 )
 
 // TestDptrainbenchSmoke runs the benchmark at a tiny size under mpirun: the

@@ -1,28 +1,3 @@
-// Command epochmodel predicts an epoch of data-parallel GraphSAGE training
-// on ogbn-papers100M at p ranks (the issue's 128) for each replication
-// factor c, from the whole-epoch cost model of
-// benchmarks/internal/costmodel (PredictEpoch): sampling, its push
-// exchanges, the feature exchange, the compute of the minibatches and the
-// gradient all-reduce, every phase in turn and overlapped by the depth-2
-// pipeline.
-//
-// The compute rates of a CPU rank are measured here, on this machine: a
-// products-shaped planted-partition graph (the workload of trainbench and
-// torchpeer) is trained for an epoch by gnn.Trainer without the pipeline,
-// which gives the seconds of forward + backward + update per minibatch and
-// the sampler's throughput (SEPS); the FLOPs of that epoch's mean minibatch
-// (costmodel.SAGEFlops, from the shapes of its blocks) turn the step time
-// into an effective FLOP rate, and the papers100M minibatch's FLOPs into
-// its step time. A GPU rank's rates are stated assumptions (flags): an
-// achieved FLOP rate for the GEMMs, an achieved memory bandwidth for the
-// aggregations and a sampler throughput. No GPU is measured.
-//
-// It appends a markdown section to --out (benchmarks/results/dist.md, as
-// `make bench` runs it).
-//
-// Usage:
-//
-//	go run -tags openblas ./benchmarks/epochmodel [--nodes 150000] [--rounds 2] [--out FILE]
 package main
 
 import (
@@ -38,13 +13,13 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
-	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/train"
 )
 
 func main() { benchutil.Main(run) }
 
-// papers100M is ogbn-papers100M (DESIGN.md section 6).
+// papers100M is ogbn-papers100M (docs/design.md section 6).
 const (
 	papersVertices = 111_059_956
 	papersEdges    = 1_615_685_872
@@ -186,17 +161,16 @@ func measure(ctx context.Context, c *config, stderr io.Writer) (*measurement, er
 	if m.shape, m.minibatches, err = meanShape(ctx, nw, ds.Train, c); err != nil {
 		return nil, err
 	}
-	data, err := traindata.FromDataset(ds, nw, traindata.Options{Threads: c.threads, NoEval: true})
-	if err != nil {
-		return nil, err
-	}
 	// Without the pipeline, so that sampling and compute are timed apart;
 	// Epochs 1: each Run trains the first epoch again.
-	tr, err := gnn.NewTrainer(data, gnn.TrainOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5, BatchSize: c.batch,
-		BulkSize: c.bulk, Epochs: 1, Seed: c.seed, Threads: c.threads, PipelineDepth: 1, NoEval: true})
+	job, err := train.New(ds, train.Options{Sampler: sampling.SamplerOptions{Fanouts: c.fanouts},
+		Train: gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5},
+			Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed,
+			Runtime: gnn.TrainRuntime{Threads: c.threads, PipelineDepth: 1, NoEval: true}}})
 	if err != nil {
 		return nil, err
 	}
+	tr := job.Trainer
 	for round := range c.rounds {
 		res, err := tr.Run(ctx, nil)
 		if err != nil {
@@ -216,7 +190,7 @@ func measure(ctx context.Context, c *config, stderr io.Writer) (*measurement, er
 }
 
 // meanShape samples the first epoch as the trainer does (the sample is a
-// function of the seed, DESIGN.md 3.3) and returns its mean minibatch and
+// function of the seed, docs/design.md 3.3) and returns its mean minibatch and
 // the number of minibatches.
 func meanShape(ctx context.Context, nw *sampling.NodeWise, train []int32, c *config) (costmodel.Shape, int, error) {
 	plan, err := sampling.NewPlan(train, sampling.PlanOptions{BatchSize: c.batch, BulkSize: c.bulk, Seed: c.seed})

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 )
 
 // TestRunSmall runs the benchmark on a tiny graph and checks the markdown

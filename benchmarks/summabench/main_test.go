@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 )
 
 // TestSummabenchSmoke runs the benchmark at a tiny size under mpirun: every

@@ -1,26 +1,3 @@
-// Command trainbench measures GraphSAGE training epochs on bulk-sampled
-// minibatches: the epoch time and its breakdown into phases (sample, extract,
-// forward, backward, update, and the pipeline's wait) and SEPS, with the
-// build's native BLAS (OpenBLAS under the openblas tag) and with gonum's
-// pure-Go BLAS, with and without the input pipeline (--pipeline 1,2), in one
-// process on the same graph, and writes a markdown table to --out
-// (benchmarks/results/train.md, as `make bench` runs it). The
-// configurations take turns, one epoch each per round, so that they see the
-// same load; every round trains the same epoch (the first) of each
-// configuration's model again, so that the rounds do the same work.
-//
-// Usage:
-//
-//	go run -tags openblas ./benchmarks/trainbench [--nodes 150000] [--epochs 2] [--threads 2] [--pipeline 2]
-//
-// The workload is issue 5's: a 3-layer GraphSAGE, hidden 256, fanouts
-// 15,10,5, batch 1024, k = 32 minibatches per bulk, dropout 0.5, Adam, on a
-// labelled planted-partition graph shaped like ogbn-products (average degree
-// 50, 100 features, 47 classes, 8% of the vertices in the training split) at
-// --nodes vertices: ogbn-products itself (2.45M vertices) does not fit the
-// benchmark's 5-minute budget on 2 cores, so the scale is the largest that
-// does and the table states it. Evaluation is skipped: the epoch time is the
-// training loop's.
 package main
 
 import (
@@ -36,8 +13,8 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
-	"github.com/bulksample/bulksample/internal/traindata"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/train"
 )
 
 func main() { benchutil.Main(run) }
@@ -140,21 +117,15 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	var labels []string
 	for _, b := range c.backends {
 		for _, depth := range c.depths {
-			s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.seed, Threads: c.threads})
-			if err != nil {
-				return err
-			}
 			// Epochs 1: each Run trains the first epoch again.
-			opt := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5, BatchSize: c.batch, BulkSize: c.bulk,
-				Epochs: 1, Seed: c.seed, Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth}
-			data, err := traindata.FromDataset(ds, s, traindata.Options{Threads: c.threads, NoEval: true})
+			job, err := train.New(ds, train.Options{Sampler: sampling.SamplerOptions{Fanouts: c.fanouts},
+				Train: gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5},
+					Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed,
+					Runtime: gnn.TrainRuntime{Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth, NoEval: true}}})
 			if err != nil {
 				return err
 			}
-			tr, err := gnn.NewTrainer(data, opt)
-			if err != nil {
-				return err
-			}
+			tr := job.Trainer
 			trainers = append(trainers, tr)
 			labels = append(labels, fmt.Sprintf("%s, pipeline %d", backendLabel(b, tr), depth))
 			results = append(results, result{blas: tr.Model().BLAS(), depth: depth})

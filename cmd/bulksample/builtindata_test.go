@@ -53,18 +53,17 @@ func TestDefaultPreset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4, Epochs: 7, Seed: 1,
-		Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}
-	if !reflect.DeepEqual(c.opt, want) || c.preset != presetPlanetoidSAGE || !c.presetAuto || !strings.Contains(presetNote(c), "default") {
-		t.Errorf("--data %s: options %+v, preset %q (default %v); want %+v, planetoid-sage by default", raw, c.opt, c.preset, c.presetAuto, want)
+	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 7}, Seed: 1}
+	if !reflect.DeepEqual(c.opt.Train, want) || c.preset != presetPlanetoidSAGE || !c.presetAuto || !strings.Contains(presetNote(c), "default") {
+		t.Errorf("--data %s: options %+v, preset %q (default %v); want %+v, planetoid-sage by default", raw, c.opt.Train, c.preset, c.presetAuto, want)
 	}
 	c, err = parseTrainFlags(e, []string{"--data", raw, "--preset", "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.opt.BatchSize != 512 || c.opt.Adam.WeightDecay != 0 || c.preset != "" || presetNote(c) != "" {
+	if c.opt.Train.Plan.BatchSize != 512 || c.opt.Train.Optimizer.Adam.WeightDecay != 0 || c.preset != "" || presetNote(c) != "" {
 		t.Errorf("--preset none: batch %d, weight decay %g, preset %q; want the general defaults (512, 0) and no preset",
-			c.opt.BatchSize, c.opt.Adam.WeightDecay, c.preset)
+			c.opt.Train.Plan.BatchSize, c.opt.Train.Optimizer.Adam.WeightDecay, c.preset)
 	}
 }
 

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"regexp"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -191,15 +190,6 @@ func budgetsText() string {
 		s = append(s, strconv.Itoa(b))
 	}
 	return strings.Join(s, ",")
-}
-
-// threadsUsed returns the number of threads a --threads value n means:
-// n, or GOMAXPROCS for 0. The --json summaries report it.
-func threadsUsed(n int) int {
-	if n > 0 {
-		return n
-	}
-	return runtime.GOMAXPROCS(0)
 }
 
 // writeJSON writes v as a single line of JSON to w.

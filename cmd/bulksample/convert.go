@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 )
 
@@ -89,7 +90,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		In: in, Out: out, InFormat: inFormat, OutFormat: outFormat,
 		Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Features: d.NumFeatures, Classes: d.NumClasses,
 		LoadSeconds: loadSec, SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
-		Threads: threadsUsed(lf.opt.Threads), Version: version(),
+		Threads: par.Threads(lf.opt.Threads), Version: version(),
 		Phases: meter.Phases(), Relabel: rl.Method, RelabelSeed: rl.Seed,
 	}
 	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",

@@ -10,6 +10,7 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 )
 
@@ -42,10 +43,77 @@ type genSummary struct {
 
 const genSynopsis = "rmat|sbm --out PATH [flags]"
 
+// genJob is the parsed command line of `bulksample gen`.
+type genJob struct {
+	kind    string // rmat, sbm or planted (sbm)
+	out     string
+	r       dataset.RMATOptions
+	rf      relabelFlags
+	p       dataset.PlantedPartitionOptions
+	threads int
+	json    bool
+}
+
 func runGen(ctx context.Context, e *env, args []string) error {
-	kind := ""
+	job, fs, err := parseGenFlags(e, args)
+	if err != nil {
+		return err
+	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
+	s := genSummary{Kind: job.kind, Out: job.out}
+	var meter procstat.Meter
+	meter.Begin()
+	start := time.Now()
+	var d *dataset.Dataset
+	if job.kind == "rmat" {
+		rl, err := job.checkRMAT(fs)
+		if err != nil {
+			return err
+		}
+		s.Relabel, s.RelabelSeed = rl.Method, rl.Seed
+		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d%s\n", job.r.Scale, job.r.EdgeFactor, map[bool]string{true: ", relabelled by " + rl.Method}[rl.Method != ""])
+		name := fmt.Sprintf("rmat-s%d-e%d-seed%d", job.r.Scale, job.r.EdgeFactor, job.r.Seed)
+		s.Generated = int64(job.r.EdgeFactor) << job.r.Scale
+		if !isNPZ(job.out) {
+			// By row blocks, the values written without being held.
+			re, err := genRMATFile(ctx, e, job.r, rl, job.out, name, &meter, &s)
+			if err != nil {
+				return err
+			}
+			s.GenSeconds = meter.Phase("generate").Seconds
+			s.SaveSeconds = meter.Phase("save").Seconds
+			return genReport(re, &s, &meter, job.threads, job.json)
+		}
+		if d, err = genRMAT(job.r, rl, name); err != nil {
+			return err
+		}
+	} else if d, err = job.planted(e, fs, &s); err != nil {
+		return err
+	}
+	s.GenSeconds = time.Since(start).Seconds()
+	notePhase(e.stderr, "gen", "generate", meter.End("generate"))
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "writing %s\n", job.out)
+	saveStart := time.Now()
+	if err := dataset.SaveContext(ctx, job.out, d); err != nil {
+		return err
+	}
+	s.SaveSeconds = time.Since(saveStart).Seconds()
+	notePhase(e.stderr, "gen", "save", meter.End("save"))
+	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
+	return genReport(e, &s, &meter, job.threads, job.json)
+}
+
+// parseGenFlags parses the command line of `bulksample gen`: the
+// generator first, then its flags.
+func parseGenFlags(e *env, args []string) (*genJob, *flag.FlagSet, error) {
+	job := &genJob{}
 	if len(args) > 0 && (args[0] == "rmat" || args[0] == "sbm" || args[0] == "planted") {
-		kind, args = args[0], args[1:]
+		job.kind, args = args[0], args[1:]
 	}
 	fs, jsonOut := newFlags(e, "gen", genSynopsis,
 		"Generates a synthetic graph and writes it (scipy .npz when --out ends in .npz, else native):\n"+
@@ -55,17 +123,15 @@ func runGen(ctx context.Context, e *env, args []string) error {
 			"        format; its folder shared by the ranks), identical for any number of ranks\n"+
 			"  sbm   a labelled planted-partition (degree-corrected stochastic block model) dataset with\n"+
 			"        power-law degrees, class-dependent Gaussian features and a split ('planted' is an alias)")
-	out := fs.String("out", "", "output path; required")
-	var r dataset.RMATOptions
+	fs.StringVar(&job.out, "out", "", "output path; required")
+	r, p := &job.r, &job.p
 	fs.IntVar(&r.Scale, "scale", 16, "rmat: log2 of the number of vertices")
 	fs.IntVar(&r.EdgeFactor, "edge-factor", 16, "rmat: generated edges per vertex")
 	fs.Float64Var(&r.A, "a", 0.57, "rmat: probability of quadrant a")
 	fs.Float64Var(&r.B, "b", 0.19, "rmat: probability of quadrant b")
 	fs.Float64Var(&r.C, "c", 0.19, "rmat: probability of quadrant c (d = 1-a-b-c)")
 	fs.Float64Var(&r.Noise, "noise", 0, "rmat: per-level noise amplitude (noisy SKG); 0 for none")
-	var rf relabelFlags
-	rf.add(fs, "rmat: ")
-	var p dataset.PlantedPartitionOptions
+	job.rf.add(fs, "rmat: ")
 	fs.IntVar(&p.Nodes, "nodes", 100_000, "sbm: number of vertices")
 	fs.IntVar(&p.Classes, "classes", 10, "sbm: number of classes")
 	fs.Float64Var(&p.AvgDegree, "avg-degree", 15, "sbm: average degree (generated edge ends per vertex)")
@@ -75,27 +141,35 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	fs.Float64Var(&p.Noise, "feature-noise", 3.5, "sbm: standard deviation of the feature noise around the class means")
 	fs.StringVar(&p.Split, "split", "", `sbm: split (none, planetoid[:T,V,E], random:a,b,c); "" for the default`)
 	seed := fs.Uint64("seed", 1, "seed")
-	threads := fs.Int("threads", 0, "threads; 0 for GOMAXPROCS (the output does not depend on it)")
+	fs.IntVar(&job.threads, "threads", 0, "threads; 0 for GOMAXPROCS (the output does not depend on it)")
 	pos, err := parsePositional(fs, args)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	if kind == "" && len(pos) > 0 {
-		kind, pos = pos[0], pos[1:]
+	if job.kind == "" && len(pos) > 0 {
+		job.kind, pos = pos[0], pos[1:]
 	}
+	job.json = *jsonOut
+	r.Seed, p.Seed, r.Threads, p.Threads = *seed, *seed, job.threads, job.threads
+	return job, fs, job.check(fs, pos)
+}
+
+// check returns a usage error for a bad command line: a missing or unknown
+// generator, an extra argument, a flag of the other generator.
+func (job *genJob) check(fs *flag.FlagSet, pos []string) error {
 	switch {
-	case kind == "":
+	case job.kind == "":
 		return usageError(fs, "want a generator, rmat or sbm, as the first argument")
-	case kind != "rmat" && kind != "sbm" && kind != "planted":
-		return usageError(fs, "unknown generator %q (want rmat or sbm)", kind)
+	case job.kind != "rmat" && job.kind != "sbm" && job.kind != "planted":
+		return usageError(fs, "unknown generator %q (want rmat or sbm)", job.kind)
 	case len(pos) > 0:
 		return usageError(fs, "unexpected argument %q", pos[0])
-	case *out == "":
+	case job.out == "":
 		return usageError(fs, "--out is required")
-	case *threads < 0:
-		return usageError(fs, "--threads %d: want >= 0", *threads)
+	case job.threads < 0:
+		return usageError(fs, "--threads %d: want >= 0", job.threads)
 	}
-	if err := checkOutputFile(*out); err != nil {
+	if err := checkOutputFile(job.out); err != nil {
 		return usageError(fs, "--out %v", err)
 	}
 	// The two generators share one flag set: a flag of the other one would
@@ -103,91 +177,65 @@ func runGen(ctx context.Context, e *env, args []string) error {
 	var other string
 	fs.Visit(func(f *flag.Flag) {
 		gen, _, ok := strings.Cut(f.Usage, ":")
-		if ok && other == "" && (gen == "rmat" || gen == "sbm") && gen != genFamily(kind) {
-			other = fmt.Sprintf("--%s applies to gen %s, not %s", f.Name, gen, kind)
+		if ok && other == "" && (gen == "rmat" || gen == "sbm") && gen != genFamily(job.kind) {
+			other = fmt.Sprintf("--%s applies to gen %s, not %s", f.Name, gen, job.kind)
 		}
 	})
 	if other != "" {
 		return usageError(fs, "%s", other)
 	}
-	if err := e.startProfile(0, 1); err != nil {
-		return err
+	return nil
+}
+
+// checkRMAT returns the relabelling of rmat's flags, or a usage error on
+// fs for a bad one.
+func (job *genJob) checkRMAT(fs *flag.FlagSet) (dataset.RelabelOptions, error) {
+	r := job.r
+	if r.Scale < 1 || r.Scale > 30 {
+		return dataset.RelabelOptions{}, usageError(fs, "--scale %d: want 1 to 30", r.Scale)
 	}
-	r.Seed, p.Seed = *seed, *seed
-	r.Threads, p.Threads = *threads, *threads
-	s := genSummary{Kind: kind, Out: *out}
-	var meter procstat.Meter
-	meter.Begin()
-	start := time.Now()
-	var d *dataset.Dataset
-	if kind == "rmat" {
-		if r.Scale < 1 || r.Scale > 30 {
-			return usageError(fs, "--scale %d: want 1 to 30", r.Scale)
-		}
-		if r.EdgeFactor < 1 {
-			return usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
-		}
-		rl, msg := rf.options(isSet(fs, "relabel-seed"), r.Threads)
-		if msg == "" && dist.LaunchedSize() > 0 && isNPZ(*out) {
-			msg = fmt.Sprintf("--out %s: under mpirun or srun the ranks write the native format (convert it to .npz after)", *out)
-		}
-		if msg == "" {
-			msg = genMemoryCheck(kind, r, p, procstat.TotalMemory(), max(dist.LaunchedSize(), 1))
-		}
-		if msg != "" {
-			return usageError(fs, "%s", msg)
-		}
-		s.Relabel, s.RelabelSeed = rl.Method, rl.Seed
-		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d%s\n", r.Scale, r.EdgeFactor, map[bool]string{true: ", relabelled by " + rl.Method}[rl.Method != ""])
-		name := fmt.Sprintf("rmat-s%d-e%d-seed%d", r.Scale, r.EdgeFactor, r.Seed)
-		s.Generated = int64(r.EdgeFactor) << r.Scale
-		if !isNPZ(*out) {
-			// By row blocks, the values written without being held.
-			re, err := genRMATFile(ctx, e, r, rl, *out, name, &meter, &s)
-			if err != nil {
-				return err
-			}
-			s.GenSeconds = meter.Phase("generate").Seconds
-			s.SaveSeconds = meter.Phase("save").Seconds
-			return genReport(re, &s, &meter, *threads, *jsonOut)
-		}
-		a, err := dataset.RMAT(r)
-		if err != nil {
-			return err
-		}
-		d = &dataset.Dataset{Name: name, Adj: a}
-		if rl.Method != "" {
-			if d, err = dataset.Relabel(d, rl); err != nil {
-				return err
-			}
-		}
-	} else {
-		if flagErr := checkPlantedFlags(p); flagErr != "" {
-			return usageError(fs, "%s", flagErr)
-		}
-		if msg := genMemoryCheck(kind, r, p, procstat.TotalMemory(), 1); msg != "" {
-			return usageError(fs, "%s", msg)
-		}
-		fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
-		if d, err = dataset.PlantedPartition(p); err != nil {
-			return err
-		}
-		s.Generated = int64(p.AvgDegree * float64(p.Nodes) / 2)
+	if r.EdgeFactor < 1 {
+		return dataset.RelabelOptions{}, usageError(fs, "--edge-factor %d: want >= 1", r.EdgeFactor)
 	}
-	s.GenSeconds = time.Since(start).Seconds()
-	notePhase(e.stderr, "gen", "generate", meter.End("generate"))
-	if err := ctx.Err(); err != nil {
-		return err
+	rl, msg := job.rf.options(isSet(fs, "relabel-seed"), r.Threads)
+	if msg == "" && dist.LaunchedSize() > 0 && isNPZ(job.out) {
+		msg = fmt.Sprintf("--out %s: under mpirun or srun the ranks write the native format (convert it to .npz after)", job.out)
 	}
-	fmt.Fprintf(e.stderr, "writing %s\n", *out)
-	saveStart := time.Now()
-	if err := dataset.SaveContext(ctx, *out, d); err != nil {
-		return err
+	if msg == "" {
+		msg = genMemoryCheck(job.kind, r, job.p, procstat.TotalMemory(), max(dist.LaunchedSize(), 1))
 	}
-	s.SaveSeconds = time.Since(saveStart).Seconds()
-	notePhase(e.stderr, "gen", "save", meter.End("save"))
-	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
-	return genReport(e, &s, &meter, *threads, *jsonOut)
+	if msg != "" {
+		return rl, usageError(fs, "%s", msg)
+	}
+	return rl, nil
+}
+
+// genRMAT generates the R-MAT graph of r in memory, relabelled by rl.
+func genRMAT(r dataset.RMATOptions, rl dataset.RelabelOptions, name string) (*dataset.Dataset, error) {
+	a, err := dataset.RMAT(r)
+	if err != nil {
+		return nil, err
+	}
+	d := &dataset.Dataset{Name: name, Adj: a}
+	if rl.Method != "" {
+		return dataset.Relabel(d, rl)
+	}
+	return d, nil
+}
+
+// planted checks sbm's flags (a usage error on fs) and generates the
+// planted-partition dataset, setting s's generated edges.
+func (job *genJob) planted(e *env, fs *flag.FlagSet, s *genSummary) (*dataset.Dataset, error) {
+	p := job.p
+	if flagErr := checkPlantedFlags(p); flagErr != "" {
+		return nil, usageError(fs, "%s", flagErr)
+	}
+	if msg := genMemoryCheck(job.kind, job.r, p, procstat.TotalMemory(), 1); msg != "" {
+		return nil, usageError(fs, "%s", msg)
+	}
+	fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
+	s.Generated = int64(p.AvgDegree * float64(p.Nodes) / 2)
+	return dataset.PlantedPartition(p)
 }
 
 // genReport completes s and prints it (under an MPI launcher only rank 0
@@ -195,7 +243,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 func genReport(e *env, s *genSummary, meter *procstat.Meter, threads int, jsonOut bool) error {
 	s.Phases = meter.Phases()
 	s.EdgesPerSec = float64(s.Generated) / s.GenSeconds
-	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), threadsUsed(threads), version()
+	s.PeakRSSBytes, s.Threads, s.Version = procstat.PeakRSS(), par.Threads(threads), version()
 	fmt.Fprintf(e.stdout, "wrote %s: %d nodes, %d stored edges (%d generated, %.3g/s), %d features, %d classes; generate %.3f s, save %.3f s\n",
 		s.Out, s.Nodes, s.Edges, s.Generated, s.EdgesPerSec, s.Features, s.Classes, s.GenSeconds, s.SaveSeconds)
 	if s.Ranks > 0 {

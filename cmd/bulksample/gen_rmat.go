@@ -8,6 +8,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -68,10 +69,11 @@ func genRMATFile(ctx context.Context, e *env, r dataset.RMATOptions, rl dataset.
 	if world.Rank() != 0 {
 		re = &env{stdout: io.Discard, stderr: io.Discard}
 	}
-	if err := writeRMATFile(ctx, re, r, rl, out, name, world, meter, s); err != nil {
-		dist.Fail(e.stderr, world, err) // MPI_Abort: ends every rank
-	}
-	return re, world.Close()
+	// An error ends every rank (MPI_Abort).
+	err = dist.Runner{Log: e.stderr}.Run(ctx, world, func(ctx context.Context, w dist.Comm) error {
+		return writeRMATFile(ctx, re, r, rl, out, name, w, meter, s)
+	})
+	return re, errors.Join(err, world.Close())
 }
 
 // writeRMATFile is genRMATFile on world's ranks (nil: this process alone).

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 	"github.com/bulksample/bulksample/internal/testenv"
 )
 

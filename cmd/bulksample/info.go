@@ -10,6 +10,7 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 )
 
@@ -225,7 +226,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		Features: d.NumFeatures, Classes: d.NumClasses,
 		Train: len(d.Train), Valid: len(d.Valid), Test: len(d.Test),
 		LoadSeconds: loadSec, PeakRSSBytes: procstat.PeakRSS(), Verify: lf.opt.Verify.String(),
-		Threads: threadsUsed(lf.opt.Threads), Version: version(),
+		Threads: par.Threads(lf.opt.Threads), Version: version(),
 	}
 	notePhase(e.stderr, "info", "load", meter.End("load"))
 	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax, err = degreeStats(d.Adj.Indptr, d.Adj.NNZ())

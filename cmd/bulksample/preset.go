@@ -25,7 +25,7 @@ func trainPresets() []trainPreset {
 			about: "GCN as Kipf and Welling (ICLR 2017) trained it: 2 layers, hidden 16, all neighbours, every training\n" +
 				"vertex in one minibatch (full-batch GCN), dropout 0.5 on the features and the hidden layer, weight\n" +
 				"decay 5e-4 on the first layer only, Adam lr 0.01, 200 epochs (the Planetoid data's rows are normalised by --norm-features auto)",
-			flags: [][2]string{{"model", "gcn"}, {"sampler", "node"}, {"fanout", "-1,-1"}, {"hidden", "16"}, {"batch", "all"},
+			flags: [][2]string{{"model", "gcn"}, {"method", "node"}, {"fanout", "-1,-1"}, {"hidden", "16"}, {"batch", "all"},
 				{"bulk", "1"}, {"epochs", "200"}, {"lr", "0.01"}, {"dropout", "0.5"}, {"weight-decay", "5e-4"}, {"weight-decay-layers", "first"}},
 		},
 		{
@@ -34,7 +34,7 @@ func trainPresets() []trainPreset {
 				"fanouts 25,10 (those of PyG's and DGL's GraphSAGE examples), batch 64 in bulks of 4, dropout 0.6,\n" +
 				"weight decay 5e-4, Adam lr 0.01, 40 epochs (CiteSeer: add --epochs 100); the Planetoid data's rows are\n" +
 				"normalised by --norm-features auto, as the data's preprocessing, not the preset's",
-			flags: [][2]string{{"model", "sage"}, {"sampler", "node"}, {"fanout", "25,10"}, {"hidden", "64"}, {"batch", "64"},
+			flags: [][2]string{{"model", "sage"}, {"method", "node"}, {"fanout", "25,10"}, {"hidden", "64"}, {"batch", "64"},
 				{"bulk", "4"}, {"epochs", "40"}, {"lr", "0.01"}, {"dropout", "0.6"}, {"weight-decay", "5e-4"}},
 		},
 	}
@@ -75,6 +75,7 @@ func applyPreset(fs *flag.FlagSet, name string) error {
 		}
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		set["method"] = set["method"] || set["sampler"] // --sampler is --method's other name
 		for _, f := range p.flags {
 			if set[f[0]] {
 				continue
@@ -123,15 +124,19 @@ func (b batchFlag) Set(s string) error {
 // trainCommand returns the training settings of c as flags, so that the
 // header of a preset run shows what the preset set.
 func trainCommand(c *trainConfig) string {
-	fan := make([]string, len(c.fanouts))
-	for i, f := range c.fanouts {
+	fan := make([]string, len(c.opt.Sampler.Fanouts))
+	for i, f := range c.opt.Sampler.Fanouts {
 		fan[i] = strconv.Itoa(f)
 	}
-	o := c.opt
+	o := c.opt.Train
 	layers := "all"
-	if o.WeightDecayFirstLayer {
+	if o.Optimizer.WeightDecayFirstLayer {
 		layers = "first"
 	}
-	return fmt.Sprintf("--model %v --sampler %s --fanout %s --hidden %d --batch %d --bulk %d --epochs %d --lr %g --dropout %g --weight-decay %g --weight-decay-layers %s --norm-features %s",
-		o.Arch, c.sampler, strings.Join(fan, ","), o.Hidden, o.BatchSize, o.BulkSize, o.Epochs, o.Adam.LR, o.Dropout, o.Adam.WeightDecay, layers, c.normFeatures.String())
+	batch := strconv.Itoa(o.Plan.BatchSize)
+	if c.opt.BatchAll {
+		batch = "all"
+	}
+	return fmt.Sprintf("--model %v --method %s --fanout %s --hidden %d --batch %s --bulk %d --epochs %d --lr %g --dropout %g --weight-decay %g --weight-decay-layers %s --norm-features %s",
+		o.Model.Arch, samplerName(c.opt, false), strings.Join(fan, ","), o.Model.Hidden, batch, o.Plan.BulkSize, o.Plan.Epochs, o.Optimizer.Adam.LR, o.Model.Dropout, o.Optimizer.Adam.WeightDecay, layers, c.normFeatures.String())
 }

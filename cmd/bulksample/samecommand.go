@@ -51,7 +51,7 @@ func commandLine(fs *flag.FlagSet) string {
 // nil and go on to the next collective, where the failing rank's abort
 // ends them.
 func checkSameCommand(ctx context.Context, world dist.Comm, line string) error {
-	root, err := rootString(ctx, world, line)
+	root, err := dist.BcastString(ctx, world, 0, line)
 	if err != nil {
 		return fmt.Errorf("compare the command line with rank 0's: %w", err)
 	}
@@ -60,22 +60,6 @@ func checkSameCommand(ctx context.Context, world dist.Comm, line string) error {
 	}
 	return fmt.Errorf("this rank's command line differs from rank 0's: %s (every rank must run the same command; only %s may differ)",
 		commandDiff(line, root), "--threads, --profile and --profile-dir")
-}
-
-// rootString is collective: it returns rank 0's s on every rank.
-func rootString(ctx context.Context, world dist.Comm, s string) (string, error) {
-	n := []int64{int64(len(s))}
-	if err := world.Bcast(ctx, dist.PhaseControl, 0, n); err != nil {
-		return "", err
-	}
-	root := make([]byte, n[0])
-	if world.Rank() == 0 {
-		copy(root, s)
-	}
-	if err := world.Bcast(ctx, dist.PhaseControl, 0, root); err != nil {
-		return "", err
-	}
-	return string(root), nil
 }
 
 // commandDiff describes how the command line here (commandLine) differs
@@ -115,33 +99,4 @@ func commandDiff(here, root string) string {
 func has(m map[string]string, key string) bool {
 	_, ok := m[key]
 	return ok
-}
-
-// sameInput is collective: it broadcasts rank 0's description of what the
-// ranks loaded (what, one line per figure: "vertices 2708", "split ...")
-// and returns, on every rank whose own differs, an error naming each line
-// that differs. A rank that read another file under the same name (a stale
-// copy on one node's disk) with rank 0's vertex count trained on other
-// edges and labels and the job ended with exit status 0.
-func sameInput(ctx context.Context, world dist.Comm, path string, what []string) error {
-	here := strings.Join(what, "\n")
-	root, err := rootString(ctx, world, here)
-	if err != nil {
-		return fmt.Errorf("compare %s with rank 0's: %w", path, err)
-	}
-	if root == here {
-		return nil
-	}
-	var diffs []string
-	theirs := strings.Split(root, "\n")
-	for i, l := range what {
-		if i >= len(theirs) || theirs[i] != l {
-			r := ""
-			if i < len(theirs) {
-				r = theirs[i]
-			}
-			diffs = append(diffs, fmt.Sprintf("%s here, %s on rank 0", l, r))
-		}
-	}
-	return fmt.Errorf("%s differs from rank 0's: %s (every rank must read the same file)", path, strings.Join(diffs, "; "))
 }

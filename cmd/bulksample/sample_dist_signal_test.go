@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 )
 
 // stopBound is how long a signalled MPI job may take to end (issue 15).

@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/train"
 )
 
 // distGraph writes a small R-MAT graph and returns its path.
@@ -195,10 +196,9 @@ func TestSampleDistFlagsMapToOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := distFlags{rankFlags: rankFlags{replication: 3, inproc: 6, stall: 90 * time.Second}, fetch: "push", replicate: true, failRank: 2, mode: sampling.FetchPush}
-	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
-	if c.dist != want {
-		t.Errorf("dist flags %+v; want %+v", c.dist, want)
+	want := train.DistOptions{Replication: 3, Layout: sampling.Replicated, Fetch: sampling.FetchPush}
+	if c.dist != want || c.ranks.inproc != 6 || c.ranks.failRank != 2 || c.ranks.stall != 90*time.Second {
+		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 6, 2, 1m30s", c.dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, want)
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/train"
 )
 
 // sampleTestGraph writes a small symmetric graph (a ring with chords) to
@@ -181,13 +182,16 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 	want := sampleConfig{
 		graph: "g.npz",
 		plan:  sampling.PlanOptions{BatchSize: 7, BulkSize: 3, Seed: 12},
-		nw: sampling.NodeWiseOptions{Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
+		sampler: sampling.SamplerOptions{Method: "node", Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
 			Seed: 12, Threads: 2, MaxBulkEdges: 99},
-		seeds: 9, epoch: 4, method: "node", ladies: "normalized", reps: 5, baseline: true, digest: true, json: true,
-		dist:   distFlags{rankFlags: rankFlags{replication: 1, stall: defaultStallTimeout}, fetch: "pull", failRank: -1}, // defaults (TestSampleDistFlagsMapToOptions)
-		device: deviceFlag{name: "cpu"},                                                                                  // the default (TestDeviceFlag)
+		seeds: 9, epoch: 4, reps: 5, baseline: true, digest: true, json: true,
+		dist:   train.DistOptions{Replication: 1}, // defaults (TestSampleDistFlagsMapToOptions)
+		device: deviceFlag{name: "cpu"},           // the default (TestDeviceFlag)
 	}
-	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
+	if c.ranks.stall != defaultStallTimeout {
+		t.Errorf("--stall-timeout default %v; want %v", c.ranks.stall, defaultStallTimeout)
+	}
+	c.ranks = distFlags{} // the flags as given, which check read
 	if !reflect.DeepEqual(*c, want) {
 		t.Errorf("config %+v\nwant %+v", *c, want)
 	}
@@ -195,8 +199,9 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.plan.BatchSize != 1024 || d.plan.BulkSize != 16 || !reflect.DeepEqual(d.nw.Fanouts, []int{15, 10, 5}) ||
-		d.nw.Frontier != sampling.FrontierAll || d.nw.Weighted || d.nw.Replace || d.baseline || d.digest || d.json || d.method != "node" || d.reps != 1 {
+	if d.plan.BatchSize != 1024 || d.plan.BulkSize != 16 || !reflect.DeepEqual(d.sampler.Fanouts, []int{15, 10, 5}) ||
+		d.sampler.Frontier != sampling.FrontierAll || d.sampler.Weighted || d.sampler.Replace || d.baseline || d.digest || d.json ||
+		d.sampler.Method != "node" || d.reps != 1 {
 		t.Errorf("defaults %+v", *d)
 	}
 }
@@ -296,8 +301,8 @@ func TestLayerWiseDefaultBudgets(t *testing.T) {
 	} {
 		var buf bytes.Buffer
 		c, err := parseTrainFlags(&env{stdout: &buf, stderr: &buf}, append([]string{"--data", "x.npz"}, tc.args...))
-		if err != nil || !reflect.DeepEqual(c.fanouts, tc.want) {
-			t.Errorf("train %v: fanouts %v, err %v; want %v\n%s", tc.args, c.fanouts, err, tc.want, buf.String())
+		if err != nil || !reflect.DeepEqual(c.opt.Sampler.Fanouts, tc.want) {
+			t.Errorf("train %v: fanouts %v, err %v; want %v\n%s", tc.args, c.opt.Sampler.Fanouts, err, tc.want, buf.String())
 		}
 	}
 }

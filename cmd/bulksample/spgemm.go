@@ -1,13 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
-	"runtime"
+	"io"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/gpu"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -20,6 +24,7 @@ type spgemmSummary struct {
 	SelectRows int    `json:"select_rows"` // 0: C = A·B
 	Method     string `json:"method"`      // accumulator, or "gather" for Q·A
 	Threads    int    `json:"threads"`
+	Device     string `json:"device,omitempty"` // --device cuda: the GPU's name
 	productShape
 	// Digest is --digest's hash of C's rows (sampling.Digest.AddRows), the
 	// same in a distributed run (spgemm_dist.go).
@@ -41,6 +46,94 @@ type spgemmSummary struct {
 }
 
 func runSpGEMM(ctx context.Context, e *env, args []string) error {
+	job, err := parseSpGEMMFlags(e, args)
+	if err != nil {
+		return err
+	}
+	if job.dist.distributed() {
+		return runRanks(ctx, e, &job.dist.rankFlags, func(ctx context.Context, e *env, world dist.Comm) error {
+			return spgemmRank(ctx, e, job, world)
+		})
+	}
+	if err := e.startProfile(0, 1); err != nil {
+		return err
+	}
+	var dev *gpu.Device // --device cuda
+	if job.device.cuda() {
+		if dev, err = openDevice(e, "spgemm"); err != nil {
+			return err
+		}
+		defer dev.Close()
+	}
+	var meter procstat.Meter
+	meter.Begin()
+	a, b, s, release, err := job.loadLocal(ctx, e)
+	if err != nil {
+		return err
+	}
+	defer release()
+	notePhase(e.stderr, "spgemm", "load", meter.End("load"))
+	if job.selectRows > 0 {
+		if job.selectRows > a.Rows {
+			return selectRowsError(job.dist.fs, job.selectRows, a.Rows, job.a)
+		}
+		q, err := selectionMatrix(a.Rows, job.selectRows, job.seed)
+		if err != nil {
+			return err
+		}
+		a, b = q, a
+		s.Method = "gather"
+	}
+	s.productShape = shapeOf(a, b)
+	s.Flops = spgemm.RowFlops(a, b, job.opt.Threads)[a.Rows]
+	var last *spgemm.CSR
+	if dev != nil {
+		s.Device = dev.Name()
+		last, err = job.deviceProducts(ctx, e, dev, a, b, &meter, &s)
+	} else {
+		meter.End("setup")
+		last, err = job.products(ctx, e, a, b, &meter, &s)
+	}
+	if err != nil {
+		return err
+	}
+	if job.digest {
+		meter.Begin()
+		dg := sampling.NewDigest()
+		dg.AddRows(last)
+		s.Digest = dg.Sum()
+		meter.End("digest")
+	}
+	s.PeakRSSBytes, s.Version = procstat.PeakRSS(), version()
+	s.Phases = meter.Phases()
+	return s.report(e.stdout, job)
+}
+
+// report writes the summary of a product in one process: the lines, and
+// the JSON object with --json.
+func (s *spgemmSummary) report(w io.Writer, job *spgemmJob) error {
+	if s.Device != "" {
+		fmt.Fprintf(w, "%s on %s: %s; %d flops (%s)\n", productName(job.selectRows), s.Device, s.describe(), s.Flops, s.Method)
+	} else {
+		fmt.Fprintf(w, "%s: %s; %d flops (%s, %d threads)\n", productName(job.selectRows), s.describe(), s.Flops, s.Method, s.Threads)
+	}
+	if s.Warm {
+		fmt.Fprintf(w, "warm: median of %d products %.4f s (%.3f GFLOP/s), best %.4f s; cold (first product): %.4f s\n",
+			job.reps-1, s.Seconds, s.GFlops, s.BestSeconds, s.ColdSeconds)
+	} else {
+		fmt.Fprintf(w, "cold (one product): %.4f s (%.3f GFLOP/s) (--reps 3 adds warm products, the steady state)\n", s.Seconds, s.GFlops)
+	}
+	if job.digest {
+		fmt.Fprintf(w, "digest %s\n", s.Digest)
+	}
+	if job.json {
+		return writeJSON(w, s)
+	}
+	return nil
+}
+
+// parseSpGEMMFlags parses the command line of `bulksample spgemm`.
+func parseSpGEMMFlags(e *env, args []string) (*spgemmJob, error) {
 	fs, jsonOut := newFlags(e, "spgemm", "--a PATH [--b PATH | --select-rows N] [flags]",
 		"Multiplies sparse matrices read from files (any format dataset.Load reads, e.g. a scipy\n"+
 			"CSR .npz): C = A·B (B defaults to A), or C = Q·A with --select-rows, where Q selects N\n"+
@@ -50,165 +143,112 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 			"follow it, with the best, and what each product cost the process (page faults, allocation,\n"+
 			"GC). Matrices are taken as stored (no reverse edges added). The readers load graphs, so the\n"+
 			"matrices must be square: a rectangular one is an error naming its file and shape.")
-	var (
-		aPath, bPath, accum string
-		selectRows, reps    int
-		threads             int
-		seed                uint64
-		structure, reuse    bool
-		digest              bool
-		sd                  spgemmDistFlags // spgemm_dist.go
-		device              deviceFlag      // device.go
-	)
-	fs.StringVar(&aPath, "a", "", "path of A (required)")
-	fs.StringVar(&bPath, "b", "", "path of B; default A")
-	fs.IntVar(&selectRows, "select-rows", 0, "compute Q·A for a selection Q of this many distinct random rows of A; 0 for A·B")
-	fs.IntVar(&threads, "threads", 0, "threads; 0 for GOMAXPROCS")
-	fs.IntVar(&reps, "reps", 3, "number of timed products: the first is the cold one, the median of the others the headline")
-	fs.Uint64Var(&seed, "seed", 0, "seed of the row selection")
+	job := &spgemmJob{opt: &spgemm.MulOptions{}}
+	var accum string
+	fs.StringVar(&job.a, "a", "", "path of A (required)")
+	fs.StringVar(&job.b, "b", "", "path of B; default A")
+	fs.IntVar(&job.selectRows, "select-rows", 0, "compute Q·A for a selection Q of this many distinct random rows of A; 0 for A·B")
+	fs.IntVar(&job.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	fs.IntVar(&job.reps, "reps", 3, "number of timed products: the first is the cold one, the median of the others the headline")
+	fs.Uint64Var(&job.seed, "seed", 0, "seed of the row selection")
 	fs.StringVar(&accum, "accumulator", "auto", "row accumulator: auto, dense or hash")
-	fs.BoolVar(&structure, "structure-only", false, "compute the pattern of C only (values 1)")
-	fs.BoolVar(&reuse, "reuse", false, "compute every product into the same C, reusing its arrays: the steady state of a caller\n"+
+	fs.BoolVar(&job.opt.StructureOnly, "structure-only", false, "compute the pattern of C only (values 1)")
+	fs.BoolVar(&job.reuse, "reuse", false, "compute every product into the same C, reusing its arrays: the steady state of a caller\n"+
 		"that keeps its buffers (no allocation, no fresh pages after the first product); default a fresh C\n"+
 		"per product, as a one-shot caller sees")
-	fs.BoolVar(&digest, "digest", false, "hash C's rows (lengths, column ids, value bits); a distributed run gives the same digest")
-	sd.add(fs)
-	device.add(fs)
+	fs.BoolVar(&job.digest, "digest", false, "hash C's rows (lengths, column ids, value bits); a distributed run gives the same digest")
+	job.dist.add(fs)
+	job.device.add(fs)
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
-	opt := &spgemm.MulOptions{Threads: threads, StructureOnly: structure}
+	job.json = *jsonOut
 	switch {
 	case fs.NArg() > 0:
-		return usageError(fs, "unexpected argument %q", fs.Arg(0))
-	case aPath == "":
-		return usageError(fs, "--a is required")
-	case selectRows < 0:
-		return usageError(fs, "--select-rows %d: want >= 0", selectRows)
-	case selectRows > 0 && bPath != "":
-		return usageError(fs, "--select-rows and --b exclude each other: Q·A selects rows of --a")
-	case threads < 0:
-		return usageError(fs, "--threads %d: want >= 0", threads)
-	case reps < 1:
-		return usageError(fs, "--reps %d: want >= 1", reps)
+		return nil, usageError(fs, "unexpected argument %q", fs.Arg(0))
+	case job.a == "":
+		return nil, usageError(fs, "--a is required")
+	case job.selectRows < 0:
+		return nil, usageError(fs, "--select-rows %d: want >= 0", job.selectRows)
+	case job.selectRows > 0 && job.b != "":
+		return nil, usageError(fs, "--select-rows and --b exclude each other: Q·A selects rows of --a")
+	case job.opt.Threads < 0:
+		return nil, usageError(fs, "--threads %d: want >= 0", job.opt.Threads)
+	case job.reps < 1:
+		return nil, usageError(fs, "--reps %d: want >= 1", job.reps)
 	}
-	if opt.Accumulator = accumulatorByName(accum); opt.Accumulator < 0 {
-		return usageError(fs, "--accumulator %q: want auto, dense or hash", accum)
+	if job.opt.Accumulator = accumulatorByName(accum); job.opt.Accumulator < 0 {
+		return nil, usageError(fs, "--accumulator %q: want auto, dense or hash", accum)
 	}
-	if err := sd.validate(fs, structure, reuse); err != nil {
-		return err
+	if err := job.dist.validate(fs, job.opt.StructureOnly, job.reuse); err != nil {
+		return nil, err
 	}
-	if err := device.validate(fs, sd.distributed(), cpuOnly(accum != "auto", "--accumulator")...); err != nil {
-		return err
+	if err := job.device.validate(fs, job.dist.distributed(), cpuOnly(accum != "auto", "--accumulator")...); err != nil {
+		return nil, err
 	}
-	if sd.distributed() {
-		return runSpGEMMDist(ctx, e, &spgemmJob{a: aPath, b: bPath, selectRows: selectRows, seed: seed,
-			reps: reps, opt: opt, digest: digest, json: *jsonOut, dist: sd})
-	}
-	if device.cuda() {
-		return runSpGEMMDevice(ctx, e, fs, &spgemmJob{a: aPath, b: bPath, selectRows: selectRows, seed: seed,
-			reps: reps, opt: opt, digest: digest, json: *jsonOut}, reuse)
-	}
-	if err := e.startProfile(0, 1); err != nil {
-		return err
-	}
+	return job, nil
+}
 
-	var meter procstat.Meter
-	meter.Begin()
+// loadLocal reads A and B (B defaults to A) and returns them with the
+// summary's figures known before the products, and what releases the
+// files' memory.
+func (job *spgemmJob) loadLocal(ctx context.Context, e *env) (a, b *spgemm.CSR, s spgemmSummary, release func(), err error) {
 	start := time.Now()
-	da, err := loadMatrix(ctx, e, aPath, threads)
+	da, err := loadMatrix(ctx, e, job.a, job.opt.Threads)
 	if err != nil {
-		return err
+		return nil, nil, s, nil, err
 	}
-	defer da.Close()
-	a, b := da.Adj, da.Adj
-	if bPath != "" {
-		db, err := loadMatrix(ctx, e, bPath, threads)
+	release = func() { da.Close() }
+	a, b = da.Adj, da.Adj
+	if job.b != "" {
+		db, err := loadMatrix(ctx, e, job.b, job.opt.Threads)
 		if err != nil {
-			return err
+			release()
+			return nil, nil, s, nil, err
 		}
-		defer db.Close()
+		release = func() { da.Close(); db.Close() }
 		b = db.Adj
 	}
-	s := spgemmSummary{A: aPath, B: bPath, SelectRows: selectRows, Method: opt.Accumulator.String(),
-		Threads: threads, Products: reps, Reuse: reuse, LoadSeconds: time.Since(start).Seconds()}
-	notePhase(e.stderr, "spgemm", "load", meter.End("load"))
-	if bPath == "" {
-		s.B = aPath
-	}
-	if s.Threads == 0 {
-		s.Threads = runtime.GOMAXPROCS(0)
-	}
+	s = spgemmSummary{A: job.a, B: cmp.Or(job.b, job.a), SelectRows: job.selectRows, Method: job.opt.Accumulator.String(),
+		Threads: par.Threads(job.opt.Threads), Products: job.reps, Reuse: job.reuse, LoadSeconds: time.Since(start).Seconds()}
 	if a.Cols != b.Rows {
-		return fmt.Errorf("cannot multiply %s (%d x %d) by %s (%d x %d): inner dimensions differ",
-			aPath, a.Rows, a.Cols, s.B, b.Rows, b.Cols)
+		release()
+		return nil, nil, s, nil, fmt.Errorf("cannot multiply %s (%d x %d) by %s (%d x %d): inner dimensions differ",
+			job.a, a.Rows, a.Cols, s.B, b.Rows, b.Cols)
 	}
-	if selectRows > 0 {
-		if selectRows > a.Rows {
-			return selectRowsError(fs, selectRows, a.Rows, aPath)
-		}
-		q, err := selectionMatrix(a.Rows, selectRows, seed)
-		if err != nil {
-			return err
-		}
-		a, b = q, a
-		s.Method = "gather"
-	}
-	s.productShape = shapeOf(a, b)
-	s.Flops = spgemm.RowFlops(a, b, threads)[a.Rows]
-	meter.End("setup")
+	return a, b, s, release, nil
+}
 
-	times := make([]float64, 0, reps)
+// products computes the --reps products a·b, timing each (allocation of
+// C included) and adding its cost to s, and returns the last.
+func (job *spgemmJob) products(ctx context.Context, e *env, a, b *spgemm.CSR, meter *procstat.Meter, s *spgemmSummary) (*spgemm.CSR, error) {
+	times := make([]float64, 0, job.reps)
 	var last *spgemm.CSR
 	var dst spgemm.CSR // --reuse: the destination of every product
-	for r := range reps {
+	for r := range job.reps {
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		meter.Begin()
 		t0 := time.Now()
 		var c *spgemm.CSR
-		if reuse {
-			c = dst.Mul(a, b, opt)
+		if job.reuse {
+			c = dst.Mul(a, b, job.opt)
 		} else {
-			c = spgemm.Mul(a, b, opt)
+			c = spgemm.Mul(a, b, job.opt)
 		}
 		times = append(times, time.Since(t0).Seconds())
 		cost := meter.End("multiply")
 		s.ProductCosts = append(s.ProductCosts, cost)
 		s.NNZOut, last = c.NNZ(), c
-		line := fmt.Sprintf("spgemm: product %d/%d: %.4f s", r+1, reps, times[r])
+		line := fmt.Sprintf("spgemm: product %d/%d: %.4f s", r+1, job.reps, times[r])
 		if n := cost.Note(); n != "" {
 			line += ": " + n
 		}
 		fmt.Fprintln(e.stderr, line)
 	}
 	s.productTimes = timesOf(times, s.Flops)
-	if digest {
-		meter.Begin()
-		dg := sampling.NewDigest()
-		dg.AddRows(last)
-		s.Digest = dg.Sum()
-		meter.End("digest")
-	}
-	s.PeakRSSBytes, s.Version = procstat.PeakRSS(), version()
-	s.Phases = meter.Phases()
-
-	w := e.stdout
-	fmt.Fprintf(w, "%s: %s; %d flops (%s, %d threads)\n", productName(selectRows), s.describe(), s.Flops, s.Method, s.Threads)
-	if s.Warm {
-		fmt.Fprintf(w, "warm: median of %d products %.4f s (%.3f GFLOP/s), best %.4f s; cold (first product): %.4f s\n",
-			reps-1, s.Seconds, s.GFlops, s.BestSeconds, s.ColdSeconds)
-	} else {
-		fmt.Fprintf(w, "cold (one product): %.4f s (%.3f GFLOP/s) (--reps 3 adds warm products, the steady state)\n", s.Seconds, s.GFlops)
-	}
-	if digest {
-		fmt.Fprintf(w, "digest %s\n", s.Digest)
-	}
-	if *jsonOut {
-		return writeJSON(w, s)
-	}
-	return nil
+	return last, nil
 }
 
 // accumulatorByName maps the --accumulator value to its option, or -1.

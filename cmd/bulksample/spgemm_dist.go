@@ -5,7 +5,7 @@ package main
 // tests), with --grid 2d (Sparse SUMMA on a sqrt(p) x sqrt(p) grid:
 // dist.SUMMA) or --grid 1.5d (the rows of A, or of the selection Q, spread
 // over the ranks, which pull the rows of B they need from their owners in
-// their process column: sampling.DistRows, the sampler's 1.5D product).
+// their process column: dist.Mul15D, the samplers' 1.5D exchange).
 // Every rank reads the whole files and keeps its blocks; only rank 0
 // prints. Both give C with the single process's bits: --digest is equal.
 
@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
@@ -35,7 +36,7 @@ func (d *spgemmDistFlags) add(fs *flag.FlagSet) {
 	d.rankFlags.add(fs)
 	fs.StringVar(&d.grid, "grid", "2d", "distributed runs (mpirun, srun or --inproc-ranks): 2d, Sparse SUMMA on a sqrt(p) x sqrt(p)\n"+
 		"grid (p must be a perfect square), or 1.5d: the rows of A (or of Q with --select-rows) spread over the\n"+
-		"ranks, which pull the rows of B from their owners (B square; its row blocks replicated --replication times)")
+		"ranks, which pull the rows of B from their owners (its row blocks replicated --replication times)")
 }
 
 // validate checks the distributed flags against the rest of the command.
@@ -70,8 +71,10 @@ type spgemmJob struct {
 	seed         uint64
 	reps         int
 	opt          *spgemm.MulOptions
+	reuse        bool
 	digest, json bool
 	dist         spgemmDistFlags
+	device       deviceFlag // --device (device.go)
 }
 
 // spgemmDistSummary is the --json object of a distributed `bulksample
@@ -98,12 +101,6 @@ type spgemmDistSummary struct {
 	// blocks (or rows) under "sample", as a sampler's products count them.
 	Traffic map[string]phaseJSON `json:"traffic"`
 	Version string               `json:"version"`
-}
-
-func runSpGEMMDist(ctx context.Context, e *env, job *spgemmJob) error {
-	return runRanks(ctx, e, &job.dist.rankFlags, func(ctx context.Context, e *env, world dist.Comm) error {
-		return spgemmRank(ctx, e, job, world)
-	})
 }
 
 // sameOperands is collective: it returns, on every rank whose operands
@@ -136,6 +133,38 @@ type distProduct struct {
 	nnz    func() int64
 }
 
+// products computes the reps products, each started together on every
+// rank (a barrier), and returns each one's time on its slowest rank; s
+// gets the traffic of the first. It is collective.
+func (pr *distProduct) products(ctx context.Context, e *env, reps int, s *spgemmDistSummary) ([]float64, error) {
+	w := pr.grid.World()
+	times := make([]float64, reps)
+	for r := range reps {
+		if err := w.Barrier(ctx, dist.PhaseControl); err != nil {
+			return nil, err
+		}
+		start := time.Now()
+		if err := pr.run(ctx); err != nil {
+			return nil, fmt.Errorf("product %d: %w", r+1, err)
+		}
+		times[r] = time.Since(start).Seconds()
+		if r == 0 {
+			tot, most, err := dist.ReduceStats(ctx, w, pr.grid.Comms()...)
+			if err != nil {
+				return nil, err
+			}
+			s.Traffic = trafficJSON(tot, most)
+		}
+		if w.Rank() == 0 {
+			fmt.Fprintf(e.stderr, "spgemm: product %d/%d on rank 0: %.4f s\n", r+1, reps, times[r])
+		}
+	}
+	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpMax, times); err != nil {
+		return nil, err
+	}
+	return times, nil
+}
+
 // spgemmRank is one rank's run.
 func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) error {
 	t0 := time.Now()
@@ -166,7 +195,7 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 		a, b = q, a
 	}
 	s := spgemmDistSummary{A: job.a, B: cmp.Or(job.b, job.a), SelectRows: job.selectRows, Grid: job.dist.grid,
-		Ranks: world.Size(), Replication: 1, Threads: threadsUsed(job.opt.Threads), Products: job.reps,
+		Ranks: world.Size(), Replication: 1, Threads: par.Threads(job.opt.Threads), Products: job.reps,
 		productShape: shapeOf(a, b),
 		Flops:        spgemm.RowFlops(a, b, job.opt.Threads)[a.Rows], Version: version()}
 	var pr *distProduct
@@ -183,31 +212,8 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 	s.LoadSeconds = time.Since(t0).Seconds()
 	w := pr.grid.World()
 
-	times := make([]float64, job.reps)
-	for r := range job.reps {
-		if err := w.Barrier(ctx, dist.PhaseControl); err != nil {
-			return err
-		}
-		start := time.Now()
-		if err := pr.run(ctx); err != nil {
-			return fmt.Errorf("product %d: %w", r+1, err)
-		}
-		times[r] = time.Since(start).Seconds()
-		if r == 0 {
-			tot, most, err := dist.ReduceStats(ctx, w, pr.grid.Comms()...)
-			if err != nil {
-				return err
-			}
-			s.Traffic = make(map[string]phaseJSON)
-			for ph := range dist.NumPhases {
-				s.Traffic[ph.String()] = phaseJSON{BytesSent: tot.Bytes[ph], Messages: tot.Messages[ph], BytesSentMax: most.Bytes[ph], MessagesMax: most.Messages[ph]}
-			}
-		}
-		if world.Rank() == 0 {
-			fmt.Fprintf(e.stderr, "spgemm: product %d/%d on rank 0: %.4f s\n", r+1, job.reps, times[r])
-		}
-	}
-	if err := w.Allreduce(ctx, dist.PhaseControl, dist.OpMax, times); err != nil {
+	times, err := pr.products(ctx, e, job.reps, &s)
+	if err != nil {
 		return err
 	}
 	totals := []int64{pr.nnz(), procstat.PeakRSS()}
@@ -227,7 +233,7 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 		if w.Rank() == 0 {
 			dg = sampling.NewDigest()
 		}
-		if err := gatherEncoding(ctx, w, dg, enc); err != nil {
+		if err := sampling.GatherEncoded(ctx, w, dg, enc); err != nil {
 			return err
 		}
 	}
@@ -316,21 +322,17 @@ func summaProduct(ctx context.Context, world dist.Comm, a, b *spgemm.CSR, opt *s
 
 // pullProduct distributes B's rows over a (p/c) x c grid, gives this rank
 // its run of A's rows (rank order is row order) and returns the 1.5D
-// product: one pull round for the distinct rows of B this rank's rows use
-// (sampling.DistRows, as a node-wise sampler pulls rows of the graph),
-// then the local product with those rows.
+// product of them (dist.Mul15D: one round of B's row exchange for the
+// distinct rows of B this rank's rows use, then the local product).
 func pullProduct(ctx context.Context, world dist.Comm, a, b *spgemm.CSR, opt *spgemm.MulOptions, c int) (*distProduct, error) {
-	if b.Rows != b.Cols {
-		return nil, fmt.Errorf("--grid 1.5d: B is %d x %d; the 1.5D product distributes the rows of a square B (a graph)", b.Rows, b.Cols)
-	}
 	g, err := dist.NewGrid(ctx, world, c, b.Rows)
 	if err != nil {
 		return nil, fmt.Errorf("--grid 1.5d: %w", err)
 	}
 	m, err := dist.Distribute(g, b)
-	var rows *sampling.DistRows
+	var rows *dist.RowExchange
 	if err == nil {
-		rows, err = sampling.NewDistRows(m, sampling.FetchPull, sampling.NodeWiseOptions{Weighted: true}) // Weighted: fetch values too
+		rows, err = dist.NewRowExchange(m, dist.RowExchangeOptions{Values: true, Phase: dist.PhaseSample})
 	}
 	if err != nil {
 		g.Close()
@@ -342,37 +344,13 @@ func pullProduct(ctx context.Context, world dist.Comm, a, b *spgemm.CSR, opt *sp
 		mine[i] = int32(lo + i)
 	}
 	x := spgemm.GatherRows(a, mine, opt.Threads)
-	bCols := b.Cols // the closures keep x and this rank's rows of B, not b
+	mopt := &dist.Mul15DOptions{Threads: opt.Threads, Accumulator: opt.Accumulator}
 	var out *spgemm.CSR
 	return &distProduct{
 		grid: g,
 		run: func(ctx context.Context) error {
-			// The distinct rows of B that x uses, ascending: renumbering
-			// x's columns by them keeps each row's order of terms, so the
-			// local product has the single process's bits.
-			ids := slices.Clone(x.Indices[:x.NNZ()])
-			slices.Sort(ids)
-			ids = slices.Compact(ids)
-			if err := rows.FetchRows(ctx, ids); err != nil {
-				return err
-			}
-			if err := rows.Drain(ctx); err != nil {
-				return err
-			}
-			colMap := make([]int32, x.Cols)
-			for i := range colMap {
-				colMap[i] = -1
-			}
-			y := &spgemm.CSR{Rows: len(ids), Cols: bCols, Indptr: make([]int64, len(ids)+1)}
-			for i, v := range ids {
-				colMap[v] = int32(i)
-				cols, vals := rows.Row(v)
-				y.Indices = append(y.Indices, cols...)
-				y.Data = append(y.Data, vals...)
-				y.Indptr[i+1] = int64(len(y.Indices))
-			}
-			out = spgemm.Mul(spgemm.ExtractColumns(x, colMap, len(ids), opt.Threads), y, opt)
-			return nil
+			out, err = dist.Mul15D(ctx, x, rows, mopt)
+			return err
 		},
 		encode: func(context.Context) ([]byte, error) { return sampling.AppendRowsEncoding(nil, out), nil },
 		nnz:    func() int64 { return out.NNZ() },

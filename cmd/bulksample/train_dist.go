@@ -1,13 +1,12 @@
 package main
 
-// The distributed path of `bulksample train`: the same command line run
-// under mpirun or srun (or on in-process ranks with --inproc-ranks, for
-// tests), with the distribution flags of `sample`. Training is data
-// parallel (gnn.DataParallel): every global minibatch of --batch seeds is
-// split over the ranks, each samples and trains its part, and one
-// all-reduce per step averages the gradients, so that the run follows the
-// single-process run with the same --batch. Only rank 0 prints, writes the
-// checkpoints and the JSON.
+// The distributed path of `bulksample train`: each rank assembles its part
+// of the data-parallel run with train.NewDist (its blocks of the graph,
+// the features and the labels, or the whole dataset with --replicate-graph)
+// and trains; every global minibatch of --batch seeds is split over the
+// ranks and one all-reduce per step averages the gradients, so that the
+// run follows the single-process run with the same --batch. Only rank 0
+// prints, writes the checkpoints and the JSON.
 
 import (
 	"context"
@@ -17,24 +16,198 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
+	"time"
 
 	"github.com/bulksample/bulksample/dist"
-	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
-	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/train"
 )
 
 // How a distributed run holds its data and evaluates, as its JSON states
 // them.
 const (
-	distDataWhole     = "whole file: every rank loads the dataset (a native file is mapped, its pages read on first use), then reads only the rows its layout needs"
+	distDataBlocks    = "blocks: each rank reads its block of rows of the graph, the features and the labels (a native file by offsets, a scipy .npz by row pointers, an OGB folder by streaming; other formats whole, the rest dropped), and the training vertices' labels from their owners"
+	distDataWhole     = "whole: every rank holds the whole dataset"
 	distEvalGathered  = "gathered: rank 0 runs full-neighbour inference on the whole graph, the other ranks wait for its accuracies"
 	distEvalBlocks    = "distributed: each rank infers its row block by layer-wise full-neighbour inference, fetching its remote neighbours' feature and hidden rows from their owners"
 	distFeaturesLocal = "replicated: every rank reads its minibatches' feature rows from its own copy"
 	distFeaturesDist  = "distributed: each rank holds its vertex block's rows (c replicas per block) and fetches the others from their owners in its process column (featurex.Dist)"
 )
+
+// rankRun is one rank's run: its copy of the configuration (in-process
+// ranks share the parsed one), where it reports, and what it measures.
+type rankRun struct {
+	c       trainConfig
+	e       *env // rank 0's streams; the others' discard what they print
+	world   dist.Comm
+	waits   dist.CommTimes // the time in each phase's calls
+	p       *trainProgress
+	job     *train.DistJob
+	load    loadCost
+	release func() // ends the stop request of a signal (stopRequest)
+	// epochWaits is rank 0's time in communication per epoch.
+	epochWaits [][dist.NumPhases]float64
+}
+
+// errInjected is the error of --fail-rank.
+var errInjected = errors.New("injected failure")
+
+// trainRank is one rank's run.
+func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) error {
+	r := &rankRun{c: *c, e: e}
+	r.world = dist.NewTimed(world, &r.waits)
+	root := r.world.Rank() == 0
+	if !root {
+		r.e = &env{stdout: io.Discard, stderr: io.Discard}
+	}
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	if err := r.assemble(ctx, cancel); err != nil {
+		return err
+	}
+	defer r.job.Close()
+	if root {
+		if err := r.c.writeSplit(r.e, r.job.Train, r.job.Valid, r.job.Test); err != nil {
+			return err
+		}
+		where := fmt.Sprintf(" on %d ranks (replication %d, %s)", r.job.Grid.Size(), r.job.Grid.Replication(), r.job.Dist.Fetch)
+		announceTrain(r.e, &r.c, r.job.Info, r.job.Options, where)
+	}
+	if _, why := r.job.Trainer.PipelineDepth(); why != "" {
+		// The sampler, the store and the reducer communicate, and the MPI
+		// library did not grant MPI_THREAD_MULTIPLE.
+		fmt.Fprintf(r.e.stderr, "train: %s\n", why)
+	}
+	last := r.waits.Seconds()
+	res, err := r.job.Trainer.Run(ctx, func(st gnn.EpochStats) {
+		now := r.waits.Seconds()
+		var w [dist.NumPhases]float64
+		for ph := range w {
+			w[ph] = now[ph] - last[ph]
+		}
+		r.epochWaits, last = append(r.epochWaits, w), now
+		r.p.epoch(st)
+	})
+	r.release()
+	r.p.bar.done()
+	if err := r.runError(ctx, res, err); err != nil || res == nil {
+		return err
+	}
+	if nothingToTrain(r.e.stderr, &r.c, res) {
+		// Every rank resumed from the same checkpoint (sameCheckpoint),
+		// so all of them end here alike, before the collectives below.
+		return nil
+	}
+	if err := r.job.CheckReplicas(ctx); err != nil {
+		return err
+	}
+	return r.finish(ctx, res)
+}
+
+// assemble finds the data and assembles the rank's part of the run
+// (train.NewDist), with the hooks of its progress, of --fail-rank (which
+// cancels ctx through cancel after the first bulk) and of a signal's stop
+// request, then checks that every rank sees the checkpoint to resume.
+func (r *rankRun) assemble(ctx context.Context, cancel context.CancelCauseFunc) error {
+	var meter procstat.Meter
+	meter.Begin()
+	t0 := time.Now()
+	src, name, err := r.c.source(ctx, r.e)
+	if err != nil {
+		return err
+	}
+	opt := r.c.opt
+	opt.NormFeatures = r.c.normFeatures.applies(name)
+	r.p = newTrainProgress(r.e, &r.c)
+	fail := r.c.ranks.failRank
+	r.p.also = func(epoch, done, total int) {
+		if r.world.Rank() == fail && done == min(opt.Train.Plan.BulkSize, total) {
+			cancel(fmt.Errorf("%w after bulk 0 (--fail-rank %d)", errInjected, fail))
+		}
+	}
+	r.p.hook(&opt.Train.Hooks)
+	// While the ranks train, a signal asks them to stop together (see
+	// signals.go) rather than cancel this rank's collectives.
+	opt.Train.Hooks.Stop, r.release = stopRequest(ctx)
+	r.job, err = train.NewDist(ctx, r.world, src, opt)
+	if err != nil {
+		r.release()
+		return r.c.trainError(err)
+	}
+	r.load = loadCost{seconds: time.Since(t0).Seconds(), cost: meter.End("load")}
+	notePhase(r.e.stderr, "train", "load", r.load.cost)
+	if opt.Train.Checkpoint.Resume {
+		if err := sameCheckpoint(ctx, r.job.Grid.World(), opt.Train.Checkpoint.Dir); err != nil {
+			r.release()
+			r.job.Close()
+			return err
+		}
+	}
+	return nil
+}
+
+// runError returns the error of a run that Run ended with err: a stop
+// every rank agreed on (which ends the job without MPI_Abort), a stop on a
+// rank other than 0 (which writes no checkpoint), --fail-rank's, or err.
+func (r *rankRun) runError(ctx context.Context, res *gnn.Result, err error) error {
+	if agreedStop(err) {
+		// Every rank stopped after the same step and rank 0's checkpoint
+		// is written: the job ends without MPI_Abort.
+		return &rankStopError{rank: r.world.Rank(), err: err}
+	}
+	if r.world.Rank() != 0 {
+		err = notRootStop(err)
+	}
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errInjected) {
+		return fmt.Errorf("%w: %w", cause, err)
+	}
+	return err
+}
+
+// finish reports the run: the totals over the ranks (collective), then on
+// rank 0 the result line, the traffic and the JSON.
+func (r *rankRun) finish(ctx context.Context, res *gnn.Result) error {
+	j := r.job
+	sum := distTrainSummary{Ranks: j.Grid.Size(), Replication: j.Grid.Replication(), Fetch: j.Dist.Fetch,
+		DataLayout: distDataBlocks, Features: distFeaturesLocal, Evaluation: distEvalBlocks,
+		ParamHash: fmt.Sprintf("%016x", j.Trainer.Model().ParamHash())}
+	if !j.Dist.BlockOnly {
+		sum.DataLayout = distDataWhole
+	}
+	if j.Dist.FeaturesDistributed {
+		sum.Features = distFeaturesDist
+	}
+	if j.Dist.Eval == train.EvalGathered {
+		sum.Evaluation = distEvalGathered
+	}
+	if err := runTotals(ctx, j.Grid.World(), j.Comms(), &r.waits, &sum); err != nil {
+		return err
+	}
+	if r.world.Rank() != 0 {
+		return nil
+	}
+	sum.trainSummary = summarize(&r.c, j.Info, j.Options, res, r.load)
+	for i, w := range r.epochWaits {
+		ep := &sum.Epochs[res.ResumedFrom+i]
+		ep.WaitSeconds = make(map[string]float64)
+		for ph := range dist.NumPhases {
+			ep.WaitSeconds[ph.String()] = w[ph]
+		}
+	}
+	if err := finishTrain(r.e, &r.c, res, &sum.trainSummary); err != nil {
+		return err
+	}
+	tr0 := func(ph dist.Phase) phaseJSON { return sum.Traffic[ph.String()] }
+	fmt.Fprintf(r.e.stdout, "traffic over %d ranks: sample %d B, features %d B, gradients %d B; time in communication (mean per rank): sample %.3f s, features %.3f s, gradients %.3f s, control %.3f s; peak RSS of a rank %d MiB\n",
+		sum.Ranks, tr0(dist.PhaseSample).BytesSent, tr0(dist.PhaseFeatures).BytesSent, tr0(dist.PhaseGradients).BytesSent,
+		tr0(dist.PhaseSample).WaitSeconds, tr0(dist.PhaseFeatures).WaitSeconds, tr0(dist.PhaseGradients).WaitSeconds,
+		tr0(dist.PhaseControl).WaitSeconds, sum.PeakRSSMax>>20)
+	if r.c.json {
+		return writeJSON(r.e.stdout, sum)
+	}
+	return nil
+}
 
 // distTrainSummary is the --json object of a distributed `bulksample
 // train`: the single-process summary, whose per-epoch figures (times,
@@ -57,306 +230,6 @@ type distTrainSummary struct {
 	// ParamHash is the hash of the final parameters (gnn.Model.ParamHash),
 	// checked equal on every rank.
 	ParamHash string `json:"param_hash"`
-}
-
-func runTrainDist(ctx context.Context, e *env, c *trainConfig) error {
-	return runRanks(ctx, e, &c.dist.rankFlags, func(ctx context.Context, e *env, w dist.Comm) error {
-		return trainRank(ctx, e, c, w)
-	})
-}
-
-// errInjected is the error of --fail-rank.
-var errInjected = errors.New("injected failure")
-
-// trainRank is one rank's run.
-func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) error {
-	var waits dist.CommTimes
-	world = dist.NewTimed(world, &waits)
-	root := world.Rank() == 0
-	// This rank's copy of the configuration (setupTrain sets --batch all's
-	// size in it; in-process ranks share c); rank 0 alone writes files.
-	local := *c
-	c = &local
-	re := e // where this rank reports progress: rank 0 alone
-	if !root {
-		re = &env{stdout: io.Discard, stderr: io.Discard}
-		c.splitOut = ""
-	}
-	ts, err := setupTrain(ctx, re, c)
-	if err != nil {
-		return err
-	}
-	ds := ts.ds
-	if err := sameInput(ctx, world, c.data, []string{
-		fmt.Sprintf("vertices %d", ds.NumNodes()), fmt.Sprintf("entries %d", ds.Adj.NNZ()),
-		fmt.Sprintf("features %d", ds.NumFeatures), fmt.Sprintf("classes %d", ds.NumClasses),
-		"split " + gnn.SplitFingerprint(ds.Train, ds.Valid, ds.Test),
-	}); err != nil {
-		return err
-	}
-	grid, err := dist.NewGrid(ctx, world, c.dist.replication, ts.ds.NumNodes())
-	if err != nil {
-		return err
-	}
-	defer grid.Close()
-	// The feature exchanges (and the evaluation's) get communicators of
-	// their own: an input pipeline may run them beside the sampler's.
-	fgrid, err := dist.NewGrid(ctx, world, c.dist.replication, ts.ds.NumNodes())
-	if err != nil {
-		return err
-	}
-	defer fgrid.Close()
-	s, fetch, err := newDistTrainSampler(ctx, c, ts, grid)
-	if err != nil {
-		return err
-	}
-	if root {
-		announceTrain(re, c, ts, fmt.Sprintf(" on %d ranks (replication %d, %s)", grid.Size(), grid.Replication(), fetch))
-	}
-	rd, err := rankTrainData(ctx, c, ts, grid, fgrid, s)
-	defer rd.close()
-	if err != nil {
-		return err
-	}
-	data := rd.data
-	if c.opt.Resume {
-		if err := sameCheckpoint(ctx, grid.World(), c.opt.CheckpointDir); err != nil {
-			return err
-		}
-	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	opt := c.opt
-	opt.ResumeConfig = c.resumeConfig(ts.normalized)
-	bar := newEpochProgress(re.stderr, opt.Epochs)
-	opt.OnResume = announceResume(re.stderr, c)
-	opt.OnMinibatch = func(epoch, done, total int) {
-		bar.minibatch(epoch, done, total)
-		if grid.Rank() == c.dist.failRank && done == min(opt.BulkSize, total) {
-			cancel(fmt.Errorf("%w after bulk 0 (--fail-rank %d)", errInjected, c.dist.failRank))
-		}
-	}
-	// While the ranks train, a signal asks them to stop together (see
-	// signals.go) rather than cancel this rank's collectives.
-	stop, release := stopRequest(ctx)
-	defer release()
-	opt.Stop = stop
-	tr, err := gnn.NewTrainer(data, opt)
-	if err != nil {
-		return err
-	}
-	if _, why := tr.PipelineDepth(); why != "" {
-		// The sampler, the store and the reducer communicate, and the MPI
-		// library did not grant MPI_THREAD_MULTIPLE.
-		fmt.Fprintf(re.stderr, "train: %s\n", why)
-	}
-	var epochWaits [][dist.NumPhases]float64 // rank 0's time in communication per epoch
-	last := waits.Seconds()
-	res, err := tr.Run(ctx, func(st gnn.EpochStats) {
-		bar.done()
-		now := waits.Seconds()
-		var w [dist.NumPhases]float64
-		for ph := range w {
-			w[ph] = now[ph] - last[ph]
-		}
-		epochWaits, last = append(epochWaits, w), now
-		if root {
-			printEpoch(re.stdout, opt.Epochs, st, opt.Arch != gnn.Linear)
-			for _, p := range st.Costs {
-				notePhase(re.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, opt.Epochs), p.Name, p.Cost)
-			}
-		}
-	})
-	release()
-	bar.done()
-	if agreedStop(err) {
-		// Every rank stopped after the same step and rank 0's checkpoint
-		// is written: the job ends without MPI_Abort.
-		return &rankStopError{rank: grid.Rank(), err: err}
-	}
-	if !root {
-		err = notRootStop(err)
-	}
-	// Every rank resumed from the same checkpoint (sameCheckpoint), so
-	// all of them end here alike, before the collectives below.
-	if err == nil && nothingToTrain(re.stderr, c, res) {
-		return nil
-	}
-	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errInjected) {
-		return fmt.Errorf("%w: %w", cause, err)
-	}
-	if err != nil {
-		return err
-	}
-	if err := tr.Model().CheckReplicas(ctx, grid.World()); err != nil {
-		return err
-	}
-	sum := distTrainSummary{Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetch,
-		DataLayout: distDataWhole, Features: rd.features, Evaluation: rd.evaluation,
-		ParamHash: fmt.Sprintf("%016x", tr.Model().ParamHash())}
-	comms := slices.Concat(grid.Comms(), fgrid.Comms(), rd.comms())
-	if err := runTotals(ctx, grid.World(), comms, &waits, &sum); err != nil {
-		return err
-	}
-	if !root {
-		return nil
-	}
-	sum.trainSummary = ts.summary(c, res)
-	for i, w := range epochWaits {
-		ep := &sum.Epochs[res.ResumedFrom+i]
-		ep.WaitSeconds = make(map[string]float64)
-		for ph := range dist.NumPhases {
-			ep.WaitSeconds[ph.String()] = w[ph]
-		}
-	}
-	if err := finishTrain(re, c, res, &sum.trainSummary); err != nil {
-		return err
-	}
-	tr0 := func(ph dist.Phase) phaseJSON { return sum.Traffic[ph.String()] }
-	fmt.Fprintf(re.stdout, "traffic over %d ranks: sample %d B, features %d B, gradients %d B; time in communication (mean per rank): sample %.3f s, features %.3f s, gradients %.3f s, control %.3f s; peak RSS of a rank %d MiB\n",
-		sum.Ranks, tr0(dist.PhaseSample).BytesSent, tr0(dist.PhaseFeatures).BytesSent, tr0(dist.PhaseGradients).BytesSent,
-		tr0(dist.PhaseSample).WaitSeconds, tr0(dist.PhaseFeatures).WaitSeconds, tr0(dist.PhaseGradients).WaitSeconds,
-		tr0(dist.PhaseControl).WaitSeconds, sum.PeakRSSMax>>20)
-	if c.json {
-		return writeJSON(re.stdout, sum)
-	}
-	return nil
-}
-
-// notRootStop returns err, the error of Run on a rank other than 0, saying
-// that rank 0 writes the checkpoint when err is a *gnn.StoppedError naming
-// one: its message, "(checkpoint ck/checkpoint.gob)", claimed on every
-// rank a file that rank 0 alone writes (gnn.Trainer.save).
-func notRootStop(err error) error {
-	var st *gnn.StoppedError
-	if errors.As(err, &st) && err == error(st) && st.Checkpoint != "" {
-		return &notRootStopError{st}
-	}
-	return err
-}
-
-// notRootStopError is a *gnn.StoppedError of a rank other than 0.
-type notRootStopError struct{ st *gnn.StoppedError }
-
-func (e *notRootStopError) Error() string {
-	return fmt.Sprintf("gnn: stopped in epoch %d after %d of %d minibatches (no checkpoint from this rank: rank 0 writes %s): %v",
-		e.st.Epoch+1, e.st.Minibatches, e.st.Total, e.st.Checkpoint, e.st.Err)
-}
-
-func (e *notRootStopError) Unwrap() error { return e.st }
-
-// rankTrainData returns this rank's gnn.Data: the data-parallel reducer
-// (on grid, the sampler's), the feature store (featurex.Dist over fgrid, a
-// grid of the same shape with communicators of its own, or every rank's own copy
-// with --replicate-graph) and the evaluator of --eval, with what the JSON
-// says of the last two. It normalises the feature rows the rank reads
-// (--norm-features) and no others. The returned rankData is never nil: its
-// close frees what was made, even after an error.
-func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fgrid *dist.Grid, s sampling.Sampler) (*rankData, error) {
-	ds := ts.ds
-	gathered := c.evalMode == evalGathered
-	// The rows this rank reads: all of them with a replicated graph or on
-	// the rank that evaluates the whole graph, its block's otherwise.
-	wholeRows := c.dist.replicate || (gathered && grid.Rank() == 0)
-	lo, hi := grid.MyRows()
-	rows := [2]int{int(lo), int(hi)}
-	if wholeRows {
-		rows = [2]int{0, ds.NumNodes()}
-	}
-	rd := &rankData{features: distFeaturesLocal, comms: func() []dist.Comm { return nil }}
-	if err := ts.normalizeRows(rows[0], rows[1]); err != nil {
-		return rd, err
-	}
-	rd.data = gnn.Data{Name: ds.Name, Sampler: s, Labels: ds.Labels, NumClasses: ds.NumClasses,
-		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Reducer: gnn.NewDataParallel(grid.World())}
-	f := ds.NumFeatures
-	var store *featurex.Dist
-	if c.dist.replicate {
-		local, err := featurex.NewLocal(ds.Features, f, featurex.LocalOptions{Threads: c.opt.Threads})
-		if err != nil {
-			return rd, fmt.Errorf("%s: %w", c.data, err)
-		}
-		rd.data.Features = local
-	} else {
-		var err error
-		if store, err = featurex.NewDist(ctx, fgrid, ds.Features[int(lo)*f:int(hi)*f], f, featurex.DistOptions{}); err != nil {
-			return rd, fmt.Errorf("%s: %w", c.data, err)
-		}
-		rd.data.Features, rd.features = store, distFeaturesDist
-		rd.closers = append(rd.closers, store.Close)
-		rd.comms = func() []dist.Comm { return []dist.Comm{store.Comm()} }
-	}
-	if gathered {
-		ev := &gnn.RootEvaluator{Comm: grid.World(), Root: 0, Vertices: ds.NumNodes()}
-		if grid.Rank() == 0 {
-			ev.Eval = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}
-		}
-		rd.data.Evaluator, rd.evaluation = ev, distEvalGathered
-		return rd, nil
-	}
-	m, err := dist.Distribute(fgrid, ds.Adj)
-	if err != nil {
-		return rd, err
-	}
-	ev := &gnn.BlockEvaluator{Matrix: m, Features: rd.data.Features}
-	rd.data.Evaluator, rd.evaluation = ev, distEvalBlocks
-	rd.closers = append(rd.closers, ev.Close)
-	storeComms := rd.comms
-	rd.comms = func() []dist.Comm { return append(storeComms(), ev.Comms()...) }
-	return rd, nil
-}
-
-// rankData is what rankTrainData makes for one rank.
-type rankData struct {
-	data                 gnn.Data
-	features, evaluation string             // as the JSON states them
-	comms                func() []dist.Comm // the stores' own communicators, for the traffic counters
-	closers              []func() error     // what frees them, in the order made
-}
-
-// close frees the stores' communicators, newest first.
-func (rd *rankData) close() {
-	for _, c := range slices.Backward(rd.closers) {
-		c()
-	}
-}
-
-// newDistTrainSampler returns this rank's sampler and how it reads the
-// graph: the distributed node-wise (GCN: with the graph's degrees from
-// the owners) or layer-wise sampler over this rank's block of rows, the
-// local one with --replicate-graph, or none for the linear model.
-func newDistTrainSampler(ctx context.Context, c *trainConfig, ts *trainSetup, grid *dist.Grid) (sampling.Sampler, string, error) {
-	if c.opt.Arch == gnn.Linear {
-		return gnn.SeedsOnly{}, "none", nil
-	}
-	if c.dist.replicate {
-		s, err := newTrainSampler(ts.ds, c)
-		return s, "replicated", err
-	}
-	a, err := layerWiseMatrix(ts.ds.Adj, c.sampler, c.ladiesMatrix, c.opt.Threads)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", c.data, err)
-	}
-	m, err := dist.Distribute(grid, a)
-	if err != nil {
-		return nil, "", err
-	}
-	var s sampling.Sampler
-	switch c.sampler {
-	case sampling.MethodNode:
-		s, err = sampling.NewDistNodeWise(m, c.dist.mode, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.opt.Seed,
-			Threads: c.opt.Threads, Degrees: c.opt.Arch == gnn.GCN})
-	default:
-		lw := sampling.LayerWiseOptions{Method: sampling.LADIES, Budgets: c.fanouts, Seed: c.opt.Seed, Threads: c.opt.Threads}
-		if c.sampler == sampling.MethodFastGCN {
-			lw.Method = sampling.FastGCN
-		}
-		s, err = sampling.NewDistLayerWise(ctx, m, lw)
-	}
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", c.data, err)
-	}
-	return s, c.dist.mode.String(), nil
 }
 
 // runTotals fills sum's traffic, communication times and peak memory over
@@ -421,3 +294,25 @@ func sameCheckpoint(ctx context.Context, c dist.Comm, dir string) error {
 	}
 	return nil
 }
+
+// notRootStop returns err, the error of Run on a rank other than 0, saying
+// that rank 0 writes the checkpoint when err is a *gnn.StoppedError naming
+// one: its message, "(checkpoint ck/checkpoint.gob)", claimed on every
+// rank a file that rank 0 alone writes (gnn.Trainer.save).
+func notRootStop(err error) error {
+	var st *gnn.StoppedError
+	if errors.As(err, &st) && err == error(st) && st.Checkpoint != "" {
+		return &notRootStopError{st}
+	}
+	return err
+}
+
+// notRootStopError is a *gnn.StoppedError of a rank other than 0.
+type notRootStopError struct{ st *gnn.StoppedError }
+
+func (e *notRootStopError) Error() string {
+	return fmt.Sprintf("gnn: stopped in epoch %d after %d of %d minibatches (no checkpoint from this rank: rank 0 writes %s): %v",
+		e.st.Epoch+1, e.st.Minibatches, e.st.Total, e.st.Checkpoint, e.st.Err)
+}
+
+func (e *notRootStopError) Unwrap() error { return e.st }

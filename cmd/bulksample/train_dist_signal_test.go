@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 )
 
 // rankStopLine is a rank's stop message: its rank, epoch (1-based) and

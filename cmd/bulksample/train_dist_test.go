@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/dist/mpitest"
 	"github.com/bulksample/bulksample/gnn"
-	"github.com/bulksample/bulksample/internal/mpitest"
 )
 
 // distTrainData is a small labelled planted-partition graph: training on

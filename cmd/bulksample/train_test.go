@@ -17,6 +17,7 @@ import (
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/train"
 )
 
 const smallSynthetic = "synthetic:nodes=3000,classes=4,split=random:0.2,0.2,0.6"
@@ -285,20 +286,17 @@ func TestTrainFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gnn.TrainOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001},
-		BatchSize: 100, BulkSize: 5, Epochs: 7, Seed: 9, Threads: 2, PureGoBLAS: true, CheckpointDir: "ck", Resume: true,
-		GCNNorm: gnn.GCNBlockNorm, NoEval: true, PipelineDepth: 1, CheckpointEvery: 3, CheckpointInterval: 10 * time.Minute}
-	if !reflect.DeepEqual(c.opt, want) {
-		t.Errorf("options %+v; want %+v", c.opt, want)
+	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, GCNNorm: gnn.GCNBlockNorm}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001}}, Plan: gnn.TrainPlan{BatchSize: 100, BulkSize: 5, Epochs: 7}, Seed: 9, Runtime: gnn.TrainRuntime{Threads: 2, PureGoBLAS: true, NoEval: true, PipelineDepth: 1}, Checkpoint: gnn.TrainCheckpoint{Dir: "ck", Resume: true, Every: 3, Interval: 10 * time.Minute}}
+	if !reflect.DeepEqual(c.opt.Train, want) {
+		t.Errorf("options %+v; want %+v", c.opt.Train, want)
 	}
-	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
-	if wantDist := (distFlags{rankFlags: rankFlags{replication: 2, inproc: 4, stall: defaultStallTimeout}, fetch: "pull", replicate: true, failRank: 3, mode: sampling.FetchPull}); c.dist != wantDist {
-		t.Errorf("distribution flags %+v; want %+v", c.dist, wantDist)
+	if wantDist := (train.DistOptions{Replication: 2, Layout: sampling.Replicated, Fetch: sampling.FetchPull, Eval: train.EvalGathered}); c.opt.Dist != wantDist || c.ranks.inproc != 4 || c.ranks.failRank != 3 || c.ranks.stall != defaultStallTimeout {
+		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 4, 3, %v", c.opt.Dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, wantDist, defaultStallTimeout)
 	}
-	if c.evalMode != evalGathered {
-		t.Errorf("--eval gathered: %q", c.evalMode)
+	if wantSampler := (sampling.SamplerOptions{Method: "ladies", Fanouts: []int{64, 64, 64}, Normalize: true}); !reflect.DeepEqual(c.opt.Sampler, wantSampler) {
+		t.Errorf("sampler options %+v; want %+v", c.opt.Sampler, wantSampler)
 	}
-	if c.data != "x.npz" || c.sampler != "ladies" || !reflect.DeepEqual(c.fanouts, []int{64, 64, 64}) || c.split != "planetoid" ||
+	if c.data != "x.npz" || c.opt.Name != "x.npz" || c.split != "planetoid" ||
 		c.normFeatures != "on" || c.plot != "p.png" || !c.json {
 		t.Errorf("config %+v", c)
 	}
@@ -315,20 +313,15 @@ func TestTrainPresets(t *testing.T) {
 		all     bool
 	}{
 		{[]string{"--preset", "kipf-gcn"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5, BatchSize: 512, BulkSize: 1, Epochs: 200, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, true},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Seed: 1}, true},
 		{[]string{"--preset", "kipf-gcn", "--epochs", "7", "--batch", "30", "--hidden", "8"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5, BatchSize: 30, BulkSize: 1, Epochs: 7, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 30, BulkSize: 1, Epochs: 7}, Seed: 1}, false},
 		{[]string{"--preset", "kipf-gcn", "--weight-decay-layers", "all"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5, BatchSize: 512, BulkSize: 1, Epochs: 200, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, true},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Seed: 1}, true},
 		{[]string{"--preset", "planetoid-sage"}, gnn.SAGE, []int{25, 10},
-			gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4, Epochs: 40, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 40}, Seed: 1}, false},
 		{[]string{"--preset", "planetoid-sage", "--epochs", "100", "--model", "gcn", "--fanout", "5,5"}, gnn.GCN, []int{5, 5},
-			gnn.TrainOptions{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6, BatchSize: 64, BulkSize: 4, Epochs: 100, Seed: 1,
-				Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 100}, Seed: 1}, false},
 	}
 	for _, tc := range tests {
 		var errb bytes.Buffer
@@ -336,10 +329,10 @@ func TestTrainPresets(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v\n%s", tc.args, err, errb.String())
 		}
-		if !reflect.DeepEqual(c.opt, tc.opt) || !reflect.DeepEqual(c.fanouts, tc.fanouts) || c.batchAll != tc.all ||
-			c.sampler != "node" || c.normFeatures != "" || c.preset != tc.args[1] {
+		if !reflect.DeepEqual(c.opt.Train, tc.opt) || !reflect.DeepEqual(c.opt.Sampler.Fanouts, tc.fanouts) || c.opt.BatchAll != tc.all ||
+			c.opt.Sampler.Method != "node" || c.normFeatures != "" || c.preset != tc.args[1] {
 			t.Errorf("%q: options %+v, fanouts %v, batch all %v, sampler %s, norm %s, preset %s; want %+v, %v, %v, node, auto, %s",
-				tc.args, c.opt, c.fanouts, c.batchAll, c.sampler, c.normFeatures, c.preset, tc.opt, tc.fanouts, tc.all, tc.args[1])
+				tc.args, c.opt.Train, c.opt.Sampler.Fanouts, c.opt.BatchAll, c.opt.Sampler.Method, c.normFeatures, c.preset, tc.opt, tc.fanouts, tc.all, tc.args[1])
 		}
 	}
 }

@@ -3,6 +3,8 @@ package hugemem
 import (
 	"sync"
 	"unsafe"
+
+	"github.com/bulksample/bulksample/internal/par"
 )
 
 // MinBytes is the smallest array an Arena maps: smaller ones are ordinary Go
@@ -67,16 +69,7 @@ func Move[T Element](a *Arena, s []T, threads int) []T {
 // that the first touch of dst's pages, the dear part, is shared out.
 func parallelCopy[T any](dst, src []T, threads int) {
 	threads = max(1, min(threads, len(src)/(1<<18)))
-	if threads == 1 {
-		copy(dst, src)
-		return
-	}
-	var wg sync.WaitGroup
-	for t := range threads {
-		lo, hi := len(src)*t/threads, len(src)*(t+1)/threads
-		wg.Go(func() { copy(dst[lo:hi], src[lo:hi]) })
-	}
-	wg.Wait()
+	par.Ranges(len(src), threads, 1, func(_, lo, hi int) { copy(dst[lo:hi], src[lo:hi]) })
 }
 
 // Grow returns s resized to n elements: s's array when its capacity

@@ -8,7 +8,7 @@
 // pages, which the Go heap never asks for. And a graph held on the Go heap
 // makes the heap large, so the garbage collector runs rarely and every
 // product's output lands on fresh pages, each first touch costing a page
-// fault (10-20 µs per 4 KiB page on these machines, see PERF-NOTES.md); a
+// fault (10-20 µs per 4 KiB page on these machines, see docs/perf-notes.md); a
 // graph mapped from a native file leaves the heap small, the collector
 // recycles outputs, and the same product ran 7x faster. An Arena gives every
 // loader the native file's conditions: the arrays off the heap, on huge

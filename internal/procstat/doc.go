@@ -8,7 +8,7 @@
 // # Why
 //
 // On the machines this project runs on, fresh memory costs 11-22 µs per 4 KiB
-// page on first touch (shared/design/PERF-NOTES.md), so the same kernel call
+// page on first touch (docs/perf-notes.md), so the same kernel call
 // can take 2 ms or 14 ms depending on whether its output pages are new. A
 // phase's minor faults and kernel (system) time say which happened; its
 // allocated bytes and GC time say whether the Go heap was the cause.

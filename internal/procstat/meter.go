@@ -117,7 +117,7 @@ func (c Cost) share(x float64) float64 {
 
 // MaxFaultCost is the most kernel time FaultSeconds credits to one page
 // fault: a little above the dearest first touch measured on the project's
-// virtual machines (11-22 µs per 4 KiB page, shared/design/PERF-NOTES.md).
+// virtual machines (11-22 µs per 4 KiB page, docs/perf-notes.md).
 const MaxFaultCost = 25 * time.Microsecond
 
 // FaultSeconds estimates the time the span's page faults cost: its kernel

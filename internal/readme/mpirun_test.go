@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/internal/mpitest"
+	"github.com/bulksample/bulksample/dist/mpitest"
 	"github.com/bulksample/bulksample/internal/testenv"
 )
 

@@ -58,7 +58,7 @@ func RandomSeeds(n, k, b int, seed uint64) [][]int32 {
 	return out
 }
 
-// ExplicitNodeWise samples with the explicit matrices of DESIGN.md 3.1: Q built by
+// ExplicitNodeWise samples with the explicit matrices of docs/design.md 3.1: Q built by
 // QPerEntry, P = Q·A by spgemm.Mul, SelectPerRow, then per minibatch the
 // new vertices in order of first appearance and spgemm.ExtractColumns.
 func ExplicitNodeWise(a *spgemm.CSR, opt sampling.NodeWiseOptions, epoch, first int, seeds [][]int32) *sampling.Bulk {

@@ -1,14 +1,3 @@
-// Package benchutil holds what the benchmark programs under benchmarks/ share:
-// the process entry point and usage-error handling of their command lines,
-// integer-list flags, medians, a description of the machine, CPU time and
-// load average, and writing the markdown report and the --json summary, with
-// the per-repetition costs (page faults, heap allocation, GC, peak RSS) that
-// every report shows next to its rows: CostColumns, MedianCost, CostCells
-// (measuring them is internal/procstat's, shared with the CLI); and the
-// rounds and within-round ratios of the sweeps through the CLI (SweepOrder,
-// RoundRatios, MedianCI) and their verdict on the largest bulk size
-// (GoalVerdict), and the pinning of a sweep's processes to as many cores as
-// threads (Pinner).
 package benchutil
 
 import (
@@ -288,7 +277,7 @@ const CostRule = "--:|--:|--:|--:|--:|--:|--:|--:|"
 // CostLegend is a paragraph explaining CostColumns, for the reports.
 const CostLegend = "The cost columns say what one timed repetition cost the process (internal/procstat): " +
 	"CPU time of all threads, minor page faults (first touches of fresh memory: 11-22 µs each on the " +
-	"shared VMs, shared/design/PERF-NOTES.md) and the kernel time they mostly account for, bytes allocated " +
+	"shared VMs, docs/perf-notes.md) and the kernel time they mostly account for, bytes allocated " +
 	"on the Go heap, GC cycles, the runtime's estimate of GC CPU time, GC pauses, and the peak resident " +
 	"set at its end. Where a row has several repetitions, each is their median (peak RSS: the largest).\n"
 

@@ -1,4 +1,4 @@
-package sampling
+package par
 
 import (
 	"fmt"
@@ -13,9 +13,9 @@ import (
 // every member runs every pass once and that a stopped team starts again.
 func TestTeam(t *testing.T) {
 	start := runtime.NumGoroutine()
-	var tm team
+	var tm Team
 	for _, helpers := range []int{1, 3, 1} {
-		tm.start(helpers)
+		tm.Start(helpers)
 		for pass := range 40 {
 			var runs atomic.Int32
 			tm.run(helpers+1, func(int) { runs.Add(1) })
@@ -36,22 +36,22 @@ func TestTeam(t *testing.T) {
 		if got := runs.Load(); got != int32(helpers+1) {
 			t.Fatalf("%d helpers, slow pass: the job ran %d times", helpers, got)
 		}
-		tm.stop()
+		tm.Stop()
 	}
 	checkGoroutines(t, start)
 }
 
-// TestTeamRunOn checks that runOn runs job(p) once for each p < t, all at
+// TestTeamRun checks that Run runs job(p) once for each p < t, all at
 // the same time (each waits for the others), on a nil team, a team with
 // enough members, one with too few, and from inside a pass (nested), and
-// that forRanges covers [0, n) once.
-func TestTeamRunOn(t *testing.T) {
+// that ForRanges covers [0, n) once.
+func TestTeamRun(t *testing.T) {
 	start := runtime.NumGoroutine()
-	var tm team
-	tm.start(3)
+	var tm Team
+	tm.Start(3)
 	for _, tc := range []struct {
 		name   string
-		tm     *team
+		tm     *Team
 		t      int
 		nested bool
 	}{
@@ -64,7 +64,7 @@ func TestTeamRunOn(t *testing.T) {
 		check := func() {
 			runs := make([]atomic.Int32, tc.t)
 			var arrived atomic.Int32
-			tc.tm.runOn(tc.t, func(p int) {
+			tc.tm.Run(tc.t, func(p int) {
 				runs[p].Add(1)
 				arrived.Add(1)
 				deadline := time.Now().Add(10 * time.Second)
@@ -82,7 +82,7 @@ func TestTeamRunOn(t *testing.T) {
 			}
 		}
 		if tc.nested {
-			tm.runOn(2, func(p int) {
+			tm.Run(2, func(p int) {
 				if p == 1 {
 					check()
 				}
@@ -94,19 +94,19 @@ func TestTeamRunOn(t *testing.T) {
 	for _, n := range []int{0, 1, 7, 100, 1001} {
 		for _, threads := range []int{1, 2, 4, 9} {
 			seen := make([]atomic.Int32, n)
-			tm.forRanges(n, threads, func(lo, hi int) {
+			tm.ForRanges(n, threads, func(lo, hi int) {
 				for i := lo; i < hi; i++ {
 					seen[i].Add(1)
 				}
 			})
 			for i := range seen {
 				if got := seen[i].Load(); got != 1 {
-					t.Fatalf("forRanges(%d, %d): index %d visited %d times", n, threads, i, got)
+					t.Fatalf("ForRanges(%d, %d): index %d visited %d times", n, threads, i, got)
 				}
 			}
 		}
 	}
-	tm.stop()
+	tm.Stop()
 	checkGoroutines(t, start)
 }
 
@@ -115,17 +115,17 @@ func TestTeamRunOn(t *testing.T) {
 // runs passes afterwards.
 func TestTeamPanic(t *testing.T) {
 	start := runtime.NumGoroutine()
-	var tm team
-	tm.start(2)
+	var tm Team
+	tm.Start(2)
 	for _, tc := range []struct {
-		tm *team
+		tm *Team
 		t  int
 	}{{&tm, 3}, {nil, 3}, {&tm, 5}} {
 		for bad := range tc.t {
 			var done atomic.Int32
 			got := func() (r any) {
 				defer func() { r = recover() }()
-				tc.tm.runOn(tc.t, func(p int) {
+				tc.tm.Run(tc.t, func(p int) {
 					if p == bad {
 						panic(fmt.Sprint("job ", p))
 					}
@@ -143,11 +143,11 @@ func TestTeamPanic(t *testing.T) {
 		}
 	}
 	var runs atomic.Int32
-	tm.runOn(3, func(int) { runs.Add(1) })
+	tm.Run(3, func(int) { runs.Add(1) })
 	if runs.Load() != 3 {
 		t.Errorf("after the panics a pass ran %d times, want 3", runs.Load())
 	}
-	tm.stop()
+	tm.Stop()
 	checkGoroutines(t, start)
 }
 

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"image/color"
+	"io"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/atomicfile"
+)
+
+// plotCurves writes the training curves to a PNG file: the training loss
+// in the upper panel and the train, valid and test accuracies in the lower
+// one, over the same epoch axis. (On one axis the loss, often near 2 to 10,
+// flattened the accuracies in [0, 1].)
+func plotCurves(path string, res *gnn.Result) error {
+	loss, acc, err := curvePlots(res)
+	if err != nil {
+		return fmt.Errorf("plot %s: %w", path, err)
+	}
+	img := vgimg.New(8*vg.Inch, 7*vg.Inch)
+	dc := draw.New(img)
+	tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: 4 * vg.Millimeter,
+		PadTop: 2 * vg.Millimeter, PadBottom: 2 * vg.Millimeter, PadLeft: 2 * vg.Millimeter, PadRight: 4 * vg.Millimeter}
+	canvases := plot.Align([][]*plot.Plot{{loss}, {acc}}, tiles, dc)
+	loss.Draw(canvases[0][0])
+	acc.Draw(canvases[1][0])
+	// Through a temporary file, so that a failed write keeps the previous plot.
+	err = atomicfile.Write(context.Background(), path, func(w io.Writer) error {
+		_, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(w)
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("plot: %w", err)
+	}
+	return nil
+}
+
+// curvePlots returns the two panels of plotCurves: the loss per epoch, and
+// the accuracies per epoch on a fixed [0, 1] axis. Both span the same
+// epochs.
+func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
+	series := func(f func(gnn.EpochStats) float64) plotter.XYs {
+		xy := make(plotter.XYs, len(res.Epochs))
+		for i, st := range res.Epochs {
+			xy[i].X, xy[i].Y = float64(st.Epoch+1), f(st)
+		}
+		return xy
+	}
+	loss = plot.New()
+	loss.Title.Text = "bulksample train"
+	loss.Y.Label.Text = "training loss"
+	loss.Legend.Top = true // the loss falls: the upper right stays clear
+	line, points, err := plotter.NewLinePoints(series(func(s gnn.EpochStats) float64 { return s.Loss }))
+	if err != nil {
+		return nil, nil, err
+	}
+	// Black, so that it is not taken for the train accuracy (plotutil's
+	// first colour) below.
+	line.Color, points.Color, points.Shape = color.Black, color.Black, draw.CircleGlyph{}
+	loss.Add(line, points)
+	loss.Legend.Add("training loss", line, points)
+	acc = plot.New()
+	acc.X.Label.Text = "epoch"
+	acc.Y.Label.Text = "accuracy"
+	acc.Legend.Top = false // the accuracies rise: the lower right stays clear
+	if err := plotutil.AddLinePoints(acc,
+		"train accuracy", series(func(s gnn.EpochStats) float64 { return s.TrainAcc }),
+		"valid accuracy", series(func(s gnn.EpochStats) float64 { return s.ValAcc }),
+		"test accuracy", series(func(s gnn.EpochStats) float64 { return s.TestAcc }),
+	); err != nil {
+		return nil, nil, err
+	}
+	acc.Y.Min, acc.Y.Max = 0, 1
+	// One epoch axis for both panels.
+	lo, hi := min(loss.X.Min, acc.X.Min), max(loss.X.Max, acc.X.Max)
+	loss.X.Min, loss.X.Max, acc.X.Min, acc.X.Max = lo, hi, lo, hi
+	return loss, acc, nil
+}

@@ -1,0 +1,200 @@
+package dist_test
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/spgemm/spgemmtest"
+)
+
+// grids15D are the (p, c) of the 1.5D tests: one rank, blocks without
+// replicas, replicas, a column of one rank (c = p), and more ranks than
+// some matrices have rows.
+var grids15D = [][2]int{{1, 1}, {2, 1}, {3, 1}, {4, 2}, {6, 3}, {8, 2}, {4, 4}}
+
+// firstPicks is a RowService that answers with the first arg column ids of
+// a row, each with the value column id + 0.5 when values are on.
+type firstPicks struct{ values bool }
+
+func (f firstPicks) Serve(args [3]int64, gid, arg int32, cols []int32, _ []float32, items []int32, vals []float32) ([]int32, []float32, int) {
+	n := min(int(arg)+int(args[0]), len(cols))
+	items = append(items, cols[:n]...)
+	if f.values {
+		for _, c := range cols[:n] {
+			vals = append(vals, float32(c)+0.5)
+		}
+	}
+	return items, vals, n
+}
+
+func (f firstPicks) Values() bool { return f.values }
+
+// TestRowExchange: on every grid of grids15D, ranks that run different
+// numbers of rounds (then Drain) fetch random rows of a square and of a
+// rectangular matrix, ask the degrees of others and call a service, with
+// and without values, in rounds where the ranks ask for different kinds,
+// and get the rows, lengths and answers of the whole matrix.
+func TestRowExchange(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	mats := []*spgemm.CSR{
+		spgemmtest.Random(rng, 97, 97, 0.08, true, false),
+		spgemmtest.Random(rng, 50, 13, 0.3, false, false),
+		spgemmtest.Random(rng, 3, 3, 0.5, false, false),
+	}
+	for mi, a := range mats {
+		for _, gc := range grids15D {
+			for _, values := range []bool{false, true} {
+				name := fmt.Sprintf("matrix %d p=%d c=%d values=%v", mi, gc[0], gc[1], values)
+				err := onRows(gc[0], gc[1], a, func(ctx context.Context, m *dist.Matrix) error {
+					x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values})
+					if err != nil {
+						return err
+					}
+					if err := x.Handle(dist.KindUser, firstPicks{values}); err != nil {
+						return err
+					}
+					return exchangeRounds(ctx, x, a, rand.New(rand.NewPCG(uint64(m.Grid.Rank()), 7)), m.Grid.Rank(), m.Grid.Rank()%3+2)
+				})
+				if err != nil {
+					t.Errorf("%s: %v", name, err)
+				}
+			}
+		}
+	}
+}
+
+// exchangeRounds runs rounds rounds on x, of each kind in turn (rows,
+// degrees, service calls) starting with the kind of first (so that ranks
+// that start with other kinds ask for several kinds in one round), and
+// checks their results against a, then drains.
+func exchangeRounds(ctx context.Context, x *dist.RowExchange, a *spgemm.CSR, rng *rand.Rand, first, rounds int) error {
+	for round := range rounds {
+		var ids []int32
+		for v := range int32(a.Rows) {
+			if rng.IntN(3) == 0 {
+				ids = append(ids, v)
+			}
+		}
+		switch (first + round) % 3 {
+		case 0:
+			if err := x.Fetch(ctx, ids); err != nil {
+				return err
+			}
+			for _, v := range ids {
+				gc, gv := x.Row(v)
+				wc, wv := a.Row(int(v))
+				if fmt.Sprint(gc) != fmt.Sprint(wc) {
+					return fmt.Errorf("round %d: row %d = %v; want %v", round, v, gc, wc)
+				}
+				if x.Values() && !sameFloats(gv, wv) || !x.Values() && gv != nil {
+					return fmt.Errorf("round %d: values of row %d = %v; want %v (values %v)", round, v, gv, wv, x.Values())
+				}
+			}
+		case 1:
+			deg := make([]int32, len(ids))
+			if err := x.Degrees(ctx, ids, deg); err != nil {
+				return err
+			}
+			for i, v := range ids {
+				if want := a.Indptr[v+1] - a.Indptr[v]; int64(deg[i]) != want {
+					return fmt.Errorf("round %d: degree of %d = %d; want %d", round, v, deg[i], want)
+				}
+			}
+		case 2:
+			args := make([]int32, len(ids))
+			for i := range args {
+				args[i] = int32(rng.IntN(4))
+			}
+			res, err := x.Call(ctx, dist.KindUser, [3]int64{1, 0, 0}, ids, args)
+			if err != nil {
+				return err
+			}
+			at := 0
+			for i, v := range ids {
+				wc, _ := a.Row(int(v))
+				n := min(int(args[i])+1, len(wc))
+				if int(res.Count[i]) != n || fmt.Sprint(res.Items[at:at+n]) != fmt.Sprint(wc[:n]) {
+					return fmt.Errorf("round %d: answer for %d is %d items %v; want %v", round, v, res.Count[i], res.Items[at:at+int(res.Count[i])], wc[:n])
+				}
+				if x.Values() != (res.Values != nil) || (n > 0 && res.Values != nil && res.Values[at] != float32(wc[0])+0.5) {
+					return fmt.Errorf("round %d: values %v for %d", round, res.Values, v)
+				}
+				at += n
+			}
+		}
+	}
+	return x.Drain(ctx)
+}
+
+func sameFloats(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestRowExchangeErrors: bad arguments are errors naming what is wrong,
+// on the rank that made them, before any communication.
+func TestRowExchangeErrors(t *testing.T) {
+	if _, err := dist.NewRowExchange(nil, dist.RowExchangeOptions{}); err == nil {
+		t.Error("nil matrix: no error")
+	}
+	a := spgemmtest.Random(rand.New(rand.NewPCG(1, 2)), 10, 10, 0.3, false, false)
+	err := onRows(1, 1, a, func(ctx context.Context, m *dist.Matrix) error {
+		if _, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Phase: dist.NumPhases}); err == nil || !strings.Contains(err.Error(), "Phase") {
+			return fmt.Errorf("bad phase: %v", err)
+		}
+		x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{})
+		if err != nil {
+			return err
+		}
+		for _, tc := range []struct {
+			err  error
+			want string
+		}{
+			{x.Fetch(ctx, []int32{3, 10}), "id[1] = 10 outside [0, 10)"},
+			{x.Degrees(ctx, []int32{-1}, make([]int32, 1)), "id[0] = -1"},
+			{x.Degrees(ctx, []int32{1}, nil), "0 degrees for 1 ids"},
+			{x.Handle(dist.KindDegrees, firstPicks{}), "kind 1"},
+		} {
+			if tc.err == nil || !strings.Contains(tc.err.Error(), tc.want) {
+				return fmt.Errorf("err = %v; want one containing %q", tc.err, tc.want)
+			}
+		}
+		if _, err := x.Call(ctx, dist.KindUser, [3]int64{}, []int32{1}, []int32{0}); err == nil || !strings.Contains(err.Error(), "no service for kind 2") {
+			return fmt.Errorf("call without a service: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// onRows runs fn on p in-process ranks of a grid with replication c, over
+// a distributed by rows (dist.Distribute); each rank's grid is closed after.
+func onRows(p, c int, a *spgemm.CSR, fn func(ctx context.Context, m *dist.Matrix) error) error {
+	return dist.RunInProc(context.Background(), p, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
+		g, err := dist.NewGrid(ctx, w, c, a.Rows)
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		m, err := dist.Distribute(g, a)
+		if err != nil {
+			return err
+		}
+		return fn(ctx, m)
+	})
+}

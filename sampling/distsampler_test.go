@@ -1,0 +1,105 @@
+package sampling_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/samplingtest"
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// blockOf returns the rows g.MyRows() of a: what a rank of a Split run
+// reads of the graph.
+func blockOf(g *dist.Grid, a *spgemm.CSR) *spgemm.CSR {
+	lo, hi := g.MyRows()
+	rows := make([]int32, hi-lo)
+	for i := range rows {
+		rows[i] = lo + int32(i)
+	}
+	return spgemm.GatherRows(a, rows, 1)
+}
+
+// TestNewDistSamplerEqualsNewSampler: NewDistSampler gives, for every
+// method (node-wise pulled and pushed, with degrees; LADIES on the matrix as
+// given and normalised; FastGCN), on a Split and a Replicated graph and on
+// grids with and without replicas, the digest of NewSampler on the whole
+// graph with the same options.
+func TestNewDistSamplerEqualsNewSampler(t *testing.T) {
+	a := samplingtest.RandomGraph(240, 7, true, 8)
+	mbs := samplingtest.RandomSeeds(a.Rows, 7, 10, 6)
+	for _, opt := range []sampling.DistSamplerOptions{
+		{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{3, 2}, Seed: 1, Degrees: true}},
+		{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4, 2}, Seed: 2, Weighted: true}, Fetch: sampling.FetchPush},
+		{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{20, 10}, Seed: 3}},
+		{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{20, 10}, Seed: 3, Normalize: true}},
+		{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{15, 15}, Seed: 4}},
+	} {
+		one, err := sampling.NewSampler(a, opt.SamplerOptions)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sampledDigest(t, one, mbs)
+		for _, layout := range []sampling.Layout{sampling.Split, sampling.Replicated} {
+			opt.Layout = layout
+			for _, gc := range [][2]int{{2, 1}, {4, 2}, {3, 3}} {
+				got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 4, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
+					graph := a
+					if layout == sampling.Split {
+						graph = blockOf(g, a)
+					}
+					return sampling.NewDistSampler(ctx, g, graph, opt)
+				})
+				if got != want {
+					t.Errorf("%s %v %v p=%d c=%d: digest %s; want %s", opt.SamplerOptions.Method, layout, opt.Fetch, gc[0], gc[1], got, want)
+				}
+			}
+		}
+	}
+}
+
+// TestDistSamplerOptionsValidate: an option that does not apply to the
+// method or the layout is an error naming the field.
+func TestDistSamplerOptionsValidate(t *testing.T) {
+	for _, tc := range []struct {
+		opt  sampling.DistSamplerOptions
+		want string
+	}{
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Fetch: sampling.FetchPush}, "Fetch = push, applies to method node"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: 7}, "Layout = 7"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: 5}, "Fetch = 5"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
+	} {
+		if err := tc.opt.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: err = %v; want one containing %q", tc.opt, err, tc.want)
+		}
+	}
+	if err := (&sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}}).Validate(); err != nil {
+		t.Errorf("defaults: %v", err)
+	}
+}
+
+// TestNewDistSamplerBlock: a block that is not this rank's is an error
+// naming the rank and both shapes.
+func TestNewDistSamplerBlock(t *testing.T) {
+	a := samplingtest.RandomGraph(50, 4, false, 2)
+	err := dist.RunInProc(context.Background(), 2, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
+		g, err := dist.NewGrid(ctx, w, 1, a.Rows)
+		if err != nil {
+			return err
+		}
+		defer g.Close()
+		_, err = sampling.NewDistSampler(ctx, g, a, sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{2}}})
+		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("rank %d", g.Rank())) || !strings.Contains(err.Error(), "50 x 50") {
+			return fmt.Errorf("the whole graph as a block: %v", err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Error(err)
+	}
+}

@@ -1,0 +1,73 @@
+package sampling
+
+import (
+	"strconv"
+	"strings"
+)
+
+// Setting is one named option value of a Fingerprint.
+type Setting struct{ Key, Value string }
+
+// Fingerprint names, in a fixed order, the options that determine what a
+// sampler samples (or how a dataset was prepared for training): a resumed
+// training run compares the fingerprints of its sampler and data with
+// those its checkpoint recorded, setting by setting, so that a resume with
+// other fanouts does not continue a run it is not (gnn.Trainer). Keys are
+// the command line's flag names: sampler, fanout, ladies-matrix.
+type Fingerprint []Setting
+
+// String returns the settings as key=value, separated by commas.
+func (f Fingerprint) String() string {
+	parts := make([]string, len(f))
+	for i, s := range f {
+		parts[i] = s.Key + "=" + s.Value
+	}
+	return strings.Join(parts, ",")
+}
+
+// Fingerprinter is implemented by samplers that describe their options as
+// a Fingerprint: NodeWise, LayerWise and the distributed samplers.
+type Fingerprinter interface {
+	Fingerprint() Fingerprint
+}
+
+// DegreeProvider is implemented by samplers whose blocks may carry the
+// graph's degree of every source vertex (Block.Deg; NodeWiseOptions'
+// Degrees): ProvidesDegrees reports whether they do. GCN normalising with
+// the graph's degrees needs a sampler that does.
+type DegreeProvider interface {
+	ProvidesDegrees() bool
+}
+
+// ints formats xs as "25,10".
+func ints(xs []int) string {
+	s := make([]string, len(xs))
+	for i, x := range xs {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ",")
+}
+
+// Fingerprint returns the sampler's method and fanouts (Fingerprinter).
+func (nw *NodeWise) Fingerprint() Fingerprint {
+	return Fingerprint{{"sampler", MethodNode}, {"fanout", ints(nw.opt.Fanouts)}}
+}
+
+// ProvidesDegrees reports whether the blocks carry the graph's degrees
+// (NodeWiseOptions.Degrees; DegreeProvider).
+func (nw *NodeWise) ProvidesDegrees() bool { return nw.opt.Degrees }
+
+// Fingerprint returns the sampler's method, its column budgets and, for
+// LADIES, the matrix it samples from: ladies-matrix normalized
+// (LayerWiseOptions.Normalize) or raw (Fingerprinter).
+func (s *LayerWise) Fingerprint() Fingerprint {
+	f := Fingerprint{{"sampler", s.opt.Method.String()}, {"fanout", ints(s.opt.Budgets)}}
+	if s.opt.Method == LADIES {
+		m := "raw"
+		if s.opt.Normalize {
+			m = "normalized"
+		}
+		f = append(f, Setting{"ladies-matrix", m})
+	}
+	return f
+}

@@ -1,0 +1,190 @@
+package train
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/sampling"
+)
+
+// ErrData is wrapped by the errors of data that cannot be trained on: an
+// empty graph, a graph without edges for a model that reads them, no
+// features or labels (a *SplitError for a split without a set).
+var ErrData = errors.New("train: data that cannot be trained on")
+
+// SplitError is the error of a dataset whose split lacks a set that
+// training needs. It wraps ErrData.
+type SplitError struct {
+	Name               string
+	Train, Valid, Test int
+}
+
+// Sizes says how many vertices each set has: "the split has 0 train, 500
+// valid and 1000 test vertices".
+func (e *SplitError) Sizes() string {
+	return fmt.Sprintf("the split has %d train, %d valid and %d test vertices", e.Train, e.Valid, e.Test)
+}
+
+func (e *SplitError) Error() string {
+	return fmt.Sprintf("%s: %s; training needs all three", e.Name, e.Sizes())
+}
+
+func (e *SplitError) Unwrap() error { return ErrData }
+
+// Info describes what a run trains on, for its reports.
+type Info struct {
+	// Name is the dataset's name (dataset.Dataset.Name).
+	Name string
+	// Nodes and Edges are the whole graph's vertices and stored entries;
+	// Features and Classes the input width and the number of classes.
+	Nodes, Features, Classes int
+	Edges                    int64
+	// Train, Valid and Test are the sizes of the split's sets.
+	Train, Valid, Test int
+	// Normalized says whether the feature rows were scaled to sum 1
+	// (Options.NormFeatures on data with features).
+	Normalized bool
+}
+
+// Job is an assembled training run: its trainer, and what it was
+// assembled from.
+type Job struct {
+	// Trainer trains the model; call its Run.
+	Trainer *gnn.Trainer
+	// Info describes the data.
+	Info Info
+	// Train, Valid and Test are the split trained on.
+	Train, Valid, Test []int32
+	// Options are the options the job was assembled with, with the plan's
+	// batch size of BatchAll filled in.
+	Options Options
+}
+
+// New assembles the training of one process on ds: a sampler of
+// Options.Sampler over ds's graph (none for gnn.Linear: gnn.SeedsOnly), an
+// in-memory feature store, ds's labels and split, and full-neighbour
+// evaluation over the whole graph (unless Train.Runtime.NoEval). With
+// NormFeatures it scales ds's feature rows in place first (features it
+// refuses are a *NormFeaturesError). It returns an error naming the
+// invalid option (Validate), or the data (Options.Name) when it cannot be
+// trained on (wrapping ErrData; a *SplitError).
+func New(ds *dataset.Dataset, opt Options) (*Job, error) {
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	name := opt.Name
+	if name == "" {
+		name = ds.Name
+	}
+	if opt.SplitFile != "" {
+		if err := dataset.ReadSplitFile(opt.SplitFile, ds); err != nil {
+			return nil, fmt.Errorf("train: %w", err)
+		}
+	}
+	info := Info{Name: ds.Name, Nodes: ds.NumNodes(), Features: ds.NumFeatures, Classes: ds.NumClasses,
+		Train: len(ds.Train), Valid: len(ds.Valid), Test: len(ds.Test)}
+	if ds.Adj != nil {
+		info.Edges = ds.Adj.NNZ()
+	}
+	if err := checkData(name, &info, opt.samples()); err != nil {
+		return nil, err
+	}
+	if opt.BatchAll {
+		opt.Train.Plan.BatchSize = max(len(ds.Train), 1)
+	}
+	if opt.NormFeatures {
+		if err := normalizeRows(ds.Name, ds.Features, ds.NumFeatures, 0); err != nil {
+			return nil, err
+		}
+		info.Normalized = true
+	}
+	var s sampling.Sampler = gnn.SeedsOnly{}
+	if opt.samples() {
+		var err error
+		if s, err = sampling.NewSampler(ds.Adj, opt.samplerOptions()); err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{Threads: opt.Train.Runtime.Threads})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	d := gnn.Data{Name: name, Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
+		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Fingerprint: dataFingerprint(info.Normalized)}
+	if !opt.Train.Runtime.NoEval {
+		d.Evaluator = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}
+	}
+	tr, err := gnn.NewTrainer(d, opt.Train)
+	if err != nil {
+		return nil, err
+	}
+	return &Job{Trainer: tr, Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test}, nil
+}
+
+// dataFingerprint is the data's setting that a resumed run must share and
+// the trainer cannot see (gnn.Data.Fingerprint): whether the feature rows
+// were normalised (the command line's norm-features).
+func dataFingerprint(normalized bool) sampling.Fingerprint {
+	return sampling.Fingerprint{{Key: "norm-features", Value: strconv.FormatBool(normalized)}}
+}
+
+// checkData returns an error naming the data (name) when it cannot be
+// trained on: an empty graph, a graph without edges for a model that reads
+// them (samples), no features or labels, or an empty train, valid or test
+// set.
+func checkData(name string, in *Info, samples bool) error {
+	switch {
+	case in.Nodes == 0:
+		return dataErrorf("%s: empty graph (0 vertices): nothing to train on", name)
+	case in.Edges == 0 && samples:
+		return dataErrorf("%s: the graph has no edges, which a graph model aggregates over (the linear model trains on the features alone)", name)
+	case in.Features == 0:
+		return dataErrorf("%s has no node features; training needs features, labels and a split", name)
+	case in.Classes == 0:
+		return dataErrorf("%s has no labels; training needs features, labels and a split", name)
+	case in.Train == 0 || in.Valid == 0 || in.Test == 0:
+		return &SplitError{Name: name, Train: in.Train, Valid: in.Valid, Test: in.Test}
+	}
+	return nil
+}
+
+// dataError is an error of data that cannot be trained on; it wraps
+// ErrData without repeating its message.
+type dataError struct{ msg string }
+
+func dataErrorf(format string, a ...any) error { return &dataError{fmt.Sprintf(format, a...)} }
+
+func (e *dataError) Error() string { return e.msg }
+func (e *dataError) Unwrap() error { return ErrData }
+
+// NormFeaturesError is the error of Options.NormFeatures on features that
+// row normalisation refuses (featurex.NormalizeRows): the entry of the
+// data Name's vertex Row at column Col is Value, negative or not finite.
+// Normalising such rows is not the Planetoid preprocessing: a row with
+// negative entries can sum to about 0 and be blown up.
+type NormFeaturesError struct {
+	Name     string
+	Row, Col int
+	Value    float32
+}
+
+func (e *NormFeaturesError) Error() string {
+	return fmt.Sprintf("train: %s: Options.NormFeatures: feature row %d has the value %v at column %d; row normalisation is for non-negative (bag-of-words) features",
+		e.Name, e.Row, e.Value, e.Col)
+}
+
+// normalizeRows scales the feature rows feat (f values each; the first is
+// vertex first of the graph) to sum 1, or returns a *NormFeaturesError of
+// the data name.
+func normalizeRows(name string, feat []float32, f, first int) error {
+	err := featurex.NormalizeRows(feat, f)
+	var re *featurex.RowError
+	if errors.As(err, &re) {
+		return &NormFeaturesError{Name: name, Row: first + re.Row, Col: re.Col, Value: re.Value}
+	}
+	return err
+}
