@@ -22,15 +22,19 @@ var grids15D = [][2]int{{1, 1}, {2, 1}, {3, 1}, {4, 2}, {6, 3}, {8, 2}, {4, 4}}
 // a row, each with the value column id + 0.5 when values are on.
 type firstPicks struct{ values bool }
 
-func (f firstPicks) Serve(args [3]int64, gid, arg int32, cols []int32, _ []float32, items []int32, vals []float32) ([]int32, []float32, int) {
-	n := min(int(arg)+int(args[0]), len(cols))
-	items = append(items, cols[:n]...)
-	if f.values {
-		for _, c := range cols[:n] {
-			vals = append(vals, float32(c)+0.5)
+func (f firstPicks) Serve(_ int, args [3]int64, m *dist.Matrix, gids, idArgs []int32, counts []int32, items []int32, vals []float32) ([]int32, []float32) {
+	for i, gid := range gids {
+		cols, _ := m.Local.Row(int(gid - m.Lo))
+		n := min(int(idArgs[i])+int(args[0]), len(cols))
+		counts[i] = int32(n)
+		items = append(items, cols[:n]...)
+		if f.values {
+			for _, c := range cols[:n] {
+				vals = append(vals, float32(c)+0.5)
+			}
 		}
 	}
-	return items, vals, n
+	return items, vals
 }
 
 func (f firstPicks) Values() bool { return f.values }
@@ -52,10 +56,13 @@ func TestRowExchange(t *testing.T) {
 			for _, values := range []bool{false, true} {
 				name := fmt.Sprintf("matrix %d p=%d c=%d values=%v", mi, gc[0], gc[1], values)
 				err := onRows(gc[0], gc[1], a, func(ctx context.Context, m *dist.Matrix) error {
-					x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values})
+					// Rank r serves on r%3+1 goroutines, in chunks of 1 to 3 ids.
+					r := m.Grid.Rank()
+					x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values, Threads: r%3 + 1})
 					if err != nil {
 						return err
 					}
+					dist.SetServeGrain(x, r%3+1)
 					if err := x.Handle(dist.KindUser, firstPicks{values}); err != nil {
 						return err
 					}

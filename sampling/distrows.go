@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/spgemm"
@@ -24,18 +26,25 @@ import (
 type FetchMode int
 
 const (
+	// FetchAuto, the default, chooses pull or push for each layer of each
+	// bulk (node-wise sampling), whichever the byte model of
+	// docs/design.md section 4 (PullSampleBytes, PushSampleBytes) says
+	// sends less; the layer-wise samplers pull.
+	FetchAuto FetchMode = iota
 	// FetchPull brings the rows of A to the sampling rank (the paper's
 	// 1.5D sparsity-aware product, dist.Mul15D's exchange): deg words per
 	// row.
-	FetchPull FetchMode = iota
+	FetchPull
 	// FetchPush sends the rows to sample to their owners, which select
 	// and return only the picks: about s words per row.
 	FetchPush
 )
 
-// String returns "pull" or "push".
+// String returns "auto", "pull" or "push".
 func (m FetchMode) String() string {
 	switch m {
+	case FetchAuto:
+		return "auto"
 	case FetchPull:
 		return "pull"
 	case FetchPush:
@@ -44,15 +53,17 @@ func (m FetchMode) String() string {
 	return fmt.Sprintf("FetchMode(%d)", int(m))
 }
 
-// ParseFetchMode parses "pull" or "push".
+// ParseFetchMode parses "auto", "pull" or "push".
 func ParseFetchMode(s string) (FetchMode, error) {
 	switch s {
+	case "auto":
+		return FetchAuto, nil
 	case "pull":
 		return FetchPull, nil
 	case "push":
 		return FetchPush, nil
 	}
-	return 0, fmt.Errorf("sampling: fetch mode %q, want pull or push", s)
+	return 0, fmt.Errorf("sampling: fetch mode %q, want auto, pull or push", s)
 }
 
 // kindPicks is the dist.RowExchange kind of push requests.
@@ -69,9 +80,15 @@ const kindPicks = dist.KindUser
 // Row, RowSpan and Packed, which may be called concurrently between
 // fetches.
 type DistRows struct {
-	x      *dist.RowExchange
-	mode   FetchMode
-	picker *RowPicker
+	x       *dist.RowExchange
+	mode    FetchMode
+	pickers []*RowPicker // one per serving goroutine of x
+	res     dist.CallResult
+	layers  []LayerFetchStats
+	// The auto plan's scratch: per local row, the stamp of the last group
+	// that counted it (stamp counts groups across calls).
+	mark  []uint32
+	stamp uint32
 }
 
 var (
@@ -83,13 +100,14 @@ var (
 )
 
 // NewDistRows returns the row source over m for a node-wise sampler with
-// options opt (Seed, Weighted and Replace are used by the owners to pick),
-// which fetches with mode at every layer. m must be square (a graph).
+// options opt (Seed, Weighted and Replace are used by the owners to pick,
+// Threads by the owners to serve), which fetches with mode at every layer
+// (FetchAuto: as the byte model says). m must be square (a graph).
 func NewDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions) (*DistRows, error) {
 	if m == nil || m.Grid == nil || m.Local == nil {
 		return nil, errors.New("sampling: NewDistRows: nil matrix")
 	}
-	if mode != FetchPull && mode != FetchPush {
+	if mode != FetchAuto && mode != FetchPull && mode != FetchPush {
 		return nil, fmt.Errorf("sampling: NewDistRows: fetch mode %d", int(mode))
 	}
 	return newDistRows(m, mode, opt, opt.Weighted)
@@ -100,12 +118,15 @@ func newDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions, values boo
 	if !m.IsSquare() {
 		return nil, fmt.Errorf("sampling: rank %d: the graph's block is %d x %d of a %d-vertex graph; want a square adjacency", m.Grid.Rank(), m.Local.Rows, m.Local.Cols, m.Grid.NumVertices())
 	}
-	x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values, Phase: dist.PhaseSample})
+	x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values, Phase: dist.PhaseSample, Threads: opt.Threads})
 	if err != nil {
 		return nil, err
 	}
-	d := &DistRows{x: x, mode: mode, picker: NewRowPicker(opt)}
-	if err := x.Handle(kindPicks, pickService{d.picker}); err != nil {
+	d := &DistRows{x: x, mode: mode, pickers: make([]*RowPicker, x.Threads())}
+	for w := range d.pickers {
+		d.pickers[w] = NewRowPicker(opt)
+	}
+	if err := x.Handle(kindPicks, pickService{d.pickers}); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -114,9 +135,105 @@ func newDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions, values boo
 // Mode returns the fetch mode.
 func (d *DistRows) Mode() FetchMode { return d.mode }
 
-// LayerFetch returns the fetch mode of node-wise layer l (FetchPlanner):
-// the DistRows' mode at every layer.
-func (d *DistRows) LayerFetch(l int) FetchMode { return d.mode }
+// LayerFetchStats counts how the layers of one depth were fetched: the
+// rounds of FetchPull and FetchPush chosen (one per bulk and layer), and
+// the bytes the byte model predicted for each choice, summed over them.
+type LayerFetchStats struct {
+	Pull, Push                     int64
+	ModelPullBytes, ModelPushBytes float64
+}
+
+// DistRowsStats are a rank's figures of its DistRows: its row exchange's,
+// and per node-wise layer how it was fetched.
+type DistRowsStats struct {
+	Exchange dist.ExchangeStats
+	Layers   []LayerFetchStats
+}
+
+// Stats returns this rank's figures so far.
+func (d *DistRows) Stats() DistRowsStats {
+	return DistRowsStats{Exchange: d.x.Stats(), Layers: slices.Clone(d.layers)}
+}
+
+// LayerFetch returns how node-wise layer d.Layer fetches its rows
+// (FetchPlanner): the DistRows' mode, or with FetchAuto the one the byte
+// model predicts to send fewer bytes. The model's inputs (the distinct
+// rows of each pull group and their degrees, the rows' picks) are
+// estimated from the rows of this rank's own block among them, whose
+// degrees it reads in place: a sample of the layer's rows when the vertex
+// ids are spread over the blocks, as R-MAT's and relabelled graphs' are.
+// With no row of its own among them it pushes.
+func (d *DistRows) LayerFetch(dm LayerDemand) FetchMode {
+	for len(d.layers) <= dm.Layer {
+		d.layers = append(d.layers, LayerFetchStats{})
+	}
+	st := &d.layers[dm.Layer]
+	mode := d.mode
+	if mode == FetchAuto {
+		var pull, push float64
+		mode, pull, push = d.plan(dm)
+		st.ModelPullBytes += pull
+		st.ModelPushBytes += push
+	}
+	if mode == FetchPush {
+		st.Push++
+	} else {
+		st.Pull++
+	}
+	return mode
+}
+
+// plan returns the cheaper mode of dm by the byte model and the bytes it
+// predicts for pull and push.
+func (d *DistRows) plan(dm LayerDemand) (FetchMode, float64, float64) {
+	m := d.x.Matrix()
+	g := m.Grid
+	lo, hi := m.Lo, m.Hi
+	if len(d.mark) != int(hi-lo) {
+		d.mark = make([]uint32, hi-lo)
+	}
+	ip := m.Local.Indptr
+	var rows, own, ownDistinct, ownDeg, ownPicks float64
+	for gi := range len(dm.Groups) - 1 {
+		d.stamp++
+		if d.stamp == 0 { // wrapped: forget every mark
+			clear(d.mark)
+			d.stamp = 1
+		}
+		for mb := dm.Groups[gi]; mb < dm.Groups[gi+1]; mb++ {
+			first := dm.Start[mb]
+			if dm.Skip != nil {
+				first += int(dm.Skip[mb])
+			}
+			rows += float64(dm.Start[mb+1] - first)
+			for _, v := range dm.Frontier[first:dm.Start[mb+1]] {
+				if v < lo || v >= hi {
+					continue
+				}
+				deg := float64(ip[v-lo+1] - ip[v-lo])
+				own++
+				ownPicks += min(deg, float64(selectBound(int(deg), dm.Fanout)))
+				if d.mark[v-lo] != d.stamp {
+					d.mark[v-lo] = d.stamp
+					ownDistinct++
+					ownDeg += deg
+				}
+			}
+		}
+	}
+	p, c := g.Size(), g.Replication()
+	if own == 0 {
+		return FetchPush, 0, PushSampleBytes(p, c, rows, rows*float64(max(dm.Fanout, 1)))
+	}
+	scale := rows / own
+	groups := len(dm.Groups) - 1
+	pull := PullSampleBytes(p, c, ownDistinct*scale, ownDeg*scale) + SampleHeaderBytes(p, c, groups)
+	push := PushSampleBytes(p, c, rows, ownPicks*scale) + SampleHeaderBytes(p, c, 1)
+	if push < pull {
+		return FetchPush, pull, push
+	}
+	return FetchPull, pull, push
+}
 
 // Exchange returns the row exchange the DistRows reads through.
 func (d *DistRows) Exchange() *dist.RowExchange { return d.x }
@@ -131,9 +248,17 @@ func (d *DistRows) Row(v int32) ([]int32, []float32) { return d.x.Row(v) }
 // RowSpan returns where row v, local or fetched, lies in Packed's arrays.
 func (d *DistRows) RowSpan(v int32) (int64, int32) { return d.x.RowSpan(v) }
 
-// Packed returns the local and fetched rows' arrays (values nil unless
-// fetched).
-func (d *DistRows) Packed() ([]int32, []float32) { return d.x.Packed() }
+// Packed returns the local block's arrays and the fetched rows' (values
+// nil unless fetched).
+func (d *DistRows) Packed() PackedArrays {
+	local := d.x.Matrix().Local
+	ind, val, base := d.x.Packed()
+	p := PackedArrays{Ind: local.Indices, Base: base, FarInd: ind, FarVal: val}
+	if d.x.Values() {
+		p.Val = local.Data
+	}
+	return p
+}
 
 // FetchRows brings the rows of vertices (distinct) in: one pull round.
 func (d *DistRows) FetchRows(ctx context.Context, vertices []int32) error {
@@ -151,13 +276,13 @@ func (d *DistRows) Degrees(ctx context.Context, vertices []int32, deg []int32) e
 
 // FetchPicks has the owners of req's rows select them (PickFetcher): one
 // push round, whose arguments are the request's epoch, layer and fanout
-// and each row's minibatch.
+// and each row's minibatch. The slices it sets in req are the DistRows',
+// valid until its next FetchPicks.
 func (d *DistRows) FetchPicks(ctx context.Context, req *PickRequest) error {
-	res, err := d.x.Call(ctx, kindPicks, [3]int64{int64(req.Epoch), int64(req.Layer), int64(req.Fanout)}, req.Vertex, req.Minibatch)
-	if err != nil {
+	if err := d.x.CallInto(ctx, &d.res, kindPicks, [3]int64{int64(req.Epoch), int64(req.Layer), int64(req.Fanout)}, req.Vertex, req.Minibatch); err != nil {
 		return err
 	}
-	req.Count, req.Picks, req.Values = res.Count, res.Items, res.Values
+	req.Count, req.Picks, req.Values = d.res.Count, d.res.Items, d.res.Values
 	return nil
 }
 
@@ -166,15 +291,15 @@ func (d *DistRows) FetchPicks(ctx context.Context, req *PickRequest) error {
 func (d *DistRows) Drain(ctx context.Context) error { return d.x.Drain(ctx) }
 
 // pickService is the push layer: the owner of a row selects its picks
-// exactly as the sampler would (RowPicker) for the requester's epoch,
-// layer, fanout and minibatch.
-type pickService struct{ p *RowPicker }
+// exactly as the sampler would (a RowPicker per serving goroutine) for
+// the requester's epoch, layer, fanout and minibatch.
+type pickService struct{ p []*RowPicker }
 
-func (s pickService) Serve(args [3]int64, gid, mb int32, cols []int32, vals []float32, picks []int32, pvals []float32) ([]int32, []float32, int) {
-	return s.p.Pick(int(args[0]), int(mb), int(args[1]), gid, cols, vals, int(args[2]), picks, pvals)
+func (s pickService) Serve(w int, args [3]int64, m *dist.Matrix, gids, mbs []int32, counts []int32, picks []int32, pvals []float32) ([]int32, []float32) {
+	return s.p[w].PickRows(int(args[0]), int(args[1]), int(args[2]), m.Local, m.Lo, gids, mbs, counts, picks, pvals)
 }
 
-func (s pickService) Values() bool { return s.p.HasValues() }
+func (s pickService) Values() bool { return s.p[0].HasValues() }
 
 // DistNodeWise is the node-wise sampler of a row-distributed graph: the
 // ordinary NodeWise reading A through a DistRows. SampleBulk is collective
@@ -182,8 +307,9 @@ func (s pickService) Values() bool { return s.p.HasValues() }
 // bulk's minibatches (dist.Grid.Minibatches), possibly none, and gets the
 // same sample for them as a single-process NodeWise with the same options.
 type DistNodeWise struct {
-	nw   *NodeWise
-	rows *DistRows
+	nw    *NodeWise
+	rows  *DistRows
+	clock distClock
 }
 
 var _ Sampler = (*DistNodeWise)(nil)
@@ -238,6 +364,7 @@ func (s *DistNodeWise) Rows() *DistRows { return s.rows }
 // SampleBulk samples minibatches first..first+len(seeds)-1 of epoch, this
 // rank's share of a bulk, serving the other ranks of its column meanwhile.
 func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	defer s.clock.start()()
 	b, err := s.nw.SampleBulk(ctx, epoch, first, seeds)
 	if err != nil {
 		return nil, err
@@ -246,6 +373,46 @@ func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [
 		return nil, err
 	}
 	return b, nil
+}
+
+// Stats returns this rank's figures so far.
+func (s *DistNodeWise) Stats() DistStats { return s.clock.stats(s.rows) }
+
+// Stats returns this rank's figures so far.
+func (s *DistLayerWise) Stats() DistStats { return s.clock.stats(s.rows) }
+
+// DistStats are a rank's figures of its distributed sampler: the bulks it
+// sampled and its wall time in SampleBulk (the rounds of its row exchange
+// and the Drain after its own work included), and its DistRows' figures.
+type DistStats struct {
+	Bulks   int64
+	Seconds time.Duration
+	DistRowsStats
+}
+
+// Work returns the time the rank spent on its own sampling: its time in
+// SampleBulk less the time in its row exchange's rounds (their waits,
+// transfers and serving, Drain's included).
+func (s DistStats) Work() time.Duration {
+	t := s.Exchange.Total()
+	return s.Seconds - (t.Wait + t.Transfer + t.Serve)
+}
+
+// distClock counts a distributed sampler's bulks and times them.
+type distClock struct {
+	bulks   int64
+	seconds time.Duration
+}
+
+// start counts a bulk and returns the function that ends its timing.
+func (c *distClock) start() func() {
+	t := time.Now()
+	c.bulks++
+	return func() { c.seconds += time.Since(t) }
+}
+
+func (c *distClock) stats(rows *DistRows) DistStats {
+	return DistStats{Bulks: c.bulks, Seconds: c.seconds, DistRowsStats: rows.Stats()}
 }
 
 // DistLayerWise is the layer-wise sampler (LADIES, FastGCN) of a
@@ -257,8 +424,9 @@ func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [
 // block order (so that they equal the single-process sums bit for bit) and
 // broadcasting the result. SampleBulk is collective, as DistNodeWise's.
 type DistLayerWise struct {
-	lw   *LayerWise
-	rows *DistRows
+	lw    *LayerWise
+	rows  *DistRows
+	clock distClock
 }
 
 var _ Sampler = (*DistLayerWise)(nil)
@@ -353,6 +521,7 @@ func (s *DistLayerWise) Comm() dist.Comm { return s.rows.x.Comm() }
 // SampleBulk samples this rank's minibatches first..first+len(seeds)-1 of
 // epoch, serving the other ranks of its column meanwhile.
 func (s *DistLayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	defer s.clock.start()()
 	b, err := s.lw.SampleBulk(ctx, epoch, first, seeds)
 	if err != nil {
 		return nil, err

@@ -145,7 +145,7 @@ func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
 				continue // the full option matrix on a third of the grids keeps the test short
 			}
 			for _, k := range []int{5, 11} {
-				for _, mode := range []string{"pull", "push", "replicated"} {
+				for _, mode := range []string{"pull", "push", "auto", "replicated"} {
 					name := fmt.Sprintf("%s/p=%d/c=%d/k=%d/%s", samplingtest.CaseName(opt), gc.p, gc.c, k, mode)
 					fm, _ := sampling.ParseFetchMode(mode)
 					got, st := distDigest(t, a, gc.p, gc.c, fm, mode == "replicated", opt, mbs, k)
