@@ -66,7 +66,25 @@ func TestRowExchange(t *testing.T) {
 					if err := x.Handle(dist.KindUser, firstPicks{values}); err != nil {
 						return err
 					}
-					return exchangeRounds(ctx, x, a, rand.New(rand.NewPCG(uint64(m.Grid.Rank()), 7)), m.Grid.Rank(), m.Grid.Rank()%3+2)
+					rounds := m.Grid.Rank()%3 + 2
+					if err := exchangeRounds(ctx, x, a, rand.New(rand.NewPCG(uint64(m.Grid.Rank()), 7)), m.Grid.Rank(), rounds); err != nil {
+						return err
+					}
+					// The exchange's figures: every round of its own by
+					// kind, the Drain's apart, and the bytes the column's
+					// counters saw.
+					st := x.Stats()
+					tot := st.Total()
+					if own := st.Rows.Rounds + st.Degrees.Rounds + st.Service.Rounds; own != int64(rounds) || st.Drain.Rounds < 1 {
+						return fmt.Errorf("%d rounds of its own and %d draining; want %d and at least 1", own, st.Drain.Rounds, rounds)
+					}
+					if want := m.Grid.Col().Stats().Bytes[dist.PhaseSample]; tot.BytesSent != want {
+						return fmt.Errorf("the exchange counted %d bytes sent, the column %d", tot.BytesSent, want)
+					}
+					if tot.Wait <= 0 || tot.Transfer <= 0 || mi == 0 && m.Grid.Blocks() > 1 && st.Rows.IDs+st.Degrees.IDs+st.Service.IDs == 0 {
+						return fmt.Errorf("figures %+v", st)
+					}
+					return nil
 				})
 				if err != nil {
 					t.Errorf("%s: %v", name, err)

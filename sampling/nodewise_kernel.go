@@ -72,6 +72,7 @@ type nwCall struct {
 	// its selection bound groupCost[j].
 	groups    []int
 	groupCost []int64
+	batches   []int // pull: the groups of each FetchRows (FetchBatcher)
 	// A pushed layer: its one request, and where each stacked row's picks
 	// start in req.Picks (pushOff, len rows+1).
 	req     PickRequest
@@ -277,11 +278,32 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 			return err
 		}
 	}
+	// The batches of groups whose rows one FetchRows brings in (pull from
+	// a RowFetcher), else one batch of every group.
+	fetcher, fetch := nw.src.(RowFetcher)
+	fetch = fetch && !push
+	c.batches = append(c.batches[:0], 0, len(c.groupCost))
+	if b, ok := nw.src.(FetchBatcher); fetch && ok {
+		c.batches = b.PullBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
+	} else if fetch {
+		c.batches = c.batches[:0]
+		for j := range len(c.groupCost) + 1 {
+			c.batches = append(c.batches, j)
+		}
+	}
 	var done int64
-	for j, gc := range c.groupCost {
-		done += gc
-		if err := nw.sampleGroup(ctx, c, la, epoch, first, l, s, prev, prevStart, c.groups[j], c.groups[j+1], float64(total)/float64(max(done, 1)), push); err != nil {
-			return err
+	for b := range len(c.batches) - 1 {
+		j0, j1 := c.batches[b], c.batches[b+1]
+		if fetch {
+			if err := fetcher.FetchRows(ctx, nw.expandedVertices(c, prev, prevStart, c.groups[j0], c.groups[j1])); err != nil {
+				return err
+			}
+		}
+		for j := j0; j < j1; j++ {
+			done += c.groupCost[j]
+			if err := nw.sampleGroup(ctx, c, la, epoch, first, l, s, prev, prevStart, c.groups[j], c.groups[j+1], float64(total)/float64(max(done, 1)), push); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -315,11 +337,7 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		// there, for the whole layer: pushLayer).
 		nw.pushedGroup(c, g, prevStart, m0, m1)
 	} else {
-		if f, ok := nw.src.(RowFetcher); ok {
-			if err := f.FetchRows(ctx, nw.expandedVertices(g)); err != nil {
-				return err
-			}
-		}
+		// A RowFetcher's rows were brought in by sampleLayer.
 		if nw.packed != nil {
 			g.pk = nw.packed.Packed()
 		}
@@ -442,11 +460,16 @@ func (nw *NodeWise) pushes(c *nwCall, l, s int, prev []int32, prevStart []int) b
 	if nw.planner == nil {
 		return true
 	}
+	return nw.planner.LayerFetch(nw.demand(c, l, s, prev, prevStart)) == FetchPush
+}
+
+// demand returns what layer l asks of the row source.
+func (nw *NodeWise) demand(c *nwCall, l, s int, prev []int32, prevStart []int) LayerDemand {
 	d := LayerDemand{Layer: l, Fanout: s, Frontier: prev, Start: prevStart, Groups: c.groups}
 	if nw.opt.Frontier == FrontierNew {
 		d.Skip = c.expanded
 	}
-	return nw.planner.LayerFetch(d) == FetchPush
+	return d
 }
 
 // pushLayer has the owners of the layer's expanded rows, over every
@@ -516,14 +539,15 @@ func (nw *NodeWise) pushedGroup(c *nwCall, g *layerState, prevStart []int, m0, m
 	}
 }
 
-// expandedVertices returns the distinct vertices of the group's rows that
-// the layer expands (in g.fetch, reused).
-func (nw *NodeWise) expandedVertices(g *layerState) []int32 {
+// expandedVertices returns the distinct vertices of minibatches m0..m1-1
+// of the layer (frontiers prev, prevStart) whose rows the layer expands
+// (in c.g.fetch, reused).
+func (nw *NodeWise) expandedVertices(c *nwCall, prev []int32, prevStart []int, m0, m1 int) []int32 {
 	w := nw.getWorker()
 	defer nw.putWorker(w)
-	out := g.fetch[:0]
-	for i := range len(g.rowStart) - 1 {
-		for _, v := range g.verts[g.rowStart[i]+int(g.skip[i]) : g.rowStart[i+1]] {
+	out := c.g.fetch[:0]
+	for m := m0; m < m1; m++ {
+		for _, v := range prev[prevStart[m]+int(c.expanded[m]) : prevStart[m+1]] {
 			if w.ids[v] < 0 {
 				w.ids[v] = 0
 				out = append(out, v)
@@ -531,7 +555,7 @@ func (nw *NodeWise) expandedVertices(g *layerState) []int32 {
 		}
 	}
 	w.reset(out)
-	g.fetch = out
+	c.g.fetch = out
 	return out
 }
 

@@ -166,6 +166,18 @@ type FetchPlanner interface {
 	LayerFetch(d LayerDemand) FetchMode
 }
 
+// FetchBatcher is an optional capability of a RowFetcher: PullBatches cuts
+// the groups of a pulled layer (d.Groups) into the batches whose distinct
+// rows one FetchRows brings in together, appending their boundaries to
+// dst[:0] as group indices (batch j is groups b[j] to b[j+1]-1, b[0] = 0,
+// the last boundary len(d.Groups)-1). Fewer, larger batches fetch a row
+// that several groups read once rather than once per group, at the cost
+// of holding more fetched rows at a time. Without it each group is a
+// batch of its own.
+type FetchBatcher interface {
+	PullBatches(d LayerDemand, dst []int) []int
+}
+
 // LayerDemand is what one layer of a bulk asks of a FetchPlanner: the
 // rows it expands and how a pull would group them. Its slices are the
 // sampler's, read-only and valid during the call.
