@@ -192,6 +192,7 @@ type RowExchange struct {
 	values   bool
 	threads  int
 	grain    int // serveGrain; tests lower it
+	bgrain   int // bucketGrain; tests lower it
 	services [maxKinds]RowService
 	stats    ExchangeStats
 
@@ -229,6 +230,7 @@ type RowExchange struct {
 	recvItems        []int32
 	recvVals         []float32
 	callStart        []int64
+	callOut          []int64
 	chunks           []serveChunk
 	work             []serveScratch // per serving goroutine
 }
@@ -266,7 +268,7 @@ func NewRowExchange(m *Matrix, opt RowExchangeOptions) (*RowExchange, error) {
 	if m == nil || m.Grid == nil || m.Local == nil {
 		return nil, errors.New("dist: NewRowExchange: nil matrix")
 	}
-	x := &RowExchange{m: m, col: m.Grid.Col(), ph: opt.Phase, values: opt.Values, threads: par.Threads(opt.Threads), grain: serveGrain}
+	x := &RowExchange{m: m, col: m.Grid.Col(), ph: opt.Phase, values: opt.Values, threads: par.Threads(opt.Threads), grain: serveGrain, bgrain: bucketGrain}
 	if opt.Phase == 0 {
 		x.ph = PhaseSample
 	}
@@ -369,41 +371,65 @@ func (x *RowExchange) local(gid int32) ([]int32, []float32, error) {
 	return c, v, nil
 }
 
+// bucketGrain is the fewest ids a goroutine of bucket or CallInto takes:
+// below it the goroutines cost more than the work.
+const bucketGrain = 1 << 15
+
+// parts returns how many goroutines share n ids of bucket or CallInto.
+func (x *RowExchange) parts(n int) int { return max(1, min(x.threads, n/x.bgrain)) }
+
 // bucket orders vs (and extra beside them, when not nil) by owner block,
 // stably, and returns them with the count per block and each one's
-// position. The slices it returns are the exchange's, valid until its next
-// call.
+// position. It is a counting sort over parts contiguous ranges of vs (see
+// parts), each counting its ids per block and then placing them after the
+// earlier ranges' ids of the same block. The slices it returns are the
+// exchange's, valid until its next call.
 func (x *RowExchange) bucket(vs []int32, extra []int32) ([]int32, []int32, []int, []int) {
 	g := x.m.Grid
 	q := g.Blocks()
-	x.counts, x.pos = par.Resize(x.counts, q), par.Resize(x.pos, q)
+	n := len(vs)
+	np := x.parts(n)
+	x.counts, x.pos = par.Resize(x.counts, q), par.Resize(x.pos, np*q)
 	counts, pos := x.counts, x.pos
-	clear(counts)
-	x.owner = par.Resize(x.owner, len(vs))
-	for i, v := range vs {
-		b, _ := g.Locate(v)
-		x.owner[i] = b
-		counts[b]++
+	clear(pos)
+	x.owner = par.Resize(x.owner, n)
+	par.Ranges(n, np, 1, func(part, lo, hi int) {
+		c := pos[part*q : (part+1)*q]
+		for i, v := range vs[lo:hi] {
+			b, _ := g.Locate(v)
+			x.owner[lo+i] = b
+			c[b]++
+		}
+	})
+	// pos[part*q+b]: where the part's first id of block b goes.
+	at := 0
+	for b := range q {
+		counts[b] = 0
+		for part := range np {
+			c := pos[part*q+b]
+			pos[part*q+b] = at
+			at += c
+			counts[b] += c
+		}
 	}
-	pos[0] = 0
-	for b := 1; b < q; b++ {
-		pos[b] = pos[b-1] + counts[b-1]
-	}
-	x.order, x.byOwner = par.Resize(x.order, len(vs)), par.Resize(x.byOwner, len(vs))
+	x.order, x.byOwner = par.Resize(x.order, n), par.Resize(x.byOwner, n)
 	var outX []int32
 	if extra != nil {
-		x.extra = par.Resize(x.extra, len(vs))
+		x.extra = par.Resize(x.extra, n)
 		outX = x.extra
 	}
-	for i, v := range vs {
-		b := x.owner[i]
-		x.order[i] = pos[b]
-		x.byOwner[pos[b]] = v
-		if extra != nil {
-			outX[pos[b]] = extra[i]
+	par.Ranges(n, np, 1, func(part, lo, hi int) {
+		at := pos[part*q : (part+1)*q]
+		for i := lo; i < hi; i++ {
+			b := x.owner[i]
+			x.order[i] = at[b]
+			x.byOwner[at[b]] = vs[i]
+			if extra != nil {
+				outX[at[b]] = extra[i]
+			}
+			at[b]++
 		}
-		pos[b]++
-	}
+	})
 	return x.byOwner, outX, counts, x.order
 }
 
@@ -530,29 +556,35 @@ func (x *RowExchange) CallInto(ctx context.Context, dst *CallResult, kind int, a
 	if err != nil {
 		return err
 	}
-	// Back from owner order to request order.
+	// Back from owner order to request order: where each answer starts
+	// in the round's items (owner order) and in dst (request order).
 	x.callStart = par.Resize(x.callStart, len(r.lens)+1)
-	start := x.callStart
-	start[0] = 0
+	x.callOut = par.Resize(x.callOut, len(r.lens)+1)
+	start, out := x.callStart, x.callOut
+	start[0], out[0] = 0, 0
 	for i, c := range r.lens {
 		start[i+1] = start[i] + int64(c)
 	}
 	dst.Count = par.Resize(dst.Count, len(gids))
+	for i, j := range order {
+		dst.Count[i] = r.lens[j]
+		out[i+1] = out[i] + int64(r.lens[j])
+	}
 	dst.Items = par.Resize(dst.Items, len(r.items))
 	if r.vals != nil {
 		dst.Values = par.Resize(dst.Values, len(r.vals))
 	} else {
 		dst.Values = nil
 	}
-	o := int64(0)
-	for i, j := range order {
-		dst.Count[i] = r.lens[j]
-		n := int64(copy(dst.Items[o:], r.items[start[j]:start[j+1]]))
-		if r.vals != nil {
-			copy(dst.Values[o:], r.vals[start[j]:start[j+1]])
+	par.Ranges(len(order), x.parts(len(r.items)), 1, func(_, lo, hi int) {
+		for i, j := range order[lo:hi] {
+			o := out[lo+i]
+			copy(dst.Items[o:], r.items[start[j]:start[j+1]])
+			if r.vals != nil {
+				copy(dst.Values[o:], r.vals[start[j]:start[j+1]])
+			}
 		}
-		o += n
-	}
+	})
 	return nil
 }
 

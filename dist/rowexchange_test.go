@@ -56,13 +56,14 @@ func TestRowExchange(t *testing.T) {
 			for _, values := range []bool{false, true} {
 				name := fmt.Sprintf("matrix %d p=%d c=%d values=%v", mi, gc[0], gc[1], values)
 				err := onRows(gc[0], gc[1], a, func(ctx context.Context, m *dist.Matrix) error {
-					// Rank r serves on r%3+1 goroutines, in chunks of 1 to 3 ids.
+					// Rank r serves on r%3+1 goroutines, in chunks of 1 to 3 ids,
+					// and buckets and reorders in pieces of 5 ids or more.
 					r := m.Grid.Rank()
 					x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values, Threads: r%3 + 1})
 					if err != nil {
 						return err
 					}
-					dist.SetServeGrain(x, r%3+1)
+					dist.SetGrains(x, r%3+1, 5)
 					if err := x.Handle(dist.KindUser, firstPicks{values}); err != nil {
 						return err
 					}

@@ -77,6 +77,8 @@ type nwCall struct {
 	// start in req.Picks (pushOff, len rows+1).
 	req     PickRequest
 	pushOff []int64
+	at      []int64 // per minibatch: where its requests (then its picks) start
+	mbPicks []int64 // per minibatch: its picks (then where its counts start)
 }
 
 // nwScratch holds the sampler's reusable memory: free lists that outlive
@@ -478,41 +480,68 @@ func (nw *NodeWise) demand(c *nwCall, l, s int, prev []int32, prevStart []int) L
 // c.req.Picks (rows not expanded have none).
 func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s int, prev []int32, prevStart []int) error {
 	k := len(prevStart) - 1
+	// at[m]: where minibatch m's requests start.
+	c.at = par.Resize(c.at, k+1)
+	at := c.at
+	at[0] = 0
+	for m := range k {
+		at[m+1] = at[m] + int64(prevStart[m+1]-prevStart[m]-int(c.expanded[m]))
+	}
 	req := &c.req
 	req.Epoch, req.Layer, req.Fanout = epoch, l, s
-	rows := 0
-	for m := range k {
-		rows += prevStart[m+1] - prevStart[m] - int(c.expanded[m])
-	}
-	req.Vertex, req.Minibatch = slices.Grow(req.Vertex[:0], rows), slices.Grow(req.Minibatch[:0], rows)
-	for m := range k {
-		for _, v := range prev[prevStart[m]+int(c.expanded[m]) : prevStart[m+1]] {
-			req.Vertex = append(req.Vertex, v)
-			req.Minibatch = append(req.Minibatch, int32(first+m))
+	req.Vertex, req.Minibatch = par.Resize(req.Vertex, int(at[k])), par.Resize(req.Minibatch, int(at[k]))
+	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
+		for m := lo; m < hi; m++ {
+			copy(req.Vertex[at[m]:at[m+1]], prev[prevStart[m]+int(c.expanded[m]):prevStart[m+1]])
+			mb := req.Minibatch[at[m]:at[m+1]]
+			for i := range mb {
+				mb[i] = int32(first + m)
+			}
 		}
-	}
+	})
 	if err := nw.picker.FetchPicks(ctx, req); err != nil {
 		return err
 	}
 	if len(req.Count) != len(req.Vertex) || (nw.opt.Weighted || nw.opt.Replace) && len(req.Values) != len(req.Picks) {
 		return fmt.Errorf("sampling: FetchPicks returned %d counts and %d values for %d rows and %d picks", len(req.Count), len(req.Values), len(req.Vertex), len(req.Picks))
 	}
+	// Each minibatch's picks, then where they start (in at, reused), then
+	// each row's offset, the minibatches in parallel.
+	c.mbPicks = par.Resize(c.mbPicks, k)
+	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
+		for m := lo; m < hi; m++ {
+			var n int64
+			for _, cnt := range req.Count[at[m]:at[m+1]] {
+				n += int64(cnt)
+			}
+			c.mbPicks[m] = n
+		}
+	})
 	c.pushOff = par.Resize(c.pushOff, prevStart[k]+1)
 	off := c.pushOff
 	off[0] = 0
-	j := 0
+	var total int64
 	for m := range k {
-		for r := prevStart[m]; r < prevStart[m+1]; r++ {
-			off[r+1] = off[r]
-			if r >= prevStart[m]+int(c.expanded[m]) {
-				off[r+1] += int64(req.Count[j])
-				j++
+		j := at[m]
+		at[m] = total
+		total += c.mbPicks[m]
+		c.mbPicks[m] = j // now where m's counts start
+	}
+	if total != int64(len(req.Picks)) {
+		return fmt.Errorf("sampling: FetchPicks returned %d picks, its counts sum to %d", len(req.Picks), total)
+	}
+	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
+		for m := lo; m < hi; m++ {
+			o, j := at[m], c.mbPicks[m]
+			for r := prevStart[m]; r < prevStart[m+1]; r++ {
+				if r >= prevStart[m]+int(c.expanded[m]) {
+					o += int64(req.Count[j])
+					j++
+				}
+				off[r+1] = o
 			}
 		}
-	}
-	if off[prevStart[k]] != int64(len(req.Picks)) {
-		return fmt.Errorf("sampling: FetchPicks returned %d picks, its counts sum to %d", len(req.Picks), off[prevStart[k]])
-	}
+	})
 	return nil
 }
 
