@@ -212,10 +212,9 @@ type RowExchange struct {
 	// and never overlap): the requested rows and their order by owner,
 	// the header, and the requests, lengths and answers of a round.
 	remote, at       []int32
-	owner, order     []int
+	owner, order     []int32
 	counts, pos      []int
-	byOwner, extra   []int32
-	pairs            []int32
+	byOwner          []int32 // the requests in owner order: ids, or (id, argument) pairs
 	hdrSend, hdrRecv []int64
 	hdrCounts        []int
 	sc, rc, answered []int
@@ -230,7 +229,7 @@ type RowExchange struct {
 	recvItems        []int32
 	recvVals         []float32
 	callStart        []int64
-	callOut          []int64
+	partOut          []int64 // CallInto: where each part's answers start
 	chunks           []serveChunk
 	work             []serveScratch // per serving goroutine
 }
@@ -378,13 +377,14 @@ const bucketGrain = 1 << 15
 // parts returns how many goroutines share n ids of bucket or CallInto.
 func (x *RowExchange) parts(n int) int { return max(1, min(x.threads, n/x.bgrain)) }
 
-// bucket orders vs (and extra beside them, when not nil) by owner block,
-// stably, and returns them with the count per block and each one's
-// position. It is a counting sort over parts contiguous ranges of vs (see
-// parts), each counting its ids per block and then placing them after the
-// earlier ranges' ids of the same block. The slices it returns are the
-// exchange's, valid until its next call.
-func (x *RowExchange) bucket(vs []int32, extra []int32) ([]int32, []int32, []int, []int) {
+// bucket orders vs by owner block, stably, and returns the words to send
+// (the ids, or with extra the pairs (id, extra[i])), the count of ids per
+// block and each id's position in owner order. It is a counting sort over
+// parts contiguous ranges of vs (see parts), each counting its ids per
+// block and then placing them after the earlier ranges' ids of the same
+// block. The slices it returns are the exchange's, valid until its next
+// call.
+func (x *RowExchange) bucket(vs []int32, extra []int32) ([]int32, []int, []int32) {
 	g := x.m.Grid
 	q := g.Blocks()
 	n := len(vs)
@@ -397,7 +397,7 @@ func (x *RowExchange) bucket(vs []int32, extra []int32) ([]int32, []int32, []int
 		c := pos[part*q : (part+1)*q]
 		for i, v := range vs[lo:hi] {
 			b, _ := g.Locate(v)
-			x.owner[lo+i] = b
+			x.owner[lo+i] = int32(b)
 			c[b]++
 		}
 	})
@@ -412,25 +412,25 @@ func (x *RowExchange) bucket(vs []int32, extra []int32) ([]int32, []int32, []int
 			counts[b] += c
 		}
 	}
-	x.order, x.byOwner = par.Resize(x.order, n), par.Resize(x.byOwner, n)
-	var outX []int32
+	w := 1
 	if extra != nil {
-		x.extra = par.Resize(x.extra, n)
-		outX = x.extra
+		w = 2
 	}
+	x.order, x.byOwner = par.Resize(x.order, n), par.Resize(x.byOwner, w*n)
 	par.Ranges(n, np, 1, func(part, lo, hi int) {
 		at := pos[part*q : (part+1)*q]
 		for i := lo; i < hi; i++ {
 			b := x.owner[i]
-			x.order[i] = at[b]
-			x.byOwner[at[b]] = vs[i]
+			x.order[i] = int32(at[b])
 			if extra != nil {
-				outX[at[b]] = extra[i]
+				x.byOwner[2*at[b]], x.byOwner[2*at[b]+1] = vs[i], extra[i]
+			} else {
+				x.byOwner[at[b]] = vs[i]
 			}
 			at[b]++
 		}
 	})
-	return x.byOwner, outX, counts, x.order
+	return x.byOwner, counts, x.order
 }
 
 // checkIDs returns an error naming the first id outside [0, n).
@@ -458,8 +458,8 @@ func (x *RowExchange) Fetch(ctx context.Context, gids []int32) error {
 		}
 	}
 	x.remote = remote
-	ids, _, counts, _ := x.bucket(remote, nil)
-	r, err := x.round(ctx, true, KindRows, [3]int64{}, ids, nil, counts)
+	ids, counts, _ := x.bucket(remote, nil)
+	r, err := x.round(ctx, true, KindRows, [3]int64{}, ids, counts)
 	if err != nil {
 		return err
 	}
@@ -505,8 +505,8 @@ func (x *RowExchange) Degrees(ctx context.Context, gids []int32, deg []int32) er
 		}
 	}
 	x.remote, x.at = remote, at
-	ids, _, counts, order := x.bucket(remote, nil)
-	r, err := x.round(ctx, true, KindDegrees, [3]int64{}, ids, nil, counts)
+	ids, counts, order := x.bucket(remote, nil)
+	r, err := x.round(ctx, true, KindDegrees, [3]int64{}, ids, counts)
 	if err != nil {
 		return err
 	}
@@ -551,37 +551,49 @@ func (x *RowExchange) CallInto(ctx context.Context, dst *CallResult, kind int, a
 	if err := x.checkIDs("Call", gids); err != nil {
 		return err
 	}
-	ids, extra, counts, order := x.bucket(gids, idArgs)
-	r, err := x.round(ctx, true, kind, args, ids, extra, counts)
+	pairs, counts, order := x.bucket(gids, idArgs)
+	r, err := x.round(ctx, true, kind, args, pairs, counts)
 	if err != nil {
 		return err
 	}
 	// Back from owner order to request order: where each answer starts
-	// in the round's items (owner order) and in dst (request order).
+	// in the round's items (owner order), then the answers copied in
+	// parts of the requests, each part's start in dst the sum of the
+	// earlier parts' answers.
 	x.callStart = par.Resize(x.callStart, len(r.lens)+1)
-	x.callOut = par.Resize(x.callOut, len(r.lens)+1)
-	start, out := x.callStart, x.callOut
-	start[0], out[0] = 0, 0
+	start := x.callStart
+	start[0] = 0
 	for i, c := range r.lens {
 		start[i+1] = start[i] + int64(c)
 	}
 	dst.Count = par.Resize(dst.Count, len(gids))
-	for i, j := range order {
-		dst.Count[i] = r.lens[j]
-		out[i+1] = out[i] + int64(r.lens[j])
-	}
 	dst.Items = par.Resize(dst.Items, len(r.items))
 	if r.vals != nil {
 		dst.Values = par.Resize(dst.Values, len(r.vals))
 	} else {
 		dst.Values = nil
 	}
-	par.Ranges(len(order), x.parts(len(r.items)), 1, func(_, lo, hi int) {
+	np := x.parts(len(r.items))
+	x.partOut = par.Resize(x.partOut, np+1)
+	clear(x.partOut) // an empty part's stays 0
+	par.Ranges(len(order), np, 1, func(part, lo, hi int) {
+		var n int64
 		for i, j := range order[lo:hi] {
-			o := out[lo+i]
-			copy(dst.Items[o:], r.items[start[j]:start[j+1]])
+			dst.Count[lo+i] = r.lens[j]
+			n += int64(r.lens[j])
+		}
+		x.partOut[part+1] = n
+	})
+	x.partOut[0] = 0
+	for part := range np {
+		x.partOut[part+1] += x.partOut[part]
+	}
+	par.Ranges(len(order), np, 1, func(part, lo, hi int) {
+		o := x.partOut[part]
+		for _, j := range order[lo:hi] {
+			o += int64(copy(dst.Items[o:], r.items[start[j]:start[j+1]]))
 			if r.vals != nil {
-				copy(dst.Values[o:], r.vals[start[j]:start[j+1]])
+				copy(dst.Values[o-(start[j+1]-start[j]):], r.vals[start[j]:start[j+1]])
 			}
 		}
 	})
@@ -595,7 +607,7 @@ func (x *RowExchange) Drain(ctx context.Context) error {
 	x.counts = par.Resize(x.counts, x.col.Size())
 	clear(x.counts)
 	for {
-		r, err := x.round(ctx, false, KindRows, [3]int64{}, nil, nil, x.counts)
+		r, err := x.round(ctx, false, KindRows, [3]int64{}, nil, x.counts)
 		if err != nil || !r.active {
 			return err
 		}
@@ -675,18 +687,18 @@ func alltoallv[T int32 | int64 | float32](ctx context.Context, x *RowExchange, s
 }
 
 // round runs one round: the header, then, when any rank of the column is
-// active, the request and its answers. ids are this rank's requests of
-// kind, ordered by owner with counts per owner (and extra, their
-// arguments, for a service's kinds). When no rank is active it returns
-// after the header with active false.
-func (x *RowExchange) round(ctx context.Context, active bool, kind int, args [3]int64, ids, extra []int32, counts []int) (roundResult, error) {
+// active, the request and its answers. req holds this rank's requests of
+// kind, ordered by owner with counts ids per owner: the ids, or for a
+// service's kinds the pairs (id, argument). When no rank is active it
+// returns after the header with active false.
+func (x *RowExchange) round(ctx context.Context, active bool, kind int, args [3]int64, req []int32, counts []int) (roundResult, error) {
 	st := x.statsOf(active, kind)
 	st.Rounds++
 	hdr, res, valuesRound, err := x.header(ctx, st, active, kind, args, counts)
 	if err != nil || !res.active {
 		return res, err
 	}
-	// The requests: ids, or (id, argument) pairs, from every rank.
+	// The requests from every rank.
 	q := x.col.Size()
 	w := kindWidth(kind)
 	x.sc, x.rc, x.answered = par.Resize(x.sc, q), par.Resize(x.rc, q), par.Resize(x.answered, q)
@@ -695,14 +707,6 @@ func (x *RowExchange) round(ctx context.Context, active bool, kind int, args [3]
 		sc[r] = w * counts[r]
 		rc[r] = kindWidth(int(hdr[headerLen*r+5])) * int(hdr[headerLen*r+1])
 		x.answered[r] = int(hdr[headerLen*r+1]) // ids this rank answers per requester
-	}
-	req := ids
-	if w == 2 {
-		x.pairs = par.Resize(x.pairs, 2*len(ids))
-		for i, v := range ids {
-			x.pairs[2*i], x.pairs[2*i+1] = v, extra[i]
-		}
-		req = x.pairs
 	}
 	x.asked = par.Resize(x.asked, sumInts(rc))
 	if err := alltoallv(ctx, x, st, false, req, sc, x.asked, rc); err != nil {
@@ -721,7 +725,7 @@ func (x *RowExchange) round(ctx context.Context, active bool, kind int, args [3]
 		return roundResult{}, err
 	}
 	res.lens = x.gotLens
-	st.IDs += int64(len(ids))
+	st.IDs += int64(len(req) / w)
 	err = x.answers(ctx, st, hdr, kind, counts, valuesRound, &res)
 	st.Items += int64(len(res.items))
 	return res, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // spreadJSON is one figure over the ranks: its smallest, median and
@@ -53,6 +54,26 @@ type rankSpreadJSON struct {
 	WorkMaxOverMean float64 `json:"work_max_over_mean"`
 }
 
+// memoryJSON is the spread over the ranks of the bytes of the graph a rank
+// holds (its block of rows, or the whole graph when replicated: row
+// offsets, column ids and, when weighted, values) and of its largest
+// sample (a bulk's arrays), and of its peak resident set over their sum.
+type memoryJSON struct {
+	GraphBytes            spreadJSON `json:"graph_bytes"`
+	SampleBytes           spreadJSON `json:"sample_bytes"`
+	RSSOverGraphAndSample spreadJSON `json:"rss_over_graph_and_sample"`
+}
+
+// graphBytes returns the bytes of a the sampler reads: row offsets, column
+// ids and, when weighted, values.
+func graphBytes(a *spgemm.CSR, weighted bool) int64 {
+	n := 8*int64(len(a.Indptr)) + 4*a.NNZ()
+	if weighted {
+		n += 4 * a.NNZ()
+	}
+	return n
+}
+
 // exchangeJSON is what the ranks' row exchanges did in the rounds of one
 // kind: counts and bytes summed over the ranks, times as the mean over the
 // ranks and the most of one rank (dist.RoundStats).
@@ -81,10 +102,12 @@ type fetchLayerJSON struct {
 }
 
 // The layout of a rank's figures as sent to rank 0: its work and sampler
-// seconds, its sampled edges and peak resident set, then per kind of
-// rounds roundFields values, then per layer layerFields.
+// seconds, its sampled edges, its peak resident set, the bytes of its
+// graph (its block, or the whole graph when replicated) and of its largest
+// sample (bulk), then per kind of rounds roundFields values, then per
+// layer layerFields.
 const (
-	rankHead    = 4
+	rankHead    = 6
 	roundFields = 8
 	layerFields = 4
 )
@@ -100,8 +123,9 @@ func kindsOf(s *dist.ExchangeStats) [4]*dist.RoundStats {
 
 // rankFigures returns this rank's figures in the layout above: the
 // sampler's (a Replicated sampler has none: its work is all its time in
-// the sampler, busy), its sampled edges and its peak resident set.
-func rankFigures(s sampling.Sampler, busy time.Duration, edges, rss int64, layers int) []float64 {
+// the sampler, busy), its sampled edges, its peak resident set, and the
+// bytes of its graph and of its largest bulk.
+func rankFigures(s sampling.Sampler, busy time.Duration, edges, rss, graph, sample int64, layers int) []float64 {
 	var st sampling.DistStats
 	if ds, ok := s.(interface{ Stats() sampling.DistStats }); ok {
 		st = ds.Stats()
@@ -109,7 +133,7 @@ func rankFigures(s sampling.Sampler, busy time.Duration, edges, rss int64, layer
 		st.Seconds = busy
 	}
 	v := make([]float64, rankHead+roundFields*len(exchangeKinds())+layerFields*layers)
-	v[0], v[1], v[2], v[3] = st.Work().Seconds(), st.Seconds.Seconds(), float64(edges), float64(rss)
+	v[0], v[1], v[2], v[3], v[4], v[5] = st.Work().Seconds(), st.Seconds.Seconds(), float64(edges), float64(rss), float64(graph), float64(sample)
 	for k, r := range kindsOf(&st.Exchange) {
 		copy(v[rankHead+roundFields*k:], []float64{float64(r.Rounds), float64(r.IDs), float64(r.Items), float64(r.Served),
 			float64(r.BytesSent), r.Wait.Seconds(), r.Transfer.Seconds(), r.Serve.Seconds()})
@@ -145,6 +169,11 @@ func gatherRanks(ctx context.Context, grid *dist.Grid, mine []float64, layers in
 	}
 	rs := rankSpreadJSON{WorkSeconds: spread(work), SampleSeconds: spread(col(1)), SampledEdges: spread(col(2))}
 	sum.PeakRSS = spread(col(3))
+	ratio := make([]float64, p)
+	for r := range p {
+		ratio[r] = all[r*w+3] / max(all[r*w+4]+all[r*w+5], 1)
+	}
+	sum.Memory = &memoryJSON{GraphBytes: spread(col(4)), SampleBytes: spread(col(5)), RSSOverGraphAndSample: spread(ratio)}
 	if mean > 0 {
 		rs.WorkMaxOverMean = rs.WorkSeconds.Max / mean
 	}
