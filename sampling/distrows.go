@@ -184,25 +184,42 @@ func (d *DistRows) LayerFetch(dm LayerDemand) FetchMode {
 	return mode
 }
 
+// planRows bounds the rows the auto plan scans per layer: it reads the
+// groups in order until it has scanned this many rows and scales what it
+// found to the layer. Scanning every row costs a random read of the row's
+// degree and of its mark per row of the rank's own block, serially, which
+// was a fifth of the sampling at R-MAT 22, p = 4, 1 thread a rank; the
+// first groups underestimate how often the layer's rows repeat across
+// groups, so the bound leans towards push, which needs no memory for rows.
+const planRows = 1 << 16
+
 // plan returns the cheaper mode of dm by the byte model and the bytes it
 // predicts for pull (in the batches of PullBatches) and push.
 func (d *DistRows) plan(dm LayerDemand) (FetchMode, float64, float64) {
 	g := d.x.Matrix().Grid
 	p, c := g.Size(), g.Replication()
+	var rows float64 // the layer's expanded rows
+	for mb := range len(dm.Start) - 1 {
+		rows += float64(dm.Start[mb+1] - dm.Start[mb])
+		if dm.Skip != nil {
+			rows -= float64(dm.Skip[mb])
+		}
+	}
 	var sum groupFigures
 	batches := 0
-	d.batched(dm, func(f groupFigures, newBatch bool) {
+	d.batched(dm, planRows, func(f groupFigures, newBatch bool) {
 		if newBatch {
 			batches++
 		}
 		sum.add(f)
 	})
 	if sum.own == 0 {
-		return FetchPush, 0, PushSampleBytes(p, c, sum.rows, sum.rows*float64(max(dm.Fanout, 1)))
+		return FetchPush, 0, PushSampleBytes(p, c, rows, rows*float64(max(dm.Fanout, 1)))
 	}
-	scale := sum.rows / sum.own
-	pull := PullSampleBytes(p, c, sum.distinct*scale, sum.deg*scale) + SampleHeaderBytes(p, c, batches)
-	push := PushSampleBytes(p, c, sum.rows, sum.picks*scale) + SampleHeaderBytes(p, c, 1)
+	scale := rows / sum.own
+	batches = int(float64(batches) * rows / sum.rows)
+	pull := PullSampleBytes(p, c, sum.distinct*scale, sum.deg*scale) + SampleHeaderBytes(p, c, max(batches, 1))
+	push := PushSampleBytes(p, c, rows, sum.picks*scale) + SampleHeaderBytes(p, c, 1)
 	if push < pull {
 		return FetchPush, pull, push
 	}
@@ -269,13 +286,16 @@ func (d *DistRows) markGroup(dm LayerDemand, j int) groupFigures {
 
 // batched cuts the groups of dm into pull batches (see PullBatches) and
 // calls each with every group's figures in order, newBatch set for the
-// first group of a batch.
-func (d *DistRows) batched(dm LayerDemand, each func(f groupFigures, newBatch bool)) {
+// first group of a batch, until it has scanned limit rows (0: all).
+func (d *DistRows) batched(dm LayerDemand, limit int, each func(f groupFigures, newBatch bool)) {
 	q := float64(d.x.Comm().Size())
 	budget := float64(d.pullWords())
-	var est float64
+	var est, scanned float64
 	d.newBatch()
 	for j := range len(dm.Groups) - 1 {
+		if limit > 0 && scanned >= float64(limit) {
+			return
+		}
 		f := d.markGroup(dm, j)
 		// The words the group adds to the batch's fetch: the rows of the
 		// other q - 1 blocks, estimated from this block's, and an id and
@@ -288,6 +308,7 @@ func (d *DistRows) batched(dm LayerDemand, each func(f groupFigures, newBatch bo
 			words, est, start = (q-1)*(f.deg+2*f.distinct), 0, true
 		}
 		est += words
+		scanned += f.rows
 		each(f, start)
 	}
 }
@@ -300,7 +321,7 @@ func (d *DistRows) batched(dm LayerDemand, each func(f groupFigures, newBatch bo
 func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
 	dst = dst[:0]
 	j := 0
-	d.batched(dm, func(_ groupFigures, newBatch bool) {
+	d.batched(dm, 0, func(_ groupFigures, newBatch bool) {
 		if newBatch {
 			dst = append(dst, j)
 		}
