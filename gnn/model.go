@@ -596,6 +596,8 @@ func (m *Model) setInput(l *layer, x Input, p Pass, i int) bool {
 	end := xs.Indptr[l.nDst]
 	l.xsDst = spgemm.CSR{Rows: l.nDst, Cols: l.fin, Indptr: xs.Indptr[:l.nDst+1], Indices: xs.Indices[:end:end], Data: xs.Data[:end:end]}
 	l.in = Buf{}
+	m.hold(xs)
+	m.hold(&l.xsDst)
 	return true
 }
 

@@ -733,6 +733,9 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 		return sm, nil // nothing to learn from, and no other rank to keep in step
 	}
 	t.adam.step(t.model.be, t.model.params, t.model.grads)
+	if err := backendErr(t.model.be); err != nil {
+		return sm, fmt.Errorf("compute backend %s: %w", t.model.be.Name(), err)
+	}
 	ph.Update += t.lap(PhaseUpdate)
 	return sm, nil
 }

@@ -1,0 +1,53 @@
+package gnn
+
+import "github.com/bulksample/bulksample/spgemm"
+
+// The optional capabilities of backends whose memory is not the host's (a
+// GPU's, package gpu's Backend). The model and the trainer use them when a
+// backend has them; the CPU backend has none, and nothing here changes
+// what any backend computes.
+
+// Freer is implemented by backends whose allocations are not reclaimed by
+// the garbage collector: the model's buffers call Free on an allocation
+// they outgrow (growBuf), so that a backend's memory is what its live
+// buffers hold.
+type Freer interface {
+	// Free releases the allocation b starts at the beginning of; b must
+	// not be used after.
+	Free(b Buf)
+}
+
+// Holder is implemented by backends that copy the sparse operands of SpMM
+// and SpMMT into their memory: Hold(a) copies a now, and SpMM and SpMMT of
+// the same *spgemm.CSR use that copy until the next Hold(a) or Release(a),
+// so that a block the forward and backward passes both multiply moves
+// once per minibatch. The model holds a block after it formed its values
+// (and the sparse input features after their dropout), and holds it again
+// after every change.
+type Holder interface {
+	Hold(a *spgemm.CSR)
+	Release(a *spgemm.CSR)
+}
+
+// ErrBackend is implemented by backends whose operations can fail (a device
+// call): their operations return nothing, so a backend keeps its first
+// error, does nothing after it, and reports it by Err. The trainer checks
+// it after every step and ends the run with it.
+type ErrBackend interface {
+	Err() error
+}
+
+// hold holds a on m's backend when it is a Holder.
+func (m *Model) hold(a *spgemm.CSR) {
+	if h, ok := m.be.(Holder); ok {
+		h.Hold(a)
+	}
+}
+
+// backendErr returns the error of be when it reports errors.
+func backendErr(be Backend) error {
+	if e, ok := be.(ErrBackend); ok {
+		return e.Err()
+	}
+	return nil
+}

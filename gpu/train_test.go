@@ -1,0 +1,111 @@
+package gpu
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/sampling"
+)
+
+// trainRun trains GraphSAGE or GCN on ds through gnn's Trainer with be
+// (nil: the CPU backend) for epochs epochs, checkpointing into dir (resuming
+// from it when resume is set), and returns the final parameters and the
+// result.
+func trainRun(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backend, epochs int, dir string, resume bool) ([]float32, *gnn.Result) {
+	t.Helper()
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{5, 5}, Seed: 2, Degrees: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
+		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Evaluator: &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}}
+	opt := gnn.TrainOptions{Arch: arch, Hidden: 16, Dropout: 0.5, BatchSize: 64, BulkSize: 2, Epochs: epochs, Seed: 4,
+		Backend: be, CheckpointDir: dir, Resume: resume, WeightDecayFirstLayer: true, Adam: gnn.AdamOptions{WeightDecay: 5e-4}}
+	tr, err := gnn.NewTrainer(data, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return append([]float32(nil), tr.Model().Params()...), res
+}
+
+// maxRelDiff returns the largest |a-b|/(1+|b|).
+func maxRelDiff(a, b []float32) float64 {
+	worst := 0.0
+	for i := range b {
+		worst = max(worst, math.Abs(float64(a[i])-float64(b[i]))/(1+math.Abs(float64(b[i]))))
+	}
+	return worst
+}
+
+// TestBackendTrainsLikeCPU trains through gnn's Trainer on the emulator and
+// on the CPU (GraphSAGE and GCN, dropout, weight decay, full-neighbour
+// evaluation): the losses and weights follow each other within float32
+// rounding of the products' sums; and checkpoints move between the two: a
+// run checkpointed on the device and resumed on the CPU, and one
+// checkpointed on the CPU and resumed on the device, end where the
+// uninterrupted run ends, within the same rounding.
+func TestBackendTrainsLikeCPU(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains on the emulator (slow)")
+	}
+	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 1200, Classes: 3, Features: 12, Split: "random:0.3,0.2,0.5", Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []gnn.Arch{gnn.SAGE, gnn.GCN} {
+		t.Run(arch.String(), func(t *testing.T) {
+			be := newEmulatorBackend(t)
+			want, wantRes := trainRun(t, ds, arch, nil, 3, "", false)
+			got, gotRes := trainRun(t, ds, arch, be, 3, "", false)
+			for e := range wantRes.Epochs {
+				g, w := gotRes.Epochs[e], wantRes.Epochs[e]
+				t.Logf("epoch %d: loss %.6f (CPU %.6f), valid %.3f (CPU %.3f)", e, g.Loss, w.Loss, g.ValAcc, w.ValAcc)
+				if math.Abs(g.Loss-w.Loss) > 1e-3*w.Loss {
+					t.Errorf("epoch %d: loss %v; CPU %v", e, g.Loss, w.Loss)
+				}
+			}
+			if d := maxRelDiff(got, want); d > 1e-3 {
+				t.Errorf("weights after 3 epochs differ from the CPU's by %.3g", d)
+			}
+
+			// Device to CPU: 2 epochs on the device, the third on the CPU.
+			dir := t.TempDir()
+			trainRun(t, ds, arch, be, 2, dir, false)
+			resumed, res := trainRun(t, ds, arch, nil, 3, dir, true)
+			if res.ResumedFrom != 2 {
+				t.Fatalf("the CPU run resumed from %d epochs; want 2", res.ResumedFrom)
+			}
+			if d := maxRelDiff(resumed, want); d > 1e-3 {
+				t.Errorf("device checkpoint resumed on the CPU: weights differ from the uninterrupted run's by %.3g", d)
+			}
+			// CPU to device.
+			dir = t.TempDir()
+			trainRun(t, ds, arch, nil, 2, dir, false)
+			resumed, res = trainRun(t, ds, arch, be, 3, filepath.Clean(dir), true)
+			if res.ResumedFrom != 2 {
+				t.Fatalf("the device run resumed from %d epochs; want 2", res.ResumedFrom)
+			}
+			if d := maxRelDiff(resumed, want); d > 1e-3 {
+				t.Errorf("CPU checkpoint resumed on the device: weights differ from the uninterrupted run's by %.3g", d)
+			}
+			// The comparison can fail: one epoch fewer is far off.
+			short, _ := trainRun(t, ds, arch, nil, 2, "", false)
+			if d := maxRelDiff(short, want); d < 1e-2 {
+				t.Errorf("2 and 3 epochs differ by only %.3g: the check above is too weak", d)
+			}
+		})
+	}
+}
