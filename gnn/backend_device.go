@@ -51,3 +51,41 @@ func backendErr(be Backend) error {
 	}
 	return nil
 }
+
+// DeviceBlock is a sampled block whose arrays are in a backend's memory (a
+// GPU sampler's, package gpu's Block): only that backend reads them, through
+// its FormBlock. Input.Blocks hands such blocks to the model.
+type DeviceBlock interface {
+	Rows() int // destinations
+	Cols() int // sources (destinations first)
+}
+
+// BlockFormer is implemented by backends that form a layer's aggregation
+// operator from a DeviceBlock in their own memory, as the model forms a
+// host block's (Model.normalize): SAGE's rows normalised to sum to 1; GCN's
+// Kipf and Welling operator with the graph degrees the block carries (its
+// self-loop weights into self, one per destination), or, for a block
+// without degrees, the values as given (a LADIES or FastGCN block) and self
+// 0. GCNBlockNorm has no device form. FormBlock sets a's shape (no host
+// arrays) and makes a stand for the operator in SpMM and SpMMT until the
+// next Hold or FormBlock of a.
+type BlockFormer interface {
+	FormBlock(a *spgemm.CSR, blk DeviceBlock, arch Arch, norm GCNNorm, self Buf)
+}
+
+// formBlock sets l.adj and l.selfB to the operator of the device block db.
+func (m *Model) formBlock(l *layer, db DeviceBlock) {
+	bf, ok := m.be.(BlockFormer)
+	if !ok {
+		panic("gnn: Input.Blocks needs a backend that forms device blocks (a BlockFormer)")
+	}
+	l.self = l.self[:0]
+	if m.opt.Arch == GCN {
+		l.selfUp = growBuf(m.be, l.selfUp, db.Rows())
+		l.selfB = l.selfUp
+	} else {
+		l.selfB = Buf{}
+	}
+	l.adj = spgemm.CSR{}
+	bf.FormBlock(&l.adj, db, m.opt.Arch, m.opt.GCNNorm, l.selfB)
+}

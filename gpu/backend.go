@@ -79,9 +79,11 @@ type Backend struct {
 }
 
 var (
-	_ gnn.Backend = (*Backend)(nil)
-	_ gnn.Freer   = (*Backend)(nil)
-	_ gnn.Holder  = (*Backend)(nil)
+	_ gnn.Backend     = (*Backend)(nil)
+	_ gnn.Freer       = (*Backend)(nil)
+	_ gnn.Holder      = (*Backend)(nil)
+	_ gnn.BlockFormer = (*Backend)(nil)
+	_ gnn.ErrBackend  = (*Backend)(nil)
 )
 
 // devMem is an allocation of a Backend: n float32 values.
@@ -96,8 +98,13 @@ func (d *devMem) Len() int { return d.n }
 // heldCSR is the device copy of a sparse operand (Hold): int32 row
 // offsets, as cuSPARSE takes them.
 type heldCSR struct {
-	a     devCSR
-	arena arena
+	// The shape when it was held (the host's view), and whether it is a
+	// device block's operator (FormBlock) rather than a host copy.
+	rows, cols int
+	nnz        int64
+	formed     bool
+	a          devCSR // set by the queued copy
+	arena      arena
 }
 
 // queueMax is the most operations queued before they run.
@@ -353,11 +360,30 @@ func (b *Backend) Hold(a *spgemm.CSR) {
 		h = &heldCSR{arena: arena{bufs: map[string]mem{}}}
 		b.held[a] = h
 	}
+	h.rows, h.cols, h.nnz, h.formed = a.Rows, a.Cols, a.NNZ(), false
 	b.flush(func(p *pipe) {
 		hp := &pipe{ex: p.ex, kt: p.kt, arena: &h.arena, exact: p.exact}
 		h.a = uploadCSR(hp, a)
 		p.setErr(hp.err)
 	})
+}
+
+// heldOf returns the device copy of a when it is held and still has a's
+// shape (a device block's always), or nil.
+func (b *Backend) heldOf(a *spgemm.CSR) *heldCSR {
+	h := b.held[a]
+	if h != nil && (h.formed || h.rows == a.Rows && h.cols == a.Cols && h.nnz == a.NNZ()) {
+		return h
+	}
+	return nil
+}
+
+// nnzOf returns the entries of a, or of its held copy.
+func (b *Backend) nnzOf(a *spgemm.CSR) int64 {
+	if h := b.heldOf(a); h != nil {
+		return h.nnz
+	}
+	return a.NNZ()
 }
 
 // Release forgets the device copy of a (Hold) and frees it.
@@ -388,9 +414,8 @@ func uploadCSR(p *pipe, a *spgemm.CSR) devCSR {
 // sparse runs op on the device copy of a: the held one, or else a copy
 // made now in the scratch (after the queued work, in the same call).
 func (b *Backend) sparse(a *spgemm.CSR, op func(p *pipe, d devCSR)) {
-	if h := b.held[a]; h != nil && h.a.rows == a.Rows && h.a.cols == a.Cols && h.a.nnz == a.NNZ() {
-		d := h.a
-		b.enqueue(func(p *pipe) { op(p, d) })
+	if h := b.heldOf(a); h != nil {
+		b.enqueue(func(p *pipe) { op(p, h.a) })
 		return
 	}
 	b.flush(func(p *pipe) {
@@ -413,7 +438,7 @@ func (b *Backend) SpMM(dst gnn.Buf, a *spgemm.CSR, x gnn.Buf, cols int) {
 		return
 	}
 	dm, xm := b.memOf(dst, "SpMM"), b.memOf(x, "SpMM")
-	if a.NNZ() == 0 {
+	if b.nnzOf(a) == 0 {
 		b.enqueue(func(p *pipe) { p.launch("fill_f32", int64(a.Rows*cols), dm, float64(0)) })
 		return
 	}
@@ -436,7 +461,7 @@ func (b *Backend) SpMMT(dst gnn.Buf, a *spgemm.CSR, x gnn.Buf, cols int) {
 		return
 	}
 	dm, xm := b.memOf(dst, "SpMMT"), b.memOf(x, "SpMMT")
-	if a.NNZ() == 0 || a.Rows == 0 {
+	if b.nnzOf(a) == 0 || a.Rows == 0 {
 		b.enqueue(func(p *pipe) { p.launch("fill_f32", int64(a.Cols*cols), dm, float64(0)) })
 		return
 	}

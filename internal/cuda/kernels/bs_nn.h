@@ -63,6 +63,10 @@ BS_HD float bs_sqrtf(float x) {
 typedef struct { int64_t n; float *d; const float *s; } bs_nn_add_p;
 BS_HD void bs_nn_add_thread(const bs_nn_add_p *p, int64_t t) { p->d[t] += p->s[t]; }
 
+/* d[t] = s[t] */
+typedef struct { int64_t n; float *d; const float *s; } bs_nn_copy_p;
+BS_HD void bs_nn_copy_thread(const bs_nn_copy_p *p, int64_t t) { p->d[t] = p->s[t]; }
+
 /* d[t] *= v (Gemm with k = 0: c = beta·c) */
 typedef struct { int64_t n; float *d; double v; } bs_nn_scale_p;
 BS_HD void bs_nn_scale_thread(const bs_nn_scale_p *p, int64_t t) { p->d[t] = (float)p->v * p->d[t]; }
@@ -224,6 +228,51 @@ BS_HD void bs_nn_gather_rows_thread(const bs_nn_gather_rows_p *p, int64_t e) {
 	p->out[e] = p->x[(int64_t)p->ids[r] * p->f + j];
 }
 
+/* ---- a device block's aggregation operator (gnn's normalize) --------- */
+
+/* The block's rows [0, n) with int64 offsets indptr (from 0) into data:
+ * out gets the values (SAGE, gcn 0: each row divided by its float64 sum,
+ * bs_normalize, which is spgemm.NormalizeVec) and ptr32 the offsets as
+ * int32, for cuSPARSE. */
+typedef struct { int64_t n; const int64_t *indptr; const float *data; float *out; int32_t *ptr32; } bs_nn_row_norm_p;
+BS_HD void bs_nn_row_norm_thread(const bs_nn_row_norm_p *p, int64_t r) {
+	int64_t lo = p->indptr[r], hi = p->indptr[r + 1];
+	for (int64_t q = lo; q < hi; q++) p->out[q] = p->data[q];
+	bs_normalize(p->out + lo, hi - lo);
+	p->ptr32[r] = (int32_t)lo;
+	if (r == p->n - 1) p->ptr32[p->n] = (int32_t)hi;
+}
+
+/* GCN's Â with the graph's degrees (gnn's gcnNormalize with deg): with
+ * d_v = deg[v]+1 and c_i = deg[i]/Σ_j a[i,j] (1 for a row summing to 0),
+ * out[q] = a[i,j]·c_i/sqrt(d_i)·1/sqrt(d_j) and self[i] = 1/d_i, in
+ * float64 and in gcnNormalize's order (IEEE division and square root on
+ * the device: the same bits). ptr32 as for row_norm. */
+typedef struct {
+	int64_t n; const int64_t *indptr; const int32_t *indices; const float *data; const int32_t *deg; float *out;
+	float *self; int32_t *ptr32;
+} bs_nn_gcn_norm_p;
+BS_HD double bs_gcn_col_scale(int32_t d) {
+#ifdef __CUDA_ARCH__
+	return 1.0 / __dsqrt_rn((double)d + 1.0);
+#else
+	return 1.0 / sqrt((double)d + 1.0);
+#endif
+}
+BS_HD void bs_nn_gcn_norm_thread(const bs_nn_gcn_norm_p *p, int64_t i) {
+	int64_t lo = p->indptr[i], hi = p->indptr[i + 1];
+	double sum = 0;
+	for (int64_t q = lo; q < hi; q++) sum += (double)p->data[q];
+	double c = 1.0;
+	if (sum != 0) c = (double)p->deg[i] / sum;
+	double ci = bs_gcn_col_scale(p->deg[i]);
+	double ri = c * ci;
+	p->self[i] = (float)(ci * ci);
+	for (int64_t q = lo; q < hi; q++) p->out[q] = (float)((double)p->data[q] * ri * bs_gcn_col_scale(p->deg[p->indices[q]]));
+	p->ptr32[i] = (int32_t)lo;
+	if (i == p->n - 1) p->ptr32[p->n] = (int32_t)hi;
+}
+
 /* ---- stand-ins for the libraries' products ---------------------------- */
 
 /* C = alpha·op(A)·op(B) + beta·C, row-major, one thread per element of C
@@ -276,6 +325,7 @@ BS_HD void bs_nn_spmmt_thread(const bs_nn_spmmt_p *p, int64_t c) {
 
 #define BS_NN_KERNELS(X)                      \
 	X(nn_add, bs_nn_add_p)                    \
+	X(nn_copy, bs_nn_copy_p)                  \
 	X(nn_scale, bs_nn_scale_p)                \
 	X(nn_add_row_scaled, bs_nn_add_row_scaled_p) \
 	X(nn_bias, bs_nn_bias_p)                  \
@@ -288,6 +338,8 @@ BS_HD void bs_nn_spmmt_thread(const bs_nn_spmmt_p *p, int64_t c) {
 	X(nn_xent, bs_nn_xent_p)                  \
 	X(nn_adam, bs_nn_adam_p)                  \
 	X(nn_gather_rows, bs_nn_gather_rows_p)    \
+	X(nn_row_norm, bs_nn_row_norm_p)          \
+	X(nn_gcn_norm, bs_nn_gcn_norm_p)          \
 	X(nn_gemm, bs_nn_gemm_p)                  \
 	X(nn_spmm, bs_nn_spmm_p)                  \
 	X(nn_spmmt, bs_nn_spmmt_p)
