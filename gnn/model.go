@@ -459,6 +459,23 @@ func (m *Model) ForwardInput(mb *sampling.Minibatch, x Input, p Pass) []float32 
 	return h
 }
 
+// ForwardBuf is ForwardInput leaving the logits in the backend's memory
+// (a len(mb.Seeds) x Classes buffer owned by the model, valid until the
+// next forward pass), for a caller that computes the loss on the backend
+// (Backend.SoftmaxCrossEntropy) and calls BackwardBuf.
+func (m *Model) ForwardBuf(mb *sampling.Minibatch, x Input, p Pass) Buf { return m.forward(mb, x, p) }
+
+// BackwardBuf is Backward with dLogits in the backend's memory, which it
+// clobbers.
+func (m *Model) BackwardBuf(dLogits Buf) { m.backward(dLogits) }
+
+// ParamsBuf and GradsBuf return the parameters and the gradients as the
+// backend's buffers (laid out as Params), e.g. for Adam.StepOn.
+func (m *Model) ParamsBuf() Buf { return m.params }
+
+// GradsBuf: see ParamsBuf.
+func (m *Model) GradsBuf() Buf { return m.grads }
+
 // forward is Forward on an Input, returning the logits on the backend.
 func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 	nSeeds := len(mb.Seeds)

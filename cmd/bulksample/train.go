@@ -53,6 +53,7 @@ type trainConfig struct {
 	json         bool
 	dist         distFlags // --replication, --fetch, --replicate-graph, --inproc-ranks (train_dist.go)
 	evalMode     string    // --eval: distributed (default) or gathered; distributed runs only
+	device       deviceFlag
 }
 
 // Values of --eval.
@@ -105,6 +106,7 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		"as Kipf and Welling's GCN and PyG's GCN example do)")
 	dropout := fs.Float64("dropout", 0.5, "dropout probability on every layer's input, in [0, 1)")
 	fs.IntVar(&c.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	c.device.addTrain(fs)
 	fs.IntVar(&c.opt.PipelineDepth, "pipeline", 0, "pipeline depth: 2 samples the next bulk and gathers the next minibatch's features while the\n"+
 		"current minibatch trains (at most 2 bulks in memory); 1 runs the phases in turn; the weights are the same bit for bit;\n"+
 		"0 for the default, 2")
@@ -229,6 +231,12 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--eval %q: want %s or %s", c.evalMode, evalDistributed, evalGathered)
 	case c.evalMode == evalDistributed && c.opt.Arch == gnn.GCN && c.opt.GCNNorm == gnn.GCNBlockNorm && c.dist.distributed():
 		return nil, usageError(fs, "--gcn-norm block: --eval distributed needs the graph's degrees (--gcn-norm graph), or use --eval gathered")
+	}
+	if c.device.name != "cpu" && c.device.name != "cuda" {
+		return nil, usageError(fs, "--device %q: want cpu or cuda", c.device.name)
+	}
+	if c.device.cuda() && set["blas"] {
+		return nil, usageError(fs, "--device cuda: --blas applies to the CPU only")
 	}
 	switch *blas {
 	case "native":
@@ -413,6 +421,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
+	be, release, err := c.trainBackend(e)
+	if err != nil {
+		return err
+	}
+	defer release()
+	c.opt.Backend = be
 	ts, err := setupTrain(ctx, e, c)
 	if err != nil {
 		return err

@@ -82,6 +82,12 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		re = &env{stdout: io.Discard, stderr: io.Discard}
 		c.splitOut = ""
 	}
+	be, releaseBackend, err := c.trainBackend(re)
+	if err != nil {
+		return err
+	}
+	defer releaseBackend()
+	c.opt.Backend = be
 	ts, err := setupTrain(ctx, re, c)
 	if err != nil {
 		return err
