@@ -355,17 +355,23 @@ func (b *Backend) Hold(a *spgemm.CSR) {
 	if b.err != nil {
 		return
 	}
-	h := b.held[a]
-	if h == nil {
-		h = &heldCSR{arena: arena{bufs: map[string]mem{}}}
-		b.held[a] = h
-	}
+	h := b.heldFor(a)
 	h.rows, h.cols, h.nnz, h.formed = a.Rows, a.Cols, a.NNZ(), false
 	b.flush(func(p *pipe) {
 		hp := &pipe{ex: p.ex, kt: p.kt, arena: &h.arena, exact: p.exact}
 		h.a = uploadCSR(hp, a)
 		p.setErr(hp.err)
 	})
+}
+
+// heldFor returns the held copy of a, made empty when there is none.
+func (b *Backend) heldFor(a *spgemm.CSR) *heldCSR {
+	h := b.held[a]
+	if h == nil {
+		h = &heldCSR{arena: arena{bufs: map[string]mem{}}}
+		b.held[a] = h
+	}
+	return h
 }
 
 // heldOf returns the device copy of a when it is held and still has a's

@@ -124,11 +124,7 @@ func (b *Backend) FormBlock(a *spgemm.CSR, blk gnn.DeviceBlock, arch gnn.Arch, n
 	if b.err != nil {
 		return
 	}
-	h := b.held[a]
-	if h == nil {
-		h = &heldCSR{arena: arena{bufs: map[string]mem{}}}
-		b.held[a] = h
-	}
+	h := b.heldFor(a)
 	var sm mem
 	gcn := arch == gnn.GCN
 	if gcn {

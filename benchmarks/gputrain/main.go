@@ -238,7 +238,7 @@ func newTrainer(c *config, be gnn.Backend, features, classes int) (*trainer, err
 }
 
 // phases are per-step seconds.
-type phases struct{ sample, gather, forward, backward, update []float64 }
+type phases struct{ gather, forward, backward, update []float64 }
 
 func (p *phases) step(i int) float64 { return p.forward[i] + p.backward[i] + p.update[i] }
 
@@ -294,14 +294,23 @@ func labelsOf(ds *dataset.Dataset, seeds []int32) []int32 {
 	return y
 }
 
-// stepResult is step mode's JSON line.
-type stepResult struct {
+// runInfo is what both modes' JSON lines start with.
+type runInfo struct {
 	Mode        string  `json:"mode"`
 	Device      string  `json:"device"`
 	Backend     string  `json:"backend"`
 	Nodes       int     `json:"nodes"`
 	StoredEdges int64   `json:"stored_edges"`
 	GenSeconds  float64 `json:"gen_seconds"`
+}
+
+func (s *setup) info(mode string) runInfo {
+	return runInfo{Mode: mode, Device: s.dev.Name(), Backend: s.be.Name(), Nodes: s.ds.NumNodes(), StoredEdges: s.ds.Adj.NNZ(), GenSeconds: s.genSec}
+}
+
+// stepResult is step mode's JSON line.
+type stepResult struct {
+	runInfo
 	Minibatches int     `json:"minibatches"`
 	Steps       int     `json:"steps"`
 	EdgesPerMB  float64 `json:"edges_per_minibatch"`
@@ -332,7 +341,7 @@ func ms(x []float64) float64 { return benchutil.Median(x) * 1e3 }
 
 func stepMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer) error {
 	first, seeds := s.plan.Epoch(0).Bulk(0)
-	res := stepResult{Mode: "step", Device: s.dev.Name(), Backend: s.be.Name(), Nodes: s.ds.NumNodes(), StoredEdges: s.ds.Adj.NNZ(), GenSeconds: s.genSec}
+	res := stepResult{runInfo: s.info("step")}
 	var sampleSec []float64
 	var db *gpu.DeviceBulk
 	for range c.sampleReps {
@@ -501,12 +510,7 @@ func stepMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer
 
 // epochResult is epoch mode's JSON line.
 type epochResult struct {
-	Mode         string    `json:"mode"`
-	Device       string    `json:"device"`
-	Backend      string    `json:"backend"`
-	Nodes        int       `json:"nodes"`
-	StoredEdges  int64     `json:"stored_edges"`
-	GenSeconds   float64   `json:"gen_seconds"`
+	runInfo
 	Train        int       `json:"train"`
 	Minibatches  int       `json:"minibatches"`
 	Bulk         int       `json:"bulk"`
@@ -519,8 +523,7 @@ type epochResult struct {
 }
 
 func epochMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer) error {
-	res := epochResult{Mode: "epoch", Device: s.dev.Name(), Backend: s.be.Name(), Nodes: s.ds.NumNodes(), StoredEdges: s.ds.Adj.NNZ(),
-		GenSeconds: s.genSec, Train: len(s.ds.Train), Bulk: c.bulk}
+	res := epochResult{runInfo: s.info("epoch"), Train: len(s.ds.Train), Bulk: c.bulk}
 	tr, err := newTrainer(c, s.be, s.ds.NumFeatures, s.ds.NumClasses)
 	if err != nil {
 		return err
