@@ -4,9 +4,11 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
@@ -17,6 +19,11 @@ import (
 // from it when resume is set), and returns the final parameters and the
 // result.
 func trainRun(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backend, epochs int, dir string, resume bool) ([]float32, *gnn.Result) {
+	return trainDropout(t, ds, arch, be, epochs, dir, resume, 0.5)
+}
+
+// trainDropout is trainRun with the given dropout.
+func trainDropout(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backend, epochs int, dir string, resume bool, dropout float32) ([]float32, *gnn.Result) {
 	t.Helper()
 	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{5, 5}, Seed: 2, Degrees: true})
 	if err != nil {
@@ -28,7 +35,7 @@ func trainRun(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backend, 
 	}
 	data := gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Evaluator: &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}}
-	opt := gnn.TrainOptions{Arch: arch, Hidden: 16, Dropout: 0.5, BatchSize: 64, BulkSize: 2, Epochs: epochs, Seed: 4,
+	opt := gnn.TrainOptions{Arch: arch, Hidden: 16, Dropout: dropout, BatchSize: 64, BulkSize: 2, Epochs: epochs, Seed: 4,
 		Backend: be, CheckpointDir: dir, Resume: resume, WeightDecayFirstLayer: true, Adam: gnn.AdamOptions{WeightDecay: 5e-4}}
 	tr, err := gnn.NewTrainer(data, opt)
 	if err != nil {
@@ -107,5 +114,73 @@ func TestBackendTrainsLikeCPU(t *testing.T) {
 				t.Errorf("2 and 3 epochs differ by only %.3g: the check above is too weak", d)
 			}
 		})
+	}
+}
+
+// TestBackendDataParallel trains GraphSAGE data-parallel on two in-process
+// ranks, each with its own device backend (on the emulator), through gnn's
+// DataParallel reducer, whose all-reduce stages the gradients through host
+// memory: the ranks keep equal weights (CheckReplicas), and without
+// dropout (whose masks differ per part) they end where one process on the
+// CPU ends, within float32 rounding.
+func TestBackendDataParallel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains on the emulator (slow)")
+	}
+	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 800, Classes: 3, Features: 12, Split: "random:0.3,0.2,0.5", Seed: 6})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := trainDropout(t, ds, gnn.SAGE, nil, 2, "", false, 0)
+	world, err := dist.NewInProcWorld(2, dist.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	params := make([][]float32, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for r, c := range world {
+		wg.Go(func() {
+			errs[r] = func() error {
+				be := newEmulatorBackend(t)
+				s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{5, 5}, Seed: 2, Degrees: true})
+				if err != nil {
+					return err
+				}
+				store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{})
+				if err != nil {
+					return err
+				}
+				data := gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train,
+					Reducer: gnn.NewDataParallel(c)}
+				tr, err := gnn.NewTrainer(data, gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 16, BatchSize: 64, BulkSize: 2,
+					Epochs: 2, Seed: 4, Backend: be, WeightDecayFirstLayer: true, Adam: gnn.AdamOptions{WeightDecay: 5e-4}})
+				if err != nil {
+					return err
+				}
+				if _, err := tr.Run(context.Background(), nil); err != nil {
+					return err
+				}
+				params[r] = append([]float32(nil), tr.Model().Params()...)
+				return tr.Model().CheckReplicas(context.Background(), c)
+			}()
+			if errs[r] != nil {
+				c.Abort(errs[r])
+			}
+		})
+	}
+	wg.Wait()
+	for r, err := range errs {
+		if err != nil {
+			t.Fatalf("rank %d: %v", r, err)
+		}
+	}
+	if d := maxRelDiff(params[0], params[1]); d != 0 {
+		t.Errorf("the ranks' weights differ by %.3g", d)
+	}
+	d := maxRelDiff(params[0], want)
+	t.Logf("two device ranks against one CPU process: weights differ by %.3g", d)
+	if d > 1e-3 {
+		t.Errorf("two device ranks end %.3g from one CPU process's weights", d)
 	}
 }
