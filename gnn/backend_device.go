@@ -37,6 +37,22 @@ type ErrBackend interface {
 	Err() error
 }
 
+// freeBufs frees the allocations of bufs on a Freer backend (the local
+// buffers of an inference, at its end); freeing one twice, or a host
+// buffer, does nothing.
+func freeBufs(be Backend, bufs ...*Buf) {
+	f, ok := be.(Freer)
+	if !ok {
+		return
+	}
+	for _, b := range bufs {
+		if b.dev != nil {
+			f.Free(*b)
+			*b = Buf{}
+		}
+	}
+}
+
 // hold holds a on m's backend when it is a Holder.
 func (m *Model) hold(a *spgemm.CSR) {
 	if h, ok := m.be.(Holder); ok {

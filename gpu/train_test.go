@@ -184,3 +184,33 @@ func TestBackendDataParallel(t *testing.T) {
 		t.Errorf("two device ranks end %.3g from one CPU process's weights", d)
 	}
 }
+
+// TestBackendPredictFreesItsBuffers: full-neighbour inference on a device
+// backend frees the buffers it allocates (the layers' outputs for all
+// vertices, the uploaded features), so that evaluating after every epoch
+// does not grow the device's memory.
+func TestBackendPredictFreesItsBuffers(t *testing.T) {
+	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 500, Classes: 3, Features: 12, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, arch := range []gnn.Arch{gnn.SAGE, gnn.GCN} {
+		be := newEmulatorBackend(t)
+		m, err := gnn.NewModel(gnn.ModelOptions{Arch: arch, Layers: 3, Hidden: 8, InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Backend: be})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var free []int64
+		for range 3 {
+			if _, err := m.Predict(context.Background(), ds.Adj, ds.Features, 100); err != nil {
+				t.Fatal(err)
+			}
+			be.Sync()
+			f, _, _ := be.Device().MemoryInfo()
+			free = append(free, f)
+		}
+		if free[1] != free[0] || free[2] != free[0] {
+			t.Errorf("%v: free device memory after each of three inferences: %v; want it unchanged", arch, free)
+		}
+	}
+}
