@@ -84,26 +84,30 @@ func (d *Dataset) Validate() error {
 	if err := d.Adj.Validate(); err != nil {
 		return fmt.Errorf("adjacency: %w", err)
 	}
-	return d.validateAttributes()
+	if err := d.validateAttributes(); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	return nil
 }
 
 // validateAttributes is Validate without the O(nnz) check of Adj's rows,
-// which must have passed ValidateOffsets.
+// which must have passed ValidateOffsets. Its errors have no package prefix:
+// Validate adds "dataset: ", the native reader "dataset: bad input: ".
 func (d *Dataset) validateAttributes() error {
 	n := d.Adj.Rows
 	if d.Adj.Cols != n {
-		return fmt.Errorf("dataset: adjacency is %d x %d, not square", n, d.Adj.Cols)
+		return fmt.Errorf("adjacency is %d x %d, not square", n, d.Adj.Cols)
 	}
 	if d.NumFeatures < 0 || int64(len(d.Features)) != int64(n)*int64(d.NumFeatures) {
-		return fmt.Errorf("dataset: %d feature values for %d nodes x %d features", len(d.Features), n, d.NumFeatures)
+		return fmt.Errorf("%d feature values for %d nodes x %d features", len(d.Features), n, d.NumFeatures)
 	}
 	if d.Labels != nil {
 		if len(d.Labels) != n {
-			return fmt.Errorf("dataset: %d labels for %d nodes", len(d.Labels), n)
+			return fmt.Errorf("%d labels for %d nodes", len(d.Labels), n)
 		}
 		for v, l := range d.Labels {
 			if l < -1 || int(l) >= d.NumClasses {
-				return fmt.Errorf("dataset: node %d: label %d outside [-1, %d)", v, l, d.NumClasses)
+				return fmt.Errorf("node %d: label %d outside [-1, %d)", v, l, d.NumClasses)
 			}
 		}
 	}
@@ -118,10 +122,10 @@ func (d *Dataset) validateAttributes() error {
 	}{{"train", d.Train}, {"valid", d.Valid}, {"test", d.Test}} {
 		for i, v := range s.ids {
 			if uint32(v) >= uint32(n) {
-				return fmt.Errorf("dataset: %s split: entry %d: node %d outside [0, %d)", s.name, i, v, n)
+				return fmt.Errorf("%s split: entry %d: node %d outside [0, %d)", s.name, i, v, n)
 			}
 			if i > 0 && v <= s.ids[i-1] {
-				return fmt.Errorf("dataset: %s split: not sorted and unique at entry %d", s.name, i)
+				return fmt.Errorf("%s split: not sorted and unique at entry %d", s.name, i)
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"sync"
 	"unsafe"
 
+	"github.com/bulksample/bulksample/internal/lebin"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -32,7 +33,7 @@ const (
 	maxNativeHeader      = 1 << 20
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = lebin.Castagnoli
 
 // nativeHeader is the JSON header of a native file.
 type nativeHeader struct {

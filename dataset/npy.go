@@ -9,7 +9,6 @@ package dataset
 // never allocates more than the bytes that actually follow the header.
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -19,6 +18,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/bulksample/bulksample/internal/lebin"
 )
 
 // ErrFormat is wrapped by every error about malformed or unsupported input.
@@ -344,12 +345,8 @@ func (dt npyDtype) isNumeric() bool {
 	return dt.kind == 'b' || dt.kind == 'i' || dt.kind == 'u' || dt.kind == 'f'
 }
 
-// hostLittleEndian reports whether in-memory integers are little-endian, so
-// that '<' arrays can be read straight into Go slices.
-var hostLittleEndian = func() bool {
-	x := uint16(1)
-	return *(*byte)(unsafe.Pointer(&x)) == 1
-}()
+// hostLittleEndian reports whether in-memory integers are little-endian.
+var hostLittleEndian = lebin.HostLittleEndian
 
 // npyConv converts element i, given as an integer (isInt) or a float, to
 // T, or returns an error for a value T cannot hold.
@@ -611,30 +608,9 @@ func writeNPY[T int32 | int64 | float32](w io.Writer, shape []int64, v []T) erro
 	return writeLE(w, v)
 }
 
-// writeLE writes v's elements little-endian.
-func writeLE[T int32 | int64 | float32](w io.Writer, v []T) error {
-	size := int(unsafe.Sizeof(*new(T)))
-	if hostLittleEndian {
-		_, err := w.Write(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*size))
-		return err
-	}
-	bw := bufio.NewWriter(w)
-	var b [8]byte
-	for _, x := range v {
-		switch x := any(x).(type) {
-		case int32:
-			binary.LittleEndian.PutUint32(b[:], uint32(x))
-		case int64:
-			binary.LittleEndian.PutUint64(b[:], uint64(x))
-		case float32:
-			binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
-		}
-		if _, err := bw.Write(b[:size]); err != nil {
-			return err
-		}
-	}
-	return bw.Flush()
-}
+// writeLE writes v's elements little-endian (lebin.Write, shared with the
+// checkpoints).
+func writeLE[T int32 | int64 | float32](w io.Writer, v []T) error { return lebin.Write(w, v) }
 
 // writeNPYString writes a 0-d unicode array holding s, as numpy writes
 // np.array('csr').

@@ -109,7 +109,76 @@ func (z *npzArchive) open(key string) (io.ReadCloser, npyHeader, error) {
 		rc.Close()
 		return nil, npyHeader{}, z.errf(key, err)
 	}
+	// A .npy member is its header and its elements, nothing more: a
+	// larger declared size would be inflated (and its CRC checked) to the
+	// end for nothing.
+	if want := h.size + h.dataBytes(); uint64(want) != f.UncompressedSize64 {
+		rc.Close()
+		return nil, npyHeader{}, z.errf(key, fmt.Errorf("%w: the zip directory declares %d bytes, but the .npy header's shape %v of %s makes %d",
+			ErrFormat, f.UncompressedSize64, h.shape, h.dtype.descr, want))
+	}
 	return rc, h, nil
+}
+
+// header returns the .npy header of member key, inflating only the header
+// (open checks its size against the zip directory's); ok is false when
+// there is no such member.
+func (z *npzArchive) header(key string) (h npyHeader, ok bool, err error) {
+	if !z.has(key) {
+		return npyHeader{}, false, nil
+	}
+	rc, h, err := z.open(key)
+	if err != nil {
+		return npyHeader{}, true, err
+	}
+	rc.Close()
+	return h, true, nil
+}
+
+// agree returns an error naming both arrays unless members a and b, when
+// both present, hold the same number of elements. It reads only their
+// headers: a member whose size disagrees with the others' is refused before
+// any payload is inflated (a 1 MB .npz whose indices inflated to 1 GiB was
+// refused only after inflating them, at a 1.04 GB peak).
+func (z *npzArchive) agree(a, b string) error {
+	ha, okA, err := z.header(a)
+	if err != nil {
+		return err
+	}
+	hb, okB, err := z.header(b)
+	if err != nil || !okA || !okB {
+		return err
+	}
+	if ha.count() != hb.count() {
+		return fmt.Errorf("%s: %w: arrays %q (shape %v) and %q (shape %v) must have as many elements", z.name, ErrFormat, a, ha.shape, b, hb.shape)
+	}
+	return nil
+}
+
+// rowsAre returns an error naming key unless member key, when present, has
+// want rows (its first dimension), checked from its header alone.
+func (z *npzArchive) rowsAre(key string, want int) error {
+	h, ok, err := z.header(key)
+	if err != nil || !ok {
+		return err
+	}
+	if len(h.shape) == 0 || h.shape[0] != int64(want) {
+		return z.errf(key, fmt.Errorf("%w: shape %v, want %d rows (one per node): refused before reading it", ErrFormat, h.shape, want))
+	}
+	return nil
+}
+
+// atMost returns an error naming key unless member key, when present,
+// has at most want elements (a split's ids), checked from its header.
+func (z *npzArchive) atMost(key string, want int) error {
+	h, ok, err := z.header(key)
+	if err != nil || !ok {
+		return err
+	}
+	if h.count() > int64(want) {
+		return z.errf(key, fmt.Errorf("%w: %d ids for %d nodes: refused before reading them", ErrFormat, h.count(), want))
+	}
+	return nil
 }
 
 // finish drains a member to its end, so that the zip reader checks its
@@ -209,6 +278,25 @@ func (z *npzArchive) readCSR(prefix string, threads int) (*spgemm.CSR, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The members' headers against each other and the shape, before any
+	// payload is read.
+	major := rows
+	if format == "csc" {
+		major = cols
+	}
+	for _, pair := range [][2]string{{"indices", "data"}, {"row", "data"}, {"col", "data"}} {
+		if err := z.agree(prefix+pair[0], prefix+pair[1]); err != nil {
+			return nil, err
+		}
+	}
+	if format == "csr" || format == "csc" {
+		if h, ok, err := z.header(prefix + "indptr"); err != nil {
+			return nil, err
+		} else if ok && h.count() != int64(major)+1 {
+			return nil, z.errf(prefix+"indptr", fmt.Errorf("%w: shape %v, want %d entries (rows + 1 of the shape %d x %d): refused before reading it",
+				ErrFormat, h.shape, major+1, rows, cols))
+		}
+	}
 	data, err := z.float32s(prefix + "data")
 	if err != nil {
 		return nil, err
@@ -249,13 +337,17 @@ func (z *npzArchive) readCSR(prefix string, threads int) (*spgemm.CSR, error) {
 	if err != nil {
 		return nil, err
 	}
+	if nnz := indptr[len(indptr)-1]; nnz != int64(len(data)) {
+		return nil, fmt.Errorf("%s: array %q: %w: indptr[-1] = %d, but %q has %d values: refused before reading %q",
+			z.name, prefix+"indptr", ErrFormat, nnz, prefix+"data", len(data), prefix+"indices")
+	}
 	indices, err := z.int32s(prefix + "indices")
 	if err != nil {
 		return nil, err
 	}
-	major, minor := rows, cols
+	minor := cols
 	if format == "csc" {
-		major, minor = cols, rows
+		minor = rows
 	}
 	m := &spgemm.CSR{Rows: major, Cols: minor, Indptr: indptr, Indices: indices, Data: data}
 	read := *m
@@ -405,6 +497,10 @@ const (
 // file written by Save.
 func (z *npzArchive) readExtras(d *Dataset) error {
 	n := d.Adj.Rows
+	if err := errors.Join(z.rowsAre(npzFeatures, n), z.rowsAre(npzLabels, n),
+		z.atMost(npzTrain, n), z.atMost(npzValid, n), z.atMost(npzTest, n)); err != nil {
+		return err
+	}
 	if z.has(npzFeatures) {
 		f, shape, err := readNumeric[float32](z, npzFeatures, 2, nil)
 		if err != nil {
@@ -529,6 +625,21 @@ func (z *npzArchive) readGNNBenchmark(ctx context.Context, d *Dataset, threads i
 	n := d.Adj.Rows
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if err := errors.Join(z.rowsAre("attr_matrix", n), z.rowsAre("labels", n),
+		z.atMost("idx_train", n), z.atMost("idx_val", n), z.atMost("idx_test", n)); err != nil {
+		return err
+	}
+	for _, p := range []string{"attr_", "labels_"} {
+		if z.has(p + "shape") {
+			rows, _, err := z.shape2(p + "shape")
+			if err != nil {
+				return err
+			}
+			if rows != n {
+				return z.errf(p+"shape", fmt.Errorf("%w: %d rows for %d nodes: refused before reading its arrays", ErrFormat, rows, n))
+			}
+		}
 	}
 	switch {
 	case z.has("attr_data"):

@@ -33,8 +33,10 @@ import (
 	"bufio"
 	"compress/gzip"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -62,8 +64,20 @@ type gzFile struct {
 	size int64      // compressed bytes
 }
 
+// ogbCSVFiles says what an OGB folder of the CSV flavour holds, for the
+// error about a file it lacks.
+const ogbCSVFiles = "an OGB node-property folder (CSV flavour, as OGB's download unpacks it) holds raw/edge.csv.gz, " +
+	"raw/num-node-list.csv.gz and raw/num-edge-list.csv.gz, and for training raw/node-feat.csv.gz, raw/node-label.csv.gz " +
+	"and split/<name>/{train,valid,test}.csv.gz"
+
+// openGz opens the .csv.gz file of an OGB folder; a missing one is an
+// error naming it and what such a folder holds (it was the bare "open ...:
+// no such file or directory").
 func openGz(path string) (*gzFile, error) {
 	f, size, err := openSized(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s is missing: %s: %w", path, ogbCSVFiles, fs.ErrNotExist)
+	}
 	if err != nil {
 		return nil, err
 	}

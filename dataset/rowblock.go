@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -195,12 +196,20 @@ func readScipyRowBlock(path string, rows func(n int) (int, int), threads int) (b
 	if nr != nc {
 		return nil, false, fmt.Errorf("%s: %w: adjacency is %d x %d, not square", path, ErrFormat, nr, nc)
 	}
+	if err := errors.Join(z.agree("indices", "data"), z.atMost(npzTrain, nr), z.atMost(npzValid, nr), z.atMost(npzTest, nr)); err != nil {
+		return nil, false, err
+	}
 	indptr, err := z.int64s("indptr")
 	if err != nil {
 		return nil, false, err
 	}
 	if len(indptr) != nr+1 || indptr[0] != 0 {
 		return nil, false, z.errf("indptr", fmt.Errorf("%w: length %d (want %d) or indptr[0] = %d", ErrFormat, len(indptr), nr+1, indptr[0]))
+	}
+	if h, _, err := z.header("indices"); err != nil {
+		return nil, false, err
+	} else if h.count() != indptr[nr] {
+		return nil, false, z.errf("indptr", fmt.Errorf("%w: indptr[-1] = %d, but %q has %d values", ErrFormat, indptr[nr], "indices", h.count()))
 	}
 	lo, hi := rows(nr)
 	if lo < 0 || lo > hi || hi > nr {

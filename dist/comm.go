@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
+	"strings"
+	"time"
 	"unsafe"
 )
 
@@ -128,6 +131,60 @@ type Options struct {
 	// larger count is split into several messages. 0 means
 	// DefaultMaxCount, MPI's limit of int counts (2^31 - 1).
 	MaxCount int
+	// StallTimeout, when > 0, is the longest a rank waits in one call of
+	// a communicator (a collective, or Send and Recv) before it gives up
+	// on the others: it writes "rank R: <*StallError>" to StallReport,
+	// naming the call, its phase and, in-process, the ranks that never
+	// came, and ends the job (Abort: MPI_Abort under MPI), so that a
+	// stopped or hung rank (SIGSTOP, a wedged node) does not hang the job
+	// silently forever. The call then returns the *StallError (ErrStalled)
+	// where it can return. 0 means none. It must exceed the longest that
+	// one rank legitimately works while the others wait for it (a
+	// checkpoint save, rank 0's whole-graph evaluation, a slow load).
+	StallTimeout time.Duration
+	// StallReport is where a stall is reported; nil means os.Stderr.
+	StallReport io.Writer
+}
+
+// ErrStalled is wrapped by the *StallError of a call that waited longer
+// than Options.StallTimeout.
+var ErrStalled = errors.New("dist: stalled")
+
+// StallError says which rank waited in which call for how long. Missing,
+// in-process only, lists the ranks that had not come to the call.
+type StallError struct {
+	Rank, Size int
+	Call       string
+	Phase      Phase
+	Waited     time.Duration
+	Limit      time.Duration // Options.StallTimeout
+	Missing    []int
+}
+
+func (e *StallError) Error() string {
+	who := "for the other ranks (one is stopped, hung or far behind)"
+	if len(e.Missing) > 0 {
+		who = fmt.Sprintf("for rank%s %s, which never came", plural(len(e.Missing)), joinInts(e.Missing))
+	}
+	return fmt.Sprintf("%v: waited %v, more than the stall timeout %v, in %s (phase %v, %d ranks) %s; ending the job",
+		ErrStalled, e.Waited.Round(time.Millisecond), e.Limit, e.Call, e.Phase, e.Size, who)
+}
+
+func (e *StallError) Unwrap() error { return ErrStalled }
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+func joinInts(v []int) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = strconv.Itoa(x)
+	}
+	return strings.Join(s, ", ")
 }
 
 // DefaultMaxCount is the largest count of an MPI call.
@@ -137,6 +194,9 @@ const DefaultMaxCount = math.MaxInt32
 func (o *Options) Validate() error {
 	if o.MaxCount < 0 || o.MaxCount > DefaultMaxCount {
 		return fmt.Errorf("dist: Options.MaxCount = %d, want 0 (default) or in [1, %d]", o.MaxCount, DefaultMaxCount)
+	}
+	if o.StallTimeout < 0 {
+		return fmt.Errorf("dist: Options.StallTimeout = %v, want >= 0 (0: none)", o.StallTimeout)
 	}
 	return nil
 }

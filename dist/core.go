@@ -8,7 +8,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // transport is what a backend implements. Counts and displacements are in
@@ -44,6 +47,44 @@ type comm struct {
 	mu     sync.Mutex // guards stats and closed: Stats may be read from another goroutine
 	stats  Stats
 	closed bool
+	// stall is the StallError of a call the watchdog (watch) gave up on.
+	stall atomic.Pointer[StallError]
+}
+
+// watch starts the stall watchdog of one call (Options.StallTimeout) and
+// returns the function that ends it; it does nothing without a timeout.
+func (c *comm) watch(call string, ph Phase) func() {
+	d := c.opt.StallTimeout
+	if d <= 0 {
+		return func() {}
+	}
+	start := time.Now()
+	t := time.AfterFunc(d, func() { c.stalled(call, ph, time.Since(start)) })
+	return func() { t.Stop() }
+}
+
+// stalled reports a call that waited past the timeout and aborts the job.
+func (c *comm) stalled(call string, ph Phase, waited time.Duration) {
+	e := &StallError{Rank: c.Rank(), Size: c.Size(), Call: call, Phase: ph, Waited: waited, Limit: c.opt.StallTimeout}
+	if m, ok := c.tr.(interface{ missing() []int }); ok {
+		e.Missing = m.missing()
+	}
+	c.stall.Store(e)
+	w := c.opt.StallReport
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintf(w, "rank %d: %v\n", e.Rank, e)
+	c.tr.abort(e)
+}
+
+// stallOr returns the StallError of the call the watchdog gave up on, in
+// place of err, the error the call ended with, if there is one.
+func (c *comm) stallOr(err error) error {
+	if s := c.stall.Load(); s != nil && err != nil {
+		return s
+	}
+	return err
 }
 
 func newComm(tr transport, opt Options) *comm {
@@ -97,7 +138,7 @@ func (c *comm) count(ph Phase, bytes, msgs int64) {
 }
 
 func (c *comm) errorf(call string, err error) error {
-	return fmt.Errorf("dist: %s on rank %d of %d: %w", call, c.Rank(), c.Size(), err)
+	return fmt.Errorf("dist: %s on rank %d of %d: %w", call, c.Rank(), c.Size(), c.stallOr(err))
 }
 
 func (c *comm) check(ctx context.Context, call string, ph Phase) error {
@@ -120,6 +161,7 @@ func (c *comm) Barrier(ctx context.Context, ph Phase) error {
 	if err := c.check(ctx, "Barrier", ph); err != nil {
 		return err
 	}
+	defer c.watch("Barrier", ph)()
 	if err := c.tr.barrier(ctx); err != nil {
 		return c.errorf("Barrier", err)
 	}
@@ -151,6 +193,7 @@ func (c *comm) Bcast(ctx context.Context, ph Phase, root int, buf any) error {
 	if err := c.check(ctx, "Bcast", ph); err != nil {
 		return err
 	}
+	defer c.watch("Bcast", ph)()
 	if err := c.rootOK("Bcast", root); err != nil {
 		return err
 	}
@@ -175,6 +218,7 @@ func (c *comm) Allreduce(ctx context.Context, ph Phase, op Op, buf any) error {
 	if err := c.check(ctx, "Allreduce", ph); err != nil {
 		return err
 	}
+	defer c.watch("Allreduce", ph)()
 	b, t, n, err := view(buf)
 	if err != nil {
 		return c.errorf("Allreduce", err)
@@ -202,6 +246,7 @@ func (c *comm) Allgatherv(ctx context.Context, ph Phase, send, recv any, recvCou
 	if err := c.check(ctx, "Allgatherv", ph); err != nil {
 		return err
 	}
+	defer c.watch("Allgatherv", ph)()
 	sb, t, sn, err := view(send)
 	if err != nil {
 		return c.errorf("Allgatherv", err)
@@ -284,6 +329,7 @@ func (c *comm) Alltoallv(ctx context.Context, ph Phase, send any, sendCounts []i
 	if err := c.check(ctx, "Alltoallv", ph); err != nil {
 		return err
 	}
+	defer c.watch("Alltoallv", ph)()
 	sb, t, sn, err := view(send)
 	if err != nil {
 		return c.errorf("Alltoallv", err)
@@ -384,6 +430,7 @@ func (c *comm) Send(ctx context.Context, ph Phase, dst, tag int, buf any) error 
 	if err := c.check(ctx, "Send", ph); err != nil {
 		return err
 	}
+	defer c.watch("Send", ph)()
 	if err := c.peerOK("Send", dst, tag); err != nil {
 		return err
 	}
@@ -398,6 +445,7 @@ func (c *comm) Recv(ctx context.Context, ph Phase, src, tag int, buf any) error 
 	if err := c.check(ctx, "Recv", ph); err != nil {
 		return err
 	}
+	defer c.watch("Recv", ph)()
 	if err := c.peerOK("Recv", src, tag); err != nil {
 		return err
 	}
@@ -436,6 +484,7 @@ func (c *comm) Split(ctx context.Context, color, key int) (Comm, error) {
 	if err := c.check(ctx, "Split", PhaseControl); err != nil {
 		return nil, err
 	}
+	defer c.watch("Split", PhaseControl)()
 	if color < 0 {
 		return nil, c.errorf("Split", fmt.Errorf("color %d < 0", color))
 	}

@@ -77,7 +77,8 @@ func (j *job) newGroup(n int) *group {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	j.groups++
-	return &group{job: j, id: j.groups, n: n, release: make(chan struct{}), slots: make([]call, n), splits: make(map[int]map[int]*group)}
+	return &group{job: j, id: j.groups, n: n, release: make(chan struct{}), slots: make([]call, n), here: make([]bool, n),
+		splits: make(map[int]map[int]*group)}
 }
 
 func (j *job) abort(err error) {
@@ -108,6 +109,7 @@ type group struct {
 
 	mu      sync.Mutex
 	arrived int
+	here    []bool // which ranks arrived at the current wait (missing)
 	release chan struct{}
 	slots   []call
 	splits  map[int]map[int]*group // split sequence number -> color -> group
@@ -131,8 +133,10 @@ func (r *inproc) wait(ctx context.Context) error {
 	g.mu.Lock()
 	ch := g.release
 	g.arrived++
+	g.here[r.me] = true
 	if g.arrived == g.n {
 		g.arrived = 0
+		clear(g.here)
 		g.release = make(chan struct{})
 		close(ch)
 	}
@@ -439,6 +443,24 @@ func (r *inproc) split(ctx context.Context, color, key int) (transport, error) {
 		return nil, err
 	}
 	return out, nil
+}
+
+// missing returns the ranks of the group that have not arrived at the
+// wait in progress (the stall watchdog names them).
+func (r *inproc) missing() []int {
+	g := r.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.arrived == 0 {
+		return nil
+	}
+	var out []int
+	for q, ok := range g.here {
+		if !ok {
+			out = append(out, q)
+		}
+	}
+	return out
 }
 
 func (r *inproc) abort(err error) { r.g.job.abort(fmt.Errorf("rank %d of %d: %w", r.me, r.g.n, err)) }

@@ -70,6 +70,7 @@ import "C"
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
 	"unsafe"
 )
@@ -93,6 +94,7 @@ func NewMPIWorld(opt Options) (Comm, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
+	quietAbort()
 	var provided C.int
 	if rc := C.bs_init(&provided); rc != C.MPI_SUCCESS {
 		return nil, mpiError("MPI_Init_thread", rc)
@@ -113,6 +115,23 @@ func NewMPIWorld(opt Options) (Comm, error) {
 	}
 	m.me, m.n = int(r), int(s)
 	return newComm(m, opt), nil
+}
+
+// quietEnv is Open MPI's parameter that keeps a rank's "helpful messages"
+// (its show_help texts) from being printed; it is read when MPI starts.
+const quietEnv = "OMPI_MCA_orte_execute_quiet"
+
+// quietAbort sets quietEnv in this process's environment, unless the user
+// set it: when a rank ends the job (Abort) after printing "rank R: <error>",
+// Open MPI followed that one line with a 7-line notice that MPI_ABORT was
+// invoked, which buried it. The notice is printed by the aborting rank,
+// so the rank's own setting silences it; mpirun's own messages are not
+// affected. `mpirun -x OMPI_MCA_orte_execute_quiet=0` brings the rank's
+// messages back. Other MPIs ignore the variable.
+func quietAbort() {
+	if _, set := os.LookupEnv(quietEnv); !set {
+		_ = os.Setenv(quietEnv, "1")
+	}
 }
 
 // mpiError turns an MPI status into an error with MPI's own message.

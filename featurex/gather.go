@@ -1,6 +1,8 @@
 package featurex
 
 import (
+	"math"
+
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -22,14 +24,24 @@ func Labels(dst []int32, labels []int32, ids []int32) {
 // NormalizeRows scales each row of the n x f row-major features in place so
 // that its values sum to 1 (the row normalisation of bag-of-words features
 // that the Planetoid protocol applies to Cora and CiteSeer); rows summing to
-// 0 are left unchanged. Sums are accumulated in float64 (spgemm.NormalizeVec).
-// It panics with a *ShapeError if f <= 0 or len(features) is not a multiple
-// of f.
-func NormalizeRows(features []float32, f int) {
+// 0 (all zero) are left unchanged. Sums are accumulated in float64
+// (spgemm.NormalizeVec). It is meant for non-negative features: a row with a
+// negative entry can sum to about 0 and be blown up, or change sign, so a
+// negative, NaN or infinite entry anywhere makes it return a *RowError naming
+// the first such entry, before any row is changed. It costs two passes over
+// the features. It panics with a *ShapeError if f <= 0 or len(features) is
+// not a multiple of f.
+func NormalizeRows(features []float32, f int) error {
 	if f <= 0 || len(features)%f != 0 {
 		panic(&ShapeError{Op: "NormalizeRows", Rows: len(features) / max(f, 1), Cols: f, Len: len(features)})
+	}
+	for i, v := range features {
+		if !(v >= 0) || math.IsInf(float64(v), 1) {
+			return &RowError{Op: "NormalizeRows", Row: i / f, Col: i % f, Value: v}
+		}
 	}
 	for r := 0; r < len(features); r += f {
 		spgemm.NormalizeVec(features[r : r+f])
 	}
+	return nil
 }

@@ -29,7 +29,9 @@ func loadShared(t *testing.T, name string) *dataset.Dataset {
 	if err != nil {
 		t.Fatal(err)
 	}
-	featurex.NormalizeRows(ds.Features, ds.NumFeatures)
+	if err := featurex.NormalizeRows(ds.Features, ds.NumFeatures); err != nil {
+		t.Fatal(err)
+	}
 	if len(ds.Train) != 20*ds.NumClasses || len(ds.Valid) != 500 || len(ds.Test) != 1000 {
 		t.Fatalf("%s split: %d/%d/%d vertices; want %d/500/1000", name, len(ds.Train), len(ds.Valid), len(ds.Test), 20*ds.NumClasses)
 	}

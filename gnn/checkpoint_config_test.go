@@ -3,10 +3,16 @@ package gnn
 import (
 	"bytes"
 	"context"
+	"io"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/sampling"
 )
 
 // TestResumeNamesEveryDifference resumes a checkpoint with options that
@@ -75,15 +81,7 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 	opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
 		CheckpointDir: t.TempDir(), ResumeConfig: map[string]string{"fanout": "4,3"}}
 	train(t, ds, sampler, opt)
-	path := filepath.Join(opt.CheckpointDir, CheckpointFile)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ck, err := decodeCheckpoint(b)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ck := savedCheckpoint(t, opt.CheckpointDir)
 	if _, ok := ck.Config[splitKey]; !ok || ck.Config["fanout"] != "4,3" {
 		t.Fatalf("version %d config %v: want the split and fanout recorded", ck.Version, ck.Config)
 	}
@@ -97,20 +95,7 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 		{4, "no split"},
 	} {
 		ck.Version = tc.version
-		var out bytes.Buffer
-		if err := encodeCheckpoint(&out, ck); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, out.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		run := opt
-		run.Resume, run.Epochs = true, 2
-		tr, err := NewTrainer(dataOf(t, ds, sampler), run)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := tr.Run(context.Background(), nil)
+		res, _, err := resumeWith(t, ds, sampler, opt, ck)
 		switch {
 		case tc.want == "" && err != nil:
 			t.Errorf("version %d: %v", tc.version, err)
@@ -120,4 +105,73 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 			t.Errorf("version %d: err %v; want one containing %q", tc.version, err, tc.want)
 		}
 	}
+}
+
+// TestResumeOlderVersions: a checkpoint of version 3 or 4 (gob with the
+// float arrays inside) resumes, and ends exactly where the same checkpoint
+// as version 5 (the arrays raw after the gob) does.
+func TestResumeOlderVersions(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
+	sampler := nodeWise(t, ds, []int{4, 3}, 7)
+	opt := TrainOptions{Arch: SAGE, Hidden: 8, BatchSize: 64, BulkSize: 2, Epochs: 1, Seed: 11,
+		CheckpointDir: t.TempDir(), Notes: io.Discard}
+	train(t, ds, sampler, opt)
+	ck := savedCheckpoint(t, opt.CheckpointDir)
+	if ck.Version != 5 {
+		t.Fatalf("saved version %d; want 5", ck.Version)
+	}
+	var params [][]float32
+	for _, v := range []int{5, 4, 3} {
+		c := *ck
+		c.Config = maps.Clone(ck.Config)
+		c.Version = v
+		if v == 3 {
+			delete(c.Config, splitKey) // version 3 did not record it
+		}
+		res, tr, err := resumeWith(t, ds, sampler, opt, &c)
+		if err != nil || res.ResumedFrom != 1 {
+			t.Fatalf("version %d: resumed from %v, %v; want 1", v, res, err)
+		}
+		params = append(params, slices.Clone(tr.Model().Params()))
+	}
+	for i := 1; i < len(params); i++ {
+		if !slices.Equal(params[i], params[0]) {
+			t.Errorf("resumed from version %d: parameters differ from version 5's", 5-i)
+		}
+	}
+}
+
+// resumeWith writes ck as the checkpoint of opt.CheckpointDir, in the layout
+// of its version, and runs opt resumed from it up to epoch 2.
+func resumeWith(t *testing.T, ds *dataset.Dataset, s sampling.Sampler, opt TrainOptions, ck *checkpoint) (*Result, *Trainer, error) {
+	t.Helper()
+	var out bytes.Buffer
+	if err := encodeCheckpoint(&out, ck); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(opt.CheckpointDir, CheckpointFile), out.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := opt
+	run.Resume, run.Epochs = true, 2
+	tr, err := NewTrainer(dataOf(t, ds, s), run)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run(context.Background(), nil)
+	return res, tr, err
+}
+
+// savedCheckpoint reads and decodes the checkpoint of dir.
+func savedCheckpoint(t *testing.T, dir string) *checkpoint {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, err := decodeCheckpoint(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ck
 }

@@ -2,9 +2,16 @@ package gnn
 
 import (
 	"bytes"
+	"context"
 	"encoding/gob"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestDecodeCheckpointDamage: a checkpoint file with a flipped bit, cut
@@ -87,4 +94,141 @@ func FuzzDecodeCheckpoint(f *testing.F) {
 			t.Errorf("accepted version %d", got.Version)
 		}
 	})
+}
+
+// TestStaleCheckpointTemporariesRemoved: a run killed while saving (kill
+// -9, a second SIGTERM) leaves the save's temporary file; the next run in
+// that folder removes it when it starts, says so in Notes, and leaves
+// other files alone. Ten such kills had left 51.7 MB behind.
+func TestStaleCheckpointTemporariesRemoved(t *testing.T) {
+	ds := smallGraph(t, 200, 3, 5, 8, 0.8, 1, 2)
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "."+CheckpointFile+".tmp123456")
+	other := filepath.Join(dir, "notes.txt")
+	for _, p := range []string{stale, other} {
+		if err := os.WriteFile(p, make([]byte, 2000), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var notes strings.Builder
+	tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{Hidden: 8, Epochs: 1, CheckpointDir: dir, Notes: &notes})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err != nil {
+		t.Fatal("NewTrainer removed it already; Run is where a run starts in its folder")
+	}
+	if _, err := tr.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("the stale temporary %s is still there", stale)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("another file of the folder was removed: %v", err)
+	}
+	if !strings.Contains(notes.String(), "removed 1 stale temporary checkpoint file (0.0 MB) from "+dir) {
+		t.Errorf("notes %q; want the removal said", notes.String())
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Errorf("the folder holds %v; want the checkpoint and notes.txt", entries)
+	}
+}
+
+// TestCheckpointEvery: CheckpointEvery saves after every N-th epoch and
+// after the last; CheckpointInterval after an epoch that ends long enough
+// after the last save (never within an hour here, so only the last epoch;
+// always with a nanosecond); with neither, every epoch. Each case reads
+// the checkpoint's epoch count when every epoch starts.
+func TestCheckpointEvery(t *testing.T) {
+	ds := smallGraph(t, 200, 3, 5, 8, 0.8, 1, 2)
+	for _, tc := range []struct {
+		every    int
+		interval time.Duration
+		want     []int // epochs in the checkpoint when epochs 1..5 start (-1: none yet)
+	}{
+		{0, 0, []int{-1, 1, 2, 3, 4}},
+		{2, 0, []int{-1, -1, 2, 2, 4}},
+		{0, time.Hour, []int{-1, -1, -1, -1, -1}},
+		{0, time.Nanosecond, []int{-1, 1, 2, 3, 4}},
+		{3, time.Hour, []int{-1, -1, -1, 3, 3}},
+	} {
+		dir := t.TempDir()
+		var got []int
+		opt := TrainOptions{Hidden: 8, Epochs: 5, BatchSize: 1000, CheckpointDir: dir, Notes: io.Discard,
+			CheckpointEvery: tc.every, CheckpointInterval: tc.interval,
+			OnMinibatch: func(epoch, done, total int) {
+				if done != 1 {
+					return
+				}
+				ck, err := loadCheckpoint(dir)
+				switch {
+				case err != nil:
+					t.Fatal(err)
+				case ck == nil:
+					got = append(got, -1)
+				default:
+					got = append(got, ck.EpochsDone)
+				}
+			}}
+		tr, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		ck, err := loadCheckpoint(dir)
+		if err != nil || ck == nil || ck.EpochsDone != 5 {
+			t.Errorf("every %d, interval %v: the last epoch was not saved (%v)", tc.every, tc.interval, err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("every %d, interval %v: checkpoint epochs %v when the epochs started; want %v", tc.every, tc.interval, got, tc.want)
+		}
+	}
+	if _, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{CheckpointEvery: -1}); err == nil || !strings.Contains(err.Error(), "CheckpointEvery") {
+		t.Errorf("CheckpointEvery -1: %v; want an error naming it", err)
+	}
+}
+
+// TestResumeAfterLastMinibatch: a run stopped after the last minibatch of
+// its second epoch, before that epoch's evaluation, saves 1 complete epoch
+// and all the minibatches of the second; a resume reports exactly that,
+// through OnResume and Result (the CLI said "after epoch 2" while its JSON
+// said resumed_from 1).
+func TestResumeAfterLastMinibatch(t *testing.T) {
+	ds := smallGraph(t, 300, 3, 5, 8, 0.8, 1, 2)
+	s := nodeWise(t, ds, []int{3}, 1)
+	dir := t.TempDir()
+	stop := make(chan struct{})
+	opt := TrainOptions{Hidden: 8, Epochs: 3, BatchSize: 32, CheckpointDir: dir, Notes: io.Discard, Stop: stop, PipelineDepth: 1}
+	opt.OnMinibatch = func(epoch, done, total int) {
+		if epoch == 1 && done == total-1 {
+			close(stop) // the next step, the epoch's last, carries it
+		}
+	}
+	tr, err := NewTrainer(dataOf(t, ds, s), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tr.Run(context.Background(), nil); !errors.Is(err, ErrStopRequested) {
+		t.Fatalf("run: %v; want it stopped", err)
+	}
+	var got []int
+	resume := opt
+	resume.Stop, resume.OnMinibatch, resume.Resume = nil, nil, true
+	resume.OnResume = func(done, mbs, total int) { got = []int{done, mbs, total} }
+	tr, err = NewTrainer(dataOf(t, ds, s), resume)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := tr.Run(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := tr.plan.NumMinibatches()
+	if want := []int{1, total, total}; !slices.Equal(got, want) || res.ResumedFrom != 1 || res.ResumedMinibatches != total {
+		t.Errorf("OnResume %v, Result %d epochs and %d minibatches; want %v", got, res.ResumedFrom, res.ResumedMinibatches, want)
+	}
 }

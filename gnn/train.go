@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"runtime"
 	"time"
@@ -53,6 +55,13 @@ type TrainOptions struct {
 	Threads int
 	// PureGoBLAS selects gonum's pure-Go BLAS even in builds with OpenBLAS.
 	PureGoBLAS bool
+	// Notes is where the trainer writes what a user should know and would
+	// otherwise not see: once per trainer, that the program was built
+	// without the openblas tag and trains with pure-Go BLAS, about 4x
+	// slower (PureGoBLASNote); and when Run starts, the stale temporary
+	// checkpoint files it removed from CheckpointDir. nil means os.Stderr;
+	// io.Discard silences them.
+	Notes io.Writer
 	// Backend runs the model's operations; nil means the CPU backend with
 	// Threads and PureGoBLAS.
 	Backend Backend
@@ -61,8 +70,17 @@ type TrainOptions struct {
 	NoEval bool
 	// CheckpointDir, when set, is the directory where the model, the
 	// optimiser state and the history are saved atomically after every
-	// epoch.
+	// epoch (or as CheckpointEvery and CheckpointInterval say), after the
+	// last one, and when a run is stopped.
 	CheckpointDir string
+	// CheckpointEvery, when > 0, saves the checkpoint after every
+	// CheckpointEvery-th epoch only (and after the last); CheckpointInterval,
+	// when > 0, after an epoch that ends at least that long after the last
+	// save (or the run's start). With both, either one saves; with neither,
+	// every epoch does. An epoch not saved is trained again by a resumed
+	// run, with the same result.
+	CheckpointEvery    int
+	CheckpointInterval time.Duration
 	// Resume continues from the checkpoint in CheckpointDir when there is
 	// one (and starts afresh when there is none).
 	Resume bool
@@ -77,6 +95,12 @@ type TrainOptions struct {
 	// with the number of minibatches done and the epoch's total (for
 	// progress bars). It runs on the training goroutine.
 	OnMinibatch func(epoch, done, total int)
+	// OnResume, when set, is called once by a Run that resumed from a
+	// checkpoint, before it trains: with the epochs the checkpoint holds
+	// complete and, when it was saved in the middle of the next epoch
+	// (a stopped run), the minibatches of that epoch it holds, of total
+	// (0 otherwise). Result.ResumedFrom and ResumedMinibatches say the same.
+	OnResume func(epochsDone, minibatches, total int)
 	// PipelineDepth is the number of minibatches, and of bulks, in flight
 	// at once: with 2, the default, the next bulk is sampled and the next
 	// minibatch's features gathered on other goroutines while the current
@@ -185,8 +209,11 @@ type Result struct {
 	BestValAcc float64
 	TestAcc    float64
 	// ResumedFrom is the number of epochs loaded from a checkpoint (0 for a
-	// fresh run).
-	ResumedFrom int
+	// fresh run), and ResumedMinibatches the minibatches of the next epoch
+	// it held (a run stopped in the middle of an epoch; possibly all of
+	// them, when it stopped after the last one and before the evaluation).
+	ResumedFrom        int
+	ResumedMinibatches int
 	// BLAS names the dense backend used.
 	BLAS string
 	// PipelineDepth is the depth the run used, and PipelineReason why it
@@ -279,6 +306,12 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 		return nil, errors.New("gnn: TrainOptions.Resume needs a CheckpointDir")
 	}
 	switch {
+	case opt.CheckpointEvery < 0:
+		return nil, fmt.Errorf("gnn: TrainOptions.CheckpointEvery = %d, want >= 0 (0: every epoch)", opt.CheckpointEvery)
+	case opt.CheckpointInterval < 0:
+		return nil, fmt.Errorf("gnn: TrainOptions.CheckpointInterval = %v, want >= 0", opt.CheckpointInterval)
+	}
+	switch {
 	case opt.PipelineDepth < 0 || opt.PipelineDepth > 2:
 		return nil, fmt.Errorf("gnn: TrainOptions.PipelineDepth = %d, want 1 (no pipeline), 2 (or 0 for %d)", opt.PipelineDepth, DefaultPipelineDepth)
 	case opt.PipelineDepth == 0:
@@ -325,6 +358,9 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 		return nil, fmt.Errorf("gnn: %w", err)
 	}
 	t := &Trainer{data: d, sampler: s, opt: opt, plan: plan, model: m, adam: adam}
+	if note := PureGoBLASNote(BLAS, opt.PureGoBLAS || opt.Backend != nil); note != "" {
+		t.note(note)
+	}
 	t.opt.PipelineDepth, t.depthReason = effectiveDepth(&d, opt.PipelineDepth)
 	if sg, ok := d.Features.(featurex.SparseGatherer); ok && sg.Sparse() {
 		t.sparse = sg
@@ -384,6 +420,15 @@ func checkData(d *Data) error {
 	return nil
 }
 
+// note writes a line to TrainOptions.Notes.
+func (t *Trainer) note(s string) {
+	w := t.opt.Notes
+	if w == nil {
+		w = os.Stderr
+	}
+	fmt.Fprintln(w, s)
+}
+
 // Model returns the model being trained.
 func (t *Trainer) Model() *Model { return t.model }
 
@@ -405,6 +450,7 @@ func (t *Trainer) PipelineDepth() (depth int, reason string) {
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
 	defer t.endPipeline()
 	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.PipelineDepth, PipelineReason: t.depthReason}
+	t.removeStaleCheckpoints()
 	var from *partialEpoch
 	if t.opt.Resume {
 		ck, err := loadCheckpoint(t.opt.CheckpointDir)
@@ -420,8 +466,15 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 				res.add(st)
 			}
 			from = ck.Partial
+			if from != nil {
+				res.ResumedMinibatches = from.Stats.Minibatches
+			}
+			if t.opt.OnResume != nil {
+				t.opt.OnResume(res.ResumedFrom, res.ResumedMinibatches, t.plan.NumMinibatches())
+			}
 		}
 	}
+	lastSave := time.Now()
 	for epoch := res.ResumedFrom; epoch < t.opt.Epochs; epoch++ {
 		st, part, err := t.epoch(ctx, epoch, from)
 		from = nil
@@ -441,18 +494,35 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			if progress != nil {
 				progress(st)
 			}
-			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (a checkpoint keeps the last epoch with a finite loss)", epoch+1, st.Loss)
+			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (the last checkpoint saved holds epochs with a finite loss)", epoch+1, st.Loss)
 		}
-		if t.opt.CheckpointDir != "" {
+		if t.opt.CheckpointDir != "" && t.saveDue(epoch+1, lastSave) {
 			if err := t.save(epoch+1, res.Epochs, nil); err != nil {
 				return res, err
 			}
+			lastSave = time.Now()
 		}
 		if progress != nil {
 			progress(st)
 		}
 	}
 	return res, nil
+}
+
+// saveDue reports whether the checkpoint is saved after done epochs, the
+// last save having ended at last (TrainOptions.CheckpointEvery and
+// CheckpointInterval).
+func (t *Trainer) saveDue(done int, last time.Time) bool {
+	every, interval := t.opt.CheckpointEvery, t.opt.CheckpointInterval
+	switch {
+	case done >= t.opt.Epochs:
+		return true
+	case every == 0 && interval == 0:
+		return true
+	case every > 0 && done%every == 0:
+		return true
+	}
+	return interval > 0 && time.Since(last) >= interval
 }
 
 // StoppedError is the error of a Run stopped by its context: where it

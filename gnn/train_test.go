@@ -338,3 +338,30 @@ func TestNewTrainerErrors(t *testing.T) {
 		t.Errorf("GCN with block normalisation: %v", err)
 	}
 }
+
+// TestPureGoBLASNote: a program built without the openblas tag (plain go
+// run, as the README's program is run) is told once per trainer that it
+// trains with pure-Go BLAS, unless it chose it; it ran 4x slower without a
+// word.
+func TestPureGoBLASNote(t *testing.T) {
+	if PureGoBLASNote("openblas", false) != "" || PureGoBLASNote(PureGoBLAS, true) != "" {
+		t.Error("a note for a build with OpenBLAS, or for pure Go asked for")
+	}
+	if n := PureGoBLASNote(PureGoBLAS, false); !strings.Contains(n, "-tags openblas") || !strings.Contains(n, "pure-Go BLAS") || !strings.Contains(n, "make build") {
+		t.Errorf("note %q; want it to name pure-Go BLAS and -tags openblas", n)
+	}
+	ds := smallGraph(t, 200, 3, 5, 8, 0.8, 1, 1)
+	for _, asked := range []bool{false, true} {
+		var notes strings.Builder
+		if _, err := NewTrainer(dataOf(t, ds, nodeWise(t, ds, []int{3}, 1)), TrainOptions{Hidden: 8, Epochs: 1, PureGoBLAS: asked, Notes: &notes}); err != nil {
+			t.Fatal(err)
+		}
+		want := PureGoBLASNote(BLAS, asked)
+		if want != "" {
+			want += "\n"
+		}
+		if notes.String() != want {
+			t.Errorf("build BLAS %s, PureGoBLAS %v: notes %q; want %q", BLAS, asked, notes.String(), want)
+		}
+	}
+}

@@ -19,8 +19,9 @@ type SamplerOptions struct {
 	// Method is MethodNode (the default when empty), MethodLADIES or
 	// MethodFastGCN.
 	Method string
-	// Fanouts are the per-layer fanouts (node-wise) or column budgets
-	// (layer-wise), the seeds' layer first; required.
+	// Fanouts are the per-layer fanouts (node-wise; required) or column
+	// budgets (layer-wise; empty means DefaultBudgets), the seeds' layer
+	// first.
 	Fanouts []int
 	// Replace samples with replacement.
 	Replace bool

@@ -458,7 +458,7 @@ func TestLayerWiseOptionsValidate(t *testing.T) {
 	}{
 		{LayerWiseOptions{Budgets: []int{512, 512}}, ""},
 		{LayerWiseOptions{Method: FastGCN, Budgets: []int{1}, Semibulk: 4, Threads: 2, Unbiased: true}, ""},
-		{LayerWiseOptions{}, "Budgets"},
+		{LayerWiseOptions{}, ""}, // DefaultBudgets
 		{LayerWiseOptions{Budgets: []int{3, 0}}, "Budgets[1]"},
 		{LayerWiseOptions{Method: 7, Budgets: []int{1}}, "Method"},
 		{LayerWiseOptions{Budgets: []int{1}, Semibulk: -1}, "Semibulk"},
@@ -479,6 +479,11 @@ func TestLayerWiseOptionsValidate(t *testing.T) {
 	}
 	if _, err := NewLayerWise(nil, LayerWiseOptions{Budgets: []int{1}}); err == nil {
 		t.Error("NewLayerWise accepted a nil adjacency")
+	}
+	// No budgets: the layer-wise default, 512 columns on 2 layers, not
+	// an error (nor, through the CLI, the node-wise fanouts).
+	if s, err := NewLayerWise(lwHandGraph(), LayerWiseOptions{}); err != nil || !slices.Equal(s.Options().Budgets, []int{DefaultBudget, DefaultBudget}) || s.NumLayers() != 2 {
+		t.Errorf("NewLayerWise without budgets: %v; want budgets %v", err, DefaultBudgets())
 	}
 	bad := lwHandGraph()
 	bad.Indices[0] = 9

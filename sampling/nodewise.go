@@ -148,12 +148,18 @@ func (o *NodeWiseOptions) validate() error {
 // The result equals QPerEntry, spgemm.Mul, SelectPerRow and
 // spgemm.ExtractColumns applied minibatch by minibatch (tested).
 type NodeWise struct {
-	src     RowSource
-	packed  PackedRows  // src, when its rows are packed (the uniform fast path)
-	picker  PickFetcher // src, when its owners select the picks (push)
-	opt     NodeWiseOptions
-	stream  Stream
-	threads int
+	src    RowSource
+	packed PackedRows // src, when its rows are packed (the uniform fast path)
+	// equalWeight, when > 0, is the weight of every edge of a Weighted
+	// sampler's graph, found once when it was made: the weighted law is
+	// then the uniform one, and the packed rows take the uniform fast
+	// path, drawing what per-row selection draws (choose) without reading
+	// the weights. 0 when unknown (the rows of other ranks) or unequal.
+	equalWeight float32
+	picker      PickFetcher // src, when its owners select the picks (push)
+	opt         NodeWiseOptions
+	stream      Stream
+	threads     int
 	// minGroup is the fewest minibatches a group takes while the bulk
 	// has more (1 when the caller set MaxBulkEdges).
 	minGroup int
@@ -172,7 +178,10 @@ type NodeWise struct {
 
 // NewNodeWise returns the node-wise sampler of the n x n adjacency a (row v
 // lists the vertices v samples from). a is read, never modified, and must
-// not change while the sampler is in use. It returns an error naming the
+// not change while the sampler is in use. With opt.Weighted it checks every
+// weight once, and a graph whose weights are all equal (an unweighted one)
+// is sampled as fast as without Weighted, with the same picks
+// (EqualWeights). It returns an error naming the
 // field for bad options, or if a is not square, or if opt.Weighted and a
 // value of a is negative, infinite or NaN.
 func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
@@ -193,7 +202,14 @@ func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
 			}
 		}
 	}
-	return newNodeWise(CSRRows{A: a}, opt)
+	nw, err := newNodeWise(CSRRows{A: a}, opt)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Weighted && len(a.Data) > 0 && equalPositive(a.Data) {
+		nw.equalWeight = a.Data[0]
+	}
+	return nw, nil
 }
 
 // NewNodeWiseFrom returns the node-wise sampler of the rows of src. It
@@ -209,17 +225,29 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if err := opt.validate(); err != nil {
 		return nil, err
 	}
+	var equal float32 // the weight of every edge, if they are all equal
 	if _, fetched := src.(RowFetcher); opt.Weighted && !fetched {
+		first := true
 		for v := range int32(src.NumVertices()) {
 			cols, vals := src.Row(v)
 			for j, w := range vals {
 				if !(w >= 0) || math.IsInf(float64(w), 1) {
 					return nil, fmt.Errorf("sampling: NewNodeWiseFrom: Weighted, but the edge (%d, %d) has weight %v; want finite and >= 0", v, cols[j], w)
 				}
+				if first {
+					equal, first = w, false
+				} else if w != equal {
+					equal = 0
+				}
 			}
 		}
 	}
-	return newNodeWise(src, opt)
+	nw, err := newNodeWise(src, opt)
+	if err != nil {
+		return nil, err
+	}
+	nw.equalWeight = equal
+	return nw, nil
 }
 
 // newNodeWise is NewNodeWiseFrom without the check of the weights.
@@ -252,6 +280,13 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	nw.picker, _ = src.(PickFetcher)
 	return nw, nil
 }
+
+// EqualWeights reports whether the sampler is Weighted on a graph whose
+// weights it found all equal (and positive) when it was made, so that it
+// samples it by the uniform law's fast path: the picks are those of the
+// unweighted sampler, and only the blocks' values (normalised weights)
+// differ.
+func (nw *NodeWise) EqualWeights() bool { return nw.equalWeight > 0 }
 
 // NumLayers returns the number of fanouts.
 func (nw *NodeWise) NumLayers() int { return len(nw.opt.Fanouts) }

@@ -522,7 +522,7 @@ func (nw *NodeWise) sizeRows(g *layerState, s, lo, hi int) int64 {
 // (0 for rows not expanded).
 func (nw *NodeWise) selectRows(w *nwWorker, g *layerState, stream Stream, epoch, first, l, s, lo, hi int) {
 	opt := SelectOptions{Weighted: nw.opt.Weighted, Replace: nw.opt.Replace}
-	if nw.packed != nil && !opt.Weighted {
+	if nw.packed != nil && (!opt.Weighted || nw.equalWeight > 0) {
 		nw.selectRowsUniform(w, g, stream, epoch, first, l, s, lo, hi)
 		return
 	}
@@ -578,12 +578,18 @@ func (sel *rowSelector) pick(key RowKey, cols []int32, vals []float32, s int, op
 	return len(pos)
 }
 
-// selectRowsUniform is selectRows for uniform selection from packed rows.
+// selectRowsUniform is selectRows for uniform selection from packed rows,
+// and for weighted selection when every weight is nw.equalWeight: the
+// picks are choose's for such rows, and their values what pick writes.
 // Uniform positions depend only on the row's degree, so it first draws the
 // positions of all rows lo..hi-1 without touching A, then gathers the
 // column ids in a loop whose loads are independent of each other: the CPU
 // keeps many of these cache misses in flight instead of one per row.
 func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream, epoch, first, l, s, lo, hi int) {
+	wt := float32(1)
+	if nw.opt.Weighted {
+		wt = nw.equalWeight
+	}
 	i := g.mbAt(lo)
 	lk := stream.layer(epoch, first+g.mb0+i, l)
 	for r := lo; r < hi; r++ {
@@ -597,15 +603,10 @@ func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream,
 		}
 		pos, mult := w.sel.uniform(lk.row(g.verts[r]), int(g.deg[r]), s, nw.opt.Replace)
 		copy(g.picks[g.off[r]:], pos)
-		if mult != nil {
-			pv := g.pvals[g.off[r]:]
-			for j, c := range mult {
-				pv[j] = float32(c)
-			}
-		} else if g.hasVals {
+		if g.hasVals {
 			pv := g.pvals[g.off[r] : g.off[r]+int64(len(pos))]
 			for j := range pv {
-				pv[j] = 1
+				pv[j] = pickValue(wt, mult, j)
 			}
 		}
 		g.cnt[r] = int32(len(pos))

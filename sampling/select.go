@@ -17,7 +17,13 @@ package sampling
 //     drawn at stream position c, the entry's column id; the s smallest win.
 //     This is successive sampling proportional to weight (Efraimidis and
 //     Spirakis, IPL 2006) and does not depend on the order of the entries.
-//     Entries of weight <= 0 (or NaN) are never selected.
+//     Entries of weight <= 0 (or NaN) are never selected. A row whose
+//     weights are all equal and positive (every row of an unweighted graph
+//     sampled with Weighted) has the uniform law, and is selected as a
+//     uniform row is, at the cost of one pass over its weights instead of
+//     a hash and a logarithm per entry; so such a row draws the same
+//     entries with Weighted as without (samples identical, values aside).
+//     Layer-wise selection (SelectPerMinibatch) always uses the keys.
 //   - With replacement: s draws j = 0..s-1 at stream positions j; uniform
 //     draws map 64 bits to a position by multiply-shift, weighted draws
 //     invert the inclusive float64 prefix sums of the weights: the pick is
@@ -47,7 +53,9 @@ type SelectOptions struct {
 
 // SelectPerRow returns the entries that row r of p draws with keys[r]:
 // min(s, deg) distinct entries without replacement (deg counts only the
-// positive entries when weighted), or s draws with replacement. s = -1
+// positive entries when weighted), or s draws with replacement. A weighted
+// row whose values are all equal and positive is drawn as an unweighted
+// one (same law, same entries). s = -1
 // takes every entry (every positive entry when weighted) and s = 0 none.
 // The result has p's shape and sorted rows; an entry drawn c times (only
 // with replacement) has the value c·p[r][j], every other selected entry its
@@ -55,6 +63,12 @@ type SelectOptions struct {
 // select.go. It panics with a ShapeError if len(keys) != p.Rows and with an
 // ArgError if s < -1.
 func SelectPerRow(p *spgemm.CSR, keys []RowKey, s int, opt SelectOptions) *spgemm.CSR {
+	return selectPerRow(p, keys, s, opt, false)
+}
+
+// selectPerRow is SelectPerRow; byKeys selects every weighted row by its
+// keys, equal weights or not (layer-wise selection).
+func selectPerRow(p *spgemm.CSR, keys []RowKey, s int, opt SelectOptions, byKeys bool) *spgemm.CSR {
 	if len(keys) != p.Rows {
 		panic(spgemm.ShapeError{Op: "SelectPerRow keys", ARows: p.Rows, ACols: p.Cols, BRows: len(keys), BCols: 1})
 	}
@@ -66,7 +80,12 @@ func SelectPerRow(p *spgemm.CSR, keys []RowKey, s int, opt SelectOptions) *spgem
 	for r := 0; r < p.Rows; r++ {
 		lo, hi := p.Indptr[r], p.Indptr[r+1]
 		cols, vals := p.Indices[lo:hi], p.Data[lo:hi]
-		pos, mult := sel.choose(keys[r], cols, vals, s, opt)
+		var pos, mult []int32
+		if byKeys && opt.Weighted {
+			pos, mult = sel.chooseByWeight(keys[r], cols, vals, s, opt.Replace)
+		} else {
+			pos, mult = sel.choose(keys[r], cols, vals, s, opt)
+		}
 		for i, q := range pos {
 			out.Indices = append(out.Indices, cols[q])
 			out.Data = append(out.Data, pickValue(vals[q], mult, i))
@@ -116,20 +135,51 @@ const floydMaskWords = 4
 
 // choose selects entries of the row (cols, vals) with key and returns their
 // positions in the row, ascending, and their multiplicities (nil unless
-// opt.Replace). Both slices are scratch, valid until the next call.
+// opt.Replace). A weighted row whose weights are all equal and positive
+// is selected as an unweighted one (equalPositive). Both slices are
+// scratch, valid until the next call.
 func (sel *rowSelector) choose(key RowKey, cols []int32, vals []float32, s int, opt SelectOptions) (pos, mult []int32) {
-	deg := len(cols)
+	if opt.Weighted && !equalPositive(vals) {
+		return sel.chooseByWeight(key, cols, vals, s, opt.Replace)
+	}
 	sel.pos = sel.pos[:0]
-	if deg == 0 || s == 0 {
+	if len(cols) == 0 || s == 0 {
 		return sel.pos, nil
 	}
-	if opt.Weighted {
-		if opt.Replace && s >= 0 {
-			return sel.weightedReplace(key, vals, s)
-		}
-		return sel.weighted(key, cols, vals, s), nil
+	return sel.uniform(key, len(cols), s, opt.Replace)
+}
+
+// chooseByWeight is choose's weighted selection, by exponential keys (or by
+// inverse transform with replacement), whatever the weights.
+func (sel *rowSelector) chooseByWeight(key RowKey, cols []int32, vals []float32, s int, replace bool) (pos, mult []int32) {
+	sel.pos = sel.pos[:0]
+	if len(cols) == 0 || s == 0 {
+		return sel.pos, nil
 	}
-	return sel.uniform(key, deg, s, opt.Replace)
+	if replace && s >= 0 {
+		return sel.weightedReplace(key, vals, s)
+	}
+	return sel.weighted(key, cols, vals, s), nil
+}
+
+// equalPositive reports whether every value of vals equals the first and
+// is positive and finite (true for an empty row): the weighted laws are
+// then the uniform ones. It stops at the first value that differs, so a
+// row of unequal weights costs about one comparison.
+func equalPositive(vals []float32) bool {
+	if len(vals) == 0 {
+		return true
+	}
+	w := vals[0]
+	if !(w > 0) || math.IsInf(float64(w), 1) {
+		return false
+	}
+	for _, v := range vals[1:] {
+		if v != w {
+			return false
+		}
+	}
+	return true
 }
 
 // uniform selects uniformly among deg entries (deg > 0, s != 0): it needs

@@ -29,7 +29,7 @@ func selectPerMinibatch(p *spgemm.CSR, keys []RowKey, s int, replace bool, threa
 	parts := make([]*spgemm.CSR, p.Rows)
 	(*team)(nil).forRanges(p.Rows, threads, func(lo, hi int) {
 		for m := lo; m < hi; m++ {
-			parts[m] = SelectPerRow(rowRange(p, m, m+1), keys[m:m+1], s, opt)
+			parts[m] = selectPerRow(rowRange(p, m, m+1), keys[m:m+1], s, opt, true)
 		}
 	})
 	return stackRows(parts, p.Cols)

@@ -12,8 +12,8 @@
 # Signed-By of the stanza of /etc/apt/sources.list.d/debian.sources, or the
 # line of /etc/apt/sources.list, that lists this release's suite) with
 # `Suites: <release>` and `Components: contrib non-free`. apt waits up to
-# 10 minutes for the dpkg lock instead of failing. About 65 packages and
-# 2.8 GB, some minutes; the log is /tmp/bulksample-apt-cuda.log.
+# 10 minutes for the dpkg lock instead of failing (scripts/apt.sh). About
+# 65 packages and 2.8 GB, some minutes.
 #
 # usage: scripts/deps-cuda.sh [--list]
 set -uo pipefail
@@ -27,6 +27,10 @@ for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
+if [ -n "${BULKSAMPLE_SKIP_DEPS:-}" ]; then
+  echo "deps: missing ${missing[*]} (BULKSAMPLE_SKIP_DEPS is set: not installing)" >&2
+  exit 0
+fi
 if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null; then
   echo "deps: missing ${missing[*]} (not root: not installing); make test's CUDA checks need nvcc and the CUDA headers" >&2
   exit 0
@@ -76,10 +80,6 @@ if [ ! -e "$sources" ] && ! enabled; then
   echo "deps: wrote $sources (contrib and non-free of this machine's Debian archive, for the CUDA toolkit)" >&2
 fi
 
-log=/tmp/bulksample-apt-cuda.log
-echo "deps: installing ${missing[*]} (Debian's CUDA toolkit: about 2.8 GB, some minutes; log $log)" >&2
-export DEBIAN_FRONTEND=noninteractive
-lock=(-o DPkg::Lock::Timeout=600)
-{ apt-get "${lock[@]}" update -qq && apt-get "${lock[@]}" install -y -qq --no-install-recommends "${missing[@]}"; } >"$log" 2>&1 ||
-  echo "deps: apt-get failed (see $log); the CUDA checks of make test will say what is missing" >&2
+. "$(dirname "$0")/apt.sh"
+apt_install "set BULKSAMPLE_SKIP_DEPS=1 to go on without them (make test's CUDA checks then fail, naming what is missing)" "${missing[@]}" || exit 1
 exit 0

@@ -17,8 +17,19 @@
 # does not install staticcheck: building it takes about as long as the rest
 # of the first run.
 #
+# As root it waits for another apt or dpkg (unattended-upgrades on a freshly
+# booted machine) to let go of its locks, up to DEPS_LOCK_TIMEOUT seconds
+# (default 600), and keeps each run's apt output in a log of its own, whose
+# path it prints. When the installation fails it says so, shows the end of
+# that log and exits 1, so that `make` stops rather than build without
+# what was asked for; BULKSAMPLE_SKIP_DEPS=1 builds without it instead
+# (pure-Go BLAS, no MPI: `bulksample --version` then says so).
+#
 # usage: scripts/deps.sh [run|test|bench|cuda] [--list]
 #   --list prints what the mode needs, one name per line, and installs nothing.
+# Tests set DEPS_POLICY_RC (the policy-rc.d file, default
+# /usr/sbin/policy-rc.d) and DEPS_LOCK_RETRY (seconds between the tries of
+# apt-get update, whose lists lock apt's own timeout does not cover).
 set -uo pipefail
 
 mode=run list=
@@ -48,18 +59,14 @@ missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+
+. "$(dirname "$0")/apt.sh"
+
 if [ ${#missing[@]} -gt 0 ]; then
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    echo "deps: installing ${missing[*]}" >&2
-    export DEBIAN_FRONTEND=noninteractive
-    # Install daemons (munge, slurm) without starting them: the Slurm test
-    # starts and stops its own.
-    if [ ! -e /usr/sbin/policy-rc.d ]; then
-      printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d && chmod +x /usr/sbin/policy-rc.d && rcd_added=1
-    fi
-    { apt-get update -qq && apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >/tmp/bulksample-apt.log 2>&1 \
-      || echo "deps: apt-get failed (see /tmp/bulksample-apt.log); continuing without ${missing[*]}" >&2
-    [ -n "${rcd_added:-}" ] && rm -f /usr/sbin/policy-rc.d
+  if [ -n "${BULKSAMPLE_SKIP_DEPS:-}" ]; then
+    echo "deps: missing ${missing[*]} (BULKSAMPLE_SKIP_DEPS is set: not installing)" >&2
+  elif [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt_install "set BULKSAMPLE_SKIP_DEPS=1 to build without them (pure-Go BLAS, no MPI)" "${missing[@]}" || exit 1
   else
     echo "deps: missing ${missing[*]} (not root: not installing)" >&2
   fi

@@ -11,11 +11,10 @@ set -euo pipefail
 bin=${1:-bin/bulksample}
 cd "$(dirname "$0")/.."
 
-if [ -n "$(scripts/blas-tags.sh)" ]; then
-  echo "BLAS: OpenBLAS through cgo"
-else
-  echo "BLAS: pure-Go gonum (OpenBLAS could not be linked; install libopenblas-dev for faster dense products)"
-fi
+# What the binary was built with, from the binary itself (not from whether
+# OpenBLAS links on this machine now: a build whose install failed has no
+# tags whatever the machine has since).
+"$bin" --version | grep '^BLAS:'
 
 # The --json line (with one record per epoch) goes to $out, not the screen.
 out=$(mktemp)

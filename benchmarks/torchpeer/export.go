@@ -53,7 +53,7 @@ func sample(ctx context.Context, c *config, spec configSpec, n int) (*workload, 
 	case "cora":
 		ds, err = dataset.Load(c.cora, nil)
 		if err == nil {
-			featurex.NormalizeRows(ds.Features, ds.NumFeatures)
+			err = featurex.NormalizeRows(ds.Features, ds.NumFeatures)
 		}
 	}
 	if err != nil {

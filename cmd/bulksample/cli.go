@@ -8,19 +8,26 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"runtime"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/atomicfile"
+	"github.com/bulksample/bulksample/sampling"
 )
 
-// errUsage marks a command-line error whose message has already been printed
-// with the command's usage; the process exits with status 2.
+// errUsage marks a command-line error whose message has already been printed,
+// with a line saying how to get the command's help; the process exits with
+// status 2.
 var errUsage = errors.New("usage error")
 
 // newFlags returns a flag set for a command that prints its usage, with the
-// one-line description: to e.stdout when asked for (--help, exit 0), to
-// e.stderr after a usage error (exit 2). It registers the flags every command
+// one-line description, to e.stdout when asked for (--help, exit 0); after
+// a usage error (exit 2) only the error goes to e.stderr, with a line saying
+// how to get the usage (helpHint), as go and git do. It registers the flags every command
 // accepts: --json, and --profile and --profile-dir (see env.startProfile).
 func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -58,8 +65,9 @@ func (o *flagOutput) Write(p []byte) (int, error) {
 }
 
 // parseFlags parses args into fs. It returns flag.ErrHelp for --help (after
-// printing the usage to stdout) and errUsage (after printing the problem and
-// the usage to stderr) for bad flags.
+// printing the usage to stdout) and errUsage (after printing the problem,
+// in our words (flagProblem), and how to get the usage, to stderr) for bad
+// flags.
 func parseFlags(fs *flag.FlagSet, args []string) error {
 	out, _ := fs.Output().(*flagOutput)
 	if out != nil {
@@ -68,19 +76,61 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 	err := fs.Parse(args)
 	if out != nil {
 		out.parsing = false
-		w := out.stderr
 		if errors.Is(err, flag.ErrHelp) {
-			w = out.stdout
+			_, _ = out.buf.WriteTo(out.stdout)
 		}
-		_, _ = out.buf.WriteTo(w)
+		out.buf.Reset() // the flag package's own message and usage
 	}
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return errUsage
+		return usageError(fs, "%s", flagProblem(fs, err))
 	}
 	return nil
+}
+
+// The errors of the flag package's Parse, which flagProblem rewords.
+var (
+	reUndefined = regexp.MustCompile(`^flag provided but not defined: -+(.*)$`)
+	reNoValue   = regexp.MustCompile(`^flag needs an argument: -+(.*)$`)
+	reBadValue  = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-+([^:]*): (.*)$`)
+)
+
+// flagProblem rewords an error of fs.Parse, which names flags with one dash
+// and reports a bad number as "parse error", in the CLI's terms: the flag
+// with two dashes, its value, and what it wants ("--lr \"abc\": want a
+// number").
+func flagProblem(fs *flag.FlagSet, err error) string {
+	msg := err.Error()
+	if m := reUndefined.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("unknown flag --%s", m[1])
+	}
+	if m := reNoValue.FindStringSubmatch(msg); m != nil {
+		return fmt.Sprintf("--%s needs a value", m[1])
+	}
+	m := reBadValue.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	value, name, why := m[1], m[2], m[3]
+	if f := fs.Lookup(name); f != nil {
+		if g, ok := f.Value.(flag.Getter); ok {
+			switch g.Get().(type) {
+			case float64:
+				why = "want a number"
+			case int, int64:
+				why = "want an integer"
+			case uint, uint64:
+				why = "want an integer >= 0"
+			case bool:
+				why = "want true or false"
+			case time.Duration:
+				why = "want a duration such as 90s or 5m"
+			}
+		}
+	}
+	return fmt.Sprintf("--%s %s: %s", name, value, why)
 }
 
 // isSet reports whether the flag name was given on fs's command line.
@@ -115,11 +165,16 @@ func checkOutputFile(path string) error {
 	return atomicfile.Check(path)
 }
 
-// usageError prints msg and the command's usage and returns errUsage.
+// usageError prints msg and how to get the command's usage (helpHint) and
+// returns errUsage.
 func usageError(fs *flag.FlagSet, format string, a ...any) error {
-	fmt.Fprintf(fs.Output(), "bulksample %s: %s\n", fs.Name(), fmt.Sprintf(format, a...))
-	fs.Usage()
+	fmt.Fprintf(fs.Output(), "bulksample %s: %s\n%s\n", fs.Name(), fmt.Sprintf(format, a...), helpHint(fs.Name()))
 	return errUsage
+}
+
+// helpHint is the line that follows a usage error: where the usage is.
+func helpHint(command string) string {
+	return fmt.Sprintf("Run 'bulksample %s --help' for usage.", command)
 }
 
 // fanoutOrder is the part of --fanout's help that compares its layer order
@@ -127,6 +182,16 @@ func usageError(fs *flag.FlagSet, format string, a ...any) error {
 const fanoutOrder = "\nOrder: seeds' layer first, and Blocks[0] is the seeds' block, as PyG's num_neighbors\n" +
 	"(NeighborLoader(num_neighbors=[25, 10]) = --fanout 25,10); DGL lists the input layer first\n" +
 	"(MultiLayerNeighborSampler([10, 25]) = --fanout 25,10, and DGL's blocks[-1] is our Blocks[0])"
+
+// budgetsText is the default column budgets of the layer-wise samplers as
+// --fanout writes them ("512,512").
+func budgetsText() string {
+	var s []string
+	for _, b := range sampling.DefaultBudgets() {
+		s = append(s, strconv.Itoa(b))
+	}
+	return strings.Join(s, ",")
+}
 
 // threadsUsed returns the number of threads a --threads value n means:
 // n, or GOMAXPROCS for 0. The --json summaries report it.

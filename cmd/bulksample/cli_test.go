@@ -7,11 +7,16 @@ import (
 	"runtime/debug"
 	"strings"
 	"testing"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/gnn"
 )
 
 // TestHelpGoesToStdout: help that was asked for goes to standard output
 // with exit 0 (so that `bulksample train --help | head` shows it); usage
-// errors go to standard error with exit 2 and nothing on standard output.
+// errors go to standard error with exit 2 and nothing on standard output:
+// the error and one line saying how to get the usage, as go and git print
+// them, not the whole usage (69-117 lines after the one that mattered).
 func TestHelpGoesToStdout(t *testing.T) {
 	for _, args := range [][]string{
 		{"help"}, {"--help"}, {"-h"}, {"help", "train"},
@@ -23,12 +28,29 @@ func TestHelpGoesToStdout(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 0, the usage on stdout and nothing on stderr", args, code, firstLine(stdout), firstLine(stderr))
 		}
 	}
-	for _, args := range [][]string{
-		{"nosuchcommand"}, {"train", "--nosuchflag"}, {"sample", "--batch", "x"}, {"info"}, {"train"},
+	for _, tc := range []struct {
+		args []string
+		want string // the first line, after "bulksample CMD: "
+	}{
+		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand" (want gen, convert, info, spgemm, sample, train)`},
+		{[]string{"train", "--nosuchflag"}, "unknown flag --nosuchflag"},
+		{[]string{"sample", "--batch", "x"}, `--batch "x": want an integer`},
+		{[]string{"train", "--data", "cora", "--lr", "abc"}, `--lr "abc": want a number`},
+		{[]string{"train", "--data", "cora", "--seed", "-1"}, `--seed "-1": want an integer >= 0`},
+		{[]string{"train", "--data", "cora", "--batch", "x"}, `--batch "x": want a number or all`},
+		{[]string{"train", "--data"}, "--data needs a value"},
+		{[]string{"gen", "foo", "--out", "x.bsn"}, `unknown generator "foo" (want rmat or sbm)`},
+		{[]string{"info"}, ""},
+		{[]string{"train"}, "--data is required"},
 	} {
-		code, stdout, stderr := runCLI(t, args[0], args[1:]...)
-		if code != 2 || stdout != "" || !strings.Contains(stderr, "usage: bulksample") {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing on stdout and the usage on stderr", args, code, firstLine(stdout), firstLine(stderr))
+		code, stdout, stderr := runCLI(t, tc.args[0], tc.args[1:]...)
+		lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+		hint := helpHint(tc.args[0])
+		if tc.args[0] == "nosuchcommand" {
+			hint = "Run 'bulksample help' for usage."
+		}
+		if code != 2 || stdout != "" || len(lines) != 2 || lines[1] != hint || !strings.HasSuffix(lines[0], tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2, nothing on stdout and on stderr %q then %q", tc.args, code, firstLine(stdout), stderr, tc.want, hint)
 		}
 	}
 	// No arguments at all is a usage error.
@@ -38,13 +60,33 @@ func TestHelpGoesToStdout(t *testing.T) {
 	}
 }
 
-// TestVersion: --version prints the build's version on stdout with exit 0.
+// TestVersion: --version prints the build's version on stdout with exit 0,
+// then what the binary was built with: its BLAS and MPI, from the binary
+// itself (scripts/run.sh prints its BLAS line).
 func TestVersion(t *testing.T) {
 	for _, arg := range []string{"--version", "version"} {
 		code, stdout, stderr := runCLI(t, arg)
-		if code != 0 || stdout != "bulksample "+version()+"\n" || stderr != "" || version() == "" {
-			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and %q", arg, code, stdout, stderr, "bulksample "+version())
+		want := "bulksample " + version() + "\n" + buildReport()
+		if code != 0 || stdout != want || stderr != "" || version() == "" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want 0 and %q", arg, code, stdout, stderr, want)
 		}
+	}
+	blas := "BLAS: pure-Go gonum"
+	if gnn.BLAS == "openblas" {
+		blas = "BLAS: OpenBLAS through cgo"
+	}
+	mpi := "MPI: no"
+	if dist.MPIAvailable {
+		mpi = "MPI: yes"
+	}
+	if r := buildReport(); !strings.Contains(r, "\n"+blas) || !strings.Contains(r, "\n"+mpi) {
+		t.Errorf("buildReport() = %q; want lines %q and %q", r, blas, mpi)
+	}
+	if got := formatBuildReport("none", "gonum", false); !strings.HasPrefix(got, "build tags: none\nBLAS: pure-Go gonum") || !strings.Contains(got, "\nMPI: no") {
+		t.Errorf("tagless build: %q", got)
+	}
+	if got := buildTags(&debug.BuildInfo{Settings: []debug.BuildSetting{{Key: "-tags", Value: "openblas,mpi"}}}); got != "openblas mpi" {
+		t.Errorf("buildTags = %q; want %q", got, "openblas mpi")
 	}
 }
 

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// TestEmptyInputs: sampling or training an empty graph, or training on data
-// without the split training needs, exits 1 with a message naming the file.
+// TestEmptyInputs: sampling, training or describing (info) an empty graph,
+// or training on data without the split training needs, exits 1 with a
+// message naming the file (info exited 0).
 func TestEmptyInputs(t *testing.T) {
 	dir := t.TempDir()
 	write := func(name, content string) string {
@@ -36,6 +37,8 @@ func TestEmptyInputs(t *testing.T) {
 		file string
 	}{
 		{[]string{"sample", "--graph", empty}, empty},
+		{[]string{"info", empty}, empty},
+		{[]string{"info", noEdges}, noEdges},
 		{[]string{"sample", "--graph", noEdges}, noEdges},
 		{[]string{"train", "--data", empty, "--epochs", "1"}, empty},
 		{[]string{"train", "--data", noEdges, "--model", "linear", "--epochs", "1"}, noEdges},

@@ -84,8 +84,10 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		kind, pos = pos[0], pos[1:]
 	}
 	switch {
-	case kind != "rmat" && kind != "sbm" && kind != "planted":
+	case kind == "":
 		return usageError(fs, "want a generator, rmat or sbm, as the first argument")
+	case kind != "rmat" && kind != "sbm" && kind != "planted":
+		return usageError(fs, "unknown generator %q (want rmat or sbm)", kind)
 	case len(pos) > 0:
 		return usageError(fs, "unexpected argument %q", pos[0])
 	case *out == "":

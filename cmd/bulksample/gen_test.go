@@ -69,7 +69,7 @@ func TestGenUsageErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"gen", "--out", out}, "want a generator"},
-		{[]string{"gen", "kronecker", "--out", out}, "want a generator"},
+		{[]string{"gen", "kronecker", "--out", out}, `unknown generator "kronecker" (want rmat or sbm)`},
 		{[]string{"gen", "rmat"}, "--out is required"},
 		{[]string{"gen", "rmat", "--scale", "0", "--out", out}, "--scale 0"},
 		{[]string{"gen", "rmat", "--edge-factor", "0", "--out", out}, "--edge-factor 0"},

@@ -216,6 +216,10 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer d.Close()
+	if d.NumNodes() == 0 || d.Adj.NNZ() == 0 {
+		// A bad input file, as for sample and train (exit 1).
+		return fmt.Errorf("%s: empty graph (%d vertices, %d edges)", path, d.NumNodes(), d.Adj.NNZ())
+	}
 	s := infoSummary{
 		Path: path, Format: format, Name: d.Name, Nodes: d.NumNodes(), Edges: d.Adj.NNZ(), Weighted: d.Weighted,
 		Features: d.NumFeatures, Classes: d.NumClasses,

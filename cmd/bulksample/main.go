@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strings"
 )
 
 // command is one subcommand of the CLI.
@@ -48,7 +49,10 @@ func commands() []command {
 }
 
 func main() {
-	ctx, stop := notifyContext(context.Background())
+	ctx, stop := notifyContext(context.Background(), func(msg string, code int) {
+		fmt.Fprintln(os.Stderr, msg)
+		os.Exit(code)
+	})
 	code := run(ctx, os.Args[1:], &env{stdout: os.Stdout, stderr: os.Stderr})
 	stop()
 	os.Exit(code)
@@ -76,7 +80,7 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 		usage(e.stdout)
 		return 0
 	case args[0] == "version" || args[0] == "--version" || args[0] == "-version":
-		fmt.Fprintf(e.stdout, "bulksample %s\n", version())
+		fmt.Fprintf(e.stdout, "bulksample %s\n%s", version(), buildReport())
 		return 0
 	}
 	for _, c := range commands() {
@@ -106,9 +110,17 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 			return 1
 		}
 	}
-	fmt.Fprintf(e.stderr, "bulksample: unknown command %q\n\n", args[0])
-	usage(e.stderr)
+	fmt.Fprintf(e.stderr, "bulksample: unknown command %q (want %s)\nRun 'bulksample help' for usage.\n", args[0], commandNames())
 	return 2
+}
+
+// commandNames lists the commands, separated by commas.
+func commandNames() string {
+	var names []string
+	for _, c := range commands() {
+		names = append(names, c.name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func usage(w io.Writer) {

@@ -24,18 +24,18 @@ func trainPresets() []trainPreset {
 			name: "kipf-gcn",
 			about: "GCN as Kipf and Welling (ICLR 2017) trained it: 2 layers, hidden 16, all neighbours, every training\n" +
 				"vertex in one minibatch (full-batch GCN), dropout 0.5 on the features and the hidden layer, weight\n" +
-				"decay 5e-4 on the first layer only, Adam lr 0.01, 200 epochs, row-normalised features",
+				"decay 5e-4 on the first layer only, Adam lr 0.01, 200 epochs (the Planetoid data's rows are normalised by --norm-features auto)",
 			flags: [][2]string{{"model", "gcn"}, {"sampler", "node"}, {"fanout", "-1,-1"}, {"hidden", "16"}, {"batch", "all"},
-				{"bulk", "1"}, {"epochs", "200"}, {"lr", "0.01"}, {"dropout", "0.5"}, {"weight-decay", "5e-4"}, {"weight-decay-layers", "first"},
-				{"norm-features", "on"}},
+				{"bulk", "1"}, {"epochs", "200"}, {"lr", "0.01"}, {"dropout", "0.5"}, {"weight-decay", "5e-4"}, {"weight-decay-layers", "first"}},
 		},
 		{
 			name: "planetoid-sage",
 			about: "the GraphSAGE protocol gnn/accuracy_test.go checks on Cora: 2-layer GraphSAGE-mean, hidden 64,\n" +
 				"fanouts 25,10 (those of PyG's and DGL's GraphSAGE examples), batch 64 in bulks of 4, dropout 0.6,\n" +
-				"weight decay 5e-4, Adam lr 0.01, 40 epochs (CiteSeer: add --epochs 100), row-normalised features",
+				"weight decay 5e-4, Adam lr 0.01, 40 epochs (CiteSeer: add --epochs 100); the Planetoid data's rows are\n" +
+				"normalised by --norm-features auto, as the data's preprocessing, not the preset's",
 			flags: [][2]string{{"model", "sage"}, {"sampler", "node"}, {"fanout", "25,10"}, {"hidden", "64"}, {"batch", "64"},
-				{"bulk", "4"}, {"epochs", "40"}, {"lr", "0.01"}, {"dropout", "0.6"}, {"weight-decay", "5e-4"}, {"norm-features", "on"}},
+				{"bulk", "4"}, {"epochs", "40"}, {"lr", "0.01"}, {"dropout", "0.6"}, {"weight-decay", "5e-4"}},
 		},
 	}
 }

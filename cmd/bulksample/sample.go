@@ -45,7 +45,8 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs.IntVar(&c.semibulk, "semibulk", 0, "layer-wise only: minibatches whose blocks are extracted together (0: the default); does not change the result")
 	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
 	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
-	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours"+fanoutOrder)
+	fanout := fs.String("fanout", "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours; with --method ladies or fastgcn the\n"+
+		"column budgets, "+budgetsText()+" when not given"+fanoutOrder)
 	fs.IntVar(&c.plan.BulkSize, "bulk", 16, "minibatches sampled together, k")
 	fs.IntVar(&c.seeds, "seeds", 0, "sample only the first N seeds of the permutation; 0 for all")
 	fs.IntVar(&c.nw.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
@@ -113,6 +114,9 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	}
 	if c.nw.Fanouts, err = sampleFanouts(*fanout); err != nil {
 		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
+	}
+	if c.method != "node" && !isSet(fs, "fanout") {
+		c.nw.Fanouts = sampling.DefaultBudgets() // not the node-wise fanouts as column budgets
 	}
 	if c.method != "node" && slices.Contains(c.nw.Fanouts, -1) {
 		return nil, usageError(fs, "--fanout %q: --method %s needs a column budget > 0 per layer", *fanout, c.method)
@@ -230,6 +234,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)
+	}
+	if eq, ok := s.(interface{ EqualWeights() bool }); ok && eq.EqualWeights() {
+		fmt.Fprintf(e.stderr, "--weighted: every edge of %s has the same weight, so the weighted law is the uniform one: sampled as fast as without --weighted, with the same picks\n", c.graph)
 	}
 	sum := sampleSummary{Graph: c.graph, Vertices: d.NumNodes(), Edges: d.Adj.NNZ(), Sampler: name,
 		Frontier: c.nw.Frontier.String(), Fanouts: c.nw.Fanouts, Batch: c.plan.BatchSize, Bulk: c.plan.BulkSize,

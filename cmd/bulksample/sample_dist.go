@@ -29,13 +29,29 @@ import (
 type rankFlags struct {
 	replication int
 	inproc      int
+	stall       time.Duration // --stall-timeout: dist.Options.StallTimeout
 	fs          *flag.FlagSet // the command's flags, which every rank must share (checkSameCommand)
 }
+
+// defaultStallTimeout is --stall-timeout's default: long enough for what
+// one rank does while the others wait (a checkpoint save, a gathered
+// evaluation, a slower load) on the graphs this runs on, short enough that
+// a stopped rank does not cost a job's allocation.
+const defaultStallTimeout = 5 * time.Minute
 
 func (r *rankFlags) add(fs *flag.FlagSet) {
 	r.fs = fs
 	fs.IntVar(&r.replication, "replication", 1, "distributed runs: replication factor c of the row blocks of the graph (spgemm --grid 1.5d: of B); ranks form a (p/c) x c grid; must divide the number of ranks")
 	fs.IntVar(&r.inproc, "inproc-ranks", 0, "run distributed on this many in-process ranks (goroutines) instead of MPI; for tests and debugging")
+	fs.DurationVar(&r.stall, "stall-timeout", defaultStallTimeout, "distributed runs: a rank that waits longer than this in one collective (a stopped or hung rank) says which\n"+
+		"rank and collective and ends the job (MPI_Abort); 0 waits forever; raise it above what one rank may do while the\n"+
+		"others wait (a checkpoint save, --eval gathered's whole-graph inference)")
+}
+
+// options returns the communicator options of the flags; report is where
+// a stall is reported.
+func (r *rankFlags) options(report io.Writer) dist.Options {
+	return dist.Options{StallTimeout: r.stall, StallReport: report}
 }
 
 func (r *rankFlags) validate(fs *flag.FlagSet) error {
@@ -48,6 +64,10 @@ func (r *rankFlags) validate(fs *flag.FlagSet) error {
 		return usageError(fs, "--inproc-ranks %d: want at most %d (in-process ranks are for tests and debugging; launch more with mpirun or srun)", r.inproc, maxInProcRanks)
 	case r.inproc > 0 && dist.LaunchedSize() > 0:
 		return usageError(fs, "--inproc-ranks: not under an MPI launcher (this process is one of %d launched ranks)", dist.LaunchedSize())
+	case r.stall < 0:
+		return usageError(fs, "--stall-timeout %v: want a duration >= 0 (0: none)", r.stall)
+	case isSet(fs, "stall-timeout") && r.inproc == 0 && dist.LaunchedSize() == 0:
+		return usageError(fs, "--stall-timeout: only in a distributed run (under mpirun or srun, or with --inproc-ranks)")
 	}
 	return nil
 }
@@ -166,7 +186,7 @@ func runSampleDist(ctx context.Context, e *env, c *sampleConfig) error {
 // shown to share, printed by rank 0.
 func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Context, *env, dist.Comm) error) error {
 	if r.inproc == 0 {
-		world, err := dist.NewMPIWorld(dist.Options{})
+		world, err := dist.NewMPIWorld(r.options(e.stderr))
 		if err != nil {
 			return err // dist.ErrNoMPI in a build without MPI: never run as a lone rank
 		}
@@ -199,7 +219,8 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 		}
 		return world.Close()
 	}
-	world, err := dist.NewInProcWorld(r.inproc, dist.Options{})
+	stderr := &syncWriter{w: e.stderr} // the ranks share it
+	world, err := dist.NewInProcWorld(r.inproc, r.options(stderr))
 	if err != nil {
 		return err
 	}
@@ -207,7 +228,6 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 		return err
 	}
 	errs := make([]error, len(world))
-	stderr := &syncWriter{w: e.stderr} // the ranks share it
 	var wg sync.WaitGroup
 	for r, w := range world {
 		wg.Go(func() {

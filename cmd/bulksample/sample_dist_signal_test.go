@@ -24,9 +24,10 @@ const stopBound = 10 * time.Second
 // progress line, then signals one process the test started: mpirun itself
 // (SIGINT, SIGTERM: what a user's Ctrl-C or a batch system sends) or one
 // rank (SIGKILL: a rank that dies; SIGTERM: a rank that is told to stop
-// while the others wait for it in a collective). Every case must end
-// mpirun with a non-zero status and every rank within stopBound of the
-// signal.
+// while the others wait for it in a collective; SIGSTOP: a rank that is
+// stopped, not dead, which hung the job forever without a word until the
+// stall watchdog, --stall-timeout, here 3 s). Every case must end mpirun
+// with a non-zero status and every rank within stopBound of the signal.
 func TestSampleMPISignal(t *testing.T) {
 	mpirun, _ := mpirunTest(t)
 	g := filepath.Join(t.TempDir(), "rmat17.bsg")
@@ -45,9 +46,13 @@ func TestSampleMPISignal(t *testing.T) {
 		// No launcher escalates to SIGKILL here: only the rank's own
 		// handler, which must abort the job, ends the others.
 		{"SIGTERM to rank 1", syscall.SIGTERM, true, "rank 1: stopped by SIGTERM"},
+		// The other ranks wait for rank 1 in a collective: each says so
+		// after the stall timeout and one of them ends the job.
+		{"SIGSTOP to rank 1", syscall.SIGSTOP, true, "more than the stall timeout 3s, in "},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			job := startMPIJob(t, mpirun, 4, "sample", "--graph", g, "--batch", "1", "--bulk", "1", "--fanout", "15,10,5", "--digest")
+			job := startMPIJob(t, mpirun, 4, "sample", "--graph", g, "--batch", "1", "--bulk", "1", "--fanout", "15,10,5", "--digest",
+				"--stall-timeout", "3s")
 			target := job.cmd.Process.Pid
 			if tc.toRank {
 				target = job.ranks[1].pid

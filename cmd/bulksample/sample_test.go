@@ -184,8 +184,8 @@ func TestSampleFlagsMapToOptions(t *testing.T) {
 		nw: sampling.NodeWiseOptions{Fanouts: []int{4, -1}, Replace: true, Weighted: true, Frontier: sampling.FrontierNew,
 			Seed: 12, Threads: 2, MaxBulkEdges: 99},
 		seeds: 9, epoch: 4, method: "node", ladies: "normalized", reps: 5, baseline: true, digest: true, json: true,
-		dist:   distFlags{rankFlags: rankFlags{replication: 1}, fetch: "pull", failRank: -1}, // defaults (TestSampleDistFlagsMapToOptions)
-		device: deviceFlag{name: "cpu"},                                                      // the default (TestDeviceFlag)
+		dist:   distFlags{rankFlags: rankFlags{replication: 1, stall: defaultStallTimeout}, fetch: "pull", failRank: -1}, // defaults (TestSampleDistFlagsMapToOptions)
+		device: deviceFlag{name: "cpu"},                                                                                  // the default (TestDeviceFlag)
 	}
 	c.dist.fs = nil // the flag set checkSameCommand reads, not an option
 	if !reflect.DeepEqual(*c, want) {
@@ -256,6 +256,48 @@ func TestSampleLayerWiseFlagErrors(t *testing.T) {
 		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, tc.args...)...)
 		if code != 2 || !strings.Contains(stderr, tc.flag) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 naming %s", tc.args, code, firstLine(stderr), tc.flag)
+		}
+	}
+}
+
+// TestLayerWiseDefaultBudgets: sample --method ladies|fastgcn and train
+// --sampler ladies|fastgcn without --fanout draw the layer-wise default,
+// sampling.DefaultBudgets (512 columns on 2 layers), not the node-wise
+// fanouts as column budgets (15,10,5 drew 482 edges on R-MAT 20, "0.00M
+// SEPS", without a word); a --fanout given is kept, and train's --layers
+// repeats the default budget.
+func TestLayerWiseDefaultBudgets(t *testing.T) {
+	g := sampleTestGraph(t)
+	for _, tc := range []struct {
+		args []string
+		want []int
+	}{
+		{[]string{"--method", "ladies"}, sampling.DefaultBudgets()},
+		{[]string{"--method", "fastgcn"}, sampling.DefaultBudgets()},
+		{[]string{"--method", "ladies", "--fanout", "20,10"}, []int{20, 10}},
+		{[]string{"--method", "node"}, []int{15, 10, 5}},
+	} {
+		code, stdout, stderr := runCLI(t, "sample", append([]string{"--graph", g, "--batch", "16", "--seeds", "32", "--json"}, tc.args...)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", tc.args, code, stderr)
+		}
+		if s := lastJSON[sampleSummary](t, stdout); !reflect.DeepEqual(s.Fanouts, tc.want) {
+			t.Errorf("sample %v: fanouts %v; want %v", tc.args, s.Fanouts, tc.want)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want []int
+	}{
+		{[]string{"--sampler", "ladies"}, sampling.DefaultBudgets()},
+		{[]string{"--sampler", "fastgcn", "--layers", "3"}, []int{512, 512, 512}},
+		{[]string{"--sampler", "ladies", "--fanout", "64"}, []int{64}},
+		{nil, []int{25, 10}},
+	} {
+		var buf bytes.Buffer
+		c, err := parseTrainFlags(&env{stdout: &buf, stderr: &buf}, append([]string{"--data", "x.npz"}, tc.args...))
+		if err != nil || !reflect.DeepEqual(c.fanouts, tc.want) {
+			t.Errorf("train %v: fanouts %v, err %v; want %v\n%s", tc.args, c.fanouts, err, tc.want, buf.String())
 		}
 	}
 }

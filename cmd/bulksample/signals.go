@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync"
 	"syscall"
 
@@ -18,8 +19,9 @@ import (
 // its current step (train saves a checkpoint of where it stopped, convert
 // and gen remove their unfinished output) and the process exits with status
 // 128 + the signal's number (130 for SIGINT, 143 for SIGTERM), as a shell
-// reports a process the signal killed. A second signal kills the process at
-// once (the default action is restored after the first).
+// reports a process the signal killed. A second signal ends the process at
+// once, with the same status, after one line saying so and what it may
+// leave (it ended without a word).
 //
 // Under MPI (bulksample sample under mpirun or srun) every rank handles its
 // own signal the same way, then ends the whole job through MPI_Abort with
@@ -85,19 +87,27 @@ func (s *signalStop) receive(sig syscall.Signal) {
 
 // notifyContext returns a context that the first SIGINT or SIGTERM cancels
 // with a *signalError cause (unless stopRequest turns it into a stop
-// request), and a function that releases the handler.
-func notifyContext(parent context.Context) (context.Context, func()) {
+// request), and a function that releases the handler. A second signal
+// ends the process: exit is called with the line to print on stderr and
+// the status (os.Exit after printing, outside tests).
+func notifyContext(parent context.Context, exit func(msg string, code int)) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	s := &signalStop{cancel: cancel, stops: make(map[*chan struct{}]struct{})}
 	ctx = context.WithValue(ctx, signalStopKey{}, s)
-	ch := make(chan os.Signal, 1)
+	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, syscall.SIGINT, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case sig := <-ch:
-			signal.Reset(syscall.SIGINT, syscall.SIGTERM) // a second signal ends the process
 			s.receive(sig.(syscall.Signal))
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-ch:
+			e := &signalError{sig: sig.(syscall.Signal)}
+			exit(secondSignalMessage(e), e.exitCode())
 		case <-done:
 		}
 	}()
@@ -106,6 +116,14 @@ func notifyContext(parent context.Context) (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+// secondSignalMessage is the line a second signal prints before the
+// process ends at once.
+func secondSignalMessage(e *signalError) string {
+	name := strings.TrimPrefix(e.Error(), "stopped by ")
+	return fmt.Sprintf("bulksample: second %s: exiting at once with status %d, without finishing the step; a checkpoint being saved "+
+		"keeps the last one written (its temporary is removed on the next start in its folder)", name, e.exitCode())
 }
 
 // stopRequest returns a channel that the first signal closes instead of

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -76,9 +78,11 @@ func signalOn(t *testing.T, prefix string, sig syscall.Signal) func(*os.Process,
 }
 
 // savedRun is what the signal test compares of two runs' checkpoints (gob
-// decodes the fields of gnn's checkpoint that it names).
+// decodes the fields of gnn's checkpoint that it names; from version 5
+// the float arrays follow the gob encoding raw, RawLens long).
 type savedRun struct {
 	EpochsDone           int
+	RawLens              []int
 	Params, AdamM, AdamV []float32
 	AdamT                int64
 	History              []struct{ Loss, TrainAcc, ValAcc, TestAcc float64 }
@@ -90,14 +94,25 @@ type savedRun struct {
 
 func readSaved(t *testing.T, dir string) savedRun {
 	t.Helper()
-	f, err := os.Open(filepath.Join(dir, gnn.CheckpointFile))
+	b, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	r := bytes.NewReader(b)
 	var s savedRun
-	if err := gob.NewDecoder(f).Decode(&s); err != nil {
+	if err := gob.NewDecoder(r).Decode(&s); err != nil {
 		t.Fatal(err)
+	}
+	raw := b[len(b)-r.Len() : len(b)-8] // the float arrays, before the 8-byte trailer
+	for i, dst := range []*[]float32{&s.Params, &s.AdamM, &s.AdamV} {
+		if i >= len(s.RawLens) || len(raw) < 4*s.RawLens[i] {
+			t.Fatalf("checkpoint in %s: raw arrays %v in %d bytes", dir, s.RawLens, len(raw))
+		}
+		*dst = make([]float32, s.RawLens[i])
+		for j := range *dst {
+			(*dst)[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
+		}
+		raw = raw[4*s.RawLens[i]:]
 	}
 	return s
 }
@@ -197,5 +212,38 @@ func TestStoppedBy(t *testing.T) {
 		if got := stoppedBy(tc.ctx, tc.err).Error(); got != tc.want {
 			t.Errorf("%s: %q; want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestSecondSignal: the first SIGTERM cancels the command's context; the
+// second ends the process at once with status 143 after a line saying so
+// (it was killed by the default action without a word). The signals go to
+// this test process, whose handler notifyContext installs.
+func TestSecondSignal(t *testing.T) {
+	type exit struct {
+		msg  string
+		code int
+	}
+	exits := make(chan exit, 1)
+	ctx, stop := notifyContext(context.Background(), func(msg string, code int) { exits <- exit{msg, code} })
+	defer stop()
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ctx.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the first SIGTERM did not cancel the context")
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case e := <-exits:
+		if e.code != 143 || !strings.HasPrefix(e.msg, "bulksample: second SIGTERM: exiting at once with status 143") {
+			t.Errorf("exit(%q, %d); want status 143 and the line saying so", e.msg, e.code)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the second SIGTERM did not end the process")
 	}
 }

@@ -117,7 +117,7 @@ func TestSpGEMMDistSelectRowsAboveRows(t *testing.T) {
 	for _, grid := range []string{"2d", "1.5d"} {
 		code, _, stderr := runCLI(t, "spgemm", "--a", g, "--select-rows", "1000000", "--inproc-ranks", "4", "--grid", grid)
 		want := "--select-rows 1000000: want at most the "
-		if code != 2 || strings.Count(stderr, want) != 1 || strings.Count(stderr, "usage: bulksample spgemm") != 1 || strings.Contains(stderr, "rank ") {
+		if code != 2 || strings.Count(stderr, want) != 1 || strings.Count(stderr, helpHint("spgemm")) != 1 || strings.Contains(stderr, "rank ") {
 			t.Errorf("--grid %s on 4 in-process ranks: exit %d; want 2 and %q with the usage once, no rank's error:\n%s", grid, code, want, stderr)
 		}
 	}

@@ -148,7 +148,7 @@ func TestSpGEMMErrors(t *testing.T) {
 		{[]string{"--a", pa, "--frobnicate"}, 2, "frobnicate"},
 		{[]string{"--a", pa, "extra"}, 2, `unexpected argument "extra"`},
 		// A bad value known once A is read is a usage error too.
-		{[]string{"--a", pa, "--select-rows", "6"}, 2, "--select-rows 6: want at most the 5 rows of --a " + pa + "\nusage: bulksample spgemm"},
+		{[]string{"--a", pa, "--select-rows", "6"}, 2, "--select-rows 6: want at most the 5 rows of --a " + pa + "\nRun 'bulksample spgemm --help' for usage."},
 		{[]string{"--a", pa, "--b", small}, 1, "cannot multiply " + pa + " (5 x 5) by " + small + " (2 x 2): inner dimensions differ"},
 		{[]string{"--a", filepath.Join(dir, "missing.npz")}, 1, "missing.npz"},
 		{[]string{"--a", garbage}, 1, "garbage.npz"},

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -64,7 +65,7 @@ const (
 
 // dataEnv names the environment variable of the directory holding cora.npz
 // and citeseer.npz.
-const dataEnv = "BULKSAMPLE_DATA"
+const dataEnv = dataset.DataEnv
 
 func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs, jsonOut := newFlags(e, "train", "--data PATH|cora|citeseer|synthetic[:k=v,...] [flags]",
@@ -94,7 +95,8 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.sampler, "sampler", "node", "sampler: node (node-wise), ladies or fastgcn (layer-wise)")
 	fs.StringVar(&c.ladiesMatrix, "ladies-matrix", "normalized", ladiesMatrixUsage)
 	layers := fs.Int("layers", 0, "number of layers L; 0 for the number of --fanout values")
-	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn), seeds' layer first; one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder)
+	fanout := fs.String("fanout", "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn: "+budgetsText()+" when not given), seeds' layer first;\n"+
+		"one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder)
 	fs.IntVar(&c.opt.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
 	c.opt.BatchSize = 512
 	fs.Var(batchFlag{&c.opt.BatchSize, &c.batchAll}, "batch", "seeds per minibatch b, or all: every training vertex in one minibatch")
@@ -115,6 +117,10 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs.StringVar(&c.opt.CheckpointDir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch; one that\n"+
 		"already holds a checkpoint needs --resume (a fresh run would overwrite it)")
 	fs.BoolVar(&c.opt.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
+	fs.IntVar(&c.opt.CheckpointEvery, "checkpoint-every", 0, "save the checkpoint after every N-th epoch only (and after the last, and when stopped); 0 for every epoch\n"+
+		"(unless --checkpoint-interval is given); a resumed run trains the epochs after the last save again, to the same result")
+	fs.DurationVar(&c.opt.CheckpointInterval, "checkpoint-interval", 0, "save the checkpoint after an epoch that ends at least this long (90s, 10m, 1h) after the last save;\n"+
+		"with --checkpoint-every, either one saves; 0 for none")
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
 	fs.BoolVar(&c.opt.NoEval, "no-eval", false, "skip the evaluation after each epoch (valid and test accuracy stay 0), for benchmarks of the training loop")
 	gcnNorm := fs.String("gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
@@ -161,6 +167,12 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 		return nil, usageError(fs, "--pipeline %d: want 1 (no overlap) or 2 (or 0 for the default, 2)", c.opt.PipelineDepth)
 	case c.opt.Resume && c.opt.CheckpointDir == "":
 		return nil, usageError(fs, "--resume needs --checkpoint DIR")
+	case c.opt.CheckpointEvery < 0:
+		return nil, usageError(fs, "--checkpoint-every %d: want >= 1 (or 0 for every epoch)", c.opt.CheckpointEvery)
+	case c.opt.CheckpointInterval < 0:
+		return nil, usageError(fs, "--checkpoint-interval %v: want a duration >= 0", c.opt.CheckpointInterval)
+	case (c.opt.CheckpointEvery != 0 || c.opt.CheckpointInterval != 0) && c.opt.CheckpointDir == "":
+		return nil, usageError(fs, "--checkpoint-every and --checkpoint-interval need --checkpoint DIR")
 	case c.plot != "" && !strings.EqualFold(filepath.Ext(c.plot), ".png"):
 		return nil, usageError(fs, "--plot %q: want a .png file", c.plot)
 	}
@@ -248,6 +260,12 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	if c.fanouts, err = sampleFanouts(*fanout); err != nil {
 		return nil, usageError(fs, "--fanout %q: %v", *fanout, err)
 	}
+	if c.sampler != "node" && !isSet(fs, "fanout") {
+		c.fanouts = sampling.DefaultBudgets() // not the node-wise fanouts as column budgets
+		if *layers > 0 {
+			c.fanouts = c.fanouts[:1]
+		}
+	}
 	if c.sampler != "node" && slices.Contains(c.fanouts, -1) {
 		return nil, usageError(fs, "--fanout %q: a layer-wise budget must be > 0", *fanout)
 	}
@@ -269,28 +287,31 @@ func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 // apply to the model (the linear model has no graph layers, fanouts,
 // hidden width or sampled edges) are left out.
 type trainSummary struct {
-	Data         string       `json:"data"`
-	Nodes        int          `json:"nodes"`
-	Edges        int64        `json:"edges"`
-	Model        string       `json:"model"`
-	Sampler      string       `json:"sampler"`
-	LadiesMatrix string       `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
-	Layers       int          `json:"layers,omitempty"`
-	Fanouts      []int        `json:"fanouts,omitempty"`
-	Hidden       int          `json:"hidden,omitempty"`
-	Batch        int          `json:"batch"`
-	Bulk         int          `json:"bulk"`
-	Threads      int          `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
-	BLAS         string       `json:"blas"`
-	ResumedFrom  int          `json:"resumed_from"`
-	BestEpoch    int          `json:"best_epoch"` // 1-based, like the progress lines
-	ValAcc       float64      `json:"val_acc"`
-	TestAcc      float64      `json:"test_acc"`
-	FinalLoss    float64      `json:"final_loss"`
-	EpochSeconds float64      `json:"epoch_seconds"`
-	SEPS         float64      `json:"seps,omitempty"`
-	Phases       phaseSeconds `json:"phase_seconds"`
-	LoadSeconds  float64      `json:"load_seconds"`
+	Data         string `json:"data"`
+	Nodes        int    `json:"nodes"`
+	Edges        int64  `json:"edges"`
+	Model        string `json:"model"`
+	Sampler      string `json:"sampler"`
+	LadiesMatrix string `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
+	Layers       int    `json:"layers,omitempty"`
+	Fanouts      []int  `json:"fanouts,omitempty"`
+	Hidden       int    `json:"hidden,omitempty"`
+	Batch        int    `json:"batch"`
+	Bulk         int    `json:"bulk"`
+	Threads      int    `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
+	BLAS         string `json:"blas"`
+	ResumedFrom  int    `json:"resumed_from"`
+	// ResumedMinibatches are the minibatches of epoch ResumedFrom+1 that
+	// the checkpoint held (a stopped run's), 0 when it held whole epochs.
+	ResumedMinibatches int          `json:"resumed_minibatches"`
+	BestEpoch          int          `json:"best_epoch"` // 1-based, like the progress lines
+	ValAcc             float64      `json:"val_acc"`
+	TestAcc            float64      `json:"test_acc"`
+	FinalLoss          float64      `json:"final_loss"`
+	EpochSeconds       float64      `json:"epoch_seconds"`
+	SEPS               float64      `json:"seps,omitempty"`
+	Phases             phaseSeconds `json:"phase_seconds"`
+	LoadSeconds        float64      `json:"load_seconds"`
 	// NormFeatures says whether the feature rows were scaled to sum 1
 	// (--norm-features).
 	NormFeatures bool   `json:"norm_features"`
@@ -437,11 +458,8 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	announceTrain(e, c, ts, "")
 	bar := newEpochProgress(e.stderr, c.opt.Epochs)
-	resumed := announceResume(e.stderr, c)
-	c.opt.OnMinibatch = func(epoch, done, total int) {
-		resumed(epoch)
-		bar.minibatch(epoch, done, total)
-	}
+	c.opt.OnResume = announceResume(e.stderr, c)
+	c.opt.OnMinibatch = bar.minibatch
 	data, err := traindata.FromDataset(ts.ds, s, traindata.Options{Threads: c.opt.Threads})
 	if err != nil {
 		return err
@@ -461,9 +479,6 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	bar.done()
 	if err == nil && nothingToTrain(e.stderr, c, res) {
 		return nil
-	}
-	if res != nil {
-		resumed(res.ResumedFrom)
 	}
 	if err != nil {
 		return err
@@ -486,6 +501,7 @@ type trainSetup struct {
 	loadSec    float64
 	loadCost   procstat.Cost
 	normalized bool
+	normMode   normMode // --norm-features, for its errors
 }
 
 // setupTrain loads and checks --data (with --split-file's split, writing
@@ -518,9 +534,13 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 	if c.batchAll {
 		c.opt.BatchSize = max(len(ds.Train), 1)
 	}
+	c.opt.Notes = e.stderr // gnn's notes: pure-Go BLAS, stale checkpoint temporaries removed
 	ts.normalized = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
+	ts.normMode = c.normFeatures
 	if !c.dist.distributed() {
-		ts.normalizeRows(0, ds.NumNodes())
+		if err := ts.normalizeRows(0, ds.NumNodes()); err != nil {
+			return nil, err
+		}
 	}
 	return ts, nil
 }
@@ -528,11 +548,21 @@ func setupTrain(ctx context.Context, e *env, c *trainConfig) (*trainSetup, error
 // normalizeRows scales the feature rows [lo, hi) to sum 1 when
 // --norm-features says so. A rank of a distributed run normalises only
 // the rows it reads, so that it touches no other page of a mapped file.
-func (ts *trainSetup) normalizeRows(lo, hi int) {
-	if ts.normalized {
-		f := ts.ds.NumFeatures
-		featurex.NormalizeRows(ts.ds.Features[lo*f:hi*f], f)
+// Features with a negative (or non-finite) entry are refused, naming the
+// row: normalising them is not the Planetoid preprocessing and can blow a
+// row up, and a run trained on them scored at chance.
+func (ts *trainSetup) normalizeRows(lo, hi int) error {
+	if !ts.normalized {
+		return nil
 	}
+	f := ts.ds.NumFeatures
+	err := featurex.NormalizeRows(ts.ds.Features[lo*f:hi*f], f)
+	var re *featurex.RowError
+	if errors.As(err, &re) {
+		return fmt.Errorf("--norm-features %s: %s: feature row %d has the value %v at column %d; row normalisation is for non-negative (bag-of-words) features: give --norm-features=off",
+			ts.normMode.String(), ts.ds.Name, lo+re.Row, re.Value, re.Col)
+	}
+	return err
 }
 
 // announceTrain prints the run's header lines on stderr; where, when not
@@ -551,9 +581,6 @@ func announceTrain(e *env, c *trainConfig, ts *trainSetup, where string) {
 	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, BLAS %s, feature rows normalised: %v\n",
 		c.opt.Arch, samplerName, ds.Name, ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), len(ds.Valid), len(ds.Test), where, blasName(c.opt), ts.normalized)
-	if note := pureGoBLASNote(gnn.BLAS, c.opt.PureGoBLAS); note != "" {
-		fmt.Fprintln(e.stderr, note)
-	}
 }
 
 // summary returns the JSON summary of res (summarize) with the run-level
@@ -635,36 +662,42 @@ func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
 }
 
 // announceResume says, for --resume, where the run resumes from: at once
-// when there is no checkpoint (the run starts afresh), otherwise on the
-// first call of the returned function, whose argument is the first epoch
-// (0-based) the run trains, or the number of epochs the checkpoint held.
-func announceResume(w io.Writer, c *trainConfig) func(epochsDone int) {
+// when there is no checkpoint (the run starts afresh), otherwise when the
+// returned function is called, as gnn.TrainOptions.OnResume, with what the
+// checkpoint holds: the epochs complete and the minibatches of the next
+// one (a stopped run's), as the JSON's resumed_from and
+// resumed_minibatches say. A checkpoint that holds every epoch is left to
+// nothingToTrain.
+func announceResume(w io.Writer, c *trainConfig) func(epochsDone, minibatches, total int) {
 	if !c.opt.Resume {
-		return func(int) {}
+		return nil
 	}
 	path := filepath.Join(c.opt.CheckpointDir, gnn.CheckpointFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(w, "--resume: no checkpoint at %s; starting from epoch 1\n", path)
-		return func(int) {}
+		return nil
 	}
-	done := false
-	return func(epochsDone int) {
-		if !done {
-			done = true
-			fmt.Fprintf(w, "resumed from %s after epoch %d of %d\n", path, epochsDone, c.opt.Epochs)
+	return func(epochsDone, minibatches, total int) {
+		if epochsDone < c.opt.Epochs {
+			fmt.Fprintln(w, resumeMessage(path, epochsDone, minibatches, total, c.opt.Epochs))
 		}
 	}
 }
 
-// pureGoBLASNote returns a one-line note when this build's BLAS (buildBLAS,
-// gnn.BLAS) is the pure-Go fallback and the user did not ask for it with
-// --blas gonum, or "".
-func pureGoBLASNote(buildBLAS string, asked bool) string {
-	if buildBLAS != gnn.PureGoBLAS || asked {
-		return ""
+// resumeMessage says where a run resumes: after epoch epochsDone, or in the
+// next epoch after minibatches of its total (a stopped run's checkpoint,
+// which may hold all of them when the run stopped after the last one,
+// before the epoch's evaluation).
+func resumeMessage(path string, epochsDone, minibatches, total, epochs int) string {
+	if minibatches == 0 {
+		return fmt.Sprintf("resumed from %s after epoch %d of %d", path, epochsDone, epochs)
 	}
-	return "note: this binary was built without OpenBLAS and uses pure-Go BLAS, about 4x slower in training; " +
-		"install libopenblas-dev and rebuild with `make build` (or `go build -tags openblas ./cmd/bulksample`)"
+	s := "s"
+	if epochsDone == 1 {
+		s = ""
+	}
+	return fmt.Sprintf("resumed from %s in epoch %d of %d, after %d of its %d minibatches (%d epoch%s complete)",
+		path, epochsDone+1, epochs, minibatches, total, epochsDone, s)
 }
 
 func blasName(o gnn.TrainOptions) string {
@@ -717,7 +750,14 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		}
 		return dataset.LoadContext(ctx, path, c.loadOptions(e))
 	}
-	return dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+	ds, err := dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(c.data); errors.Is(serr, fs.ErrNotExist) {
+			// A misspelt built-in name (coraa) is no file either: say both.
+			return nil, fmt.Errorf("--data %q: no such file or folder, nor a built-in dataset (cora, citeseer, synthetic[:k=v,...]): %w", c.data, err)
+		}
+	}
+	return ds, err
 }
 
 // loadOptions are the options of loading --data from a file: the split of
@@ -783,55 +823,9 @@ func plantedOptions(s string) (dataset.PlantedPartitionOptions, error) {
 	return p, nil
 }
 
-// findSharedData returns the path of the first of files (files or
-// folders) found in $BULKSAMPLE_DATA or in shared/data under the working
-// directory's ancestors or the executable's (the repository sits next to
-// shared/ in the project layout), or an error listing where it looked. Each
-// folder is searched for every one of files before the next folder. A
-// $BULKSAMPLE_DATA that is set but is not a directory is an error naming it.
-func findSharedData(files ...string) (string, error) {
-	var dirs []string
-	if d := os.Getenv(dataEnv); d != "" {
-		if fi, err := os.Stat(d); err != nil {
-			return "", fmt.Errorf("%s=%s: %w", dataEnv, d, err)
-		} else if !fi.IsDir() {
-			return "", fmt.Errorf("%s=%s is not a directory", dataEnv, d)
-		}
-		dirs = append(dirs, d)
-	}
-	ancestors := func(dir string) {
-		for {
-			dirs = append(dirs, filepath.Join(dir, "shared", "data"))
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				return
-			}
-			dir = parent
-		}
-	}
-	if wd, err := os.Getwd(); err == nil {
-		ancestors(wd)
-	}
-	if exe, err := os.Executable(); err == nil {
-		ancestors(filepath.Dir(exe))
-	}
-	var looked []string
-	for _, d := range dirs {
-		for _, file := range files {
-			p := filepath.Join(d, file)
-			if slices.Contains(looked, p) {
-				continue
-			}
-			looked = append(looked, p)
-			if _, err := os.Stat(p); err == nil {
-				return p, nil
-			} else if !errors.Is(err, os.ErrNotExist) {
-				return "", fmt.Errorf("%s: %w", p, err)
-			}
-		}
-	}
-	return "", fmt.Errorf("%s not found; looked in %s (set %s to its directory)", strings.Join(files, " or "), strings.Join(looked, ", "), dataEnv)
-}
+// findSharedData returns the path of the first of files as
+// dataset.FindShared finds it.
+func findSharedData(files ...string) (string, error) { return dataset.FindShared(files...) }
 
 // newTrainSampler returns the sampler of --sampler for ds; the linear model
 // reads no edge and gets minibatches of seeds only.
@@ -959,7 +953,7 @@ func summarize(c *trainConfig, ds *dataset.Dataset, res *gnn.Result, loadSec flo
 	sum := trainSummary{Data: c.data, Nodes: ds.NumNodes(), Edges: ds.Adj.NNZ(), Model: c.opt.Arch.String(), Sampler: c.sampler,
 		Layers: len(c.fanouts), Fanouts: c.fanouts, Hidden: c.opt.Hidden, Batch: c.opt.BatchSize, Bulk: c.opt.BulkSize,
 		Threads: threadsUsed(c.opt.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
-		ResumedFrom: res.ResumedFrom, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
+		ResumedFrom: res.ResumedFrom, ResumedMinibatches: res.ResumedMinibatches, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: loadSec,
 		Epochs: make([]epochRecord, len(res.Epochs))}
 	if c.sampler == "ladies" && c.opt.Arch != gnn.Linear {
 		sum.LadiesMatrix = c.ladiesMatrix

@@ -135,9 +135,8 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	opt := c.opt
 	opt.ResumeConfig = c.resumeConfig(ts.normalized)
 	bar := newEpochProgress(re.stderr, opt.Epochs)
-	resumed := announceResume(re.stderr, c)
+	opt.OnResume = announceResume(re.stderr, c)
 	opt.OnMinibatch = func(epoch, done, total int) {
-		resumed(epoch)
 		bar.minibatch(epoch, done, total)
 		if grid.Rank() == c.dist.failRank && done == min(opt.BulkSize, total) {
 			cancel(fmt.Errorf("%w after bulk 0 (--fail-rank %d)", errInjected, c.dist.failRank))
@@ -188,9 +187,6 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	// all of them end here alike, before the collectives below.
 	if err == nil && nothingToTrain(re.stderr, c, res) {
 		return nil
-	}
-	if res != nil {
-		resumed(res.ResumedFrom)
 	}
 	if cause := context.Cause(ctx); err != nil && errors.Is(cause, errInjected) {
 		return fmt.Errorf("%w: %w", cause, err)
@@ -269,12 +265,14 @@ func rankTrainData(ctx context.Context, c *trainConfig, ts *trainSetup, grid, fg
 	// the rank that evaluates the whole graph, its block's otherwise.
 	wholeRows := c.dist.replicate || (gathered && grid.Rank() == 0)
 	lo, hi := grid.MyRows()
+	rows := [2]int{int(lo), int(hi)}
 	if wholeRows {
-		ts.normalizeRows(0, ds.NumNodes())
-	} else {
-		ts.normalizeRows(int(lo), int(hi))
+		rows = [2]int{0, ds.NumNodes()}
 	}
 	rd := &rankData{features: distFeaturesLocal, comms: func() []dist.Comm { return nil }}
+	if err := ts.normalizeRows(rows[0], rows[1]); err != nil {
+		return rd, err
+	}
 	rd.data = gnn.Data{Name: ds.Name, Sampler: s, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Reducer: gnn.NewDataParallel(grid.World())}
 	f := ds.NumFeatures

@@ -17,7 +17,9 @@ import (
 // path held before survives a failed write; after the rename the folder is
 // synced too, since the new name is durable only once its entry is on disk. The writes stop with ctx's error
 // once ctx is done. A path that names a folder is refused before anything
-// is written.
+// is written. The temporary file is locked while it is written, and the
+// temporaries of path that killed writers left are removed first
+// (RemoveStale).
 func Write(ctx context.Context, path string, write func(io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -29,7 +31,8 @@ func Write(ctx context.Context, path string, write func(io.Writer) error) (err e
 	if err := Check(path); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	_, _ = RemoveStale(dir, base) // best effort: a leftover it cannot remove costs only space
+	f, err := createLocked(dir, base)
 	if err != nil {
 		// CreateTemp's error names the temporary file, which the caller
 		// never asked for: report the requested path and the folder.

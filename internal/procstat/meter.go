@@ -135,8 +135,18 @@ func (c Cost) FaultSeconds() float64 {
 func (c Cost) FaultShare() float64 { return c.share(c.FaultSeconds()) }
 
 // GCShare returns the GC CPU time of the span as a fraction of its time:
-// its wall time, or its CPU time when threads made that larger.
-func (c Cost) GCShare() float64 { return c.share(c.GCCPUSeconds) }
+// its wall time, or its CPU time when threads made that larger. The GC's
+// CPU time is the runtime's estimate, which counts every P during a pause
+// and the idle Ps its idle mark workers ran on, and so can exceed the CPU
+// time the process was given (a short phase read "GC 1 cycles, 182%"): it
+// is taken as at most the span's CPU time, so the share is at most 1.
+func (c Cost) GCShare() float64 {
+	gc := c.GCCPUSeconds
+	if c.CPUSeconds > 0 {
+		gc = min(gc, c.CPUSeconds)
+	}
+	return min(c.share(gc), 1)
+}
 
 // Meter measures the named phases of a run. Begin starts a span; End adds the
 // cost since the last Begin or End to a phase and starts the next span, so

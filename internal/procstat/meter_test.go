@@ -124,7 +124,12 @@ func TestCostNote(t *testing.T) {
 		// Threads: the share is of the CPU time when it exceeds the wall time.
 		{"gc threads", Cost{Seconds: 1, CPUSeconds: 4, GCCPUSeconds: 0.3, GCCycles: 3, GCPauseSeconds: 0.0004},
 			[]string{"GC 3 cycles, 8% (pauses 0.4 ms)"}},
-		{"both", Cost{Seconds: 1, CPUSeconds: 1, SysSeconds: 0.2, MinorFaults: 20000, GCCPUSeconds: 0.2, GCCycles: 1}, []string{"page faults", "; GC 1 cycles"}},
+		{"both", Cost{Seconds: 1, CPUSeconds: 1, SysSeconds: 0.2, MinorFaults: 20000, GCCPUSeconds: 0.2, GCCycles: 1}, []string{"page faults", "; GC 1 cycle, 20%"}},
+		// The runtime's GC estimate above the CPU the phase had (idle mark
+		// workers on the other P): at most 100%, and one cycle is a cycle
+		// (this read "GC 1 cycles, 182%").
+		{"gc estimate above the CPU time", Cost{Seconds: 0.011, CPUSeconds: 0.011, GCCPUSeconds: 0.02, GCCycles: 1, GCPauseSeconds: 0.0001},
+			[]string{"GC 1 cycle, 100% (pauses 0.1 ms)"}},
 		{"empty", Cost{}, nil},
 		// 5 faults in a 2 ms phase: 6% but 0.1 ms, below NoteMinSeconds.
 		{"tiny", Cost{Seconds: 0.002, CPUSeconds: 0.002, SysSeconds: 0.001, MinorFaults: 5, GCCPUSeconds: 0.0005}, nil},

@@ -123,7 +123,11 @@ func (c Cost) Note() string {
 		parts = append(parts, s)
 	}
 	if g := c.GCShare(); g > NoteThreshold && c.GCCPUSeconds >= NoteMinSeconds {
-		parts = append(parts, fmt.Sprintf("GC %d cycles, %.0f%% (pauses %.1f ms)", c.GCCycles, 100*g, c.GCPauseSeconds*1e3))
+		cycles := "cycles"
+		if c.GCCycles == 1 {
+			cycles = "cycle"
+		}
+		parts = append(parts, fmt.Sprintf("GC %d %s, %.0f%% (pauses %.1f ms)", c.GCCycles, cycles, 100*g, c.GCPauseSeconds*1e3))
 	}
 	return strings.Join(parts, "; ")
 }

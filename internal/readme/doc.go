@@ -1,4 +1,5 @@
-// Package readme holds the test that builds and runs every Go code block of
-// the repository's README.md, so that the documented library use stays
-// true. It has no other code.
+// Package readme holds the tests that keep the repository's README.md
+// true: one builds and runs every Go code block, so that the documented
+// library use stays true, and one runs every mpirun line as printed. It
+// has no other code.
 package readme

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/testenv"
 )
@@ -41,24 +42,19 @@ func TestGoBlocks(t *testing.T) {
 	}
 }
 
-// TestREADMEGoBlocks builds and runs every Go code block of README.md from
-// the repository root, as a reader who copies it would: each must be a
-// complete program (package main) that exits 0. Blocks that read
-// ../shared/data need the data sets there, as CI has them.
+// TestREADMEGoBlocks builds and runs every Go code block of README.md, as a
+// reader who copies it would: each must be a complete program (package
+// main) that exits 0, run from a folder of its own inside the repository,
+// not from its root (a relative ../shared/data path worked only there).
+// Blocks that find a data set with dataset.FindShared need it where
+// FindShared looks, as CI has them.
 func TestREADMEGoBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the README's programs; skipped in -short")
 	}
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := os.ReadFile(filepath.Join(root, "README.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The data files of ../shared/data a block reads.
-	sharedFile := regexp.MustCompile(`\.\./shared/data/[A-Za-z0-9_.-]+`)
+	_, text := readREADME(t)
+	// The data files a block finds with dataset.FindShared.
+	sharedFile := regexp.MustCompile(`FindShared\("([A-Za-z0-9_.-]+)"\)`)
 	blocks, lines := goBlocks(string(text))
 	if len(blocks) == 0 {
 		t.Fatal("README.md has no Go code block")
@@ -72,9 +68,9 @@ func TestREADMEGoBlocks(t *testing.T) {
 			t.Errorf("README.md:%d: the Go block is not a complete program (package main)", lines[i])
 			continue
 		}
-		for _, m := range sharedFile.FindAllString(src, -1) {
-			if _, err := os.Stat(filepath.Join(root, m)); err != nil {
-				testenv.MissingData(t, "README.md:%d reads %s: %v", lines[i], m, err)
+		for _, m := range sharedFile.FindAllStringSubmatch(src, -1) {
+			if _, err := dataset.FindShared(m[1]); err != nil {
+				testenv.MissingData(t, "README.md:%d reads %s: %v", lines[i], m[1], err)
 			}
 		}
 		// The program lives under testdata, inside the module (so that it
@@ -97,8 +93,8 @@ func TestREADMEGoBlocks(t *testing.T) {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 		defer cancel()
-		cmd := exec.CommandContext(ctx, goTool, append(args, "./"+mustRel(t, root, abs))...)
-		cmd.Dir = root
+		cmd := exec.CommandContext(ctx, goTool, append(args, ".")...)
+		cmd.Dir = abs
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
 		if err := cmd.Run(); err != nil {
@@ -109,10 +105,16 @@ func TestREADMEGoBlocks(t *testing.T) {
 	}
 }
 
-func mustRel(t *testing.T, base, path string) string {
-	r, err := filepath.Rel(base, path)
+// readREADME returns the repository's root and its README.md.
+func readREADME(t *testing.T) (root string, text []byte) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return r
+	text, err = os.ReadFile(filepath.Join(root, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root, text
 }

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package kernels
 
 /*
@@ -62,22 +64,9 @@ static int64_t bs_go_select_row(uint64_t rk, const int32_t *cols, const float *v
 import "C"
 
 import (
-	"errors"
 	"fmt"
 	"unsafe"
-
-	_ "embed"
 )
-
-// Kernel is one kernel of the PTX and the emulator.
-type Kernel struct {
-	ID     int    // index in the emulator's table
-	Name   string // its name; the PTX's entry point is "bs_" + Name
-	Params int    // the words of its parameter struct
-}
-
-// Entry returns the name of the kernel's entry point in the PTX.
-func (k Kernel) Entry() string { return "bs_" + k.Name }
 
 // All returns every kernel, in the order of BS_KERNELS.
 func All() []Kernel {
@@ -88,22 +77,6 @@ func All() []Kernel {
 	}
 	return out
 }
-
-// Table returns every kernel by name.
-func Table() map[string]Kernel {
-	t := make(map[string]Kernel)
-	for _, k := range All() {
-		t[k.Name] = k
-	}
-	return t
-}
-
-//go:embed kernels.ptx
-var ptx string
-
-// PTX returns the kernels compiled to PTX (compute_80), NUL-terminated as
-// cuModuleLoadData wants it.
-func PTX() string { return ptx + "\x00" }
 
 // Alloc returns bytes of zeroed C memory for the emulator (at least one
 // byte, so that every buffer has a distinct address), or an error if the
@@ -118,10 +91,6 @@ func Alloc(bytes int64) (unsafe.Pointer, error) {
 
 // Free releases memory from Alloc.
 func Free(p unsafe.Pointer) { C.free(p) }
-
-// ErrParams is returned by RunHost when the parameters do not match the
-// kernel's struct.
-var ErrParams = errors.New("kernels: wrong number of kernel parameters")
 
 // RunHost runs kernel k on the host for the threads t in [0, n), in the
 // order t = (offset + i·stride) mod n; stride must be in [1, n) and

@@ -1,0 +1,121 @@
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// A writer that is killed (kill -9, a second SIGTERM, a lost node) leaves
+// its temporary file behind: ten killed checkpoint saves left 51.7 MB that
+// nothing removed. Write therefore holds an exclusive lock (lockFile:
+// flock) on its temporary file from creating it to renaming it; the lock
+// goes with the process however it ends. RemoveStale removes a temporary
+// of Write's naming only when it can take that lock itself, so a write in
+// progress (this process's or another's, a concurrent run into the same
+// folder) keeps its file. Write checks, once it holds the lock, that its
+// file still has its name: a RemoveStale that took the lock between the
+// creation and the lock removed the file, and Write makes another.
+
+// tempPattern returns the pattern of the temporary files Write makes for
+// base: "." + base + ".tmp" + the digits os.CreateTemp adds.
+func tempPattern(base string) *regexp.Regexp {
+	return regexp.MustCompile(`^\.` + regexp.QuoteMeta(base) + `\.tmp[0-9]+$`)
+}
+
+// Stale is a temporary file RemoveStale removed.
+type Stale struct {
+	Path string
+	Size int64
+}
+
+// RemoveStale removes, in the folder dir, the temporary files that Write
+// left for the destination called base (".base.tmpNNN") and that no write
+// holds: those of a writer that was killed. It returns what it removed. A
+// file it cannot lock (a write in progress) or that is not a regular file
+// is left alone, as is every other name. A missing dir is not an error.
+func RemoveStale(dir, base string) ([]Stale, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("remove stale temporaries of %s: %w", filepath.Join(dir, base), err)
+	}
+	pat := tempPattern(base)
+	var out []Stale
+	var errs []error
+	for _, e := range entries {
+		if !pat.MatchString(e.Name()) || !e.Type().IsRegular() {
+			continue
+		}
+		path := filepath.Join(dir, e.Name())
+		size, removed, err := removeIfUnlocked(path)
+		if err != nil {
+			errs = append(errs, err)
+		} else if removed {
+			out = append(out, Stale{Path: path, Size: size})
+		}
+	}
+	return out, errors.Join(errs...)
+}
+
+// removeIfUnlocked removes path if it can take its lock, and returns its
+// size. A file that vanished meanwhile is not an error.
+func removeIfUnlocked(path string) (int64, bool, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, false, nil
+	}
+	if err != nil {
+		return 0, false, fmt.Errorf("remove stale temporary %s: %w", path, err)
+	}
+	defer f.Close()
+	held, err := tryLock(f)
+	if err != nil {
+		return 0, false, fmt.Errorf("remove stale temporary %s: %w", path, err)
+	}
+	if !held {
+		return 0, false, nil // a write in progress
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return 0, false, fmt.Errorf("remove stale temporary %s: %w", path, err)
+	}
+	// The name may have been removed and made again since we opened it:
+	// remove it only if it is still the file we hold.
+	if cur, err := os.Stat(path); err != nil || !os.SameFile(cur, st) {
+		return 0, false, nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, false, fmt.Errorf("remove stale temporary %s: %w", path, err)
+	}
+	return st.Size(), true, nil
+}
+
+// createLocked creates Write's temporary file for base in dir and takes its
+// lock, making a new one if a RemoveStale removed the first between its
+// creation and the lock.
+func createLocked(dir, base string) (*os.File, error) {
+	for range 8 {
+		f, err := os.CreateTemp(dir, "."+base+".tmp*")
+		if err != nil {
+			return nil, err
+		}
+		if err := lockFile(f); err != nil {
+			f.Close()
+			os.Remove(f.Name())
+			return nil, err
+		}
+		st, serr := f.Stat()
+		cur, err := os.Stat(f.Name())
+		if serr == nil && err == nil && os.SameFile(cur, st) {
+			return f, nil
+		}
+		f.Close() // removed under us: its name is gone
+	}
+	return nil, errors.New("its temporary file was removed as it was made, eight times")
+}
