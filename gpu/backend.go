@@ -72,6 +72,8 @@ type Backend struct {
 	arena arena // scratch of the operations
 	live  map[*devMem]struct{}
 	held  map[*spgemm.CSR]*heldCSR
+	// fb records the library calls replaced by the own kernels.
+	fb fallbacks
 	// Host scratch of SoftmaxCrossEntropy.
 	lossRows []float64
 	correct  []int32
@@ -105,6 +107,23 @@ type heldCSR struct {
 	formed     bool
 	a          devCSR // set by the queued copy
 	arena      arena
+}
+
+// fallbacks are the library calls a Backend replaced by its own kernels
+// because the library refused them; each says which and why.
+type fallbacks struct {
+	spmmT string
+}
+
+// Fallbacks returns the library calls the backend replaced by its own
+// kernels because the library refused them (each says which and why;
+// none is the usual case). The results are the same within the products'
+// rounding, the speed is not.
+func (b *Backend) Fallbacks() []string {
+	if b.fb.spmmT == "" {
+		return nil
+	}
+	return []string{b.fb.spmmT}
 }
 
 // queueMax is the most operations queued before they run.
@@ -450,7 +469,7 @@ func (b *Backend) SpMM(dst gnn.Buf, a *spgemm.CSR, x gnn.Buf, cols int) {
 	}
 	lib := b.lib
 	b.sparse(a, func(p *pipe, d devCSR) {
-		if lib && libSpMM(p, false, d, xm, cols, dm) {
+		if lib && libSpMM(p, false, d, xm, cols, dm, &b.fb) {
 			return
 		}
 		p.launch("nn_spmm", int64(d.rows*cols), d.indptr, d.indices, d.values, xm, cols, dm)
@@ -473,7 +492,7 @@ func (b *Backend) SpMMT(dst gnn.Buf, a *spgemm.CSR, x gnn.Buf, cols int) {
 	}
 	lib := b.lib
 	b.sparse(a, func(p *pipe, d devCSR) {
-		if lib && libSpMM(p, true, d, xm, cols, dm) {
+		if lib && libSpMM(p, true, d, xm, cols, dm, &b.fb) {
 			return
 		}
 		p.launch("nn_spmmt", int64(cols), d.indptr, d.indices, d.values, d.rows, d.cols, xm, dm)

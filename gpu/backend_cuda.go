@@ -57,10 +57,13 @@ func libGemm(p *pipe, tA, tB bool, m, n, k int, alpha float32, a, b mem, beta fl
 // dst row-major with cols columns) when p is a GPU's. The transposed
 // product accumulates with atomics (cuSPARSE's documentation: its results
 // may differ from run to run); dst is cleared first, so that beta = 0 never
-// meets a NaN left in it.
-func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem) bool {
+// meets a NaN left in it. A library that does not support the transposed
+// product on row-major operands (CUSPARSE_STATUS_NOT_SUPPORTED) leaves it
+// to the caller's kernel: libSpMM then returns false and records the
+// fallback in fb.
+func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallbacks) bool {
 	ce, ok := p.ex.(*cudaExec)
-	if !ok {
+	if !ok || trans && fb.spmmT != "" {
 		return false
 	}
 	sp, err := ce.t.Sparse()
@@ -92,6 +95,10 @@ func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem) bool {
 	}
 	defer func() { p.setErr(sp.DestroyDnMat(matC)) }()
 	size, err := sp.SpMMBufferSize(trans, 1, matA, matB, 0, matC)
+	if trans && cuda.IsNotSupported(err) {
+		fb.spmmT = fmt.Sprintf("SpMMT by the nn_spmmt kernel (%v)", err)
+		return false
+	}
 	if err != nil {
 		p.setErr(err)
 		return true
@@ -100,8 +107,14 @@ func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem) bool {
 	if size > 0 {
 		buf = p.buf("spmm.buf", size)
 	}
-	if p.err == nil {
-		p.setErr(sp.SpMM(trans, 1, matA, matB, 0, matC, dp(buf)))
+	if p.err != nil {
+		return true
 	}
+	err = sp.SpMM(trans, 1, matA, matB, 0, matC, dp(buf))
+	if trans && cuda.IsNotSupported(err) {
+		fb.spmmT = fmt.Sprintf("SpMMT by the nn_spmmt kernel (%v)", err)
+		return false
+	}
+	p.setErr(err)
 	return true
 }

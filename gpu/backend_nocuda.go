@@ -11,4 +11,6 @@ func libGemm(p *pipe, tA, tB bool, m, n, k int, alpha float32, a, b mem, beta fl
 	return false
 }
 
-func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem) bool { return false }
+func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallbacks) bool {
+	return false
+}

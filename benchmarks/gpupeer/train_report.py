@@ -83,6 +83,8 @@ def step_table(ours, peers):
     if best:
         notes.append("the peer's logits from bulksample's initial weights differ from ours by at most %.2g; its sample column is "
                      "benchmarks/gpupeer/torch_sampler.py on the same graph and seeds (PyG's own sampler needs pyg-lib)" % best.get("max_logit_diff", float("nan")))
+    if o.get("fallbacks"):
+        notes.append("library calls our backend replaced by its own kernels: " + "; ".join(o["fallbacks"]))
     notes.append("goal: our step at most 0.8x the peer's best")
     out += ["; ".join(notes) + ".", ""]
     return out

@@ -302,6 +302,9 @@ type runInfo struct {
 	Nodes       int     `json:"nodes"`
 	StoredEdges int64   `json:"stored_edges"`
 	GenSeconds  float64 `json:"gen_seconds"`
+	// Fallbacks are the library calls the backend replaced by its own
+	// kernels (gpu.Backend.Fallbacks); normally none.
+	Fallbacks []string `json:"fallbacks,omitempty"`
 }
 
 func (s *setup) info(mode string) runInfo {
@@ -463,6 +466,7 @@ func stepMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer
 		steps[i] = ph.step(i)
 	}
 	res.StepMs = ms(steps)
+	res.Fallbacks = s.be.Fallbacks()
 	fmt.Fprintf(stderr, "gputrain: GPU step %.3f ms (forward %.3f, backward %.3f, update %.3f), gather %.3f, sample %.3f\n",
 		res.StepMs, res.ForwardMs, res.BackwardMs, res.UpdateMs, res.GatherMs, res.SampleMs)
 
@@ -576,6 +580,7 @@ func epochMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Write
 		res.ComputeSec = append(res.ComputeSec, compute)
 		res.Loss = append(res.Loss, lossSum/float64(len(ph.forward)))
 		res.SampledEdges = edges
+		res.Fallbacks = s.be.Fallbacks()
 		fmt.Fprintf(stderr, "gputrain: epoch %d: %.2f s (sample %.2f, gather %.2f, steps %.2f), %d minibatches, mean loss %.4f\n",
 			epoch, sec, sampleSec, gather, compute, len(ph.forward), res.Loss[epoch])
 	}

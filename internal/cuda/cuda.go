@@ -108,12 +108,21 @@ const (
 	cudaErrorNoDevice         = 100 // CUDA_ERROR_NO_DEVICE
 	cudaErrorOutOfMemory      = 2   // CUDA_ERROR_OUT_OF_MEMORY
 	cusparseInsufficientResrc = 11  // CUSPARSE_STATUS_INSUFFICIENT_RESOURCES
+	cusparseNotSupported      = 10  // CUSPARSE_STATUS_NOT_SUPPORTED
 )
 
 // IsOutOfMemory reports whether err is the driver's out-of-memory status.
 func IsOutOfMemory(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Lib == "cuda" && e.Code == cudaErrorOutOfMemory
+}
+
+// IsNotSupported reports whether err is cuSPARSE's
+// CUSPARSE_STATUS_NOT_SUPPORTED (an operation this library version or
+// algorithm lacks).
+func IsNotSupported(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Lib == "cusparse" && e.Code == cusparseNotSupported
 }
 
 // IsInsufficientResources reports whether err is cuSPARSE's
