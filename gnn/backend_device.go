@@ -53,6 +53,23 @@ func freeBufs(be Backend, bufs ...*Buf) {
 	}
 }
 
+// Syncer is implemented by backends whose operations run asynchronously
+// (a GPU's queue): Sync waits for the work issued so far and returns the
+// backend's error. The trainer calls it at the end of the backward pass and
+// of the update, so that each phase's time is its own work's.
+type Syncer interface {
+	Sync() error
+}
+
+// syncBackend waits for be's work when it is a Syncer and returns its
+// error (ErrBackend's).
+func syncBackend(be Backend) error {
+	if s, ok := be.(Syncer); ok {
+		return s.Sync()
+	}
+	return backendErr(be)
+}
+
 // hold holds a on m's backend when it is a Holder.
 func (m *Model) hold(a *spgemm.CSR) {
 	if h, ok := m.be.(Holder); ok {

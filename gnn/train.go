@@ -778,6 +778,9 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 		loss, correct, labelled := be.SoftmaxCrossEntropy(t.dLogits, logits, t.data.NumClasses, labels)
 		ph.Forward += t.lap(PhaseForward)
 		t.model.backward(t.dLogits)
+		if err := syncBackend(be); err != nil {
+			return sm, fmt.Errorf("compute backend %s: %w", be.Name(), err)
+		}
 		ph.Backward += t.lap(PhaseBackward)
 		sm = StepMetrics{LossSum: loss * float64(labelled), Correct: int64(correct), Labelled: int64(labelled)}
 	}
@@ -803,7 +806,7 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 		return sm, nil // nothing to learn from, and no other rank to keep in step
 	}
 	t.adam.step(t.model.be, t.model.params, t.model.grads)
-	if err := backendErr(t.model.be); err != nil {
+	if err := syncBackend(t.model.be); err != nil {
 		return sm, fmt.Errorf("compute backend %s: %w", t.model.be.Name(), err)
 	}
 	ph.Update += t.lap(PhaseUpdate)

@@ -86,6 +86,7 @@ var (
 	_ gnn.Holder      = (*Backend)(nil)
 	_ gnn.BlockFormer = (*Backend)(nil)
 	_ gnn.ErrBackend  = (*Backend)(nil)
+	_ gnn.Syncer      = (*Backend)(nil)
 )
 
 // devMem is an allocation of a Backend: n float32 values.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -213,4 +214,40 @@ func TestBackendPredictFreesItsBuffers(t *testing.T) {
 			t.Errorf("%v: free device memory after each of three inferences: %v; want it unchanged", arch, free)
 		}
 	}
+}
+
+// TestBackendErrorEndsTraining: a device call that fails during a step
+// (here an allocation past the emulator's memory) ends gnn's Trainer.Run
+// with the backend's error, naming the backend and the failing call,
+// rather than training on with a NaN loss.
+func TestBackendErrorEndsTraining(t *testing.T) {
+	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 600, Classes: 3, Features: 12, Split: "random:0.3,0.2,0.5", Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev := NewEmulator(EmulatorOptions{MemoryBytes: 256 << 10}) // the model fits, a step's activations do not
+	defer dev.Close()
+	be, err := NewBackend(dev, BackendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{5, 5}, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := gnn.NewTrainer(gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train},
+		gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 256, BatchSize: 64, Epochs: 1, Backend: be})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = tr.Run(context.Background(), nil)
+	if err == nil || !strings.Contains(err.Error(), "compute backend gpu kernels on host emulator") || !strings.Contains(err.Error(), "out of memory") {
+		t.Fatalf("Run: %v; want the backend's out-of-memory error", err)
+	}
+	t.Logf("%v", err)
 }
