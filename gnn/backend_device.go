@@ -1,6 +1,10 @@
 package gnn
 
-import "github.com/bulksample/bulksample/spgemm"
+import (
+	"context"
+
+	"github.com/bulksample/bulksample/spgemm"
+)
 
 // The optional capabilities of backends whose memory is not the host's (a
 // GPU's, package gpu's Backend). The model and the trainer use them when a
@@ -121,4 +125,14 @@ func (m *Model) formBlock(l *layer, db DeviceBlock) {
 	}
 	l.adj = spgemm.CSR{}
 	bf.FormBlock(&l.adj, db, m.opt.Arch, m.opt.GCNNorm, l.selfB)
+}
+
+// BufGatherer is implemented by feature stores whose features are in a
+// backend's memory (package gpu's Features): GatherBuf sets dst to the rows
+// ids there, so that a minibatch's input rows never cross the bus. The
+// Trainer gathers through it, on the training goroutine, when the model's
+// backend is not host memory (and the store keeps no sparse copy); its
+// loaders then only note the ids.
+type BufGatherer interface {
+	GatherBuf(ctx context.Context, be Backend, dst Buf, ids []int32) error
 }

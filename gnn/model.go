@@ -412,6 +412,9 @@ type Input struct {
 	// the layers' operators; mb's own Blocks are then not read (mb.Seeds
 	// still are).
 	Blocks []DeviceBlock
+	// ids are the input vertices whose rows the trainer gathers into Buf
+	// on the training goroutine (Trainer.bufStore); the model ignores them.
+	ids []int32
 }
 
 // hasBuf reports whether the input is in the backend's memory.

@@ -5,9 +5,12 @@ package gpu
 // memory that a trainer gathers the minibatches' input rows from.
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"unsafe"
 
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -192,6 +195,55 @@ func (s *Features) NumFeatures() int { return s.f }
 
 // Close frees the device copy; it is idempotent.
 func (s *Features) Close() error { return s.buf.Free() }
+
+var (
+	_ featurex.Store  = (*Features)(nil)
+	_ gnn.BufGatherer = (*Features)(nil)
+)
+
+// GatherBuf sets dst, memory of be (a *Backend on the same device), to the
+// rows ids (gnn.BufGatherer: the Trainer's gather with a device backend),
+// queued with be's work.
+func (s *Features) GatherBuf(ctx context.Context, be gnn.Backend, dst gnn.Buf, ids []int32) error {
+	b, ok := be.(*Backend)
+	if !ok || b.dev != s.dev {
+		return fmt.Errorf("gpu: Features.GatherBuf into a %s: want a gpu.Backend on %s", be.Name(), s.dev.Name())
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.GatherRowsHost(dst, s, ids)
+}
+
+// Gather writes the rows ids into the host slice dst (featurex.Store: for
+// a trainer on the CPU; a device backend gathers with GatherBuf). It
+// gathers on the device and downloads the rows.
+func (s *Features) Gather(ctx context.Context, dst []float32, ids []int32) error {
+	if len(dst) != len(ids)*s.f {
+		return &featurex.ShapeError{Op: "gpu.Features.Gather", Rows: len(ids), Cols: s.f, Len: len(dst)}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i, v := range ids {
+		if uint32(v) >= uint32(s.n) {
+			return fmt.Errorf("gpu: Features.Gather: ids[%d] = %d is not a vertex (n = %d)", i, v, s.n)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var tmp arena
+	tmp.bufs = map[string]mem{}
+	return s.dev.do(func(ex executor) error {
+		p := s.dev.newPipe(ex, &tmp)
+		im := put(p, "ids", ids)
+		out := p.buf("rows", int64(len(dst))*4)
+		p.launch("nn_gather_rows", int64(len(dst)), s.buf.m, im, s.f, out)
+		download(p, dst, out)
+		return errors.Join(p.err, tmp.free(ex))
+	})
+}
 
 // GatherRows sets dst to the rows ids of the device feature matrix x
 // (ids in device memory, e.g. DeviceMinibatch.InputNodes), queued with the

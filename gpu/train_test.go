@@ -11,6 +11,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/featurex/featurextest"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
 )
@@ -250,4 +251,89 @@ func TestBackendErrorEndsTraining(t *testing.T) {
 		t.Fatalf("Run: %v; want the backend's out-of-memory error", err)
 	}
 	t.Logf("%v", err)
+}
+
+// TestFeaturesStore runs featurex's store conformance kit on Features (the
+// host Gather), and trains through gnn's Trainer with the feature matrix
+// in device memory (the trainer gathers on the device, BufGatherer) and,
+// on the same backend, with the host store: the weights are equal bit for
+// bit, the device gather being a copy of the same rows.
+func TestFeaturesStore(t *testing.T) {
+	dev := NewEmulator(EmulatorOptions{Exact: true})
+	defer dev.Close()
+	featurextest.Run(t, func(t *testing.T, x []float32, f int) featurex.Store {
+		s, err := NewFeatures(dev, x, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	})
+	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 600, Classes: 3, Features: 12, Split: "random:0.3,0.2,0.5", Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	train := func(store featurex.Store, be gnn.Backend) []float32 {
+		s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{5, 5}, Seed: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := gnn.NewTrainer(gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train},
+			gnn.TrainOptions{Arch: gnn.SAGE, Hidden: 16, Dropout: 0.5, BatchSize: 64, BulkSize: 2, Epochs: 2, Seed: 4, Backend: be})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tr.Run(context.Background(), nil); err != nil {
+			t.Fatal(err)
+		}
+		return append([]float32(nil), tr.Model().Params()...)
+	}
+	newBackend := func() *Backend {
+		be, err := NewBackend(dev, BackendOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { be.Close() })
+		return be
+	}
+	onDevice, err := NewFeatures(dev, ds.Features, ds.NumFeatures)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer onDevice.Close()
+	host, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	counting := &countingFeatures{Features: onDevice}
+	got, want := train(counting, newBackend()), train(host, newBackend())
+	if counting.onDevice == 0 || counting.onHost != 0 {
+		t.Errorf("the trainer gathered %d times on the device and %d on the host; want every gather on the device", counting.onDevice, counting.onHost)
+	}
+	for i := range want {
+		if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+			t.Fatalf("parameter %d: %v with the features on the device, %v gathered on the host", i, got[i], want[i])
+		}
+	}
+	// On the CPU backend the trainer gathers through the host Gather.
+	cpu := train(onDevice, nil)
+	if d := maxRelDiff(cpu, want); d > 1e-3 {
+		t.Errorf("the CPU backend with Features as its store: weights %.3g from the device run's", d)
+	}
+}
+
+// countingFeatures counts the gathers of a Features by where they run.
+type countingFeatures struct {
+	*Features
+	onDevice, onHost int
+}
+
+func (c *countingFeatures) GatherBuf(ctx context.Context, be gnn.Backend, dst gnn.Buf, ids []int32) error {
+	c.onDevice++
+	return c.Features.GatherBuf(ctx, be, dst, ids)
+}
+
+func (c *countingFeatures) Gather(ctx context.Context, dst []float32, ids []int32) error {
+	c.onHost++
+	return c.Features.Gather(ctx, dst, ids)
 }

@@ -464,6 +464,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	defer deviceFeatures(e, be, &data, ts.ds)()
 	c.opt.ResumeConfig = c.resumeConfig(ts.normalized)
 	tr, err := gnn.NewTrainer(data, c.opt)
 	if err != nil {

@@ -3,9 +3,10 @@ package main
 // --device cpu|cuda of `bulksample train`: the model's operations on the
 // CPU backend or, with cuda, on package gpu's backend (cuBLAS, cuSPARSE
 // and bulksample's kernels) on the GPU of the process's local rank. The
-// sampler and the feature store stay the CPU's (the pipeline overlaps
-// them with the steps); each minibatch's blocks and input rows cross to the
-// device once.
+// sampler stays the CPU's (the pipeline overlaps it with the steps) and
+// each minibatch's blocks cross to the device once; on one process, dense
+// features that fit go to the device's memory once, and each minibatch's
+// rows are gathered there.
 
 import (
 	"flag"
@@ -13,6 +14,8 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/gpu"
 )
@@ -87,4 +90,32 @@ func (c *trainConfig) trainBackend(e *env) (gnn.Backend, func(), error) {
 		}
 		dev.Close()
 	}, nil
+}
+
+// deviceFeatures puts ds's feature matrix in the GPU's memory when the
+// model runs there (be is package gpu's) and the store gathers dense rows
+// (one that keeps bag-of-words features sparse gathers CSR rows on the
+// host, which cost less): data.Features becomes the device copy, and the
+// trainer gathers each minibatch's rows on the device. Features that do not
+// fit stay in host memory, as it says. It returns the release of the copy.
+func deviceFeatures(e *env, be gnn.Backend, data *gnn.Data, ds *dataset.Dataset) func() {
+	gb, ok := be.(*gpu.Backend)
+	if !ok {
+		return func() {}
+	}
+	if sg, ok := data.Features.(featurex.SparseGatherer); ok && sg.Sparse() {
+		return func() {}
+	}
+	fs, err := gpu.NewFeatures(gb.Device(), ds.Features, ds.NumFeatures)
+	if err != nil {
+		fmt.Fprintf(e.stderr, "train: the features stay in host memory, each minibatch's rows uploaded: %v\n", err)
+		return func() {}
+	}
+	data.Features = fs
+	fmt.Fprintf(e.stderr, "train: features in device memory (%d x %d); minibatches gathered there\n", fs.NumVertices(), fs.NumFeatures())
+	return func() {
+		if err := fs.Close(); err != nil {
+			fmt.Fprintf(e.stderr, "train: freeing the device features: %v\n", err)
+		}
+	}
 }
