@@ -5,7 +5,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/gpu"
+	"github.com/bulksample/bulksample/internal/traindata"
 )
 
 // TestTrainDevice: --device's usage errors, and --device cuda in a build
@@ -77,5 +80,45 @@ func TestLocalGPU(t *testing.T) {
 		if err != nil || got != c.ordinal || !strings.Contains(why, c.want) {
 			t.Errorf("got %d (%q), %v; want %d with %q", got, why, err, c.ordinal, c.want)
 		}
+	}
+}
+
+// TestDeviceFeatures: with package gpu's backend (here on the emulator)
+// dense features move to the device's memory and the trainer's store
+// becomes the device copy; bag-of-words features, which the host store
+// keeps sparse, and the CPU backend keep the host store.
+func TestDeviceFeatures(t *testing.T) {
+	dev := gpu.NewEmulator(gpu.EmulatorOptions{})
+	defer dev.Close()
+	be, err := gpu.NewBackend(dev, gpu.BackendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	dense, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 300, Features: 8, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparse := &dataset.Dataset{Name: "bag of words", Adj: dense.Adj, NumFeatures: 100, Features: make([]float32, 300*100),
+		Labels: dense.Labels, NumClasses: dense.NumClasses, Train: dense.Train}
+	for v := range 300 {
+		sparse.Features[v*100+v%100] = 1
+	}
+	var errb strings.Builder
+	for _, c := range []struct {
+		ds     *dataset.Dataset
+		be     gnn.Backend
+		device bool
+	}{{dense, be, true}, {sparse, be, false}, {dense, nil, false}} {
+		data, err := traindata.FromDataset(c.ds, gnn.SeedsOnly{}, traindata.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		release := deviceFeatures(&env{stderr: &errb}, c.be, &data, c.ds)
+		_, onDevice := data.Features.(*gpu.Features)
+		if onDevice != c.device {
+			t.Errorf("%s, backend %v: features on the device %v; want %v", c.ds.Name, c.be, onDevice, c.device)
+		}
+		release()
 	}
 }
