@@ -79,4 +79,3 @@ func TestLocalGPU(t *testing.T) {
 		}
 	}
 }
-
