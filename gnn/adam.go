@@ -65,9 +65,18 @@ func (o AdamOptions) withDefaults() (AdamOptions, error) {
 // Adam is the Adam optimiser's state for one parameter array: the first and
 // second moment estimates and the step count.
 type Adam struct {
-	opt  AdamOptions
-	M, V []float32 // moment estimates, parallel to the parameters
-	T    int64     // steps taken
+	opt AdamOptions
+	// M and V are the moment estimates, parallel to the parameters. After
+	// StepOn with a backend whose memory is not the host's they live in
+	// that backend's memory, and M and V hold them only after Sync.
+	M, V []float32
+	T    int64 // steps taken
+
+	// The moments in a device backend's memory (dev), and whether they are
+	// newer than M and V (devNewer).
+	dev      Backend
+	dm, dv   Buf
+	devNewer bool
 }
 
 // NewAdam returns Adam's initial state for n parameters. It returns an error
@@ -105,14 +114,53 @@ func (a *Adam) Step(params, grads []float32) {
 }
 
 // StepOn is Step on be's buffers, with be's Adam (the CPU backend's runs on
-// its threads); the moments stay in host memory.
+// its threads). With a backend whose memory is the host's the moments stay
+// in M and V; with another one (a GPU's) they are copied to its memory at
+// the first step and stay there: Sync copies them back.
 func (a *Adam) StepOn(be Backend, params, grads Buf) { a.step(be, params, grads) }
+
+// Sync copies the moments from the memory of the backend of the last
+// StepOn back into M and V, when they are newer there.
+func (a *Adam) Sync() {
+	if a.devNewer {
+		a.dev.Download(a.M, a.dm)
+		a.dev.Download(a.V, a.dv)
+		a.devNewer = false
+	}
+}
+
+// setMoments sets M and V (a checkpoint's), which a later step on a device
+// backend copies to its memory.
+func (a *Adam) setMoments(m, v []float32) {
+	copy(a.M, m)
+	copy(a.V, v)
+	a.dev, a.devNewer = nil, false
+}
+
+// moments returns the moments as buffers of be: M and V themselves for a
+// host-memory backend, else copies in be's memory, made (from M and V) at
+// the first step on be.
+func (a *Adam) moments(be Backend) (m, v Buf) {
+	if be.HostMemory() {
+		a.Sync()
+		a.dev = nil
+		return HostBuf(a.M), HostBuf(a.V)
+	}
+	if a.dev != be {
+		a.Sync()
+		a.dm, a.dv = growBuf(be, Buf{}, len(a.M)), growBuf(be, Buf{}, len(a.V))
+		be.Upload(a.dm, a.M)
+		be.Upload(a.dv, a.V)
+		a.dev = be
+	}
+	a.devNewer = true
+	return a.dm, a.dv
+}
 
 // step is StepOn.
 func (a *Adam) step(be Backend, params, grads Buf) {
 	a.check(params.Len(), grads.Len())
-	var mb, vb Buf
-	m, v := hostView(be, a.M, &mb), hostView(be, a.V, &vb)
+	m, v := a.moments(be)
 	s := a.next()
 	n, k := params.Len(), a.decayed()
 	be.Adam(params.Slice(0, k), grads.Slice(0, k), m.Slice(0, k), v.Slice(0, k), s)
@@ -120,10 +168,6 @@ func (a *Adam) step(be Backend, params, grads Buf) {
 		// The same step (one t) without the decay.
 		s.WeightDecay = 0
 		be.Adam(params.Slice(k, n), grads.Slice(k, n), m.Slice(k, n), v.Slice(k, n), s)
-	}
-	if !be.HostMemory() {
-		be.Download(a.M, mb)
-		be.Download(a.V, vb)
 	}
 }
 

@@ -163,10 +163,13 @@ func (b Buf) resize(n int) Buf {
 
 // growBuf returns b resized to n values, reusing its memory when it is big
 // enough and allocating n+n/4 values from be otherwise. The contents are
-// not cleared.
+// not cleared. A Freer backend frees the allocation b outgrew.
 func growBuf(be Backend, b Buf, n int) Buf {
 	if (b.host != nil || b.dev != nil) && b.capacity() >= n {
 		return b.resize(n)
+	}
+	if f, ok := be.(Freer); ok && b.dev != nil {
+		f.Free(b)
 	}
 	return be.Alloc(n + n/4).resize(n)
 }

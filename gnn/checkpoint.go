@@ -180,6 +180,7 @@ func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpo
 	if !t.writesCheckpoints() {
 		return nil // rank 0 writes the data-parallel run's checkpoint
 	}
+	t.adam.Sync()
 	ck := checkpoint{
 		Version: checkpointVersion, Config: t.config(), EpochsDone: epochsDone,
 		Params: t.model.Params(), AdamM: t.adam.M, AdamV: t.adam.V, AdamT: t.adam.T,
@@ -375,8 +376,7 @@ func (t *Trainer) restore(ck *checkpoint) error {
 			path, ck.Partial.Stats.Epoch, ck.Partial.Stats.Minibatches, ck.EpochsDone, t.plan.NumMinibatches())
 	}
 	t.model.SetParams(ck.Params)
-	copy(t.adam.M, ck.AdamM)
-	copy(t.adam.V, ck.AdamV)
+	t.adam.setMoments(ck.AdamM, ck.AdamV)
 	t.adam.T = ck.AdamT
 	return nil
 }

@@ -80,8 +80,16 @@
 //   - Backend (compute): the dense and sparse operations of the layers over
 //     buffers the backend owns. The layer math of SAGE, GCN and Linear is
 //     written once against it (layer.go) and used by training (Forward,
-//     Backward) and inference (Predict). NewCPU is the CPU backend;
-//     gnn/backendtest is the conformance kit every backend passes.
+//     Backward) and inference (Predict). NewCPU is the CPU backend,
+//     package gpu's Backend the CUDA one; gnn/backendtest is the
+//     conformance kit every backend passes. A backend whose memory is not
+//     the host's may have optional capabilities the model and the trainer
+//     use (backend_device.go): Freer, Holder (a block copied once per
+//     minibatch), ErrBackend (its first error ends the run) and
+//     BlockFormer (a block already in its memory, Input.Blocks, made into
+//     a layer's operator there); Adam's moments then stay in its memory
+//     (Adam.Sync for checkpoints, which are the same file on every
+//     backend).
 //   - featurex.Store (input features): the trainer gathers each
 //     minibatch's input rows through it, as CSR rows when the store holds
 //     sparse features (featurex.SparseGatherer).

@@ -265,6 +265,7 @@ func (e *BlockEvaluator) infer(ctx context.Context, m *Model) error {
 	var store featurex.Store = e.Features
 	fin := m.opt.InFeatures
 	var agg, out Buf
+	defer func() { freeBufs(be, &selfUp, &inUp, &agg, &out) }()
 	for li := range m.layers {
 		l := &m.layers[li]
 		last := li == len(m.layers)-1

@@ -66,6 +66,7 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 	selfB := hostView(be, self, &selfUp)
 	pred := make([]int32, n)
 	var in, out, agg, t Buf
+	defer func() { freeBufs(be, &selfUp, &inUp, &in, &out, &agg, &t) }()
 	var aPtr, xPtr []int64
 	// Sparse features take the sparse-input path of the first layer (see
 	// forwardSparse): t = x·W_neigh (SAGE) or x·W (GCN) for all vertices
@@ -142,9 +143,13 @@ func (m *Model) Predict(ctx context.Context, adj *spgemm.CSR, features []float32
 				be.ReLU(io.out)
 			}
 		}
+		if li > 0 {
+			freeBufs(be, &in) // the layer before's output
+		}
 		in = out
 		out = Buf{}
 		if sparse {
+			freeBufs(be, &t)
 			t = Buf{} // only the first layer reads x·W; let it go
 		}
 	}

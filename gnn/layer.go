@@ -200,6 +200,7 @@ func (m *Model) normalize(l *layer, blk *spgemm.CSR, deg []int32) {
 		}
 	}
 	l.selfB = hostView(m.be, l.self, &l.selfUp)
+	m.hold(&l.adj)
 }
 
 func allOnes(v []float32) bool {

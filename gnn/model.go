@@ -397,17 +397,45 @@ type Pass struct {
 // Input is the input features of a minibatch's input vertices
 // (mb.InputNodes(), or its seeds for Linear), row-major: Dense, or Sparse
 // when the features are stored sparse (featurex.SparseGatherer), which
-// spares the model compressing them. Exactly one is set.
+// spares the model compressing them, or Buf when they are already in the
+// backend's memory (a device feature store's gather). Exactly one is set.
 type Input struct {
 	Dense  []float32
 	Sparse *spgemm.CSR
+	// Buf holds dense features in the backend's memory. With dropout the
+	// backend must have the fused CopyDropout (package gpu's has); the
+	// model never writes into Buf.
+	Buf Buf
+	// Blocks, when not nil, are the minibatch's blocks in the backend's
+	// memory (a device sampler's), in the order of mb.Blocks (Blocks[0]'s
+	// rows are the seeds), which the backend, a BlockFormer, turns into
+	// the layers' operators; mb's own Blocks are then not read (mb.Seeds
+	// still are).
+	Blocks []DeviceBlock
+	// ids are the input vertices whose rows the trainer gathers into Buf
+	// on the training goroutine (Trainer.bufStore); the model ignores them.
+	ids []int32
 }
 
+// hasBuf reports whether the input is in the backend's memory.
+func (in Input) hasBuf() bool { return in.Buf.dev != nil || in.Buf.host != nil }
+
 func (in Input) rows(f int) int {
-	if in.Sparse != nil {
+	switch {
+	case in.Sparse != nil:
 		return in.Sparse.Rows
+	case in.hasBuf():
+		return in.Buf.Len() / f
 	}
 	return len(in.Dense) / f
+}
+
+// denseLen returns the number of dense values of the input (0 for Sparse).
+func (in Input) denseLen() int {
+	if in.hasBuf() {
+		return in.Buf.Len()
+	}
+	return len(in.Dense)
 }
 
 // Forward computes the logits of the seeds of mb, a len(mb.Seeds) x Classes
@@ -434,6 +462,23 @@ func (m *Model) ForwardInput(mb *sampling.Minibatch, x Input, p Pass) []float32 
 	return h
 }
 
+// ForwardBuf is ForwardInput leaving the logits in the backend's memory
+// (a len(mb.Seeds) x Classes buffer owned by the model, valid until the
+// next forward pass), for a caller that computes the loss on the backend
+// (Backend.SoftmaxCrossEntropy) and calls BackwardBuf.
+func (m *Model) ForwardBuf(mb *sampling.Minibatch, x Input, p Pass) Buf { return m.forward(mb, x, p) }
+
+// BackwardBuf is Backward with dLogits in the backend's memory, which it
+// clobbers.
+func (m *Model) BackwardBuf(dLogits Buf) { m.backward(dLogits) }
+
+// ParamsBuf and GradsBuf return the parameters and the gradients as the
+// backend's buffers (laid out as Params), e.g. for Adam.StepOn.
+func (m *Model) ParamsBuf() Buf { return m.params }
+
+// GradsBuf: see ParamsBuf.
+func (m *Model) GradsBuf() Buf { return m.grads }
+
 // forward is Forward on an Input, returning the logits on the backend.
 func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 	nSeeds := len(mb.Seeds)
@@ -441,8 +486,8 @@ func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 	if x.Sparse != nil && x.Sparse.Cols != fin {
 		panic(spgemm.ShapeError{Op: "gnn.Forward sparse input", ARows: x.Sparse.Rows, ACols: x.Sparse.Cols, BRows: x.Sparse.Rows, BCols: fin})
 	}
-	if x.Sparse == nil && len(x.Dense)%fin != 0 {
-		panic(spgemm.ShapeError{Op: "gnn.Forward input", ARows: len(x.Dense) / fin, ACols: fin, BRows: nSeeds, BCols: fin})
+	if x.Sparse == nil && x.denseLen()%fin != 0 {
+		panic(spgemm.ShapeError{Op: "gnn.Forward input", ARows: x.denseLen() / fin, ACols: fin, BRows: nSeeds, BCols: fin})
 	}
 	be := m.be
 	if m.opt.Arch == Linear {
@@ -463,15 +508,24 @@ func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 		forwardDense(be, Linear, &l.w, l.fin, l.fout, &io)
 		return l.out
 	}
-	if len(mb.Blocks) != len(m.layers) {
+	if x.Blocks != nil && len(x.Blocks) != len(m.layers) {
+		panic(spgemm.ShapeError{Op: "gnn.Forward device blocks", ARows: len(x.Blocks), ACols: 0, BRows: len(m.layers), BCols: 0})
+	}
+	if x.Blocks == nil && len(mb.Blocks) != len(m.layers) {
 		panic(spgemm.ShapeError{Op: "gnn.Forward blocks", ARows: len(mb.Blocks), ACols: 0, BRows: len(m.layers), BCols: 0})
 	}
 	fused, _ := be.(fusedBackend)
 	var in Buf
 	for i := range m.layers {
 		l := &m.layers[i]
-		blk := &mb.Blocks[len(m.layers)-1-i]
-		l.nSrc, l.nDst = blk.Adj.Cols, blk.Adj.Rows
+		var blk *sampling.Block
+		if x.Blocks != nil {
+			db := x.Blocks[len(m.layers)-1-i]
+			l.nSrc, l.nDst = db.Cols(), db.Rows()
+		} else {
+			blk = &mb.Blocks[len(m.layers)-1-i]
+			l.nSrc, l.nDst = blk.Adj.Cols, blk.Adj.Rows
+		}
 		nIn := in.Len()
 		if i == 0 {
 			nIn = x.rows(fin) * fin
@@ -500,7 +554,11 @@ func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 				be.ReLU(l.in)
 			}
 		}
-		m.normalize(l, &blk.Adj, blk.Deg)
+		if blk != nil {
+			m.normalize(l, &blk.Adj, blk.Deg)
+		} else {
+			m.formBlock(l, x.Blocks[len(m.layers)-1-i])
+		}
 		l.out = growBuf(be, l.out, l.nDst*l.fout)
 		io := layerIO{rows: l.nDst, adj: &l.adj, self: l.selfB, out: l.out, noBias: fused != nil && i < len(m.layers)-1}
 		if sparse {
@@ -527,6 +585,9 @@ func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
 
 // seedRows returns the first n rows of x.
 func seedRows(x Input, n, f int) Input {
+	if x.hasBuf() {
+		return Input{Buf: x.Buf.Slice(0, n*f)}
+	}
 	if x.Sparse == nil {
 		return Input{Dense: x.Dense[:n*f]}
 	}
@@ -549,6 +610,22 @@ const sparseMaxDensity = featurex.SparseMaxDensity
 func (m *Model) setInput(l *layer, x Input, p Pass, i int) bool {
 	drop := p.Train && m.opt.Dropout > 0
 	size := l.nSrc * l.fin
+	if x.hasBuf() {
+		// Features in the backend's memory: dense, never compressed.
+		l.sparse = false
+		if !drop {
+			l.in = x.Buf
+			return false
+		}
+		fused, ok := m.be.(fusedBackend)
+		if !ok {
+			panic("gnn: an Input.Buf with dropout needs a backend with the fused CopyDropout")
+		}
+		l.inBuf = growBuf(m.be, l.inBuf, x.Buf.Len())
+		l.in = l.inBuf
+		fused.CopyDropout(l.in, x.Buf, m.dropoutMask(p, i))
+		return false
+	}
 	if x.Sparse != nil {
 		l.sparse = float64(len(x.Sparse.Data)) < m.sparseDensity*float64(size)
 		if !l.sparse {
@@ -596,6 +673,8 @@ func (m *Model) setInput(l *layer, x Input, p Pass, i int) bool {
 	end := xs.Indptr[l.nDst]
 	l.xsDst = spgemm.CSR{Rows: l.nDst, Cols: l.fin, Indptr: xs.Indptr[:l.nDst+1], Indices: xs.Indices[:end:end], Data: xs.Data[:end:end]}
 	l.in = Buf{}
+	m.hold(xs)
+	m.hold(&l.xsDst)
 	return true
 }
 

@@ -356,6 +356,12 @@ type Trainer struct {
 	model   *Model
 	adam    *Adam
 	sparse  featurex.SparseGatherer // Features, when gathered as CSR rows
+	// bufStore is Features when it gathers into the backend's memory
+	// (BufGatherer, with a backend whose memory is not the host's): the
+	// loaders then only note the input ids, and the training goroutine
+	// gathers into xBuf.
+	bufStore BufGatherer
+	xBuf     Buf
 
 	// meter measures the phases of the current epoch (EpochStats.Costs).
 	meter procstat.Meter
@@ -379,6 +385,7 @@ type inputBuf struct {
 	x      []float32
 	xs     spgemm.CSR
 	labels []int32
+	ids    []int32 // the input vertices, when the training goroutine gathers (bufStore)
 }
 
 // NewTrainer returns a trainer of a fresh model (or, with Resume, of the
@@ -445,6 +452,9 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 	t.opt.Runtime.PipelineDepth, t.depthReason = effectiveDepth(&d, opt.Runtime.PipelineDepth)
 	if sg, ok := d.Features.(featurex.SparseGatherer); ok && sg.Sparse() {
 		t.sparse = sg
+	}
+	if bg, ok := d.Features.(BufGatherer); ok && t.sparse == nil && !m.be.HostMemory() {
+		t.bufStore = bg
 	}
 	return t, nil
 }
@@ -826,12 +836,16 @@ func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBu
 		in = mb.Seeds // the seeds are a prefix of every block's sources
 	}
 	var x Input
-	if t.sparse != nil {
+	switch {
+	case t.bufStore != nil:
+		buf.ids = append(buf.ids[:0], in...)
+		x.ids = buf.ids
+	case t.sparse != nil:
 		if err := t.sparse.GatherCSR(ctx, &buf.xs, in); err != nil {
 			return Input{}, err
 		}
 		x.Sparse = &buf.xs
-	} else {
+	default:
 		buf.x = par.Resize(buf.x, len(in)*t.data.Features.NumFeatures())
 		if err := t.data.Features.Gather(ctx, buf.x, in); err != nil {
 			return Input{}, err
@@ -854,11 +868,23 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 	var sm StepMetrics
 	if len(mb.Seeds) > 0 {
 		be := t.model.be
+		if t.bufStore != nil {
+			// The input rows, gathered in the backend's memory.
+			t.xBuf = growBuf(be, t.xBuf, len(x.ids)*t.data.Features.NumFeatures())
+			if err := t.bufStore.GatherBuf(ctx, be, t.xBuf, x.ids); err != nil {
+				return sm, err
+			}
+			x = Input{Buf: t.xBuf}
+			ph.Extract += t.lap(PhaseExtract)
+		}
 		logits := t.model.forward(mb, x, Pass{Train: true, Epoch: epoch, Minibatch: mb.Index, Part: t.part()})
 		t.dLogits = growBuf(be, t.dLogits, logits.Len())
 		loss, correct, labelled := be.SoftmaxCrossEntropy(t.dLogits, logits, t.data.NumClasses, labels)
 		ph.Forward += t.lap(PhaseForward)
 		t.model.backward(t.dLogits)
+		if err := syncBackend(be); err != nil {
+			return sm, fmt.Errorf("compute backend %s: %w", be.Name(), err)
+		}
 		ph.Backward += t.lap(PhaseBackward)
 		sm = StepMetrics{LossSum: loss * float64(labelled), Correct: int64(correct), Labelled: int64(labelled)}
 	}
@@ -884,6 +910,9 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x Input, la
 		return sm, nil // nothing to learn from, and no other rank to keep in step
 	}
 	t.adam.step(t.model.be, t.model.params, t.model.grads)
+	if err := syncBackend(t.model.be); err != nil {
+		return sm, fmt.Errorf("compute backend %s: %w", t.model.be.Name(), err)
+	}
 	ph.Update += t.lap(PhaseUpdate)
 	return sm, nil
 }

@@ -152,3 +152,16 @@ func emptyBulk(first, layers int) *DeviceBulk {
 	}
 	return b
 }
+
+// CopyToHost copies the first len(dst) elements of a, an array on d (a
+// sampler's, or a Block's), into dst.
+func CopyToHost[T Elem](d *Device, dst []T, a Array[T]) error {
+	if int64(len(dst)) > a.n {
+		return fmt.Errorf("gpu: CopyToHost of %d elements from an array of %d", len(dst), a.n)
+	}
+	return d.do(func(ex executor) error {
+		p := &pipe{ex: ex}
+		download(p, dst, a.m)
+		return p.err
+	})
+}

@@ -22,7 +22,6 @@ type Device struct {
 	// exact: buffers of exactly the asked size (EmulatorOptions.Exact).
 	exact bool
 	// native is the *cuda.Context of a GPU (device_cuda.go); nil otherwise.
-	//lint:ignore U1000 read by the cuda build (device_cuda.go)
 	native any
 
 	mu     sync.Mutex

@@ -14,6 +14,16 @@ import (
 // Built reports whether this binary was built with the cuda tag.
 func Built() bool { return true }
 
+// DeviceCount returns the number of GPUs this process sees (after
+// CUDA_VISIBLE_DEVICES), or the driver's error.
+func DeviceCount() (int, error) {
+	n, err := cuda.DeviceCount()
+	if err != nil {
+		return 0, fmt.Errorf("gpu: counting CUDA devices: %w", err)
+	}
+	return n, nil
+}
+
 // Open opens CUDA device ordinal: it loads the driver, makes the device's
 // primary context current on a thread of its own and loads the kernels'
 // PTX (the driver compiles it for the device). Without a driver or a GPU

@@ -20,6 +20,22 @@
 // Device.CUDA returns the context on whose thread cuBLAS and cuSPARSE's
 // SpMM (package internal/cuda) run beside the samplers.
 //
+// # GNN training
+//
+// Backend is gnn.Backend on a Device: cuBLAS's Sgemm, cuSPARSE's SpMM
+// and the kernels of internal/cuda/kernels/bs_nn.h (on the emulator, or
+// with BackendOptions.OwnKernels, bulksample's own products instead of
+// the libraries'). It also has gnn's optional capabilities: Hold (a sparse
+// operand copied once per minibatch), Free, Err (the first device error;
+// operations after it do nothing) and FormBlock, which turns a Block of a
+// DeviceBulk (DeviceBulk.Minibatch) into a layer's operator on the device.
+// With Features (the feature matrix in device memory) and GatherRows, a
+// minibatch sampled by SampleDevice trains without its blocks or features
+// leaving the device (gnn.Input's Blocks and Buf). The Backend's doc says
+// which operations equal the CPU backend's bit for bit. A Backend's queued
+// work may read a DeviceBulk's arrays until it has run: call Sync before
+// the sampler's next call.
+//
 // # Determinism
 //
 // The samplers return exactly what package sampling's return, bit for

@@ -28,6 +28,7 @@ func TestGPURunnerWithoutGPU(t *testing.T) {
 	}{
 		{nil, 1, "no GPU on this machine"},
 		{[]string{"node", "ladies"}, 1, "nothing was run"},
+		{[]string{"train"}, 1, "nothing was run"},
 		{[]string{"nodes"}, 2, "unknown part nodes"},
 	} {
 		cmd := exec.Command("bash", append([]string{script}, c.args...)...)

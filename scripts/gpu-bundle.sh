@@ -6,8 +6,11 @@
 #   bulksample        the cuda build (CGO for dlopen only: no OpenBLAS, no MPI; glibc's libdl, libpthread, libc)
 #   cuda.test         go test -c -tags cuda ./internal/cuda    (driver, libraries, Sgemm)
 #   gpu.test          go test -c -tags cuda ./gpu              (samplers and products on the GPU against the CPU)
-#   bulksample.test   go test -c -tags cuda ./cmd/bulksample   (CPU-against-GPU digests through the CLI)
-#   peers/            benchmarks/gpupeer: CuPy's cuSPARSE product, the vectorised PyTorch sampler
+#   bulksample.test   go test -c -tags cuda ./cmd/bulksample   (CPU-against-GPU digests, train --device cuda, through the CLI)
+#   gputrain          benchmarks/gputrain, cuda build           (issue 29: the GPU step and its phases, an epoch)
+#   peers/            benchmarks/gpupeer: CuPy's cuSPARSE product, the vectorised PyTorch sampler, PyG's SAGEConv
+#                     on the same blocks (pyg_step.py) and end to end (pyg_epoch.py), the training tables (train_report.py)
+#   shared/data/      Cora and CiteSeer (Planetoid's files) from this machine's shared/data, for train --data cora|citeseer
 #   run.sh, BUILD     the runner; the commit and Go version it was built from
 # Nothing in it needs the CUDA toolkit to build (the kernels' PTX is
 # committed and embedded, the libraries are dlopened); the binaries link
@@ -25,7 +28,26 @@ go build "${flags[@]}" -buildvcs=auto -o "$dir/bulksample" ./cmd/bulksample
 go test -c "${flags[@]}" -o "$dir/cuda.test" ./internal/cuda
 go test -c "${flags[@]}" -o "$dir/gpu.test" ./gpu
 go test -c "${flags[@]}" -o "$dir/bulksample.test" ./cmd/bulksample
-cp benchmarks/gpupeer/cupy_spgemm.py benchmarks/gpupeer/torch_sampler.py "$dir/peers/"
+go build "${flags[@]}" -o "$dir/gputrain" ./benchmarks/gputrain
+cp benchmarks/gpupeer/cupy_spgemm.py benchmarks/gpupeer/torch_sampler.py benchmarks/gpupeer/pyg_step.py \
+  benchmarks/gpupeer/pyg_epoch.py benchmarks/gpupeer/train_report.py "$dir/peers/"
+# Cora and CiteSeer, where train --data cora|citeseer finds them beside the binary (shared/data above the
+# repository, or $BULKSAMPLE_DATA, as the CLI looks).
+data=${BULKSAMPLE_DATA:-}
+if [ -z "$data" ]; then
+  d=$PWD
+  while [ "$d" != / ]; do
+    [ -d "$d/shared/data/Planetoid" ] && data=$d/shared/data && break
+    d=$(dirname "$d")
+  done
+fi
+if [ -n "$data" ] && [ -d "$data/Planetoid" ]; then
+  mkdir -p "$dir/shared/data"
+  cp -r "$data/Planetoid" "$dir/shared/data/"
+  chmod -R u+w "$dir/shared" # the next build removes it
+else
+  echo "gpu-bundle: no shared/data/Planetoid found: the bundle's train part will skip Cora and CiteSeer" >&2
+fi
 cp scripts/gpu-run.sh "$dir/run.sh"
 chmod +x "$dir/run.sh" "$dir/peers/"*.py
 {
@@ -34,7 +56,7 @@ chmod +x "$dir/run.sh" "$dir/peers/"*.py
   go version
 } >"$dir/BUILD" || true
 # Only glibc's libraries: nothing the GPU machine may lack.
-for f in bulksample cuda.test gpu.test bulksample.test; do
+for f in bulksample cuda.test gpu.test bulksample.test gputrain; do
   extra=$(readelf -d "$dir/$f" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | grep -vE '^(libc|libdl|libpthread|libm|libresolv)\.so\.[0-9]+$' || true)
   if [ -n "$extra" ]; then
     echo "gpu-bundle: $dir/$f needs $extra, which a GPU machine may lack" >&2

@@ -23,6 +23,14 @@
 #            threads, with the GPU's digest against the CPU's at every k; node.md
 #   ladies   table 3: LADIES (b = 512, 512 columns per layer, 2 layers) at k in $LADIES_K, GPU and CPU; ladies.md
 #   all      info tests digest spgemm node ladies
+#   train    issue 29's training tables (train.md), within TRAIN_BUDGET seconds of its own, counted from its start:
+#            step: `gputrain --mode step` (150,000-vertex planted graph, 3-layer GraphSAGE, hidden 256, fanouts 15,10,5,
+#            batch 1024) against PyG's SAGEConv on the same blocks and features (peers/pyg_step.py: edge_index, CSR and
+#            torch.compile variants, the fastest compared), with the CPU backend at $CPU_THREADS threads (the GPU/CPU ratio);
+#            epoch: `gputrain --mode epoch` at ogbn-products' size (2,449,029 vertices) against peers/pyg_epoch.py, PyG fed
+#            by the vectorised PyTorch sampler; accuracy: `bulksample train --data cora|citeseer --preset
+#            kipf-gcn|planetoid-sage --device cpu|cuda` over $ACC_SEEDS seeds (medians). Not part of all: run it on its own
+#            (./run.sh train, about 6 minutes).
 # On a machine without a GPU (NVIDIA_SMI, default nvidia-smi, -L lists none) it says so and exits 1 before
 # running anything.
 #
@@ -32,14 +40,16 @@
 #            so that a run fits 6 minutes with the graphs' generation
 #   CPU_THREADS [16, capped to nproc]  NODE_K [1,16,64,256]  LADIES_K [1,16,64]  REPS [3] passes or products
 #   SPGEMM_JOBS ["20 32768,20 1048576,22 32768,22 1048576,14 0,16 0"]: "scale rows" pairs, rows 0 for A·A
+#   TRAIN_BUDGET [330] seconds of the train part  TRAIN_NODES [150000]  EPOCH_NODES [2449029]  ACC_SEEDS [1,2,3,4,5]
+#   ACC_DATA [cora,citeseer]  ACC_PRESETS [kipf-gcn,planetoid-sage]  COMPILE_SECONDS [90] for torch.compile's variant
 #   BULKSAMPLE_CUDA_LIB  folder of libcusparse/libcublas when the loader does not find them (run.sh looks in
 #            /usr/local/cuda/lib64 and in the Python environment's nvidia/*/lib folders and sets it)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 for part in "$@"; do
   case $part in
-    info | tests | digest | spgemm | node | ladies | all) ;;
-    *) echo "run.sh: unknown part $part (info, tests, digest, spgemm, node, ladies, all)" >&2; exit 2 ;;
+    info | tests | digest | spgemm | node | ladies | all | train) ;;
+    *) echo "run.sh: unknown part $part (info, tests, digest, spgemm, node, ladies, all, train)" >&2; exit 2 ;;
   esac
 done
 smi=${NVIDIA_SMI:-nvidia-smi}
@@ -285,9 +295,63 @@ ladies() {
   cat "$out/ladies.md" >&2
 }
 
+train() {
+  local saved=$budget tw=$work/train
+  budget=$((SECONDS + ${TRAIN_BUDGET:-330}))
+  mkdir -p "$tw"
+  : >"$out/train-step.jsonl"
+  : >"$out/train-pyg-step.jsonl"
+  : >"$out/train-epoch.jsonl"
+  : >"$out/train-pyg-epoch.jsonl"
+  : >"$out/train-accuracy.jsonl"
+  stamp "train: step, ours (GPU and CPU at $threads threads)"
+  rm -rf "$tw/step"
+  limited "train step ours" "$here/gputrain" --mode step --nodes "${TRAIN_NODES:-150000}" --cpu-threads "$threads" --export "$tw/step" \
+    >>"$out/train-step.jsonl" 2>>"$out/run.log"
+  if [ -s "$tw/step/manifest.json" ]; then
+    stamp "train: step, PyG"
+    limited "train step pyg" "$py" "$here/peers/pyg_step.py" --dir "$tw/step" --compile-seconds "${COMPILE_SECONDS:-90}" \
+      >>"$out/train-pyg-step.jsonl" 2>>"$out/run.log"
+  fi
+  local variant
+  variant=$(grep '"best"' "$out/train-pyg-step.jsonl" | js best)
+  [ "$variant" = eager ] || [ "$variant" = csr ] || variant=eager # compile's graph breaks differ per minibatch shape: eager end to end
+  stamp "train: epoch, ours"
+  rm -rf "$tw/epoch"
+  limited "train epoch ours" "$here/gputrain" --mode epoch --nodes "${EPOCH_NODES:-2449029}" --export "$tw/epoch" \
+    >>"$out/train-epoch.jsonl" 2>>"$out/run.log"
+  if [ -s "$tw/epoch/manifest.json" ]; then
+    stamp "train: epoch, PyG ($variant)"
+    limited "train epoch pyg" "$py" "$here/peers/pyg_epoch.py" --dir "$tw/epoch" --variant "$variant" \
+      >>"$out/train-pyg-epoch.jsonl" 2>>"$out/run.log"
+  fi
+  rm -rf "$tw/epoch" "$tw/step"
+  local data preset dev seed line
+  for data in $(tr , ' ' <<<"${ACC_DATA:-cora,citeseer}"); do
+    for preset in $(tr , ' ' <<<"${ACC_PRESETS:-kipf-gcn,planetoid-sage}"); do
+      for seed in $(tr , ' ' <<<"${ACC_SEEDS:-1,2,3,4,5}"); do
+        for dev in cpu cuda; do
+          stamp "train: accuracy $data $preset $dev seed $seed"
+          local extra=()
+          [ "$data" = citeseer ] && [ "$preset" = planetoid-sage ] && extra=(--epochs 100) # the preset's note for CiteSeer
+          line=$(limited "train $data $preset $dev $seed" "$bs" train --data "$data" --preset "$preset" --device "$dev" --seed "$seed" \
+            --threads "$threads" "${extra[@]}" --json 2>>"$out/run.log" | tail -n 1)
+          [ -n "$line" ] || continue
+          echo "{\"data\": \"$data\", \"preset\": \"$preset\", \"device\": \"$dev\", \"seed\": $seed, \"test_acc\": $(js test_acc <<<"$line"), \"val_acc\": $(js val_acc <<<"$line")}" \
+            >>"$out/train-accuracy.jsonl"
+        done
+      done
+    done
+  done
+  "$py" "$here/peers/train_report.py" --out "$out/train.md" --step "$out/train-step.jsonl" --peer-step "$out/train-pyg-step.jsonl" \
+    --epoch "$out/train-epoch.jsonl" --peer-epoch "$out/train-pyg-epoch.jsonl" --accuracy "$out/train-accuracy.jsonl" >&2 ||
+    failed=1
+  budget=$saved
+}
+
 for part in "$@"; do
   case $part in
-    info | tests | digest | spgemm | node | ladies) "$part" || failed=1 ;;
+    info | tests | digest | spgemm | node | ladies | train) "$part" || failed=1 ;;
     all) info; tests; digest; spgemm; node; ladies ;;
   esac
 done

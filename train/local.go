@@ -3,6 +3,7 @@ package train
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/bulksample/bulksample/dataset"
@@ -62,6 +63,34 @@ type Job struct {
 	// Options are the options the job was assembled with, with the plan's
 	// batch size of BatchAll filled in.
 	Options Options
+
+	// release frees what the job holds outside Go's heap (features in a
+	// device's memory); nil when nothing.
+	release func() error
+}
+
+// Close frees what the job holds outside Go's heap: the feature matrix a
+// ResidentFeatures backend holds. It is idempotent; call it after the
+// trainer's last use.
+func (j *Job) Close() error {
+	if j.release == nil {
+		return nil
+	}
+	r := j.release
+	j.release = nil
+	return r()
+}
+
+// ResidentFeatures is implemented by a compute backend that can hold the
+// dense feature matrix in its own memory and gather each minibatch's rows
+// there (package gpu's Backend), so that features cross to it once. New
+// asks Train.Runtime.Backend for it when the host store would gather dense
+// rows (bag-of-words features kept sparse cost less to move as CSR rows);
+// features it cannot hold (an error: they do not fit) stay in host memory,
+// and the trainer's Notes say so. A store that is an io.Closer is closed
+// by Job.Close.
+type ResidentFeatures interface {
+	ResidentFeatures(x []float32, f int) (featurex.Store, error)
 }
 
 // New assembles the training of one process on ds: a sampler of
@@ -113,16 +142,43 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	d := gnn.Data{Name: name, Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
+	features, release := residentFeatures(opt.Train, store, ds)
+	d := gnn.Data{Name: name, Sampler: s, Features: features, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Fingerprint: dataFingerprint(info.Normalized)}
 	if !opt.Train.Runtime.NoEval {
 		d.Evaluator = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}
 	}
-	tr, err := gnn.NewTrainer(d, opt.Train)
-	if err != nil {
+	job := &Job{Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test, release: release}
+	if job.Trainer, err = gnn.NewTrainer(d, opt.Train); err != nil {
+		job.Close()
 		return nil, err
 	}
-	return &Job{Trainer: tr, Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test}, nil
+	return job, nil
+}
+
+// residentFeatures returns the feature store of a run whose backend is a
+// ResidentFeatures and whose host store gathers dense rows: ds's features
+// in the backend's memory, with the function that frees them. Otherwise,
+// or when they do not fit (said in opt.Hooks.Notes), it returns host.
+func residentFeatures(opt gnn.TrainOptions, host featurex.Store, ds *dataset.Dataset) (featurex.Store, func() error) {
+	rf, ok := opt.Runtime.Backend.(ResidentFeatures)
+	if !ok {
+		return host, nil
+	}
+	if sg, ok := host.(featurex.SparseGatherer); ok && sg.Sparse() {
+		return host, nil
+	}
+	dev, err := rf.ResidentFeatures(ds.Features, ds.NumFeatures)
+	if err != nil {
+		if opt.Hooks.Notes != nil {
+			fmt.Fprintf(opt.Hooks.Notes, "note: the features stay in host memory, each minibatch's rows uploaded: %v\n", err)
+		}
+		return host, nil
+	}
+	if c, ok := dev.(io.Closer); ok {
+		return dev, c.Close
+	}
+	return dev, nil
 }
 
 // dataFingerprint is the data's setting that a resumed run must share and

@@ -44,10 +44,17 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	opt.NormFeatures = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	p := newTrainProgress(e, c)
 	p.hook(&opt.Train.Hooks)
+	be, releaseBackend, err := c.trainBackend(e)
+	if err != nil {
+		return err
+	}
+	defer releaseBackend()
+	opt.Train.Runtime.Backend = be
 	job, err := train.New(ds, opt)
 	if err != nil {
 		return c.trainError(err)
 	}
+	defer job.Close()
 	if err := c.writeSplit(e, job.Train, job.Valid, job.Test); err != nil {
 		return err
 	}

@@ -63,6 +63,12 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
+	be, releaseBackend, err := r.c.trainBackend(r.e)
+	if err != nil {
+		return err
+	}
+	defer releaseBackend()
+	r.c.opt.Train.Runtime.Backend = be
 	if err := r.assemble(ctx, cancel); err != nil {
 		return err
 	}

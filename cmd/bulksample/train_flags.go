@@ -27,7 +27,8 @@ type trainConfig struct {
 	plot         string
 	json         bool
 	opt          train.Options
-	ranks        distFlags // --replication, --fetch, --replicate-graph, --inproc-ranks, --eval (ranks.go)
+	ranks        distFlags  // --replication, --fetch, --replicate-graph, --inproc-ranks, --eval (ranks.go)
+	device       deviceFlag // --device (train_device.go)
 }
 
 // dataEnv names the environment variable of the directory holding cora.npz
@@ -114,6 +115,7 @@ func (c *trainConfig) registerTraining(fs *flag.FlagSet, tf *trainFlags) {
 	fs.StringVar(&tf.decayLayers, "weight-decay-layers", "all", "parameters --weight-decay applies to: all, or first (the first layer's weights and bias only,\n"+
 		"as Kipf and Welling's GCN and PyG's GCN example do)")
 	fs.IntVar(&o.Runtime.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
+	c.device.addTrain(fs)
 	fs.IntVar(&o.Runtime.PipelineDepth, "pipeline", 0, "pipeline depth: 2 samples the next bulk and gathers the next minibatch's features while the\n"+
 		"current minibatch trains (at most 2 bulks in memory); 1 runs the phases in turn; the weights are the same bit for bit;\n"+
 		"0 for the default, 2")
@@ -199,6 +201,12 @@ func (c *trainConfig) fill(fs *flag.FlagSet, tf *trainFlags) error {
 		o.Optimizer.WeightDecayFirstLayer = tf.decayLayers == "first"
 	default:
 		return usageError(fs, "--weight-decay-layers %q: want all or first", tf.decayLayers)
+	}
+	switch {
+	case c.device.name != "cpu" && c.device.name != "cuda":
+		return usageError(fs, "--device %q: want cpu or cuda", c.device.name)
+	case c.device.cuda() && isSet(fs, "blas"):
+		return usageError(fs, "--device cuda: --blas applies to the CPU only")
 	}
 	switch tf.blas {
 	case "native", "gonum":

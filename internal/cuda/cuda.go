@@ -108,12 +108,21 @@ const (
 	cudaErrorNoDevice         = 100 // CUDA_ERROR_NO_DEVICE
 	cudaErrorOutOfMemory      = 2   // CUDA_ERROR_OUT_OF_MEMORY
 	cusparseInsufficientResrc = 11  // CUSPARSE_STATUS_INSUFFICIENT_RESOURCES
+	cusparseNotSupported      = 10  // CUSPARSE_STATUS_NOT_SUPPORTED
 )
 
 // IsOutOfMemory reports whether err is the driver's out-of-memory status.
 func IsOutOfMemory(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Lib == "cuda" && e.Code == cudaErrorOutOfMemory
+}
+
+// IsNotSupported reports whether err is cuSPARSE's
+// CUSPARSE_STATUS_NOT_SUPPORTED (an operation this library version or
+// algorithm lacks).
+func IsNotSupported(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Lib == "cusparse" && e.Code == cusparseNotSupported
 }
 
 // IsInsufficientResources reports whether err is cuSPARSE's
@@ -222,7 +231,8 @@ func (c *Context) loop(ordinal int, errc chan<- error) {
 	}
 }
 
-func (c *Context) init(ordinal int) error {
+// loadDriver loads libcuda.so.1 into c.drv and initialises it (cuInit).
+func (c *Context) loadDriver() error {
 	h, path, err := openLib("the CUDA driver (no NVIDIA driver on this machine?)", []string{"libcuda.so.1"})
 	if err != nil {
 		return err
@@ -231,10 +241,30 @@ func (c *Context) init(ordinal int) error {
 	if miss := C.bs_resolve_driver(h, c.drv); miss != nil {
 		return fmt.Errorf("cuda: %s lacks %s: the driver is too old", path, C.GoString(miss))
 	}
-	c.info.DriverPath, c.info.Ordinal = path, ordinal
-	if err := c.check("cuInit", C.d_init(c.drv)); err != nil {
+	c.info.DriverPath = path
+	return c.check("cuInit", C.d_init(c.drv))
+}
+
+// DeviceCount returns the number of CUDA devices the driver shows this
+// process (those CUDA_VISIBLE_DEVICES leaves), or the driver's error.
+func DeviceCount() (int, error) {
+	c := &Context{}
+	if err := c.loadDriver(); err != nil {
+		return 0, err
+	}
+	defer C.free(unsafe.Pointer(c.drv))
+	var n C.int
+	if err := c.check("cuDeviceGetCount", C.d_count(c.drv, &n)); err != nil {
+		return 0, err
+	}
+	return int(n), nil
+}
+
+func (c *Context) init(ordinal int) error {
+	if err := c.loadDriver(); err != nil {
 		return err
 	}
+	c.info.Ordinal = ordinal
 	var v, n C.int
 	if err := c.check("cuDriverGetVersion", C.d_version(c.drv, &v)); err != nil {
 		return err

@@ -339,6 +339,7 @@ BS_HD void bs_nw_skip_thread(const bs_nw_skip_p *p, int64_t m) { p->skip[m] = (i
 
 #include "bs_layerwise.h"
 #include "bs_gather.h"
+#include "bs_nn.h"
 
 /* Every kernel: X(name, parameter struct). */
 #define BS_KERNELS(X)            \
@@ -366,6 +367,7 @@ BS_HD void bs_nw_skip_thread(const bs_nw_skip_p *p, int64_t m) { p->skip[m] = (i
 	X(nw_deg, bs_nw_deg_p)             \
 	X(nw_skip, bs_nw_skip_p)           \
 	BS_LW_KERNELS(X)                   \
-	BS_GATHER_KERNELS(X)
+	BS_GATHER_KERNELS(X)               \
+	BS_NN_KERNELS(X)
 
 #endif

@@ -4,6 +4,7 @@ package kernels
 
 /*
 #cgo CFLAGS: -O2 -std=gnu11 -fno-fast-math -Wall -Wno-unused-function
+#cgo LDFLAGS: -lm
 // No contraction of a*b+c into a fused multiply-add (cgo does not accept
 // -ffp-contract=off as a flag): Go rounds both operations on amd64.
 #if defined(__clang__)

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/bulksample/bulksample/gpu"
+)
+
+// TestTrainDevice: --device's usage errors, and --device cuda in a build
+// without the cuda tag (exit 1 saying how to build; device_cuda_test.go
+// checks a cuda build).
+func TestTrainDevice(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--data", "cora", "--device", "tpu"}, `--device "tpu": want cpu or cuda`},
+		{[]string{"--data", "cora", "--device", "cuda", "--blas", "gonum"}, "--blas applies to the CPU only"},
+	} {
+		code, _, stderr := runCLI(t, "train", c.args...)
+		if code != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("train %v: exit %d, want 2 with %q:\n%s", c.args, code, c.want, stderr)
+		}
+	}
+	c, err := parseTrainFlags(&env{stdout: &strings.Builder{}, stderr: &strings.Builder{}}, []string{"--data", "x.npz", "--device", "cuda"})
+	if err != nil || !c.device.cuda() {
+		t.Fatalf("--device cuda: %+v, %v", c.device, err)
+	}
+	if gpu.Built() {
+		return
+	}
+	code, _, stderr := runCLI(t, "train", "--data", "synthetic:nodes=500", "--epochs", "1", "--device", "cuda")
+	if code != 1 || !strings.Contains(stderr, "built without CUDA support") || !strings.Contains(stderr, "make build CUDA=1") {
+		t.Errorf("train --device cuda without the cuda tag: exit %d, want 1 saying how to build:\n%s", code, stderr)
+	}
+}
+
+// TestLocalGPU: the GPU of a process's local rank under each launcher, the
+// only visible GPU when each rank sees one, and an error naming both counts
+// when a node has more ranks than GPUs.
+func TestLocalGPU(t *testing.T) {
+	env := func(kv ...string) func(string) string {
+		return func(k string) string {
+			for i := 0; i+1 < len(kv); i += 2 {
+				if kv[i] == k {
+					return kv[i+1]
+				}
+			}
+			return ""
+		}
+	}
+	gpus := func(n int) func() (int, error) { return func() (int, error) { return n, nil } }
+	for _, c := range []struct {
+		env     func(string) string
+		count   func() (int, error)
+		ordinal int
+		want    string // in the reason or the error
+	}{
+		{env(), gpus(4), 0, "the first GPU"},
+		{env("OMPI_COMM_WORLD_LOCAL_RANK", "3"), gpus(4), 3, "local rank 3 (OMPI_COMM_WORLD_LOCAL_RANK) of 4 GPUs"},
+		{env("SLURM_LOCALID", "2"), gpus(8), 2, "SLURM_LOCALID"},
+		{env("MPI_LOCALRANKID", "1"), gpus(2), 1, "MPI_LOCALRANKID"},
+		{env("SLURM_LOCALID", "5"), gpus(1), 0, "the one GPU it sees"},
+		{env("OMPI_COMM_WORLD_LOCAL_RANK", "4", "SLURM_LOCALID", "0"), gpus(4), -1, "local rank 4 (OMPI_COMM_WORLD_LOCAL_RANK) but this node shows 4 GPUs"},
+		{env("SLURM_LOCALID", "x"), gpus(4), -1, `SLURM_LOCALID="x" is not a local rank`},
+		{env("SLURM_LOCALID", "1"), func() (int, error) { return 0, errors.New("no driver") }, -1, "no driver"},
+	} {
+		got, why, err := localGPU(c.env, c.count)
+		if c.ordinal < 0 {
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("want an error with %q; got %d (%s), %v", c.want, got, why, err)
+			}
+			continue
+		}
+		if err != nil || got != c.ordinal || !strings.Contains(why, c.want) {
+			t.Errorf("got %d (%q), %v; want %d with %q", got, why, err, c.ordinal, c.want)
+		}
+	}
+}

@@ -1,0 +1,68 @@
+package train
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/gpu"
+)
+
+// TestResidentFeatures: with package gpu's backend (here on the emulator)
+// dense features move to the device's memory and the trainer's store
+// becomes the device copy, which Job.Close frees; bag-of-words features,
+// which the host store keeps sparse, and the CPU backend keep the host
+// store; features that do not fit stay on the host, and the notes say so.
+func TestResidentFeatures(t *testing.T) {
+	dev := gpu.NewEmulator(gpu.EmulatorOptions{MemoryBytes: 1 << 20})
+	defer dev.Close()
+	be, err := gpu.NewBackend(dev, gpu.BackendOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	dense, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 300, Features: 8, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sparse := &dataset.Dataset{Name: "bag of words", Adj: dense.Adj, NumFeatures: 100, Features: make([]float32, 300*100)}
+	for v := range 300 {
+		sparse.Features[v*100+v%100] = 1
+	}
+	huge := &dataset.Dataset{Name: "too large", Adj: dense.Adj, NumFeatures: 1000, Features: make([]float32, 300*1000)}
+	for i := range huge.Features {
+		huge.Features[i] = float32(i%7) - 3 // dense: kept dense by the host store
+	}
+	for _, c := range []struct {
+		ds     *dataset.Dataset
+		be     gnn.Backend
+		device bool
+		note   string
+	}{{dense, be, true, ""}, {sparse, be, false, ""}, {dense, nil, false, ""}, {huge, be, false, "stay in host memory"}} {
+		host, err := featurex.NewLocal(c.ds.Features, c.ds.NumFeatures, featurex.LocalOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var notes strings.Builder
+		opt := gnn.TrainOptions{Runtime: gnn.TrainRuntime{Backend: c.be}, Hooks: gnn.TrainHooks{Notes: &notes}}
+		store, release := residentFeatures(opt, host, c.ds)
+		_, onDevice := store.(*gpu.Features)
+		if onDevice != c.device || (release != nil) != c.device {
+			t.Errorf("%s, backend %v: features on the device %v (release %v); want %v", c.ds.Name, c.be, onDevice, release != nil, c.device)
+		}
+		if !strings.Contains(notes.String(), c.note) || (c.note == "") != (notes.Len() == 0) {
+			t.Errorf("%s: notes %q; want %q", c.ds.Name, notes.String(), c.note)
+		}
+		if release != nil {
+			job := &Job{release: release}
+			if err := job.Close(); err != nil {
+				t.Errorf("%s: Close: %v", c.ds.Name, err)
+			}
+			if err := job.Close(); err != nil {
+				t.Errorf("%s: second Close: %v", c.ds.Name, err)
+			}
+		}
+	}
+}
