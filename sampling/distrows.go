@@ -497,8 +497,8 @@ func (s *DistLayerWise) Stats() DistStats { return s.clock.stats(s.rows) }
 // sampled and its wall time in SampleBulk (the rounds of its row exchange
 // and the Drain after its own work included), and its DistRows' figures.
 type DistStats struct {
-	Bulks   int64
-	Seconds time.Duration
+	Bulks int64
+	Wall  time.Duration
 	DistRowsStats
 }
 
@@ -507,7 +507,7 @@ type DistStats struct {
 // transfers and serving, Drain's included).
 func (s DistStats) Work() time.Duration {
 	t := s.Exchange.Total()
-	return s.Seconds - (t.Wait + t.Transfer + t.Serve)
+	return s.Wall - (t.Wait + t.Transfer + t.Serve)
 }
 
 // distClock counts a distributed sampler's bulks and times them.
@@ -524,7 +524,7 @@ func (c *distClock) start() func() {
 }
 
 func (c *distClock) stats(rows *DistRows) DistStats {
-	return DistStats{Bulks: c.bulks, Seconds: c.seconds, DistRowsStats: rows.Stats()}
+	return DistStats{Bulks: c.bulks, Wall: c.seconds, DistRowsStats: rows.Stats()}
 }
 
 // DistLayerWise is the layer-wise sampler (LADIES, FastGCN) of a

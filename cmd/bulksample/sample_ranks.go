@@ -110,15 +110,21 @@ const (
 	rankHead    = 6
 	roundFields = 8
 	layerFields = 4
+	// exchangeKindCount is the number of kinds of rounds (exchangeKinds).
+	exchangeKindCount = 4
+	// layersAt is where the per-layer values start.
+	layersAt = rankHead + roundFields*exchangeKindCount
 )
 
 // exchangeKinds returns the names the JSON gives the kinds of rounds, in
 // the order of kindsOf.
-func exchangeKinds() [4]string { return [4]string{"pull", "degrees", "push", "drain"} }
+func exchangeKinds() [exchangeKindCount]string {
+	return [exchangeKindCount]string{"pull", "degrees", "push", "drain"}
+}
 
 // kindsOf returns the figures of each kind of rounds of s.
-func kindsOf(s *dist.ExchangeStats) [4]*dist.RoundStats {
-	return [4]*dist.RoundStats{&s.Rows, &s.Degrees, &s.Service, &s.Drain}
+func kindsOf(s *dist.ExchangeStats) [exchangeKindCount]*dist.RoundStats {
+	return [exchangeKindCount]*dist.RoundStats{&s.Rows, &s.Degrees, &s.Service, &s.Drain}
 }
 
 // rankFigures returns this rank's figures in the layout above: the
@@ -130,17 +136,17 @@ func rankFigures(s sampling.Sampler, busy time.Duration, edges, rss, graph, samp
 	if ds, ok := s.(interface{ Stats() sampling.DistStats }); ok {
 		st = ds.Stats()
 	} else {
-		st.Seconds = busy
+		st.Wall = busy
 	}
-	v := make([]float64, rankHead+roundFields*len(exchangeKinds())+layerFields*layers)
-	v[0], v[1], v[2], v[3], v[4], v[5] = st.Work().Seconds(), st.Seconds.Seconds(), float64(edges), float64(rss), float64(graph), float64(sample)
+	v := make([]float64, layersAt+layerFields*layers)
+	v[0], v[1], v[2], v[3], v[4], v[5] = st.Work().Seconds(), st.Wall.Seconds(), float64(edges), float64(rss), float64(graph), float64(sample)
 	for k, r := range kindsOf(&st.Exchange) {
 		copy(v[rankHead+roundFields*k:], []float64{float64(r.Rounds), float64(r.IDs), float64(r.Items), float64(r.Served),
 			float64(r.BytesSent), r.Wait.Seconds(), r.Transfer.Seconds(), r.Serve.Seconds()})
 	}
 	for l, ls := range st.Layers {
 		if l < layers {
-			copy(v[rankHead+roundFields*len(exchangeKinds())+layerFields*l:], []float64{float64(ls.Pull), float64(ls.Push), ls.ModelPullBytes, ls.ModelPushBytes})
+			copy(v[layersAt+layerFields*l:], []float64{float64(ls.Pull), float64(ls.Push), ls.ModelPullBytes, ls.ModelPushBytes})
 		}
 	}
 	return v
@@ -197,7 +203,7 @@ func gatherRanks(ctx context.Context, grid *dist.Grid, mine []float64, layers in
 	sum.RankSpread = &rs
 	for l := range layers {
 		f := func(i int) float64 {
-			return total(col(rankHead + roundFields*len(exchangeKinds()) + layerFields*l + i))
+			return total(col(layersAt + layerFields*l + i))
 		}
 		sum.FetchLayers = append(sum.FetchLayers, fetchLayerJSON{Pull: int64(f(0)), Push: int64(f(1)), ModelPullBytes: f(2), ModelPushBytes: f(3)})
 	}
