@@ -22,15 +22,19 @@ var grids15D = [][2]int{{1, 1}, {2, 1}, {3, 1}, {4, 2}, {6, 3}, {8, 2}, {4, 4}}
 // a row, each with the value column id + 0.5 when values are on.
 type firstPicks struct{ values bool }
 
-func (f firstPicks) Serve(args [3]int64, gid, arg int32, cols []int32, _ []float32, items []int32, vals []float32) ([]int32, []float32, int) {
-	n := min(int(arg)+int(args[0]), len(cols))
-	items = append(items, cols[:n]...)
-	if f.values {
-		for _, c := range cols[:n] {
-			vals = append(vals, float32(c)+0.5)
+func (f firstPicks) Serve(_ int, args [3]int64, m *dist.Matrix, gids, idArgs []int32, counts []int32, items []int32, vals []float32) ([]int32, []float32) {
+	for i, gid := range gids {
+		cols, _ := m.Local.Row(int(gid - m.Lo))
+		n := min(int(idArgs[i])+int(args[0]), len(cols))
+		counts[i] = int32(n)
+		items = append(items, cols[:n]...)
+		if f.values {
+			for _, c := range cols[:n] {
+				vals = append(vals, float32(c)+0.5)
+			}
 		}
 	}
-	return items, vals, n
+	return items, vals
 }
 
 func (f firstPicks) Values() bool { return f.values }
@@ -52,14 +56,36 @@ func TestRowExchange(t *testing.T) {
 			for _, values := range []bool{false, true} {
 				name := fmt.Sprintf("matrix %d p=%d c=%d values=%v", mi, gc[0], gc[1], values)
 				err := onRows(gc[0], gc[1], a, func(ctx context.Context, m *dist.Matrix) error {
-					x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values})
+					// Rank r serves on r%3+1 goroutines, in chunks of 1 to 3 ids,
+					// and buckets and reorders in pieces of 5 ids or more.
+					r := m.Grid.Rank()
+					x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values, Threads: r%3 + 1})
 					if err != nil {
 						return err
 					}
+					dist.SetGrains(x, r%3+1, 5)
 					if err := x.Handle(dist.KindUser, firstPicks{values}); err != nil {
 						return err
 					}
-					return exchangeRounds(ctx, x, a, rand.New(rand.NewPCG(uint64(m.Grid.Rank()), 7)), m.Grid.Rank(), m.Grid.Rank()%3+2)
+					rounds := m.Grid.Rank()%3 + 2
+					if err := exchangeRounds(ctx, x, a, rand.New(rand.NewPCG(uint64(m.Grid.Rank()), 7)), m.Grid.Rank(), rounds); err != nil {
+						return err
+					}
+					// The exchange's figures: every round of its own by
+					// kind, the Drain's apart, and the bytes the column's
+					// counters saw.
+					st := x.Stats()
+					tot := st.Total()
+					if own := st.Rows.Rounds + st.Degrees.Rounds + st.Service.Rounds; own != int64(rounds) || st.Drain.Rounds < 1 {
+						return fmt.Errorf("%d rounds of its own and %d draining; want %d and at least 1", own, st.Drain.Rounds, rounds)
+					}
+					if want := m.Grid.Col().Stats().Bytes[dist.PhaseSample]; tot.BytesSent != want {
+						return fmt.Errorf("the exchange counted %d bytes sent, the column %d", tot.BytesSent, want)
+					}
+					if tot.Wait <= 0 || tot.Transfer <= 0 || mi == 0 && m.Grid.Blocks() > 1 && st.Rows.IDs+st.Degrees.IDs+st.Service.IDs == 0 {
+						return fmt.Errorf("figures %+v", st)
+					}
+					return nil
 				})
 				if err != nil {
 					t.Errorf("%s: %v", name, err)

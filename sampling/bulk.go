@@ -83,6 +83,18 @@ type Bulk struct {
 // Len returns the number of minibatches k.
 func (b *Bulk) Len() int { return len(b.SeedStart) - 1 }
 
+// Bytes returns the bytes of the bulk's arrays (their lengths, not their
+// capacities): the size of the sample.
+func (b *Bulk) Bytes() int64 {
+	n := 4*int64(len(b.Seeds)) + 8*int64(len(b.SeedStart))
+	for l := range b.Layers {
+		la := &b.Layers[l]
+		n += 8*int64(len(la.Indptr)) + 4*int64(len(la.Indices)+len(la.Data)+len(la.Src)+len(la.Deg)) +
+			8*int64(len(la.PtrStart)+len(la.EdgeStart)+len(la.SrcStart))
+	}
+	return n
+}
+
 // Minibatch returns minibatch m (0 <= m < Len()) of the bulk as views of the
 // bulk's arrays; nothing is copied.
 func (b *Bulk) Minibatch(m int) Minibatch {

@@ -15,6 +15,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/spgemm"
@@ -24,18 +26,25 @@ import (
 type FetchMode int
 
 const (
+	// FetchAuto, the default, chooses pull or push for each layer of each
+	// bulk (node-wise sampling), whichever the byte model of
+	// docs/design.md section 4 (PullSampleBytes, PushSampleBytes) says
+	// sends less; the layer-wise samplers pull.
+	FetchAuto FetchMode = iota
 	// FetchPull brings the rows of A to the sampling rank (the paper's
 	// 1.5D sparsity-aware product, dist.Mul15D's exchange): deg words per
 	// row.
-	FetchPull FetchMode = iota
+	FetchPull
 	// FetchPush sends the rows to sample to their owners, which select
 	// and return only the picks: about s words per row.
 	FetchPush
 )
 
-// String returns "pull" or "push".
+// String returns "auto", "pull" or "push".
 func (m FetchMode) String() string {
 	switch m {
+	case FetchAuto:
+		return "auto"
 	case FetchPull:
 		return "pull"
 	case FetchPush:
@@ -44,15 +53,17 @@ func (m FetchMode) String() string {
 	return fmt.Sprintf("FetchMode(%d)", int(m))
 }
 
-// ParseFetchMode parses "pull" or "push".
+// ParseFetchMode parses "auto", "pull" or "push".
 func ParseFetchMode(s string) (FetchMode, error) {
 	switch s {
+	case "auto":
+		return FetchAuto, nil
 	case "pull":
 		return FetchPull, nil
 	case "push":
 		return FetchPush, nil
 	}
-	return 0, fmt.Errorf("sampling: fetch mode %q, want pull or push", s)
+	return 0, fmt.Errorf("sampling: fetch mode %q, want auto, pull or push", s)
 }
 
 // kindPicks is the dist.RowExchange kind of push requests.
@@ -69,9 +80,15 @@ const kindPicks = dist.KindUser
 // Row, RowSpan and Packed, which may be called concurrently between
 // fetches.
 type DistRows struct {
-	x      *dist.RowExchange
-	mode   FetchMode
-	picker *RowPicker
+	x       *dist.RowExchange
+	mode    FetchMode
+	pickers []*RowPicker // one per serving goroutine of x
+	res     dist.CallResult
+	layers  []LayerFetchStats
+	// The auto plan's scratch: per local row, the stamp of the last group
+	// that counted it (stamp counts groups across calls).
+	mark  []uint32
+	stamp uint32
 }
 
 var (
@@ -80,16 +97,18 @@ var (
 	_ PickFetcher  = (*DistRows)(nil)
 	_ DegreeSource = (*DistRows)(nil)
 	_ FetchPlanner = (*DistRows)(nil)
+	_ FetchBatcher = (*DistRows)(nil)
 )
 
 // NewDistRows returns the row source over m for a node-wise sampler with
-// options opt (Seed, Weighted and Replace are used by the owners to pick),
-// which fetches with mode at every layer. m must be square (a graph).
+// options opt (Seed, Weighted and Replace are used by the owners to pick,
+// Threads by the owners to serve), which fetches with mode at every layer
+// (FetchAuto: as the byte model says). m must be square (a graph).
 func NewDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions) (*DistRows, error) {
 	if m == nil || m.Grid == nil || m.Local == nil {
 		return nil, errors.New("sampling: NewDistRows: nil matrix")
 	}
-	if mode != FetchPull && mode != FetchPush {
+	if mode != FetchAuto && mode != FetchPull && mode != FetchPush {
 		return nil, fmt.Errorf("sampling: NewDistRows: fetch mode %d", int(mode))
 	}
 	return newDistRows(m, mode, opt, opt.Weighted)
@@ -100,12 +119,15 @@ func newDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions, values boo
 	if !m.IsSquare() {
 		return nil, fmt.Errorf("sampling: rank %d: the graph's block is %d x %d of a %d-vertex graph; want a square adjacency", m.Grid.Rank(), m.Local.Rows, m.Local.Cols, m.Grid.NumVertices())
 	}
-	x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values, Phase: dist.PhaseSample})
+	x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values, Phase: dist.PhaseSample, Threads: opt.Threads})
 	if err != nil {
 		return nil, err
 	}
-	d := &DistRows{x: x, mode: mode, picker: NewRowPicker(opt)}
-	if err := x.Handle(kindPicks, pickService{d.picker}); err != nil {
+	d := &DistRows{x: x, mode: mode, pickers: make([]*RowPicker, x.Threads())}
+	for w := range d.pickers {
+		d.pickers[w] = NewRowPicker(opt)
+	}
+	if err := x.Handle(kindPicks, pickService{d.pickers}); err != nil {
 		return nil, err
 	}
 	return d, nil
@@ -114,9 +136,216 @@ func newDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions, values boo
 // Mode returns the fetch mode.
 func (d *DistRows) Mode() FetchMode { return d.mode }
 
-// LayerFetch returns the fetch mode of node-wise layer l (FetchPlanner):
-// the DistRows' mode at every layer.
-func (d *DistRows) LayerFetch(l int) FetchMode { return d.mode }
+// LayerFetchStats counts how the layers of one depth were fetched: the
+// rounds of FetchPull and FetchPush chosen (one per bulk and layer), and
+// the bytes the byte model predicted for each choice, summed over them.
+type LayerFetchStats struct {
+	Pull, Push                     int64
+	ModelPullBytes, ModelPushBytes float64
+}
+
+// DistRowsStats are a rank's figures of its DistRows: its row exchange's,
+// and per node-wise layer how it was fetched.
+type DistRowsStats struct {
+	Exchange dist.ExchangeStats
+	Layers   []LayerFetchStats
+}
+
+// Stats returns this rank's figures so far.
+func (d *DistRows) Stats() DistRowsStats {
+	return DistRowsStats{Exchange: d.x.Stats(), Layers: slices.Clone(d.layers)}
+}
+
+// LayerFetch returns how node-wise layer d.Layer fetches its rows
+// (FetchPlanner): the DistRows' mode, or with FetchAuto the one the byte
+// model predicts to send fewer bytes. The model's inputs (the distinct
+// rows of each pull group and their degrees, the rows' picks) are
+// estimated from the rows of this rank's own block among them, whose
+// degrees it reads in place: a sample of the layer's rows when the vertex
+// ids are spread over the blocks, as R-MAT's and relabelled graphs' are.
+// With no row of its own among them it pushes.
+func (d *DistRows) LayerFetch(dm LayerDemand) FetchMode {
+	for len(d.layers) <= dm.Layer {
+		d.layers = append(d.layers, LayerFetchStats{})
+	}
+	st := &d.layers[dm.Layer]
+	mode := d.mode
+	if mode == FetchAuto {
+		var pull, push float64
+		mode, pull, push = d.plan(dm)
+		st.ModelPullBytes += pull
+		st.ModelPushBytes += push
+	}
+	if mode == FetchPush {
+		st.Push++
+	} else {
+		st.Pull++
+	}
+	return mode
+}
+
+// planRows bounds the rows the auto plan scans per layer: it reads the
+// groups in order until it has scanned this many rows and scales what it
+// found to the layer. Scanning every row costs a random read of the row's
+// degree and of its mark per row of the rank's own block, serially, which
+// was a fifth of the sampling at R-MAT 22, p = 4, 1 thread a rank; the
+// first groups underestimate how often the layer's rows repeat across
+// groups, so the bound leans towards push, which needs no memory for rows.
+const planRows = 1 << 16
+
+// plan returns the cheaper mode of dm by the byte model and the bytes it
+// predicts for pull (in the batches of PullBatches) and push.
+func (d *DistRows) plan(dm LayerDemand) (FetchMode, float64, float64) {
+	g := d.x.Matrix().Grid
+	p, c := g.Size(), g.Replication()
+	var rows float64 // the layer's expanded rows
+	for mb := range len(dm.Start) - 1 {
+		rows += float64(dm.Start[mb+1] - dm.Start[mb])
+		if dm.Skip != nil {
+			rows -= float64(dm.Skip[mb])
+		}
+	}
+	var sum groupFigures
+	batches := 0
+	d.batched(dm, planRows, func(f groupFigures, newBatch bool) {
+		if newBatch {
+			batches++
+		}
+		sum.add(f)
+	})
+	if sum.own == 0 {
+		return FetchPush, 0, PushSampleBytes(p, c, rows, rows*float64(max(dm.Fanout, 1)))
+	}
+	scale := rows / sum.own
+	batches = int(float64(batches) * rows / sum.rows)
+	pull := PullSampleBytes(p, c, sum.distinct*scale, sum.deg*scale) + SampleHeaderBytes(p, c, max(batches, 1))
+	push := PushSampleBytes(p, c, rows, sum.picks*scale) + SampleHeaderBytes(p, c, 1)
+	if push < pull {
+		return FetchPush, pull, push
+	}
+	return FetchPull, pull, push
+}
+
+// groupFigures are what a group of a layer asks, as scanned by markGroup:
+// its expanded rows, and of those in this rank's block their number, the
+// ones not yet seen in the group's batch and the sum of their degrees,
+// and their picks' bound.
+type groupFigures struct {
+	rows, own, distinct, deg, picks float64
+}
+
+func (f *groupFigures) add(o groupFigures) {
+	f.rows += o.rows
+	f.own += o.own
+	f.distinct += o.distinct
+	f.deg += o.deg
+	f.picks += o.picks
+}
+
+// newBatch starts a batch: no row of the block is marked as seen in it.
+func (d *DistRows) newBatch() {
+	d.stamp++
+	if d.stamp == 0 { // wrapped: forget every mark
+		clear(d.mark)
+		d.stamp = 1
+	}
+}
+
+// markGroup scans group j of dm, marking its rows of this rank's block as
+// seen in the current batch.
+func (d *DistRows) markGroup(dm LayerDemand, j int) groupFigures {
+	m := d.x.Matrix()
+	lo, hi := m.Lo, m.Hi
+	if len(d.mark) != int(hi-lo) {
+		d.mark = make([]uint32, hi-lo)
+	}
+	ip := m.Local.Indptr
+	var f groupFigures
+	for mb := dm.Groups[j]; mb < dm.Groups[j+1]; mb++ {
+		first := dm.Start[mb]
+		if dm.Skip != nil {
+			first += int(dm.Skip[mb])
+		}
+		f.rows += float64(dm.Start[mb+1] - first)
+		for _, v := range dm.Frontier[first:dm.Start[mb+1]] {
+			if v < lo || v >= hi {
+				continue
+			}
+			deg := int(ip[v-lo+1] - ip[v-lo])
+			f.own++
+			f.picks += float64(min(deg, selectBound(deg, dm.Fanout)))
+			if d.mark[v-lo] != d.stamp {
+				d.mark[v-lo] = d.stamp
+				f.distinct++
+				f.deg += float64(deg)
+			}
+		}
+	}
+	return f
+}
+
+// batched cuts the groups of dm into pull batches (see PullBatches) and
+// calls each with every group's figures in order, newBatch set for the
+// first group of a batch, until it has scanned limit rows (0: all).
+func (d *DistRows) batched(dm LayerDemand, limit int, each func(f groupFigures, newBatch bool)) {
+	q := float64(d.x.Comm().Size())
+	budget := float64(d.pullWords())
+	var est, scanned float64
+	d.newBatch()
+	for j := range len(dm.Groups) - 1 {
+		if limit > 0 && scanned >= float64(limit) {
+			return
+		}
+		f := d.markGroup(dm, j)
+		// The words the group adds to the batch's fetch: the rows of the
+		// other q - 1 blocks, estimated from this block's, and an id and
+		// a length for each.
+		words := (q - 1) * (f.deg + 2*f.distinct)
+		start := j == 0
+		if !start && est+words > budget {
+			d.newBatch()
+			f = d.markGroup(dm, j)
+			words, est, start = (q-1)*(f.deg+2*f.distinct), 0, true
+		}
+		est += words
+		scanned += f.rows
+		each(f, start)
+	}
+}
+
+// PullBatches cuts the groups of a pulled layer into the batches one
+// FetchRows brings in (FetchBatcher): consecutive groups while the words
+// of their distinct remote rows, estimated from the rows of this rank's
+// block among them (whose degrees it reads in place), stay within
+// pullWords. A batch of one group may exceed it.
+func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
+	dst = dst[:0]
+	j := 0
+	d.batched(dm, 0, func(_ groupFigures, newBatch bool) {
+		if newBatch {
+			dst = append(dst, j)
+		}
+		j++
+	})
+	return append(dst, j)
+}
+
+// pullBlocks is the budget of a pull batch in blocks: the fetched rows of
+// a batch hold about as many words as pullBlocks times the rank's block.
+// Frontier vertices are reached in proportion to their degree, so the
+// rows a group reads are large and every group of a layer reads the same
+// hubs: fetching several groups' rows at once sends each once (R-MAT 20,
+// fanouts 15,10,5, p = 4, 16 minibatches a rank: 1453 MB in 28 rounds
+// group by group, 573 MB in 12 with a layer a batch), at the cost of the
+// memory that holds them. Push needs none of it, and FetchAuto pushes
+// such layers.
+const pullBlocks = 4
+
+// pullWords is the budget of a pull batch, in words: pullBlocks times the
+// words of the rank's block, and at least 4Mi.
+func (d *DistRows) pullWords() int64 {
+	return max(pullBlocks*int64(len(d.x.Matrix().Local.Indices)), 4<<20)
+}
 
 // Exchange returns the row exchange the DistRows reads through.
 func (d *DistRows) Exchange() *dist.RowExchange { return d.x }
@@ -131,9 +360,17 @@ func (d *DistRows) Row(v int32) ([]int32, []float32) { return d.x.Row(v) }
 // RowSpan returns where row v, local or fetched, lies in Packed's arrays.
 func (d *DistRows) RowSpan(v int32) (int64, int32) { return d.x.RowSpan(v) }
 
-// Packed returns the local and fetched rows' arrays (values nil unless
-// fetched).
-func (d *DistRows) Packed() ([]int32, []float32) { return d.x.Packed() }
+// Packed returns the local block's arrays and the fetched rows' (values
+// nil unless fetched).
+func (d *DistRows) Packed() PackedArrays {
+	local := d.x.Matrix().Local
+	ind, val, base := d.x.Packed()
+	p := PackedArrays{Ind: local.Indices, Base: base, FarInd: ind, FarVal: val}
+	if d.x.Values() {
+		p.Val = local.Data
+	}
+	return p
+}
 
 // FetchRows brings the rows of vertices (distinct) in: one pull round.
 func (d *DistRows) FetchRows(ctx context.Context, vertices []int32) error {
@@ -151,13 +388,13 @@ func (d *DistRows) Degrees(ctx context.Context, vertices []int32, deg []int32) e
 
 // FetchPicks has the owners of req's rows select them (PickFetcher): one
 // push round, whose arguments are the request's epoch, layer and fanout
-// and each row's minibatch.
+// and each row's minibatch. The slices it sets in req are the DistRows',
+// valid until its next FetchPicks.
 func (d *DistRows) FetchPicks(ctx context.Context, req *PickRequest) error {
-	res, err := d.x.Call(ctx, kindPicks, [3]int64{int64(req.Epoch), int64(req.Layer), int64(req.Fanout)}, req.Vertex, req.Minibatch)
-	if err != nil {
+	if err := d.x.CallInto(ctx, &d.res, kindPicks, [3]int64{int64(req.Epoch), int64(req.Layer), int64(req.Fanout)}, req.Vertex, req.Minibatch); err != nil {
 		return err
 	}
-	req.Count, req.Picks, req.Values = res.Count, res.Items, res.Values
+	req.Count, req.Picks, req.Values = d.res.Count, d.res.Items, d.res.Values
 	return nil
 }
 
@@ -166,15 +403,15 @@ func (d *DistRows) FetchPicks(ctx context.Context, req *PickRequest) error {
 func (d *DistRows) Drain(ctx context.Context) error { return d.x.Drain(ctx) }
 
 // pickService is the push layer: the owner of a row selects its picks
-// exactly as the sampler would (RowPicker) for the requester's epoch,
-// layer, fanout and minibatch.
-type pickService struct{ p *RowPicker }
+// exactly as the sampler would (a RowPicker per serving goroutine) for
+// the requester's epoch, layer, fanout and minibatch.
+type pickService struct{ p []*RowPicker }
 
-func (s pickService) Serve(args [3]int64, gid, mb int32, cols []int32, vals []float32, picks []int32, pvals []float32) ([]int32, []float32, int) {
-	return s.p.Pick(int(args[0]), int(mb), int(args[1]), gid, cols, vals, int(args[2]), picks, pvals)
+func (s pickService) Serve(w int, args [3]int64, m *dist.Matrix, gids, mbs []int32, counts []int32, picks []int32, pvals []float32) ([]int32, []float32) {
+	return s.p[w].PickRows(int(args[0]), int(args[1]), int(args[2]), m.Local, m.Lo, gids, mbs, counts, picks, pvals)
 }
 
-func (s pickService) Values() bool { return s.p.HasValues() }
+func (s pickService) Values() bool { return s.p[0].HasValues() }
 
 // DistNodeWise is the node-wise sampler of a row-distributed graph: the
 // ordinary NodeWise reading A through a DistRows. SampleBulk is collective
@@ -182,8 +419,9 @@ func (s pickService) Values() bool { return s.p.HasValues() }
 // bulk's minibatches (dist.Grid.Minibatches), possibly none, and gets the
 // same sample for them as a single-process NodeWise with the same options.
 type DistNodeWise struct {
-	nw   *NodeWise
-	rows *DistRows
+	nw    *NodeWise
+	rows  *DistRows
+	clock distClock
 }
 
 var _ Sampler = (*DistNodeWise)(nil)
@@ -238,6 +476,7 @@ func (s *DistNodeWise) Rows() *DistRows { return s.rows }
 // SampleBulk samples minibatches first..first+len(seeds)-1 of epoch, this
 // rank's share of a bulk, serving the other ranks of its column meanwhile.
 func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	defer s.clock.start()()
 	b, err := s.nw.SampleBulk(ctx, epoch, first, seeds)
 	if err != nil {
 		return nil, err
@@ -246,6 +485,46 @@ func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [
 		return nil, err
 	}
 	return b, nil
+}
+
+// Stats returns this rank's figures so far.
+func (s *DistNodeWise) Stats() DistStats { return s.clock.stats(s.rows) }
+
+// Stats returns this rank's figures so far.
+func (s *DistLayerWise) Stats() DistStats { return s.clock.stats(s.rows) }
+
+// DistStats are a rank's figures of its distributed sampler: the bulks it
+// sampled and its wall time in SampleBulk (the rounds of its row exchange
+// and the Drain after its own work included), and its DistRows' figures.
+type DistStats struct {
+	Bulks int64
+	Wall  time.Duration
+	DistRowsStats
+}
+
+// Work returns the time the rank spent on its own sampling: its time in
+// SampleBulk less the time in its row exchange's rounds (their waits,
+// transfers and serving, Drain's included).
+func (s DistStats) Work() time.Duration {
+	t := s.Exchange.Total()
+	return s.Wall - (t.Wait + t.Transfer + t.Serve)
+}
+
+// distClock counts a distributed sampler's bulks and times them.
+type distClock struct {
+	bulks   int64
+	seconds time.Duration
+}
+
+// start counts a bulk and returns the function that ends its timing.
+func (c *distClock) start() func() {
+	t := time.Now()
+	c.bulks++
+	return func() { c.seconds += time.Since(t) }
+}
+
+func (c *distClock) stats(rows *DistRows) DistStats {
+	return DistStats{Bulks: c.bulks, Wall: c.seconds, DistRowsStats: rows.Stats()}
 }
 
 // DistLayerWise is the layer-wise sampler (LADIES, FastGCN) of a
@@ -257,8 +536,9 @@ func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [
 // block order (so that they equal the single-process sums bit for bit) and
 // broadcasting the result. SampleBulk is collective, as DistNodeWise's.
 type DistLayerWise struct {
-	lw   *LayerWise
-	rows *DistRows
+	lw    *LayerWise
+	rows  *DistRows
+	clock distClock
 }
 
 var _ Sampler = (*DistLayerWise)(nil)
@@ -353,6 +633,7 @@ func (s *DistLayerWise) Comm() dist.Comm { return s.rows.x.Comm() }
 // SampleBulk samples this rank's minibatches first..first+len(seeds)-1 of
 // epoch, serving the other ranks of its column meanwhile.
 func (s *DistLayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
+	defer s.clock.start()()
 	b, err := s.lw.SampleBulk(ctx, epoch, first, seeds)
 	if err != nil {
 		return nil, err

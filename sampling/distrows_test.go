@@ -3,6 +3,7 @@ package sampling_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"sync"
 	"testing"
 
@@ -145,7 +146,7 @@ func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
 				continue // the full option matrix on a third of the grids keeps the test short
 			}
 			for _, k := range []int{5, 11} {
-				for _, mode := range []string{"pull", "push", "replicated"} {
+				for _, mode := range []string{"pull", "push", "auto", "replicated"} {
 					name := fmt.Sprintf("%s/p=%d/c=%d/k=%d/%s", samplingtest.CaseName(opt), gc.p, gc.c, k, mode)
 					fm, _ := sampling.ParseFetchMode(mode)
 					got, st := distDigest(t, a, gc.p, gc.c, fm, mode == "replicated", opt, mbs, k)
@@ -281,4 +282,140 @@ func TestDistNodeWiseDegrees(t *testing.T) {
 			}
 		}
 	}
+}
+
+// distStats samples mbs as distDigestOf does with a DistNodeWise of mode
+// and opt on every rank, and returns the digest, the counters and rank 0's
+// DistStats.
+func distStats(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, opt sampling.NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats, sampling.DistStats) {
+	t.Helper()
+	samplers := make([]*sampling.DistNodeWise, p)
+	d, st := distDigestOf(t, a, p, c, mbs, k, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
+		m, err := dist.Distribute(g, a)
+		if err != nil {
+			return nil, err
+		}
+		s, err := sampling.NewDistNodeWise(m, mode, opt)
+		samplers[g.Rank()] = s
+		return s, err
+	})
+	return d, st, samplers[0].Stats()
+}
+
+// TestDistAutoChoosesByModel: FetchAuto pushes the layers whose rows are
+// long beside the fanout (fanout 3 on a graph of average degree about 60)
+// and pulls those where pulling sends less (fanout -1: a push would send
+// every entry and a pair per row), samples what one process samples
+// either way, and counts its choices per layer.
+func TestDistAutoChoosesByModel(t *testing.T) {
+	a := samplingtest.RandomGraph(2000, 120, false, 9)
+	mbs := samplingtest.RandomSeeds(a.Rows, 4, 64, 4)
+	for _, tc := range []struct {
+		fanouts []int
+		want    sampling.FetchMode
+	}{{[]int{3, 3}, sampling.FetchPush}, {[]int{-1, -1}, sampling.FetchPull}} {
+		opt := sampling.NodeWiseOptions{Fanouts: tc.fanouts, Seed: 3}
+		want := oneProcessDigest(t, a, opt, mbs)
+		got, traffic, st := distStats(t, a, 2, 1, sampling.FetchAuto, opt, mbs, 4)
+		if got != want {
+			t.Errorf("fanouts %v: digest %s; want %s", tc.fanouts, got, want)
+		}
+		_, forced, _ := distStats(t, a, 2, 1, tc.want, opt, mbs, 4)
+		if traffic.Bytes[dist.PhaseSample] != forced.Bytes[dist.PhaseSample] {
+			t.Errorf("fanouts %v: auto sent %d bytes, %v %d", tc.fanouts, traffic.Bytes[dist.PhaseSample], tc.want, forced.Bytes[dist.PhaseSample])
+		}
+		if len(st.Layers) != len(tc.fanouts) {
+			t.Fatalf("fanouts %v: %d layers of fetch figures", tc.fanouts, len(st.Layers))
+		}
+		for l, ls := range st.Layers {
+			pulled, pushed := ls.Pull == 1 && ls.Push == 0, ls.Push == 1 && ls.Pull == 0
+			if (tc.want == sampling.FetchPush) != pushed || (tc.want == sampling.FetchPull) != pulled || !(ls.ModelPullBytes > 0 && ls.ModelPushBytes > 0) {
+				t.Errorf("fanouts %v layer %d: %+v; want one %v round and the model's bytes", tc.fanouts, l, ls, tc.want)
+			}
+		}
+	}
+}
+
+// TestDistPullBatches: the pull rounds of a layer bring in the rows of
+// several groups at once (within the fetch budget, which a small graph
+// never reaches), so that the bytes pulled do not grow with the number of
+// groups, and the sample stays the single process's.
+func TestDistPullBatches(t *testing.T) {
+	a := samplingtest.RandomGraph(2000, 120, false, 9)
+	mbs := samplingtest.RandomSeeds(a.Rows, 8, 64, 4)
+	var bytes []int64
+	for _, cap := range []int64{0, 40} {
+		opt := sampling.NodeWiseOptions{Fanouts: []int{5, 3}, Seed: 3, MaxBulkEdges: cap}
+		want := oneProcessDigest(t, a, opt, mbs)
+		got, traffic, st := distStats(t, a, 4, 1, sampling.FetchPull, opt, mbs, 8)
+		if got != want {
+			t.Errorf("MaxBulkEdges %d: digest %s; want %s", cap, got, want)
+		}
+		if st.Exchange.Rows.Rounds != int64(len(opt.Fanouts)) {
+			t.Errorf("MaxBulkEdges %d: %d pull rounds on rank 0; want one a layer", cap, st.Exchange.Rows.Rounds)
+		}
+		bytes = append(bytes, traffic.Bytes[dist.PhaseSample])
+	}
+	if bytes[0] != bytes[1] {
+		t.Errorf("pull bytes %d with the default groups, %d with groups of a minibatch; want equal", bytes[0], bytes[1])
+	}
+}
+
+// TestPickRowsEqualsPick: RowPicker.PickRows, which draws a chunk of rows'
+// positions before it reads their entries, picks what Pick picks row by
+// row, for every law, fanouts above and below the degrees, all
+// neighbours, rows of a block that starts past row 0, and rows repeated
+// for several minibatches.
+func TestPickRowsEqualsPick(t *testing.T) {
+	a := samplingtest.RandomGraph(400, 12, true, 8)
+	const lo = 100
+	block := spgemm.GatherRows(a, func() []int32 {
+		ids := make([]int32, a.Rows-lo)
+		for i := range ids {
+			ids[i] = int32(lo + i)
+		}
+		return ids
+	}(), 1)
+	var gids, mbs []int32
+	for i := range 700 {
+		gids = append(gids, int32(lo+(i*37)%(a.Rows-lo)))
+		mbs = append(mbs, int32(i/50))
+	}
+	for _, opt := range []sampling.NodeWiseOptions{
+		{Seed: 1}, {Seed: 2, Replace: true}, {Seed: 3, Weighted: true}, {Seed: 4, Weighted: true, Replace: true},
+	} {
+		for _, s := range []int{1, 4, 30, -1} {
+			if s < 0 && opt.Replace {
+				continue
+			}
+			p := sampling.NewRowPicker(opt)
+			counts := make([]int32, len(gids))
+			got, gotVals := p.PickRows(2, 1, s, block, lo, gids, mbs, counts, []int32{-7}, nil)
+			var want []int32
+			var wantVals []float32
+			wantCounts := make([]int32, len(gids))
+			for i, v := range gids {
+				cols, vals := a.Row(int(v))
+				var n int
+				want, wantVals, n = p.Pick(2, int(mbs[i]), 1, v, cols, vals, s, want, wantVals)
+				wantCounts[i] = int32(n)
+			}
+			name := fmt.Sprintf("weighted=%v replace=%v s=%d", opt.Weighted, opt.Replace, s)
+			if fmt.Sprint(counts) != fmt.Sprint(wantCounts) || got[0] != -7 || fmt.Sprint(got[1:]) != fmt.Sprint(want) || !sameFloat32s(gotVals, wantVals) {
+				t.Errorf("%s: PickRows differs from Pick row by row", name)
+			}
+		}
+	}
+}
+
+func sameFloat32s(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }

@@ -42,9 +42,11 @@ type DistSamplerOptions struct {
 	// Layout is how the ranks hold the graph; default Split.
 	Layout Layout
 	// Fetch is how a Split node-wise sampler gets the rows it samples:
-	// FetchPull, the default, or FetchPush. The layer-wise methods pull
-	// the frontier rows (FetchPush is an error with them); a Replicated
-	// graph is sampled without communication, whatever Fetch says.
+	// FetchAuto, the default (pull or push per layer, by the byte
+	// model), FetchPull or FetchPush. The layer-wise methods pull the
+	// frontier rows (FetchPush is an error with them, FetchAuto pulls); a
+	// Replicated graph is sampled without communication, whatever Fetch
+	// says.
 	Fetch FetchMode
 }
 
@@ -60,12 +62,22 @@ func (o *DistSamplerOptions) Validate() error {
 	switch {
 	case o.Layout != Split && o.Layout != Replicated:
 		return bad("Layout", int(o.Layout), "want Split or Replicated")
-	case o.Fetch != FetchPull && o.Fetch != FetchPush:
-		return bad("Fetch", int(o.Fetch), "want FetchPull or FetchPush")
+	case o.Fetch != FetchAuto && o.Fetch != FetchPull && o.Fetch != FetchPush:
+		return bad("Fetch", int(o.Fetch), "want FetchAuto, FetchPull or FetchPush")
 	case o.Fetch == FetchPush && !o.isNode():
 		return option.With(bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
 	}
 	return nil
+}
+
+// EffectiveFetch returns how the sampler of o reads the rows of other
+// ranks: Fetch, or FetchPull for a layer-wise method with FetchAuto (it
+// has no other way).
+func (o *DistSamplerOptions) EffectiveFetch() FetchMode {
+	if o.Fetch == FetchAuto && !o.isNode() {
+		return FetchPull
+	}
+	return o.Fetch
 }
 
 // NewDistSampler returns this rank's sampler of a graph distributed over

@@ -280,12 +280,6 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	return nw, nil
 }
 
-// pushes reports whether layer l has the owners of its rows select the
-// picks (PickFetcher, FetchPlanner) rather than reading the rows.
-func (nw *NodeWise) pushes(l int) bool {
-	return nw.picker != nil && (nw.planner == nil || nw.planner.LayerFetch(l) == FetchPush)
-}
-
 // EqualWeights reports whether the sampler is Weighted on a graph whose
 // weights it found all equal (and positive) when it was made, so that it
 // samples it by the uniform law's fast path: the picks are those of the

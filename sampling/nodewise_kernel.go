@@ -68,6 +68,17 @@ type nwCall struct {
 	seedCnt  []int   // per minibatch: its distinct seeds
 	g        layerState
 	team     par.Team // the call's helper goroutines
+	// A layer's groups: group j is minibatches groups[j]..groups[j+1]-1,
+	// its selection bound groupCost[j].
+	groups    []int
+	groupCost []int64
+	batches   []int // pull: the groups of each FetchRows (FetchBatcher)
+	// A pushed layer: its one request, and where each stacked row's picks
+	// start in req.Picks (pushOff, len rows+1).
+	req     PickRequest
+	pushOff []int64
+	at      []int64 // per minibatch: where its requests (then its picks) start
+	mbPicks []int64 // per minibatch: its picks (then where its counts start)
 }
 
 // nwScratch holds the sampler's reusable memory: free lists that outlive
@@ -118,7 +129,9 @@ func (nw *NodeWise) getCall() *nwCall {
 }
 
 func (nw *NodeWise) putCall(c *nwCall) {
-	c.g.verts, c.g.ind, c.g.val = nil, nil, nil // views of data the sampler does not own
+	c.g.verts, c.g.pk = nil, PackedArrays{} // views of data the sampler does not own
+	c.g.picks, c.g.pvals = nil, nil
+	c.req.Count, c.req.Picks, c.req.Values = nil, nil, nil
 	nw.scratch.mu.Lock()
 	nw.scratch.calls = append(nw.scratch.calls, c)
 	nw.scratch.mu.Unlock()
@@ -184,18 +197,19 @@ func extend[T any](s []T, n, want int) []T {
 // it does not own.
 type layerState struct {
 	mb0      int
-	rowStart []int     // row of the group where minibatch mb0+i starts
-	verts    []int32   // vertex of each row: the group's frontiers, back to back (a view)
-	skip     []int32   // per group minibatch: rows before this are not expanded
-	off      []int64   // len rows+1: row r's picks start at picks[off[r]]
-	chunkOff []int64   // per chunk of rowGrain rows: its picks' bound, then where they start
-	lo       []int64   // packed path: where row r's vertex's row starts in ind
-	deg      []int32   // packed path: its degree
-	ind      []int32   // packed path: the source's packed column ids (a view)
-	val      []float32 // packed path: its packed values (nil when not fetched; a view)
-	cnt      []int32   // number of picks of each row
-	picks    []int32   // global ids of the picks
-	pvals    []float32 // values of the picks when hasVals
+	rowStart []int        // row of the group where minibatch mb0+i starts
+	verts    []int32      // vertex of each row: the group's frontiers, back to back (a view)
+	skip     []int32      // per group minibatch: rows before this are not expanded
+	off      []int64      // len rows+1: row r's picks start at picks[off[r]]
+	chunkOff []int64      // per chunk of rowGrain rows: its picks' bound, then where they start
+	lo       []int64      // packed path: where row r's vertex's row starts in ind
+	deg      []int32      // packed path: its degree
+	pk       PackedArrays // packed path: the source's packed rows (views)
+	cnt      []int32      // number of picks of each row
+	picks    []int32      // global ids of the picks: selPicks, or a view of a pushed layer's
+	pvals    []float32    // values of the picks when hasVals: selVals, or a view
+	selPicks []int32      // the selection's picks and values (owned)
+	selVals  []float32
 	hasVals  bool      // the picks' values are not all 1 (weighted or with replacement)
 	mbEdges  []int64   // per group minibatch: the entries it selected
 	edgeBase []int64   // len group+1: where each minibatch's entries start, from the group's first
@@ -242,12 +256,12 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 	for m := range k {
 		total += cost(m)
 	}
-	var done int64
+	// A group takes minibatches while its selection bound fits the cap,
+	// and at least minGroup of them, so that the extraction, parallel over
+	// the group's minibatches, has work for every thread, as long as they
+	// fit the memory cap.
+	c.groups, c.groupCost = append(c.groups[:0], 0), c.groupCost[:0]
 	for m0 := 0; m0 < k; {
-		// A group takes minibatches while its selection bound fits the
-		// cap, and at least minGroup of them, so that the extraction,
-		// parallel over the group's minibatches, has work for every
-		// thread, as long as they fit the memory cap.
 		m1, gc := m0, int64(0)
 		for m1 < k {
 			cm := cost(m1)
@@ -257,11 +271,42 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 			gc += cm
 			m1++
 		}
-		done += gc
-		if err := nw.sampleGroup(ctx, c, la, epoch, first, l, s, prev, prevStart, m0, m1, float64(total)/float64(max(done, 1))); err != nil {
+		c.groups, c.groupCost = append(c.groups, m1), append(c.groupCost, gc)
+		m0 = m1
+	}
+	push := nw.pushes(c, l, s, prev, prevStart)
+	if push {
+		if err := nw.pushLayer(ctx, c, epoch, first, l, s, prev, prevStart); err != nil {
 			return err
 		}
-		m0 = m1
+	}
+	// The batches of groups whose rows one FetchRows brings in (pull from
+	// a RowFetcher), else one batch of every group.
+	fetcher, fetch := nw.src.(RowFetcher)
+	fetch = fetch && !push
+	c.batches = append(c.batches[:0], 0, len(c.groupCost))
+	if b, ok := nw.src.(FetchBatcher); fetch && ok {
+		c.batches = b.PullBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
+	} else if fetch {
+		c.batches = c.batches[:0]
+		for j := range len(c.groupCost) + 1 {
+			c.batches = append(c.batches, j)
+		}
+	}
+	var done int64
+	for b := range len(c.batches) - 1 {
+		j0, j1 := c.batches[b], c.batches[b+1]
+		if fetch {
+			if err := fetcher.FetchRows(ctx, nw.expandedVertices(c, prev, prevStart, c.groups[j0], c.groups[j1])); err != nil {
+				return err
+			}
+		}
+		for j := j0; j < j1; j++ {
+			done += c.groupCost[j]
+			if err := nw.sampleGroup(ctx, c, la, epoch, first, l, s, prev, prevStart, c.groups[j], c.groups[j+1], float64(total)/float64(max(done, 1)), push); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
@@ -269,7 +314,7 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 // sampleGroup samples layer l of minibatches m0..m1-1. growth estimates
 // the ratio of the layer's final output to its output so far, for sizing
 // the output arrays when they must move.
-func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int, growth float64) error {
+func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int, growth float64, pushed bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -289,19 +334,14 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	g.hasVals = nw.opt.Weighted || nw.opt.Replace
 	g.mbEdges = par.Resize(g.mbEdges, ng)
 	clear(g.mbEdges)
-	if nw.pushes(l) {
-		// Push: the owners of the rows select (passes 1 and 2 run there).
-		if err := nw.pushGroup(ctx, g, epoch, first, l, s); err != nil {
-			return err
-		}
+	if pushed {
+		// Push: the owners of the rows selected (passes 1 and 2 ran
+		// there, for the whole layer: pushLayer).
+		nw.pushedGroup(c, g, prevStart, m0, m1)
 	} else {
-		if f, ok := nw.src.(RowFetcher); ok {
-			if err := f.FetchRows(ctx, nw.expandedVertices(g)); err != nil {
-				return err
-			}
-		}
+		// A RowFetcher's rows were brought in by sampleLayer.
 		if nw.packed != nil {
-			g.ind, g.val = nw.packed.Packed()
+			g.pk = nw.packed.Packed()
 		}
 
 		// Pass 1: sizes. Row r's bound goes to off[r] and each chunk's
@@ -323,9 +363,11 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 
 		// Pass 2: selection.
 		g.cnt = par.Resize(g.cnt, rows)
-		g.picks = par.Resize(g.picks, int(bound))
+		g.selPicks = par.Resize(g.selPicks, int(bound))
+		g.picks = g.selPicks
 		if g.hasVals {
-			g.pvals = par.Resize(g.pvals, int(bound))
+			g.selVals = par.Resize(g.selVals, int(bound))
+			g.pvals = g.selVals
 		}
 		key := nw.stream
 		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
@@ -411,56 +453,130 @@ func (g *layerState) countEdges(lo, hi int) {
 	}
 }
 
-// pushGroup has the owners of the group's expanded rows select their picks
-// (PickFetcher) and stores the result as passes 1 and 2 would.
-func (nw *NodeWise) pushGroup(ctx context.Context, g *layerState, epoch, first, l, s int) error {
-	rows := len(g.verts)
-	req := &PickRequest{Epoch: epoch, Layer: l, Fanout: s}
-	for i := range len(g.rowStart) - 1 {
-		for r := g.rowStart[i] + int(g.skip[i]); r < g.rowStart[i+1]; r++ {
-			req.Vertex = append(req.Vertex, g.verts[r])
-			req.Minibatch = append(req.Minibatch, int32(first+g.mb0+i))
-		}
+// pushes reports whether layer l has the owners of its rows select the
+// picks (PickFetcher, FetchPlanner) rather than reading the rows.
+func (nw *NodeWise) pushes(c *nwCall, l, s int, prev []int32, prevStart []int) bool {
+	if nw.picker == nil {
+		return false
 	}
+	if nw.planner == nil {
+		return true
+	}
+	return nw.planner.LayerFetch(nw.demand(c, l, s, prev, prevStart)) == FetchPush
+}
+
+// demand returns what layer l asks of the row source.
+func (nw *NodeWise) demand(c *nwCall, l, s int, prev []int32, prevStart []int) LayerDemand {
+	d := LayerDemand{Layer: l, Fanout: s, Frontier: prev, Start: prevStart, Groups: c.groups}
+	if nw.opt.Frontier == FrontierNew {
+		d.Skip = c.expanded
+	}
+	return d
+}
+
+// pushLayer has the owners of the layer's expanded rows, over every
+// minibatch of the bulk, select their picks (PickFetcher) in one round,
+// and sets c.pushOff to where each stacked row's picks start in
+// c.req.Picks (rows not expanded have none).
+func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s int, prev []int32, prevStart []int) error {
+	k := len(prevStart) - 1
+	// at[m]: where minibatch m's requests start.
+	c.at = par.Resize(c.at, k+1)
+	at := c.at
+	at[0] = 0
+	for m := range k {
+		at[m+1] = at[m] + int64(prevStart[m+1]-prevStart[m]-int(c.expanded[m]))
+	}
+	req := &c.req
+	req.Epoch, req.Layer, req.Fanout = epoch, l, s
+	req.Vertex, req.Minibatch = par.Resize(req.Vertex, int(at[k])), par.Resize(req.Minibatch, int(at[k]))
+	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
+		for m := lo; m < hi; m++ {
+			copy(req.Vertex[at[m]:at[m+1]], prev[prevStart[m]+int(c.expanded[m]):prevStart[m+1]])
+			mb := req.Minibatch[at[m]:at[m+1]]
+			for i := range mb {
+				mb[i] = int32(first + m)
+			}
+		}
+	})
 	if err := nw.picker.FetchPicks(ctx, req); err != nil {
 		return err
 	}
-	if len(req.Count) != len(req.Vertex) || (g.hasVals && len(req.Values) != len(req.Picks)) {
+	if len(req.Count) != len(req.Vertex) || (nw.opt.Weighted || nw.opt.Replace) && len(req.Values) != len(req.Picks) {
 		return fmt.Errorf("sampling: FetchPicks returned %d counts and %d values for %d rows and %d picks", len(req.Count), len(req.Values), len(req.Vertex), len(req.Picks))
 	}
-	g.off = par.Resize(g.off, rows+1)
-	g.cnt = par.Resize(g.cnt, rows)
-	g.off[0] = 0
-	j := 0
-	for i := range len(g.rowStart) - 1 {
-		for r := g.rowStart[i]; r < g.rowStart[i+1]; r++ {
-			g.cnt[r] = 0
-			if r >= g.rowStart[i]+int(g.skip[i]) {
-				g.cnt[r] = req.Count[j]
-				j++
+	// Each minibatch's picks, then where they start (in at, reused), then
+	// each row's offset, the minibatches in parallel.
+	c.mbPicks = par.Resize(c.mbPicks, k)
+	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
+		for m := lo; m < hi; m++ {
+			var n int64
+			for _, cnt := range req.Count[at[m]:at[m+1]] {
+				n += int64(cnt)
 			}
-			g.off[r+1] = g.off[r] + int64(g.cnt[r])
-			g.mbEdges[i] += int64(g.cnt[r])
+			c.mbPicks[m] = n
 		}
+	})
+	c.pushOff = par.Resize(c.pushOff, prevStart[k]+1)
+	off := c.pushOff
+	off[0] = 0
+	var total int64
+	for m := range k {
+		j := at[m]
+		at[m] = total
+		total += c.mbPicks[m]
+		c.mbPicks[m] = j // now where m's counts start
 	}
-	if g.off[rows] != int64(len(req.Picks)) {
-		return fmt.Errorf("sampling: FetchPicks returned %d picks, its counts sum to %d", len(req.Picks), g.off[rows])
+	if total != int64(len(req.Picks)) {
+		return fmt.Errorf("sampling: FetchPicks returned %d picks, its counts sum to %d", len(req.Picks), total)
 	}
-	g.picks = req.Picks
-	if g.hasVals {
-		g.pvals = req.Values
-	}
+	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
+		for m := lo; m < hi; m++ {
+			o, j := at[m], c.mbPicks[m]
+			for r := prevStart[m]; r < prevStart[m+1]; r++ {
+				if r >= prevStart[m]+int(c.expanded[m]) {
+					o += int64(req.Count[j])
+					j++
+				}
+				off[r+1] = o
+			}
+		}
+	})
 	return nil
 }
 
-// expandedVertices returns the distinct vertices of the group's rows that
-// the layer expands (in g.fetch, reused).
-func (nw *NodeWise) expandedVertices(g *layerState) []int32 {
+// pushedGroup sets the group's counts, offsets and picks (views of
+// c.req's) from the pushed layer, as passes 1 and 2 would.
+func (nw *NodeWise) pushedGroup(c *nwCall, g *layerState, prevStart []int, m0, m1 int) {
+	rows := len(g.verts)
+	base := prevStart[m0]
+	off := c.pushOff[base : base+rows+1]
+	o0 := off[0]
+	g.off = par.Resize(g.off, rows+1)
+	g.cnt = par.Resize(g.cnt, rows)
+	for r := range rows {
+		g.off[r] = off[r] - o0
+		g.cnt[r] = int32(off[r+1] - off[r])
+	}
+	g.off[rows] = off[rows] - o0
+	for i := range m1 - m0 {
+		g.mbEdges[i] = c.pushOff[prevStart[m0+i+1]] - c.pushOff[prevStart[m0+i]]
+	}
+	g.picks = c.req.Picks[o0:off[rows]]
+	if g.hasVals {
+		g.pvals = c.req.Values[o0:off[rows]]
+	}
+}
+
+// expandedVertices returns the distinct vertices of minibatches m0..m1-1
+// of the layer (frontiers prev, prevStart) whose rows the layer expands
+// (in c.g.fetch, reused).
+func (nw *NodeWise) expandedVertices(c *nwCall, prev []int32, prevStart []int, m0, m1 int) []int32 {
 	w := nw.getWorker()
 	defer nw.putWorker(w)
-	out := g.fetch[:0]
-	for i := range len(g.rowStart) - 1 {
-		for _, v := range g.verts[g.rowStart[i]+int(g.skip[i]) : g.rowStart[i+1]] {
+	out := c.g.fetch[:0]
+	for m := m0; m < m1; m++ {
+		for _, v := range prev[prevStart[m]+int(c.expanded[m]) : prevStart[m+1]] {
 			if w.ids[v] < 0 {
 				w.ids[v] = 0
 				out = append(out, v)
@@ -468,7 +584,7 @@ func (nw *NodeWise) expandedVertices(g *layerState) []int32 {
 		}
 	}
 	w.reset(out)
-	g.fetch = out
+	c.g.fetch = out
 	return out
 }
 
@@ -528,11 +644,7 @@ func (nw *NodeWise) selectRows(w *nwWorker, g *layerState, stream Stream, epoch,
 		var cols []int32
 		var vals []float32
 		if nw.packed != nil {
-			start, end := g.lo[r], g.lo[r]+int64(g.deg[r])
-			cols = g.ind[start:end]
-			if g.val != nil {
-				vals = g.val[start:end]
-			}
+			cols, vals = g.pk.Row(g.lo[r], g.deg[r])
 		} else {
 			cols, vals = nw.src.Row(v)
 		}
@@ -598,11 +710,11 @@ func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream,
 		}
 		g.cnt[r] = int32(len(pos))
 	}
-	ind := g.ind
+	pk := &g.pk
 	for r := lo; r < hi; r++ {
 		o := g.off[r]
 		picks := g.picks[o : o+int64(g.cnt[r])]
-		row := ind[g.lo[r] : g.lo[r]+int64(g.deg[r])]
+		row := pk.Cols(g.lo[r], g.deg[r])
 		for j, p := range picks {
 			picks[j] = row[p]
 		}

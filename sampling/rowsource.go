@@ -2,6 +2,7 @@ package sampling
 
 import (
 	"context"
+	"math"
 	"slices"
 
 	"github.com/bulksample/bulksample/spgemm"
@@ -86,25 +87,64 @@ func (c CSRRows) RowSpan(v int32) (int64, int32) {
 	return c.A.Indptr[v], int32(c.A.Indptr[v+1] - c.A.Indptr[v])
 }
 
-// Packed returns A.Indices and A.Data.
-func (c CSRRows) Packed() ([]int32, []float32) { return c.A.Indices, c.A.Data }
+// Packed returns A.Indices and A.Data, all rows in one pair of arrays.
+func (c CSRRows) Packed() PackedArrays {
+	return PackedArrays{Ind: c.A.Indices, Val: c.A.Data, Base: math.MaxInt64}
+}
 
 // PackedRows is an optional capability of a RowSource whose rows lie in
-// shared packed arrays, as a CSR's do: row v is
-// indices[start:start+deg] (and values alike) for start, deg = RowSpan(v).
-// The node-wise sampler's uniform kernel then draws every row's positions
-// from the degrees alone and gathers the column ids afterwards, in a loop of
-// independent loads. A local CSR (CSRRows) and the rows a distributed
-// source has fetched (sampling.DistRows) both provide it.
+// shared packed arrays, as a CSR's do: row v is the span of RowSpan(v) in
+// the arrays of Packed. The node-wise sampler's uniform kernel then draws
+// every row's positions from the degrees alone and gathers the column ids
+// afterwards, in a loop of independent loads. A local CSR (CSRRows) and
+// the rows a distributed source holds and has fetched (sampling.DistRows)
+// both provide it.
 type PackedRows interface {
 	RowSource
 	// RowSpan returns where row v starts in the packed arrays and its
-	// length. For a RowFetcher, only rows fetched by the last FetchRows.
+	// length. For a RowFetcher, only rows local or fetched by the last
+	// FetchRows.
 	RowSpan(v int32) (start int64, deg int32)
 	// Packed returns the packed arrays; values may be nil when the
 	// sampler does not read them (unweighted). A RowFetcher's arrays may
 	// change with each FetchRows: the sampler calls Packed after it.
-	Packed() (indices []int32, values []float32)
+	Packed() PackedArrays
+}
+
+// PackedArrays are the arrays of a PackedRows: a span (start, deg) of
+// RowSpan lies in Ind and Val at start when start < Base, and in FarInd
+// and FarVal at start - Base otherwise (a distributed source's own block
+// and the rows it fetched, kept apart so that the block is read in place
+// rather than copied). Val and FarVal are nil when the source does not
+// supply values.
+type PackedArrays struct {
+	Ind    []int32
+	Val    []float32
+	Base   int64
+	FarInd []int32
+	FarVal []float32
+}
+
+// Row returns the column ids and values (nil when the arrays have none) of
+// the span (start, deg).
+func (p *PackedArrays) Row(start int64, deg int32) ([]int32, []float32) {
+	ind, val := p.Ind, p.Val
+	if start >= p.Base {
+		ind, val, start = p.FarInd, p.FarVal, start-p.Base
+	}
+	end := start + int64(deg)
+	if val == nil {
+		return ind[start:end], nil
+	}
+	return ind[start:end], val[start:end]
+}
+
+// Cols returns the column ids of the span (start, deg).
+func (p *PackedArrays) Cols(start int64, deg int32) []int32 {
+	if start >= p.Base {
+		return p.FarInd[start-p.Base : start-p.Base+int64(deg)]
+	}
+	return p.Ind[start : start+int64(deg)]
 }
 
 // PickFetcher is an optional capability of a RowSource whose rows are
@@ -118,11 +158,42 @@ type PickFetcher interface {
 
 // FetchPlanner is an optional capability of a RowSource that is both a
 // RowFetcher and a PickFetcher (DistRows): LayerFetch says, for each layer
-// of the node-wise sampler, whether it pulls the layer's rows (FetchRows)
-// or has their owners select the picks (FetchPicks). A PickFetcher without
-// it is pushed to at every layer.
+// of each bulk of the node-wise sampler, whether it pulls the layer's rows
+// (FetchRows, once per group of minibatches) or has their owners select
+// the picks (FetchPicks, once for the layer). A PickFetcher without it is
+// pushed to at every layer.
 type FetchPlanner interface {
-	LayerFetch(layer int) FetchMode
+	LayerFetch(d LayerDemand) FetchMode
+}
+
+// FetchBatcher is an optional capability of a RowFetcher: PullBatches cuts
+// the groups of a pulled layer (d.Groups) into the batches whose distinct
+// rows one FetchRows brings in together, appending their boundaries to
+// dst[:0] as group indices (batch j is groups b[j] to b[j+1]-1, b[0] = 0,
+// the last boundary len(d.Groups)-1). Fewer, larger batches fetch a row
+// that several groups read once rather than once per group, at the cost
+// of holding more fetched rows at a time. Without it each group is a
+// batch of its own.
+type FetchBatcher interface {
+	PullBatches(d LayerDemand, dst []int) []int
+}
+
+// LayerDemand is what one layer of a bulk asks of a FetchPlanner: the
+// rows it expands and how a pull would group them. Its slices are the
+// sampler's, read-only and valid during the call.
+type LayerDemand struct {
+	Layer, Fanout int
+	// Frontier holds the minibatches' frontiers back to back: minibatch
+	// i's is Frontier[Start[i]:Start[i+1]], of which the first Skip[i]
+	// rows are not expanded at this layer (FrontierNew; Skip is nil when
+	// every row is expanded).
+	Frontier []int32
+	Start    []int
+	Skip     []int32
+	// Groups cut the minibatches into the groups whose distinct rows a
+	// pull fetches together: group j is minibatches Groups[j] to
+	// Groups[j+1]-1.
+	Groups []int
 }
 
 // PickRequest is one layer's rows of a group of minibatches, to be
@@ -134,6 +205,7 @@ type PickRequest struct {
 	// Filled by FetchPicks: the number of picks of each row, the picks'
 	// global ids (rows back to back, each in RowPicker's order) and, when
 	// the sampler is weighted or samples with replacement, their values.
+	// They may be the fetcher's arrays, valid until its next FetchPicks.
 	Count  []int32
 	Picks  []int32
 	Values []float32
@@ -146,6 +218,7 @@ type RowPicker struct {
 	stream Stream
 	opt    SelectOptions
 	sel    rowSelector
+	starts []int64 // PickRows: where each row starts in the block
 }
 
 // NewRowPicker returns the picker of a node-wise sampler with options opt
@@ -176,4 +249,71 @@ func (p *RowPicker) Pick(epoch, mb, layer int, v int32, cols []int32, vals []flo
 		pvals = pvals[:len(pvals)-bound+n]
 	}
 	return picks[:n0+n], pvals, n
+}
+
+// PickRows appends the picks of rows gids[i] of a block (row gid - lo of
+// a), each for minibatch mbs[i], layer, epoch and fanout s, to picks (and,
+// when HasValues, their values to pvals), row after row, sets counts[i] to
+// row i's number of picks, and returns both slices: what Pick returns row
+// by row. Unweighted, it draws every row's positions from the lengths
+// first and gathers the column ids after, so that the loads of many rows
+// are in flight at once (the sampler's uniform kernel, selectRowsUniform).
+// It panics if a gid is outside the block.
+func (p *RowPicker) PickRows(epoch, layer, s int, a *spgemm.CSR, lo int32, gids, mbs []int32, counts []int32, picks []int32, pvals []float32) ([]int32, []float32) {
+	if p.opt.Weighted {
+		for i, v := range gids {
+			cols, vals := a.Row(int(v - lo))
+			var n int
+			picks, pvals, n = p.Pick(epoch, int(mbs[i]), layer, v, cols, vals, s, picks, pvals)
+			counts[i] = int32(n)
+		}
+		return picks, pvals
+	}
+	n0 := len(picks)
+	// The rows' starts and lengths first, in a loop of independent loads;
+	// the lengths wait in counts until the positions replace them.
+	p.starts = slices.Grow(p.starts[:0], len(gids))[:len(gids)]
+	for i, v := range gids {
+		r := v - lo
+		p.starts[i] = a.Indptr[r]
+		counts[i] = int32(a.Indptr[r+1] - p.starts[i])
+	}
+	bound := 0
+	for _, deg := range counts {
+		bound += selectBound(int(deg), s)
+	}
+	picks = slices.Grow(picks, bound)
+	if p.opt.Replace {
+		pvals = slices.Grow(pvals, bound)
+	}
+	var lk layerKey
+	mb := int32(-1)
+	for i, v := range gids {
+		deg := int(counts[i])
+		counts[i] = 0
+		if deg == 0 || s == 0 {
+			continue
+		}
+		if mbs[i] != mb {
+			mb = mbs[i]
+			lk = p.stream.layer(epoch, int(mb), layer)
+		}
+		pos, mult := p.sel.uniform(lk.row(v), deg, s, p.opt.Replace)
+		picks = append(picks, pos...)
+		if p.opt.Replace {
+			for j := range pos {
+				pvals = append(pvals, pickValue(1, mult, j))
+			}
+		}
+		counts[i] = int32(len(pos))
+	}
+	k := n0
+	for i, c := range counts {
+		row := a.Indices[p.starts[i]:]
+		for j := range picks[k : k+int(c)] {
+			picks[k+j] = row[picks[k+j]]
+		}
+		k += int(c)
+	}
+	return picks, pvals
 }

@@ -231,7 +231,7 @@ func (j *DistJob) sampler(ctx context.Context, label string) (sampling.Sampler, 
 	}
 	rd := j.data
 	so := j.Options.distSamplerOptions()
-	graph, fetch := rd.block(), so.Fetch.String()
+	graph, fetch := rd.block(), so.EffectiveFetch().String()
 	if so.Layout == sampling.Replicated {
 		graph, fetch = rd.adj, "replicated"
 	}

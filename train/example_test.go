@@ -89,5 +89,5 @@ func ExampleNewDist() {
 	}
 	fmt.Println(line)
 	// Output:
-	// 4 ranks, rank 0 holds rows [0, 1000) and fetches by pull; 10 epochs; test accuracy above 0.5: true
+	// 4 ranks, rank 0 holds rows [0, 1000) and fetches by auto; 10 epochs; test accuracy above 0.5: true
 }

@@ -54,7 +54,8 @@ type DistOptions struct {
 	// sampling.Replicated (every rank all of them).
 	Layout sampling.Layout
 	// Fetch is how a Split node-wise sampler gets remote rows:
-	// sampling.FetchPull (the default) or FetchPush.
+	// sampling.FetchAuto (the default: pull or push per layer, by the
+	// byte model), FetchPull or FetchPush.
 	Fetch sampling.FetchMode
 	// Eval is where the evaluation after each epoch runs; default
 	// EvalDistributed.

@@ -207,8 +207,12 @@ func TestNewDistSources(t *testing.T) {
 			opt.Dist.Replication = pc[1]
 			name := fmt.Sprintf("%v %s p=%d c=%d", opt.Train.Model.Arch, opt.Sampler.Method, pc[0], pc[1])
 			want, wantHash, infos := runDist(t, pc[0], opt, func(int) train.Source { return train.Path(native, nil) })
-			if !infos[0].BlockOnly || !infos[0].FeaturesDistributed || infos[0].Fetch != "pull" {
-				t.Errorf("%s, native file: %+v; want block-only, distributed features, pull", name, infos[0])
+			wantFetch := "auto" // node-wise: pull or push per layer
+			if opt.Sampler.Method == sampling.MethodLADIES {
+				wantFetch = "pull"
+			}
+			if !infos[0].BlockOnly || !infos[0].FeaturesDistributed || infos[0].Fetch != wantFetch {
+				t.Errorf("%s, native file: %+v; want block-only, distributed features, %s", name, infos[0], wantFetch)
 			}
 			check := func(what string, o train.Options, src func(r int) train.Source) {
 				got, hash, _ := runDist(t, pc[0], o, src)

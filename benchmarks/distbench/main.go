@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
-	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
@@ -248,11 +247,11 @@ func (m *modelInputs) bytes(fetch string, p, c int) float64 {
 		return 0
 	}
 	// The sums are over ranks: every rank sends the headers.
-	header := float64(p) * costmodel.SampleHeaderBytes(p, c, (m.layers+1)*m.bulks)
+	header := float64(p) * sampling.SampleHeaderBytes(p, c, (m.layers+1)*m.bulks)
 	if fetch == "pull" {
-		return costmodel.PullSampleBytes(p, c, m.distinct, m.degSum) + header
+		return sampling.PullSampleBytes(p, c, m.distinct, m.degSum) + header
 	}
-	return costmodel.PushSampleBytes(p, c, m.rows, m.pickSum) + header
+	return sampling.PushSampleBytes(p, c, m.rows, m.pickSum) + header
 }
 
 // costModel samples the minibatches of each rank in one process (the

@@ -24,14 +24,15 @@ type runCase struct {
 
 // The issue's table (issue 31, measured 2026-11-27 on the 16-core host):
 // one process at 16 threads, and 4 ranks of 4 threads and 16 of 1 with
-// pull, push and a replicated graph.
+// pull, push and a replicated graph, and --fetch auto (the default since:
+// pull or push per layer by the byte model).
 const defaultTableCases = "1 process x 16 threads=0:16:;" +
-	"np 4 x 4 threads, pull=4:4:--fetch pull;np 4, push=4:4:--fetch push;np 4, replicated=4:4:--replicate-graph;" +
-	"np 16 x 1 thread, pull=16:1:--fetch pull;np 16, push=16:1:--fetch push;np 16, replicated=16:1:--replicate-graph"
+	"np 4 x 4 threads, pull=4:4:--fetch pull;np 4, push=4:4:--fetch push;np 4, auto=4:4:--fetch auto;np 4, replicated=4:4:--replicate-graph;" +
+	"np 16 x 1 thread, pull=16:1:--fetch pull;np 16, push=16:1:--fetch push;np 16, auto=16:1:--fetch auto;np 16, replicated=16:1:--replicate-graph"
 
 // The papers100M-sized runs: the issue's goals are one process at 16
-// threads (warm) and mpirun -np 16 push.
-const defaultPapersCases = "1 process x 16 threads=0:16:;np 16 x 1 thread, push=16:1:--fetch push"
+// threads (warm) and mpirun -np 16 push; auto is the default.
+const defaultPapersCases = "1 process x 16 threads=0:16:;np 16 x 1 thread, push=16:1:--fetch push;np 16, auto=16:1:--fetch auto"
 
 // parseCases parses NAME=RANKS:THREADS:FLAGS;... (see --cases).
 func parseCases(s string) ([]runCase, error) {
@@ -93,8 +94,31 @@ var columns = []column{
 		}
 		return ""
 	}},
+	{"vs replicated", func(r result, rows []result) string {
+		for _, o := range rows {
+			if o.Summary != nil && o.Summary["fetch"] == "replicated" && num(o.Summary, "ranks") == num(r.Summary, "ranks") && num(r.Summary, "ranks") > 0 {
+				return fmtNum(num(r.Summary, "seps")/num(o.Summary, "seps"), 2)
+			}
+		}
+		return ""
+	}},
 	{"cold SEPS (M)", func(r result, _ []result) string { return fmtNum(num(r.Summary, "cold_seps")/1e6, 1) }},
 	{"seconds", func(r result, _ []result) string { return fmtNum(num(r.Summary, "seconds"), 2) }},
+	{"fetch per layer", func(r result, _ []result) string { return fetchLayers(r.Summary) }},
+	{"work s, busiest rank (x mean)", func(r result, _ []result) string {
+		w := num(r.Summary, "rank_spread", "work_seconds", "max")
+		if w == 0 {
+			return ""
+		}
+		return fmt.Sprintf("%s (%s)", fmtNum(w, 2), fmtNum(num(r.Summary, "rank_spread", "work_max_over_mean"), 2))
+	}},
+	{"exchange s, busiest rank", func(r result, _ []result) string {
+		return fmtNum(num(r.Summary, "rank_spread", "exchange_seconds", "max"), 2)
+	}},
+	{"idle s, busiest rank", func(r result, _ []result) string {
+		return fmtNum(num(r.Summary, "rank_spread", "idle_seconds", "max"), 2)
+	}},
+	{"digest s", func(r result, _ []result) string { return fmtNum(num(r.Summary, "digest_seconds"), 2) }},
 	{"sample traffic, busiest rank (MB)", func(r result, _ []result) string {
 		return fmtNum(num(r.Summary, "traffic", "sample", "bytes_sent_max")/1e6, 1)
 	}},
@@ -121,6 +145,29 @@ var columns = []column{
 		}
 		return ""
 	}},
+}
+
+// fetchLayers returns how a distributed run fetched each layer (its JSON's
+// fetch_layers): pull, push or mixed (both, over the ranks and bulks),
+// comma-separated from the seeds' layer; "" when it has none.
+func fetchLayers(s map[string]any) string {
+	layers, _ := s["fetch_layers"].([]any)
+	var out []string
+	for _, l := range layers {
+		m, _ := l.(map[string]any)
+		pull, push := num(m, "pull"), num(m, "push")
+		switch {
+		case pull > 0 && push > 0:
+			out = append(out, "mixed")
+		case pull > 0:
+			out = append(out, "pull")
+		case push > 0:
+			out = append(out, "push")
+		default:
+			out = append(out, "-")
+		}
+	}
+	return strings.Join(out, ",")
 }
 
 // num returns the number at path in the JSON object s (0 when absent).

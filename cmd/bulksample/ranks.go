@@ -91,7 +91,8 @@ type distFlags struct {
 
 func (d *distFlags) add(fs *flag.FlagSet, eval bool) {
 	d.rankFlags.add(fs)
-	fs.StringVar(&d.fetch, "fetch", "pull", "distributed runs: pull (fetch the rows of A from their owners, 1.5D) or push (owners sample and return only the picks)")
+	fs.StringVar(&d.fetch, "fetch", "auto", "distributed runs: pull (fetch the rows of A from their owners, 1.5D), push (owners sample and return only the picks)\n"+
+		"or auto (each layer of each bulk whichever of the two the byte model says sends less; the JSON's fetch_layers says what it chose)")
 	fs.BoolVar(&d.replicate, "replicate-graph", false, "distributed runs: every rank holds the whole graph; sampling needs no communication")
 	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
 	if eval {
@@ -107,7 +108,7 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 	o := train.DistOptions{Replication: d.replication}
 	var err error
 	if o.Fetch, err = sampling.ParseFetchMode(d.fetch); err != nil {
-		return o, usageError(fs, "--fetch %q: want pull or push", d.fetch)
+		return o, usageError(fs, "--fetch %q: want auto, pull or push", d.fetch)
 	}
 	if d.replicate {
 		o.Layout = sampling.Replicated
@@ -142,11 +143,11 @@ func samplerOptions(so sampling.SamplerOptions, o train.DistOptions) sampling.Di
 }
 
 // fetchName is how the JSON names the way a run's ranks read the graph.
-func fetchName(o train.DistOptions) string {
+func fetchName(o sampling.DistSamplerOptions) string {
 	if o.Layout == sampling.Replicated {
 		return "replicated"
 	}
-	return o.Fetch.String()
+	return o.EffectiveFetch().String()
 }
 
 // runRanks runs rank on this process's rank of the MPI job (r.inproc = 0),

@@ -49,6 +49,22 @@ type distSummary struct {
 	BlockOnly   bool                 `json:"block_only"` // each rank read only its block of rows (native, scipy .npz or OGB)
 	Traffic     map[string]phaseJSON `json:"traffic"`    // bytes and messages per communication phase
 	PeakRSSMax  int64                `json:"peak_rss_max"`
+	// PeakRSS is the spread of the ranks' peak resident sets; Memory
+	// sets them beside what a rank must hold, its graph and its sample.
+	PeakRSS spreadJSON  `json:"peak_rss"`
+	Memory  *memoryJSON `json:"memory,omitempty"`
+	// RankSpread, Exchange and FetchLayers say where the ranks' time went
+	// (sample_ranks.go): the spread over the ranks of their work, sampled
+	// edges and waits; the row exchange's rounds by kind (pull, degrees,
+	// push, drain: rounds, bytes, wait, transfer and serve times); and how
+	// each layer was fetched (--fetch auto's choices).
+	RankSpread  *rankSpreadJSON         `json:"rank_spread,omitempty"`
+	Exchange    map[string]exchangeJSON `json:"exchange,omitempty"`
+	FetchLayers []fetchLayerJSON        `json:"fetch_layers,omitempty"`
+	// DigestSeconds is rank 0's time gathering and hashing the samples
+	// (--digest), outside the timed sampling: each gathering ends at a
+	// barrier, so that no rank starts its next bulk while rank 0 hashes.
+	DigestSeconds float64 `json:"digest_seconds,omitempty"`
 }
 
 // sampleRank is one rank's run.
@@ -69,15 +85,23 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		return fmt.Errorf("%s: %w", c.graph, err)
 	}
 	sum := distSummary{sampleSummary: c.summary(ep, d.N, d.NNZ, loadSec),
-		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(c.dist), BlockOnly: d.BlockOnly}
+		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(samplerOptions(c.sampler, c.dist)), BlockOnly: d.BlockOnly}
 	sum.Version = version()
-	busy, edges, dg, err := sampleRankBulks(ctx, e, c, grid, s, ep)
+	busy, edges, sampleBytes, dg, digestTime, err := sampleRankBulks(ctx, e, c, grid, s, ep)
 	if err != nil {
 		return err
 	}
 	if err := distTotals(ctx, grid, busy, edges, &sum); err != nil {
 		return err
 	}
+	layers := len(c.sampler.Fanouts)
+	if err := gatherRanks(ctx, grid, rankFigures(s, busy, edges, procstat.PeakRSS(), graphBytes(d.Adj, c.sampler.Weighted), sampleBytes, layers), layers, &sum); err != nil {
+		return err
+	}
+	if c.sampler.Method != sampling.MethodNode || c.dist.Layout == sampling.Replicated {
+		sum.FetchLayers = nil
+	}
+	sum.DigestSeconds = digestTime.Seconds()
 	if grid.Rank() != 0 {
 		return nil
 	}
@@ -89,6 +113,11 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		sum.Sampler, sum.Ranks, sum.Replication, sum.Fetch, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges, sum.Seconds, sum.SEPS/1e6)
 	fmt.Fprintf(e.stdout, "sample traffic: %d bytes in %d messages over all ranks (most on one rank: %d bytes); peak RSS of a rank %d MiB\n",
 		tot.BytesSent, tot.Messages, tot.BytesSentMax, sum.PeakRSSMax>>20)
+	if rs := sum.RankSpread; rs != nil {
+		fmt.Fprintf(e.stdout, "per rank (min / median / max): work %.3f / %.3f / %.3f s, exchange %.3f / %.3f / %.3f s, idle %.3f / %.3f / %.3f s; busiest rank's work %.2fx the mean\n",
+			rs.WorkSeconds.Min, rs.WorkSeconds.Median, rs.WorkSeconds.Max, rs.ExchangeSeconds.Min, rs.ExchangeSeconds.Median, rs.ExchangeSeconds.Max,
+			rs.IdleSeconds.Min, rs.IdleSeconds.Median, rs.IdleSeconds.Max, rs.WorkMaxOverMean)
+	}
 	if c.digest {
 		fmt.Fprintf(e.stdout, "digest %s\n", sum.Digest)
 	}
@@ -100,14 +129,17 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 
 // sampleRankBulks samples this rank's run of every bulk of ep, gathering
 // the digest on rank 0 when asked, and returns the time in SampleBulk, the
-// edges it sampled and rank 0's digest.
-func sampleRankBulks(ctx context.Context, e *env, c *sampleConfig, grid *dist.Grid, s sampling.Sampler, ep *sampling.EpochPlan) (time.Duration, int64, *sampling.Digest, error) {
+// edges it sampled, the bytes of its largest bulk, rank 0's digest and the
+// time the digest took (its
+// gathering and a barrier after it, so that the next bulk starts on every
+// rank at once and its timing holds no rank's wait for rank 0's hashing).
+func sampleRankBulks(ctx context.Context, e *env, c *sampleConfig, grid *dist.Grid, s sampling.Sampler, ep *sampling.EpochPlan) (time.Duration, int64, int64, *sampling.Digest, time.Duration, error) {
 	var dg *sampling.Digest
 	if c.digest && grid.Rank() == 0 {
 		dg = sampling.NewDigest()
 	}
-	var busy time.Duration
-	var edges int64
+	var busy, digest time.Duration
+	var edges, largest int64
 	lastReport := time.Now()
 	for i := range ep.NumBulks() {
 		first, seeds := ep.Bulk(i)
@@ -115,17 +147,23 @@ func sampleRankBulks(ctx context.Context, e *env, c *sampleConfig, grid *dist.Gr
 		start := time.Now()
 		b, err := s.SampleBulk(ctx, ep.Epoch, first+lo, seeds[lo:hi])
 		if err != nil {
-			return 0, 0, nil, fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first+lo, first+hi-1, err)
+			return 0, 0, 0, nil, 0, fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first+lo, first+hi-1, err)
 		}
 		busy += time.Since(start)
 		edges += b.SampledEdges()
+		largest = max(largest, b.Bytes())
 		if c.digest {
+			t := time.Now()
 			if err := sampling.GatherDigest(ctx, grid.World(), dg, b); err != nil {
-				return 0, 0, nil, err
+				return 0, 0, 0, nil, 0, err
 			}
+			if err := grid.World().Barrier(ctx, dist.PhaseControl); err != nil {
+				return 0, 0, 0, nil, 0, err
+			}
+			digest += time.Since(t)
 		}
 		if i == 0 && grid.Rank() == c.ranks.failRank {
-			return 0, 0, nil, fmt.Errorf("injected failure after bulk %d (--fail-rank %d)", i, c.ranks.failRank)
+			return 0, 0, 0, nil, 0, fmt.Errorf("injected failure after bulk %d (--fail-rank %d)", i, c.ranks.failRank)
 		}
 		b.Release() // its arrays serve the next bulk
 		if grid.Rank() == 0 && time.Since(lastReport) > 2*time.Second {
@@ -133,7 +171,7 @@ func sampleRankBulks(ctx context.Context, e *env, c *sampleConfig, grid *dist.Gr
 			fmt.Fprintf(e.stderr, "sample: %d/%d bulks on rank 0, %d sampled edges there\n", i+1, ep.NumBulks(), edges)
 		}
 	}
-	return busy, edges, dg, nil
+	return busy, edges, largest, dg, digest, nil
 }
 
 // distTotals fills sum's run totals over the ranks of grid: the sampled

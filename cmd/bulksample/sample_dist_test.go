@@ -94,6 +94,83 @@ func TestSampleInProcRanksDigest(t *testing.T) {
 	}
 }
 
+// TestSampleInProcBreakdown: a distributed sample's JSON says where each
+// rank's time went: the spread of the ranks' work and edges (edges summing
+// to the run's), the exchange's rounds by kind (push rounds under --fetch
+// push, pull rounds under pull, both counted as the bytes of the sample
+// phase), --fetch auto's choice per layer, the memory per rank, and the
+// digest's time apart; a replicated graph has work and no exchange.
+func TestSampleInProcBreakdown(t *testing.T) {
+	g := distGraph(t)
+	for _, fetch := range []string{"auto", "push", "pull", "replicated"} {
+		args := append([]string{"--graph", g, "--inproc-ranks", "3", "--json"}, sampleArgs...)
+		if fetch == "replicated" {
+			args = append(args, "--replicate-graph")
+		} else {
+			args = append(args, "--fetch", fetch)
+		}
+		code, out, stderr := runCLI(t, "sample", args...)
+		if code != 0 {
+			t.Fatalf("--fetch %s: exit %d\n%s", fetch, code, stderr)
+		}
+		s := lastJSON[distSummary](t, out)
+		rs := s.RankSpread
+		if rs == nil || !(rs.WorkSeconds.Min > 0 && rs.WorkSeconds.Min <= rs.WorkSeconds.Median && rs.WorkSeconds.Median <= rs.WorkSeconds.Max) ||
+			rs.WorkMaxOverMean < 1 || rs.SampledEdges.Min <= 0 || rs.SampledEdges.Max*3 < float64(s.SampledEdges) || rs.SampledEdges.Min*3 > float64(s.SampledEdges) {
+			t.Errorf("--fetch %s: rank_spread %+v for %d sampled edges", fetch, rs, s.SampledEdges)
+		}
+		if s.Memory == nil || s.Memory.GraphBytes.Min <= 0 || s.Memory.SampleBytes.Min <= 0 || s.Memory.RSSOverGraphAndSample.Min <= 0 || s.DigestSeconds <= 0 {
+			t.Errorf("--fetch %s: memory %+v, digest_seconds %v", fetch, s.Memory, s.DigestSeconds)
+		}
+		pull, push, sent := s.Exchange["pull"], s.Exchange["push"], int64(0)
+		for _, e := range s.Exchange {
+			sent += e.BytesSent
+		}
+		if sent != s.Traffic["sample"].BytesSent {
+			t.Errorf("--fetch %s: the exchange's kinds sent %d bytes, the sample phase %d", fetch, sent, s.Traffic["sample"].BytesSent)
+		}
+		switch fetch {
+		case "push":
+			if push.Rounds == 0 || pull.Rounds != 0 || push.Items == 0 {
+				t.Errorf("--fetch %s: exchange %+v", fetch, s.Exchange)
+			}
+		case "auto": // mostly push at fanout 15 on this graph
+			if push.Rounds == 0 || push.Items == 0 {
+				t.Errorf("--fetch %s: exchange %+v", fetch, s.Exchange)
+			}
+		case "pull":
+			if pull.Rounds == 0 || push.Rounds != 0 {
+				t.Errorf("--fetch %s: exchange %+v", fetch, s.Exchange)
+			}
+		case "replicated":
+			if len(s.Exchange) != 0 && sent != 0 || s.FetchLayers != nil || rs.IdleSeconds.Max != 0 {
+				t.Errorf("replicated: exchange %+v, fetch_layers %v, idle %+v", s.Exchange, s.FetchLayers, rs.IdleSeconds)
+			}
+			continue
+		}
+		if len(s.FetchLayers) != 3 {
+			t.Fatalf("--fetch %s: fetch_layers %+v; want one per fanout", fetch, s.FetchLayers)
+		}
+		for l, fl := range s.FetchLayers {
+			// Every rank chooses every layer of every bulk (50 minibatches
+			// in bulks of 8: 7 bulks); auto pushes the layers past the
+			// seeds', whose vertices are reached by edges (long rows).
+			bad := fl.Pull+fl.Push != 7*3
+			switch fetch {
+			case "pull":
+				bad = bad || fl.Push != 0
+			case "push":
+				bad = bad || fl.Pull != 0
+			case "auto":
+				bad = bad || !(fl.ModelPullBytes > 0 && fl.ModelPushBytes > 0) || l > 0 && fl.Pull != 0
+			}
+			if bad || (fetch == "auto") != (fl.ModelPushBytes > 0) {
+				t.Errorf("--fetch %s layer %d: %+v", fetch, l, fl)
+			}
+		}
+	}
+}
+
 // ogbGraph writes a small OGB folder of the CSV flavour (undirected: each
 // edge stored once, reverse edges added by the loader), skewed, with
 // duplicate edges and self loops, and returns its path.

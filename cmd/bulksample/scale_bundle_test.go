@@ -64,7 +64,7 @@ func TestScaleBundle(t *testing.T) {
 	cmd := exec.CommandContext(ctx, runner[0], runner[1:]...)
 	cmd.Env = append(os.Environ(), "OUT="+out, "WORK="+filepath.Join(dir, "work"), "SCALE=10", "SEEDS=512", "PAPERS_SCALE=11",
 		"PAPERS_SEEDS=1024", "THREADS=2", "BUDGET=150",
-		"CASES=1 process x 2 threads=0:2:;np 2, pull=2:1:--fetch pull;np 2, push=2:1:--fetch push;np 3, replicated=3:1:--replicate-graph;np 4 x 1 thread, pull=4:1:--fetch pull",
+		"CASES=1 process x 2 threads=0:2:;np 2, pull=2:1:--fetch pull;np 2, push=2:1:--fetch push;np 3, replicated=3:1:--replicate-graph;np 4 x 1 thread, auto=4:1:--fetch auto",
 		"PAPERS_CASES=1 process x 2 threads=0:2:;np 4, push=4:1:--fetch push")
 	cmd.Dir = dir
 	cmd.WaitDelay = 10 * time.Second

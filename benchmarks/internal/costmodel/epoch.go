@@ -3,6 +3,8 @@ package costmodel
 import (
 	"fmt"
 	"math"
+
+	"github.com/bulksample/bulksample/sampling"
 )
 
 // The whole-epoch model of data-parallel GraphSAGE training: per rank and
@@ -211,7 +213,7 @@ func PredictEpoch(w Workload, cl Cluster, c int, r Rates) (Epoch, error) {
 	if w.DistributedGraph {
 		bulks := math.Ceil(n / float64(w.Bulk))
 		rounds := float64(w.Shape.Layers()+1) * bulks
-		e.SampleBytes = PushSampleBytes(cl.P, c, n*w.Shape.Rows(), n*w.Shape.Edges()) + SampleHeaderBytes(cl.P, c, 1)*rounds
+		e.SampleBytes = sampling.PushSampleBytes(cl.P, c, n*w.Shape.Rows(), n*w.Shape.Edges()) + sampling.SampleHeaderBytes(cl.P, c, 1)*rounds
 		if c < cl.P {
 			e.SampleComm = rounds*cl.Alpha + e.SampleBytes/beta
 		}
