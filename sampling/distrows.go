@@ -358,15 +358,19 @@ const minPullWords = 4 << 20
 // (DistSamplerOptions.PushBatchBytes): the bound of its picks (fanout
 // times rows), 4 bytes each (8 with values). Unlike a pull batch's, a push
 // round's size changes no byte of the answers, only the number of rounds
-// (a header each, 48 bytes a peer) and the memory of a round: its
-// requests, the owners' answers in their scratch and send buffers, and the
-// picks received, each about the round's size, kept for the next round.
-// 1 MiB moves in about a millisecond, against the tens of microseconds of
-// a round's latency. (R-MAT 20, fanouts 15,10,5, p = 4, push: one round a
-// layer held 60 MB of these arrays a rank, peak RSS 205 MB; with 1 MiB
-// rounds 9 MB, 133 MB.) A pushed layer's picks are also held whole, per
-// batch of groups of minibatches (PushBatches) within the same budget.
-const DefaultPushBatchBytes = 1 << 20
+// (a header each, 48 bytes a peer, and the column's lockstep: each round
+// waits for its slowest rank) and the memory of a round: its requests, the
+// owners' answers in their scratch and send buffers, and the picks
+// received, each about the round's size, kept for the next round. 2 MiB
+// moves in about a millisecond, against the tens of microseconds of a
+// round's latency. (R-MAT 20, fanouts 15,10,5, 1 thread a rank, push:
+// one round a layer held 60 MB of these arrays a rank at p = 4, peak RSS
+// 197 MB and 345 MB at p = 2; 2 MiB rounds 145 and 207 MB at 3% fewer
+// SEPS at p = 2; 1 MiB rounds 132 and 200 MB, but 17% fewer SEPS at p =
+// 2, the ranks waiting for each other in twice as many rounds.) A pushed
+// layer's picks are also held whole, per batch of groups of minibatches
+// (PushBatches) within the same budget.
+const DefaultPushBatchBytes = 2 << 20
 
 // pullWords is the budget of a pull batch, in words: PullBatchBytes, or
 // pullBlocks times the words of the rank's block and at least

@@ -87,7 +87,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	sum := distSummary{sampleSummary: c.summary(ep, d.N, d.NNZ, loadSec),
 		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(samplerOptions(c.sampler, c.dist)), BlockOnly: d.BlockOnly}
 	sum.Version = version()
-	busy, edges, sampleBytes, dg, digestSec, err := sampleRankBulks(ctx, e, c, grid, s, ep)
+	busy, edges, sampleBytes, dg, digestTime, err := sampleRankBulks(ctx, e, c, grid, s, ep)
 	if err != nil {
 		return err
 	}
@@ -101,7 +101,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	if c.sampler.Method != sampling.MethodNode || c.dist.Layout == sampling.Replicated {
 		sum.FetchLayers = nil
 	}
-	sum.DigestSeconds = digestSec.Seconds()
+	sum.DigestSeconds = digestTime.Seconds()
 	if grid.Rank() != 0 {
 		return nil
 	}
