@@ -3,6 +3,7 @@ module github.com/bulksample/bulksample
 go 1.26.0
 
 require (
+	github.com/google/pprof v0.0.0-20211214055906-6f57359322fd
 	github.com/pkg/profile v1.7.0
 	github.com/schollz/progressbar/v3 v3.19.1
 	golang.org/x/sys v0.49.0
@@ -20,7 +21,6 @@ require (
 	github.com/ajstarks/svgo v0.0.0-20211024235047-1546f124cd8b // indirect
 	github.com/felixge/fgprof v0.9.3 // indirect
 	github.com/golang/freetype v0.0.0-20170609003504-e2365dfdc4a0 // indirect
-	github.com/google/pprof v0.0.0-20211214055906-6f57359322fd // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
 	golang.org/x/exp v0.0.0-20191002040644-a1355ae1e2c3 // indirect

@@ -36,6 +36,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -542,6 +543,15 @@ func (x *RowExchange) Call(ctx context.Context, kind int, args [3]int64, gids, i
 // reused when large enough (a caller that keeps one CallResult for its
 // rounds touches no fresh memory once they are grown).
 func (x *RowExchange) CallInto(ctx context.Context, dst *CallResult, kind int, args [3]int64, gids, idArgs []int32) error {
+	dst.Count, dst.Items, dst.Values = dst.Count[:0], dst.Items[:0], dst.Values[:0]
+	return x.CallAppend(ctx, dst, kind, args, gids, idArgs)
+}
+
+// CallAppend is Call with the result appended to dst's slices (grown as
+// append grows them), so that a caller may cut a large call into rounds
+// of bounded memory and still get its answers back to back. dst.Values
+// stays nil in a call whose service answers without values.
+func (x *RowExchange) CallAppend(ctx context.Context, dst *CallResult, kind int, args [3]int64, gids, idArgs []int32) error {
 	if kind < KindUser || kind >= maxKinds || x.services[kind] == nil {
 		return fmt.Errorf("dist: RowExchange.Call: no service for kind %d", kind)
 	}
@@ -566,12 +576,18 @@ func (x *RowExchange) CallInto(ctx context.Context, dst *CallResult, kind int, a
 	for i, c := range r.lens {
 		start[i+1] = start[i] + int64(c)
 	}
-	dst.Count = par.Resize(dst.Count, len(gids))
-	dst.Items = par.Resize(dst.Items, len(r.items))
+	n0, i0 := len(dst.Count), int64(len(dst.Items))
+	dst.Count = grow(dst.Count, len(gids))
+	dst.Items = grow(dst.Items, len(r.items))
 	if r.vals != nil {
-		dst.Values = par.Resize(dst.Values, len(r.vals))
+		dst.Values = grow(dst.Values, len(r.vals))
 	} else {
 		dst.Values = nil
+	}
+	count, items := dst.Count[n0:], dst.Items[i0:]
+	var vals []float32
+	if r.vals != nil {
+		vals = dst.Values[i0:]
 	}
 	np := x.parts(len(r.items))
 	x.partOut = par.Resize(x.partOut, np+1)
@@ -579,7 +595,7 @@ func (x *RowExchange) CallInto(ctx context.Context, dst *CallResult, kind int, a
 	par.Ranges(len(order), np, 1, func(part, lo, hi int) {
 		var n int64
 		for i, j := range order[lo:hi] {
-			dst.Count[lo+i] = r.lens[j]
+			count[lo+i] = r.lens[j]
 			n += int64(r.lens[j])
 		}
 		x.partOut[part+1] = n
@@ -591,13 +607,20 @@ func (x *RowExchange) CallInto(ctx context.Context, dst *CallResult, kind int, a
 	par.Ranges(len(order), np, 1, func(part, lo, hi int) {
 		o := x.partOut[part]
 		for _, j := range order[lo:hi] {
-			o += int64(copy(dst.Items[o:], r.items[start[j]:start[j+1]]))
+			o += int64(copy(items[o:], r.items[start[j]:start[j+1]]))
 			if r.vals != nil {
-				copy(dst.Values[o-(start[j+1]-start[j]):], r.vals[start[j]:start[j+1]])
+				copy(vals[o-(start[j+1]-start[j]):], r.vals[start[j]:start[j+1]])
 			}
 		}
 	})
 	return nil
+}
+
+// grow returns s extended by n elements (their values undefined), its
+// first len(s) kept: in place when its capacity allows, else moved to an
+// array of append's growth.
+func grow[T any](s []T, n int) []T {
+	return slices.Grow(s, n)[:len(s)+n]
 }
 
 // Drain serves the other ranks of the column until every one of them has

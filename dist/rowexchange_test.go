@@ -224,3 +224,60 @@ func onRows(p, c int, a *spgemm.CSR, fn func(ctx context.Context, m *dist.Matrix
 		return fn(ctx, m)
 	})
 }
+
+// TestRowExchangeCallAppend: a call cut into rounds of any size, their
+// answers appended to one CallResult (that already holds an earlier call's,
+// reset by CallInto), gives the answers of one Call, with and without
+// values; ranks cut their calls differently and drain.
+func TestRowExchangeCallAppend(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	a := spgemmtest.Random(rng, 61, 61, 0.1, true, false)
+	for _, gc := range [][2]int{{1, 1}, {3, 1}, {4, 2}} {
+		for _, values := range []bool{false, true} {
+			for _, piece := range []int{1, 7, 1000} {
+				err := onRows(gc[0], gc[1], a, func(ctx context.Context, m *dist.Matrix) error {
+					x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values})
+					if err != nil {
+						return err
+					}
+					if err := x.Handle(dist.KindUser, firstPicks{values}); err != nil {
+						return err
+					}
+					r := m.Grid.Rank()
+					ids, args := make([]int32, 0, a.Rows), make([]int32, 0, a.Rows)
+					for v := range int32(a.Rows) {
+						if (int(v)+r)%2 == 0 {
+							ids, args = append(ids, v), append(args, (v+int32(r))%3)
+						}
+					}
+					want, err := x.Call(ctx, dist.KindUser, [3]int64{1, 0, 0}, ids, args)
+					if err != nil {
+						return err
+					}
+					var got dist.CallResult
+					if err := x.CallInto(ctx, &got, dist.KindUser, [3]int64{2, 0, 0}, ids[:len(ids)/2], args[:len(ids)/2]); err != nil {
+						return err
+					}
+					got.Count, got.Items, got.Values = got.Count[:0], got.Items[:0], got.Values[:0]
+					step := piece + r // ranks cut at different places, and run different numbers of rounds
+					for lo := 0; lo < len(ids); lo += step {
+						hi := min(lo+step, len(ids))
+						if err := x.CallAppend(ctx, &got, dist.KindUser, [3]int64{1, 0, 0}, ids[lo:hi], args[lo:hi]); err != nil {
+							return err
+						}
+					}
+					if err := x.Drain(ctx); err != nil {
+						return err
+					}
+					if fmt.Sprint(got.Count) != fmt.Sprint(want.Count) || fmt.Sprint(got.Items) != fmt.Sprint(want.Items) || !sameFloats(got.Values, want.Values) || (got.Values == nil) != (want.Values == nil) {
+						return fmt.Errorf("appended %v %v %v; want %v %v %v", got.Count, got.Items, got.Values, want.Count, want.Items, want.Values)
+					}
+					return nil
+				})
+				if err != nil {
+					t.Errorf("p=%d c=%d values=%v pieces of %d: %v", gc[0], gc[1], values, piece, err)
+				}
+			}
+		}
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -89,6 +90,9 @@ type DistRows struct {
 	// that counted it (stamp counts groups across calls).
 	mark  []uint32
 	stamp uint32
+	// The budgets of a pull batch (estimated words of its rows) and of a
+	// push batch (words of its picks' bound); 0: the defaults.
+	pullBudget, pushBudget int64
 }
 
 var (
@@ -98,6 +102,7 @@ var (
 	_ DegreeSource = (*DistRows)(nil)
 	_ FetchPlanner = (*DistRows)(nil)
 	_ FetchBatcher = (*DistRows)(nil)
+	_ PickBatcher  = (*DistRows)(nil)
 )
 
 // NewDistRows returns the row source over m for a node-wise sampler with
@@ -214,12 +219,12 @@ func (d *DistRows) plan(dm LayerDemand) (FetchMode, float64, float64) {
 		sum.add(f)
 	})
 	if sum.own == 0 {
-		return FetchPush, 0, PushSampleBytes(p, c, rows, rows*float64(max(dm.Fanout, 1)))
+		return FetchPush, 0, PushSampleBytes(p, c, rows, rows*float64(max(dm.Fanout, 1))) + SampleHeaderBytes(p, c, d.pushRoundsOf(dm))
 	}
 	scale := rows / sum.own
 	batches = int(float64(batches) * rows / sum.rows)
 	pull := PullSampleBytes(p, c, sum.distinct*scale, sum.deg*scale) + SampleHeaderBytes(p, c, max(batches, 1))
-	push := PushSampleBytes(p, c, rows, sum.picks*scale) + SampleHeaderBytes(p, c, 1)
+	push := PushSampleBytes(p, c, rows, sum.picks*scale) + SampleHeaderBytes(p, c, d.pushRoundsOf(dm))
 	if push < pull {
 		return FetchPush, pull, push
 	}
@@ -330,21 +335,136 @@ func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
 	return append(dst, j)
 }
 
-// pullBlocks is the budget of a pull batch in blocks: the fetched rows of
-// a batch hold about as many words as pullBlocks times the rank's block.
-// Frontier vertices are reached in proportion to their degree, so the
-// rows a group reads are large and every group of a layer reads the same
-// hubs: fetching several groups' rows at once sends each once (R-MAT 20,
-// fanouts 15,10,5, p = 4, 16 minibatches a rank: 1453 MB in 28 rounds
-// group by group, 573 MB in 12 with a layer a batch), at the cost of the
-// memory that holds them. Push needs none of it, and FetchAuto pushes
-// such layers.
+// pullBlocks is the default budget of a pull batch in blocks
+// (DistSamplerOptions.PullBatchBytes): the fetched rows of a batch hold
+// about as many words as pullBlocks times the rank's block. Frontier
+// vertices are reached in proportion to their degree, so the rows a group
+// reads are large and every group of a layer reads the same hubs: fetching
+// several groups' rows at once sends each once (R-MAT 20, fanouts 15,10,5,
+// p = 4, 16 minibatches a rank: 1453 MB in 28 rounds group by group, 573
+// MB in 12 with a layer a batch), at the cost of the memory that holds
+// them. A smaller budget saves no memory where one group's rows exceed it
+// (the same R-MAT 20 run: 2.3 GB sent with 4 blocks, 5.8 GB with 1 block
+// or a quarter, the peak resident set 380 MB a rank with each, a group's
+// rows and the owners' copy of them in their send buffers), so the
+// default stays at 4. Push needs none of it, and FetchAuto pushes such
+// layers.
 const pullBlocks = 4
 
-// pullWords is the budget of a pull batch, in words: pullBlocks times the
-// words of the rank's block, and at least 4Mi.
+// minPullWords is the least default budget of a pull batch: 4Mi words.
+const minPullWords = 4 << 20
+
+// DefaultPushBatchBytes is the default budget of a push round
+// (DistSamplerOptions.PushBatchBytes): the bound of its picks (fanout
+// times rows), 4 bytes each (8 with values). Unlike a pull batch's, a push
+// round's size changes no byte of the answers, only the number of rounds
+// (a header each, 48 bytes a peer, and the column's lockstep: each round
+// waits for its slowest rank) and the memory of a round: its requests, the
+// owners' answers in their scratch and send buffers, and the picks
+// received, each about the round's size, kept for the next round. 2 MiB
+// moves in about a millisecond, against the tens of microseconds of a
+// round's latency. (R-MAT 20, fanouts 15,10,5, 1 thread a rank, push:
+// one round a layer held 60 MB of these arrays a rank at p = 4, peak RSS
+// 197 MB and 345 MB at p = 2; 2 MiB rounds 145 and 207 MB at 3% fewer
+// SEPS at p = 2; 1 MiB rounds 132 and 200 MB, but 17% fewer SEPS at p =
+// 2, the ranks waiting for each other in twice as many rounds.) A pushed
+// layer's picks are also held whole, per batch of groups of minibatches
+// (PushBatches) within the same budget.
+const DefaultPushBatchBytes = 2 << 20
+
+// pullWords is the budget of a pull batch, in words: PullBatchBytes, or
+// pullBlocks times the words of the rank's block and at least
+// minPullWords.
 func (d *DistRows) pullWords() int64 {
-	return max(pullBlocks*int64(len(d.x.Matrix().Local.Indices)), 4<<20)
+	if d.pullBudget > 0 {
+		return max(d.pullBudget/4, 1)
+	}
+	return max(pullBlocks*int64(len(d.x.Matrix().Local.Indices)), minPullWords)
+}
+
+// pushWords is the budget of a push batch, in words of its picks' bound.
+func (d *DistRows) pushWords() int64 {
+	b := d.pushBudget
+	if b <= 0 {
+		b = DefaultPushBatchBytes
+	}
+	w := int64(4)
+	if d.pickers[0].HasValues() {
+		w = 8
+	}
+	return max(b/w, 1)
+}
+
+// SetBatchBytes sets the budgets of a pull batch (the estimated bytes of
+// the rows one FetchRows brings in) and of a push batch (the bound of the
+// picks one FetchPicks brings in: 4 bytes a pick, 8 with values); 0 means
+// the default (DistSamplerOptions.PullBatchBytes, PushBatchBytes). A batch
+// of one group may exceed its budget. Every rank may set its own; the
+// sample is the same whatever they are. It panics on a negative budget.
+func (d *DistRows) SetBatchBytes(pull, push int64) {
+	if pull < 0 || push < 0 {
+		panic(fmt.Sprintf("sampling: DistRows.SetBatchBytes(%d, %d): want >= 0", pull, push))
+	}
+	d.pullBudget, d.pushBudget = pull, push
+}
+
+// groupPicks returns the expanded rows of group j of dm and the bound of
+// their picks: the rows times the fanout, or with no fanout (every
+// neighbour) the picks of its rows of this rank's block scaled to all its
+// rows.
+func (d *DistRows) groupPicks(dm LayerDemand, j int) (int64, int64) {
+	var rows int64
+	for mb := dm.Groups[j]; mb < dm.Groups[j+1]; mb++ {
+		rows += int64(dm.Start[mb+1] - dm.Start[mb])
+		if dm.Skip != nil {
+			rows -= int64(dm.Skip[mb])
+		}
+	}
+	if dm.Fanout > 0 {
+		return rows, rows * int64(dm.Fanout)
+	}
+	f := d.markGroup(dm, j)
+	if f.own == 0 {
+		return rows, rows
+	}
+	return rows, int64(f.picks * float64(rows) / f.own)
+}
+
+// pushBatched cuts the groups of dm into push batches, consecutive groups
+// while the bound of their picks stays within the push budget, and calls
+// each with its first group and its expanded rows.
+func (d *DistRows) pushBatched(dm LayerDemand, each func(j int, rows int64)) {
+	budget := d.pushWords()
+	var est, rows int64
+	first := 0
+	for j := range len(dm.Groups) - 1 {
+		r, w := d.groupPicks(dm, j)
+		if j > 0 && est+w > budget {
+			each(first, rows)
+			first, est, rows = j, 0, 0
+		}
+		est += w
+		rows += r
+	}
+	each(first, rows)
+}
+
+// PushBatches cuts the groups of a pushed layer into the batches one
+// FetchPicks brings in (PickBatcher): consecutive groups while the bound
+// of their picks stays within the push budget (SetBatchBytes). A batch of
+// one group may exceed it: FetchPicks then brings it in several rounds.
+func (d *DistRows) PushBatches(dm LayerDemand, dst []int) []int {
+	dst = dst[:0]
+	d.pushBatched(dm, func(j int, _ int64) { dst = append(dst, j) })
+	return append(dst, len(dm.Groups)-1)
+}
+
+// pushRoundsOf returns the push rounds of dm: FetchPicks' rounds of each
+// batch of PushBatches.
+func (d *DistRows) pushRoundsOf(dm LayerDemand) int {
+	n := 0
+	d.pushBatched(dm, func(_ int, rows int64) { n += d.pushRounds(rows, dm.Fanout) })
+	return n
 }
 
 // Exchange returns the row exchange the DistRows reads through.
@@ -386,16 +506,40 @@ func (d *DistRows) Degrees(ctx context.Context, vertices []int32, deg []int32) e
 	return d.x.Degrees(ctx, vertices, deg)
 }
 
-// FetchPicks has the owners of req's rows select them (PickFetcher): one
-// push round, whose arguments are the request's epoch, layer and fanout
-// and each row's minibatch. The slices it sets in req are the DistRows',
-// valid until its next FetchPicks.
+// FetchPicks has the owners of req's rows select them (PickFetcher): push
+// rounds whose arguments are the request's epoch, layer and fanout and
+// each row's minibatch, each of at most the push budget's picks
+// (SetBatchBytes: rows times the fanout; one round without a fanout), their
+// answers back to back. The slices it sets in req are the DistRows', valid
+// until its next FetchPicks.
 func (d *DistRows) FetchPicks(ctx context.Context, req *PickRequest) error {
-	if err := d.x.CallInto(ctx, &d.res, kindPicks, [3]int64{int64(req.Epoch), int64(req.Layer), int64(req.Fanout)}, req.Vertex, req.Minibatch); err != nil {
-		return err
+	args := [3]int64{int64(req.Epoch), int64(req.Layer), int64(req.Fanout)}
+	d.res.Count, d.res.Items, d.res.Values = d.res.Count[:0], d.res.Items[:0], d.res.Values[:0]
+	n, per := len(req.Vertex), d.roundRows(req.Fanout)
+	for lo := 0; lo < n || lo == 0; lo += per {
+		hi := min(lo+per, n)
+		if err := d.x.CallAppend(ctx, &d.res, kindPicks, args, req.Vertex[lo:hi], req.Minibatch[lo:hi]); err != nil {
+			return err
+		}
 	}
 	req.Count, req.Picks, req.Values = d.res.Count, d.res.Items, d.res.Values
 	return nil
+}
+
+// roundRows returns the most rows of one push round of fanout s: the push
+// budget's picks over s, or every row without a fanout.
+func (d *DistRows) roundRows(s int) int {
+	if s <= 0 {
+		return math.MaxInt
+	}
+	return int(max(d.pushWords()/int64(s), 1))
+}
+
+// pushRounds returns the push rounds of a batch of rows expanded rows
+// (FetchPicks).
+func (d *DistRows) pushRounds(rows int64, s int) int {
+	per := int64(d.roundRows(s))
+	return int(max((rows+per-1)/per, 1))
 }
 
 // Drain serves the other ranks of the column until every one of them has

@@ -48,6 +48,22 @@ type DistSamplerOptions struct {
 	// Replicated graph is sampled without communication, whatever Fetch
 	// says.
 	Fetch FetchMode
+	// PullBatchBytes bounds the rows one pull round of a Split node-wise
+	// sampler brings to a rank, estimated from its own block's rows: the
+	// groups of minibatches of a pulled layer are fetched together while
+	// their distinct rows fit it (a row many groups read then travels
+	// once). Default 0: 4 times the bytes of the rank's block of column
+	// ids (the words of the rank's block times pullBlocks), and at least
+	// 16 MiB; a larger budget sends fewer bytes and holds more, a smaller
+	// one the reverse, down to a group of minibatches a round.
+	// FetchAuto's byte model counts the rounds of these batches.
+	PullBatchBytes int64
+	// PushBatchBytes bounds the picks one push round of a Split node-wise
+	// sampler brings to a rank (fanout times rows, 4 bytes a pick, 8 with
+	// values): the groups of a pushed layer are pushed together while
+	// their bound fits it. Default 0: DefaultPushBatchBytes. It changes the
+	// number of rounds and their memory, not the bytes of the answers.
+	PushBatchBytes int64
 }
 
 // Validate returns an error naming the field of o that is invalid or that
@@ -64,6 +80,10 @@ func (o *DistSamplerOptions) Validate() error {
 		return bad("Layout", int(o.Layout), "want Split or Replicated")
 	case o.Fetch != FetchAuto && o.Fetch != FetchPull && o.Fetch != FetchPush:
 		return bad("Fetch", int(o.Fetch), "want FetchAuto, FetchPull or FetchPush")
+	case o.PullBatchBytes < 0:
+		return bad("PullBatchBytes", o.PullBatchBytes, "want >= 0 (0: 4 times the bytes of the rank's block)")
+	case o.PushBatchBytes < 0:
+		return bad("PushBatchBytes", o.PushBatchBytes, "want >= 0 (0: DefaultPushBatchBytes)")
 	case o.Fetch == FetchPush && !o.isNode():
 		return option.With(bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
 	}
@@ -119,6 +139,7 @@ func NewDistSampler(ctx context.Context, g *dist.Grid, a *spgemm.CSR, opt DistSa
 		if err != nil {
 			return nil, err
 		}
+		s.Rows().SetBatchBytes(opt.PullBatchBytes, opt.PushBatchBytes)
 		return s, nil
 	}
 	s, err := NewDistLayerWise(ctx, m, opt.LayerWiseOptions())
@@ -133,8 +154,99 @@ func NewDistSampler(ctx context.Context, g *dist.Grid, a *spgemm.CSR, opt DistSa
 // minibatches' global order when the ranks sample contiguous runs
 // (dist.Grid.Minibatches), so that d ends with the single process's
 // digest. Ranks other than 0 pass a nil d. It is collective on c.
+//
+// The encoding streams: rank 0 hashes its own part in place, and each
+// other rank sends its encoding (AppendBulkEncoding's bytes) in messages
+// of at most DigestChunkBytes, which rank 0 receives into one buffer and
+// hashes, rank after rank; an empty message ends a rank's part. No rank
+// holds more than a chunk of encoding, whatever the size of the bulk.
 func GatherDigest(ctx context.Context, c dist.Comm, d *Digest, b *Bulk) error {
-	return GatherEncoded(ctx, c, d, AppendBulkEncoding(nil, b))
+	return gatherDigest(ctx, c, d, b, DigestChunkBytes)
+}
+
+// DigestChunkBytes is the largest message of GatherDigest: 1 MiB, large
+// enough that a message's latency is small beside its transfer, small
+// beside any bulk worth distributing.
+const DigestChunkBytes = 1 << 20
+
+// digestTag is the tag of GatherDigest's messages.
+const digestTag = 1
+
+// gatherDigest is GatherDigest with messages of at most chunk bytes.
+func gatherDigest(ctx context.Context, c dist.Comm, d *Digest, b *Bulk, chunk int) error {
+	if c.Rank() != 0 {
+		w := &chunkSender{ctx: ctx, c: c, buf: make([]byte, 0, chunk)}
+		enc := &Digest{w: w}
+		enc.AddBulk(b)
+		if err := w.send(); err != nil { // what is left, then the end
+			return err
+		}
+		return w.end()
+	}
+	d.AddBulk(b)
+	buf := make([]byte, chunk)
+	n := []int64{0}
+	for r := 1; r < c.Size(); r++ {
+		for {
+			if err := c.Recv(ctx, dist.PhaseControl, r, digestTag, n); err != nil {
+				return err
+			}
+			if n[0] == 0 {
+				break
+			}
+			if n[0] < 0 || n[0] > int64(chunk) {
+				return fmt.Errorf("sampling: GatherDigest: rank %d announced a message of %d bytes, want 1 to %d", r, n[0], chunk)
+			}
+			if err := c.Recv(ctx, dist.PhaseControl, r, digestTag, buf[:n[0]]); err != nil {
+				return err
+			}
+			d.AddEncoded(buf[:n[0]])
+		}
+	}
+	return nil
+}
+
+// chunkSender is the io.Writer of a rank's encoding in GatherDigest: it
+// sends to rank 0 whenever its buffer is full, and keeps the first error
+// (a Digest ignores its writer's errors), after which it sends nothing.
+type chunkSender struct {
+	ctx context.Context
+	c   dist.Comm
+	buf []byte
+	err error
+}
+
+func (w *chunkSender) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 && w.err == nil {
+		k := copy(w.buf[len(w.buf):cap(w.buf)], p)
+		w.buf, p = w.buf[:len(w.buf)+k], p[k:]
+		if len(w.buf) == cap(w.buf) {
+			w.err = w.send()
+		}
+	}
+	return n, w.err
+}
+
+// send sends the buffered bytes, if any, as one message: its length, then
+// the bytes.
+func (w *chunkSender) send() error {
+	if w.err != nil || len(w.buf) == 0 {
+		return w.err
+	}
+	if err := w.c.Send(w.ctx, dist.PhaseControl, 0, digestTag, []int64{int64(len(w.buf))}); err != nil {
+		return err
+	}
+	if err := w.c.Send(w.ctx, dist.PhaseControl, 0, digestTag, w.buf); err != nil {
+		return err
+	}
+	w.buf = w.buf[:0]
+	return nil
+}
+
+// end sends the empty message that ends the rank's part.
+func (w *chunkSender) end() error {
+	return w.c.Send(w.ctx, dist.PhaseControl, 0, digestTag, []int64{0})
 }
 
 // GatherEncoded sends every rank's encoded part (AppendBulkEncoding,

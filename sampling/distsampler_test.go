@@ -71,6 +71,8 @@ func TestDistSamplerOptionsValidate(t *testing.T) {
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Fetch: sampling.FetchPush}, "Fetch = push, applies to method node"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: 7}, "Layout = 7"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: 5}, "Fetch = 5"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, PullBatchBytes: -1}, "PullBatchBytes = -1, want >= 0"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, PushBatchBytes: -8}, "PushBatchBytes = -8, want >= 0"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
 	} {
@@ -101,5 +103,41 @@ func TestNewDistSamplerBlock(t *testing.T) {
 	})
 	if err != nil {
 		t.Error(err)
+	}
+}
+
+// TestDistSamplerBatchBytes: the budgets of pull and push batches change
+// the rounds (a budget of one byte makes a round of every group, more
+// messages than the defaults' one or few per layer), never the sample: every
+// budget gives NewSampler's digest, with fanouts and with every neighbour,
+// weighted and not.
+func TestDistSamplerBatchBytes(t *testing.T) {
+	a := samplingtest.RandomGraph(300, 6, true, 11)
+	mbs := samplingtest.RandomSeeds(a.Rows, 5, 24, 12)
+	for _, base := range []sampling.SamplerOptions{
+		{Fanouts: []int{3, 2}, Seed: 5, MaxBulkEdges: 40},
+		{Fanouts: []int{-1, 2}, Seed: 6, MaxBulkEdges: 60, Weighted: true},
+	} {
+		one, err := sampling.NewSampler(a, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := sampledDigest(t, one, mbs)
+		for _, fetch := range []sampling.FetchMode{sampling.FetchPull, sampling.FetchPush, sampling.FetchAuto} {
+			var msgs []int64
+			for _, budget := range []int64{0, 1, 256, 1 << 40} {
+				opt := sampling.DistSamplerOptions{SamplerOptions: base, Fetch: fetch, PullBatchBytes: budget, PushBatchBytes: budget}
+				got, st := distDigestOf(t, a, 4, 1, mbs, 12, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
+					return sampling.NewDistSampler(ctx, g, blockOf(g, a), opt)
+				})
+				if got != want {
+					t.Errorf("fanouts %v %v, batches of %d bytes: digest %s; want %s", base.Fanouts, fetch, budget, got, want)
+				}
+				msgs = append(msgs, st.Messages[dist.PhaseSample])
+			}
+			if fetch != sampling.FetchAuto && msgs[1] <= msgs[0] {
+				t.Errorf("fanouts %v %v: %d sample messages with batches of 1 byte, %d with the default; want more", base.Fanouts, fetch, msgs[1], msgs[0])
+			}
+		}
 	}
 }

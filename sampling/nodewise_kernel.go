@@ -72,11 +72,13 @@ type nwCall struct {
 	// its selection bound groupCost[j].
 	groups    []int
 	groupCost []int64
-	batches   []int // pull: the groups of each FetchRows (FetchBatcher)
-	// A pushed layer: its one request, and where each stacked row's picks
-	// start in req.Picks (pushOff, len rows+1).
+	batches   []int // the groups of each FetchRows (FetchBatcher) or FetchPicks (PickBatcher)
+	// A pushed layer: the request of its current batch, and where each
+	// stacked row of the batch's picks start in req.Picks (pushOff, len
+	// rows+1).
 	req     PickRequest
 	pushOff []int64
+	pushLo  int     // the first minibatch of the push batch pushOff is of
 	at      []int64 // per minibatch: where its requests (then its picks) start
 	mbPicks []int64 // per minibatch: its picks (then where its counts start)
 }
@@ -275,18 +277,17 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 		m0 = m1
 	}
 	push := nw.pushes(c, l, s, prev, prevStart)
-	if push {
-		if err := nw.pushLayer(ctx, c, epoch, first, l, s, prev, prevStart); err != nil {
-			return err
-		}
-	}
 	// The batches of groups whose rows one FetchRows brings in (pull from
-	// a RowFetcher), else one batch of every group.
+	// a RowFetcher) or whose picks one FetchPicks has selected (push to a
+	// PickBatcher), else one batch of every group (push) or a batch per
+	// group (pull).
 	fetcher, fetch := nw.src.(RowFetcher)
 	fetch = fetch && !push
 	c.batches = append(c.batches[:0], 0, len(c.groupCost))
 	if b, ok := nw.src.(FetchBatcher); fetch && ok {
 		c.batches = b.PullBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
+	} else if b, ok := nw.picker.(PickBatcher); push && ok {
+		c.batches = b.PushBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
 	} else if fetch {
 		c.batches = c.batches[:0]
 		for j := range len(c.groupCost) + 1 {
@@ -298,6 +299,11 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 		j0, j1 := c.batches[b], c.batches[b+1]
 		if fetch {
 			if err := fetcher.FetchRows(ctx, nw.expandedVertices(c, prev, prevStart, c.groups[j0], c.groups[j1])); err != nil {
+				return err
+			}
+		}
+		if push {
+			if err := nw.pushLayer(ctx, c, epoch, first, l, s, prev, prevStart, c.groups[j0], c.groups[j1]); err != nil {
 				return err
 			}
 		}
@@ -474,28 +480,29 @@ func (nw *NodeWise) demand(c *nwCall, l, s int, prev []int32, prevStart []int) L
 	return d
 }
 
-// pushLayer has the owners of the layer's expanded rows, over every
-// minibatch of the bulk, select their picks (PickFetcher) in one round,
-// and sets c.pushOff to where each stacked row's picks start in
-// c.req.Picks (rows not expanded have none).
-func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s int, prev []int32, prevStart []int) error {
-	k := len(prevStart) - 1
-	// at[m]: where minibatch m's requests start.
+// pushLayer has the owners of the layer's expanded rows of minibatches
+// m0..m1-1 (a push batch: every minibatch of the bulk unless the
+// PickFetcher is a PickBatcher) select their picks (PickFetcher) in one
+// round, and sets c.pushOff to where each stacked row's picks start in
+// c.req.Picks (rows not expanded have none), row prevStart[m0] first.
+func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int) error {
+	k := m1 - m0
+	// at[m]: where minibatch m0+m's requests start.
 	c.at = par.Resize(c.at, k+1)
 	at := c.at
 	at[0] = 0
 	for m := range k {
-		at[m+1] = at[m] + int64(prevStart[m+1]-prevStart[m]-int(c.expanded[m]))
+		at[m+1] = at[m] + int64(prevStart[m0+m+1]-prevStart[m0+m]-int(c.expanded[m0+m]))
 	}
 	req := &c.req
 	req.Epoch, req.Layer, req.Fanout = epoch, l, s
 	req.Vertex, req.Minibatch = par.Resize(req.Vertex, int(at[k])), par.Resize(req.Minibatch, int(at[k]))
 	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
-			copy(req.Vertex[at[m]:at[m+1]], prev[prevStart[m]+int(c.expanded[m]):prevStart[m+1]])
+			copy(req.Vertex[at[m]:at[m+1]], prev[prevStart[m0+m]+int(c.expanded[m0+m]):prevStart[m0+m+1]])
 			mb := req.Minibatch[at[m]:at[m+1]]
 			for i := range mb {
-				mb[i] = int32(first + m)
+				mb[i] = int32(first + m0 + m)
 			}
 		}
 	})
@@ -517,7 +524,9 @@ func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s
 			c.mbPicks[m] = n
 		}
 	})
-	c.pushOff = par.Resize(c.pushOff, prevStart[k]+1)
+	base := prevStart[m0]
+	c.pushLo = m0
+	c.pushOff = par.Resize(c.pushOff, prevStart[m1]-base+1)
 	off := c.pushOff
 	off[0] = 0
 	var total int64
@@ -533,12 +542,13 @@ func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s
 	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
 			o, j := at[m], c.mbPicks[m]
-			for r := prevStart[m]; r < prevStart[m+1]; r++ {
-				if r >= prevStart[m]+int(c.expanded[m]) {
+			mlo, mhi := prevStart[m0+m], prevStart[m0+m+1]
+			for r := mlo; r < mhi; r++ {
+				if r >= mlo+int(c.expanded[m0+m]) {
 					o += int64(req.Count[j])
 					j++
 				}
-				off[r+1] = o
+				off[r-base+1] = o
 			}
 		}
 	})
@@ -546,10 +556,11 @@ func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s
 }
 
 // pushedGroup sets the group's counts, offsets and picks (views of
-// c.req's) from the pushed layer, as passes 1 and 2 would.
+// c.req's) from the pushed batch that holds it, as passes 1 and 2 would.
 func (nw *NodeWise) pushedGroup(c *nwCall, g *layerState, prevStart []int, m0, m1 int) {
 	rows := len(g.verts)
-	base := prevStart[m0]
+	pb := prevStart[c.pushLo]
+	base := prevStart[m0] - pb
 	off := c.pushOff[base : base+rows+1]
 	o0 := off[0]
 	g.off = par.Resize(g.off, rows+1)
@@ -560,7 +571,7 @@ func (nw *NodeWise) pushedGroup(c *nwCall, g *layerState, prevStart []int, m0, m
 	}
 	g.off[rows] = off[rows] - o0
 	for i := range m1 - m0 {
-		g.mbEdges[i] = c.pushOff[prevStart[m0+i+1]] - c.pushOff[prevStart[m0+i]]
+		g.mbEdges[i] = c.pushOff[prevStart[m0+i+1]-pb] - c.pushOff[prevStart[m0+i]-pb]
 	}
 	g.picks = c.req.Picks[o0:off[rows]]
 	if g.hasVals {

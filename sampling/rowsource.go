@@ -178,6 +178,17 @@ type FetchBatcher interface {
 	PullBatches(d LayerDemand, dst []int) []int
 }
 
+// PickBatcher is an optional capability of a PickFetcher: PushBatches cuts
+// the groups of a pushed layer (d.Groups) into the batches whose picks one
+// FetchPicks brings in, appending their boundaries to dst[:0] as
+// FetchBatcher's PullBatches does. Smaller batches bound the memory of a
+// round (its requests, the answers the owners hold and send, the picks
+// received) at the cost of more rounds; the sample is the same. Without it
+// a pushed layer is one batch.
+type PickBatcher interface {
+	PushBatches(d LayerDemand, dst []int) []int
+}
+
 // LayerDemand is what one layer of a bulk asks of a FetchPlanner: the
 // rows it expands and how a pull would group them. Its slices are the
 // sampler's, read-only and valid during the call.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 
 	"github.com/pkg/profile"
 )
@@ -32,28 +33,33 @@ type profileFlags struct {
 }
 
 func (p *profileFlags) register(fs *flag.FlagSet) {
-	fs.Var(&p.kind, "profile", "write a profile of the run: cpu, mem (heap in use at the end), allocs (all allocations),\n"+
+	fs.Var(&p.kind, "profile", "write a profile of the run: cpu, mem (heap in use at the end, after a collection; a distributed\n"+
+		"sample's at the end of its last bulk, with the sampler and the bulk live), allocs (all allocations),\n"+
 		"block, mutex or trace; read it with go tool pprof (go tool trace for trace)")
 	fs.StringVar(&p.dir, "profile-dir", ".", "directory of the --profile file, created if missing; the file is cpu.pprof, mem.pprof,\n"+
 		"allocs.pprof, block.pprof, mutex.pprof or trace.out (with .rankN before the extension under MPI)")
 }
 
-// option returns the github.com/pkg/profile option of the kind, and the
-// name of the file that package writes for it.
-func (k profileKind) option() (func(*profile.Profile), string) {
+// options returns the github.com/pkg/profile options of the kind, and the
+// name of the file that package writes for it. The memory kinds name
+// profile.MemProfile first: it sets the sampling rate (one sample per
+// 4 KiB allocated), which profile.MemProfileHeap and MemProfileAllocs
+// alone leave at 0, so that nothing allocated after the start would be
+// recorded.
+func (k profileKind) options() ([]func(*profile.Profile), string) {
 	switch k {
 	case "cpu":
-		return profile.CPUProfile, "cpu.pprof"
+		return []func(*profile.Profile){profile.CPUProfile}, "cpu.pprof"
 	case "mem":
-		return profile.MemProfileHeap, "mem.pprof"
+		return []func(*profile.Profile){profile.MemProfile, profile.MemProfileHeap}, "mem.pprof"
 	case "allocs":
-		return profile.MemProfileAllocs, "mem.pprof"
+		return []func(*profile.Profile){profile.MemProfile, profile.MemProfileAllocs}, "mem.pprof"
 	case "block":
-		return profile.BlockProfile, "block.pprof"
+		return []func(*profile.Profile){profile.BlockProfile}, "block.pprof"
 	case "mutex":
-		return profile.MutexProfile, "mutex.pprof"
+		return []func(*profile.Profile){profile.MutexProfile}, "mutex.pprof"
 	}
-	return profile.TraceProfile, "trace.out"
+	return []func(*profile.Profile){profile.TraceProfile}, "trace.out"
 }
 
 // profileFile returns the name of the file of a profile of kind for rank of
@@ -100,9 +106,9 @@ func (e *env) startProfile(rank, ranks int) error {
 	if err != nil {
 		return fmt.Errorf("--profile-dir %s: cannot write there: %w", p.dir, err)
 	}
-	opt, from := p.kind.option()
+	opts, from := p.kind.options()
 	e.running = &runningProfile{
-		stop: profile.Start(opt, profile.ProfilePath(tmp), profile.Quiet, profile.NoShutdownHook),
+		stop: profile.Start(append(opts, profile.ProfilePath(tmp), profile.Quiet, profile.NoShutdownHook)...),
 		tmp:  tmp, from: filepath.Join(tmp, from), to: filepath.Join(p.dir, profileFile(p.kind, rank, ranks)),
 		kind: p.kind,
 	}
@@ -110,13 +116,19 @@ func (e *env) startProfile(rank, ranks int) error {
 }
 
 // stopProfile stops the running profile, if any, moves it to its final name
-// and prints that name, with the command that reads it, on stderr.
+// and prints that name, with the command that reads it, on stderr. A
+// memory profile is written after a collection: the runtime publishes
+// its figures at the end of a cycle, so that without one the heap in use
+// would be the last cycle's, and the allocations since it would be missing.
 func (e *env) stopProfile() error {
 	r := e.running
 	if r == nil {
 		return nil
 	}
 	e.running = nil
+	if r.kind == "mem" || r.kind == "allocs" {
+		runtime.GC()
+	}
 	r.stop.Stop()
 	defer os.RemoveAll(r.tmp)
 	if err := os.Rename(r.from, r.to); err != nil {
@@ -128,4 +140,15 @@ func (e *env) stopProfile() error {
 	}
 	fmt.Fprintf(e.stderr, "wrote %s profile %s; read it with: %s\n", r.kind, r.to, tool)
 	return nil
+}
+
+// stopHeapProfile writes the --profile mem profile now, if that is the
+// one running: a distributed sample calls it at the end of its last bulk,
+// where the heap holds the sampler, its scratch and the bulk (at the
+// command's end they are released).
+func (e *env) stopHeapProfile() error {
+	if e.running == nil || e.running.kind != "mem" {
+		return nil
+	}
+	return e.stopProfile()
 }

@@ -2,10 +2,14 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	pprofile "github.com/google/pprof/profile"
 )
 
 // TestProfileEveryCommand runs every command with --profile and checks that
@@ -97,6 +101,56 @@ func TestProfileFile(t *testing.T) {
 	} {
 		if got := profileFile(tc.kind, tc.rank, tc.ranks); got != tc.want {
 			t.Errorf("profileFile(%s, %d, %d) = %q; want %q", tc.kind, tc.rank, tc.ranks, got, tc.want)
+		}
+	}
+}
+
+// TestProfileMemoryRecords: --profile mem and allocs record what the
+// command allocated after the profile started (the sampler's arrays),
+// which a profile whose sampling rate stayed 0 missed, leaving only the
+// allocations of package initialisation; a distributed sample's mem
+// profile is written too.
+func TestProfileMemoryRecords(t *testing.T) {
+	dir := t.TempDir()
+	graph := filepath.Join(dir, "g.npz")
+	if code, _, stderr := runCLI(t, "gen", "rmat", "--scale", "10", "--edge-factor", "8", "--out", graph); code != 0 {
+		t.Fatalf("gen: exit %d\n%s", code, stderr)
+	}
+	for _, tc := range []struct {
+		kind  string
+		extra []string
+	}{
+		{"mem", nil},
+		{"allocs", nil},
+		{"mem", []string{"--inproc-ranks", "2", "--fetch", "push"}},
+	} {
+		pdir := filepath.Join(dir, "prof-"+tc.kind+fmt.Sprint(len(tc.extra)))
+		args := append([]string{"--graph", graph, "--batch", "64", "--fanout", "5,5", "--profile", tc.kind, "--profile-dir", pdir}, tc.extra...)
+		if code, _, stderr := runCLI(t, "sample", args...); code != 0 {
+			t.Fatalf("sample %v: exit %d\n%s", args, code, stderr)
+		}
+		f, err := os.Open(filepath.Join(pdir, tc.kind+".pprof"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := pprofile.Parse(f)
+		f.Close()
+		if err != nil {
+			t.Fatalf("--profile %s: %v", tc.kind, err)
+		}
+		alloc := slices.IndexFunc(p.SampleType, func(st *pprofile.ValueType) bool { return st.Type == "alloc_space" })
+		var sampler int64 // bytes allocated under package sampling
+		for _, s := range p.Sample {
+			if slices.ContainsFunc(s.Location, func(l *pprofile.Location) bool {
+				return slices.ContainsFunc(l.Line, func(ln pprofile.Line) bool {
+					return strings.Contains(ln.Function.Name, "bulksample/sampling.")
+				})
+			}) {
+				sampler += s.Value[alloc]
+			}
+		}
+		if alloc < 0 || sampler == 0 {
+			t.Errorf("sample %v: the %s profile records no allocation of package sampling", tc.extra, tc.kind)
 		}
 	}
 }

@@ -162,6 +162,11 @@ func sampleRankBulks(ctx context.Context, e *env, c *sampleConfig, grid *dist.Gr
 			}
 			digest += time.Since(t)
 		}
+		if i == ep.NumBulks()-1 {
+			if err := e.stopHeapProfile(); err != nil {
+				return 0, 0, 0, nil, 0, err
+			}
+		}
 		if i == 0 && grid.Rank() == c.ranks.failRank {
 			return 0, 0, 0, nil, 0, fmt.Errorf("injected failure after bulk %d (--fail-rank %d)", i, c.ranks.failRank)
 		}
