@@ -222,8 +222,10 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig, progr
 	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, most); err != nil {
 		return nil, err
 	}
-	// The warm-up's gathers: the first two bulks (a Bulk alternates two
-	// row buffers), as many on every rank as on the busiest.
+	// The warm-up's gathers: the first two bulks (as a trainer's first
+	// epoch sizes the store's buffers; a larger exchange later grows them,
+	// pre-faulted outside the transfers, counted in the report), as many
+	// on every rank as on the busiest.
 	warmBulks := min(2, len(bulks))
 	warmMost := []int64{0}
 	for _, b := range bulks[:warmBulks] {
@@ -717,6 +719,7 @@ func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]ran
 	for _, t := range s.Time {
 		v = append(v, int64(t))
 	}
+	v = append(v, s.Grows, s.GrowBytes)
 	all, _, err := dist.Allgather(ctx, world, dist.PhaseControl, v)
 	if err != nil {
 		return nil, err
@@ -733,6 +736,7 @@ func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]ran
 		for i := range st.Time {
 			st.Time[i] = time.Duration(w[18+i])
 		}
+		st.Grows, st.GrowBytes = w[18+len(st.Time)], w[19+len(st.Time)]
 	}
 	return out, nil
 }
