@@ -72,7 +72,7 @@ const (
 	GatherPack   GatherPhase = iota // classify ids, copy the local and cached rows; sort and deduplicate the remote ones
 	GatherStatus                    // the status all-to-all: mostly waiting for the column's slowest rank
 	GatherIDs                       // the id all-to-all
-	GatherServe                     // the owner copies the rows asked of it
+	GatherServe                     // the owner copies the rows asked of it; growing (and pre-faulting) the row buffers
 	GatherRows                      // the row all-to-all
 	GatherUnpack                    // copy the fetched rows into place (Bulk.Gather: every row)
 	NumGatherPhases
@@ -112,6 +112,11 @@ type DistStats struct {
 	// CacheRows is the number of rows the cache holds, CacheBytes their
 	// bytes.
 	CacheRows, CacheBytes int64
+	// Grows counts the exchange buffers (row and id arrays) replaced by
+	// larger ones, and GrowBytes the bytes of the new arrays, which were
+	// pre-faulted when made (see Dist's buffer policy): in steady state,
+	// once the buffers hold the largest exchange, both stay put.
+	Grows, GrowBytes int64
 	// BufferBytes is the memory of the exchange buffers on huge-page
 	// mappings that the store holds now, not a counter: the row buffers of
 	// hugemem.MinBytes or more (the exchanges' and the Bulks' rows) and
@@ -149,6 +154,8 @@ func (s *DistStats) Add(o DistStats) {
 	s.Served += o.Served
 	s.CacheRows += o.CacheRows
 	s.CacheBytes += o.CacheBytes
+	s.Grows += o.Grows
+	s.GrowBytes += o.GrowBytes
 	s.BufferBytes += o.BufferBytes
 	for i := range s.Time {
 		s.Time[i] += o.Time[i]
@@ -198,14 +205,25 @@ type Dist struct {
 
 	stats DistStats
 
-	// Reused buffers of the gathers, grow-only. The row buffers (got,
-	// reply, and the rows a Bulk keeps) are the large ones: hundreds of
-	// MB per exchange at scale. They live in arena, on transparent huge
-	// pages outside the Go heap, and are kept from one exchange to the
-	// next, so that steady-state exchanges write no fresh page (a first
-	// touch costs 10-20 µs per 4 KiB page on our machines, docs/perf-notes.md,
-	// about 5 times the copy of the page) and the garbage collector never
-	// scans or recycles them; Close releases them with the store.
+	// Reused buffers of the gathers. The row buffers (got, reply, and the
+	// rows a Bulk keeps) are the large ones: hundreds of MB per exchange
+	// at scale. They live in arena, on transparent huge pages outside the
+	// Go heap, and are kept from one exchange to the next, so that
+	// steady-state exchanges write no fresh page (a first touch costs
+	// 2-22 µs per 4 KiB page on our machines, docs/perf-notes.md, up to
+	// 5 times the copy of the page) and the garbage collector never scans
+	// or recycles them; Close releases them with the store.
+	//
+	// Capacity policy (growRows, growIDs): a buffer only grows, when an
+	// exchange needs more than it holds, to that size and a quarter more
+	// (so that the slightly larger exchanges that follow fit; the old
+	// array is unmapped), and never shrinks before Close: it holds the
+	// largest exchange seen so far, plus the quarter. A new array is
+	// pre-faulted at once (hugemem.Populate), before the all-to-all that
+	// fills it, so that its first touch is paid by this rank in the serve
+	// or pack phase rather than inside the collective, where the column's
+	// other ranks would wait for it and the transfer would look slower
+	// than the network (DistStats.Grows counts these).
 	//
 	// The id arrays that travel (want, asked, a Bulk's ids) live in arena
 	// too once they hold idMapMin ids or more (growIDs): at ogbn-products'
@@ -532,22 +550,39 @@ const idMapMin = 64 << 10
 // array of d's arena of at least hugemem.MinBytes (so that it is mapped on
 // huge pages, rather than left on the heap for being under MinBytes) and a
 // quarter larger than n, s's own unmapped if the arena held it.
+//
+// A new array is pre-faulted (see the buffer policy at Dist's fields).
 func (d *Dist) growIDs(s []int32, n int) []int32 {
 	if cap(s) >= n {
 		return s[:n]
 	}
 	if n < idMapMin {
-		return par.Resize(s, n)
+		s = par.Resize(s, n)
+	} else {
+		s = hugemem.Grow(d.arena, s, max(n, hugemem.MinBytes/4))[:n]
 	}
-	return hugemem.Grow(d.arena, s, max(n, hugemem.MinBytes/4))[:n]
+	d.grown(hugemem.Populate(s))
+	return s
 }
 
 // growRows returns s resized to n values: s's array when large enough,
 // else a new one of d's arena (a quarter larger, so that the slightly
-// larger exchanges that follow fit), s's own unmapped. Its contents are
-// not kept: the callers overwrite every value.
+// larger exchanges that follow fit), s's own unmapped, pre-faulted (see
+// the buffer policy at Dist's fields). Its contents are not kept: the
+// callers overwrite every value.
 func (d *Dist) growRows(s []float32, n int) []float32 {
-	return hugemem.Grow(d.arena, s, n)
+	if cap(s) >= n {
+		return s[:n]
+	}
+	s = hugemem.Grow(d.arena, s, n)
+	d.grown(hugemem.Populate(s))
+	return s
+}
+
+// grown counts a buffer replaced by a larger one of bytes bytes.
+func (d *Dist) grown(bytes int64) {
+	d.stats.Grows++
+	d.stats.GrowBytes += bytes
 }
 
 // buildCache keeps on every rank the rows of the k = budget / (4f)
@@ -726,6 +761,15 @@ func (b *Bulk) Fetch(ctx context.Context, lists ...[]int32) error {
 	for _, ids := range lists {
 		bound += len(ids)
 	}
+	// The ids this Fetch replaces are dead too (see the rows below): the
+	// ids are gathered into the larger of their array and the store's.
+	for _, v := range b.ids {
+		b.slot[v] = -1
+	}
+	b.ids = b.ids[:0]
+	if cap(b.ids) > cap(d.want) {
+		b.ids, d.want = d.want[:0], b.ids
+	}
 	// Room for every id of the lists, so that the appends below stay in
 	// the array growIDs placed.
 	want := d.growIDs(d.want, bound)[:0]
@@ -747,13 +791,23 @@ func (b *Bulk) Fetch(ctx context.Context, lists ...[]int32) error {
 	want = slices.Compact(want)
 	d.want = want
 	d.stats.Time[GatherPack] += time.Since(t0)
-	for _, v := range b.ids {
-		b.slot[v] = -1
+	// The rows this Fetch replaces are dead: their buffer (or, for a
+	// Bulk that had none, the Dist's spare) and the store's receive
+	// buffer are two arrays, and the exchange receives into the larger,
+	// so that a Bulk's fetches reuse one buffer, grown only when the
+	// largest fetch so far does not fit, however many Bulks and
+	// Releases come in between.
+	old := b.rows
+	b.rows = nil
+	if cap(old) == 0 {
+		old, d.spare = d.spare, nil
 	}
-	b.ids = b.ids[:0]
+	if cap(old) > cap(d.got) {
+		old, d.got = d.got, old
+	}
 	rows, err := d.exchange(ctx, "bulk fetch", want, local)
 	if err != nil {
-		b.rows = b.rows[:0]
+		b.rows = old[:0]
 		return err
 	}
 	if b.slot == nil {
@@ -765,15 +819,8 @@ func (b *Bulk) Fetch(ctx context.Context, lists ...[]int32) error {
 	for i, v := range want {
 		b.slot[v] = int32(i)
 	}
-	// Keep the exchange's buffers and give it the old ones: no copy. A
-	// Bulk that had no rows (new, or released) gives the Dist's spare, so
-	// that the Bulks of a Dist share two row buffers and the next Fetch
-	// writes no fresh page.
+	// Keep the exchange's buffers and give it the other ones: no copy.
 	b.ids, d.want = want, b.ids
-	old := b.rows
-	if cap(old) == 0 {
-		old, d.spare = d.spare, nil
-	}
 	b.rows, d.got = rows, old[:0]
 	return nil
 }

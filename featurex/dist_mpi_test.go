@@ -16,7 +16,8 @@ import (
 // binary starts itself under `mpirun -np 4`, and every rank runs the
 // conformance kit (whose calls are the same on every rank, hence
 // collective) for c = 1 and 2, per minibatch, per bulk and with a cache,
-// then gathers a different list on each rank, nothing at all on the last.
+// then gathers a different list on each rank, nothing at all on the last,
+// and last reuses its buffers across gathers of changing sizes.
 func TestDistMPI(t *testing.T) {
 	if mpitest.IsChild("featurex") {
 		distMPIChild(t)
@@ -88,6 +89,49 @@ func distMPIChild(t *testing.T) {
 				t.Fatalf("c = %d: row %d (vertex %d) differs", c, k, v)
 			}
 		}
+	}
+	// Buffers reused across gathers on real ranks (TestDistBuffersReused
+	// in process): lists of changing sizes, twice, per minibatch and per
+	// bulk; rows of 64 values, so that the row buffers are mapped and
+	// pre-faulted; the second pass must return the right rows and grow
+	// nothing.
+	const n, f = 20000, 64
+	x := randomFeatures(n, f, 13)
+	for _, bulk := range []bool{false, true} {
+		s := newStore(t, 1, x, f, false)
+		b := s.NewBulk()
+		sizes := []int{n / 8, n / 2, n / 16, n / 2, n / 4}
+		var grows [2]int64
+		for pass := range 2 {
+			for k, rows := range sizes {
+				ids := make([]int32, rows)
+				for i := range ids {
+					ids[i] = int32((k*977 + me*31 + i*7919) % n)
+				}
+				got := make([]float32, rows*f)
+				var err error
+				if bulk {
+					if err = b.Fetch(ctx, ids); err == nil {
+						err = b.Gather(ctx, got, ids)
+					}
+				} else {
+					err = s.Gather(ctx, got, ids)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, v := range ids {
+					if !slices.Equal(got[i*f:(i+1)*f], x[int(v)*f:int(v+1)*f]) {
+						t.Fatalf("bulk %v, pass %d, gather %d: row %d (vertex %d) differs", bulk, pass, k, i, v)
+					}
+				}
+			}
+			grows[pass] = s.Stats().Grows
+		}
+		if grows[0] == 0 || grows[1] != grows[0] {
+			t.Errorf("bulk %v: buffers grown %d times in the first pass, %d after the second; want some, then none", bulk, grows[0], grows[1])
+		}
+		b.Release()
 	}
 }
 

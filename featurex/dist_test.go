@@ -225,6 +225,8 @@ func TestDistTraffic(t *testing.T) {
 		st := s.Stats()
 		want := featurex.DistStats{Exchanges: 1, Rows: 6, LocalRows: 3, RemoteRows: 3, Fetched: 2, Served: 2}
 		st.Time = want.Time
+		// The buffers' growth is TestDistBuffersReused's.
+		st.Grows, st.GrowBytes = 0, 0
 		if st != want {
 			t.Errorf("rank %d: stats %+v; want %+v", r, st, want)
 		}
@@ -592,5 +594,80 @@ func warmBuffers(t *testing.T, n, f, p int, mode distMode, mappedIDs int) {
 	// few KiB.
 	if a := after.TotalAlloc - before.TotalAlloc; a > 64<<10 {
 		t.Errorf("3 warm rounds allocated %d bytes on the Go heap; want under 64 KiB", a)
+	}
+}
+
+// TestDistBuffersReused gathers a sequence of lists of changing sizes,
+// twice, through stores whose buffers grow only when an exchange needs
+// more (and are pre-faulted then): every gather must return the rows of
+// its own list (never stale rows of a larger earlier exchange left in a
+// reused buffer), and the second pass, whose exchanges all fit the
+// buffers the first left, must grow none and map no more memory. Row
+// buffers of 64 values per row reach hugemem.MinBytes, so the mapped,
+// pre-faulted path is the one exercised.
+func TestDistBuffersReused(t *testing.T) {
+	const n, f = 40000, 64
+	x := randomFeatures(n, f, 11)
+	for _, tc := range []struct {
+		p, c  int
+		mode  distMode
+		sizes []int // rows of rank 0's list, gather after gather
+	}{
+		{2, 1, perMinibatch, []int{n / 8, n / 2, n / 16, n / 2, n / 4}},
+		{2, 1, perBulk, []int{n / 8, n / 2, n / 16, n / 2, n / 4}},
+		{4, 1, perMinibatch, []int{n / 2, n / 4, n, n / 8, n}},
+		{4, 2, perMinibatch, []int{n / 4, n, n / 2}},
+		{4, 2, perBulk, []int{n, n / 4, n / 2, n}},
+	} {
+		t.Run(fmt.Sprintf("p=%d/c=%d/mode=%d", tc.p, tc.c, tc.mode), func(t *testing.T) {
+			g := newDistGroup(t, tc.p, tc.c, x, f, tc.mode, nil)
+			defer func() {
+				for _, s := range g.stores {
+					if err := s.Close(); err != nil {
+						t.Error(err)
+					}
+				}
+			}()
+			// Each size's list starts at its own offset, so that a
+			// stale row left from another list would differ.
+			list := func(k, rows int) []int32 {
+				ids := make([]int32, rows)
+				for i := range ids {
+					ids[i] = int32((k*977 + i*7919) % n)
+				}
+				return ids
+			}
+			pass := func() (grows, mapped []int64) {
+				t.Helper()
+				for k, rows := range tc.sizes {
+					ids := list(k, rows)
+					dst := make([]float32, rows*f)
+					if err := g.Gather(context.Background(), dst, ids); err != nil {
+						t.Fatalf("gather %d (%d rows): %v", k, rows, err)
+					}
+					for i, v := range ids {
+						if !slices.Equal(dst[i*f:(i+1)*f], x[int(v)*f:int(v+1)*f]) {
+							t.Fatalf("gather %d (%d rows): row %d (vertex %d) differs from the features", k, rows, i, v)
+						}
+					}
+				}
+				for _, s := range g.stores {
+					st := s.Stats()
+					grows, mapped = append(grows, st.Grows), append(mapped, st.BufferBytes)
+				}
+				return grows, mapped
+			}
+			grows1, mapped1 := pass()
+			if tc.c < tc.p && grows1[0] == 0 {
+				t.Errorf("rank 0 grew no buffer in the first pass; want its buffers made there")
+			}
+			grows2, mapped2 := pass()
+			for r := range g.stores {
+				if grows2[r] != grows1[r] || mapped2[r] != mapped1[r] {
+					t.Errorf("rank %d: second pass grew buffers %d -> %d times, mapped %d -> %d bytes; want no growth once warm",
+						r, grows1[r], grows2[r], mapped1[r], mapped2[r])
+				}
+			}
+		})
 	}
 }

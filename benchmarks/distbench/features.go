@@ -79,6 +79,9 @@ type rankFigures struct {
 	MinorFaults int64
 	SysSeconds  float64
 	AllocBytes  int64 // on the Go heap
+	// StealSeconds is the CPU time the hypervisor took from the machine's
+	// CPUs during the gathers (all of them, not only this rank's).
+	StealSeconds float64
 	// WarmFaults and WarmWall are the page faults and the wall time of the
 	// untimed warm-up before the epoch (the first bulks).
 	WarmFaults int64
@@ -222,8 +225,10 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig, progr
 	if err := world.Allreduce(ctx, dist.PhaseControl, dist.OpMax, most); err != nil {
 		return nil, err
 	}
-	// The warm-up's gathers: the first two bulks (a Bulk alternates two
-	// row buffers), as many on every rank as on the busiest.
+	// The warm-up's gathers: the first two bulks (as a trainer's first
+	// epoch sizes the store's buffers; a larger exchange later grows them,
+	// pre-faulted outside the transfers, counted in the report), as many
+	// on every rank as on the busiest.
 	warmBulks := min(2, len(bulks))
 	warmMost := []int64{0}
 	for _, b := range bulks[:warmBulks] {
@@ -591,6 +596,7 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 	before := col.Stats()
 	var meter procstat.Meter
 	m0 := meter.Now()
+	steal0 := stealSeconds()
 	t0 := time.Now()
 	switch mode {
 	case "bulk":
@@ -656,13 +662,14 @@ func gatherEpoch(ctx context.Context, grid *dist.Grid, store *featurex.Dist, mod
 		}
 	}
 	wall := time.Since(t0)
+	steal := stealSeconds() - steal0
 	cost := meter.Now().Sub(m0)
 	after := col.Stats()
 	return rankFigures{
 		Bytes:    after.Bytes[dist.PhaseFeatures] - before.Bytes[dist.PhaseFeatures],
 		Messages: after.Messages[dist.PhaseFeatures] - before.Messages[dist.PhaseFeatures],
 		Stats:    store.Stats(), Wall: wall,
-		MinorFaults: cost.MinorFaults, SysSeconds: cost.SysSeconds, AllocBytes: cost.AllocBytes,
+		MinorFaults: cost.MinorFaults, SysSeconds: cost.SysSeconds, AllocBytes: cost.AllocBytes, StealSeconds: steal,
 	}, ok, nil
 }
 
@@ -717,6 +724,7 @@ func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]ran
 	for _, t := range s.Time {
 		v = append(v, int64(t))
 	}
+	v = append(v, s.Grows, s.GrowBytes, int64(fig.StealSeconds*1e9))
 	all, _, err := dist.Allgather(ctx, world, dist.PhaseControl, v)
 	if err != nil {
 		return nil, err
@@ -733,6 +741,8 @@ func gatherFigures(ctx context.Context, world dist.Comm, fig rankFigures) ([]ran
 		for i := range st.Time {
 			st.Time[i] = time.Duration(w[18+i])
 		}
+		st.Grows, st.GrowBytes = w[18+len(st.Time)], w[19+len(st.Time)]
+		o.StealSeconds = float64(w[20+len(st.Time)]) / 1e9
 	}
 	return out, nil
 }

@@ -324,13 +324,15 @@ func gatherTimes(ctx context.Context, world dist.Comm, column int, calls []callR
 // transferTable is the markdown table of what explains the runs'
 // transfer times: the waits the barriers absorbed, the bytes per call (the
 // mean rank's and the busiest's, which the collective waits for), the page
-// faults of the warm-up and of the timed epoch, the Go heap bytes and
+// faults of the warm-up and of the timed epoch, the store's buffers grown
+// (and pre-faulted, outside the transfers) in the epoch, the CPU time the
+// hypervisor stole from the machine during it, the Go heap bytes and
 // kernel time of the epoch, and the bandwidth of the column's all-to-all
 // at the fixed calibration size and at the run's message size.
 func transferTable(res *featureResult) string {
 	var b strings.Builder
-	b.WriteString("\n| c | mode | calls (ids + rows) | wait s (status / ids / rows) | transfer s (ids / rows) | MB per call (mean / busiest) | faults per rank (warm-up / epoch) | heap MB | sys s | fixed-size calibration: α µs / β GB/s |\n")
-	b.WriteString("|---|---|---:|---|---|---|---:|---:|---:|---|\n")
+	b.WriteString("\n| c | mode | calls (ids + rows) | wait s (status / ids / rows) | transfer s (ids / rows) | MB per call (mean / busiest) | faults per rank (warm-up / epoch) | buffers grown per rank in the epoch: count / MB | steal s (machine) | heap MB | sys s | fixed-size calibration: α µs / β GB/s |\n")
+	b.WriteString("|---|---|---:|---|---|---|---:|---:|---:|---:|---:|---|\n")
 	p := float64(res.P)
 	for _, run := range res.Runs {
 		t := run.Times
@@ -338,8 +340,11 @@ func transferTable(res *featureResult) string {
 		if run.Beta == 0 || calls == 0 {
 			continue
 		}
-		var faults, warm, sys, alloc float64
+		var faults, warm, sys, alloc, grows, grown, steal float64
 		for _, r := range run.Ranks {
+			steal += r.StealSeconds / p
+			grows += float64(r.Stats.Grows) / p
+			grown += float64(r.Stats.GrowBytes) / p
 			alloc += float64(r.AllocBytes) / p
 			faults += float64(r.MinorFaults) / p
 			warm += float64(r.WarmFaults) / p
@@ -347,9 +352,9 @@ func transferTable(res *featureResult) string {
 		}
 		mean := t.MeanBytes[1] + t.MeanBytes[2]
 		busy := t.BusiestBytes[1] + t.BusiestBytes[2]
-		fmt.Fprintf(&b, "| %d | %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f | %.1f / %.1f | %.0f / %.0f | %.0f | %.2f | %.0f / %.2f |\n",
+		fmt.Fprintf(&b, "| %d | %s | %d | %.3f / %.3f / %.3f | %.3f / %.3f | %.1f / %.1f | %.0f / %.0f | %.1f / %.1f | %.2f | %.0f | %.2f | %.0f / %.2f |\n",
 			run.C, run.label(), calls, t.Wait[0], t.Wait[1], t.Wait[2], t.Transfer[1], t.Transfer[2], mean/float64(calls)/1e6, busy/float64(calls)/1e6,
-			warm, faults, alloc/1e6, sys, 1e6*run.Alpha, run.Beta/1e9)
+			warm, faults, grows, grown/1e6, steal, alloc/1e6, sys, 1e6*run.Alpha, run.Beta/1e9)
 	}
 	return b.String()
 }

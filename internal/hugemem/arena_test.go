@@ -2,7 +2,9 @@ package hugemem
 
 import (
 	"os"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"unsafe"
 )
@@ -172,4 +174,58 @@ func TestGrow(t *testing.T) {
 		t.Errorf("after Grow beyond the capacity the arena holds %d mappings, want 1 (the old one unmapped)", len(a.regions))
 	}
 	g[len(g)-1] = 1
+}
+
+// TestPopulate: Populate covers the array's whole capacity, keeps
+// nothing it need not (contents are unspecified), and afterwards writing
+// the array takes (almost) no page fault, where writing a fresh twin
+// takes one per page (per huge page at least).
+func TestPopulate(t *testing.T) {
+	var a Arena
+	defer a.Release()
+	for _, tc := range []struct {
+		name string
+		s    []float32
+		want int64
+	}{
+		{"nil", nil, 0},
+		{"heap", make([]float32, 10, 1000), 4000},
+		{"mapped, short length", Make[float32](&a, 3*MinBytes/4)[:5], 3 * MinBytes},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := Populate(tc.s); got != tc.want {
+				t.Errorf("Populate covered %d bytes; want %d", got, tc.want)
+			}
+		})
+	}
+	if runtime.GOOS != "linux" {
+		return
+	}
+	faults := func() int64 {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+			t.Skipf("getrusage: %v", err)
+		}
+		return ru.Minflt
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	const n = 16 * MinBytes / 4 // 32 MiB: 16 huge pages, 8192 small ones
+	write := func(s []float32) int64 {
+		f0 := faults()
+		for i := range s {
+			s[i] = float32(i)
+		}
+		return faults() - f0
+	}
+	fresh := Make[float32](&a, n)
+	populated := Make[float32](&a, n)
+	Populate(populated)
+	cold, warm := write(fresh), write(populated)
+	if cold < 16 {
+		t.Skipf("writing a fresh mapping took %d page faults: this system does not fault pages in lazily", cold)
+	}
+	if warm > 2 {
+		t.Errorf("writing a populated array took %d page faults (a fresh one %d); want none", warm, cold)
+	}
 }

@@ -2,6 +2,7 @@ package hugemem
 
 import (
 	"fmt"
+	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -22,6 +23,27 @@ func mapRegion(size int) (raw []byte, off int) {
 	off = int((hugePage - base%hugePage) % hugePage)
 	_ = syscall.Madvise(raw[off:off+size], syscall.MADV_HUGEPAGE)
 	return raw, off
+}
+
+// madvPopulateWrite is MADV_POPULATE_WRITE (Linux 5.14), which the syscall
+// package does not name.
+const madvPopulateWrite = 23
+
+// populateRegion faults in every page that b touches, writable, without
+// changing its contents, and reports whether the kernel did; false (an
+// older kernel: EINVAL) leaves the caller to touch the pages itself. The
+// advice applies to whole pages: b's start is rounded down to its page,
+// which is in the same mapping as b.
+func populateRegion(b []byte) bool {
+	if len(b) == 0 {
+		return true
+	}
+	page := uintptr(syscall.Getpagesize())
+	start := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	lo := start &^ (page - 1)
+	_, _, errno := syscall.Syscall(syscall.SYS_MADVISE, lo, start-lo+uintptr(len(b)), madvPopulateWrite)
+	runtime.KeepAlive(b)
+	return errno == 0
 }
 
 // unmapRegion unmaps a mapping that mapRegion returned.

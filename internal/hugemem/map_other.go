@@ -8,3 +8,7 @@ func mapRegion(int) ([]byte, int) { return nil, 0 }
 
 // unmapRegion is never called: mapRegion maps nothing.
 func unmapRegion([]byte) error { return nil }
+
+// populateRegion reports that the kernel populated nothing: Populate
+// touches the pages itself.
+func populateRegion([]byte) bool { return false }
