@@ -92,11 +92,11 @@ const (
 	OverlapOff
 )
 
-// DefaultOverlap is what OverlapDefault means: off. A rank blocked in an
-// Open MPI collective busy-polls its core, so the overlap pays only where
-// each rank has a core to spare for its rounds in flight; on the 2-core
-// development machine it halved push's SEPS at p = 2 and 4 (R-MAT 20,
-// docs/design.md section 4).
+// DefaultOverlap is what OverlapDefault means: off. The rounds in flight
+// (the picks a rank serves its column, Open MPI's polling) need a core of
+// their own, so the overlap pays only where each rank has one to spare; on
+// the 2-core development machine it cost 5-10% of SEPS at p = 2 and 4
+// (R-MAT 20, docs/design.md section 4).
 const DefaultOverlap = OverlapOff
 
 // String returns "default", "on" or "off".

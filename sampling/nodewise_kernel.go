@@ -73,9 +73,9 @@ type nwCall struct {
 	groups    []int
 	groupCost []int64
 	batches   []int // the groups of each FetchRows (FetchBatcher) or FetchPicks (PickBatcher)
-	// A pushed layer's batches: batch b is in push[b%2], so that the
-	// next batch's picks may come in (asyncPicker) while the groups of
-	// this one are extracted.
+	// A pushed layer's batches: batch b is in push[b%2] when they
+	// overlap, so that the next batch's picks may come in (asyncPicker)
+	// while the groups of this one are extracted, else in push[0].
 	push [2]pushBatch
 }
 
@@ -332,7 +332,10 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 		}
 		var pushed *pushBatch // nil: the groups select from the rows
 		if push {
-			pb := &c.push[b%2]
+			pb := &c.push[0] // one batch's arrays unless they overlap
+			if async != nil {
+				pb = &c.push[b%2]
+			}
 			pushed = pb
 			var err error
 			if pending != nil {
