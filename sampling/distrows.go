@@ -84,8 +84,11 @@ type DistRows struct {
 	x       *dist.RowExchange
 	mode    FetchMode
 	pickers []*RowPicker // one per serving goroutine of x
-	res     dist.CallResult
 	layers  []LayerFetchStats
+	// Push batches on a goroutine of their own (SetOverlap), and what it
+	// hid.
+	overlap bool
+	ov      OverlapStats
 	// The auto plan's scratch: per local row, the stamp of the last group
 	// that counted it (stamp counts groups across calls).
 	mark  []uint32
@@ -103,6 +106,7 @@ var (
 	_ FetchPlanner = (*DistRows)(nil)
 	_ FetchBatcher = (*DistRows)(nil)
 	_ PickBatcher  = (*DistRows)(nil)
+	_ asyncPicker  = (*DistRows)(nil)
 )
 
 // NewDistRows returns the row source over m for a node-wise sampler with
@@ -150,15 +154,64 @@ type LayerFetchStats struct {
 }
 
 // DistRowsStats are a rank's figures of its DistRows: its row exchange's,
-// and per node-wise layer how it was fetched.
+// per node-wise layer how it was fetched, and what the overlap of push
+// batches hid.
 type DistRowsStats struct {
 	Exchange dist.ExchangeStats
 	Layers   []LayerFetchStats
+	Overlap  OverlapStats
 }
+
+// OverlapStats count the push batches a DistRows brought in on a goroutine
+// of its own (SetOverlap) while the sampler extracted the previous batch:
+// their number, their time in FetchPicks (its rounds) and the sampler's
+// time waiting for them once it needed them.
+type OverlapStats struct {
+	Batches      int64
+	Fetch, Waits time.Duration
+}
+
+// Hidden returns the time of the overlapped rounds the sampler did not
+// wait for: it worked meanwhile.
+func (o OverlapStats) Hidden() time.Duration { return max(o.Fetch-o.Waits, 0) }
 
 // Stats returns this rank's figures so far.
 func (d *DistRows) Stats() DistRowsStats {
-	return DistRowsStats{Exchange: d.x.Stats(), Layers: slices.Clone(d.layers)}
+	return DistRowsStats{Exchange: d.x.Stats(), Layers: slices.Clone(d.layers), Overlap: d.ov}
+}
+
+// SetOverlap sets whether a pushed layer's next batch is asked for while
+// the sampler extracts the picks of the current one
+// (DistSamplerOptions.Overlap): its rounds then run on a goroutine of the
+// DistRows, one batch ahead at most, and the main goroutine calls no round
+// meanwhile, so the column's rounds keep their order. It takes effect
+// where the column communicator may be called from another goroutine
+// (dist.ConcurrentComms); the sample is the same either way.
+func (d *DistRows) SetOverlap(on bool) { d.overlap = on }
+
+// Overlap reports whether the DistRows overlaps push batches: SetOverlap
+// on, and a column communicator that allows it.
+func (d *DistRows) Overlap() bool { return d.overlap && dist.ConcurrentComms(d.x.Comm()) }
+
+// startPicks runs FetchPicks(ctx, req) on a goroutine (asyncPicker) and
+// returns the function that waits for it.
+func (d *DistRows) startPicks(ctx context.Context, req *PickRequest) func() error {
+	done := make(chan error, 1)
+	var took time.Duration
+	go func() {
+		t := time.Now()
+		err := d.FetchPicks(ctx, req)
+		took = time.Since(t)
+		done <- err
+	}()
+	return func() error {
+		t := time.Now()
+		err := <-done
+		d.ov.Batches++
+		d.ov.Fetch += took
+		d.ov.Waits += time.Since(t)
+		return err
+	}
 }
 
 // LayerFetch returns how node-wise layer d.Layer fetches its rows
@@ -510,19 +563,27 @@ func (d *DistRows) Degrees(ctx context.Context, vertices []int32, deg []int32) e
 // rounds whose arguments are the request's epoch, layer and fanout and
 // each row's minibatch, each of at most the push budget's picks
 // (SetBatchBytes: rows times the fanout; one round without a fanout), their
-// answers back to back. The slices it sets in req are the DistRows', valid
-// until its next FetchPicks.
+// answers back to back. It writes them into req's own Count, Picks and
+// Values, reused when large enough, so that the answers of another request
+// stay valid (SetOverlap).
 func (d *DistRows) FetchPicks(ctx context.Context, req *PickRequest) error {
 	args := [3]int64{int64(req.Epoch), int64(req.Layer), int64(req.Fanout)}
-	d.res.Count, d.res.Items, d.res.Values = d.res.Count[:0], d.res.Items[:0], d.res.Values[:0]
+	res := dist.CallResult{Count: req.Count[:0], Items: req.Picks[:0], Values: req.Values[:0]}
 	n, per := len(req.Vertex), d.roundRows(req.Fanout)
 	for lo := 0; lo < n || lo == 0; lo += per {
 		hi := min(lo+per, n)
-		if err := d.x.CallAppend(ctx, &d.res, kindPicks, args, req.Vertex[lo:hi], req.Minibatch[lo:hi]); err != nil {
+		err := d.x.CallAppend(ctx, &res, kindPicks, args, req.Vertex[lo:hi], req.Minibatch[lo:hi])
+		req.Count, req.Picks = res.Count, res.Items
+		if res.Values != nil {
+			req.Values = res.Values
+		}
+		if err != nil {
 			return err
 		}
 	}
-	req.Count, req.Picks, req.Values = d.res.Count, d.res.Items, d.res.Values
+	if res.Values == nil {
+		req.Values = req.Values[:0]
+	}
 	return nil
 }
 
@@ -648,10 +709,11 @@ type DistStats struct {
 
 // Work returns the time the rank spent on its own sampling: its time in
 // SampleBulk less the time in its row exchange's rounds (their waits,
-// transfers and serving, Drain's included).
+// transfers and serving, Drain's included) that it did not overlap with
+// its sampling (OverlapStats.Hidden).
 func (s DistStats) Work() time.Duration {
 	t := s.Exchange.Total()
-	return s.Wall - (t.Wait + t.Transfer + t.Serve)
+	return s.Wall - (t.Wait + t.Transfer + t.Serve - s.Overlap.Hidden())
 }
 
 // distClock counts a distributed sampler's bulks and times them.

@@ -64,6 +64,74 @@ type DistSamplerOptions struct {
 	// their bound fits it. Default 0: DefaultPushBatchBytes. It changes the
 	// number of rounds and their memory, not the bytes of the answers.
 	PushBatchBytes int64
+	// Overlap is whether a Split node-wise sampler asks for a pushed
+	// layer's next push batch (PushBatchBytes) while it extracts the
+	// picks of the current one, so that the rank works while the column's
+	// rounds are in flight rather than waiting in them: OverlapDefault,
+	// OverlapOn or OverlapOff. The rounds run on a goroutine of the
+	// sampler, one batch ahead at most (twice a batch's request and picks
+	// in memory), in the same order, so the sample is the same either
+	// way; it takes effect where the column communicator may be called
+	// from another goroutine (dist.ConcurrentComms). Pulled layers are not
+	// overlapped (their rows are one batch a layer at the default
+	// PullBatchBytes). OverlapOn is an error with FetchPull and the
+	// layer-wise methods.
+	Overlap OverlapMode
+}
+
+// OverlapMode is whether a distributed sampler overlaps its push rounds
+// with its own work (DistSamplerOptions.Overlap).
+type OverlapMode int
+
+const (
+	// OverlapDefault is DefaultOverlap.
+	OverlapDefault OverlapMode = iota
+	// OverlapOn overlaps a pushed layer's next batch with the current one.
+	OverlapOn
+	// OverlapOff runs every round on the sampler's goroutine, then works.
+	OverlapOff
+)
+
+// DefaultOverlap is what OverlapDefault means: off. The rounds in flight
+// (the picks a rank serves its column, Open MPI's polling) need a core of
+// their own, so the overlap pays only where each rank has one to spare; on
+// the 2-core development machine it cost 5-10% of SEPS at p = 2 and 4
+// (R-MAT 20, docs/design.md section 4).
+const DefaultOverlap = OverlapOff
+
+// String returns "default", "on" or "off".
+func (m OverlapMode) String() string {
+	switch m {
+	case OverlapDefault:
+		return "default"
+	case OverlapOn:
+		return "on"
+	case OverlapOff:
+		return "off"
+	}
+	return fmt.Sprintf("OverlapMode(%d)", int(m))
+}
+
+// ParseOverlapMode parses "default", "on" or "off".
+func ParseOverlapMode(s string) (OverlapMode, error) {
+	switch s {
+	case "default":
+		return OverlapDefault, nil
+	case "on":
+		return OverlapOn, nil
+	case "off":
+		return OverlapOff, nil
+	}
+	return 0, fmt.Errorf("sampling: overlap mode %q, want default, on or off", s)
+}
+
+// Overlaps reports whether m, resolved (OverlapDefault: DefaultOverlap),
+// is on.
+func (m OverlapMode) Overlaps() bool {
+	if m == OverlapDefault {
+		m = DefaultOverlap
+	}
+	return m == OverlapOn
 }
 
 // Validate returns an error naming the field of o that is invalid or that
@@ -84,6 +152,12 @@ func (o *DistSamplerOptions) Validate() error {
 		return bad("PullBatchBytes", o.PullBatchBytes, "want >= 0 (0: 4 times the bytes of the rank's block)")
 	case o.PushBatchBytes < 0:
 		return bad("PushBatchBytes", o.PushBatchBytes, "want >= 0 (0: DefaultPushBatchBytes)")
+	case o.Overlap < OverlapDefault || o.Overlap > OverlapOff:
+		return bad("Overlap", int(o.Overlap), "want OverlapDefault, OverlapOn or OverlapOff")
+	case o.Overlap == OverlapOn && o.Fetch == FetchPull && o.isNode():
+		return option.With(bad("Overlap", o.Overlap, "overlaps push batches, and fetch %s pulls every layer", FetchPull), "Fetch")
+	case o.Overlap == OverlapOn && !o.isNode():
+		return option.With(bad("Overlap", o.Overlap, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
 	case o.Fetch == FetchPush && !o.isNode():
 		return option.With(bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
 	}
@@ -140,6 +214,7 @@ func NewDistSampler(ctx context.Context, g *dist.Grid, a *spgemm.CSR, opt DistSa
 			return nil, err
 		}
 		s.Rows().SetBatchBytes(opt.PullBatchBytes, opt.PushBatchBytes)
+		s.Rows().SetOverlap(opt.Overlap.Overlaps())
 		return s, nil
 	}
 	s, err := NewDistLayerWise(ctx, m, opt.LayerWiseOptions())

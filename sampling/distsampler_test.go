@@ -74,6 +74,10 @@ func TestDistSamplerOptionsValidate(t *testing.T) {
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, PullBatchBytes: -1}, "PullBatchBytes = -1, want >= 0"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, PushBatchBytes: -8}, "PushBatchBytes = -8, want >= 0"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Overlap: 3}, "Overlap = 3, want OverlapDefault, OverlapOn or OverlapOff"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Overlap: -1}, "Overlap = -1"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPull, Overlap: sampling.OverlapOn}, "Overlap = on, overlaps push batches, and fetch pull pulls every layer"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Overlap: sampling.OverlapOn}, "Overlap = on, applies to method node"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
 	} {
 		if err := tc.opt.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -82,6 +86,17 @@ func TestDistSamplerOptionsValidate(t *testing.T) {
 	}
 	if err := (&sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}}).Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
+	}
+	for _, ov := range []sampling.OverlapMode{sampling.OverlapDefault, sampling.OverlapOn, sampling.OverlapOff} {
+		if err := (&sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPush, Overlap: ov}).Validate(); err != nil {
+			t.Errorf("push, overlap %v: %v", ov, err)
+		}
+		if m, err := sampling.ParseOverlapMode(ov.String()); m != ov || err != nil {
+			t.Errorf("ParseOverlapMode(%q) = %v, %v", ov.String(), m, err)
+		}
+	}
+	if _, err := sampling.ParseOverlapMode("yes"); err == nil {
+		t.Error("ParseOverlapMode(\"yes\"): no error")
 	}
 }
 

@@ -73,12 +73,18 @@ type nwCall struct {
 	groups    []int
 	groupCost []int64
 	batches   []int // the groups of each FetchRows (FetchBatcher) or FetchPicks (PickBatcher)
-	// A pushed layer: the request of its current batch, and where each
-	// stacked row of the batch's picks start in req.Picks (pushOff, len
-	// rows+1).
+	// A pushed layer's batches: batch b is in push[b%2] when they
+	// overlap, so that the next batch's picks may come in (asyncPicker)
+	// while the groups of this one are extracted, else in push[0].
+	push [2]pushBatch
+}
+
+// pushBatch is a batch of a pushed layer: its request, and where each
+// stacked row of the batch's picks start in req.Picks (off, len rows+1).
+type pushBatch struct {
 	req     PickRequest
-	pushOff []int64
-	pushLo  int     // the first minibatch of the push batch pushOff is of
+	off     []int64
+	lo      int     // the first minibatch of the batch
 	at      []int64 // per minibatch: where its requests (then its picks) start
 	mbPicks []int64 // per minibatch: its picks (then where its counts start)
 }
@@ -133,7 +139,8 @@ func (nw *NodeWise) getCall() *nwCall {
 func (nw *NodeWise) putCall(c *nwCall) {
 	c.g.verts, c.g.pk = nil, PackedArrays{} // views of data the sampler does not own
 	c.g.picks, c.g.pvals = nil, nil
-	c.req.Count, c.req.Picks, c.req.Values = nil, nil, nil
+	// The push batches' answers are kept: DistRows answers into a
+	// request's own arrays, reused by the next call.
 	nw.scratch.mu.Lock()
 	nw.scratch.calls = append(nw.scratch.calls, c)
 	nw.scratch.mu.Unlock()
@@ -294,22 +301,64 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 			c.batches = append(c.batches, j)
 		}
 	}
+	// A pushed layer whose picker overlaps (asyncPicker) asks for batch
+	// b+1's picks on the picker's goroutine while this one extracts batch
+	// b's groups; the rounds run in the same order either way, so every
+	// rank issues the same collectives and the sample is the same.
+	async, _ := nw.picker.(asyncPicker)
+	var pending func() error // batch b's picks, when they are in flight
+	if push && async != nil && async.Overlap() && len(c.batches) > 2 {
+		actx, cancel := context.WithCancel(ctx)
+		defer func() {
+			// An error: the rounds in flight are cancelled, and end
+			// before the layer returns.
+			cancel()
+			if pending != nil {
+				_ = pending()
+			}
+		}()
+		ctx = actx
+	} else {
+		async = nil
+	}
+	nb := len(c.batches) - 1
 	var done int64
-	for b := range len(c.batches) - 1 {
+	for b := range nb {
 		j0, j1 := c.batches[b], c.batches[b+1]
 		if fetch {
 			if err := fetcher.FetchRows(ctx, nw.expandedVertices(c, prev, prevStart, c.groups[j0], c.groups[j1])); err != nil {
 				return err
 			}
 		}
+		var pushed *pushBatch // nil: the groups select from the rows
 		if push {
-			if err := nw.pushLayer(ctx, c, epoch, first, l, s, prev, prevStart, c.groups[j0], c.groups[j1]); err != nil {
+			pb := &c.push[0] // one batch's arrays unless they overlap
+			if async != nil {
+				pb = &c.push[b%2]
+			}
+			pushed = pb
+			var err error
+			if pending != nil {
+				err, pending = pending(), nil
+			} else {
+				nw.pushRequest(c, pb, epoch, first, l, s, prev, prevStart, c.groups[j0], c.groups[j1])
+				err = nw.picker.FetchPicks(ctx, &pb.req)
+			}
+			if err == nil {
+				err = nw.pushPlace(c, pb, prevStart, c.groups[j0], c.groups[j1])
+			}
+			if err != nil {
 				return err
+			}
+			if async != nil && b+1 < nb {
+				nx := &c.push[(b+1)%2]
+				nw.pushRequest(c, nx, epoch, first, l, s, prev, prevStart, c.groups[j1], c.groups[c.batches[b+2]])
+				pending = async.startPicks(ctx, &nx.req)
 			}
 		}
 		for j := j0; j < j1; j++ {
 			done += c.groupCost[j]
-			if err := nw.sampleGroup(ctx, c, la, epoch, first, l, s, prev, prevStart, c.groups[j], c.groups[j+1], float64(total)/float64(max(done, 1)), push); err != nil {
+			if err := nw.sampleGroup(ctx, c, la, epoch, first, l, s, prev, prevStart, c.groups[j], c.groups[j+1], float64(total)/float64(max(done, 1)), pushed); err != nil {
 				return err
 			}
 		}
@@ -320,7 +369,7 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 // sampleGroup samples layer l of minibatches m0..m1-1. growth estimates
 // the ratio of the layer's final output to its output so far, for sizing
 // the output arrays when they must move.
-func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int, growth float64, pushed bool) error {
+func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int, growth float64, pushed *pushBatch) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -340,10 +389,10 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	g.hasVals = nw.opt.Weighted || nw.opt.Replace
 	g.mbEdges = par.Resize(g.mbEdges, ng)
 	clear(g.mbEdges)
-	if pushed {
+	if pushed != nil {
 		// Push: the owners of the rows selected (passes 1 and 2 ran
-		// there, for the whole layer: pushLayer).
-		nw.pushedGroup(c, g, prevStart, m0, m1)
+		// there, for the whole batch: pushPlace).
+		nw.pushedGroup(g, prevStart, m0, m1, pushed)
 	} else {
 		// A RowFetcher's rows were brought in by sampleLayer.
 		if nw.packed != nil {
@@ -480,21 +529,31 @@ func (nw *NodeWise) demand(c *nwCall, l, s int, prev []int32, prevStart []int) L
 	return d
 }
 
-// pushLayer has the owners of the layer's expanded rows of minibatches
-// m0..m1-1 (a push batch: every minibatch of the bulk unless the
-// PickFetcher is a PickBatcher) select their picks (PickFetcher) in one
-// round, and sets c.pushOff to where each stacked row's picks start in
-// c.req.Picks (rows not expanded have none), row prevStart[m0] first.
-func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int) error {
+// asyncPicker is a PickFetcher that can bring a request's picks in on a
+// goroutine of its own when Overlap says so (DistRows.SetOverlap):
+// startPicks starts FetchPicks(ctx, req) and returns the function that
+// waits for it and returns its error. Until that function returns, the caller touches neither req
+// nor the fetcher; the picks land in req's own arrays, so that those of
+// the previous request stay valid meanwhile. A sampler whose layer ends
+// in an error still waits for the rounds in flight.
+type asyncPicker interface {
+	Overlap() bool
+	startPicks(ctx context.Context, req *PickRequest) func() error
+}
+
+// pushRequest sets pb's request to the layer's expanded rows of
+// minibatches m0..m1-1 (a push batch: every minibatch of the bulk unless
+// the PickFetcher is a PickBatcher).
+func (nw *NodeWise) pushRequest(c *nwCall, pb *pushBatch, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int) {
 	k := m1 - m0
 	// at[m]: where minibatch m0+m's requests start.
-	c.at = par.Resize(c.at, k+1)
-	at := c.at
+	pb.at = par.Resize(pb.at, k+1)
+	at := pb.at
 	at[0] = 0
 	for m := range k {
 		at[m+1] = at[m] + int64(prevStart[m0+m+1]-prevStart[m0+m]-int(c.expanded[m0+m]))
 	}
-	req := &c.req
+	req := &pb.req
 	req.Epoch, req.Layer, req.Fanout = epoch, l, s
 	req.Vertex, req.Minibatch = par.Resize(req.Vertex, int(at[k])), par.Resize(req.Minibatch, int(at[k]))
 	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
@@ -506,42 +565,48 @@ func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s
 			}
 		}
 	})
-	if err := nw.picker.FetchPicks(ctx, req); err != nil {
-		return err
-	}
+}
+
+// pushPlace checks the answer to pb's request (minibatches m0..m1-1), whose
+// owners selected the picks (PickFetcher), and sets pb.off to where each
+// stacked row's picks start in pb.req.Picks (rows not expanded have none),
+// row prevStart[m0] first.
+func (nw *NodeWise) pushPlace(c *nwCall, pb *pushBatch, prevStart []int, m0, m1 int) error {
+	k := m1 - m0
+	req, at := &pb.req, pb.at
 	if len(req.Count) != len(req.Vertex) || (nw.opt.Weighted || nw.opt.Replace) && len(req.Values) != len(req.Picks) {
 		return fmt.Errorf("sampling: FetchPicks returned %d counts and %d values for %d rows and %d picks", len(req.Count), len(req.Values), len(req.Vertex), len(req.Picks))
 	}
 	// Each minibatch's picks, then where they start (in at, reused), then
 	// each row's offset, the minibatches in parallel.
-	c.mbPicks = par.Resize(c.mbPicks, k)
+	pb.mbPicks = par.Resize(pb.mbPicks, k)
 	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
 			var n int64
 			for _, cnt := range req.Count[at[m]:at[m+1]] {
 				n += int64(cnt)
 			}
-			c.mbPicks[m] = n
+			pb.mbPicks[m] = n
 		}
 	})
 	base := prevStart[m0]
-	c.pushLo = m0
-	c.pushOff = par.Resize(c.pushOff, prevStart[m1]-base+1)
-	off := c.pushOff
+	pb.lo = m0
+	pb.off = par.Resize(pb.off, prevStart[m1]-base+1)
+	off := pb.off
 	off[0] = 0
 	var total int64
 	for m := range k {
 		j := at[m]
 		at[m] = total
-		total += c.mbPicks[m]
-		c.mbPicks[m] = j // now where m's counts start
+		total += pb.mbPicks[m]
+		pb.mbPicks[m] = j // now where m's counts start
 	}
 	if total != int64(len(req.Picks)) {
 		return fmt.Errorf("sampling: FetchPicks returned %d picks, its counts sum to %d", len(req.Picks), total)
 	}
 	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
-			o, j := at[m], c.mbPicks[m]
+			o, j := at[m], pb.mbPicks[m]
 			mlo, mhi := prevStart[m0+m], prevStart[m0+m+1]
 			for r := mlo; r < mhi; r++ {
 				if r >= mlo+int(c.expanded[m0+m]) {
@@ -556,12 +621,13 @@ func (nw *NodeWise) pushLayer(ctx context.Context, c *nwCall, epoch, first, l, s
 }
 
 // pushedGroup sets the group's counts, offsets and picks (views of
-// c.req's) from the pushed batch that holds it, as passes 1 and 2 would.
-func (nw *NodeWise) pushedGroup(c *nwCall, g *layerState, prevStart []int, m0, m1 int) {
+// pb.req's) from the pushed batch pb that holds it, as passes 1 and 2
+// would.
+func (nw *NodeWise) pushedGroup(g *layerState, prevStart []int, m0, m1 int, pb *pushBatch) {
 	rows := len(g.verts)
-	pb := prevStart[c.pushLo]
-	base := prevStart[m0] - pb
-	off := c.pushOff[base : base+rows+1]
+	p0 := prevStart[pb.lo]
+	base := prevStart[m0] - p0
+	off := pb.off[base : base+rows+1]
 	o0 := off[0]
 	g.off = par.Resize(g.off, rows+1)
 	g.cnt = par.Resize(g.cnt, rows)
@@ -571,11 +637,11 @@ func (nw *NodeWise) pushedGroup(c *nwCall, g *layerState, prevStart []int, m0, m
 	}
 	g.off[rows] = off[rows] - o0
 	for i := range m1 - m0 {
-		g.mbEdges[i] = c.pushOff[prevStart[m0+i+1]-pb] - c.pushOff[prevStart[m0+i]-pb]
+		g.mbEdges[i] = pb.off[prevStart[m0+i+1]-p0] - pb.off[prevStart[m0+i]-p0]
 	}
-	g.picks = c.req.Picks[o0:off[rows]]
+	g.picks = pb.req.Picks[o0:off[rows]]
 	if g.hasVals {
-		g.pvals = c.req.Values[o0:off[rows]]
+		g.pvals = pb.req.Values[o0:off[rows]]
 	}
 }
 

@@ -57,6 +57,9 @@ type DistOptions struct {
 	// sampling.FetchAuto (the default: pull or push per layer, by the
 	// byte model), FetchPull or FetchPush.
 	Fetch sampling.FetchMode
+	// Overlap is whether a Split node-wise sampler overlaps its push
+	// rounds with its own work (sampling.DistSamplerOptions.Overlap).
+	Overlap sampling.OverlapMode
 	// Eval is where the evaluation after each epoch runs; default
 	// EvalDistributed.
 	Eval EvalMode
@@ -113,7 +116,7 @@ func (o *Options) samplerOptions() sampling.SamplerOptions {
 
 // distSamplerOptions returns the options of this rank's sampler.
 func (o *Options) distSamplerOptions() sampling.DistSamplerOptions {
-	return sampling.DistSamplerOptions{SamplerOptions: o.samplerOptions(), Layout: o.Dist.Layout, Fetch: o.Dist.Fetch}
+	return sampling.DistSamplerOptions{SamplerOptions: o.samplerOptions(), Layout: o.Dist.Layout, Fetch: o.Dist.Fetch, Overlap: o.Dist.Overlap}
 }
 
 // Validate returns an error naming the first invalid field of o for a

@@ -23,7 +23,7 @@ var fieldFlags = map[string]string{
 	// sampling.SamplerOptions, DistSamplerOptions
 	"Method": "method", "Fanouts": "fanout", "Semibulk": "semibulk", "Weighted": "weighted", "Replace": "replace",
 	"Frontier": "frontier", "MaxBulkEdges": "max-bulk-edges", "Normalize": "ladies-matrix", "Threads": "threads",
-	"Fetch": "fetch", "Layout": "replicate-graph",
+	"Fetch": "fetch", "Layout": "replicate-graph", "Overlap": "overlap",
 	// train.Options, gnn.TrainOptions
 	"Replication": "replication", "Eval": "eval", "Arch": "model", "Hidden": "hidden", "Dropout": "dropout",
 	"GCNNorm": "gcn-norm", "LR": "lr", "WeightDecay": "weight-decay", "BatchSize": "batch", "BulkSize": "bulk",

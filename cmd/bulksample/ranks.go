@@ -84,6 +84,7 @@ func (r *rankFlags) distributed() bool { return r.inproc > 0 || dist.LaunchedSiz
 type distFlags struct {
 	rankFlags
 	fetch     string
+	overlap   string
 	replicate bool
 	eval      string
 	failRank  int // test hook: this rank fails after its first bulk (-1: none)
@@ -93,6 +94,8 @@ func (d *distFlags) add(fs *flag.FlagSet, eval bool) {
 	d.rankFlags.add(fs)
 	fs.StringVar(&d.fetch, "fetch", "auto", "distributed runs: pull (fetch the rows of A from their owners, 1.5D), push (owners sample and return only the picks)\n"+
 		"or auto (each layer of each bulk whichever of the two the byte model says sends less; the JSON's fetch_layers says what it chose)")
+	fs.StringVar(&d.overlap, "overlap", "default", "distributed runs: on, off or default (sampling.DefaultOverlap): whether a rank asks for a pushed layer's next\n"+
+		"batch of picks while it extracts the current one (the JSON's rank_spread.overlap_hidden_seconds says what it hid)")
 	fs.BoolVar(&d.replicate, "replicate-graph", false, "distributed runs: every rank holds the whole graph; sampling needs no communication")
 	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
 	if eval {
@@ -109,6 +112,9 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 	var err error
 	if o.Fetch, err = sampling.ParseFetchMode(d.fetch); err != nil {
 		return o, usageError(fs, "--fetch %q: want auto, pull or push", d.fetch)
+	}
+	if o.Overlap, err = sampling.ParseOverlapMode(d.overlap); err != nil {
+		return o, usageError(fs, "--overlap %q: want default, on or off", d.overlap)
 	}
 	if d.replicate {
 		o.Layout = sampling.Replicated
@@ -127,7 +133,7 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 	// In one process the distribution flags would be ignored; under
 	// mpirun -np 1 the same flags are checked against one rank.
 	if !d.distributed() {
-		for _, name := range []string{"eval", "fail-rank", "fetch", "replicate-graph", "replication"} {
+		for _, name := range []string{"eval", "fail-rank", "fetch", "overlap", "replicate-graph", "replication"} {
 			if isSet(fs, name) {
 				return o, usageError(fs, "--%s: only in a distributed run (under mpirun or srun, or with --inproc-ranks)", name)
 			}
@@ -139,7 +145,7 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 // samplerOptions returns the sampler options of a rank: so with the
 // layout and fetch mode of o.
 func samplerOptions(so sampling.SamplerOptions, o train.DistOptions) sampling.DistSamplerOptions {
-	return sampling.DistSamplerOptions{SamplerOptions: so, Layout: o.Layout, Fetch: o.Fetch}
+	return sampling.DistSamplerOptions{SamplerOptions: so, Layout: o.Layout, Fetch: o.Fetch, Overlap: o.Overlap}
 }
 
 // fetchName is how the JSON names the way a run's ranks read the graph.

@@ -46,6 +46,7 @@ type distSummary struct {
 	Ranks       int                  `json:"ranks"`
 	Replication int                  `json:"replication"`
 	Fetch       string               `json:"fetch"`
+	Overlap     bool                 `json:"overlap"`    // a node-wise sampler overlaps its push rounds with its work (--overlap)
 	BlockOnly   bool                 `json:"block_only"` // each rank read only its block of rows (native, scipy .npz or OGB)
 	Traffic     map[string]phaseJSON `json:"traffic"`    // bytes and messages per communication phase
 	PeakRSSMax  int64                `json:"peak_rss_max"`
@@ -87,6 +88,9 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	sum := distSummary{sampleSummary: c.summary(ep, d.N, d.NNZ, loadSec),
 		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(samplerOptions(c.sampler, c.dist)), BlockOnly: d.BlockOnly}
 	sum.Version = version()
+	if ds, ok := s.(*sampling.DistNodeWise); ok {
+		sum.Overlap = ds.Rows().Overlap()
+	}
 	busy, edges, sampleBytes, dg, digestTime, err := sampleRankBulks(ctx, e, c, grid, s, ep)
 	if err != nil {
 		return err

@@ -94,6 +94,60 @@ func TestSampleInProcRanksDigest(t *testing.T) {
 	}
 }
 
+// overlapArgs follow sampleArgs (and replace their --bulk and --fanout):
+// every neighbour at the last layer, in bulks of 32 minibatches cut in
+// groups of few, so that a pushed layer's picks (their bound: the rows'
+// degrees) take several push batches of the default 2 MiB and the overlap
+// (--overlap on) has batches to overlap.
+var overlapArgs = []string{"--bulk", "32", "--max-bulk-edges", "1000", "--fanout", "15,10,-1"}
+
+// overlapReference returns the single-process digest of sampleArgs and
+// overlapArgs on graph g.
+func overlapReference(t *testing.T, g string) string {
+	t.Helper()
+	code, out, stderr := runCLI(t, "sample", append(append([]string{"--graph", g}, sampleArgs...), overlapArgs...)...)
+	if code != 0 {
+		t.Fatalf("single process: exit %d\n%s", code, stderr)
+	}
+	return digestOf(t, out)
+}
+
+// TestSampleOverlap: --overlap on gives the single-process digest on
+// in-process ranks (push, auto; c = 1 and 2), the JSON counts the batches
+// it overlapped and what it hid, and --overlap off overlaps none; --overlap
+// on with --fetch pull is a usage error.
+func TestSampleOverlap(t *testing.T) {
+	g := distGraph(t)
+	want := overlapReference(t, g)
+	for _, tc := range []struct {
+		p, c    int
+		fetch   string
+		overlap string
+	}{{4, 1, "push", "on"}, {4, 2, "push", "on"}, {4, 2, "auto", "on"}, {2, 1, "push", "off"}, {3, 1, "push", "default"}} {
+		name := fmt.Sprintf("p=%d c=%d --fetch %s --overlap %s", tc.p, tc.c, tc.fetch, tc.overlap)
+		args := append([]string{"--graph", g, "--inproc-ranks", fmt.Sprint(tc.p), "--replication", fmt.Sprint(tc.c), "--fetch", tc.fetch, "--overlap", tc.overlap, "--json"}, sampleArgs...)
+		code, out, stderr := runCLI(t, "sample", append(args, overlapArgs...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d\n%s", name, code, stderr)
+		}
+		if got := digestOf(t, out); got != want {
+			t.Errorf("%s: digest %s; want %s (one process)", name, got, want)
+		}
+		s := lastJSON[distSummary](t, out)
+		on := tc.overlap == "on" || tc.overlap == "default" && sampling.DefaultOverlap == sampling.OverlapOn
+		// Auto pulls this run's last layer (every neighbour): its push
+		// layers are one batch each, with nothing to overlap.
+		batches := on && tc.fetch == "push"
+		if s.Overlap != on || batches != (s.RankSpread.OverlapBatches > 0) || batches != (s.RankSpread.OverlapHiddenSeconds != nil) {
+			t.Errorf("%s: JSON overlap %v, overlap_batches %d, overlap_hidden_seconds %v", name, s.Overlap, s.RankSpread.OverlapBatches, s.RankSpread.OverlapHiddenSeconds)
+		}
+	}
+	code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g, "--inproc-ranks", "2", "--fetch", "pull", "--overlap", "on"}, sampleArgs...)...)
+	if code != 2 || !strings.Contains(stderr, "--overlap on") || !strings.Contains(stderr, "--fetch pull") {
+		t.Errorf("--fetch pull --overlap on: exit %d; want 2 and a usage error naming both flags:\n%s", code, stderr)
+	}
+}
+
 // TestSampleInProcBreakdown: a distributed sample's JSON says where each
 // rank's time went: the spread of the ranks' work and edges (edges summing
 // to the run's), the exchange's rounds by kind (push rounds under --fetch
@@ -269,11 +323,11 @@ func TestSampleInProcFailure(t *testing.T) {
 func TestSampleDistFlagsMapToOptions(t *testing.T) {
 	e := &env{stdout: &strings.Builder{}, stderr: &strings.Builder{}}
 	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--replication", "3", "--fetch", "push",
-		"--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2", "--stall-timeout", "90s"})
+		"--overlap", "on", "--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2", "--stall-timeout", "90s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := train.DistOptions{Replication: 3, Layout: sampling.Replicated, Fetch: sampling.FetchPush}
+	want := train.DistOptions{Replication: 3, Layout: sampling.Replicated, Fetch: sampling.FetchPush, Overlap: sampling.OverlapOn}
 	if c.dist != want || c.ranks.inproc != 6 || c.ranks.failRank != 2 || c.ranks.stall != 90*time.Second {
 		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 6, 2, 1m30s", c.dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, want)
 	}
@@ -296,6 +350,8 @@ func TestSampleDistFlagErrors(t *testing.T) {
 		// Before: silently ignored by a single process.
 		{[]string{"--replication", "2"}, "--replication: only in a distributed run", ""},
 		{[]string{"--fetch", "push"}, "--fetch: only in a distributed run", ""},
+		{[]string{"--overlap", "on"}, "--overlap: only in a distributed run", ""},
+		{[]string{"--inproc-ranks", "2", "--overlap", "yes"}, "--overlap \"yes\": want default, on or off", ""},
 		{[]string{"--replicate-graph"}, "--replicate-graph: only in a distributed run", ""},
 		{[]string{"--eval", "gathered"}, "--eval: only in a distributed run", "train"},
 	} {
@@ -355,6 +411,26 @@ func TestSampleMPI(t *testing.T) {
 		}
 		if s := lastJSON[distSummary](t, out); s.Ranks != tc.np || s.Traffic["sample"].BytesSent == 0 {
 			t.Errorf("mpirun -np %d: JSON ranks %d, sample bytes %d", tc.np, s.Ranks, s.Traffic["sample"].BytesSent)
+		}
+	}
+	// Push batches overlapped on MPI ranks: the rounds of a rank's next
+	// batch run on a goroutine of its own while it extracts the current
+	// one (MPI_THREAD_MULTIPLE).
+	want = overlapReference(t, g)
+	for _, tc := range []struct {
+		np, c int
+		fetch string
+	}{{4, 1, "push"}, {4, 2, "auto"}} {
+		args := append([]string{"--graph", g, "--replication", fmt.Sprint(tc.c), "--fetch", tc.fetch, "--overlap", "on", "--json"}, sampleArgs...)
+		out, stderr, err := mpiSample(t, mpirun, tc.np, append(args, overlapArgs...)...)
+		if err != nil {
+			t.Fatalf("mpirun -np %d --replication %d --fetch %s --overlap on: %v\n%s\n%s", tc.np, tc.c, tc.fetch, err, out, stderr)
+		}
+		if got := digestOf(t, out); got != want {
+			t.Errorf("mpirun -np %d --replication %d --fetch %s --overlap on: digest %s; want %s", tc.np, tc.c, tc.fetch, got, want)
+		}
+		if s := lastJSON[distSummary](t, out); !s.Overlap || tc.fetch == "push" && s.RankSpread.OverlapBatches == 0 {
+			t.Errorf("mpirun -np %d --fetch %s --overlap on: JSON overlap %v, overlap_batches %d", tc.np, tc.fetch, s.Overlap, s.RankSpread.OverlapBatches)
 		}
 	}
 	// LADIES on 4 MPI ranks, c = 2.

@@ -50,6 +50,11 @@ type rankSpreadJSON struct {
 	SampleSeconds   spreadJSON `json:"sample_seconds"`
 	ExchangeSeconds spreadJSON `json:"exchange_seconds"`
 	IdleSeconds     spreadJSON `json:"idle_seconds"`
+	// OverlapHiddenSeconds is the part of exchange_seconds that ran while
+	// the rank worked (--overlap): its push rounds run one batch ahead.
+	// OverlapBatches counts those batches, summed over the ranks.
+	OverlapHiddenSeconds *spreadJSON `json:"overlap_hidden_seconds,omitempty"`
+	OverlapBatches       int64       `json:"overlap_batches,omitempty"`
 	// WorkMaxOverMean is the busiest rank's work over the mean.
 	WorkMaxOverMean float64 `json:"work_max_over_mean"`
 }
@@ -104,10 +109,11 @@ type fetchLayerJSON struct {
 // The layout of a rank's figures as sent to rank 0: its work and sampler
 // seconds, its sampled edges, its peak resident set, the bytes of its
 // graph (its block, or the whole graph when replicated) and of its largest
-// sample (bulk), then per kind of rounds roundFields values, then per
+// sample (bulk), the exchange time its overlap hid and the batches it
+// overlapped, then per kind of rounds roundFields values, then per
 // layer layerFields.
 const (
-	rankHead    = 6
+	rankHead    = 8
 	roundFields = 8
 	layerFields = 4
 	// exchangeKindCount is the number of kinds of rounds (exchangeKinds).
@@ -140,6 +146,7 @@ func rankFigures(s sampling.Sampler, busy time.Duration, edges, rss, graph, samp
 	}
 	v := make([]float64, layersAt+layerFields*layers)
 	v[0], v[1], v[2], v[3], v[4], v[5] = st.Work().Seconds(), st.Wall.Seconds(), float64(edges), float64(rss), float64(graph), float64(sample)
+	v[6], v[7] = st.Overlap.Hidden().Seconds(), float64(st.Overlap.Batches)
 	for k, r := range kindsOf(&st.Exchange) {
 		copy(v[rankHead+roundFields*k:], []float64{float64(r.Rounds), float64(r.IDs), float64(r.Items), float64(r.Served),
 			float64(r.BytesSent), r.Wait.Seconds(), r.Transfer.Seconds(), r.Serve.Seconds()})
@@ -200,6 +207,10 @@ func gatherRanks(ctx context.Context, grid *dist.Grid, mine []float64, layers in
 		}
 	}
 	rs.ExchangeSeconds, rs.IdleSeconds = spread(exch), spread(idle)
+	if batches := total(col(7)); batches > 0 {
+		h := spread(col(6))
+		rs.OverlapHiddenSeconds, rs.OverlapBatches = &h, int64(batches)
+	}
 	sum.RankSpread = &rs
 	for l := range layers {
 		f := func(i int) float64 {
