@@ -25,9 +25,12 @@ type runCase struct {
 // The issue's table (issue 31, measured 2026-11-27 on the 16-core host):
 // one process at 16 threads, and 4 ranks of 4 threads and 16 of 1 with
 // pull, push and a replicated graph, and --fetch auto (the default since:
-// pull or push per layer by the byte model).
+// pull or push per layer by the byte model); and push with --overlap on at
+// 4 threads a rank, where the round in flight has cores beside the
+// extraction's (off by default: on 2 shared cores it was slower).
 const defaultTableCases = "1 process x 16 threads=0:16:;" +
 	"np 4 x 4 threads, pull=4:4:--fetch pull;np 4, push=4:4:--fetch push;np 4, auto=4:4:--fetch auto;np 4, replicated=4:4:--replicate-graph;" +
+	"np 4, push, overlap=4:4:--fetch push --overlap on;" +
 	"np 16 x 1 thread, pull=16:1:--fetch pull;np 16, push=16:1:--fetch push;np 16, auto=16:1:--fetch auto;np 16, replicated=16:1:--replicate-graph"
 
 // The papers100M-sized runs: the issue's goals are one process at 16
