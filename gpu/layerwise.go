@@ -37,7 +37,7 @@ import (
 // Threads do not apply. Its methods are safe for concurrent use but run one
 // at a time.
 type LayerWise struct {
-	b   *base
+	*base
 	opt sampling.LayerWiseOptions
 	// FastGCN: the row 1ᵀ·(A∘A) on the device, its length and its positive
 	// sum (one float64, computed on the device in column order).
@@ -73,12 +73,12 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 	if len(opt.Budgets) == 0 {
 		opt.Budgets = sampling.DefaultBudgets() // as the CPU's sampler
 	}
-	b, err := newBase(d, "LayerWise", a, true)
+	b, err := newBase(d, "LayerWise", len(opt.Budgets), a, true)
 	if err != nil {
 		return nil, err
 	}
-	s := &LayerWise{b: b, opt: opt}
-	b.run = s.sampleOn
+	s := &LayerWise{base: b, opt: opt}
+	b.layersOn = s.layersOn
 	if opt.Method == sampling.FastGCN {
 		acc, touched := make([]float32, a.Rows), make([]bool, a.Rows)
 		sampling.AddColumnSquares(sampling.CSRRows{A: a}, 0, a.Rows, acc, touched)
@@ -99,38 +99,9 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 	return s, nil
 }
 
-// NumLayers returns the number of layers.
-func (s *LayerWise) NumLayers() int { return len(s.opt.Budgets) }
-
-// Close frees the sampler's device memory; it is idempotent.
-func (s *LayerWise) Close() error { return s.b.close() }
-
-// SampleBulk samples the minibatches first..first+len(seeds)-1 of epoch on
-// the device and returns them on the host: what sampling.LayerWise
-// returns, bit for bit.
-func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
-	return s.b.sampleBulk(ctx, epoch, first, seeds)
-}
-
-// SampleDevice samples like SampleBulk and leaves the blocks on the
-// device; the bulk is valid until the sampler's next call.
-func (s *LayerWise) SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error) {
-	return s.b.sampleDevice(ctx, epoch, first, seeds)
-}
-
-// Download copies a bulk of this sampler to the host.
-func (s *LayerWise) Download(b *DeviceBulk) (*sampling.Bulk, error) { return s.b.download(b) }
-
-// sampleOn is the pipeline of the file comment: the seeds' deduplication,
-// then each layer.
-func (s *LayerWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all []int32, start []int64) *DeviceBulk {
-	k := int64(len(start) - 1)
-	if k == 0 {
-		return emptyBulk(first, len(s.opt.Budgets))
-	}
-	front, frontStart, rows := p.dedupSeeds("seeds", all, start)
-	b := &DeviceBulk{First: first, Seeds: arrayOf[int32](front, rows)}
-	b.SeedStart = toInts(p.fetchI64(frontStart, k+1))
+// layersOn is the pipeline of the file comment after the seeds'
+// deduplication (base.layersOn): each layer.
+func (s *LayerWise) layersOn(ctx context.Context, p *pipe, epoch, first int, k int64, b *DeviceBulk, front, frontStart mem, rows int64) *DeviceBulk {
 	fs := b.SeedStart
 	for l, budget := range s.opt.Budgets {
 		if err := ctx.Err(); err != nil {
@@ -147,7 +118,7 @@ func (s *LayerWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all
 // layer samples layer l (budget s) of the k minibatches whose frontiers
 // are at front (offsets frontStart, fs on the host).
 func (s *LayerWise) layer(p *pipe, l int, budget int64, epoch, first int, k int64, front, frontStart mem, rows int64, fs []int) (DeviceLayer, mem, mem, int64) {
-	g, o := s.b.g, &s.opt
+	g, o := s.g, &s.opt
 	n := int64(g.n)
 	pre := fmt.Sprintf("L%d.", l)
 	flags := int64(0)

@@ -41,7 +41,7 @@ import (
 // apply (a bulk is sampled in one group, bounded by the device's memory).
 // Its methods are safe for concurrent use but run one at a time.
 type NodeWise struct {
-	b   *base
+	*base
 	opt sampling.NodeWiseOptions
 }
 
@@ -59,47 +59,18 @@ func NewNodeWise(d *Device, a *spgemm.CSR, opt sampling.NodeWiseOptions) (*NodeW
 		return nil, fmt.Errorf("gpu: NewNodeWise: %d edges; the device sampler handles at most %d", a.NNZ(), math.MaxInt32)
 	}
 	opt.Fanouts = append([]int(nil), opt.Fanouts...)
-	b, err := newBase(d, "NodeWise", a, opt.Weighted)
+	b, err := newBase(d, "NodeWise", len(opt.Fanouts), a, opt.Weighted)
 	if err != nil {
 		return nil, err
 	}
-	s := &NodeWise{b: b, opt: opt}
-	b.run = s.sampleOn
+	s := &NodeWise{base: b, opt: opt}
+	b.layersOn = s.layersOn
 	return s, nil
 }
 
-// NumLayers returns the number of fanouts.
-func (s *NodeWise) NumLayers() int { return len(s.opt.Fanouts) }
-
-// Close frees the sampler's device memory; it is idempotent.
-func (s *NodeWise) Close() error { return s.b.close() }
-
-// SampleBulk samples the minibatches first..first+len(seeds)-1 of epoch on
-// the device and returns them on the host (sampling.Sampler): what
-// sampling.NodeWise returns, bit for bit.
-func (s *NodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
-	return s.b.sampleBulk(ctx, epoch, first, seeds)
-}
-
-// SampleDevice samples like SampleBulk and leaves the blocks on the
-// device; the bulk is valid until the sampler's next call.
-func (s *NodeWise) SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error) {
-	return s.b.sampleDevice(ctx, epoch, first, seeds)
-}
-
-// Download copies a bulk of this sampler to the host, as a sampler on the
-// CPU returns it.
-func (s *NodeWise) Download(b *DeviceBulk) (*sampling.Bulk, error) { return s.b.download(b) }
-
-// sampleOn is the pipeline of the file comment.
-func (s *NodeWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all []int32, start []int64) *DeviceBulk {
-	k := int64(len(start) - 1)
-	if k == 0 {
-		return emptyBulk(first, len(s.opt.Fanouts))
-	}
-	front, frontStart, rows := p.dedupSeeds("seeds", all, start)
-	b := &DeviceBulk{First: first, Seeds: arrayOf[int32](front, rows)}
-	b.SeedStart = toInts(p.fetchI64(frontStart, k+1))
+// layersOn is the pipeline of the file comment after the seeds'
+// deduplication (base.layersOn).
+func (s *NodeWise) layersOn(ctx context.Context, p *pipe, epoch, first int, k int64, b *DeviceBulk, front, frontStart mem, rows int64) *DeviceBulk {
 	skip := p.buf("nw.skip", k*4)
 	p.launch("fill_i32", k, skip, int64(0))
 	fs := b.SeedStart
@@ -119,7 +90,7 @@ func (s *NodeWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all 
 		for l := range b.Layers {
 			la := &b.Layers[l]
 			deg := p.buf(fmt.Sprintf("L%d.deg", l), la.Src.n*4)
-			p.launch("nw_deg", la.Src.n, la.Src.m, s.b.g.indptr, deg)
+			p.launch("nw_deg", la.Src.n, la.Src.m, s.g.indptr, deg)
 			la.Deg = arrayOf[int32](deg, la.Src.n)
 		}
 	}
@@ -130,7 +101,7 @@ func (s *NodeWise) sampleOn(ctx context.Context, p *pipe, epoch, first int, all 
 // are the rows at front (offsets frontStart, on the host fs) and returns
 // its arrays, its sources F_{l+1} and their offsets and number.
 func (s *NodeWise) layer(p *pipe, l int, fan int64, epoch, first int, k int64, front, frontStart mem, rows int64, skip mem, fs []int) (DeviceLayer, mem, mem, int64) {
-	g, o := s.b.g, &s.opt
+	g, o := s.g, &s.opt
 	pre := fmt.Sprintf("L%d.", l)
 	flags := int64(0)
 	if o.Weighted {

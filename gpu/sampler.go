@@ -10,16 +10,19 @@ import (
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// base is what NodeWise and LayerWise share: the device, the graph's
-// buffers and a call's (reused by the next), and the calls around a
-// sampler's pipeline (run, one at a time).
+// base is what NodeWise and LayerWise share, embedded in both: the
+// device, the graph's buffers and a call's (reused by the next), the calls
+// around a sampler's pipeline (one at a time) and the pipeline's start,
+// the seeds' deduplication.
 type base struct {
-	dev  *Device
-	g    *graph
-	name string // for errors
-	// run is the sampler's pipeline: the bulk of the seeds all (offsets
-	// start) on p.
-	run func(ctx context.Context, p *pipe, epoch, first int, all []int32, start []int64) *DeviceBulk
+	dev    *Device
+	g      *graph
+	name   string // for errors
+	layers int    // of every bulk
+	// layersOn samples the layers of db, a bulk of k > 0 minibatches whose
+	// seeds are deduplicated (db.Seeds, db.SeedStart) at front (offsets
+	// frontStart, rows in all), on p; it returns nil when ctx ends.
+	layersOn func(ctx context.Context, p *pipe, epoch, first int, k int64, db *DeviceBulk, front, frontStart mem, rows int64) *DeviceBulk
 
 	mu     sync.Mutex
 	garena arena // the graph
@@ -27,19 +30,25 @@ type base struct {
 	closed bool
 }
 
-// newBase uploads a (its values when values) to d.
-func newBase(d *Device, name string, a *spgemm.CSR, values bool) (*base, error) {
-	b := &base{dev: d, name: name, garena: arena{bufs: map[string]mem{}}, arena: arena{bufs: map[string]mem{}}}
+// newBase uploads a (its values when values) to d, for a sampler of
+// layers layers.
+func newBase(d *Device, name string, layers int, a *spgemm.CSR, values bool) (*base, error) {
+	b := &base{dev: d, name: name, layers: layers, garena: arena{bufs: map[string]mem{}}, arena: arena{bufs: map[string]mem{}}}
 	g, err := d.uploadGraph(&b.garena, a, values, "the graph")
 	if err != nil {
-		_ = b.close()
+		_ = b.Close()
 		return nil, err
 	}
 	b.g = g
 	return b, nil
 }
 
-func (b *base) close() error {
+// NumLayers returns the number of layers of every bulk: of fanouts or of
+// budgets.
+func (b *base) NumLayers() int { return b.layers }
+
+// Close frees the sampler's device memory; it is idempotent.
+func (b *base) Close() error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
@@ -49,13 +58,18 @@ func (b *base) close() error {
 	return b.dev.do(func(ex executor) error { return errors.Join(b.arena.free(ex), b.garena.free(ex)) })
 }
 
-func (b *base) sampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
+// SampleBulk samples the minibatches first..first+len(seeds)-1 of epoch
+// on the device and returns them on the host (sampling.Sampler): what the
+// CPU's sampler of the same options returns, bit for bit.
+func (b *base) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
 	var out *sampling.Bulk
 	err := b.sample(ctx, epoch, first, seeds, func(p *pipe, db *DeviceBulk) { out = p.downloadBulk(db) })
 	return out, err
 }
 
-func (b *base) sampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error) {
+// SampleDevice samples like SampleBulk and leaves the blocks on the
+// device; the bulk is valid until the sampler's next call.
+func (b *base) SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error) {
 	var out *DeviceBulk
 	err := b.sample(ctx, epoch, first, seeds, func(p *pipe, db *DeviceBulk) {
 		out = db
@@ -64,7 +78,9 @@ func (b *base) sampleDevice(ctx context.Context, epoch, first int, seeds [][]int
 	return out, err
 }
 
-func (b *base) download(db *DeviceBulk) (*sampling.Bulk, error) {
+// Download copies a bulk of this sampler to the host, as a sampler on the
+// CPU returns it.
+func (b *base) Download(db *DeviceBulk) (*sampling.Bulk, error) {
 	var out *sampling.Bulk
 	err := b.dev.do(func(ex executor) error {
 		p := b.dev.newPipe(ex, &b.arena)
@@ -88,12 +104,25 @@ func (b *base) sample(ctx context.Context, epoch, first int, seeds [][]int32, th
 	}
 	return b.dev.do(func(ex executor) error {
 		p := b.dev.newPipe(ex, &b.arena)
-		db := b.run(ctx, p, epoch, first, all, start)
+		db := b.pipeline(ctx, p, epoch, first, all, start)
 		if p.err == nil {
 			then(p, db)
 		}
 		return p.err
 	})
+}
+
+// pipeline samples the bulk of the seeds all (offsets start) on p: the
+// seeds' deduplication, then the sampler's layers.
+func (b *base) pipeline(ctx context.Context, p *pipe, epoch, first int, all []int32, start []int64) *DeviceBulk {
+	k := int64(len(start) - 1)
+	if k == 0 {
+		return emptyBulk(first, b.layers)
+	}
+	front, frontStart, rows := p.dedupSeeds("seeds", all, start)
+	db := &DeviceBulk{First: first, Seeds: arrayOf[int32](front, rows)}
+	db.SeedStart = toInts(p.fetchI64(frontStart, k+1))
+	return b.layersOn(ctx, p, epoch, first, k, db, front, frontStart, rows)
 }
 
 // graph is an adjacency in device memory.
