@@ -3,12 +3,12 @@ package dist_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/testenv"
 	"github.com/bulksample/bulksample/spgemm"
 	"github.com/bulksample/bulksample/spgemm/spgemmtest"
 )
@@ -118,7 +118,7 @@ func exchangeRounds(ctx context.Context, x *dist.RowExchange, a *spgemm.CSR, rng
 				if fmt.Sprint(gc) != fmt.Sprint(wc) {
 					return fmt.Errorf("round %d: row %d = %v; want %v", round, v, gc, wc)
 				}
-				if x.Values() && !sameFloats(gv, wv) || !x.Values() && gv != nil {
+				if x.Values() && !testenv.SameBits(gv, wv) || !x.Values() && gv != nil {
 					return fmt.Errorf("round %d: values of row %d = %v; want %v (values %v)", round, v, gv, wv, x.Values())
 				}
 			}
@@ -156,18 +156,6 @@ func exchangeRounds(ctx context.Context, x *dist.RowExchange, a *spgemm.CSR, rng
 		}
 	}
 	return x.Drain(ctx)
-}
-
-func sameFloats(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRowExchangeErrors: bad arguments are errors naming what is wrong,
@@ -269,7 +257,7 @@ func TestRowExchangeCallAppend(t *testing.T) {
 					if err := x.Drain(ctx); err != nil {
 						return err
 					}
-					if fmt.Sprint(got.Count) != fmt.Sprint(want.Count) || fmt.Sprint(got.Items) != fmt.Sprint(want.Items) || !sameFloats(got.Values, want.Values) || (got.Values == nil) != (want.Values == nil) {
+					if fmt.Sprint(got.Count) != fmt.Sprint(want.Count) || fmt.Sprint(got.Items) != fmt.Sprint(want.Items) || !testenv.SameBits(got.Values, want.Values) || (got.Values == nil) != (want.Values == nil) {
 						return fmt.Errorf("appended %v %v %v; want %v %v %v", got.Count, got.Items, got.Values, want.Count, want.Items, want.Values)
 					}
 					return nil

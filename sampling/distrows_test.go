@@ -3,11 +3,11 @@ package sampling_test
 import (
 	"context"
 	"fmt"
-	"math"
 	"sync"
 	"testing"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/testenv"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/samplingtest"
 	"github.com/bulksample/bulksample/spgemm"
@@ -401,21 +401,9 @@ func TestPickRowsEqualsPick(t *testing.T) {
 				wantCounts[i] = int32(n)
 			}
 			name := fmt.Sprintf("weighted=%v replace=%v s=%d", opt.Weighted, opt.Replace, s)
-			if fmt.Sprint(counts) != fmt.Sprint(wantCounts) || got[0] != -7 || fmt.Sprint(got[1:]) != fmt.Sprint(want) || !sameFloat32s(gotVals, wantVals) {
+			if fmt.Sprint(counts) != fmt.Sprint(wantCounts) || got[0] != -7 || fmt.Sprint(got[1:]) != fmt.Sprint(want) || !testenv.SameBits(gotVals, wantVals) {
 				t.Errorf("%s: PickRows differs from Pick row by row", name)
 			}
 		}
 	}
-}
-
-func sameFloat32s(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }

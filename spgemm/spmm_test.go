@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/internal/testenv"
 )
 
 // randomDense returns rows x f seeded values; integers when integer is set.
@@ -90,7 +91,7 @@ func TestMulDense(t *testing.T) {
 				if first == nil {
 					first, firstT = dst, dstT
 				}
-				if !bitsEqual(dst, first) || !bitsEqual(dstT, firstT) {
+				if !testenv.SameBits(dst, first) || !testenv.SameBits(dstT, firstT) {
 					t.Fatalf("%s: bits differ from 1 thread", name)
 				}
 			}
@@ -112,25 +113,13 @@ func TestMulDenseThreadsBitIdentical(t *testing.T) {
 		dst, dstT := make([]float32, a.Rows*f), make([]float32, a.Cols*f)
 		MulDense(dst, a, x, f, threads)
 		MulDenseT(dstT, a, xt, f, threads)
-		if !bitsEqual(dst, want) {
+		if !testenv.SameBits(dst, want) {
 			t.Errorf("MulDense, %d threads: bits differ from the serial reference", threads)
 		}
-		if !bitsEqual(dstT, wantT) {
+		if !testenv.SameBits(dstT, wantT) {
 			t.Errorf("MulDenseT, %d threads: bits differ from the serial reference", threads)
 		}
 	}
-}
-
-func bitsEqual(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }
 
 func TestMulDensePanics(t *testing.T) {
@@ -162,7 +151,7 @@ func TestAxpy(t *testing.T) {
 				want[i] += float32(alpha * x[i])
 			}
 			axpy(y, x, alpha)
-			if !bitsEqual(y, want) {
+			if !testenv.SameBits(y, want) {
 				t.Fatalf("n=%d alpha=%v: axpy = %v; want %v", n, alpha, y, want)
 			}
 		}
@@ -198,13 +187,13 @@ func TestMulDenseTRanges(t *testing.T) {
 			for k := range len(cuts) - 1 {
 				mulDenseTColumns(got, a, x, f, cuts[k], cuts[k+1])
 			}
-			if !bitsEqual(got, want) {
+			if !testenv.SameBits(got, want) {
 				t.Fatalf("matrix %d f=%d cuts %v: bits differ from the serial reference", mi, f, cuts)
 			}
 			for _, threads := range []int{2, 3, 8} {
 				clear(got)
 				MulDenseT(got, a, x, f, threads)
-				if !bitsEqual(got, want) {
+				if !testenv.SameBits(got, want) {
 					t.Fatalf("matrix %d f=%d, %d threads: bits differ from the serial reference", mi, f, threads)
 				}
 			}
@@ -231,10 +220,10 @@ func TestMulDenseParallelSplits(t *testing.T) {
 		dst, dstT := make([]float32, a.Rows*f), make([]float32, a.Cols*f)
 		MulDense(dst, a, x, f, threads)
 		MulDenseT(dstT, a, xt, f, threads)
-		if !bitsEqual(dst, want) {
+		if !testenv.SameBits(dst, want) {
 			t.Errorf("MulDense, %d threads: bits differ from the serial reference", threads)
 		}
-		if !bitsEqual(dstT, wantT) {
+		if !testenv.SameBits(dstT, wantT) {
 			t.Errorf("MulDenseT, %d threads: bits differ from the serial reference", threads)
 		}
 	}
@@ -256,7 +245,7 @@ func TestMulDenseRowWidths(t *testing.T) {
 		want, dst := make([]float32, a.Rows*f), randomDense(rng, a.Rows, f, false)
 		mulDenseReference(want, a, x, f, 1)
 		MulDense(dst, a, x, f, 2)
-		if !bitsEqual(dst, want) {
+		if !testenv.SameBits(dst, want) {
 			t.Fatalf("f=%d: bits differ from the reference loop", f)
 		}
 	}
@@ -309,7 +298,7 @@ func TestMulDenseOfTranspose(t *testing.T) {
 				want, got := randomDense(rng, a.Cols, f, false), randomDense(rng, a.Cols, f, false)
 				MulDenseT(want, a, x, f, threads)
 				MulDense(got, at.Transpose(a, threads), x, f, threads)
-				if !bitsEqual(got, want) {
+				if !testenv.SameBits(got, want) {
 					t.Fatalf("matrix %d, f=%d, %d threads: MulDense(Aᵀ) bits differ from MulDenseT(A)", mi, f, threads)
 				}
 			}

@@ -2,6 +2,7 @@ package testenv
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,4 +54,19 @@ func findShared(rel string) (string, error) {
 		}
 		dir = parent
 	}
+}
+
+// SameBits reports whether a and b hold the same float32 values bit for
+// bit: the equality of the project's determinism promises, under which
+// NaN equals a NaN of the same bits and 0 differs from -0.
+func SameBits(a, b []float32) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return false
+		}
+	}
+	return true
 }
