@@ -146,6 +146,18 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 	if err := writeNPZ(&npz, smallDataset()); err != nil {
 		t.Fatal(err)
 	}
+	// A relabelled dataset: the header's relabel fields and orig_ids.
+	relabelled, err := Relabel(smallDataset(), RelabelOptions{Method: RelabelRandom, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nativeRelabelled, npzRelabelled bytes.Buffer
+	if err := writeNative(&nativeRelabelled, relabelled); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeNPZ(&npzRelabelled, relabelled); err != nil {
+		t.Fatal(err)
+	}
 	i4 := func(v ...int32) npzMember {
 		return npzMember{descr: "<i4", shape: []int64{int64(len(v))}, data: le(v...)}
 	}
@@ -179,8 +191,8 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 			npy("|b1", []int64{2}, []byte{0, 1}),
 			npy("<U3", nil, unicode0d("csr")),
 		},
-		"FuzzReadNPZ":    {npz.Bytes(), buildNPZ(t, deflated), gnn},
-		"FuzzReadNative": {native.Bytes()},
+		"FuzzReadNPZ":    {npz.Bytes(), buildNPZ(t, deflated), gnn, npzRelabelled.Bytes()},
+		"FuzzReadNative": {native.Bytes(), nativeRelabelled.Bytes()},
 		"FuzzReadEdgeList": {
 			[]byte("# c\n0 1\n1 2\n2 0\n"),
 			[]byte("0,1,0.5\n1,0,2\n"),
