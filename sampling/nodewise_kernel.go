@@ -247,60 +247,11 @@ func (g *layerState) mbAt(r int) int {
 // frontiers F_l are prev[prevStart[m]:prevStart[m+1]], writing the blocks
 // and F_{l+1} into la.
 func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int) error {
-	k := len(prevStart) - 1
-	la.PtrStart = par.Resize(la.PtrStart, k+1)
-	la.PtrStart[0] = 0
-	for m := range k {
-		la.PtrStart[m+1] = la.PtrStart[m] + prevStart[m+1] - prevStart[m] + 1
-	}
-	la.Indptr = par.Resize(la.Indptr, la.PtrStart[k])
-	la.EdgeStart = par.Resize(la.EdgeStart, k+1)
-	la.EdgeStart[0] = 0
-	la.SrcStart = par.Resize(la.SrcStart, k+1)
-	la.SrcStart[0] = 0
-	la.Indices, la.Data, la.Src = la.Indices[:0], la.Data[:0], la.Src[:0]
-	perRow := int64(max(s, 1))
-	cost := func(m int) int64 { return int64(prevStart[m+1]-prevStart[m]-int(c.expanded[m])) * perRow }
-	var total int64
-	for m := range k {
-		total += cost(m)
-	}
-	// A group takes minibatches while its selection bound fits the cap,
-	// and at least minGroup of them, so that the extraction, parallel over
-	// the group's minibatches, has work for every thread, as long as they
-	// fit the memory cap.
-	c.groups, c.groupCost = append(c.groups[:0], 0), c.groupCost[:0]
-	for m0 := 0; m0 < k; {
-		m1, gc := m0, int64(0)
-		for m1 < k {
-			cm := cost(m1)
-			if m1 > m0 && (gc+cm > nw.maxGroupEdges || m1-m0 >= nw.minGroup && gc+cm > nw.opt.MaxBulkEdges) {
-				break
-			}
-			gc += cm
-			m1++
-		}
-		c.groups, c.groupCost = append(c.groups, m1), append(c.groupCost, gc)
-		m0 = m1
-	}
+	total := nw.groupLayer(c, la, s, prevStart)
 	push := nw.pushes(c, l, s, prev, prevStart)
-	// The batches of groups whose rows one FetchRows brings in (pull from
-	// a RowFetcher) or whose picks one FetchPicks has selected (push to a
-	// PickBatcher), else one batch of every group (push) or a batch per
-	// group (pull).
 	fetcher, fetch := nw.src.(RowFetcher)
 	fetch = fetch && !push
-	c.batches = append(c.batches[:0], 0, len(c.groupCost))
-	if b, ok := nw.src.(FetchBatcher); fetch && ok {
-		c.batches = b.PullBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
-	} else if b, ok := nw.picker.(PickBatcher); push && ok {
-		c.batches = b.PushBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
-	} else if fetch {
-		c.batches = c.batches[:0]
-		for j := range len(c.groupCost) + 1 {
-			c.batches = append(c.batches, j)
-		}
-	}
+	nw.batchLayer(c, l, s, prev, prevStart, push, fetch)
 	// A pushed layer whose picker overlaps (asyncPicker) asks for batch
 	// b+1's picks on the picker's goroutine while this one extracts batch
 	// b's groups; the rounds run in the same order either way, so every
@@ -364,6 +315,67 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 		}
 	}
 	return nil
+}
+
+// groupLayer sizes la's offsets for a layer (fanout s) of the minibatches
+// whose frontiers start at prevStart, and cuts them into c.groups (cost
+// c.groupCost each); it returns the layer's total cost.
+func (nw *NodeWise) groupLayer(c *nwCall, la *LayerArrays, s int, prevStart []int) int64 {
+	k := len(prevStart) - 1
+	la.PtrStart = par.Resize(la.PtrStart, k+1)
+	la.PtrStart[0] = 0
+	for m := range k {
+		la.PtrStart[m+1] = la.PtrStart[m] + prevStart[m+1] - prevStart[m] + 1
+	}
+	la.Indptr = par.Resize(la.Indptr, la.PtrStart[k])
+	la.EdgeStart = par.Resize(la.EdgeStart, k+1)
+	la.EdgeStart[0] = 0
+	la.SrcStart = par.Resize(la.SrcStart, k+1)
+	la.SrcStart[0] = 0
+	la.Indices, la.Data, la.Src = la.Indices[:0], la.Data[:0], la.Src[:0]
+	perRow := int64(max(s, 1))
+	cost := func(m int) int64 { return int64(prevStart[m+1]-prevStart[m]-int(c.expanded[m])) * perRow }
+	var total int64
+	for m := range k {
+		total += cost(m)
+	}
+	// A group takes minibatches while its selection bound fits the cap,
+	// and at least minGroup of them, so that the extraction, parallel over
+	// the group's minibatches, has work for every thread, as long as they
+	// fit the memory cap.
+	c.groups, c.groupCost = append(c.groups[:0], 0), c.groupCost[:0]
+	for m0 := 0; m0 < k; {
+		m1, gc := m0, int64(0)
+		for m1 < k {
+			cm := cost(m1)
+			if m1 > m0 && (gc+cm > nw.maxGroupEdges || m1-m0 >= nw.minGroup && gc+cm > nw.opt.MaxBulkEdges) {
+				break
+			}
+			gc += cm
+			m1++
+		}
+		c.groups, c.groupCost = append(c.groups, m1), append(c.groupCost, gc)
+		m0 = m1
+	}
+	return total
+}
+
+// batchLayer cuts the groups of layer l into c.batches: those whose
+// rows one FetchRows brings in (pull from a FetchBatcher) or whose picks
+// one FetchPicks has selected (push to a PickBatcher), else one batch of
+// every group (push) or a batch per group (pull).
+func (nw *NodeWise) batchLayer(c *nwCall, l, s int, prev []int32, prevStart []int, push, fetch bool) {
+	c.batches = append(c.batches[:0], 0, len(c.groupCost))
+	if b, ok := nw.src.(FetchBatcher); fetch && ok {
+		c.batches = b.PullBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
+	} else if b, ok := nw.picker.(PickBatcher); push && ok {
+		c.batches = b.PushBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
+	} else if fetch {
+		c.batches = c.batches[:0]
+		for j := range len(c.groupCost) + 1 {
+			c.batches = append(c.batches, j)
+		}
+	}
 }
 
 // sampleGroup samples layer l of minibatches m0..m1-1. growth estimates
