@@ -176,68 +176,17 @@ func loadPlanetoid(ctx context.Context, path string, symmetrize bool, threads in
 	if !ok {
 		return nil, fmt.Errorf("%s: %w: no Planetoid files (ind.NAME.x, ...)", path, ErrFormat)
 	}
-	var (
-		x, tx, allx  *spgemm.CSR
-		y, ty, ally  *oneHot
-		graph        *pyDict
-		testIDs      []int32
-		featureFiles = []struct {
-			ext string
-			m   **spgemm.CSR
-		}{{"x", &x}, {"allx", &allx}, {"tx", &tx}}
-		labelFiles = []struct {
-			ext string
-			a   **oneHot
-		}{{"y", &y}, {"ally", &ally}, {"ty", &ty}}
-	)
-	for _, f := range featureFiles {
-		if *f.m, err = readPickledCSR(src.file(f.ext), threads); err != nil {
-			return nil, err
-		}
-	}
-	if err := ctx.Err(); err != nil {
+	pf, err := readPlanetoidFiles(ctx, src, threads)
+	if err != nil {
 		return nil, err
 	}
-	for _, f := range labelFiles {
-		if *f.a, err = readPickledOneHot(src.file(f.ext)); err != nil {
-			return nil, err
-		}
-	}
-	if graph, err = readPickledGraph(src.file("graph")); err != nil {
+	if err := pf.checkShapes(src); err != nil {
 		return nil, err
 	}
-	if testIDs, err = readTestIndex(src.file("test.index")); err != nil {
-		return nil, err
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-
-	// Shapes: the feature and label files must agree with each other.
+	x, tx, allx, ty, ally, testIDs := pf.x, pf.tx, pf.allx, pf.ty, pf.ally, pf.testIDs
 	nTrain, nAll, nTest := x.Rows, allx.Rows, tx.Rows
 	f, classes := allx.Cols, ally.classes
-	shapeErr := func(ext, format string, a ...any) error {
-		return fmt.Errorf("%s: %w: %s", src.file(ext), ErrFormat, fmt.Sprintf(format, a...))
-	}
-	switch {
-	case x.Cols != f:
-		return nil, shapeErr("x", "shape (%d, %d): %d features, but %s has %d", x.Rows, x.Cols, x.Cols, filepath.Base(src.file("allx")), f)
-	case tx.Cols != f:
-		return nil, shapeErr("tx", "shape (%d, %d): %d features, but %s has %d", tx.Rows, tx.Cols, tx.Cols, filepath.Base(src.file("allx")), f)
-	case ally.rows != nAll:
-		return nil, shapeErr("ally", "shape (%d, %d): %d rows for the %d of %s", ally.rows, classes, ally.rows, nAll, filepath.Base(src.file("allx")))
-	case y.rows != nTrain || y.classes != classes:
-		return nil, shapeErr("y", "shape (%d, %d), want (%d, %d): the rows of %s and the classes of %s", y.rows, y.classes, nTrain, classes,
-			filepath.Base(src.file("x")), filepath.Base(src.file("ally")))
-	case ty.rows != nTest || ty.classes != classes:
-		return nil, shapeErr("ty", "shape (%d, %d), want (%d, %d): the rows of %s and the classes of %s", ty.rows, ty.classes, nTest, classes,
-			filepath.Base(src.file("tx")), filepath.Base(src.file("ally")))
-	case len(testIDs) != nTest:
-		return nil, shapeErr("test.index", "%d test ids for the %d rows of %s", len(testIDs), nTest, filepath.Base(src.file("tx")))
-	case nTrain+planetoidValid > nAll:
-		return nil, shapeErr("x", "%d training vertices and %d valid ones exceed the %d rows of %s", nTrain, planetoidValid, nAll,
-			filepath.Base(src.file("allx")))
-	}
+	shapeErr := src.shapeErr
 
 	// The test ids run from |allx| up to their maximum: n vertices.
 	n := nAll
@@ -286,7 +235,7 @@ func loadPlanetoid(ctx context.Context, path string, symmetrize bool, threads in
 		d.Labels[v] = ty.label(i)
 	}
 
-	d.Adj, err = planetoidAdjacency(src.file("graph"), graph, n, symmetrize, threads)
+	d.Adj, err = planetoidAdjacency(src.file("graph"), pf.graph, n, symmetrize, threads)
 	if err != nil {
 		return nil, err
 	}
@@ -301,6 +250,82 @@ func loadPlanetoid(ctx context.Context, path string, symmetrize bool, threads in
 	d.Test = slices.Clone(testIDs)
 	slices.Sort(d.Test)
 	return d, nil
+}
+
+// planetoidFiles are the contents of a Planetoid dataset's files.
+type planetoidFiles struct {
+	x, tx, allx *spgemm.CSR
+	y, ty, ally *oneHot
+	graph       *pyDict
+	testIDs     []int32
+}
+
+// readPlanetoidFiles reads the files of src.
+func readPlanetoidFiles(ctx context.Context, src planetoidSource, threads int) (*planetoidFiles, error) {
+	pf := &planetoidFiles{}
+	var err error
+	featureFiles := []struct {
+		ext string
+		m   **spgemm.CSR
+	}{{"x", &pf.x}, {"allx", &pf.allx}, {"tx", &pf.tx}}
+	labelFiles := []struct {
+		ext string
+		a   **oneHot
+	}{{"y", &pf.y}, {"ally", &pf.ally}, {"ty", &pf.ty}}
+	for _, f := range featureFiles {
+		if *f.m, err = readPickledCSR(src.file(f.ext), threads); err != nil {
+			return nil, err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for _, f := range labelFiles {
+		if *f.a, err = readPickledOneHot(src.file(f.ext)); err != nil {
+			return nil, err
+		}
+	}
+	if pf.graph, err = readPickledGraph(src.file("graph")); err != nil {
+		return nil, err
+	}
+	if pf.testIDs, err = readTestIndex(src.file("test.index")); err != nil {
+		return nil, err
+	}
+	return pf, ctx.Err()
+}
+
+// shapeErr is a format error naming the file of ext.
+func (s planetoidSource) shapeErr(ext, format string, a ...any) error {
+	return fmt.Errorf("%s: %w: %s", s.file(ext), ErrFormat, fmt.Sprintf(format, a...))
+}
+
+// checkShapes checks that the feature and label files agree with each
+// other and with the test ids.
+func (pf *planetoidFiles) checkShapes(src planetoidSource) error {
+	x, tx, allx, y, ty, ally, testIDs := pf.x, pf.tx, pf.allx, pf.y, pf.ty, pf.ally, pf.testIDs
+	nTrain, nAll, nTest := x.Rows, allx.Rows, tx.Rows
+	f, classes := allx.Cols, ally.classes
+	shapeErr := src.shapeErr
+	switch {
+	case x.Cols != f:
+		return shapeErr("x", "shape (%d, %d): %d features, but %s has %d", x.Rows, x.Cols, x.Cols, filepath.Base(src.file("allx")), f)
+	case tx.Cols != f:
+		return shapeErr("tx", "shape (%d, %d): %d features, but %s has %d", tx.Rows, tx.Cols, tx.Cols, filepath.Base(src.file("allx")), f)
+	case ally.rows != nAll:
+		return shapeErr("ally", "shape (%d, %d): %d rows for the %d of %s", ally.rows, classes, ally.rows, nAll, filepath.Base(src.file("allx")))
+	case y.rows != nTrain || y.classes != classes:
+		return shapeErr("y", "shape (%d, %d), want (%d, %d): the rows of %s and the classes of %s", y.rows, y.classes, nTrain, classes,
+			filepath.Base(src.file("x")), filepath.Base(src.file("ally")))
+	case ty.rows != nTest || ty.classes != classes:
+		return shapeErr("ty", "shape (%d, %d), want (%d, %d): the rows of %s and the classes of %s", ty.rows, ty.classes, nTest, classes,
+			filepath.Base(src.file("tx")), filepath.Base(src.file("ally")))
+	case len(testIDs) != nTest:
+		return shapeErr("test.index", "%d test ids for the %d rows of %s", len(testIDs), nTest, filepath.Base(src.file("tx")))
+	case nTrain+planetoidValid > nAll:
+		return shapeErr("x", "%d training vertices and %d valid ones exceed the %d rows of %s", nTrain, planetoidValid, nAll,
+			filepath.Base(src.file("allx")))
+	}
+	return nil
 }
 
 // planetoidAdjacency builds the n x n adjacency of the graph dict read
