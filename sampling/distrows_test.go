@@ -256,7 +256,8 @@ func (s degreeChecked) SampleBulk(ctx context.Context, epoch, first int, seeds [
 // sampler (pull and push, c = 1 and 2, groups that make ranks run
 // different numbers of rounds, bulks leaving ranks without minibatches)
 // attaches every source's degree in A, asked of its owner, and samples the
-// same minibatches as without degrees.
+// same minibatches as without degrees, with dense and hashed vertex maps
+// (which the degrees' lookup uses too).
 func TestDistNodeWiseDegrees(t *testing.T) {
 	a := samplingtest.RandomGraph(300, 8, true, 7)
 	mbs := samplingtest.RandomSeeds(a.Rows, 9, 12, 4)
@@ -268,16 +269,21 @@ func TestDistNodeWiseDegrees(t *testing.T) {
 		opt.Degrees = true
 		for _, gc := range [][2]int{{2, 1}, {4, 1}, {4, 2}, {3, 1}} {
 			for _, mode := range []sampling.FetchMode{sampling.FetchPull, sampling.FetchPush} {
-				got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 5, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
-					m, err := dist.Distribute(g, a)
-					if err != nil {
-						return nil, err
+				for _, hashed := range []bool{false, true} {
+					got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 5, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
+						m, err := dist.Distribute(g, a)
+						if err != nil {
+							return nil, err
+						}
+						s, err := sampling.NewDistNodeWise(m, mode, opt)
+						if err == nil && hashed {
+							sampling.SetDenseMapMax(s, 0)
+						}
+						return degreeChecked{s, a}, err
+					})
+					if got != want {
+						t.Errorf("p=%d c=%d %v MaxBulkEdges=%d hashed maps %v: digest %s; want %s (the sample without degrees)", gc[0], gc[1], mode, opt.MaxBulkEdges, hashed, got, want)
 					}
-					s, err := sampling.NewDistNodeWise(m, mode, opt)
-					return degreeChecked{s, a}, err
-				})
-				if got != want {
-					t.Errorf("p=%d c=%d %v MaxBulkEdges=%d: digest %s; want %s (the sample without degrees)", gc[0], gc[1], mode, opt.MaxBulkEdges, got, want)
 				}
 			}
 		}

@@ -170,8 +170,11 @@ type NodeWise struct {
 	// splitPicks is the fewest entries of a minibatch whose extraction
 	// may be split over threads (splitExtractPicks; tests lower it).
 	splitPicks int64
-	scratch    nwScratch // workers and call state, reused across calls
-	bulks      bulkPool  // released bulks' arrays, reused for new bulks
+	// denseMapMax is the most vertices for which a worker's vertex map
+	// is dense (denseVertexMapMax; tests change it).
+	denseMapMax int
+	scratch     nwScratch // workers and call state, reused across calls
+	bulks       bulkPool  // released bulks' arrays, reused for new bulks
 	// clock, when a benchmark of this package sets it, times the phases
 	// of each bulk (phaseClock); nil otherwise.
 	clock *phaseClock
@@ -273,7 +276,7 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 		minGroup = 2 * threads
 	}
 	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads,
-		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges), splitPicks: splitExtractPicks}
+		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges), splitPicks: splitExtractPicks, denseMapMax: denseVertexMapMax}
 	nw.packed, _ = src.(PackedRows)
 	nw.picker, _ = src.(PickFetcher)
 	nw.planner, _ = src.(FetchPlanner)
@@ -411,9 +414,9 @@ func (nw *NodeWise) sourceDegrees(ctx context.Context, vs, deg []int32) error {
 	w := nw.getWorker()
 	defer nw.putWorker(w)
 	var distinct []int32
+	w.ids.reserve(len(vs))
 	for _, v := range vs {
-		if w.ids[v] < 0 {
-			w.ids[v] = int32(len(distinct))
+		if _, added := w.ids.add(v, int32(len(distinct))); added {
 			distinct = append(distinct, v)
 		}
 	}
@@ -421,7 +424,7 @@ func (nw *NodeWise) sourceDegrees(ctx context.Context, vs, deg []int32) error {
 	err := nw.src.(DegreeSource).Degrees(ctx, distinct, dd)
 	if err == nil {
 		for i, v := range vs {
-			deg[i] = dd[w.ids[v]]
+			deg[i] = dd[w.ids.get(v)]
 		}
 	}
 	w.reset(distinct)
@@ -447,9 +450,9 @@ func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
 	nw.parallel(&c.team, k, 1, func(w *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
 			f := bulk.Seeds[c.inStart[m]:c.inStart[m]:c.inStart[m+1]]
+			w.ids.reserve(len(seeds[m]))
 			for _, v := range seeds[m] {
-				if w.ids[v] < 0 {
-					w.ids[v] = 0
+				if _, added := w.ids.add(v, 0); added {
 					f = append(f, v)
 				}
 			}

@@ -52,11 +52,11 @@ import (
 
 // nwWorker is the scratch space of one goroutine of the sampler.
 type nwWorker struct {
-	// ids maps a vertex to its local id in the minibatch being extracted,
-	// -1 when absent. Every task resets the entries it set, which costs
-	// less than clearing n entries and keeps the map at 4 bytes a vertex
-	// (half of a generation-stamped map: more of it stays in cache).
-	ids     []int32
+	// ids maps a vertex to its local id in the minibatch being extracted.
+	// Every task resets the entries it set, which costs less than clearing
+	// a dense map's n entries and keeps it at 4 bytes a vertex (half of a
+	// generation-stamped map: more of it stays in cache).
+	ids     vertexMap
 	sortBuf []uint64 // spgemm.SortPairs' scratch space
 	sel     rowSelector
 }
@@ -99,6 +99,7 @@ type nwScratch struct {
 	mu      sync.Mutex
 	workers []*nwWorker
 	calls   []*nwCall
+	shared  [][]int32 // dense vertex maps of split extractions (-1: absent)
 }
 
 func (nw *NodeWise) getWorker() *nwWorker {
@@ -111,16 +112,34 @@ func (nw *NodeWise) getWorker() *nwWorker {
 		return w
 	}
 	sc.mu.Unlock()
-	ids := make([]int32, nw.src.NumVertices())
-	for i := range ids {
-		ids[i] = -1
-	}
-	return &nwWorker{ids: ids}
+	return &nwWorker{ids: newVertexMap(nw.src.NumVertices(), nw.denseMapMax)}
 }
 
 func (nw *NodeWise) putWorker(w *nwWorker) {
 	nw.scratch.mu.Lock()
 	nw.scratch.workers = append(nw.scratch.workers, w)
+	nw.scratch.mu.Unlock()
+}
+
+// getSharedMap returns an empty dense vertex map (every entry -1) for a
+// split extraction, whose threads share it.
+func (nw *NodeWise) getSharedMap() []int32 {
+	sc := &nw.scratch
+	sc.mu.Lock()
+	if n := len(sc.shared); n > 0 {
+		ids := sc.shared[n-1]
+		sc.shared = sc.shared[:n-1]
+		sc.mu.Unlock()
+		return ids
+	}
+	sc.mu.Unlock()
+	return newVertexMap(nw.src.NumVertices(), nw.src.NumVertices()).dense
+}
+
+// putSharedMap keeps ids, emptied again, for a later split extraction.
+func (nw *NodeWise) putSharedMap(ids []int32) {
+	nw.scratch.mu.Lock()
+	nw.scratch.shared = append(nw.scratch.shared, ids)
 	nw.scratch.mu.Unlock()
 }
 
@@ -146,12 +165,8 @@ func (nw *NodeWise) putCall(c *nwCall) {
 	nw.scratch.mu.Unlock()
 }
 
-// reset marks the vertices vs absent from the map again.
-func (w *nwWorker) reset(vs []int32) {
-	for _, v := range vs {
-		w.ids[v] = -1
-	}
-}
+// reset empties the map; vs are the vertices entered since the last reset.
+func (w *nwWorker) reset(vs []int32) { w.ids.reset(vs) }
 
 // parallel runs body(w, c, lo, hi) over [0, n) in chunks c of grain, taken
 // in order by up to nw.threads goroutines, each with its own worker; chunk
@@ -664,10 +679,10 @@ func (nw *NodeWise) expandedVertices(c *nwCall, prev []int32, prevStart []int, m
 	w := nw.getWorker()
 	defer nw.putWorker(w)
 	out := c.g.fetch[:0]
+	w.ids.reserve(prevStart[m1] - prevStart[m0])
 	for m := m0; m < m1; m++ {
 		for _, v := range prev[prevStart[m]+int(c.expanded[m]) : prevStart[m+1]] {
-			if w.ids[v] < 0 {
-				w.ids[v] = 0
+			if _, added := w.ids.add(v, 0); added {
 				out = append(out, v)
 			}
 		}
@@ -817,11 +832,10 @@ func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream,
 // entries), and sets g.nnew[i].
 func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, base int64, f []int32, i int) {
 	m := g.mb0 + i
-	ids := w.ids
-	for j, v := range f {
-		ids[v] = int32(j)
-	}
 	e0, e1 := g.edgeBase[i], g.edgeBase[i+1]
+	ids := &w.ids
+	ids.reserve(len(f) + int(e1-e0))
+	ids.enter(f)
 	newv := g.newv[e0:e0:e1]
 	nf := int32(len(f)) // the local id of newv[0]
 	ptr := la.Indptr[la.PtrStart[m]:la.PtrStart[m+1]]
@@ -834,21 +848,11 @@ func (nw *NodeWise) extract(w *nwWorker, g *layerState, la *LayerArrays, base in
 		if c == 0 {
 			continue
 		}
-		created, nk := nf+int32(len(newv)), 0 // the first id the row creates; ids written
+		created := nf + int32(len(newv)) // the first id the row creates
 		row := ind[e : e+c]
-		for _, v := range g.picks[g.off[r] : g.off[r]+int64(c)] {
-			id := ids[v]
-			if id < 0 {
-				id = nf + int32(len(newv))
-				ids[v] = id
-				newv = append(newv, v)
-				if !g.hasVals {
-					continue // finishRow writes it
-				}
-			}
-			row[nk] = id
-			nk++
-		}
+		// Without values finishRow writes the created ids.
+		var nk int
+		newv, nk = ids.renumber(g.picks[g.off[r]:g.off[r]+int64(c)], row, newv, nf, g.hasVals)
 		nw.finishRow(g, r, row, dat[e:e+c], nk, created, &w.sortBuf)
 		e += c
 	}

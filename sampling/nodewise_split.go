@@ -19,7 +19,9 @@ package sampling
 //     minibatch's list of new vertices: the serial order;
 //  E. each piece writes its rows' ids, sorted as extract sorts them;
 //
-// then it clears the map's entries it set. The blocks are those of extract,
+// then it clears the map's entries it set. The map is dense (n entries,
+// updated with atomics), whatever the workers' maps are: one per split
+// extraction running, not one per thread. The blocks are those of extract,
 // bit for bit (tested for 1, 2, 3 and 8 threads). Per pick of a new vertex
 // it reads the map three times where extract reads it once, but from one
 // map that every thread shares; it pays where one minibatch is a large
@@ -76,8 +78,8 @@ const maxSplitPicks = 1<<31 - 3
 func (nw *NodeWise) extractSplit(tm *par.Team, g *layerState, la *LayerArrays, base int64, f []int32, i int) {
 	r0, r1 := g.rowStart[i], g.rowStart[i+1]
 	np := max(min(nw.threads, r1-r0), 1)
-	sh := nw.getWorker()
-	ids := sh.ids
+	ids := nw.getSharedMap()
+	defer nw.putSharedMap(ids)
 	pieces := par.Resize(g.pieces, np)
 	g.pieces = pieces
 	// Cut the rows into pieces of about equal picks plus rows; off is a
@@ -215,7 +217,9 @@ func (nw *NodeWise) extractSplit(tm *par.Team, g *layerState, la *LayerArrays, b
 		for r := pc.r0; r < pc.r1; r++ {
 			ids[f[r-r0]] = -1
 		}
-		sh.reset(own)
+		for _, v := range own {
+			ids[v] = -1
+		}
 	}
 	tm.Run(np, run)
 	n := 0
@@ -223,5 +227,4 @@ func (nw *NodeWise) extractSplit(tm *par.Team, g *layerState, la *LayerArrays, b
 		n += len(pieces[p].own)
 	}
 	g.nnew[i] = n
-	nw.putWorker(sh)
 }

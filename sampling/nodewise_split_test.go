@@ -16,7 +16,9 @@ import (
 // of larger bulks and groups) give the blocks of the serial extraction bit
 // for bit, on a power-law graph (hubs make unequal pieces) and, unless
 // -short, a uniform one with self loops, for every option that changes the
-// extraction. It takes 0.4 s (3 s under -race, 2 s with -short).
+// extraction, with the workers' vertex maps dense and hashed (what a
+// graph of more than denseVertexMapMax vertices gets). It takes 0.8 s
+// (6 s under -race, 4 s with -short).
 func TestSplitExtractionMatchesSerial(t *testing.T) {
 	rmat, err := dataset.RMAT(dataset.RMATOptions{Scale: 11, Seed: 3})
 	if err != nil {
@@ -47,15 +49,21 @@ func TestSplitExtractionMatchesSerial(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				for _, threads := range []int{1, 2, 3, 8} {
+				for _, tc := range []struct {
+					threads int
+					maps    string
+				}{{1, "dense"}, {2, "dense"}, {3, "dense"}, {8, "dense"}, {1, "hashed"}, {3, "hashed"}} {
 					o := opt
-					o.Threads = threads
+					o.Threads = tc.threads
 					nw, err := sampling.NewNodeWise(a, o)
 					if err != nil {
 						t.Fatal(err)
 					}
 					sampling.SetSplitPicks(nw, 1)
-					name := fmt.Sprintf("%s %s k=%d threads=%d", gname, samplingtest.CaseName(o), k, threads)
+					if tc.maps == "hashed" {
+						sampling.SetDenseMapMax(nw, 0)
+					}
+					name := fmt.Sprintf("%s %s k=%d threads=%d %s maps", gname, samplingtest.CaseName(o), k, tc.threads, tc.maps)
 					for rep := range 2 { // the second reuses the vertex maps and lists
 						got, err := nw.SampleBulk(ctx, 2, 7, seeds)
 						if err != nil {

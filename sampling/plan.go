@@ -1,6 +1,7 @@
 package sampling
 
 import (
+	"fmt"
 	"math/bits"
 
 	"github.com/bulksample/bulksample/internal/option"
@@ -31,7 +32,8 @@ type PlanOptions struct {
 // one may be shorter). Nothing is dropped. A Plan is immutable and safe for
 // concurrent use.
 type Plan struct {
-	vertices []int32
+	vertices []int32 // nil for NewPlanAll's 0..n-1
+	n        int     // the set's size
 	opt      PlanOptions
 }
 
@@ -61,19 +63,39 @@ func NewPlan(vertices []int32, opt PlanOptions) (*Plan, error) {
 	if opt.BulkSize == 0 {
 		opt.BulkSize = DefaultBulkSize
 	}
-	return &Plan{vertices: append([]int32(nil), vertices...), opt: opt}, nil
+	return &Plan{vertices: append([]int32(nil), vertices...), n: len(vertices), opt: opt}, nil
 }
+
+// NewPlanAll returns the plan of the vertices 0..n-1, the plan NewPlan
+// returns for that list, without the list: its epochs allocate one
+// n-entry permutation, where a list and NewPlan's copy of it would take
+// two more (a graph without a training split samples all its vertices).
+// It returns an error for a negative n or an invalid option.
+func NewPlanAll(n int, opt PlanOptions) (*Plan, error) {
+	if n < 0 || n > maxPlanVertices {
+		return nil, fmt.Errorf("sampling: NewPlanAll: %d vertices, want 0 to %d", n, maxPlanVertices)
+	}
+	p, err := NewPlan(nil, opt)
+	if err != nil {
+		return nil, err
+	}
+	p.n = n
+	return p, nil
+}
+
+// maxPlanVertices is the most vertices of NewPlanAll: int32 ids.
+const maxPlanVertices = 1<<31 - 1
 
 // Options returns the plan's options with the defaults filled in.
 func (p *Plan) Options() PlanOptions { return p.opt }
 
 // NumVertices returns the size of the vertex set.
-func (p *Plan) NumVertices() int { return len(p.vertices) }
+func (p *Plan) NumVertices() int { return p.n }
 
 // NumMinibatches returns the number of minibatches of every epoch,
 // ceil(NumVertices / BatchSize).
 func (p *Plan) NumMinibatches() int {
-	return (len(p.vertices) + p.opt.BatchSize - 1) / p.opt.BatchSize
+	return (p.n + p.opt.BatchSize - 1) / p.opt.BatchSize
 }
 
 // Coordinates of the plan's draws in the random stream. Samplers use
@@ -88,7 +110,15 @@ const (
 // (Seed, epoch, planMinibatch, planLayer, 0, i), cut into minibatches. It
 // costs O(NumVertices) time and allocates one permuted copy of the set.
 func (p *Plan) Epoch(epoch int) *EpochPlan {
-	perm := append([]int32(nil), p.vertices...)
+	perm := p.vertices
+	if perm == nil {
+		perm = make([]int32, p.n)
+		for i := range perm {
+			perm[i] = int32(i)
+		}
+	} else {
+		perm = append([]int32(nil), perm...)
+	}
 	key := NewStream(p.opt.Seed).Row(epoch, planMinibatch, planLayer, 0)
 	for i := len(perm) - 1; i > 0; i-- {
 		// Lemire's multiply-shift maps 64 random bits to [0, i]; its bias,
@@ -131,11 +161,37 @@ func (e *EpochPlan) Truncate(n int) {
 	}
 	for i, mb := range e.Minibatches {
 		if n <= len(mb) {
+			clear(e.Minibatches[i+1:]) // the dropped views: nothing holds on to their seeds
 			e.Minibatches = e.Minibatches[:i+1]
 			e.Minibatches[i] = mb[:n:n]
 			return
 		}
 		n -= len(mb)
+	}
+}
+
+// Keep keeps the seeds of the minibatches i for which keep(i) is true,
+// copied into one array of their own, and empties the others (nil), so
+// that the permutation they were views of is garbage: a rank that samples
+// only its part of each bulk holds its seeds, not the epoch's. The
+// minibatches keep their indices, so NumBulks and Bulk's first index and
+// count are unchanged.
+func (e *EpochPlan) Keep(keep func(i int) bool) {
+	n := 0
+	for i, mb := range e.Minibatches {
+		if keep(i) {
+			n += len(mb)
+		}
+	}
+	kept := make([]int32, 0, n)
+	for i, mb := range e.Minibatches {
+		if !keep(i) {
+			e.Minibatches[i] = nil
+			continue
+		}
+		lo := len(kept)
+		kept = append(kept, mb...)
+		e.Minibatches[i] = kept[lo:len(kept):len(kept)]
 	}
 }
 

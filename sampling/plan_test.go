@@ -145,5 +145,79 @@ func TestEpochPlanTruncate(t *testing.T) {
 		if last := e.Minibatches[len(e.Minibatches)-1]; cap(last) != len(last) {
 			t.Errorf("Truncate(%d): the last minibatch has capacity %d beyond its %d seeds", tc.n, cap(last), len(last))
 		}
+		for i, mb := range e.Minibatches[len(e.Minibatches):cap(e.Minibatches)] {
+			if mb != nil {
+				t.Errorf("Truncate(%d): dropped minibatch %d still held (%v)", tc.n, len(e.Minibatches)+i, mb)
+			}
+		}
+	}
+}
+
+// TestEpochPlanKeep: Keep keeps the chosen minibatches' seeds in an array
+// of their own (writing to the permutation afterwards changes none of
+// them), empties the others, and leaves the bulks' shape alone.
+func TestEpochPlanKeep(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		keep func(i int) bool
+		want [][]int32
+	}{
+		{"all", func(int) bool { return true }, [][]int32{{5, 6, 7}, {8, 9, 10}, {11}}},
+		{"none", func(int) bool { return false }, [][]int32{nil, nil, nil}},
+		{"odd", func(i int) bool { return i%2 == 1 }, [][]int32{nil, {8, 9, 10}, nil}},
+		{"first and last", func(i int) bool { return i != 1 }, [][]int32{{5, 6, 7}, nil, {11}}},
+	} {
+		perm := []int32{5, 6, 7, 8, 9, 10, 11}
+		e := &EpochPlan{BulkSize: 2, Minibatches: [][]int32{perm[0:3:3], perm[3:6:6], perm[6:7:7]}}
+		e.Keep(tc.keep)
+		for i := range perm {
+			perm[i] = -1
+		}
+		if !slices.EqualFunc(e.Minibatches, tc.want, slices.Equal[[]int32]) {
+			t.Errorf("%s: got %v; want %v", tc.name, e.Minibatches, tc.want)
+		}
+		for i, mb := range e.Minibatches {
+			if mb != nil && cap(mb) != len(mb) {
+				t.Errorf("%s: minibatch %d has capacity %d beyond its %d seeds", tc.name, i, cap(mb), len(mb))
+			}
+		}
+		if first, seeds := e.Bulk(1); e.NumBulks() != 2 || first != 2 || len(seeds) != 1 {
+			t.Errorf("%s: %d bulks, bulk 1 starts at %d with %d minibatches; want 2, 2, 1", tc.name, e.NumBulks(), first, len(seeds))
+		}
+	}
+}
+
+// TestNewPlanAll: the plan of 0..n-1 without a list draws the epochs of
+// NewPlan's plan of that list, and refuses a negative n.
+func TestNewPlanAll(t *testing.T) {
+	opt := PlanOptions{BatchSize: 7, BulkSize: 3, Seed: 9}
+	for _, n := range []int{0, 1, 7, 1000} {
+		all := make([]int32, n)
+		for i := range all {
+			all[i] = int32(i)
+		}
+		want, err := NewPlan(all, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := NewPlanAll(n, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.NumVertices() != n || got.NumMinibatches() != want.NumMinibatches() {
+			t.Errorf("n=%d: %d vertices, %d minibatches; want %d, %d", n, got.NumVertices(), got.NumMinibatches(), n, want.NumMinibatches())
+		}
+		for epoch := range 3 {
+			g, w := got.Epoch(epoch), want.Epoch(epoch)
+			if !slices.EqualFunc(g.Minibatches, w.Minibatches, slices.Equal[[]int32]) || g.BulkSize != w.BulkSize {
+				t.Errorf("n=%d epoch %d: %v; want %v", n, epoch, g.Minibatches, w.Minibatches)
+			}
+		}
+	}
+	if _, err := NewPlanAll(-1, opt); err == nil || !strings.Contains(err.Error(), "-1 vertices") {
+		t.Errorf("NewPlanAll(-1): error %v", err)
+	}
+	if _, err := NewPlanAll(5, PlanOptions{BatchSize: -2}); err == nil || !strings.Contains(err.Error(), "BatchSize") {
+		t.Errorf("NewPlanAll with BatchSize -2: error %v", err)
 	}
 }

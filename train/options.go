@@ -60,9 +60,20 @@ type DistOptions struct {
 	// Overlap is whether a Split node-wise sampler overlaps its push
 	// rounds with its own work (sampling.DistSamplerOptions.Overlap).
 	Overlap sampling.OverlapMode
+	// PullBatchBytes and PushBatchBytes bound what one pull or push round
+	// of a Split node-wise sampler brings to a rank (the fields of
+	// sampling.DistSamplerOptions); 0 means their defaults.
+	PullBatchBytes, PushBatchBytes int64
 	// Eval is where the evaluation after each epoch runs; default
 	// EvalDistributed.
 	Eval EvalMode
+}
+
+// SamplerOptions returns the options of a distributed sampler of so with
+// the layout, fetch, overlap and batch bounds of o.
+func (o DistOptions) SamplerOptions(so sampling.SamplerOptions) sampling.DistSamplerOptions {
+	return sampling.DistSamplerOptions{SamplerOptions: so, Layout: o.Layout, Fetch: o.Fetch, Overlap: o.Overlap,
+		PullBatchBytes: o.PullBatchBytes, PushBatchBytes: o.PushBatchBytes}
 }
 
 // EvalMode is where a distributed run evaluates.
@@ -116,7 +127,7 @@ func (o *Options) samplerOptions() sampling.SamplerOptions {
 
 // distSamplerOptions returns the options of this rank's sampler.
 func (o *Options) distSamplerOptions() sampling.DistSamplerOptions {
-	return sampling.DistSamplerOptions{SamplerOptions: o.samplerOptions(), Layout: o.Dist.Layout, Fetch: o.Dist.Fetch, Overlap: o.Dist.Overlap}
+	return o.Dist.SamplerOptions(o.samplerOptions())
 }
 
 // Validate returns an error naming the first invalid field of o for a

@@ -9,6 +9,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,7 +24,7 @@ var fieldFlags = map[string]string{
 	// sampling.SamplerOptions, DistSamplerOptions
 	"Method": "method", "Fanouts": "fanout", "Semibulk": "semibulk", "Weighted": "weighted", "Replace": "replace",
 	"Frontier": "frontier", "MaxBulkEdges": "max-bulk-edges", "Normalize": "ladies-matrix", "Threads": "threads",
-	"Fetch": "fetch", "Layout": "replicate-graph", "Overlap": "overlap",
+	"Fetch": "fetch", "Layout": "replicate-graph", "Overlap": "overlap", "PullBatchBytes": "pull-batch", "PushBatchBytes": "push-batch",
 	// train.Options, gnn.TrainOptions
 	"Replication": "replication", "Eval": "eval", "Arch": "model", "Hidden": "hidden", "Dropout": "dropout",
 	"GCNNorm": "gcn-norm", "LR": "lr", "WeightDecay": "weight-decay", "BatchSize": "batch", "BulkSize": "bulk",
@@ -178,3 +179,31 @@ func withLayers(fanouts []int, layers int) ([]int, error) {
 const ladiesMatrixUsage = "the matrix LADIES samples from and whose values its blocks carry: normalized, the LADIES\n" +
 	"paper's D^-1/2 (A+I) D^-1/2 with D the degrees plus one, or raw, the adjacency as loaded\n" +
 	"(p_v then grows with v's number of frontier neighbours); ladies only"
+
+// byteSize is a flag of a number of bytes: digits, optionally followed by
+// KiB, MiB, GiB or TiB (powers of 1024) or B.
+type byteSize int64
+
+func (b *byteSize) String() string { return strconv.FormatInt(int64(*b), 10) }
+
+func (b *byteSize) Set(s string) error {
+	num, mult := s, int64(1)
+	for i, unit := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if strings.HasSuffix(s, unit) {
+			num, mult = strings.TrimSuffix(s, unit), int64(1)<<(10*(i+1))
+			break
+		}
+	}
+	if mult == 1 {
+		num = strings.TrimSuffix(s, "B")
+	}
+	v, err := strconv.ParseInt(num, 10, 64)
+	if err != nil || v < 0 || num == "" || num[0] == '+' {
+		return fmt.Errorf("want a size in bytes: digits, optionally followed by KiB, MiB, GiB or TiB")
+	}
+	if v > math.MaxInt64/mult {
+		return fmt.Errorf("more than %d bytes", int64(math.MaxInt64))
+	}
+	*b = byteSize(v * mult)
+	return nil
+}

@@ -85,6 +85,8 @@ type distFlags struct {
 	rankFlags
 	fetch     string
 	overlap   string
+	pullBatch byteSize
+	pushBatch byteSize
 	replicate bool
 	eval      string
 	failRank  int // test hook: this rank fails after its first bulk (-1: none)
@@ -96,6 +98,10 @@ func (d *distFlags) add(fs *flag.FlagSet, eval bool) {
 		"or auto (each layer of each bulk whichever of the two the byte model says sends less; the JSON's fetch_layers says what it chose)")
 	fs.StringVar(&d.overlap, "overlap", "default", "distributed runs: on, off or default (sampling.DefaultOverlap): whether a rank asks for a pushed layer's next\n"+
 		"batch of picks while it extracts the current one (the JSON's rank_spread.overlap_hidden_seconds says what it hid)")
+	fs.Var(&d.pullBatch, "pull-batch", "distributed runs: the most bytes of rows one pull round brings to a rank (a size: 64MiB, 1GiB, bytes), 0 for\n"+
+		"4 times the rank's block of column ids and at least 16 MiB; more sends fewer bytes and holds more memory")
+	fs.Var(&d.pushBatch, "push-batch", "distributed runs: the most bytes of picks one push round brings to a rank (a size), 0 for\n"+
+		"sampling.DefaultPushBatchBytes; it changes the rounds and their memory, not the bytes sent")
 	fs.BoolVar(&d.replicate, "replicate-graph", false, "distributed runs: every rank holds the whole graph; sampling needs no communication")
 	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
 	if eval {
@@ -108,7 +114,7 @@ func (d *distFlags) add(fs *flag.FlagSet, eval bool) {
 // flag given to a single process (where it would be ignored) or whose value
 // cannot be parsed.
 func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
-	o := train.DistOptions{Replication: d.replication}
+	o := train.DistOptions{Replication: d.replication, PullBatchBytes: int64(d.pullBatch), PushBatchBytes: int64(d.pushBatch)}
 	var err error
 	if o.Fetch, err = sampling.ParseFetchMode(d.fetch); err != nil {
 		return o, usageError(fs, "--fetch %q: want auto, pull or push", d.fetch)
@@ -133,7 +139,7 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 	// In one process the distribution flags would be ignored; under
 	// mpirun -np 1 the same flags are checked against one rank.
 	if !d.distributed() {
-		for _, name := range []string{"eval", "fail-rank", "fetch", "overlap", "replicate-graph", "replication"} {
+		for _, name := range []string{"eval", "fail-rank", "fetch", "overlap", "pull-batch", "push-batch", "replicate-graph", "replication"} {
 			if isSet(fs, name) {
 				return o, usageError(fs, "--%s: only in a distributed run (under mpirun or srun, or with --inproc-ranks)", name)
 			}
@@ -143,9 +149,9 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 }
 
 // samplerOptions returns the sampler options of a rank: so with the
-// layout and fetch mode of o.
+// distribution options of o.
 func samplerOptions(so sampling.SamplerOptions, o train.DistOptions) sampling.DistSamplerOptions {
-	return sampling.DistSamplerOptions{SamplerOptions: so, Layout: o.Layout, Fetch: o.Fetch, Overlap: o.Overlap}
+	return o.SamplerOptions(so)
 }
 
 // fetchName is how the JSON names the way a run's ranks read the graph.

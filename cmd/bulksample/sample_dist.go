@@ -88,6 +88,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	sum := distSummary{sampleSummary: c.summary(ep, d.N, d.NNZ, loadSec),
 		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(samplerOptions(c.sampler, c.dist)), BlockOnly: d.BlockOnly}
 	sum.Version = version()
+	keepRankMinibatches(ep, grid)
 	if ds, ok := s.(*sampling.DistNodeWise); ok {
 		sum.Overlap = ds.Rows().Overlap()
 	}
@@ -129,6 +130,18 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		return writeJSON(e.stdout, sum)
 	}
 	return nil
+}
+
+// keepRankMinibatches keeps only the seeds of the minibatches this rank
+// samples (its run of each bulk, as sampleRankBulks takes them), so that
+// a rank holds about 1/p of the epoch's seeds rather than all of them.
+func keepRankMinibatches(ep *sampling.EpochPlan, grid *dist.Grid) {
+	k := max(ep.BulkSize, 1)
+	ep.Keep(func(i int) bool {
+		_, seeds := ep.Bulk(i / k)
+		lo, hi := grid.Minibatches(len(seeds))
+		return lo <= i%k && i%k < hi
+	})
 }
 
 // sampleRankBulks samples this rank's run of every bulk of ep, gathering

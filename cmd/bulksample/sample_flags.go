@@ -138,17 +138,20 @@ func (c *sampleConfig) ladiesMatrix() string {
 // cut to the first --seeds seeds. One process and every rank of a
 // distributed run use it, so that they sample the same minibatches.
 func (c *sampleConfig) epochPlan(train []int32, n int) (*sampling.EpochPlan, error) {
-	vertices := train
-	if len(vertices) == 0 {
-		vertices = make([]int32, n)
-		for i := range vertices {
-			vertices[i] = int32(i)
-		}
+	nseeds := len(train)
+	if nseeds == 0 {
+		nseeds = n
 	}
-	if c.seeds > len(vertices) {
-		return nil, fmt.Errorf("--seeds %d: %s has only %d seed vertices", c.seeds, c.graph, len(vertices))
+	if c.seeds > nseeds {
+		return nil, fmt.Errorf("--seeds %d: %s has only %d seed vertices", c.seeds, c.graph, nseeds)
 	}
-	plan, err := sampling.NewPlan(vertices, c.plan)
+	var plan *sampling.Plan
+	var err error
+	if len(train) == 0 {
+		plan, err = sampling.NewPlanAll(n, c.plan) // one n-entry permutation, no list of all vertices
+	} else {
+		plan, err = sampling.NewPlan(train, c.plan)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,118 @@
+package sampling
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestVertexMap: dense and hashed maps agree with a Go map through
+// sequences of add, set and get that double the table several times or
+// are reserved, and
+// are empty after reset, reused for the next sequence (the table keeps its
+// array: every slot beyond the one in use must be zero again).
+func TestVertexMap(t *testing.T) {
+	const n = 1 << 16
+	for _, tc := range []struct {
+		name     string
+		denseMax int
+		rounds   []int // entries of each use
+	}{
+		{"dense", n, []int{10, 3000, 1}},
+		{"hashed", 0, []int{10, 3000, 1, 40000, 700, 0, 5000}},
+		{"hashed small", 0, []int{minVertexMapSlots / 2, minVertexMapSlots/2 + 1, 1}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newVertexMap(n, tc.denseMax)
+			if got := m.dense != nil; got != (tc.denseMax >= n) {
+				t.Fatalf("dense = %v", got)
+			}
+			rng := rand.New(rand.NewPCG(1, uint64(tc.denseMax)))
+			for u, k := range tc.rounds {
+				if u%2 == 1 {
+					m.reserve(k) // and the other uses double from the smallest table
+				}
+				want := map[int32]int32{}
+				var entered []int32
+				for i := range k {
+					v := int32(rng.IntN(n))
+					id := int32(rng.IntN(1 << 30))
+					switch i % 3 {
+					case 0, 1:
+						x, added := m.add(v, id)
+						w, had := want[v]
+						if added == had || (had && x != w) || (!had && x != id) {
+							t.Fatalf("use %d: add(%d, %d) = %d, %v; the map held %d, %v", u, v, id, x, added, w, had)
+						}
+						if !had {
+							want[v] = id
+							entered = append(entered, v)
+						}
+					case 2:
+						if _, had := want[v]; !had {
+							entered = append(entered, v)
+						}
+						m.set(v, id)
+						want[v] = id
+					}
+				}
+				for v, id := range want {
+					if got := m.get(v); got != id {
+						t.Fatalf("use %d: get(%d) = %d, want %d", u, v, got, id)
+					}
+				}
+				for range 100 {
+					v := int32(rng.IntN(n))
+					if _, had := want[v]; !had && m.get(v) != -1 {
+						t.Fatalf("use %d: get(%d) = %d for an absent vertex", u, v, m.get(v))
+					}
+				}
+				if m.dense == nil && 2*m.n > len(m.slots) {
+					t.Fatalf("use %d: %d entries in %d slots", u, m.n, len(m.slots))
+				}
+				m.reset(entered)
+				for v := range int32(n) {
+					if m.get(v) != -1 {
+						t.Fatalf("after use %d: get(%d) = %d", u, v, m.get(v))
+					}
+				}
+				if m.dense == nil {
+					for i, s := range m.slots[:cap(m.slots)] {
+						if s != 0 {
+							t.Fatalf("after use %d: slot %d of the array = %#x", u, i, s)
+						}
+					}
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkVertexMap times reserve, add and reset of a minibatch's worth
+// of vertices drawn from n, dense against hashed.
+func BenchmarkVertexMap(b *testing.B) {
+	for _, n := range []int{1 << 20, 1 << 24} {
+		vs := make([]int32, 1<<18)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for i := range vs {
+			vs[i] = int32(rng.IntN(n))
+		}
+		for _, kind := range []string{"dense", "hashed"} {
+			b.Run(fmt.Sprintf("n=%d/%s", n, kind), func(b *testing.B) {
+				m := newVertexMap(n, map[string]int{"dense": n, "hashed": 0}[kind])
+				var out []int32
+				for b.Loop() {
+					m.reserve(len(vs))
+					out = out[:0]
+					for i, v := range vs {
+						if _, added := m.add(v, int32(i)); added {
+							out = append(out, v)
+						}
+					}
+					m.reset(out)
+				}
+				b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(vs)), "ns/vertex")
+			})
+		}
+	}
+}
