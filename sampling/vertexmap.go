@@ -128,28 +128,6 @@ func (m *vertexMap) addHashed(v, id int32) (int32, bool) {
 	}
 }
 
-// set enters v with id, or changes v's id to id.
-func (m *vertexMap) set(v, id int32) {
-	if m.dense != nil {
-		m.dense[v] = id
-		return
-	}
-	if x, added := m.addHashed(v, id); !added && x != id {
-		m.setHashed(v, id)
-	}
-}
-
-func (m *vertexMap) setHashed(v, id int32) {
-	key := uint64(uint32(v)+1) << 32
-	mask := uint64(len(m.slots) - 1)
-	for i := m.slot(v); ; i = (i + 1) & mask {
-		if m.slots[i]&^0xffffffff == key {
-			m.slots[i] = key | uint64(uint32(id))
-			return
-		}
-	}
-}
-
 // enter enters the distinct vertices vs with ids 0, 1, ... (a
 // minibatch's frontier), which must be absent.
 func (m *vertexMap) enter(vs []int32) {

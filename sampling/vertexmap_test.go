@@ -7,7 +7,7 @@ import (
 )
 
 // TestVertexMap: dense and hashed maps agree with a Go map through
-// sequences of add, set and get that double the table several times or
+// sequences of enter, add and get that double the table several times or
 // are reserved, and
 // are empty after reset, reused for the next sequence (the table keeps its
 // array: every slot beyond the one in use must be zero again).
@@ -34,26 +34,25 @@ func TestVertexMap(t *testing.T) {
 				}
 				want := map[int32]int32{}
 				var entered []int32
-				for i := range k {
+				// A frontier first: distinct vertices with ids 0, 1, ...
+				for _, v := range rng.Perm(n)[:k/3] {
+					entered = append(entered, int32(v))
+				}
+				m.enter(entered)
+				for j, v := range entered {
+					want[v] = int32(j)
+				}
+				for range k - k/3 {
 					v := int32(rng.IntN(n))
 					id := int32(rng.IntN(1 << 30))
-					switch i % 3 {
-					case 0, 1:
-						x, added := m.add(v, id)
-						w, had := want[v]
-						if added == had || (had && x != w) || (!had && x != id) {
-							t.Fatalf("use %d: add(%d, %d) = %d, %v; the map held %d, %v", u, v, id, x, added, w, had)
-						}
-						if !had {
-							want[v] = id
-							entered = append(entered, v)
-						}
-					case 2:
-						if _, had := want[v]; !had {
-							entered = append(entered, v)
-						}
-						m.set(v, id)
+					x, added := m.add(v, id)
+					w, had := want[v]
+					if added == had || (had && x != w) || (!had && x != id) {
+						t.Fatalf("use %d: add(%d, %d) = %d, %v; the map held %d, %v", u, v, id, x, added, w, had)
+					}
+					if !had {
 						want[v] = id
+						entered = append(entered, v)
 					}
 				}
 				for v, id := range want {
