@@ -105,6 +105,7 @@ var (
 	_ DegreeSource = (*DistRows)(nil)
 	_ FetchPlanner = (*DistRows)(nil)
 	_ FetchBatcher = (*DistRows)(nil)
+	_ PartFetcher  = (*DistRows)(nil)
 	_ PickBatcher  = (*DistRows)(nil)
 	_ asyncPicker  = (*DistRows)(nil)
 )
@@ -375,7 +376,7 @@ func (d *DistRows) batched(dm LayerDemand, limit int, each func(f groupFigures, 
 // FetchRows brings in (FetchBatcher): consecutive groups while the words
 // of their distinct remote rows, estimated from the rows of this rank's
 // block among them (whose degrees it reads in place), stay within
-// pullWords. A batch of one group may exceed it.
+// pullWords. A batch of one group may exceed it: PullParts then cuts it.
 func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
 	dst = dst[:0]
 	j := 0
@@ -388,6 +389,46 @@ func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
 	return append(dst, j)
 }
 
+// PullParts cuts vertices, the distinct rows of a batch of one group,
+// into parts whose remote rows fit pullWords (PartFetcher). When the
+// remote rows' words, estimated from this rank's rows among them as
+// PullBatches estimates them, are at most half the budget, it returns one
+// part at once, deg unset; otherwise it asks the owners for the rows'
+// lengths (one round, DistRows.Degrees) and counts a remote row's words
+// as PullBatches does, its entries plus an id and a length (local rows,
+// read in place, count nothing).
+func (d *DistRows) PullParts(ctx context.Context, vertices, deg []int32, dst []int) ([]int, error) {
+	dst = dst[:0]
+	m := d.x.Matrix()
+	budget := d.pullWords()
+	var own int64
+	for _, v := range vertices {
+		if v >= m.Lo && v < m.Hi {
+			ip := m.Local.Indptr[v-m.Lo:]
+			own += ip[1] - ip[0] + 2
+		}
+	}
+	if int64(d.x.Comm().Size()-1)*own <= budget/2 {
+		return append(dst, len(vertices)), nil
+	}
+	if err := d.x.Degrees(ctx, vertices, deg); err != nil {
+		return dst, err
+	}
+	var words int64
+	for i, v := range vertices {
+		if v >= m.Lo && v < m.Hi {
+			continue
+		}
+		w := int64(deg[i]) + 2
+		if words > 0 && words+w > budget {
+			dst = append(dst, i)
+			words = 0
+		}
+		words += w
+	}
+	return append(dst, len(vertices)), nil
+}
+
 // pullBlocks is the default budget of a pull batch in blocks
 // (DistSamplerOptions.PullBatchBytes): the fetched rows of a batch hold
 // about as many words as pullBlocks times the rank's block. Frontier
@@ -396,12 +437,14 @@ func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
 // several groups' rows at once sends each once (R-MAT 20, fanouts 15,10,5,
 // p = 4, 16 minibatches a rank: 1453 MB in 28 rounds group by group, 573
 // MB in 12 with a layer a batch), at the cost of the memory that holds
-// them. A smaller budget saves no memory where one group's rows exceed it
-// (the same R-MAT 20 run: 2.3 GB sent with 4 blocks, 5.8 GB with 1 block
-// or a quarter, the peak resident set 380 MB a rank with each, a group's
-// rows and the owners' copy of them in their send buffers), so the
-// default stays at 4. Push needs none of it, and FetchAuto pushes such
-// layers.
+// them, a batch's rows and the owners' copy of them in their send
+// buffers. A smaller budget holds less, a group too large for it being
+// pulled in parts (PullParts), and sends more (R-MAT 22, p = 4: peak
+// resident set 1,149 MiB a rank and 1.85 GB sent by the busiest rank at 4
+// blocks, 425 MiB and 4.43 GB at 64 MiB, 327 MiB at 16 MiB, at about the
+// same SEPS on one machine), so the default stays at 4, for networks
+// slower than shared memory. Push needs none of it, and FetchAuto pushes
+// such layers.
 const pullBlocks = 4
 
 // minPullWords is the least default budget of a pull batch: 4Mi words.

@@ -367,6 +367,56 @@ func TestDistPullBatches(t *testing.T) {
 	}
 }
 
+// TestDistPullParts: with a pull budget smaller than a group's rows, each
+// group is pulled in parts (DistRows.PullParts: a lengths round, then a
+// pull round a part) and samples what one process samples, for the laws
+// and frontier modes, groups of one minibatch, several threads, p = 2 and
+// 4, c = 1 and 2, in more rounds the smaller the budget.
+func TestDistPullParts(t *testing.T) {
+	a := samplingtest.RandomGraph(2000, 120, true, 9)
+	mbs := samplingtest.RandomSeeds(a.Rows, 8, 64, 4)
+	opts := []sampling.NodeWiseOptions{
+		{Fanouts: []int{5, 3}, Seed: 3},
+		{Fanouts: []int{4, -1}, Seed: 4, Weighted: true, Threads: 3},
+		{Fanouts: []int{3, 3, 2}, Seed: 5, Replace: true, Frontier: sampling.FrontierNew},
+		{Fanouts: []int{5, 3}, Seed: 6, MaxBulkEdges: 40, Threads: 2},
+	}
+	for _, opt := range opts {
+		want := oneProcessDigest(t, a, opt, mbs)
+		for _, gc := range [][2]int{{2, 1}, {4, 1}, {4, 2}} {
+			rounds := map[int64]dist.RoundStats{}
+			for _, budget := range []int64{0, 16 << 10, 4 << 10} {
+				samplers := make([]*sampling.DistNodeWise, gc[0])
+				got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 8, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
+					m, err := dist.Distribute(g, a)
+					if err != nil {
+						return nil, err
+					}
+					s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, opt)
+					if err == nil {
+						s.Rows().SetBatchBytes(budget, 0)
+					}
+					samplers[g.Rank()] = s
+					return s, err
+				})
+				name := fmt.Sprintf("%s p=%d c=%d budget %d", samplingtest.CaseName(opt), gc[0], gc[1], budget)
+				if got != want {
+					t.Errorf("%s: digest %s; want %s", name, got, want)
+				}
+				st := samplers[0].Stats().Exchange
+				rounds[budget] = st.Rows
+				if (budget == 0) != (st.Degrees.Rounds == 0) {
+					t.Errorf("%s: %d lengths rounds; want some exactly when the budget is small", name, st.Degrees.Rounds)
+				}
+			}
+			if !(rounds[4<<10].Rounds > rounds[16<<10].Rounds && rounds[16<<10].Rounds > rounds[0].Rounds) {
+				t.Errorf("%s p=%d c=%d: pull rounds %d, %d, %d at budgets 0, 16 KiB, 4 KiB; want more as it shrinks",
+					samplingtest.CaseName(opt), gc[0], gc[1], rounds[0].Rounds, rounds[16<<10].Rounds, rounds[4<<10].Rounds)
+			}
+		}
+	}
+}
+
 // TestPickRowsEqualsPick: RowPicker.PickRows, which draws a chunk of rows'
 // positions before it reads their entries, picks what Pick picks row by
 // row, for every law, fanouts above and below the degrees, all

@@ -55,7 +55,8 @@ type DistSamplerOptions struct {
 	// once). Default 0: 4 times the bytes of the rank's block of column
 	// ids (the words of the rank's block times pullBlocks), and at least
 	// 16 MiB; a larger budget sends fewer bytes and holds more, a smaller
-	// one the reverse, down to a group of minibatches a round.
+	// one the reverse: a group of minibatches whose rows exceed it is
+	// pulled in parts that fit it (PartFetcher), down to a row a round.
 	// FetchAuto's byte model counts the rounds of these batches.
 	PullBatchBytes int64
 	// PushBatchBytes bounds the picks one push round of a Split node-wise

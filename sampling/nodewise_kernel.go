@@ -241,6 +241,16 @@ type layerState struct {
 	nnew     []int     // per group minibatch: its number of new vertices
 	fetch    []int32   // RowFetcher path: the distinct vertices to fetch
 	pieces   []nwPiece // split extraction: the pieces of one minibatch
+	// A group pulled in parts (PartFetcher): parts[q] is where part q of
+	// fetch ends; vdeg and vpart are per vertex of fetch its degree and
+	// part, rowDeg and rowPart the same per row (part 0 for rows not
+	// expanded). Selection runs once per part, on the rows of part.
+	parted      bool
+	part        int32
+	parts       []int
+	vdeg, vpart []int32
+	rowDeg      []int32
+	rowPart     []int32
 }
 
 // mbAt returns the group minibatch i that row r belongs to:
@@ -292,7 +302,7 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 	for b := range nb {
 		j0, j1 := c.batches[b], c.batches[b+1]
 		if fetch {
-			if err := fetcher.FetchRows(ctx, nw.expandedVertices(c, prev, prevStart, c.groups[j0], c.groups[j1])); err != nil {
+			if err := nw.fetchBatch(ctx, c, fetcher, prev, prevStart, j0, j1); err != nil {
 				return err
 			}
 		}
@@ -330,6 +340,28 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 		}
 	}
 	return nil
+}
+
+// fetchBatch brings in the rows of the groups j0..j1-1 of a pulled layer,
+// or, for a batch of one group whose rows a PartFetcher cuts into several
+// parts, leaves them to sampleGroup, which fetches them part by part
+// (c.g.parted).
+func (nw *NodeWise) fetchBatch(ctx context.Context, c *nwCall, fetcher RowFetcher, prev []int32, prevStart []int, j0, j1 int) error {
+	g := &c.g
+	verts := nw.expandedVertices(c, prev, prevStart, c.groups[j0], c.groups[j1])
+	g.parted = false
+	if pf, ok := nw.src.(PartFetcher); ok && j1 == j0+1 {
+		g.vdeg = par.Resize(g.vdeg, len(verts))
+		var err error
+		if g.parts, err = pf.PullParts(ctx, verts, g.vdeg, g.parts); err != nil {
+			return err
+		}
+		g.parted = len(g.parts) > 1
+	}
+	if g.parted {
+		return nil
+	}
+	return fetcher.FetchRows(ctx, verts)
 }
 
 // groupLayer sizes la's offsets for a layer (fanout s) of the minibatches
@@ -435,6 +467,9 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		if nw.packed != nil {
 			g.lo, g.deg = par.Resize(g.lo, rows), par.Resize(g.deg, rows)
 		}
+		if g.parted {
+			nw.rowParts(c)
+		}
 		nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
 		var bound int64
 		for ch, b := range g.chunkOff {
@@ -451,17 +486,17 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 			g.selVals = par.Resize(g.selVals, int(bound))
 			g.pvals = g.selVals
 		}
-		key := nw.stream
-		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
-			o := g.chunkOff[ch]
-			for r := lo; r < hi; r++ {
-				b := g.off[r]
-				g.off[r] = o
-				o += b
+		if g.parted {
+			if err := nw.selectParts(ctx, c, epoch, first, l, s); err != nil {
+				return err
 			}
-			nw.selectRows(w, g, key, epoch, first, l, s, lo, hi)
-			g.countEdges(lo, hi)
-		})
+		} else {
+			nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
+				g.placeRows(ch, lo, hi)
+				nw.selectRows(w, g, nw.stream, epoch, first, l, s, lo, hi)
+				g.countEdges(lo, hi)
+			})
+		}
 	}
 
 	// Where each minibatch's entries go in the layer's arrays.
@@ -513,6 +548,87 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		}
 	})
 	return ctx.Err()
+}
+
+// placeRows turns the selection bounds of rows lo..hi-1, chunk ch, into
+// where their picks start.
+func (g *layerState) placeRows(ch, lo, hi int) {
+	o := g.chunkOff[ch]
+	for r := lo; r < hi; r++ {
+		b := g.off[r]
+		g.off[r] = o
+		o += b
+	}
+}
+
+// rowParts sets the degree and part of each row of a group pulled in parts
+// (g.parted) from those of its vertex, found through a vertex map of the
+// group's distinct vertices (g.fetch), which the rows read concurrently.
+func (nw *NodeWise) rowParts(c *nwCall) {
+	g := &c.g
+	g.vpart = par.Resize(g.vpart, len(g.fetch))
+	lo := 0
+	for q, hi := range g.parts {
+		for i := lo; i < hi; i++ {
+			g.vpart[i] = int32(q)
+		}
+		lo = hi
+	}
+	w := nw.getWorker()
+	defer nw.putWorker(w)
+	w.ids.reserve(len(g.fetch))
+	w.ids.enter(g.fetch)
+	rows := len(g.verts)
+	g.rowDeg, g.rowPart = par.Resize(g.rowDeg, rows), par.Resize(g.rowPart, rows)
+	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, _, lo, hi int) {
+		i := g.mbAt(lo)
+		for r := lo; r < hi; r++ {
+			for r >= g.rowStart[i+1] {
+				i++
+			}
+			if r-g.rowStart[i] < int(g.skip[i]) {
+				g.rowDeg[r], g.rowPart[r] = 0, 0
+				continue
+			}
+			k := w.ids.get(g.verts[r])
+			g.rowDeg[r], g.rowPart[r] = g.vdeg[k], g.vpart[k]
+		}
+	})
+	w.reset(g.fetch)
+}
+
+// selectParts is pass 2 of a group pulled in parts: for each part, it
+// fetches the part's rows and selects the rows of the group whose vertex
+// is in it (selectRows skips the others), then counts the picks.
+func (nw *NodeWise) selectParts(ctx context.Context, c *nwCall, epoch, first, l, s int) error {
+	g := &c.g
+	rows := len(g.verts)
+	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.placeRows(ch, lo, hi) })
+	fetcher := nw.src.(RowFetcher)
+	lo := 0
+	for q, hi := range g.parts {
+		if err := fetcher.FetchRows(ctx, g.fetch[lo:hi]); err != nil {
+			return err
+		}
+		lo = hi
+		g.part = int32(q)
+		if nw.packed != nil {
+			g.pk = nw.packed.Packed()
+		}
+		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, _, lo, hi int) {
+			if nw.packed != nil {
+				for r := lo; r < hi; r++ {
+					if g.rowPart[r] == g.part && g.rowDeg[r] > 0 {
+						g.lo[r], g.deg[r] = nw.packed.RowSpan(g.verts[r])
+					}
+				}
+			}
+			nw.selectRows(w, g, nw.stream, epoch, first, l, s, lo, hi)
+		})
+	}
+	g.parted = false
+	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, _, lo, hi int) { g.countEdges(lo, hi) })
+	return nil
 }
 
 // countEdges adds the picks of rows lo..hi-1 to their minibatches'
@@ -711,7 +827,14 @@ func (nw *NodeWise) sizeRows(g *layerState, s, lo, hi int) int64 {
 			continue
 		}
 		var b int
-		if pk != nil {
+		if g.parted {
+			// The rows are fetched later, by parts: their lengths are
+			// known, their spans not yet (selectParts).
+			if pk != nil {
+				g.lo[r], g.deg[r] = 0, g.rowDeg[r]
+			}
+			b = selectBound(int(g.rowDeg[r]), s)
+		} else if pk != nil {
 			start, deg := pk.RowSpan(g.verts[r])
 			g.lo[r], g.deg[r] = start, deg
 			b = selectBound(int(deg), s)
@@ -739,6 +862,9 @@ func (nw *NodeWise) selectRows(w *nwWorker, g *layerState, stream Stream, epoch,
 		for r >= g.rowStart[i+1] {
 			i++
 			lk = stream.layer(epoch, first+g.mb0+i, l)
+		}
+		if g.parted && g.rowPart[r] != g.part {
+			continue // another part's row
 		}
 		g.cnt[r] = 0
 		if r-g.rowStart[i] < int(g.skip[i]) {
@@ -800,6 +926,9 @@ func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream,
 			i++
 			lk = stream.layer(epoch, first+g.mb0+i, l)
 		}
+		if g.parted && g.rowPart[r] != g.part {
+			continue // another part's row
+		}
 		g.cnt[r] = 0
 		if g.deg[r] == 0 || r-g.rowStart[i] < int(g.skip[i]) {
 			continue
@@ -816,6 +945,9 @@ func (nw *NodeWise) selectRowsUniform(w *nwWorker, g *layerState, stream Stream,
 	}
 	pk := &g.pk
 	for r := lo; r < hi; r++ {
+		if g.parted && g.rowPart[r] != g.part {
+			continue
+		}
 		o := g.off[r]
 		picks := g.picks[o : o+int64(g.cnt[r])]
 		row := pk.Cols(g.lo[r], g.deg[r])

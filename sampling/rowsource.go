@@ -178,6 +178,20 @@ type FetchBatcher interface {
 	PullBatches(d LayerDemand, dst []int) []int
 }
 
+// PartFetcher is an optional capability of a FetchBatcher: PullParts
+// cuts the distinct vertices of a batch of one group, whose rows may
+// exceed the pull budget, into consecutive parts whose rows one FetchRows
+// brings in within it, from the rows' lengths, which it writes into deg
+// (len(vertices); asked of their owners in one round, fetching nothing),
+// and appends each part's end to dst[:0]; a part of one vertex may exceed
+// the budget. The node-wise sampler then selects the group's rows part by
+// part, fetching each part when the last is done, so that no more than a
+// part's rows are held at once (and sent by their owners at once); the
+// sample is the same. Without it a group's rows are fetched together.
+type PartFetcher interface {
+	PullParts(ctx context.Context, vertices, deg []int32, dst []int) ([]int, error)
+}
+
 // PickBatcher is an optional capability of a PickFetcher: PushBatches cuts
 // the groups of a pushed layer (d.Groups) into the batches whose picks one
 // FetchPicks brings in, appending their boundaries to dst[:0] as
