@@ -393,7 +393,7 @@ func mpiSample(t *testing.T, mpirun string, np int, args ...string) (string, str
 
 // TestSampleMPI runs `bulksample sample --digest` on real MPI ranks: -np 4
 // with c = 1 and 2, pull and push, and -np 3, each equal to the
-// single-process digest.
+// single-process digest; push overlapped, pull in parts, and LADIES.
 func TestSampleMPI(t *testing.T) {
 	mpirun, _ := mpirunTest(t)
 	g := distGraph(t)
@@ -433,6 +433,19 @@ func TestSampleMPI(t *testing.T) {
 			t.Errorf("mpirun -np %d --fetch %s --overlap on: JSON overlap %v, overlap_batches %d", tc.np, tc.fetch, s.Overlap, s.RankSpread.OverlapBatches)
 		}
 	}
+	// Groups pulled in parts on MPI ranks: a pull budget below a group's
+	// rows asks for their lengths, then pulls a part a round.
+	args := append([]string{"--graph", g, "--fetch", "pull", "--pull-batch", "8KiB", "--json"}, sampleArgs...)
+	out, stderr, err := mpiSample(t, mpirun, 4, append(args, overlapArgs...)...)
+	if err != nil {
+		t.Fatalf("mpirun -np 4 --fetch pull --pull-batch 8KiB: %v\n%s\n%s", err, out, stderr)
+	}
+	if got := digestOf(t, out); got != want {
+		t.Errorf("mpirun -np 4 --fetch pull --pull-batch 8KiB: digest %s; want %s", got, want)
+	}
+	if s := lastJSON[distSummary](t, out); s.Exchange["degrees"].Rounds == 0 || s.Exchange["pull"].Rounds <= s.Exchange["degrees"].Rounds {
+		t.Errorf("mpirun -np 4 --fetch pull --pull-batch 8KiB: %d lengths rounds, %d pull rounds; want parts", s.Exchange["degrees"].Rounds, s.Exchange["pull"].Rounds)
+	}
 	// LADIES on 4 MPI ranks, c = 2.
 	lw := []string{"--graph", g, "--method", "ladies", "--batch", "64", "--bulk", "4", "--seeds", "640", "--fanout", "128,64", "--digest"}
 	code, out, stderr := runCLI(t, "sample", lw...)
@@ -440,7 +453,7 @@ func TestSampleMPI(t *testing.T) {
 		t.Fatalf("ladies, one process: exit %d\n%s", code, stderr)
 	}
 	want = digestOf(t, out)
-	out, stderr, err := mpiSample(t, mpirun, 4, append(lw, "--replication", "2")...)
+	out, stderr, err = mpiSample(t, mpirun, 4, append(lw, "--replication", "2")...)
 	if err != nil {
 		t.Fatalf("mpirun -np 4 --method ladies: %v\n%s\n%s", err, out, stderr)
 	}
