@@ -27,11 +27,14 @@ type runCase struct {
 // pull, push and a replicated graph, and --fetch auto (the default since:
 // pull or push per layer by the byte model); and push with --overlap on at
 // 4 threads a rank, where the round in flight has cores beside the
-// extraction's (off by default: on 2 shared cores it was slower).
+// extraction's (off by default: on 2 shared cores it was slower); last,
+// pull at 16 ranks with 64 MiB rounds, which hold a quarter of the default
+// batches' memory and send more (groups pulled in parts).
 const defaultTableCases = "1 process x 16 threads=0:16:;" +
 	"np 4 x 4 threads, pull=4:4:--fetch pull;np 4, push=4:4:--fetch push;np 4, auto=4:4:--fetch auto;np 4, replicated=4:4:--replicate-graph;" +
 	"np 4, push, overlap=4:4:--fetch push --overlap on;" +
-	"np 16 x 1 thread, pull=16:1:--fetch pull;np 16, push=16:1:--fetch push;np 16, auto=16:1:--fetch auto;np 16, replicated=16:1:--replicate-graph"
+	"np 16 x 1 thread, pull=16:1:--fetch pull;np 16, push=16:1:--fetch push;np 16, auto=16:1:--fetch auto;np 16, replicated=16:1:--replicate-graph;" +
+	"np 16, pull, 64 MiB rounds=16:1:--fetch pull --pull-batch 64MiB"
 
 // The papers100M-sized runs: the goals are one process at 16
 // threads (warm) and mpirun -np 16 push; auto is the default.

@@ -11,10 +11,11 @@ func TestParseCases(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 10 || got[0].ranks != 0 || got[0].threads != 16 || got[1].ranks != 4 || !slices.Equal(got[1].flags, []string{"--fetch", "pull"}) ||
+	if len(got) != 11 || got[0].ranks != 0 || got[0].threads != 16 || got[1].ranks != 4 || !slices.Equal(got[1].flags, []string{"--fetch", "pull"}) ||
 		got[3].name != "np 4, auto" || !slices.Equal(got[3].flags, []string{"--fetch", "auto"}) ||
 		got[5].name != "np 4, push, overlap" || !slices.Equal(got[5].flags, []string{"--fetch", "push", "--overlap", "on"}) ||
-		got[9].name != "np 16, replicated" || !slices.Equal(got[9].flags, []string{"--replicate-graph"}) {
+		got[9].name != "np 16, replicated" || !slices.Equal(got[9].flags, []string{"--replicate-graph"}) ||
+		!slices.Equal(got[10].flags, []string{"--fetch", "pull", "--pull-batch", "64MiB"}) {
 		t.Errorf("the issue's table parsed as %+v", got)
 	}
 	for _, bad := range []string{"", "x", "a=1:2", "a=-1:1:", "a=1:0:", "=1:1:", "a=x:1:"} {
