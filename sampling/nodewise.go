@@ -132,8 +132,9 @@ func (o *NodeWiseOptions) validate() error {
 }
 
 // NodeWise is the bulk node-wise sampler of docs/design.md 3.1. It is safe for
-// concurrent use. It keeps its scratch space (an n-entry vertex map per
-// thread, the selection buffers of one group per concurrent call) and the
+// concurrent use. It keeps its scratch space (a vertex map per thread,
+// n entries up to 4M vertices and a hash table sized by a minibatch above,
+// the selection buffers of one group per concurrent call) and the
 // arrays of released bulks (Bulk.Release) for later calls, until the
 // sampler itself is garbage.
 //

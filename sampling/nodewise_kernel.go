@@ -52,9 +52,10 @@ import (
 
 // nwWorker is the scratch space of one goroutine of the sampler.
 type nwWorker struct {
-	// ids maps a vertex to its local id in the minibatch being extracted.
-	// Every task resets the entries it set, which costs less than clearing
-	// a dense map's n entries and keeps it at 4 bytes a vertex (half of a
+	// ids maps a vertex to its local id in the minibatch being extracted
+	// (dense or hashed by the graph's size: vertexMap). Every task resets
+	// the entries it set, which costs less than clearing a dense map's n
+	// entries and keeps it at 4 bytes a vertex (half of a
 	// generation-stamped map: more of it stays in cache).
 	ids     vertexMap
 	sortBuf []uint64 // spgemm.SortPairs' scratch space
@@ -273,6 +274,7 @@ func (g *layerState) mbAt(r int) int {
 // and F_{l+1} into la.
 func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int) error {
 	total := nw.groupLayer(c, la, s, prevStart)
+	c.g.parted = false // fetchBatch sets it for a group pulled in parts
 	push := nw.pushes(c, l, s, prev, prevStart)
 	fetcher, fetch := nw.src.(RowFetcher)
 	fetch = fetch && !push
