@@ -43,9 +43,9 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"sync"
 	"sync/atomic"
 
+	"github.com/bulksample/bulksample/internal/freelist"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -97,60 +97,34 @@ type pushBatch struct {
 // page fault (docs/perf-notes.md). Its size is bounded by the largest number of
 // goroutines and calls that were ever active at once.
 type nwScratch struct {
-	mu      sync.Mutex
-	workers []*nwWorker
-	calls   []*nwCall
-	shared  [][]int32 // dense vertex maps of split extractions (-1: absent)
+	workers freelist.List[*nwWorker]
+	calls   freelist.List[*nwCall]
+	shared  freelist.List[[]int32] // dense vertex maps of split extractions (-1: absent)
 }
 
 func (nw *NodeWise) getWorker() *nwWorker {
-	sc := &nw.scratch
-	sc.mu.Lock()
-	if n := len(sc.workers); n > 0 {
-		w := sc.workers[n-1]
-		sc.workers = sc.workers[:n-1]
-		sc.mu.Unlock()
+	if w, ok := nw.scratch.workers.Get(); ok {
 		return w
 	}
-	sc.mu.Unlock()
 	return &nwWorker{ids: newVertexMap(nw.src.NumVertices(), nw.denseMapMax)}
 }
 
-func (nw *NodeWise) putWorker(w *nwWorker) {
-	nw.scratch.mu.Lock()
-	nw.scratch.workers = append(nw.scratch.workers, w)
-	nw.scratch.mu.Unlock()
-}
+func (nw *NodeWise) putWorker(w *nwWorker) { nw.scratch.workers.Put(w) }
 
 // getSharedMap returns an empty dense vertex map (every entry -1) for a
 // split extraction, whose threads share it.
 func (nw *NodeWise) getSharedMap() []int32 {
-	sc := &nw.scratch
-	sc.mu.Lock()
-	if n := len(sc.shared); n > 0 {
-		ids := sc.shared[n-1]
-		sc.shared = sc.shared[:n-1]
-		sc.mu.Unlock()
+	if ids, ok := nw.scratch.shared.Get(); ok {
 		return ids
 	}
-	sc.mu.Unlock()
 	return newVertexMap(nw.src.NumVertices(), nw.src.NumVertices()).dense
 }
 
 // putSharedMap keeps ids, emptied again, for a later split extraction.
-func (nw *NodeWise) putSharedMap(ids []int32) {
-	nw.scratch.mu.Lock()
-	nw.scratch.shared = append(nw.scratch.shared, ids)
-	nw.scratch.mu.Unlock()
-}
+func (nw *NodeWise) putSharedMap(ids []int32) { nw.scratch.shared.Put(ids) }
 
 func (nw *NodeWise) getCall() *nwCall {
-	sc := &nw.scratch
-	sc.mu.Lock()
-	defer sc.mu.Unlock()
-	if n := len(sc.calls); n > 0 {
-		c := sc.calls[n-1]
-		sc.calls = sc.calls[:n-1]
+	if c, ok := nw.scratch.calls.Get(); ok {
 		return c
 	}
 	return new(nwCall)
@@ -161,9 +135,7 @@ func (nw *NodeWise) putCall(c *nwCall) {
 	c.g.picks, c.g.pvals = nil, nil
 	// The push batches' answers are kept: DistRows answers into a
 	// request's own arrays, reused by the next call.
-	nw.scratch.mu.Lock()
-	nw.scratch.calls = append(nw.scratch.calls, c)
-	nw.scratch.mu.Unlock()
+	nw.scratch.calls.Put(c)
 }
 
 // reset empties the map; vs are the vertices entered since the last reset.
