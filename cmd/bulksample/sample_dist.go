@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
@@ -89,6 +90,11 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(samplerOptions(c.sampler, c.dist)), BlockOnly: d.BlockOnly}
 	sum.Version = version()
 	keepRankMinibatches(ep, grid)
+	// The epoch's permutation, now garbage, set the collector's next goal
+	// (twice the heap then live); collecting it before sampling lets that
+	// goal follow the sampler's own memory instead (R-MAT 24, 4 ranks: the
+	// heap peaked at 190 MB for 103 MB live).
+	runtime.GC()
 	if ds, ok := s.(*sampling.DistNodeWise); ok {
 		sum.Overlap = ds.Rows().Overlap()
 	}
