@@ -541,12 +541,12 @@ func (g *layerState) placeRows(ch, lo, hi int) {
 func (nw *NodeWise) rowParts(c *nwCall) {
 	g := &c.g
 	g.vpart = par.Resize(g.vpart, len(g.fetch))
-	lo := 0
-	for q, hi := range g.parts {
-		for i := lo; i < hi; i++ {
+	start := 0
+	for q, end := range g.parts {
+		for i := start; i < end; i++ {
 			g.vpart[i] = int32(q)
 		}
-		lo = hi
+		start = end
 	}
 	w := nw.getWorker()
 	defer nw.putWorker(w)
@@ -579,12 +579,12 @@ func (nw *NodeWise) selectParts(ctx context.Context, c *nwCall, epoch, first, l,
 	rows := len(g.verts)
 	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.placeRows(ch, lo, hi) })
 	fetcher := nw.src.(RowFetcher)
-	lo := 0
-	for q, hi := range g.parts {
-		if err := fetcher.FetchRows(ctx, g.fetch[lo:hi]); err != nil {
+	start := 0
+	for q, end := range g.parts {
+		if err := fetcher.FetchRows(ctx, g.fetch[start:end]); err != nil {
 			return err
 		}
-		lo = hi
+		start = end
 		g.part = int32(q)
 		if nw.packed != nil {
 			g.pk = nw.packed.Packed()
