@@ -3,6 +3,7 @@ package sampling_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 
@@ -413,6 +414,111 @@ func TestDistPullParts(t *testing.T) {
 				t.Errorf("%s p=%d c=%d: pull rounds %d, %d, %d at budgets 0, 16 KiB, 4 KiB; want more as it shrinks",
 					samplingtest.CaseName(opt), gc[0], gc[1], rounds[0].Rounds, rounds[16<<10].Rounds, rounds[4<<10].Rounds)
 			}
+		}
+	}
+}
+
+// TestPullParts: DistRows.PullParts on rank 0 of 2 (rank 1 serving in
+// Drain) cuts a list of vertices into consecutive parts, in order, each
+// part's remote rows (entries plus an id and a length) within the budget
+// unless it holds one remote row, local rows costing nothing, and every
+// degree its row's length; where its estimate from the local rows among
+// the list is at most half the budget (the default budget, no vertices)
+// it answers one part without a lengths round.
+func TestPullParts(t *testing.T) {
+	a := samplingtest.RandomGraph(400, 30, false, 12)
+	type result struct {
+		parts  []int
+		deg    []int32
+		rounds int64
+	}
+	run := func(vertices []int32, budget int64) result {
+		var res result
+		err := dist.RunInProc(context.Background(), 2, dist.Options{}, func(ctx context.Context, world dist.Comm) error {
+			g, err := dist.NewGrid(ctx, world, 1, a.Rows)
+			if err != nil {
+				return err
+			}
+			defer g.Close()
+			m, err := dist.Distribute(g, a)
+			if err != nil {
+				return err
+			}
+			d, err := sampling.NewDistRows(m, sampling.FetchPull, sampling.NodeWiseOptions{Fanouts: []int{3}})
+			if err != nil {
+				return err
+			}
+			d.SetBatchBytes(budget, 0)
+			if g.Rank() == 0 {
+				deg := make([]int32, len(vertices))
+				parts, err := d.PullParts(ctx, vertices, deg, nil)
+				if err != nil {
+					return err
+				}
+				res = result{parts, deg, 0}
+			}
+			if err := d.Drain(ctx); err != nil {
+				return err
+			}
+			if g.Rank() == 0 {
+				res.rounds = d.Stats().Exchange.Degrees.Rounds
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	all := samplingtest.Vertices(a.Rows) // rank 0 owns 0..199
+	reversed := slices.Clone(all)
+	slices.Reverse(reversed)
+	for _, tc := range []struct {
+		name     string
+		vertices []int32
+		budget   int64
+		parts    int  // 0: more than one, checked below
+		asks     bool // a lengths round
+	}{
+		{"no vertices", nil, 64, 1, false},
+		{"default budget", all, 0, 1, false},
+		{"local rows only", all[:200], 64, 1, true}, // the estimate takes them for a sample of all
+		{"a part a remote row", all[190:260], 4, 60, true},
+		{"small budget", all, 1024, 0, true},
+		{"mixed, reversed", reversed, 2048, 0, true},
+	} {
+		r := run(tc.vertices, tc.budget)
+		if r.parts[len(r.parts)-1] != len(tc.vertices) || !slices.IsSorted(r.parts) || (len(tc.vertices) > 0 && r.parts[0] == 0) {
+			t.Errorf("%s: part ends %v for %d vertices", tc.name, r.parts, len(tc.vertices))
+			continue
+		}
+		if tc.parts > 0 && len(r.parts) != tc.parts || tc.parts == 0 && len(r.parts) < 2 {
+			t.Errorf("%s: %d parts; want %d (0: several)", tc.name, len(r.parts), tc.parts)
+		}
+		if tc.asks != (r.rounds > 0) {
+			t.Errorf("%s: %d lengths rounds; want some: %v", tc.name, r.rounds, tc.asks)
+		}
+		if !tc.asks {
+			continue
+		}
+		start := 0
+		for _, end := range r.parts {
+			var words int64
+			remote := 0
+			for i := start; i < end; i++ {
+				v := tc.vertices[i]
+				if got, want := r.deg[i], int32(a.Indptr[v+1]-a.Indptr[v]); got != want {
+					t.Fatalf("%s: degree of %d = %d, want %d", tc.name, v, got, want)
+				}
+				if v >= 200 {
+					words += int64(r.deg[i]) + 2
+					remote++
+				}
+			}
+			if remote > 1 && words > tc.budget/4 {
+				t.Errorf("%s: part %d..%d holds %d words, over the budget's %d", tc.name, start, end, words, tc.budget/4)
+			}
+			start = end
 		}
 	}
 }
