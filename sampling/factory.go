@@ -155,11 +155,7 @@ func RandomRows(n, k int, seed uint64) ([]int32, error) {
 	if k < 1 || k > n {
 		return nil, fmt.Errorf("sampling: RandomRows: %d rows of %d, want 1 to %d", k, n, n)
 	}
-	all := make([]int32, n)
-	for i := range all {
-		all[i] = int32(i)
-	}
-	plan, err := NewPlan(all, PlanOptions{BatchSize: k, Seed: seed})
+	plan, err := NewPlanAll(n, PlanOptions{BatchSize: k, Seed: seed})
 	if err != nil {
 		return nil, err
 	}
