@@ -11,7 +11,8 @@
 #   check   mpirun of the bundle on 2 ranks of a tiny graph: the single process's digest (catches a bundle
 #           that does not run here before the minutes of the table)
 #   table   R-MAT SCALE (22): one process at 16 threads, mpirun -np 4 (4 threads each) and 16 (1 thread)
-#           with pull, push, auto and a replicated graph (and np 4 push with --overlap on), as generated and with --relabel degree (scale.md)
+#           with pull, push, auto and a replicated graph (and np 4 push with --overlap on, np 16 pull with --pull-batch 64MiB),
+#           as generated and with --relabel degree (scale.md)
 #   papers  the papers100M-sized R-MAT (scale 27, edge factor 12: 134M vertices, 3.2 billion stored edges,
 #           a 26.5 GB file; 22 GB of memory to generate): one process (cold and warm) and mpirun -np 16 push and auto,
 #           as generated and relabelled; each graph is removed after its runs (the disk holds one)
