@@ -103,6 +103,24 @@ func TestTrainInProcRanks(t *testing.T) {
 	}
 }
 
+// TestTrainPullBatch: --pull-batch reaches the trainer's sampler: with a
+// bound below a group's rows the groups are pulled in parts, which sends
+// more (each group fetches its own rows) and trains the same model, bit
+// for bit (the same samples).
+func TestTrainPullBatch(t *testing.T) {
+	common := append(append([]string{}, distTrainArgs...), "--epochs", "2", "--inproc-ranks", "2", "--fetch", "pull")
+	out, _ := trainOK(t, common...)
+	whole := lastJSON[distTrainSummary](t, out)
+	out, _ = trainOK(t, append(common, "--pull-batch", "1KiB")...)
+	parts := lastJSON[distTrainSummary](t, out)
+	if parts.ParamHash != whole.ParamHash || parts.ParamHash == "" {
+		t.Errorf("--pull-batch 1KiB: parameter hash %q; want the default batches' %q", parts.ParamHash, whole.ParamHash)
+	}
+	if p, w := parts.Traffic["sample"].BytesSent, whole.Traffic["sample"].BytesSent; p <= w {
+		t.Errorf("--pull-batch 1KiB: %d sample bytes, %d with the default batches; want more", p, w)
+	}
+}
+
 // TestTrainInProcCheckpoint: on 2 in-process ranks, a run of 2 epochs
 // resumed to 4 ends bit for bit as a run of 4 (the losses of every epoch
 // and the parameter hash); resuming on 4 ranks is an error naming both
