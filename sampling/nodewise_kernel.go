@@ -418,7 +418,6 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		g.skip[i] = c.expanded[m0+i]
 	}
 	g.verts = prev[prevStart[m0]:prevStart[m1]]
-	rows := len(g.verts)
 	g.hasVals = nw.opt.Weighted || nw.opt.Replace
 	g.mbEdges = par.Resize(g.mbEdges, ng)
 	clear(g.mbEdges)
@@ -426,51 +425,8 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		// Push: the owners of the rows selected (passes 1 and 2 ran
 		// there, for the whole batch: pushPlace).
 		nw.pushedGroup(g, prevStart, m0, m1, pushed)
-	} else {
-		// A RowFetcher's rows were brought in by sampleLayer.
-		if nw.packed != nil {
-			g.pk = nw.packed.Packed()
-		}
-
-		// Pass 1: sizes. Row r's bound goes to off[r] and each chunk's
-		// sum to chunkOff, whose prefix sum gives where the chunk's picks
-		// start; pass 2 turns its rows' bounds into offsets.
-		nchunks := (rows + rowGrain - 1) / rowGrain
-		g.off = par.Resize(g.off, rows+1)
-		g.chunkOff = par.Resize(g.chunkOff, nchunks)
-		if nw.packed != nil {
-			g.lo, g.deg = par.Resize(g.lo, rows), par.Resize(g.deg, rows)
-		}
-		if g.parted {
-			nw.rowParts(c)
-		}
-		nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
-		var bound int64
-		for ch, b := range g.chunkOff {
-			g.chunkOff[ch] = bound
-			bound += b
-		}
-		g.off[rows] = bound
-
-		// Pass 2: selection.
-		g.cnt = par.Resize(g.cnt, rows)
-		g.selPicks = par.Resize(g.selPicks, int(bound))
-		g.picks = g.selPicks
-		if g.hasVals {
-			g.selVals = par.Resize(g.selVals, int(bound))
-			g.pvals = g.selVals
-		}
-		if g.parted {
-			if err := nw.selectParts(ctx, c, epoch, first, l, s); err != nil {
-				return err
-			}
-		} else {
-			nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
-				g.placeRows(ch, lo, hi)
-				nw.selectRows(w, g, nw.stream, epoch, first, l, s, lo, hi)
-				g.countEdges(lo, hi)
-			})
-		}
+	} else if err := nw.selectGroup(ctx, c, epoch, first, l, s); err != nil {
+		return err
 	}
 
 	// Where each minibatch's entries go in the layer's arrays.
@@ -522,6 +478,59 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 		}
 	})
 	return ctx.Err()
+}
+
+// selectGroup runs passes 1 and 2 of a group that selects from the rows
+// (not pushed): its rows' bounds and where their picks go, then the
+// selection, the rows read from the source (brought in by sampleLayer, or
+// part by part by selectParts).
+func (nw *NodeWise) selectGroup(ctx context.Context, c *nwCall, epoch, first, l, s int) error {
+	g := &c.g
+	rows := len(g.verts)
+	if nw.packed != nil {
+		g.pk = nw.packed.Packed()
+	}
+
+	// Pass 1: sizes. Row r's bound goes to off[r] and each chunk's
+	// sum to chunkOff, whose prefix sum gives where the chunk's picks
+	// start; pass 2 turns its rows' bounds into offsets.
+	nchunks := (rows + rowGrain - 1) / rowGrain
+	g.off = par.Resize(g.off, rows+1)
+	g.chunkOff = par.Resize(g.chunkOff, nchunks)
+	if nw.packed != nil {
+		g.lo, g.deg = par.Resize(g.lo, rows), par.Resize(g.deg, rows)
+	}
+	if g.parted {
+		nw.rowParts(c)
+	}
+	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
+	var bound int64
+	for ch, b := range g.chunkOff {
+		g.chunkOff[ch] = bound
+		bound += b
+	}
+	g.off[rows] = bound
+
+	// Pass 2: selection.
+	g.cnt = par.Resize(g.cnt, rows)
+	g.selPicks = par.Resize(g.selPicks, int(bound))
+	g.picks = g.selPicks
+	if g.hasVals {
+		g.selVals = par.Resize(g.selVals, int(bound))
+		g.pvals = g.selVals
+	}
+	if g.parted {
+		if err := nw.selectParts(ctx, c, epoch, first, l, s); err != nil {
+			return err
+		}
+	} else {
+		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
+			g.placeRows(ch, lo, hi)
+			nw.selectRows(w, g, nw.stream, epoch, first, l, s, lo, hi)
+			g.countEdges(lo, hi)
+		})
+	}
+	return nil
 }
 
 // placeRows turns the selection bounds of rows lo..hi-1, chunk ch, into
