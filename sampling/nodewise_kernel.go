@@ -318,7 +318,7 @@ func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays,
 
 // fetchBatch brings in the rows of the groups j0..j1-1 of a pulled layer,
 // or, for a batch of one group whose rows a PartFetcher cuts into several
-// parts, leaves them to sampleGroup, which fetches them part by part
+// parts, leaves them to selectGroup, which fetches them part by part
 // (c.g.parted).
 func (nw *NodeWise) fetchBatch(ctx context.Context, c *nwCall, fetcher RowFetcher, prev []int32, prevStart []int, j0, j1 int) error {
 	g := &c.g

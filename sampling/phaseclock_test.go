@@ -19,8 +19,8 @@ import (
 
 // nwPhaseNames returns the rows of the phase table: each sums the serial time
 // charged to some sites of the clock and the passes of others (see
-// phaseTimes). The sites of sampleGroup's four passes are told apart by
-// their order in the source: sizes, selection, extraction, frontier.
+// phaseTimes). The sites of a group's four passes are told apart by
+// their order (groupSites): sizes, selection, extraction, frontier.
 func nwPhaseNames() []string {
 	return []string{
 		"seed check", "team start/stop", "bulk arrays", "seed dedup",
@@ -88,20 +88,25 @@ func phaseTimes(pc *phaseClock) (rows map[string]*phaseTime, unknown []string) {
 	return rows, unknown
 }
 
-// groupSites returns the sites of sampleGroup's passes in source order:
-// sizes, selection, extraction, frontier.
+// groupSites returns the sites of a group's passes in the order they run:
+// selectGroup's sizes and selection, then sampleGroup's extraction and
+// frontier, each function's in source order.
 func groupSites(pc *phaseClock) []string {
 	var group []string
-	for _, site := range pc.order {
-		if strings.HasPrefix(site, "(*NodeWise).sampleGroup:") {
-			group = append(group, site)
+	for _, fn := range []string{"(*NodeWise).selectGroup:", "(*NodeWise).sampleGroup:"} {
+		var sites []string
+		for _, site := range pc.order {
+			if strings.HasPrefix(site, fn) {
+				sites = append(sites, site)
+			}
 		}
+		line := func(site string) int {
+			n, _ := strconv.Atoi(site[strings.LastIndexByte(site, ':')+1:])
+			return n
+		}
+		sort.Slice(sites, func(i, j int) bool { return line(sites[i]) < line(sites[j]) })
+		group = append(group, sites...)
 	}
-	line := func(site string) int {
-		n, _ := strconv.Atoi(site[strings.LastIndexByte(site, ':')+1:])
-		return n
-	}
-	sort.Slice(group, func(i, j int) bool { return line(group[i]) < line(group[j]) })
 	return group
 }
 
@@ -464,7 +469,7 @@ func BenchmarkNodeWisePhases(b *testing.B) {
 			nw.clock = nil
 			g := groupSites(pc)
 			if len(g) != 4 {
-				b.Fatalf("sampleGroup's passes: %v, want 4", g)
+				b.Fatalf("a group's passes: %v, want 4", g)
 			}
 			if rep == 0 {
 				costs = make([][]float64, len(rows))
