@@ -347,7 +347,6 @@ func (d *DistRows) markGroup(dm LayerDemand, j int) groupFigures {
 // calls each with every group's figures in order, newBatch set for the
 // first group of a batch, until it has scanned limit rows (0: all).
 func (d *DistRows) batched(dm LayerDemand, limit int, each func(f groupFigures, newBatch bool)) {
-	q := float64(d.x.Comm().Size())
 	budget := float64(d.pullWords())
 	var est, scanned float64
 	d.newBatch()
@@ -356,20 +355,29 @@ func (d *DistRows) batched(dm LayerDemand, limit int, each func(f groupFigures, 
 			return
 		}
 		f := d.markGroup(dm, j)
-		// The words the group adds to the batch's fetch: the rows of the
-		// other q - 1 blocks, estimated from this block's, and an id and
-		// a length for each.
-		words := (q - 1) * (f.deg + 2*f.distinct)
+		words := d.remoteWords(f.deg, f.distinct) // what the group adds to the batch's fetch
 		start := j == 0
 		if !start && est+words > budget {
 			d.newBatch()
 			f = d.markGroup(dm, j)
-			words, est, start = (q-1)*(f.deg+2*f.distinct), 0, true
+			words, est, start = d.remoteWords(f.deg, f.distinct), 0, true
 		}
 		est += words
 		scanned += f.rows
 		each(f, start)
 	}
+}
+
+// rowWords is what a pulled row costs beyond its entries: its id, sent
+// to the owner, and its length, sent back.
+const rowWords = 2
+
+// remoteWords estimates the words a pull of some rows brings from the
+// other q - 1 blocks of the column, from this block's rows among them
+// (ownDeg entries in ownRows distinct rows): a pull's rows are spread
+// over the blocks, so each other block holds about as many.
+func (d *DistRows) remoteWords(ownDeg, ownRows float64) float64 {
+	return float64(d.x.Comm().Size()-1) * (ownDeg + rowWords*ownRows)
 }
 
 // PullBatches cuts the groups of a pulled layer into the batches one
@@ -395,20 +403,21 @@ func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
 // PullBatches estimates them, are at most half the budget, it returns one
 // part at once, deg unset; otherwise it asks the owners for the rows'
 // lengths (one round, DistRows.Degrees) and counts a remote row's words
-// as PullBatches does, its entries plus an id and a length (local rows,
-// read in place, count nothing).
+// as PullBatches does, its entries plus rowWords (local rows, read in
+// place, count nothing).
 func (d *DistRows) PullParts(ctx context.Context, vertices, deg []int32, dst []int) ([]int, error) {
 	dst = dst[:0]
 	m := d.x.Matrix()
 	budget := d.pullWords()
-	var own int64
+	var ownDeg, ownRows float64
 	for _, v := range vertices {
 		if v >= m.Lo && v < m.Hi {
 			ip := m.Local.Indptr[v-m.Lo:]
-			own += ip[1] - ip[0] + 2
+			ownDeg += float64(ip[1] - ip[0])
+			ownRows++
 		}
 	}
-	if int64(d.x.Comm().Size()-1)*own <= budget/2 {
+	if d.remoteWords(ownDeg, ownRows) <= float64(budget/2) {
 		return append(dst, len(vertices)), nil
 	}
 	if err := d.x.Degrees(ctx, vertices, deg); err != nil {
@@ -419,7 +428,7 @@ func (d *DistRows) PullParts(ctx context.Context, vertices, deg []int32, dst []i
 		if v >= m.Lo && v < m.Hi {
 			continue
 		}
-		w := int64(deg[i]) + 2
+		w := int64(deg[i]) + rowWords
 		if words > 0 && words+w > budget {
 			dst = append(dst, i)
 			words = 0

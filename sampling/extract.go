@@ -204,11 +204,7 @@ func (p *colMapPool) get(n int) []int32 {
 		}
 		p.mu.Unlock()
 	}
-	colMap := make([]int32, n)
-	for i := range colMap {
-		colMap[i] = -1
-	}
-	return colMap
+	return newDenseMap(n)
 }
 
 // put returns a map that is all -1 again.

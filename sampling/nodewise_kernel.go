@@ -99,7 +99,7 @@ type pushBatch struct {
 type nwScratch struct {
 	workers freelist.List[*nwWorker]
 	calls   freelist.List[*nwCall]
-	shared  freelist.List[[]int32] // dense vertex maps of split extractions (-1: absent)
+	shared  colMapPool // dense vertex maps of split extractions (-1: absent)
 }
 
 func (nw *NodeWise) getWorker() *nwWorker {
@@ -110,18 +110,6 @@ func (nw *NodeWise) getWorker() *nwWorker {
 }
 
 func (nw *NodeWise) putWorker(w *nwWorker) { nw.scratch.workers.Put(w) }
-
-// getSharedMap returns an empty dense vertex map (every entry -1) for a
-// split extraction, whose threads share it.
-func (nw *NodeWise) getSharedMap() []int32 {
-	if ids, ok := nw.scratch.shared.Get(); ok {
-		return ids
-	}
-	return newVertexMap(nw.src.NumVertices(), nw.src.NumVertices()).dense
-}
-
-// putSharedMap keeps ids, emptied again, for a later split extraction.
-func (nw *NodeWise) putSharedMap(ids []int32) { nw.scratch.shared.Put(ids) }
 
 func (nw *NodeWise) getCall() *nwCall {
 	if c, ok := nw.scratch.calls.Get(); ok {

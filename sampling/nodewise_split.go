@@ -78,8 +78,8 @@ const maxSplitPicks = 1<<31 - 3
 func (nw *NodeWise) extractSplit(tm *par.Team, g *layerState, la *LayerArrays, base int64, f []int32, i int) {
 	r0, r1 := g.rowStart[i], g.rowStart[i+1]
 	np := max(min(nw.threads, r1-r0), 1)
-	ids := nw.getSharedMap()
-	defer nw.putSharedMap(ids)
+	ids := nw.scratch.shared.get(nw.src.NumVertices())
+	defer nw.scratch.shared.put(ids) // every entry -1 again
 	pieces := par.Resize(g.pieces, np)
 	g.pieces = pieces
 	// Cut the rows into pieces of about equal picks plus rows; off is a

@@ -35,15 +35,21 @@ type vertexMap struct {
 // is at most denseMax.
 func newVertexMap(n, denseMax int) vertexMap {
 	if n <= denseMax {
-		d := make([]int32, n)
-		for i := range d {
-			d[i] = -1
-		}
-		return vertexMap{dense: d}
+		return vertexMap{dense: newDenseMap(n)}
 	}
 	var m vertexMap
 	m.resize(make([]uint64, minVertexMapSlots))
 	return m
+}
+
+// newDenseMap returns a dense map of the vertices 0..n-1, every entry -1
+// (absent).
+func newDenseMap(n int) []int32 {
+	d := make([]int32, n)
+	for i := range d {
+		d[i] = -1
+	}
+	return d
 }
 
 // reserve sizes the empty map's table for k entries, so that entering up

@@ -148,12 +148,6 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 	return o, nil
 }
 
-// samplerOptions returns the sampler options of a rank: so with the
-// distribution options of o.
-func samplerOptions(so sampling.SamplerOptions, o train.DistOptions) sampling.DistSamplerOptions {
-	return o.SamplerOptions(so)
-}
-
 // fetchName is how the JSON names the way a run's ranks read the graph.
 func fetchName(o sampling.DistSamplerOptions) string {
 	if o.Layout == sampling.Replicated {

@@ -82,12 +82,13 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	if err != nil {
 		return err
 	}
-	s, err := sampling.NewDistSampler(ctx, grid, d.Adj, samplerOptions(c.sampler, c.dist))
+	opt := c.dist.SamplerOptions(c.sampler)
+	s, err := sampling.NewDistSampler(ctx, grid, d.Adj, opt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)
 	}
 	sum := distSummary{sampleSummary: c.summary(ep, d.N, d.NNZ, loadSec),
-		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(samplerOptions(c.sampler, c.dist)), BlockOnly: d.BlockOnly}
+		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(opt), BlockOnly: d.BlockOnly}
 	sum.Version = version()
 	keepRankMinibatches(ep, grid)
 	// The epoch's permutation, now garbage, set the collector's next goal

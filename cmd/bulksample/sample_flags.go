@@ -97,7 +97,7 @@ func (c *sampleConfig) check(fs *flag.FlagSet, sf *samplerFlags, threads int, se
 		return err
 	}
 	c.sampler.Seed, c.sampler.Threads, c.plan.Seed = seed, threads, seed
-	so := samplerOptions(c.sampler, c.dist)
+	so := c.dist.SamplerOptions(c.sampler)
 	if !distributed {
 		err = c.sampler.Validate()
 	} else {
