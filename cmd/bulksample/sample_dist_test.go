@@ -306,16 +306,20 @@ func TestSampleInProcLayerWise(t *testing.T) {
 }
 
 // TestSampleInProcFailure: an error on one rank ends the whole job, with
-// "rank R: <error>" on stderr, promptly.
+// "rank R: <error>" on stderr, promptly: with the default fetch, and while
+// the other ranks pull groups in parts (lengths and part rounds).
 func TestSampleInProcFailure(t *testing.T) {
 	g := distGraph(t)
-	start := time.Now()
-	code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g, "--inproc-ranks", "3", "--fail-rank", "1"}, sampleArgs...)...)
-	if code != 1 || !strings.Contains(stderr, "rank 1: injected failure") {
-		t.Errorf("exit %d; want 1 and \"rank 1: injected failure\" on stderr:\n%s", code, stderr)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Errorf("the failed job took %v to end; want under 10 s", d)
+	for _, extra := range [][]string{nil, append([]string{"--fetch", "pull", "--pull-batch", "4KiB"}, overlapArgs...)} {
+		start := time.Now()
+		args := append(append([]string{"--graph", g, "--inproc-ranks", "3", "--fail-rank", "1"}, sampleArgs...), extra...)
+		code, _, stderr := runCLI(t, "sample", args...)
+		if code != 1 || !strings.Contains(stderr, "rank 1: injected failure") {
+			t.Errorf("%v: exit %d; want 1 and \"rank 1: injected failure\" on stderr:\n%s", extra, code, stderr)
+		}
+		if d := time.Since(start); d > 10*time.Second {
+			t.Errorf("%v: the failed job took %v to end; want under 10 s", extra, d)
+		}
 	}
 }
 
@@ -323,11 +327,13 @@ func TestSampleInProcFailure(t *testing.T) {
 func TestSampleDistFlagsMapToOptions(t *testing.T) {
 	e := &env{stdout: &strings.Builder{}, stderr: &strings.Builder{}}
 	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--replication", "3", "--fetch", "push",
-		"--overlap", "on", "--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2", "--stall-timeout", "90s"})
+		"--overlap", "on", "--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2", "--stall-timeout", "90s",
+		"--pull-batch", "3MiB", "--push-batch", "4096"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := train.DistOptions{Replication: 3, Layout: sampling.Replicated, Fetch: sampling.FetchPush, Overlap: sampling.OverlapOn}
+	want := train.DistOptions{Replication: 3, Layout: sampling.Replicated, Fetch: sampling.FetchPush, Overlap: sampling.OverlapOn,
+		PullBatchBytes: 3 << 20, PushBatchBytes: 4096}
 	if c.dist != want || c.ranks.inproc != 6 || c.ranks.failRank != 2 || c.ranks.stall != 90*time.Second {
 		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 6, 2, 1m30s", c.dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, want)
 	}
