@@ -13,9 +13,16 @@
 # slurmd, and stops exactly those processes, by pid, on every exit path.
 # Needs root (slurmd) and Debian's slurm-wlm and munge (scripts/deps.sh).
 #
+# Every step is bounded, and all of them together by SLURM_TEST_SECONDS, so
+# that the script fails with the daemons' logs rather than being killed
+# (a Slurm client waits without end on a port that accepts and never
+# answers). Slurm's ports are a free block below the kernel's ephemeral
+# range, where no other test's connection or listener can hold them.
+#
 # usage: scripts/slurm-test.sh
-#   BULKSAMPLE  the binary to run (built with the mpi tag); default: build
-#               one with `go build -tags "$(scripts/build-tags.sh)"`.
+#   BULKSAMPLE          the binary to run (built with the mpi tag); default:
+#                       build one with `go build -tags "$(scripts/build-tags.sh)"`.
+#   SLURM_TEST_SECONDS  the whole run's limit (default 200).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -26,6 +33,20 @@ names=()
 
 say() { echo "slurm-test: $*" >&2; }
 fail() { say "FAIL: $*"; exit 1; }
+
+limit=${SLURM_TEST_SECONDS:-200}
+[[ "$limit" =~ ^[1-9][0-9]*$ ]] || fail "SLURM_TEST_SECONDS=$limit: want a positive number of seconds"
+deadline=$((SECONDS + limit))
+
+# bounded SECS CMD...: runs CMD for at most SECS seconds and never past the
+# run's deadline; its exit status is CMD's (124 when timed out).
+bounded() {
+  local secs=$1 left=$((deadline - SECONDS))
+  shift
+  [ "$left" -gt 0 ] || fail "out of time (SLURM_TEST_SECONDS=$limit) before: $*"
+  [ "$secs" -le "$left" ] || secs=$left
+  timeout -k 5 "$secs" "$@"
+}
 
 cleanup() {
   local rc=$?
@@ -65,15 +86,45 @@ start() {
   names+=("$name")
 }
 
-# waitfor SECONDS WHAT CMD...: polls CMD until it succeeds, or fails.
+# waitfor SECONDS WHAT CMD...: polls CMD (each try at most 5 s) until it
+# succeeds, or fails; it fails at once when a daemon it started has exited.
 waitfor() {
-  local secs=$1 what=$2
+  local secs=$1 what=$2 i
   shift 2
-  for _ in $(seq 1 $((secs * 5))); do
-    if "$@" >/dev/null 2>&1; then return 0; fi
+  local until=$((SECONDS + secs))
+  [ "$until" -le "$deadline" ] || until=$deadline
+  while [ "$SECONDS" -lt "$until" ]; do
+    if bounded 5 "$@" >/dev/null 2>&1; then return 0; fi
+    for i in "${!pids[@]}"; do
+      kill -0 "${pids[$i]}" 2>/dev/null || fail "$what: ${names[$i]} (pid ${pids[$i]}) has exited"
+    done
     sleep 0.2
   done
   fail "$what: not ready after ${secs}s"
+}
+
+# free_ports N: prints the first of N consecutive TCP ports that no socket
+# of this machine uses, below the ephemeral range (so that no outgoing
+# connection takes one while the cluster runs), starting at a place of
+# this process's own so that runs side by side differ.
+free_ports() {
+  local n=$1 lo used base try
+  lo=$(cut -f1 /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || echo 32768)
+  [ "$lo" -gt $((10000 + 2 * n)) ] || lo=65000
+  used=" "
+  while read -r _ addr _; do
+    [[ "$addr" == *:* ]] && used+="$((16#${addr##*:})) "
+  done < <(cat /proc/net/tcp /proc/net/tcp6 2>/dev/null)
+  base=$((10000 + $$ % (lo - 10000 - n)))
+  for try in $(seq 1 64); do
+    local p clash=
+    for ((p = base; p < base + n; p++)); do
+      case "$used" in *" $p "*) clash=$p; break ;; esac
+    done
+    [ -z "$clash" ] && { echo "$base"; return 0; }
+    base=$((10000 + (base - 10000 + n + 7 * try) % (lo - 10000 - n)))
+  done
+  return 1
 }
 
 [ "$(id -u)" = 0 ] || fail "must run as root (slurmd runs jobs as their users)"
@@ -105,10 +156,11 @@ waitfor 10 "munged" sh -c "munge --socket='$sock' -n | unmunge --socket='$sock'"
 say "munged up (socket $sock)"
 
 # slurm.conf from this machine's NodeName line, loopback only.
-node=$(slurmd -C | sed -n 's/^NodeName=\([^ ]*\).*/\1/p')
+nodeline=$(bounded 20 slurmd -C | head -n 1) || fail "slurmd -C failed"
+node=$(echo "$nodeline" | sed -n 's/^NodeName=\([^ ]*\).*/\1/p')
 [ -n "$node" ] || fail "slurmd -C printed no NodeName line"
-nodeline=$(slurmd -C | head -n 1)
-base=$((20000 + $$ % 20000))
+base=$(free_ports 201) || fail "no 201 free consecutive TCP ports below the ephemeral range"
+say "Slurm's ports: $base-$((base + 200))"
 mkdir -p "$work/state" "$work/spool"
 cat >"$work/slurm.conf" <<CONF
 ClusterName=bulksample
@@ -162,7 +214,7 @@ export OMPI_MCA_btl=self,vader OMPI_MCA_btl_tcp_if_include=lo OMPI_MCA_oob_tcp_i
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 
 # 1. srun, pull.
-timeout 120 srun --mpi=pmix --overcommit -n 4 "$bin" sample --graph "$work/graph.bsg" "${args[@]}" \
+bounded 120 srun --mpi=pmix --overcommit -n 4 "$bin" sample --graph "$work/graph.bsg" "${args[@]}" \
   --replication 2 --fetch pull >"$work/srun.out" 2>"$work/srun.log" || fail "srun -n 4 failed (exit $?)"
 got=$(sed -n 's/^digest //p' "$work/srun.out")
 cat "$work/srun.out"
@@ -171,7 +223,7 @@ cat "$work/srun.out"
 say "srun --mpi=pmix --overcommit -n 4 (pull, c=2): digest equal"
 
 # 2. sbatch --wait of the example job script, push.
-timeout 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
+bounded 180 sbatch --wait --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
   --time=00:05:00 --output="$work/sbatch.out" \
   --export=ALL,GRAPH="$work/graph.bsg",BULKSAMPLE="$bin",REPLICATION=2,FETCH=push,EXTRA="--batch 64 --bulk 8 --seeds 4096 --seed 9 --digest" \
   "$root/examples/slurm/sample.sbatch" >"$work/sbatch.log" 2>&1 || fail "sbatch --wait failed (exit $?)"
@@ -188,7 +240,7 @@ say "sbatch --wait examples/slurm/sample.sbatch (push, c=2): digest equal"
 train_job() {
   local name=$1 ck=$2 extra=$3
   shift 3
-  timeout 180 sbatch "$@" --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
+  bounded 180 sbatch "$@" --nodes=1 --ntasks=4 --cpus-per-task=1 --overcommit \
     --time=00:05:00 --output="$work/$name.out" \
     --export=ALL,DATA="$work/sbm.bsn",BULKSAMPLE="$bin",REPLICATION=2,CHECKPOINT="$ck",EXTRA="$extra" \
     "$root/examples/slurm/train.sbatch"
@@ -224,12 +276,12 @@ for _ in $(seq 600); do # at most 60 s for rank 0's second epoch line
   sleep 0.1
 done
 grep -q '^epoch 2/100000: ' "$work/cancel.out" 2>/dev/null || { cat "$work/cancel.out" 2>/dev/null; fail "scancel: job $jid printed no second epoch in 60 s"; }
-scancel "$jid" || fail "scancel $jid failed"
+bounded 10 scancel "$jid" || fail "scancel $jid failed"
 for _ in $(seq 300); do # at most 30 s for the job to end
-  [ -z "$(squeue -h -j "$jid" 2>/dev/null)" ] && break
+  [ -z "$(bounded 5 squeue -h -j "$jid" 2>/dev/null)" ] && break
   sleep 0.1
 done
-[ -z "$(squeue -h -j "$jid" 2>/dev/null)" ] || fail "scancel: job $jid still in the queue 30 s later"
+[ -z "$(bounded 5 squeue -h -j "$jid" 2>/dev/null)" ] || fail "scancel: job $jid still in the queue 30 s later"
 cat "$work/cancel.out"
 stops=$(sed -n 's/^bulksample train: rank \([0-9]*\): stopped by SIGTERM in epoch \([0-9]*\) after \([0-9]*\) of its [0-9]* minibatches; checkpoint saved in .*/\1 \2 \3/p' "$work/cancel.out")
 [ "$(echo "$stops" | grep -c .)" = 4 ] || fail "scancel: $(echo "$stops" | grep -c .) ranks say where they stopped, want 4"

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -41,7 +42,10 @@ func TestNetnsCluster(t *testing.T) {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "../../scripts/netns-cluster.sh", "test")
 	cmd.Env = append(os.Environ(), "BULKSAMPLE="+exe, "BULKSAMPLE_TEST_MAIN=1")
-	cmd.WaitDelay = 30 * time.Second // the script's trap removes its namespaces on the way out
+	// SIGTERM first: the script's trap removes its namespaces on the way
+	// out (after the step under way, which it bounds); SIGKILL 30 s later.
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
 	out, err := cmd.CombinedOutput()
 	if ee := (*exec.ExitError)(nil); errors.As(err, &ee) && ee.ExitCode() == 77 {
 		skip(strings.TrimSpace(string(out)))

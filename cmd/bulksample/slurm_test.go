@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -34,11 +35,16 @@ func TestSlurmJob(t *testing.T) {
 		}
 		t.Skipf("Slurm test skipped: %s", why)
 	}
+	// The script ends itself after SLURM_TEST_SECONDS, stopping its daemons
+	// and printing their logs. The context is the last resort: SIGTERM,
+	// which the script's trap also turns into that cleanup (after the step
+	// under way, each bounded), and SIGKILL 30 s later.
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "../../scripts/slurm-test.sh")
-	cmd.Env = append(os.Environ(), "BULKSAMPLE="+exe, "BULKSAMPLE_TEST_MAIN=1")
-	cmd.WaitDelay = 30 * time.Second // the script's trap stops its daemons on SIGKILL's way out
+	cmd.Env = append(os.Environ(), "BULKSAMPLE="+exe, "BULKSAMPLE_TEST_MAIN=1", "SLURM_TEST_SECONDS=200")
+	cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGTERM) }
+	cmd.WaitDelay = 30 * time.Second
 	out, err := cmd.CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "slurm-test: PASS") {
 		t.Fatalf("scripts/slurm-test.sh: %v\n%s", err, out)
