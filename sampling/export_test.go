@@ -1,20 +1,27 @@
 package sampling
 
+import "fmt"
+
 // SetSplitPicks sets the fewest entries of a minibatch whose extraction
 // nw may split over threads (splitExtractPicks by default), so that tests
 // split the small minibatches of small graphs.
 func SetSplitPicks(nw *NodeWise, n int64) { nw.splitPicks = n }
 
 // SetDenseMapMax sets the most vertices for which the workers of s (a
-// NodeWise or DistNodeWise not yet used) keep a dense vertex map
-// (denseVertexMapMax by default); 0 makes every map a hash table.
+// NodeWise, LayerWise or their distributed form, not yet used) keep dense
+// vertex maps and accumulators (denseVertexMapMax by default); 0 makes
+// every one a hash table.
 func SetDenseMapMax(s Sampler, n int) {
 	switch s := s.(type) {
 	case *NodeWise:
 		s.denseMapMax = n
 	case *DistNodeWise:
 		s.nw.denseMapMax = n
+	case *LayerWise:
+		s.setDenseMapMax(n)
+	case *DistLayerWise:
+		s.lw.setDenseMapMax(n)
 	default:
-		panic("SetDenseMapMax: not a node-wise sampler")
+		panic(fmt.Sprintf("SetDenseMapMax: %T is not a sampler of this package", s))
 	}
 }

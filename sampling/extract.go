@@ -124,10 +124,9 @@ func resizeKeep[T any](s []T, n int) []T {
 // column ids are < ncols (the rows of spec.rows, which a RowFetcher source
 // must have fetched), into la's arrays (reused when large enough), through
 // the blocks of bufs. Its column maps come from maps (a sampler's, kept
-// across calls: filling ncols entries is a serial cost per call) or, when
-// maps is nil, are allocated. The parallel passes run on tm (nil: on
+// across calls) or, when maps is nil, are made for the call. The parallel passes run on tm (nil: on
 // goroutines started for each).
-func extractBlocks(tm *par.Team, src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *colMapPool, bufs *extractBufs, la *LayerArrays) {
+func extractBlocks(tm *par.Team, src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *vertexMapPool, bufs *extractBufs, la *LayerArrays) {
 	k := len(spec.rows)
 	n := src.NumVertices()
 	if semibulk <= 0 {
@@ -183,8 +182,10 @@ func extractBlocks(tm *par.Team, src RowSource, ncols int, spec *extractSpec, se
 	assembleLayer(la, blocks, spec.srcs)
 }
 
-// colMapPool keeps column maps (all -1) for reuse across calls; a nil
-// pool allocates each one. It is safe for concurrent use.
+// colMapPool keeps dense vertex maps (all -1) for reuse across calls, for
+// the split extractions whose goroutines share one map and enter vertices
+// with atomics; a nil pool allocates each one. It is safe for concurrent
+// use.
 type colMapPool struct {
 	mu   sync.Mutex
 	free [][]int32
@@ -217,22 +218,20 @@ func (p *colMapPool) put(m []int32) {
 	p.mu.Unlock()
 }
 
-// markColumns sets colMap to minibatch m's local column of each of its
-// chosen columns. It panics with an spgemm.ArgError, leaving colMap all -1,
-// if a column repeats.
-func markColumns(spec *extractSpec, m int, colMap []int32) {
+// markColumns enters in the empty colMap minibatch m's local column of
+// each of its chosen columns. It panics with an spgemm.ArgError, leaving
+// colMap empty, if a column repeats.
+func markColumns(spec *extractSpec, m int, colMap *vertexMap) {
 	cols := spec.cols[m]
+	colMap.reserve(len(cols))
 	for j, v := range cols {
-		if colMap[v] >= 0 {
-			for _, w := range cols[:j] {
-				colMap[w] = -1
-			}
-			panic(spgemm.ArgError{Op: "Extract", Msg: fmt.Sprintf("vertex %d appears twice in cols[%d]", v, m)})
-		}
+		id := int32(j)
 		if spec.slots != nil {
-			colMap[v] = spec.slots[m][j]
-		} else {
-			colMap[v] = int32(j)
+			id = spec.slots[m][j]
+		}
+		if _, added := colMap.add(v, id); !added {
+			colMap.reset(cols[:j])
+			panic(spgemm.ArgError{Op: "Extract", Msg: fmt.Sprintf("vertex %d appears twice in cols[%d]", v, m)})
 		}
 	}
 }
@@ -241,16 +240,12 @@ func markColumns(spec *extractSpec, m int, colMap []int32) {
 // goroutines, each relabelling a piece of its rows (into the pieces of
 // bufs); the pieces are cut by the rows' lengths (their cost), not their
 // number, so that a hub's row does not hold one goroutine while the others
-// idle. colMap is all -1 on entry and on return, and shared read-only by
-// the goroutines, which are tm's.
-func extractSplit(tm *par.Team, b *spgemm.CSR, bufs *extractBufs, src RowSource, spec *extractSpec, m int, colMap []int32, threads int) {
+// idle. colMap is empty on entry and on return, and read (not written)
+// by the goroutines, which are tm's.
+func extractSplit(tm *par.Team, b *spgemm.CSR, bufs *extractBufs, src RowSource, spec *extractSpec, m int, colMap *vertexMap, threads int) {
 	rows, cols := spec.rows[m], spec.cols[m]
 	markColumns(spec, m, colMap)
-	defer func() {
-		for _, v := range cols {
-			colMap[v] = -1
-		}
-	}()
+	defer colMap.reset(cols)
 	var scale []float64
 	if spec.scale != nil {
 		scale = spec.scale[m]
@@ -305,9 +300,9 @@ func indicesOf(src RowSource, u int32) []int32 {
 
 // extractChunk computes the blocks of minibatches [lo, hi) into blocks[lo:hi],
 // reusing the arrays of those that are not nil, with *sortBuf as the
-// scratch space of spgemm.SortPairs. colMap is all -1 on entry and on
+// scratch space of spgemm.SortPairs. colMap is empty on entry and on
 // return.
-func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, blocks []*spgemm.CSR, sortBuf *[]uint64) {
+func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap *vertexMap, blocks []*spgemm.CSR, sortBuf *[]uint64) {
 	for m := lo; m < hi; m++ {
 		cols := spec.cols[m]
 		markColumns(spec, m, colMap)
@@ -319,22 +314,20 @@ func extractChunk(src RowSource, spec *extractSpec, lo, hi int, colMap []int32, 
 			blocks[m] = new(spgemm.CSR)
 		}
 		relabelRows(blocks[m], src, spec.rows[m], cols, colMap, spec.widths[m], scale, sortBuf)
-		for _, v := range cols {
-			colMap[v] = -1
-		}
+		colMap.reset(cols)
 	}
 }
 
 // relabelRows sets b, reusing its arrays, to the block Q_R·A·Q_C of one
 // minibatch: row i is row
-// rows[i] of a restricted to the columns v with colMap[v] >= 0 (exactly
-// the vertices of cols), renumbered to colMap[v], with values times
-// scale[colMap[v]] (computed in float64) when scale is not nil. Q_R·A is
-// read in place: a row is scanned once through the dense colMap or, when
-// it is much longer than cols (a hub), searched for each vertex of cols.
+// rows[i] of a restricted to the vertices of cols, which colMap holds,
+// renumbered to their ids in colMap, with values times scale[id] (computed
+// in float64) when scale is not nil. Q_R·A is read in place: a row is
+// scanned once, looking each entry up in colMap, or, when it is much
+// longer than cols (a hub), searched for each vertex of cols.
 // A row's local columns, which are distinct, are then sorted with *sortBuf
 // as scratch space (kept for the next call).
-func relabelRows(b *spgemm.CSR, src RowSource, rows, cols, colMap []int32, width int, scale []float64, sortBuf *[]uint64) {
+func relabelRows(b *spgemm.CSR, src RowSource, rows, cols []int32, colMap *vertexMap, width int, scale []float64, sortBuf *[]uint64) {
 	b.Rows, b.Cols = len(rows), width
 	b.Indptr, b.Indices, b.Data = par.Resize(b.Indptr, len(rows)+1), b.Indices[:0], b.Data[:0]
 	b.Indptr[0] = 0
@@ -344,12 +337,18 @@ func relabelRows(b *spgemm.CSR, src RowSource, rows, cols, colMap []int32, width
 		if len(idx) > hubFactor*len(cols) {
 			for _, v := range cols {
 				if p, ok := slices.BinarySearch(idx, v); ok {
-					b.Indices, b.Data = append(b.Indices, colMap[v]), append(b.Data, vals[p])
+					b.Indices, b.Data = append(b.Indices, colMap.get(v)), append(b.Data, vals[p])
+				}
+			}
+		} else if d := colMap.dense; d != nil { // written out: the lookups inlined
+			for p, v := range idx {
+				if c := d[v]; c >= 0 {
+					b.Indices, b.Data = append(b.Indices, c), append(b.Data, vals[p])
 				}
 			}
 		} else {
 			for p, v := range idx {
-				if c := colMap[v]; c >= 0 {
+				if c := colMap.getHashed(v); c >= 0 {
 					b.Indices, b.Data = append(b.Indices, c), append(b.Data, vals[p])
 				}
 			}
@@ -376,7 +375,7 @@ func relabelRows(b *spgemm.CSR, src RowSource, rows, cols, colMap []int32, width
 // hubFactor is how many times longer than the chosen column list a row
 // must be for relabelRows to binary-search the columns in it rather than
 // scan it: a search costs about log2(deg) reads of the row, a scan one
-// random read of colMap per entry.
+// lookup in the column map per entry.
 const hubFactor = 16
 
 // rowRange returns rows [lo, hi) of a as a CSR whose offsets start at 0; it

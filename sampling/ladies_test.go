@@ -84,12 +84,30 @@ func TestLayerWiseProbabilitiesMatchMul(t *testing.T) {
 	}
 	frontiers := lwSeeds(400, 6, 40, 13)
 	frontiers = append(frontiers, nil, []int32{5}, []int32{7, 7})
-	s := lwNew(t, a, LayerWiseOptions{Budgets: []int{3}})
-	got := s.probabilities(frontiers)
 	want := spgemm.Mul(QPerMinibatch(frontiers, a.Rows), lwSquared(a), nil)
-	if !reflect.DeepEqual(got.Indptr, want.Indptr) || !reflect.DeepEqual(got.Indices, want.Indices) ||
-		!reflect.DeepEqual(got.Data, want.Data) {
-		t.Errorf("P differs from Q·(A∘A): %d entries, want %d", got.NNZ(), want.NNZ())
+	for _, hashed := range []bool{false, true} {
+		s := lwNew(t, a, LayerWiseOptions{Budgets: []int{3}})
+		if hashed {
+			s.setDenseMapMax(0) // the accumulator of a graph above denseVertexMapMax
+		}
+		got := s.probabilities(frontiers)
+		if !reflect.DeepEqual(got.Indptr, want.Indptr) || !reflect.DeepEqual(got.Indices, want.Indices) ||
+			!reflect.DeepEqual(got.Data, want.Data) {
+			t.Errorf("hashed=%v: P differs from Q·(A∘A): %d entries, want %d", hashed, got.NNZ(), want.NNZ())
+		}
+		// By column ranges, as probRowSplit computes a row on threads.
+		w := s.getWorker()
+		for m, f := range frontiers {
+			lo, hi := want.Indptr[m], want.Indptr[m+1]
+			var cols []int32
+			var vals []float32
+			for _, c := range [][2]int32{{0, 64}, {64, 192}, {192, 200}, {200, 400}} {
+				cols, vals = s.probRange(w, slices.Compact(slices.Sorted(slices.Values(f))), c[0], c[1], cols, vals)
+			}
+			if !slices.Equal(cols, want.Indices[lo:hi]) || !slices.Equal(vals, want.Data[lo:hi]) {
+				t.Errorf("hashed=%v: row %d by column ranges differs from Q·(A∘A)", hashed, m)
+			}
+		}
 	}
 }
 
@@ -305,16 +323,20 @@ func TestLADIESBlocks(t *testing.T) {
 
 // TestLayerWiseDeterminism checks that a minibatch's sample depends only on
 // (seed, epoch, global index, seeds): the same for bulks of 1, 3 or all
-// minibatches, any thread count and semibulk 1, 3 or k, and different for
-// another epoch.
+// minibatches, any thread count and semibulk 1, 3 or k, dense or hashed
+// accumulators and column maps (those of a graph above
+// denseVertexMapMax), and different for another epoch.
 func TestLayerWiseDeterminism(t *testing.T) {
 	a := lwRandomGraph(200, 6, true, 3)
 	seeds := lwSeeds(200, 8, 10, 2)
 	for _, method := range []LayerWiseMethod{LADIES, FastGCN} {
 		for _, replace := range []bool{false, true} {
 			base := LayerWiseOptions{Method: method, Budgets: []int{12, 20}, Replace: replace, Seed: 9}
-			sample := func(opt LayerWiseOptions, k int) []Minibatch {
+			sample := func(opt LayerWiseOptions, k int, hashed bool) []Minibatch {
 				s := lwNew(t, a, opt)
+				if hashed {
+					s.setDenseMapMax(0)
+				}
 				var out []Minibatch
 				for lo := 0; lo < len(seeds); lo += k {
 					hi := min(lo+k, len(seeds))
@@ -330,16 +352,18 @@ func TestLayerWiseDeterminism(t *testing.T) {
 			}
 			one := base
 			one.Threads = 1
-			ref := sample(one, 1)
+			ref := sample(one, 1, false)
 			// Fewer minibatches than threads split rows of P and blocks
 			// over the threads (k = 1, 3 at 5 threads).
 			for _, k := range []int{1, 3, len(seeds)} {
 				for _, sb := range []int{1, 3, k} {
 					for _, th := range []int{1, 2, 5} {
-						opt := base
-						opt.Semibulk, opt.Threads = sb, th
-						if got := sample(opt, k); !reflect.DeepEqual(got, ref) {
-							t.Errorf("%v replace=%v: k %d semibulk %d threads %d differs from k 1", method, replace, k, sb, th)
+						for _, hashed := range []bool{false, true} {
+							opt := base
+							opt.Semibulk, opt.Threads = sb, th
+							if got := sample(opt, k, hashed); !reflect.DeepEqual(got, ref) {
+								t.Errorf("%v replace=%v: k %d semibulk %d threads %d hashed %v differs from k 1", method, replace, k, sb, th, hashed)
+							}
 						}
 					}
 				}

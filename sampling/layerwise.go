@@ -158,8 +158,9 @@ func (o *LayerWiseOptions) Validate() error {
 
 // LayerWise is the bulk layer-wise sampler (LADIES or FastGCN). It
 // implements Sampler and is safe for concurrent use. It keeps per-thread
-// scratch space (a dense row of n float32 and an n-bit set, a column map of
-// n int32) and per-call space (the blocks of the largest bulk, before they
+// scratch space (for a graph of at most denseVertexMapMax vertices a dense
+// row of n float32 and an n-bit set, a column map of n int32; for a larger
+// one hash tables sized by a minibatch's rows) and per-call space (the blocks of the largest bulk, before they
 // are stored back to back) for later calls, until the sampler itself is
 // garbage. Its bulks' arrays come from bulks returned with Bulk.Release.
 type LayerWise struct {
@@ -173,10 +174,13 @@ type LayerWise struct {
 	// garbage collections: refilling an n-entry accumulator or column map,
 	// or a bulk's blocks, costs fresh pages).
 	workers freelist.List[*lwWorker]
-	colMaps colMapPool
+	colMaps *vertexMapPool
 	parts   freelist.List[*lwPart]
 	calls   freelist.List[*lwCall]
 	bulks   bulkPool
+	// denseMapMax is the most vertices for which a worker's accumulator
+	// and the column maps are dense (n entries), not hash tables.
+	denseMapMax int
 	// colCDF is A's cumulative column counts by buckets of cdfBucket
 	// columns (colCuts), computed once; nil for a RowFetcher source.
 	cdfOnce sync.Once
@@ -247,10 +251,18 @@ func newLayerWiseFrom(src RowSource, opt LayerWiseOptions, fastGCN *spgemm.CSR) 
 		opt.Budgets = DefaultBudgets()
 	}
 	s := &LayerWise{src: src, n: n, fg: fastGCN, opt: opt}
+	s.setDenseMapMax(denseVertexMapMax)
 	if fastGCN != nil {
 		s.fgTotal = positiveSum(fastGCN.Data)
 	}
 	return s, nil
+}
+
+// setDenseMapMax makes the workers' accumulators and the column maps dense
+// for graphs of at most n vertices, hash tables above; s must be unused.
+func (s *LayerWise) setDenseMapMax(n int) {
+	s.denseMapMax = n
+	s.colMaps = newVertexMapPool(s.n, n)
 }
 
 // AddColumnSquares adds the squared values of rows lo..hi-1 of src, in row
@@ -359,7 +371,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 		if blocks := s.chooseLayer(&c.team, ly, budget); blocks != nil {
 			assembleLayer(la, blocks, spec.srcs)
 		} else {
-			extractBlocks(&c.team, s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads, &s.colMaps, &ly.ext, la)
+			extractBlocks(&c.team, s.src, s.n, spec, s.opt.Semibulk, s.opt.Threads, s.colMaps, &ly.ext, la)
 		}
 		if !s.opt.Unbiased {
 			normalizeBlocks(&c.team, la, s.opt.Threads)
@@ -434,21 +446,12 @@ func (s *LayerWise) dedupSeeds(c *lwCall, seeds [][]int32, bulk *Bulk) [][]int32
 	for _, sd := range seeds {
 		total += len(sd)
 	}
-	mark := s.colMaps.get(s.n) // all -1
+	mark := s.colMaps.get(s.n)
 	all := par.Resize(bulk.Seeds[:cap(bulk.Seeds)], total)[:0]
 	bulk.SeedStart = par.Resize(bulk.SeedStart, k+1)
 	bulk.SeedStart[0] = 0
 	for m, sd := range seeds {
-		lo := len(all)
-		for _, v := range sd {
-			if mark[v] < 0 {
-				mark[v] = 0
-				all = append(all, v)
-			}
-		}
-		for _, v := range all[lo:] {
-			mark[v] = -1
-		}
+		all = mark.appendDistinct(all, sd)
 		bulk.SeedStart[m+1] = len(all)
 	}
 	s.colMaps.put(mark)
@@ -494,7 +497,7 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk,
 		w := s.getWorker()
 		defer s.workers.Put(w)
 		colMap := s.colMaps.get(s.n)
-		defer s.colMaps.put(colMap) // all -1 again
+		defer s.colMaps.put(colMap) // empty again
 		for {
 			ch := int(next.Add(1) - 1)
 			if ch >= nchunks || ctx.Err() != nil {
@@ -526,6 +529,11 @@ func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk,
 type lwWorker struct {
 	acc  []float32 // dense row of P being accumulated; zero between rows
 	seen []uint64  // bit set of the columns acc holds
+	// ids replaces acc and seen (nil) above the sampler's denseMapMax
+	// vertices: a hash table from a column to its place in the row being
+	// accumulated (probHashed); empty between rows.
+	ids  vertexMap
+	last int       // the columns of the last row probHashed computed
 	q    []int32   // the frontier, sorted, without repeats
 	ord  []uint64  // appendNew's scratch
 	sbuf []uint64  // spgemm.SortPairs' scratch (extraction)
@@ -539,6 +547,9 @@ func (s *LayerWise) getWorker() *lwWorker {
 		return w
 	}
 	n := s.n
+	if n > s.denseMapMax {
+		return &lwWorker{ids: newVertexMap(n, s.denseMapMax)}
+	}
 	return &lwWorker{acc: make([]float32, n), seen: make([]uint64, (n+63)/64)}
 }
 
@@ -554,6 +565,10 @@ func (s *LayerWise) probRow(w *lwWorker, f []int32) {
 	slices.Sort(q)
 	q = slices.Compact(q)
 	w.q = q
+	if w.acc == nil {
+		w.cols, w.vals = s.probHashed(w, q, 0, int32(s.n), w.cols[:0], w.vals[:0])
+		return
+	}
 	acc, seen := w.acc, w.seen
 	wlo, whi := len(seen), 0 // range of bit-set words touched
 	for _, u := range q {
@@ -709,19 +724,13 @@ func putParts(pool *freelist.List[*lwPart], parts []*lwPart) {
 // probRange is probRow for the columns [c0, c1) of the sorted frontier q,
 // appended to cols and vals, with w's accumulator.
 func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32, cols []int32, vals []float32) ([]int32, []float32) {
+	if w.acc == nil {
+		return s.probHashed(w, q, c0, c1, cols, vals)
+	}
 	acc, seen := w.acc, w.seen
 	for _, u := range q {
 		idx, val := s.src.Row(u)
-		if len(idx) == 0 || idx[len(idx)-1] < c0 || idx[0] >= c1 {
-			continue // no column in the range
-		}
-		lo, hi := 0, len(idx)
-		if idx[0] < c0 {
-			lo, _ = slices.BinarySearch(idx, c0)
-		}
-		if idx[hi-1] >= c1 {
-			hi, _ = slices.BinarySearch(idx, c1)
-		}
+		lo, hi := columnRange(idx, c0, c1)
 		for t, v := range idx[lo:hi] {
 			seen[v>>6] |= 1 << (uint32(v) & 63)
 			x := val[lo+t]
@@ -737,6 +746,50 @@ func (s *LayerWise) probRange(w *lwWorker, q []int32, c0, c1 int32, cols []int32
 		seen[i] = 0
 	}
 	return cols, vals
+}
+
+// probHashed is probRange with w's hash table (w.ids) in place of the
+// dense accumulator: a column's sum is accumulated in vals, at the place
+// the column took in cols when first met, over the frontier in increasing
+// vertex order as the dense accumulator does, and the row's pairs are then
+// sorted by column, so that the row is the same bit for bit.
+func (s *LayerWise) probHashed(w *lwWorker, q []int32, c0, c1 int32, cols []int32, vals []float32) ([]int32, []float32) {
+	base := len(cols)
+	// Sized by the last row, which is of the same layer but for a layer's
+	// first: the table rarely doubles.
+	w.ids.reserve(w.last)
+	for _, u := range q {
+		idx, val := s.src.Row(u)
+		lo, hi := columnRange(idx, c0, c1)
+		for t, v := range idx[lo:hi] {
+			x := val[lo+t]
+			if j, added := w.ids.add(v, int32(len(cols)-base)); added {
+				cols, vals = append(cols, v), append(vals, x*x) // acc[v] += x*x on a zero: the same bits
+			} else {
+				vals[base+int(j)] += x * x
+			}
+		}
+	}
+	w.last = len(cols) - base
+	w.ids.reset(cols[base:])
+	w.sbuf = spgemm.SortPairs(cols[base:], vals[base:], w.sbuf)
+	return cols, vals
+}
+
+// columnRange returns the positions [lo, hi) of the sorted row idx whose
+// columns are in [c0, c1).
+func columnRange(idx []int32, c0, c1 int32) (lo, hi int) {
+	if len(idx) == 0 || idx[len(idx)-1] < c0 || idx[0] >= c1 {
+		return 0, 0 // no column in the range
+	}
+	lo, hi = 0, len(idx)
+	if idx[0] < c0 {
+		lo, _ = slices.BinarySearch(idx, c0)
+	}
+	if idx[hi-1] >= c1 {
+		hi, _ = slices.BinarySearch(idx, c1)
+	}
+	return lo, hi
 }
 
 // probabilities returns P: for LADIES the k x n matrix whose row m is
@@ -798,7 +851,7 @@ func (s *LayerWise) chooseLayer(tm *par.Team, ly *lwLayer, budget int) []*spgemm
 		w := s.getWorker()
 		defer s.workers.Put(w)
 		colMap := s.colMaps.get(s.n)
-		defer s.colMaps.put(colMap) // all -1 again
+		defer s.colMaps.put(colMap) // empty again
 		for c := clo; c < chi; c++ {
 			lo, hi := c*sb, min((c+1)*sb, k)
 			s.chooseChunk(nil, w, spec, frontiers, keys, budget, lo, hi, threads, fgTotal)

@@ -14,7 +14,9 @@ import (
 
 // BenchmarkLayerWiseRMAT20 samples LADIES on the normalised R-MAT scale 20
 // graph that `bulksample sample --method ladies` samples: 64 minibatches
-// of 512 seeds, 512 columns per layer, 2 threads, bulks of k. To compare
+// of 512 seeds, 512 columns per layer, 2 threads, bulks of k; "hashed"
+// with the hash-table accumulators and column maps of a graph above
+// denseVertexMapMax vertices (the same sample). To compare
 // two versions on a shared machine, alternate their test binaries run by
 // run rather than relying on -count:
 //
@@ -22,11 +24,22 @@ import (
 //	for r in 1 2 3 4 5 6; do ./lw.test -test.run - -test.bench LayerWiseRMAT20 -test.benchtime 10x; done
 func BenchmarkLayerWiseRMAT20(b *testing.B) {
 	a, mbs := ladiesRMAT20(b, 64)
-	for _, k := range []int{1, 16} {
-		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+	for _, run := range []struct {
+		k      int
+		hashed bool
+	}{{1, false}, {16, false}, {1, true}, {16, true}} {
+		name := fmt.Sprintf("k=%d", run.k)
+		if run.hashed {
+			name += ",hashed"
+		}
+		k := run.k
+		b.Run(name, func(b *testing.B) {
 			s, err := sampling.NewLayerWise(a, sampling.LayerWiseOptions{Budgets: []int{512, 512}, Seed: 1, Threads: 2})
 			if err != nil {
 				b.Fatal(err)
+			}
+			if run.hashed {
+				sampling.SetDenseMapMax(s, 0)
 			}
 			sample := func() int64 {
 				var edges int64

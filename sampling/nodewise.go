@@ -451,14 +451,7 @@ func (nw *NodeWise) dedupSeeds(c *nwCall, seeds [][]int32, bulk *Bulk) {
 	nw.parallel(&c.team, k, 1, func(w *nwWorker, _, lo, hi int) {
 		for m := lo; m < hi; m++ {
 			f := bulk.Seeds[c.inStart[m]:c.inStart[m]:c.inStart[m+1]]
-			w.ids.reserve(len(seeds[m]))
-			for _, v := range seeds[m] {
-				if _, added := w.ids.add(v, 0); added {
-					f = append(f, v)
-				}
-			}
-			w.reset(f)
-			c.seedCnt[m] = len(f)
+			c.seedCnt[m] = len(w.ids.appendDistinct(f, seeds[m]))
 		}
 	})
 	bulk.SeedStart = par.Resize(bulk.SeedStart, k+1)

@@ -1,6 +1,10 @@
 package sampling
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/bulksample/bulksample/internal/freelist"
+)
 
 // denseVertexMapMax is the largest vertex count for which a worker's vertex
 // map is a dense n-entry array (16 MiB at 4 bytes an entry). Above it the
@@ -29,15 +33,19 @@ type vertexMap struct {
 	shift uint     // 64 - log2(len(slots))
 	n     int      // entries of the table
 	old   []uint64 // scratch space for doubling
+	nv    int      // it maps the vertices 0..nv-1
 }
+
+// vertices returns how many vertices the map maps: 0..vertices()-1.
+func (m *vertexMap) vertices() int { return m.nv }
 
 // newVertexMap returns an empty map of the vertices 0..n-1, dense when n
 // is at most denseMax.
 func newVertexMap(n, denseMax int) vertexMap {
 	if n <= denseMax {
-		return vertexMap{dense: newDenseMap(n)}
+		return vertexMap{dense: newDenseMap(n), nv: n}
 	}
-	var m vertexMap
+	m := vertexMap{nv: n}
 	m.resize(make([]uint64, minVertexMapSlots))
 	return m
 }
@@ -70,6 +78,57 @@ func (m *vertexMap) reserve(k int) {
 		return
 	}
 	m.resize(make([]uint64, size))
+}
+
+// appendDistinct appends to dst the distinct vertices of vs, first
+// occurrences in order, and returns it; the map is empty before and after.
+func (m *vertexMap) appendDistinct(dst, vs []int32) []int32 {
+	lo := len(dst)
+	m.reserve(len(vs))
+	for _, v := range vs {
+		if _, added := m.add(v, 0); added {
+			dst = append(dst, v)
+		}
+	}
+	m.reset(dst[lo:])
+	return dst
+}
+
+// vertexMapPool keeps empty vertex maps of the vertices 0..n-1 for reuse
+// across calls (filling a dense map is a serial cost of n entries); a nil
+// pool makes each one, dense up to denseVertexMapMax vertices. It is safe
+// for concurrent use.
+type vertexMapPool struct {
+	n        int // the maps' vertices
+	denseMax int // the most vertices of a dense map
+	free     freelist.List[*vertexMap]
+}
+
+// newVertexMapPool returns a pool of maps of the vertices 0..n-1, dense
+// when n is at most denseMax.
+func newVertexMapPool(n, denseMax int) *vertexMapPool {
+	return &vertexMapPool{n: n, denseMax: denseMax}
+}
+
+// get returns an empty map of the vertices 0..n-1.
+func (p *vertexMapPool) get(n int) *vertexMap {
+	if p == nil || n != p.n {
+		m := newVertexMap(n, denseVertexMapMax)
+		return &m
+	}
+	if m, ok := p.free.Get(); ok {
+		return m
+	}
+	m := newVertexMap(n, p.denseMax)
+	return &m
+}
+
+// put gives back a map of get, empty again; maps of another size than the
+// pool's are dropped.
+func (p *vertexMapPool) put(m *vertexMap) {
+	if p != nil && m.vertices() == p.n {
+		p.free.Put(m)
+	}
 }
 
 // resize makes s, all zero, the table in use.

@@ -115,3 +115,50 @@ func BenchmarkVertexMap(b *testing.B) {
 		}
 	}
 }
+
+// TestAppendDistinct: dense and hashed maps keep first occurrences in
+// order, append after what dst holds, and are empty afterwards (the next
+// list sees none of the last one's vertices); a pool's map is reused and
+// one of another size is not.
+func TestAppendDistinct(t *testing.T) {
+	const n = 1000
+	for _, denseMax := range []int{n, 0} {
+		pool := newVertexMapPool(n, denseMax)
+		for _, tc := range []struct {
+			dst, vs, want []int32
+		}{
+			{nil, nil, nil},
+			{nil, []int32{5, 5, 5}, []int32{5}},
+			{[]int32{5}, []int32{7, 5, 9, 7, 0, 999, 0}, []int32{5, 7, 5, 9, 0, 999}},
+			{nil, []int32{999, 3, 999, 3, 2}, []int32{999, 3, 2}},
+		} {
+			m := pool.get(n)
+			if got := m.dense != nil; got != (denseMax >= n) {
+				t.Fatalf("denseMax %d: dense = %v", denseMax, got)
+			}
+			got := m.appendDistinct(tc.dst, tc.vs)
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Errorf("denseMax %d: appendDistinct(%v, %v) = %v, want %v", denseMax, tc.dst, tc.vs, got, tc.want)
+			}
+			for _, v := range tc.vs {
+				if id := m.get(v); id != -1 {
+					t.Fatalf("denseMax %d: %d still mapped to %d", denseMax, v, id)
+				}
+			}
+			pool.put(m)
+			if again := pool.get(n); again != m {
+				t.Errorf("denseMax %d: the pool made a new map", denseMax)
+			} else {
+				pool.put(again)
+			}
+		}
+		other := pool.get(n / 2)
+		if other.vertices() != n/2 {
+			t.Errorf("denseMax %d: get(%d) maps %d vertices", denseMax, n/2, other.vertices())
+		}
+		pool.put(other)
+		if m := pool.get(n); m == other || m.vertices() != n {
+			t.Errorf("denseMax %d: the pool kept a map of another size", denseMax)
+		}
+	}
+}

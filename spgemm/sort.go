@@ -8,6 +8,7 @@ package spgemm
 import (
 	"math"
 	"slices"
+	"unsafe"
 
 	"github.com/bulksample/bulksample/internal/par"
 )
@@ -38,10 +39,13 @@ func insertionSortInt32s(s []int32) {
 }
 
 // SortPairs sorts idx (ids >= 0) ascending and permutes val alongside,
-// using buf (grown if needed and returned, for the next call) for long
-// rows: the row sort of the kernels, for a caller that builds rows itself
-// (the samplers' extraction). It allocates nothing once buf is large
-// enough. The order of equal ids is not specified.
+// using buf (grown to len(idx) if needed and returned, for the next call)
+// for long rows: the row sort of the kernels, for a caller that builds
+// rows itself (the samplers' extraction and LADIES' hashed rows of P):
+// insertion sort for short rows, pdqsort on (id, value) words for
+// middling ones and, from radixSortMin ids, radixSortRow with buf as its
+// two scratch arrays. It allocates nothing once buf is large enough. The
+// order of equal ids is not specified.
 func SortPairs(idx []int32, val []float32, buf []uint64) []uint64 {
 	n := len(idx)
 	if n < insertionSortMax {
@@ -56,6 +60,13 @@ func SortPairs(idx []int32, val []float32, buf []uint64) []uint64 {
 		return buf
 	}
 	buf = par.Resize(buf, n)
+	if n >= radixSortMin {
+		// buf's 8n bytes as radixSortRow's n ids and n values (4-byte
+		// words, which a uint64 array's alignment suits).
+		words := unsafe.Slice((*int32)(unsafe.Pointer(&buf[0])), 2*n)
+		radixSortRow(idx, val, words[:n:n], unsafe.Slice((*float32)(unsafe.Pointer(&words[n])), n))
+		return buf
+	}
 	for t, j := range idx {
 		buf[t] = uint64(uint32(j))<<32 | uint64(math.Float32bits(val[t]))
 	}
