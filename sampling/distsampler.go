@@ -57,13 +57,17 @@ type DistSamplerOptions struct {
 	// 16 MiB; a larger budget sends fewer bytes and holds more, a smaller
 	// one the reverse: a group of minibatches whose rows exceed it is
 	// pulled in parts that fit it (PartFetcher), down to a row a round.
-	// FetchAuto's byte model counts the rounds of these batches.
+	// FetchAuto's byte model counts the rounds of these batches. Setting
+	// it where no node-wise sampler pulls rows (a layer-wise method, a
+	// Replicated graph, FetchPush) is an error.
 	PullBatchBytes int64
 	// PushBatchBytes bounds the picks one push round of a Split node-wise
 	// sampler brings to a rank (fanout times rows, 4 bytes a pick, 8 with
 	// values): the groups of a pushed layer are pushed together while
 	// their bound fits it. Default 0: DefaultPushBatchBytes. It changes the
 	// number of rounds and their memory, not the bytes of the answers.
+	// Setting it where no node-wise sampler pushes (a layer-wise method, a
+	// Replicated graph, FetchPull) is an error.
 	PushBatchBytes int64
 	// Overlap is whether a Split node-wise sampler asks for a pushed
 	// layer's next push batch (PushBatchBytes) while it extracts the
@@ -161,6 +165,28 @@ func (o *DistSamplerOptions) Validate() error {
 		return option.With(bad("Overlap", o.Overlap, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
 	case o.Fetch == FetchPush && !o.isNode():
 		return option.With(bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
+	}
+	return o.validateBatches(bad)
+}
+
+// validateBatches refuses a pull or push batch bound that no round of o's
+// sampler would follow: a bound that changes nothing is a mistake to
+// report, not to ignore.
+func (o *DistSamplerOptions) validateBatches(bad func(field string, value any, format string, args ...any) error) error {
+	for _, b := range []struct {
+		field  string
+		value  int64
+		unused FetchMode // the fetch mode that makes no rounds of this kind
+	}{{"PullBatchBytes", o.PullBatchBytes, FetchPush}, {"PushBatchBytes", o.PushBatchBytes, FetchPull}} {
+		switch {
+		case b.value == 0:
+		case o.Layout == Replicated:
+			return option.With(bad(b.field, b.value, "applies to a split graph (a replicated graph is sampled without communication)"), "Layout")
+		case !o.isNode():
+			return option.With(bad(b.field, b.value, "applies to method %s (the layer-wise samplers fetch a layer's frontier rows in one round), not %s", MethodNode, o.Method), "Method")
+		case o.Fetch == b.unused:
+			return option.With(bad(b.field, b.value, "makes no rounds with fetch %s", b.unused), "Fetch")
+		}
 	}
 	return nil
 }

@@ -78,6 +78,10 @@ func TestDistSamplerOptionsValidate(t *testing.T) {
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Overlap: -1}, "Overlap = -1"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPull, Overlap: sampling.OverlapOn}, "Overlap = on, overlaps push batches, and fetch pull pulls every layer"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Overlap: sampling.OverlapOn}, "Overlap = on, applies to method node"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}}, PullBatchBytes: 1 << 20}, "PullBatchBytes = 1048576, applies to method node"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: sampling.Replicated, PushBatchBytes: 4096}, "PushBatchBytes = 4096, applies to a split graph"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPush, PullBatchBytes: 1}, "PullBatchBytes = 1, makes no rounds with fetch push"},
+		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPull, PushBatchBytes: 1}, "PushBatchBytes = 1, makes no rounds with fetch pull"},
 		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
 	} {
 		if err := tc.opt.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -141,7 +145,8 @@ func TestDistSamplerBatchBytes(t *testing.T) {
 		for _, fetch := range []sampling.FetchMode{sampling.FetchPull, sampling.FetchPush, sampling.FetchAuto} {
 			var msgs []int64
 			for _, budget := range []int64{0, 1, 256, 1 << 40} {
-				opt := sampling.DistSamplerOptions{SamplerOptions: base, Fetch: fetch, PullBatchBytes: budget, PushBatchBytes: budget}
+				opt := sampling.DistSamplerOptions{SamplerOptions: base, Fetch: fetch}
+				batchBudget(&opt, budget)
 				got, st := distDigestOf(t, a, 4, 1, mbs, 12, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 					return sampling.NewDistSampler(ctx, g, blockOf(g, a), opt)
 				})
@@ -154,5 +159,16 @@ func TestDistSamplerBatchBytes(t *testing.T) {
 				t.Errorf("fanouts %v %v: %d sample messages with batches of 1 byte, %d with the default; want more", base.Fanouts, fetch, msgs[1], msgs[0])
 			}
 		}
+	}
+}
+
+// batchBudget sets the pull and push batch bounds of opt that its fetch
+// mode makes rounds of (the other is an error) to budget.
+func batchBudget(opt *sampling.DistSamplerOptions, budget int64) {
+	if opt.Fetch != sampling.FetchPush {
+		opt.PullBatchBytes = budget
+	}
+	if opt.Fetch != sampling.FetchPull {
+		opt.PushBatchBytes = budget
 	}
 }

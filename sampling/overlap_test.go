@@ -45,7 +45,8 @@ func TestDistOverlapEqualsOneProcess(t *testing.T) {
 							continue // an error (TestDistSamplerOptionsValidate)
 						}
 						name := fmt.Sprintf("%s/p=%d/c=%d/%v/batch=%d/overlap=%v", samplingtest.CaseName(base.NodeWiseOptions()), tc.p, tc.c, fetch, budget, ov)
-						opt := sampling.DistSamplerOptions{SamplerOptions: base, Fetch: fetch, PullBatchBytes: budget, PushBatchBytes: budget, Overlap: ov}
+						opt := sampling.DistSamplerOptions{SamplerOptions: base, Fetch: fetch, Overlap: ov}
+						batchBudget(&opt, budget)
 						samplers := make([]sampling.Sampler, tc.p)
 						got, _ := distDigestOf(t, a, tc.p, tc.c, mbs, 8, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 							s, err := sampling.NewDistSampler(ctx, g, blockOf(g, a), opt)

@@ -77,6 +77,11 @@ func TestSampleBatchFlags(t *testing.T) {
 		{[]string{"--inproc-ranks", "2", "--push-batch", "-1"}, "-push-batch"},
 		{[]string{"--pull-batch", "64MiB"}, "--pull-batch: only in a distributed run"},
 		{[]string{"--push-batch", "1MiB"}, "--push-batch: only in a distributed run"},
+		// Bounds that no round would follow.
+		{[]string{"--inproc-ranks", "2", "--method", "ladies", "--pull-batch", "1MiB"}, "--pull-batch 1048576: --method ladies: applies to method node"},
+		{[]string{"--inproc-ranks", "2", "--replicate-graph", "--push-batch", "1MiB"}, "--push-batch 1048576: --replicate-graph true: applies to a split graph"},
+		{[]string{"--inproc-ranks", "2", "--fetch", "push", "--pull-batch", "1MiB"}, "--pull-batch 1048576: --fetch push: makes no rounds with fetch push"},
+		{[]string{"--inproc-ranks", "2", "--fetch", "pull", "--push-batch", "1MiB"}, "--push-batch 1048576: --fetch pull: makes no rounds with fetch pull"},
 	} {
 		code, _, stderr := runCLI(t, "sample", append([]string{"--graph", g}, append(tc.args, sampleArgs...)...)...)
 		if code != 2 || !strings.Contains(stderr, tc.msg) {

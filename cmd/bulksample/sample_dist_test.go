@@ -327,15 +327,21 @@ func TestSampleInProcFailure(t *testing.T) {
 func TestSampleDistFlagsMapToOptions(t *testing.T) {
 	e := &env{stdout: &strings.Builder{}, stderr: &strings.Builder{}}
 	c, err := parseSampleFlags(e, []string{"--graph", "g.npz", "--replication", "3", "--fetch", "push",
-		"--overlap", "on", "--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2", "--stall-timeout", "90s",
-		"--pull-batch", "3MiB", "--push-batch", "4096"})
+		"--overlap", "on", "--replicate-graph", "--inproc-ranks", "6", "--fail-rank", "2", "--stall-timeout", "90s"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := train.DistOptions{Replication: 3, Layout: sampling.Replicated, Fetch: sampling.FetchPush, Overlap: sampling.OverlapOn,
-		PullBatchBytes: 3 << 20, PushBatchBytes: 4096}
+	want := train.DistOptions{Replication: 3, Layout: sampling.Replicated, Fetch: sampling.FetchPush, Overlap: sampling.OverlapOn}
 	if c.dist != want || c.ranks.inproc != 6 || c.ranks.failRank != 2 || c.ranks.stall != 90*time.Second {
 		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 6, 2, 1m30s", c.dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, want)
+	}
+	// The batch bounds apply to a split graph's node-wise sampler.
+	c, err = parseSampleFlags(e, []string{"--graph", "g.npz", "--inproc-ranks", "2", "--pull-batch", "3MiB", "--push-batch", "4096"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (train.DistOptions{Replication: 1, PullBatchBytes: 3 << 20, PushBatchBytes: 4096}); c.dist != want {
+		t.Errorf("distribution options %+v; want %+v", c.dist, want)
 	}
 }
 

@@ -281,7 +281,7 @@ func TestTrainFlags(t *testing.T) {
 		"--dropout", "0.25", "--threads", "2", "--seed", "9", "--blas", "gonum", "--checkpoint", "ck", "--resume",
 		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block", "--no-eval", "--pipeline", "1",
 		"--inproc-ranks", "4", "--replication", "2", "--fetch", "pull", "--replicate-graph", "--fail-rank", "3", "--eval", "gathered",
-		"--checkpoint-every", "3", "--checkpoint-interval", "10m", "--pull-batch", "1GiB", "--push-batch", "512KiB",
+		"--checkpoint-every", "3", "--checkpoint-interval", "10m",
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -290,8 +290,7 @@ func TestTrainFlags(t *testing.T) {
 	if !reflect.DeepEqual(c.opt.Train, want) {
 		t.Errorf("options %+v; want %+v", c.opt.Train, want)
 	}
-	if wantDist := (train.DistOptions{Replication: 2, Layout: sampling.Replicated, Fetch: sampling.FetchPull, Eval: train.EvalGathered,
-		PullBatchBytes: 1 << 30, PushBatchBytes: 512 << 10}); c.opt.Dist != wantDist || c.ranks.inproc != 4 || c.ranks.failRank != 3 || c.ranks.stall != defaultStallTimeout {
+	if wantDist := (train.DistOptions{Replication: 2, Layout: sampling.Replicated, Fetch: sampling.FetchPull, Eval: train.EvalGathered}); c.opt.Dist != wantDist || c.ranks.inproc != 4 || c.ranks.failRank != 3 || c.ranks.stall != defaultStallTimeout {
 		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 4, 3, %v", c.opt.Dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, wantDist, defaultStallTimeout)
 	}
 	if wantSampler := (sampling.SamplerOptions{Method: "ladies", Fanouts: []int{64, 64, 64}, Normalize: true}); !reflect.DeepEqual(c.opt.Sampler, wantSampler) {
@@ -300,6 +299,15 @@ func TestTrainFlags(t *testing.T) {
 	if c.data != "x.npz" || c.opt.Name != "x.npz" || c.split != "planetoid" ||
 		c.normFeatures != "on" || c.plot != "p.png" || !c.json {
 		t.Errorf("config %+v", c)
+	}
+	// The batch bounds apply to a split graph's node-wise sampler.
+	c, err = parseTrainFlags(&env{stdout: &errb, stderr: &errb}, []string{
+		"--data", "x.npz", "--inproc-ranks", "2", "--pull-batch", "1GiB", "--push-batch", "512KiB"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (train.DistOptions{Replication: 1, PullBatchBytes: 1 << 30, PushBatchBytes: 512 << 10}); c.opt.Dist != want {
+		t.Errorf("distribution options %+v; want %+v", c.opt.Dist, want)
 	}
 }
 
