@@ -265,24 +265,59 @@ func (d *DistRows) plan(dm LayerDemand) (FetchMode, float64, float64) {
 		}
 	}
 	var sum groupFigures
+	parts := partedBatches{budget: float64(d.pullWords())}
 	batches := 0
 	d.batched(dm, planRows, func(f groupFigures, newBatch bool) {
 		if newBatch {
+			parts.end()
 			batches++
 		}
+		parts.add(f, d.remoteWords(f.deg, f.distinct))
 		sum.add(f)
 	})
+	parts.end()
 	if sum.own == 0 {
 		return FetchPush, 0, PushSampleBytes(p, c, rows, rows*float64(max(dm.Fanout, 1))) + SampleHeaderBytes(p, c, d.pushRoundsOf(dm))
 	}
 	scale := rows / sum.own
-	batches = int(float64(batches) * rows / sum.rows)
-	pull := PullSampleBytes(p, c, sum.distinct*scale, sum.deg*scale) + SampleHeaderBytes(p, c, max(batches, 1))
+	rounds := int(float64(batches+parts.rounds) * rows / sum.rows)
+	// A parted batch's rows are asked for twice (their lengths, then the
+	// rows in parts): their ids and lengths count twice.
+	pull := PullSampleBytes(p, c, (sum.distinct+parts.distinct)*scale, sum.deg*scale) + SampleHeaderBytes(p, c, max(rounds, 1))
 	push := PushSampleBytes(p, c, rows, sum.picks*scale) + SampleHeaderBytes(p, c, d.pushRoundsOf(dm))
 	if push < pull {
 		return FetchPush, pull, push
 	}
 	return FetchPull, pull, push
+}
+
+// partedBatches counts, for plan, what PullParts adds to the pull batches
+// it cuts into parts: a batch of one group whose remote words exceed half
+// the budget (a batch of several groups stays within it) costs a round of
+// its rows' lengths and then a round a part, not one round.
+type partedBatches struct {
+	budget   float64 // the budget of a batch, in words (pullWords)
+	groups   int     // the groups of the batch being read
+	words    float64 // its remote words (remoteWords)
+	own      float64 // its distinct rows of this rank's block
+	rounds   int     // the rounds the parted batches add
+	distinct float64 // their distinct rows of this rank's block
+}
+
+// add adds a group of the batch being read, of remote words w.
+func (pb *partedBatches) add(f groupFigures, w float64) {
+	pb.groups++
+	pb.words += w
+	pb.own += f.distinct
+}
+
+// end ends the batch being read (nothing when there is none).
+func (pb *partedBatches) end() {
+	if pb.groups == 1 && pb.words > pb.budget/2 {
+		pb.rounds += max(1, int(math.Ceil(pb.words/pb.budget)))
+		pb.distinct += pb.own
+	}
+	pb.groups, pb.words, pb.own = 0, 0, 0
 }
 
 // groupFigures are what a group of a layer asks, as scanned by markGroup:
