@@ -13,6 +13,7 @@ package dataset
 // by row blocks without holding the edge list (rmatblock.go).
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 
@@ -77,7 +78,11 @@ func RMAT(opt RMATOptions) (*spgemm.CSR, error) {
 	}
 	n := 1 << o.Scale
 	perm := randomPermutation(n, o.Seed, streamRMATPerm)
-	return rmatBlock(o, perm, 0, n).csr(n), nil
+	b, err := rmatBlock(context.Background(), o, perm, 0, n, nil)
+	if err != nil {
+		return nil, err // not reached: one process exchanges nothing
+	}
+	return b.csr(n), nil
 }
 
 // rmatEdges returns the EdgeFactor·2^Scale generated edges (src[k], dst[k])

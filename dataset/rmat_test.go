@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"reflect"
@@ -201,12 +202,36 @@ func TestRMATBlockMatchesFromCOO(t *testing.T) {
 		for _, parts := range []int{2, 3, 7} {
 			for i := range parts {
 				lo, hi := i*n/parts, (i+1)*n/parts
-				b := rmatBlock(o, perm, lo, hi)
+				b, err := rmatBlock(context.Background(), o, perm, lo, hi, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
 				for r := lo; r < hi; r++ {
 					g := b.indices[b.indptr[r-lo]:b.indptr[r-lo+1]]
 					w, _ := want.Row(r)
 					if !slices.Equal(g, w) {
 						t.Fatalf("%+v: block %d of %d, row %d: %v; want %v", opt, i, parts, r, g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestRMATOwner: rmatOwner names, for every row, the rank whose equal cut
+// [⌊r·n/p⌋, ⌊(r+1)·n/p⌋) holds it, for ranks that divide n and ranks
+// that do not, up to one row a rank.
+func TestRMATOwner(t *testing.T) {
+	for _, n := range []int{1, 2, 16, 1000, 1024} {
+		for _, p := range []int{1, 2, 3, 5, 7, 16, 64} {
+			if p > n {
+				continue
+			}
+			for r := range p {
+				lo, hi := r*n/p, (r+1)*n/p
+				for v := lo; v < hi; v++ {
+					if got := rmatOwner(int32(v), n, p); got != r {
+						t.Fatalf("n %d, p %d: rmatOwner(%d) = %d, want %d (its block [%d, %d))", n, p, v, got, r, lo, hi)
 					}
 				}
 			}

@@ -13,7 +13,11 @@ package dataset
 //  2. place: after a prefix sum, each entry is written at its row's cursor;
 //
 // then each row is sorted and deduplicated in place and the rows are
-// compacted, serially, to the front. The block holds only its column ids
+// compacted, serially, to the front. Several processes (the ranks of
+// `gen rmat` under mpirun, each building its block) share the drawing: in
+// each batch a rank draws its share of the edges and sends each entry to
+// the rank of its row (BlockComm.AlltoallvInt64), so that the edges are
+// drawn once in all rather than once a rank. The block holds only its column ids
 // (4 bytes per entry before deduplication), 8 + 4 bytes per row and the
 // batch buffers (a quarter of the column ids): the values are all 1 and
 // are written without being held. Generating twice costs one more pass of
@@ -21,6 +25,9 @@ package dataset
 // fast as FromCOO, in a third of its memory).
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/bulksample/bulksample/internal/par"
@@ -60,18 +67,22 @@ func (b *rmatRows) csr(n int) *spgemm.CSR {
 // filled in) whose vertex u of the quadrant descent is named ids[u]: the
 // symmetrised graph without self loops and duplicates, as RMAT builds it,
 // with its vertices renamed. It is a pure function of (o without Threads,
-// ids, lo, hi).
-func rmatBlock(o RMATOptions, ids []int32, lo, hi int) *rmatRows {
+// ids, lo, hi). With c of several ranks, each building its block (the
+// equal cuts of rmatOwner) at once, the ranks share the drawing; an error
+// is the exchange's (or ctx's), and every rank must then stop.
+func rmatBlock(ctx context.Context, o RMATOptions, ids []int32, lo, hi int, c BlockComm) (*rmatRows, error) {
 	rows := hi - lo
 	b := &rmatRows{lo: lo, hi: hi, indptr: make([]int64, rows+1)}
-	s := newRMATScatter(o, ids, lo, hi)
+	s := newRMATScatter(o, ids, lo, hi, c)
 	// Pass 1: row counts, in indptr[r+1].
 	count := b.indptr[1:]
-	s.pass(func(entries []uint64) {
+	if err := s.pass(ctx, func(entries []uint64) {
 		for _, e := range entries {
 			count[e>>32]++
 		}
-	})
+	}); err != nil {
+		return nil, err
+	}
 	for r := range rows {
 		b.indptr[r+1] += b.indptr[r]
 	}
@@ -79,18 +90,20 @@ func rmatBlock(o RMATOptions, ids []int32, lo, hi int) *rmatRows {
 	// at the row's end, the next row's start: shifted back after).
 	b.indices = make([]int32, b.indptr[rows])
 	cursor := b.indptr[:rows]
-	s.pass(func(entries []uint64) {
+	if err := s.pass(ctx, func(entries []uint64) {
 		for _, e := range entries {
 			r := e >> 32
 			b.indices[cursor[r]] = int32(uint32(e))
 			cursor[r]++
 		}
-	})
+	}); err != nil {
+		return nil, err
+	}
 	s = nil // its buffers go before the rows are sorted
 	copy(b.indptr[1:], b.indptr[:rows])
 	b.indptr[0] = 0
 	b.dedupe(par.Threads(o.Threads))
-	return b
+	return b, nil
 }
 
 // rmatScatter runs the passes of rmatBlock over the generated edges in
@@ -104,7 +117,9 @@ func rmatBlock(o RMATOptions, ids []int32, lo, hi int) *rmatRows {
 // row: no atomics. A batch is a sixteenth of the edges: the buffers (the
 // goroutines' entries and the scratch copy, 8 bytes each per entry) hold
 // a sixteenth of the block's entries twice, a quarter of the size of its
-// column ids.
+// column ids. With several ranks (c), a rank draws a p-th of each batch
+// and exchanges the entries: the send and receive buffers are two more
+// arrays of about a batch's entries of the block.
 type rmatScatter struct {
 	o       RMATOptions
 	ids     []int32
@@ -117,13 +132,28 @@ type rmatScatter struct {
 	local   [][]uint64 // per goroutine: its entries of the batch
 	hist    [][]int64  // per goroutine: its entries per bucket, then its offsets
 	scratch []uint64   // the batch's entries grouped by bucket
+	// With several ranks: the communicator, per goroutine its drawn
+	// entries' counts per rank (the entries, global row << 32 | column,
+	// are drawn into local, which then takes the received ones), and the
+	// batch's send and receive buffers.
+	c      BlockComm
+	counts [][]int
+	send   []int64
+	recv   []int64
 }
 
 // rmatBatches is the number of batches of a pass.
 const rmatBatches = 16
 
-func newRMATScatter(o RMATOptions, ids []int32, lo, hi int) *rmatScatter {
+func newRMATScatter(o RMATOptions, ids []int32, lo, hi int, c BlockComm) *rmatScatter {
 	s := &rmatScatter{o: o, ids: ids, lo: lo, rows: hi - lo, levels: rmatLevels(o), key: newKey(o.Seed, streamRMATEdge), t: par.Threads(o.Threads)}
+	if c != nil && c.Size() > 1 {
+		s.c = c
+		s.counts = make([][]int, s.t)
+		for w := range s.counts {
+			s.counts[w] = make([]int, c.Size())
+		}
+	}
 	// Buckets of about 2^16 entries: 2·EdgeFactor entries per row on
 	// average (before duplicates are dropped).
 	for s.shift < 30 && int64(2*o.EdgeFactor)<<(s.shift+1) <= 1<<16 {
@@ -140,36 +170,20 @@ func newRMATScatter(o RMATOptions, ids []int32, lo, hi int) *rmatScatter {
 
 // pass calls apply on the entries of every bucket of every batch of the
 // block's entries; apply runs on several goroutines at once, never on
-// entries of the same row.
-func (s *rmatScatter) pass(apply func(entries []uint64)) {
+// entries of the same row. With several ranks it is collective: each
+// batch is one exchange.
+func (s *rmatScatter) pass(ctx context.Context, apply func(entries []uint64)) error {
 	m := int64(s.o.EdgeFactor) << s.o.Scale
 	batch := max((m+rmatBatches-1)/rmatBatches, 1<<16)
 	nb := len(s.hist[0])
 	t := s.t
-	lo, rows := s.lo, uint32(s.rows)
 	for k0 := int64(0); k0 < m; k0 += batch {
 		k1 := min(k0+batch, m)
-		// Generate: each goroutine its range of the batch.
-		par.Do(t, func(w int) {
-			local, hist := s.local[w][:0], s.hist[w]
-			clear(hist)
-			for k := k0 + (k1-k0)*int64(w)/int64(t); k < k0+(k1-k0)*int64(w+1)/int64(t); k++ {
-				u, v := rmatEdge(s.key, uint64(k), s.levels)
-				fu, fv := s.ids[u], s.ids[v]
-				if fu == fv {
-					continue
-				}
-				if r := uint32(int(fu) - lo); r < rows {
-					local = append(local, uint64(r)<<32|uint64(uint32(fv)))
-					hist[r>>s.shift]++
-				}
-				if r := uint32(int(fv) - lo); r < rows {
-					local = append(local, uint64(r)<<32|uint64(uint32(fu)))
-					hist[r>>s.shift]++
-				}
-			}
-			s.local[w] = local
-		})
+		if s.c == nil {
+			s.generate(k0, k1)
+		} else if err := s.exchange(ctx, k0, k1); err != nil {
+			return err
+		}
 		// Offsets: bucket-major, goroutine-minor; start[b] is where bucket
 		// b begins.
 		start := make([]int64, nb+1)
@@ -198,6 +212,116 @@ func (s *rmatScatter) pass(apply func(entries []uint64)) {
 		// Apply: contiguous runs of buckets of about equal entries.
 		parallelParts(start, t, func(b0, b1 int) { apply(scratch[start[b0]:start[b1]]) })
 	}
+	return nil
+}
+
+// generate draws the edges [k0, k1), each goroutine a range of them, and
+// keeps in its local entries (local row << 32 | column) those of the
+// block's rows, counted per bucket in its hist.
+func (s *rmatScatter) generate(k0, k1 int64) {
+	t, lo, rows := s.t, s.lo, uint32(s.rows)
+	par.Do(t, func(w int) {
+		local, hist := s.local[w][:0], s.hist[w]
+		clear(hist)
+		for k := k0 + (k1-k0)*int64(w)/int64(t); k < k0+(k1-k0)*int64(w+1)/int64(t); k++ {
+			u, v := rmatEdge(s.key, uint64(k), s.levels)
+			fu, fv := s.ids[u], s.ids[v]
+			if fu == fv {
+				continue
+			}
+			if r := uint32(int(fu) - lo); r < rows {
+				local = append(local, uint64(r)<<32|uint64(uint32(fv)))
+				hist[r>>s.shift]++
+			}
+			if r := uint32(int(fv) - lo); r < rows {
+				local = append(local, uint64(r)<<32|uint64(uint32(fu)))
+				hist[r>>s.shift]++
+			}
+		}
+		s.local[w] = local
+	})
+}
+
+// exchange is generate shared by the ranks of s.c: this rank draws its
+// p-th of the edges [k0, k1) (each goroutine a range of it), sends every
+// entry to the rank whose block holds its row (rmatOwner) and keeps what
+// it receives, cut into the goroutines' local entries and counted per
+// bucket as generate leaves them. The entries of the block's rows are the
+// same as generate's, in another order, which neither pass depends on.
+func (s *rmatScatter) exchange(ctx context.Context, k0, k1 int64) error {
+	p, rank, t := s.c.Size(), s.c.Rank(), s.t
+	n := 1 << s.o.Scale
+	mine0, mine1 := k0+(k1-k0)*int64(rank)/int64(p), k0+(k1-k0)*int64(rank+1)/int64(p)
+	par.Do(t, func(w int) {
+		drawn, counts := s.local[w][:0], s.counts[w]
+		clear(counts)
+		for k := mine0 + (mine1-mine0)*int64(w)/int64(t); k < mine0+(mine1-mine0)*int64(w+1)/int64(t); k++ {
+			u, v := rmatEdge(s.key, uint64(k), s.levels)
+			fu, fv := s.ids[u], s.ids[v]
+			if fu == fv {
+				continue
+			}
+			drawn = append(drawn, uint64(uint32(fu))<<32|uint64(uint32(fv)), uint64(uint32(fv))<<32|uint64(uint32(fu)))
+			counts[rmatOwner(fu, n, p)]++
+			counts[rmatOwner(fv, n, p)]++
+		}
+		s.local[w] = drawn
+	})
+	// The send buffer, rank-major and goroutine-minor.
+	sendCounts := make([]int, p)
+	offsets := make([][]int, t)
+	var off int
+	for d := range p {
+		for w := range t {
+			if offsets[w] == nil {
+				offsets[w] = make([]int, p)
+			}
+			offsets[w][d] = off
+			off += s.counts[w][d]
+			sendCounts[d] += s.counts[w][d]
+		}
+	}
+	if cap(s.send) < off {
+		s.send = make([]int64, off+off/8)
+	}
+	send := s.send[:off]
+	par.Do(t, func(w int) {
+		at := offsets[w]
+		for _, e := range s.local[w] {
+			d := rmatOwner(int32(e>>32), n, p)
+			send[at[d]] = int64(e)
+			at[d]++
+		}
+	})
+	recv, err := s.c.AlltoallvInt64(ctx, send, sendCounts, s.recv)
+	s.recv = recv
+	if err != nil {
+		return fmt.Errorf("dataset: exchanging R-MAT entries on rank %d of %d: %w", rank, p, err)
+	}
+	lo, rows := s.lo, uint32(s.rows)
+	bad := make([]error, t)
+	par.Do(t, func(w int) {
+		local, hist := s.local[w][:0], s.hist[w]
+		clear(hist)
+		for _, e := range recv[len(recv)*w/t : len(recv)*(w+1)/t] {
+			r := uint32(int(uint32(uint64(e)>>32)) - lo)
+			if r >= rows {
+				bad[w] = fmt.Errorf("dataset: rank %d of %d received an R-MAT entry of row %d, outside its rows [%d, %d)", rank, p, uint64(e)>>32, lo, lo+int(rows))
+				return
+			}
+			local = append(local, uint64(r)<<32|uint64(uint32(e)))
+			hist[r>>s.shift]++
+		}
+		s.local[w] = local
+	})
+	return errors.Join(bad...)
+}
+
+// rmatOwner returns the rank whose block holds row v of an n-vertex graph
+// cut into p equal blocks [⌊r·n/p⌋, ⌊(r+1)·n/p⌋): the largest r with
+// ⌊r·n/p⌋ <= v, that is ⌊((v+1)·p - 1) / n⌋.
+func rmatOwner(v int32, n, p int) int {
+	return int((int64(v+1)*int64(p) - 1) / int64(n))
 }
 
 // dedupe sorts every row, drops its duplicates and compacts the rows to

@@ -24,9 +24,9 @@ import (
 	"github.com/bulksample/bulksample/internal/atomicfile"
 )
 
-// BlockComm is what a write by several processes needs of them: their
-// number, this one's rank, and two collectives. cmd/bulksample implements
-// it over dist.Comm; nil means one process.
+// BlockComm is what a generation and write by several processes needs of
+// them: their number, this one's rank, and three collectives.
+// cmd/bulksample implements it over dist.Comm; nil means one process.
 type BlockComm interface {
 	Rank() int
 	Size() int
@@ -36,6 +36,11 @@ type BlockComm interface {
 	// AllgathervInt32 returns every rank's v, concatenated in rank order;
 	// counts[r] is rank r's length.
 	AllgathervInt32(ctx context.Context, v []int32, counts []int) ([]int32, error)
+	// AlltoallvInt64 sends send[off_d : off_d+counts[d]] to rank d, off_d
+	// the sum of the counts before d, and returns what the ranks sent to
+	// this one, concatenated in rank order, in recv's array when it is
+	// large enough (a generation's batches reuse one buffer).
+	AlltoallvInt64(ctx context.Context, send []int64, counts []int, recv []int64) ([]int64, error)
 }
 
 // oneProcess is the BlockComm of a single process.
@@ -48,6 +53,9 @@ func (oneProcess) AllgatherInt64(_ context.Context, v []int64) ([]int64, error) 
 }
 func (oneProcess) AllgathervInt32(_ context.Context, v []int32, _ []int) ([]int32, error) {
 	return v, nil
+}
+func (oneProcess) AlltoallvInt64(_ context.Context, send []int64, _ []int, recv []int64) ([]int64, error) {
+	return append(recv[:0], send...), nil
 }
 
 // RMATFile is one process's part of an R-MAT graph on its way to a native
@@ -98,7 +106,11 @@ func GenerateRMATFile(ctx context.Context, opt RMATOptions, relabel RelabelOptio
 		if relabel.Seed != 0 {
 			return nil, fmt.Errorf("dataset: relabel Seed %d with method %q, which draws nothing", relabel.Seed, relabel.Method)
 		}
-		deg := rmatBlock(o, ids, f.lo, f.hi).rowLengths()
+		b, err := rmatBlock(ctx, o, ids, f.lo, f.hi, c)
+		if err != nil {
+			return nil, err
+		}
+		deg := b.rowLengths()
 		// The block is garbage now, and as large as the one built next:
 		// give it back rather than let the heap hold both.
 		debug.FreeOSMemory()
@@ -128,7 +140,9 @@ func GenerateRMATFile(ctx context.Context, opt RMATOptions, relabel RelabelOptio
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	f.rows = rmatBlock(o, ids, f.lo, f.hi)
+	if f.rows, err = rmatBlock(ctx, o, ids, f.lo, f.hi, c); err != nil {
+		return nil, err
+	}
 	if f.blocks, err = c.AllgatherInt64(ctx, []int64{f.rows.nnz()}); err != nil {
 		return nil, fmt.Errorf("dataset: gathering the block sizes: %w", err)
 	}

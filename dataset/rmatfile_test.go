@@ -86,6 +86,26 @@ func (f fakeRank) AllgathervInt32(_ context.Context, v []int32, counts []int) ([
 	return out, nil
 }
 
+func (f fakeRank) AlltoallvInt64(_ context.Context, send []int64, counts []int, recv []int64) ([]int64, error) {
+	type part struct {
+		send   []int64
+		counts []int
+	}
+	out := recv[:0]
+	for r, x := range f.exchange(part{slices.Clone(send), slices.Clone(counts)}) {
+		pt := x.(part)
+		if len(pt.counts) != f.w.size {
+			return nil, fmt.Errorf("rank %d gave %d counts for %d ranks", r, len(pt.counts), f.w.size)
+		}
+		off := 0
+		for d := range f.r {
+			off += pt.counts[d]
+		}
+		out = append(out, pt.send[off:off+pt.counts[f.r]]...)
+	}
+	return out, nil
+}
+
 // writeRMATRanks writes RMAT(opt) relabelled by rl to path from p
 // goroutine ranks.
 func writeRMATRanks(t *testing.T, opt RMATOptions, rl RelabelOptions, p int, path, name string) {

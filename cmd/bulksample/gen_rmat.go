@@ -82,7 +82,7 @@ func writeRMATFile(ctx context.Context, e *env, r dataset.RMATOptions, rl datase
 	if world != nil {
 		c = blockComm{world}
 		s.Ranks = world.Size()
-		fmt.Fprintf(e.stderr, "%d ranks, each generating and writing its block of rows\n", world.Size())
+		fmt.Fprintf(e.stderr, "%d ranks, sharing the drawing and each writing its block of rows\n", world.Size())
 	}
 	f, err := dataset.GenerateRMATFile(ctx, r, rl, c)
 	if err != nil {
@@ -122,6 +122,32 @@ func (b blockComm) AllgatherInt64(ctx context.Context, v []int64) ([]int64, erro
 		counts[i] = len(v)
 	}
 	return out, b.c.Allgatherv(ctx, dist.PhaseControl, v, out, counts)
+}
+
+func (b blockComm) AlltoallvInt64(ctx context.Context, send []int64, counts []int, recv []int64) ([]int64, error) {
+	p := b.c.Size()
+	ones := make([]int, p)
+	for i := range ones {
+		ones[i] = 1
+	}
+	sc, rc := make([]int64, p), make([]int64, p)
+	for d, k := range counts {
+		sc[d] = int64(k)
+	}
+	if err := b.c.Alltoallv(ctx, dist.PhaseControl, sc, ones, rc, ones); err != nil {
+		return nil, err
+	}
+	recvCounts := make([]int, p)
+	total := 0
+	for s, k := range rc {
+		recvCounts[s] = int(k)
+		total += int(k)
+	}
+	if cap(recv) < total {
+		recv = make([]int64, total+total/8)
+	}
+	recv = recv[:total]
+	return recv, b.c.Alltoallv(ctx, dist.PhaseControl, send, counts, recv, recvCounts)
 }
 
 func (b blockComm) AllgathervInt32(ctx context.Context, v []int32, counts []int) ([]int32, error) {
