@@ -124,8 +124,8 @@ func resizeKeep[T any](s []T, n int) []T {
 // column ids are < ncols (the rows of spec.rows, which a RowFetcher source
 // must have fetched), into la's arrays (reused when large enough), through
 // the blocks of bufs. Its column maps come from maps (a sampler's, kept
-// across calls) or, when maps is nil, are made for the call. The parallel passes run on tm (nil: on
-// goroutines started for each).
+// across calls) or, when maps is nil, are made for the call. The parallel
+// passes run on tm (nil: on goroutines started for each).
 func extractBlocks(tm *par.Team, src RowSource, ncols int, spec *extractSpec, semibulk, threads int, maps *vertexMapPool, bufs *extractBufs, la *LayerArrays) {
 	k := len(spec.rows)
 	n := src.NumVertices()

@@ -160,9 +160,9 @@ func (o *LayerWiseOptions) Validate() error {
 // implements Sampler and is safe for concurrent use. It keeps per-thread
 // scratch space (for a graph of at most denseVertexMapMax vertices a dense
 // row of n float32 and an n-bit set, a column map of n int32; for a larger
-// one hash tables sized by a minibatch's rows) and per-call space (the blocks of the largest bulk, before they
-// are stored back to back) for later calls, until the sampler itself is
-// garbage. Its bulks' arrays come from bulks returned with Bulk.Release.
+// one hash tables sized by a minibatch's rows) and per-call space (the
+// blocks of the largest bulk, before they are stored back to back) for
+// later calls, until the sampler itself is garbage. Its bulks' arrays come from bulks returned with Bulk.Release.
 type LayerWise struct {
 	src     RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
 	n       int         // A is n x n

@@ -98,10 +98,12 @@ func (d *distFlags) add(fs *flag.FlagSet, eval bool) {
 		"or auto (each layer of each bulk whichever of the two the byte model says sends less; the JSON's fetch_layers says what it chose)")
 	fs.StringVar(&d.overlap, "overlap", "default", "distributed runs: on, off or default (sampling.DefaultOverlap): whether a rank asks for a pushed layer's next\n"+
 		"batch of picks while it extracts the current one (the JSON's rank_spread.overlap_hidden_seconds says what it hid)")
-	fs.Var(&d.pullBatch, "pull-batch", "distributed node-wise runs on a split graph: the most bytes of rows one pull round brings to a rank (a size: 64MiB, 1GiB, bytes), 0 for\n"+
-		"4 times the rank's block of column ids and at least 16 MiB; more sends fewer bytes and holds more memory")
-	fs.Var(&d.pushBatch, "push-batch", "distributed node-wise runs on a split graph: the most bytes of picks one push round brings to a rank (a size), 0 for\n"+
-		"sampling.DefaultPushBatchBytes; it changes the rounds and their memory, not the bytes sent")
+	fs.Var(&d.pullBatch, "pull-batch", "distributed node-wise runs on a split graph: the most bytes of rows one pull round brings\n"+
+		"to a rank (a size: 64MiB, 1GiB, bytes), 0 for 4 times the rank's block of column ids and at least 16 MiB;\n"+
+		"more sends fewer bytes and holds more memory")
+	fs.Var(&d.pushBatch, "push-batch", "distributed node-wise runs on a split graph: the most bytes of picks one push round brings\n"+
+		"to a rank (a size), 0 for sampling.DefaultPushBatchBytes; it changes the rounds and their memory, not the\n"+
+		"bytes sent")
 	fs.BoolVar(&d.replicate, "replicate-graph", false, "distributed runs: every rank holds the whole graph; sampling needs no communication")
 	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
 	if eval {
