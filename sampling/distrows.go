@@ -910,6 +910,11 @@ func distColumnSquares(ctx context.Context, m *dist.Matrix) (*spgemm.CSR, error)
 // NumLayers returns the number of layers.
 func (s *DistLayerWise) NumLayers() int { return s.lw.NumLayers() }
 
+// Matrix returns the distributed matrix the sampler reads: the one it was
+// given or, with LayerWiseOptions.Normalize, its normalised copy
+// (D^-1/2 (A+I) D^-1/2, with values), which the rank holds besides.
+func (s *DistLayerWise) Matrix() *dist.Matrix { return s.rows.x.Matrix() }
+
 // NumVertices returns the number of vertices of the whole graph.
 func (s *DistLayerWise) NumVertices() int { return s.lw.NumVertices() }
 

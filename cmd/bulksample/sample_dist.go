@@ -107,7 +107,11 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		return err
 	}
 	layers := len(c.sampler.Fanouts)
-	if err := gatherRanks(ctx, grid, rankFigures(s, busy, edges, procstat.PeakRSS(), graphBytes(d.Adj, c.sampler.Weighted), sampleBytes, layers), layers, &sum); err != nil {
+	held := graphBytes(d.Adj, c.sampler.Weighted)
+	if ls, ok := s.(*sampling.DistLayerWise); ok && ls.Matrix().Local != d.Adj {
+		held += graphBytes(ls.Matrix().Local, true) // LADIES' normalised copy
+	}
+	if err := gatherRanks(ctx, grid, rankFigures(s, busy, edges, procstat.PeakRSS(), held, sampleBytes, layers), layers, &sum); err != nil {
 		return err
 	}
 	if c.sampler.Method != sampling.MethodNode || c.dist.Layout == sampling.Replicated {

@@ -148,6 +148,36 @@ func TestSampleOverlap(t *testing.T) {
 	}
 }
 
+// TestSampleLayerWiseMemory: a distributed LADIES run's graph bytes count
+// the normalised copy a rank holds besides its block (values and self
+// loops: about twice the block of column ids, so about three times the
+// block in all on this graph of average degree about 30), and a run that
+// samples the block as loaded (--ladies-matrix raw, FastGCN) counts the
+// block alone.
+func TestSampleLayerWiseMemory(t *testing.T) {
+	g := distGraph(t)
+	graph := map[string]float64{}
+	for _, run := range [][]string{{"--method", "ladies"}, {"--method", "ladies", "--ladies-matrix", "raw"}, {"--method", "fastgcn"}} {
+		args := append([]string{"--graph", g, "--inproc-ranks", "2", "--json", "--seeds", "512", "--batch", "64", "--fanout", "64,64"}, run...)
+		code, out, stderr := runCLI(t, "sample", args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d\n%s", run, code, stderr)
+		}
+		s := lastJSON[distSummary](t, out)
+		if s.Memory == nil {
+			t.Fatalf("%v: no memory figures", run)
+		}
+		graph[strings.Join(run, " ")] = s.Memory.GraphBytes.Max
+	}
+	raw := graph["--method fastgcn"]
+	if r := graph["--method ladies"] / raw; r < 2.5 || r > 3.5 {
+		t.Errorf("LADIES' graph bytes %.0f are %.2f times FastGCN's %.0f (the block); want 2.5-3.5 with the normalised copy", graph["--method ladies"], r, raw)
+	}
+	if got := graph["--method ladies --ladies-matrix raw"]; got != raw {
+		t.Errorf("LADIES on the raw matrix: graph bytes %.0f; want the block's %.0f", got, raw)
+	}
+}
+
 // TestSampleInProcBreakdown: a distributed sample's JSON says where each
 // rank's time went: the spread of the ranks' work and edges (edges summing
 // to the run's), the exchange's rounds by kind (push rounds under --fetch
