@@ -107,7 +107,9 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		return err
 	}
 	layers := len(c.sampler.Fanouts)
-	held := graphBytes(d.Adj, c.sampler.Weighted)
+	// The layer-wise methods read the values (A∘A), as weighted node-wise
+	// sampling does: their pages are resident.
+	held := graphBytes(d.Adj, c.sampler.Weighted || c.sampler.Method != sampling.MethodNode)
 	if ls, ok := s.(*sampling.DistLayerWise); ok && ls.Matrix().Local != d.Adj {
 		held += graphBytes(ls.Matrix().Local, true) // LADIES' normalised copy
 	}

@@ -61,9 +61,10 @@ type rankSpreadJSON struct {
 
 // memoryJSON is the spread over the ranks of the bytes of the graph a rank
 // holds (its block of rows, or the whole graph when replicated: row
-// offsets, column ids and, when weighted, values; with LADIES' normalised
-// matrix, also that copy, with its values) and of its largest sample (a
-// bulk's arrays), and of its peak resident set over their sum.
+// offsets, column ids and, when the sampler reads them (weighted, or a
+// layer-wise method), values; with LADIES' normalised matrix, also that
+// copy) and of its largest sample (a bulk's arrays), and of its peak
+// resident set over their sum.
 type memoryJSON struct {
 	GraphBytes            spreadJSON `json:"graph_bytes"`
 	SampleBytes           spreadJSON `json:"sample_bytes"`
