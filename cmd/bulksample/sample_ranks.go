@@ -72,10 +72,10 @@ type memoryJSON struct {
 }
 
 // graphBytes returns the bytes of a the sampler reads: row offsets, column
-// ids and, when weighted, values.
-func graphBytes(a *spgemm.CSR, weighted bool) int64 {
+// ids and, when it reads them, values.
+func graphBytes(a *spgemm.CSR, values bool) int64 {
 	n := 8*int64(len(a.Indptr)) + 4*a.NNZ()
-	if weighted {
+	if values {
 		n += 4 * a.NNZ()
 	}
 	return n
