@@ -215,6 +215,19 @@ func (s *rmatScatter) pass(ctx context.Context, apply func(entries []uint64)) er
 	return nil
 }
 
+// piece returns the i-th of n about equal pieces of [k0, k1).
+func piece(k0, k1 int64, i, n int) (int64, int64) {
+	return k0 + (k1-k0)*int64(i)/int64(n), k0 + (k1-k0)*int64(i+1)/int64(n)
+}
+
+// edge returns the endpoints of generated edge k, renamed by s.ids; ok is
+// false for a self loop, which the graph drops.
+func (s *rmatScatter) edge(k int64) (fu, fv int32, ok bool) {
+	u, v := rmatEdge(s.key, uint64(k), s.levels)
+	fu, fv = s.ids[u], s.ids[v]
+	return fu, fv, fu != fv
+}
+
 // generate draws the edges [k0, k1), each goroutine a range of them, and
 // keeps in its local entries (local row << 32 | column) those of the
 // block's rows, counted per bucket in its hist.
@@ -223,10 +236,10 @@ func (s *rmatScatter) generate(k0, k1 int64) {
 	par.Do(t, func(w int) {
 		local, hist := s.local[w][:0], s.hist[w]
 		clear(hist)
-		for k := k0 + (k1-k0)*int64(w)/int64(t); k < k0+(k1-k0)*int64(w+1)/int64(t); k++ {
-			u, v := rmatEdge(s.key, uint64(k), s.levels)
-			fu, fv := s.ids[u], s.ids[v]
-			if fu == fv {
+		from, to := piece(k0, k1, w, t)
+		for k := from; k < to; k++ {
+			fu, fv, ok := s.edge(k)
+			if !ok {
 				continue
 			}
 			if r := uint32(int(fu) - lo); r < rows {
@@ -251,14 +264,14 @@ func (s *rmatScatter) generate(k0, k1 int64) {
 func (s *rmatScatter) exchange(ctx context.Context, k0, k1 int64) error {
 	p, rank, t := s.c.Size(), s.c.Rank(), s.t
 	n := 1 << s.o.Scale
-	mine0, mine1 := k0+(k1-k0)*int64(rank)/int64(p), k0+(k1-k0)*int64(rank+1)/int64(p)
+	mine0, mine1 := piece(k0, k1, rank, p)
 	par.Do(t, func(w int) {
 		drawn, counts := s.local[w][:0], s.counts[w]
 		clear(counts)
-		for k := mine0 + (mine1-mine0)*int64(w)/int64(t); k < mine0+(mine1-mine0)*int64(w+1)/int64(t); k++ {
-			u, v := rmatEdge(s.key, uint64(k), s.levels)
-			fu, fv := s.ids[u], s.ids[v]
-			if fu == fv {
+		from, to := piece(mine0, mine1, w, t)
+		for k := from; k < to; k++ {
+			fu, fv, ok := s.edge(k)
+			if !ok {
 				continue
 			}
 			drawn = append(drawn, uint64(uint32(fu))<<32|uint64(uint32(fv)), uint64(uint32(fv))<<32|uint64(uint32(fu)))
