@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -216,5 +218,49 @@ func TestRMATFileRelabel(t *testing.T) {
 			t.Errorf("%s: loaded relabelling %+v; want method %q seed %d and the permutation", rl.Method, back.Relabel, rl.Method, rl.Seed)
 		}
 		back.Close()
+	}
+}
+
+// exchangeFault is a BlockComm of size 2 whose exchange of R-MAT entries
+// fails (err) or brings an entry of another rank's row (err nil).
+type exchangeFault struct {
+	rank int
+	err  error
+}
+
+func (f exchangeFault) Rank() int { return f.rank }
+func (f exchangeFault) Size() int { return 2 }
+func (f exchangeFault) AllgatherInt64(context.Context, []int64) ([]int64, error) {
+	return nil, fmt.Errorf("not called")
+}
+func (f exchangeFault) AllgathervInt32(context.Context, []int32, []int) ([]int32, error) {
+	return nil, fmt.Errorf("not called")
+}
+func (f exchangeFault) AlltoallvInt64(context.Context, []int64, []int, []int64) ([]int64, error) {
+	if f.err != nil {
+		return nil, f.err
+	}
+	return []int64{1023 << 32}, nil // row 1023 of 1024: rank 1's
+}
+
+// TestRMATFileExchangeErrors: a failed exchange of R-MAT entries, or one
+// that brings a row of another rank, ends the generation with an error
+// naming the rank (every rank then stops: cmd's Runner aborts the job).
+func TestRMATFileExchangeErrors(t *testing.T) {
+	lost := errors.New("peer lost")
+	for _, tc := range []struct {
+		comm exchangeFault
+		want string
+	}{
+		{exchangeFault{rank: 0, err: lost}, "exchanging R-MAT entries on rank 0 of 2: peer lost"},
+		{exchangeFault{rank: 0}, "rank 0 of 2 received an R-MAT entry of row 1023, outside its rows [0, 512)"},
+	} {
+		_, err := GenerateRMATFile(context.Background(), RMATOptions{Scale: 10, EdgeFactor: 4, Seed: 1, Threads: 2}, RelabelOptions{}, tc.comm)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v; want %q", err, tc.want)
+		}
+		if tc.comm.err != nil && !errors.Is(err, lost) {
+			t.Errorf("error %v does not wrap the exchange's", err)
+		}
 	}
 }

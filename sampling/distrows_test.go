@@ -301,6 +301,15 @@ func TestDistNodeWiseDegrees(t *testing.T) {
 // DistStats.
 func distStats(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, opt sampling.NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats, sampling.DistStats) {
 	t.Helper()
+	d, st, samplers := distNodeWise(t, a, p, c, mode, opt, mbs, k, 0)
+	return d, st, samplers[0].Stats()
+}
+
+// distNodeWise is distDigestOf with a DistNodeWise of mode and opt on each
+// rank, its pull batches bounded by pullBatch bytes (0: the default); it
+// also returns every rank's sampler, in rank order.
+func distNodeWise(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, opt sampling.NodeWiseOptions, mbs [][]int32, k int, pullBatch int64) (string, dist.Stats, []*sampling.DistNodeWise) {
+	t.Helper()
 	samplers := make([]*sampling.DistNodeWise, p)
 	d, st := distDigestOf(t, a, p, c, mbs, k, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 		m, err := dist.Distribute(g, a)
@@ -308,10 +317,13 @@ func distStats(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, o
 			return nil, err
 		}
 		s, err := sampling.NewDistNodeWise(m, mode, opt)
+		if err == nil {
+			s.Rows().SetBatchBytes(pullBatch, 0)
+		}
 		samplers[g.Rank()] = s
 		return s, err
 	})
-	return d, st, samplers[0].Stats()
+	return d, st, samplers
 }
 
 // TestDistAutoChoosesByModel: FetchAuto pushes the layers whose rows are
@@ -392,19 +404,7 @@ func TestDistPullParts(t *testing.T) {
 		for _, gc := range [][2]int{{2, 1}, {4, 1}, {4, 2}} {
 			rounds := map[int64]dist.RoundStats{}
 			for _, budget := range []int64{0, 16 << 10, 4 << 10} {
-				samplers := make([]*sampling.DistNodeWise, gc[0])
-				got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 8, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
-					m, err := dist.Distribute(g, a)
-					if err != nil {
-						return nil, err
-					}
-					s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, opt)
-					if err == nil {
-						s.Rows().SetBatchBytes(budget, 0)
-					}
-					samplers[g.Rank()] = s
-					return s, err
-				})
+				got, _, samplers := distNodeWise(t, a, gc[0], gc[1], sampling.FetchPull, opt, mbs, 8, budget)
 				name := fmt.Sprintf("%s p=%d c=%d budget %d", samplingtest.CaseName(opt), gc[0], gc[1], budget)
 				if got != want {
 					t.Errorf("%s: digest %s; want %s", name, got, want)
@@ -589,19 +589,7 @@ func TestDistAutoModelCountsParts(t *testing.T) {
 		for _, budget := range []int64{0, 2048, 256} {
 			for _, p := range []int{2, 4} {
 				run := func(mode sampling.FetchMode) (float64, int64) {
-					samplers := make([]*sampling.DistNodeWise, p)
-					_, st := distDigestOf(t, a, p, 1, mbs, 8, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
-						m, err := dist.Distribute(g, a)
-						if err != nil {
-							return nil, err
-						}
-						s, err := sampling.NewDistNodeWise(m, mode, opt)
-						if err == nil {
-							s.Rows().SetBatchBytes(budget, 0)
-						}
-						samplers[g.Rank()] = s
-						return s, err
-					})
+					_, st, samplers := distNodeWise(t, a, p, 1, mode, opt, mbs, 8, budget)
 					var model float64
 					for _, s := range samplers {
 						for _, l := range s.Stats().Layers {
