@@ -3,13 +3,14 @@ package sampling
 // Distributed sampling (docs/design.md section 4). Rows of A are split in
 // p/c blocks over the process rows of a dist.Grid; a rank finds every
 // block inside its process column. The samplers are the ordinary NodeWise
-// and LayerWise reading A through DistRows: the row exchange of package
-// dist (dist.RowExchange: rows pulled by global id, degrees) plus the push
-// layer of this file, a dist.RowService with which the owners of rows
-// select their picks with RowPicker and send back only those. Which of the
-// two a node-wise layer uses is the DistRows' fetch plan (LayerFetch), so
-// that pull and push can be chosen per layer; rounds of every kind run in
-// the same collective calls, so ranks may mix them.
+// and LayerWise reading A through DistRows, their RemoteRows: the row
+// exchange of package dist (dist.RowExchange: rows pulled by global id,
+// degrees) plus the push layer of this file, a dist.RowService with which
+// the owners of rows select their picks with RowPicker and send back only
+// those. Which of the two a node-wise layer uses is the DistRows' plan of
+// the layer (PlanLayer), so that pull and push can be chosen per layer;
+// rounds of every kind run in the same collective calls, so ranks may mix
+// them.
 
 import (
 	"context"
@@ -70,12 +71,12 @@ func ParseFetchMode(s string) (FetchMode, error) {
 // kindPicks is the dist.RowExchange kind of push requests.
 const kindPicks = dist.KindUser
 
-// DistRows is the RowSource of a row-distributed adjacency (dist.Matrix):
-// local rows are read in place, the others come through a dist.RowExchange
-// inside this rank's process column, pulled (RowFetcher, PackedRows) or
-// selected by their owners (PickFetcher), as its fetch plan says per layer
-// (FetchPlanner); it is a DegreeSource too (NodeWiseOptions.Degrees, for
-// GCN). Every rank of the grid must make its DistRows with the same
+// DistRows is the RowSource of a row-distributed adjacency (dist.Matrix),
+// a RemoteRows: local rows are read in place, the others come through a
+// dist.RowExchange inside this rank's process column, pulled (FetchRows,
+// PackedRows) or selected by their owners (FetchPicks), as its plan says
+// per layer (PlanLayer); it is a DegreeSource too
+// (NodeWiseOptions.Degrees, for GCN). Every rank of the grid must make its DistRows with the same
 // options, and call Drain after its own work of a bulk (the distributed
 // samplers do). It is used by one goroutine (the sampler's), apart from
 // Row, RowSpan and Packed, which may be called concurrently between
@@ -99,15 +100,9 @@ type DistRows struct {
 }
 
 var (
-	_ RowFetcher   = (*DistRows)(nil)
+	_ RemoteRows   = (*DistRows)(nil)
 	_ PackedRows   = (*DistRows)(nil)
-	_ PickFetcher  = (*DistRows)(nil)
 	_ DegreeSource = (*DistRows)(nil)
-	_ FetchPlanner = (*DistRows)(nil)
-	_ FetchBatcher = (*DistRows)(nil)
-	_ PartFetcher  = (*DistRows)(nil)
-	_ PickBatcher  = (*DistRows)(nil)
-	_ asyncPicker  = (*DistRows)(nil)
 )
 
 // NewDistRows returns the row source over m for a node-wise sampler with
@@ -194,9 +189,10 @@ func (d *DistRows) SetOverlap(on bool) { d.overlap = on }
 // on, and a column communicator that allows it.
 func (d *DistRows) Overlap() bool { return d.overlap && dist.ConcurrentComms(d.x.Comm()) }
 
-// startPicks runs FetchPicks(ctx, req) on a goroutine (asyncPicker) and
-// returns the function that waits for it.
-func (d *DistRows) startPicks(ctx context.Context, req *PickRequest) func() error {
+// StartPicks runs FetchPicks(ctx, req) on a goroutine of its own and
+// returns the function that waits for it (RemoteRows): the batches of a
+// pushed layer whose plan overlaps (SetOverlap).
+func (d *DistRows) StartPicks(ctx context.Context, req *PickRequest) func() error {
 	done := make(chan error, 1)
 	var took time.Duration
 	go func() {
@@ -215,15 +211,27 @@ func (d *DistRows) startPicks(ctx context.Context, req *PickRequest) func() erro
 	}
 }
 
-// LayerFetch returns how node-wise layer d.Layer fetches its rows
-// (FetchPlanner): the DistRows' mode, or with FetchAuto the one the byte
-// model predicts to send fewer bytes. The model's inputs (the distinct
+// PlanLayer returns how node-wise layer dm.Layer reads its rows
+// (RemoteRows): pulled or pushed as layerFetch says, in the batches of
+// pullBatches or pushBatches, a pushed layer's overlapped when Overlap
+// says so.
+func (d *DistRows) PlanLayer(dm LayerDemand, batches []int) LayerPlan {
+	if d.layerFetch(dm) == FetchPush {
+		return LayerPlan{Push: true, Overlap: d.Overlap(), Batches: d.pushBatches(dm, batches)}
+	}
+	return LayerPlan{Batches: d.pullBatches(dm, batches)}
+}
+
+// layerFetch returns how node-wise layer d.Layer fetches its rows: the
+// DistRows' mode, or with FetchAuto the one the byte model predicts to
+// send fewer bytes, and counts it in the layer's LayerFetchStats. The
+// model's inputs (the distinct
 // rows of each pull group and their degrees, the rows' picks) are
 // estimated from the rows of this rank's own block among them, whose
 // degrees it reads in place: a sample of the layer's rows when the vertex
 // ids are spread over the blocks, as R-MAT's and relabelled graphs' are.
 // With no row of its own among them it pushes.
-func (d *DistRows) LayerFetch(dm LayerDemand) FetchMode {
+func (d *DistRows) layerFetch(dm LayerDemand) FetchMode {
 	for len(d.layers) <= dm.Layer {
 		d.layers = append(d.layers, LayerFetchStats{})
 	}
@@ -253,7 +261,7 @@ func (d *DistRows) LayerFetch(dm LayerDemand) FetchMode {
 const planRows = 1 << 16
 
 // plan returns the cheaper mode of dm by the byte model and the bytes it
-// predicts for pull (in the batches of PullBatches) and push.
+// predicts for pull (in the batches of pullBatches) and push.
 func (d *DistRows) plan(dm LayerDemand) (FetchMode, float64, float64) {
 	g := d.x.Matrix().Grid
 	p, c := g.Size(), g.Replication()
@@ -367,7 +375,7 @@ func (d *DistRows) markGroup(dm LayerDemand, j int) groupFigures {
 			}
 			deg := int(ip[v-lo+1] - ip[v-lo])
 			f.own++
-			f.picks += float64(min(deg, selectBound(deg, dm.Fanout)))
+			f.picks += float64(dm.PickBound(deg))
 			if d.mark[v-lo] != d.stamp {
 				d.mark[v-lo] = d.stamp
 				f.distinct++
@@ -378,7 +386,7 @@ func (d *DistRows) markGroup(dm LayerDemand, j int) groupFigures {
 	return f
 }
 
-// batched cuts the groups of dm into pull batches (see PullBatches) and
+// batched cuts the groups of dm into pull batches (see pullBatches) and
 // calls each with every group's figures in order, newBatch set for the
 // first group of a batch, until it has scanned limit rows (0: all).
 func (d *DistRows) batched(dm LayerDemand, limit int, each func(f groupFigures, newBatch bool)) {
@@ -415,12 +423,12 @@ func (d *DistRows) remoteWords(ownDeg, ownRows float64) float64 {
 	return float64(d.x.Comm().Size()-1) * (ownDeg + rowWords*ownRows)
 }
 
-// PullBatches cuts the groups of a pulled layer into the batches one
-// FetchRows brings in (FetchBatcher): consecutive groups while the words
-// of their distinct remote rows, estimated from the rows of this rank's
+// pullBatches cuts the groups of a pulled layer into the batches one
+// FetchRows brings in, appending their boundaries to dst[:0]: consecutive
+// groups while the words of their distinct remote rows, estimated from the rows of this rank's
 // block among them (whose degrees it reads in place), stay within
 // pullWords. A batch of one group may exceed it: PullParts then cuts it.
-func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
+func (d *DistRows) pullBatches(dm LayerDemand, dst []int) []int {
 	dst = dst[:0]
 	j := 0
 	d.batched(dm, 0, func(_ groupFigures, newBatch bool) {
@@ -433,12 +441,12 @@ func (d *DistRows) PullBatches(dm LayerDemand, dst []int) []int {
 }
 
 // PullParts cuts vertices, the distinct rows of a batch of one group,
-// into parts whose remote rows fit pullWords (PartFetcher). When the
+// into parts whose remote rows fit pullWords (RemoteRows). When the
 // remote rows' words, estimated from this rank's rows among them as
-// PullBatches estimates them, are at most half the budget, it returns one
+// pullBatches estimates them, are at most half the budget, it returns one
 // part at once, deg unset; otherwise it asks the owners for the rows'
 // lengths (one round, DistRows.Degrees) and counts a remote row's words
-// as PullBatches does, its entries plus rowWords (local rows, read in
+// as pullBatches does, its entries plus rowWords (local rows, read in
 // place, count nothing).
 func (d *DistRows) PullParts(ctx context.Context, vertices, deg []int32, dst []int) ([]int, error) {
 	dst = dst[:0]
@@ -509,7 +517,7 @@ const minPullWords = 4 << 20
 // SEPS at p = 2; 1 MiB rounds 132 and 200 MB, but 17% fewer SEPS at p =
 // 2, the ranks waiting for each other in twice as many rounds.) A pushed
 // layer's picks are also held whole, per batch of groups of minibatches
-// (PushBatches) within the same budget.
+// (pushBatches) within the same budget.
 const DefaultPushBatchBytes = 2 << 20
 
 // pullWords is the budget of a pull batch, in words: PullBatchBytes, or
@@ -589,18 +597,19 @@ func (d *DistRows) pushBatched(dm LayerDemand, each func(j int, rows int64)) {
 	each(first, rows)
 }
 
-// PushBatches cuts the groups of a pushed layer into the batches one
-// FetchPicks brings in (PickBatcher): consecutive groups while the bound
-// of their picks stays within the push budget (SetBatchBytes). A batch of
+// pushBatches cuts the groups of a pushed layer into the batches one
+// FetchPicks brings in, appending their boundaries to dst[:0]:
+// consecutive groups while the bound of their picks stays within the push
+// budget (SetBatchBytes). A batch of
 // one group may exceed it: FetchPicks then brings it in several rounds.
-func (d *DistRows) PushBatches(dm LayerDemand, dst []int) []int {
+func (d *DistRows) pushBatches(dm LayerDemand, dst []int) []int {
 	dst = dst[:0]
 	d.pushBatched(dm, func(j int, _ int64) { dst = append(dst, j) })
 	return append(dst, len(dm.Groups)-1)
 }
 
 // pushRoundsOf returns the push rounds of dm: FetchPicks' rounds of each
-// batch of PushBatches.
+// batch of pushBatches.
 func (d *DistRows) pushRoundsOf(dm LayerDemand) int {
 	n := 0
 	d.pushBatched(dm, func(_ int, rows int64) { n += d.pushRounds(rows, dm.Fanout) })
@@ -646,7 +655,7 @@ func (d *DistRows) Degrees(ctx context.Context, vertices []int32, deg []int32) e
 	return d.x.Degrees(ctx, vertices, deg)
 }
 
-// FetchPicks has the owners of req's rows select them (PickFetcher): push
+// FetchPicks has the owners of req's rows select them (RemoteRows): push
 // rounds whose arguments are the request's epoch, layer and fanout and
 // each row's minibatch, each of at most the push budget's picks
 // (SetBatchBytes: rows times the fanout; one round without a fanout), their

@@ -56,7 +56,7 @@ type DistSamplerOptions struct {
 	// ids (the words of the rank's block times pullBlocks), and at least
 	// 16 MiB; a larger budget sends fewer bytes and holds more, a smaller
 	// one the reverse: a group of minibatches whose rows exceed it is
-	// pulled in parts that fit it (PartFetcher), down to a row a round.
+	// pulled in parts that fit it (DistRows.PullParts), down to a row a round.
 	// FetchAuto's byte model counts the rounds of these batches. Setting
 	// it where no node-wise sampler pulls rows (a layer-wise method, a
 	// Replicated graph, FetchPush) is an error.

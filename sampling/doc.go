@@ -21,7 +21,7 @@
 // through DistRows: dist's RowExchange, which pulls the rows a layer needs
 // from their owners, plus the push layer, which has the owners select and
 // send back the picks; which one a node-wise layer uses is the DistRows'
-// fetch plan (FetchPlanner). The samples are bit-identical to one process;
+// plan of the layer (RemoteRows). The samples are bit-identical to one process;
 // GatherDigest checks it.
 //
 // The building blocks of the matrix formulation are exported for custom

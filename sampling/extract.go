@@ -121,7 +121,7 @@ func resizeKeep[T any](s []T, n int) []T {
 }
 
 // extractBlocks computes the blocks of spec from the rows of src, whose
-// column ids are < ncols (the rows of spec.rows, which a RowFetcher source
+// column ids are < ncols (the rows of spec.rows, which a RemoteRows source
 // must have fetched), into la's arrays (reused when large enough), through
 // the blocks of bufs. Its column maps come from maps (a sampler's, kept
 // across calls) or, when maps is nil, are made for the call. The parallel

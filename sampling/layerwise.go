@@ -164,7 +164,7 @@ func (o *LayerWiseOptions) Validate() error {
 // blocks of the largest bulk, before they are stored back to back) for
 // later calls, until the sampler itself is garbage. Its bulks' arrays come from bulks returned with Bulk.Release.
 type LayerWise struct {
-	src     RowSource   // the adjacency's rows (fetched per layer when a RowFetcher)
+	src     RowSource   // the adjacency's rows (fetched per layer when a RemoteRows)
 	n       int         // A is n x n
 	fg      *spgemm.CSR // FastGCN: the 1 x n row 1ᵀ·(A∘A); nil for LADIES
 	fgTotal float64     // FastGCN: the sum of fg's positive values
@@ -182,7 +182,7 @@ type LayerWise struct {
 	// and the column maps are dense (n entries), not hash tables.
 	denseMapMax int
 	// colCDF is A's cumulative column counts by buckets of cdfBucket
-	// columns (colCuts), computed once; nil for a RowFetcher source.
+	// columns (colCuts), computed once; nil for a RemoteRows source.
 	cdfOnce sync.Once
 	colCDF  []int64
 }
@@ -220,7 +220,7 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 
 // NewLayerWiseFrom returns the layer-wise sampler that reads the rows of A
 // through src: per layer it fetches the frontier rows of the whole bulk
-// (when src is a RowFetcher), computes LADIES' probabilities from their
+// (when src is a RemoteRows), computes LADIES' probabilities from their
 // squared values, and extracts the blocks from them. FastGCN needs the
 // squared column norms of the whole A, fastGCN = 1ᵀ·(A∘A) as a 1 x n row
 // (ColumnSquaresRow; nil for LADIES): a distributed caller computes them
@@ -342,7 +342,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 	bulk.First = first
 	bulk.pool = &s.bulks // also on error: Release gives its arrays back
 	frontiers := s.dedupSeeds(c, seeds, bulk)
-	if _, fetch := s.src.(RowFetcher); !fetch && k >= par.Threads(s.opt.Threads) {
+	if _, remote := s.src.(RemoteRows); !remote && k >= par.Threads(s.opt.Threads) {
 		if err := s.sampleDepthFirst(ctx, c, bulk, epoch, frontiers); err != nil {
 			bulk.Release()
 			return nil, err
@@ -355,7 +355,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 			bulk.Release()
 			return nil, err
 		}
-		if f, ok := s.src.(RowFetcher); ok {
+		if f, ok := s.src.(RemoteRows); ok {
 			c.union = frontierUnion(c.union, frontiers)
 			if err := f.FetchRows(ctx, c.union); err != nil {
 				bulk.Release()
@@ -386,7 +386,7 @@ func (s *LayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]
 // and are reused.
 type lwCall struct {
 	frontiers [][]int32 // F_0: each minibatch's deduplicated seeds, views of the bulk's Seeds
-	union     []int32   // the distinct vertices of a layer's frontiers (RowFetcher)
+	union     []int32   // the distinct vertices of a layer's frontiers (RemoteRows)
 	layers    []lwLayer // one per layer: layer l+1's rows are layer l's sources
 	team      par.Team  // the call's helper goroutines
 }
@@ -471,7 +471,7 @@ func (s *LayerWise) dedupSeeds(c *lwCall, seeds [][]int32, bulk *Bulk) [][]int32
 // layer while the rows of A these steps share are still in the caches (the
 // frontier of layer l is a prefix of that of layer l+1, so its rows are
 // read again). Chunks run in parallel. It needs every row of A at hand
-// (not a RowFetcher) and at least as many minibatches as threads; the
+// (not a RemoteRows) and at least as many minibatches as threads; the
 // result is that of the layer-by-layer loop of SampleBulk, bit for bit.
 func (s *LayerWise) sampleDepthFirst(ctx context.Context, c *lwCall, bulk *Bulk, epoch int, frontiers [][]int32) error {
 	k, nl := len(frontiers), len(s.opt.Budgets)
@@ -638,11 +638,11 @@ func (s *LayerWise) probRowSplit(tm *par.Team, w *lwWorker, f []int32, threads i
 // of 64 but the last, such that A has about as many entries in each range
 // [c_r, c_r+1) (the cost of probRange, since a frontier's rows reach
 // columns in proportion to their in-degrees; R-MAT's low ids hold most).
-// The column counts come from one pass over A, on first use; a RowFetcher
+// The column counts come from one pass over A, on first use; a RemoteRows
 // source, whose rows are not all at hand, gets ranges of equal width.
 func (s *LayerWise) colCuts(nr int) []int32 {
 	s.cdfOnce.Do(func() {
-		if _, fetch := s.src.(RowFetcher); !fetch {
+		if _, remote := s.src.(RemoteRows); !remote {
 			s.colCDF = columnCDF(s.src, s.n)
 		}
 	})

@@ -157,11 +157,12 @@ type NodeWise struct {
 	// path, drawing what per-row selection draws (choose) without reading
 	// the weights. 0 when unknown (the rows of other ranks) or unequal.
 	equalWeight float32
-	picker      PickFetcher  // src, when its owners select the picks (push)
-	planner     FetchPlanner // src, when it says per layer whether to push
-	opt         NodeWiseOptions
-	stream      Stream
-	threads     int
+	// remote is src when its rows live in other processes: its layers
+	// take the remote paths (nodewise_remote.go). nil for a local source.
+	remote  RemoteRows
+	opt     NodeWiseOptions
+	stream  Stream
+	threads int
 	// minGroup is the fewest minibatches a group takes while the bulk
 	// has more (1 when the caller set MaxBulkEdges).
 	minGroup int
@@ -221,7 +222,7 @@ func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
 // returns an error naming the field for bad options, and, with
 // opt.Weighted, an error naming the row of the first edge weight that is
 // negative, infinite or NaN, as NewNodeWise does: all rows are read for
-// that check unless src is a RowFetcher, whose rows cannot be read before
+// that check unless src is a RemoteRows, whose rows cannot be read before
 // they are fetched (the fetching side checks them).
 func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if src == nil {
@@ -231,7 +232,7 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 		return nil, err
 	}
 	var equal float32 // the weight of every edge, if they are all equal
-	if _, fetched := src.(RowFetcher); opt.Weighted && !fetched {
+	if _, remote := src.(RemoteRows); opt.Weighted && !remote {
 		first := true
 		for v := range int32(src.NumVertices()) {
 			cols, vals := src.Row(v)
@@ -279,8 +280,7 @@ func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	nw := &NodeWise{src: src, opt: opt, stream: NewStream(opt.Seed), threads: threads,
 		minGroup: minGroup, maxGroupEdges: max(maxGroup, opt.MaxBulkEdges), splitPicks: splitExtractPicks, denseMapMax: denseVertexMapMax}
 	nw.packed, _ = src.(PackedRows)
-	nw.picker, _ = src.(PickFetcher)
-	nw.planner, _ = src.(FetchPlanner)
+	nw.remote, _ = src.(RemoteRows)
 	return nw, nil
 }
 

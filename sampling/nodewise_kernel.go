@@ -41,7 +41,6 @@ package sampling
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"sync/atomic"
 
@@ -73,21 +72,10 @@ type nwCall struct {
 	// its selection bound groupCost[j].
 	groups    []int
 	groupCost []int64
-	batches   []int // the groups of each FetchRows (FetchBatcher) or FetchPicks (PickBatcher)
-	// A pushed layer's batches: batch b is in push[b%2] when they
-	// overlap, so that the next batch's picks may come in (asyncPicker)
-	// while the groups of this one are extracted, else in push[0].
-	push [2]pushBatch
-}
-
-// pushBatch is a batch of a pushed layer: its request, and where each
-// stacked row of the batch's picks start in req.Picks (off, len rows+1).
-type pushBatch struct {
-	req     PickRequest
-	off     []int64
-	lo      int     // the first minibatch of the batch
-	at      []int64 // per minibatch: where its requests (then its picks) start
-	mbPicks []int64 // per minibatch: its picks (then where its counts start)
+	// remote is the scratch space of the remote paths
+	// (nodewise_remote.go), made on their first layer: nil while the
+	// sampler's source is local.
+	remote *nwRemote
 }
 
 // nwScratch holds the sampler's reusable memory: free lists that outlive
@@ -121,8 +109,8 @@ func (nw *NodeWise) getCall() *nwCall {
 func (nw *NodeWise) putCall(c *nwCall) {
 	c.g.verts, c.g.pk = nil, PackedArrays{} // views of data the sampler does not own
 	c.g.picks, c.g.pvals = nil, nil
-	// The push batches' answers are kept: DistRows answers into a
-	// request's own arrays, reused by the next call.
+	// A remote call's push batches keep their answers: a RemoteRows
+	// answers into a request's own arrays, reused by the next call.
 	nw.scratch.calls.Put(c)
 }
 
@@ -200,18 +188,16 @@ type layerState struct {
 	edgeBase []int64   // len group+1: where each minibatch's entries start, from the group's first
 	newv     []int32   // extraction: minibatch i's new vertices at newv[edgeBase[i]:]
 	nnew     []int     // per group minibatch: its number of new vertices
-	fetch    []int32   // RowFetcher path: the distinct vertices to fetch
 	pieces   []nwPiece // split extraction: the pieces of one minibatch
-	// A group pulled in parts (PartFetcher): parts[q] is where part q of
-	// fetch ends; vdeg and vpart are per vertex of fetch its degree and
-	// part, rowDeg and rowPart the same per row (part 0 for rows not
-	// expanded). Selection runs once per part, on the rows of part.
-	parted      bool
-	part        int32
-	parts       []int
-	vdeg, vpart []int32
-	rowDeg      []int32
-	rowPart     []int32
+	// A group of a remote source pulled in parts (RemoteRows.PullParts,
+	// nodewise_remote.go): rowDeg and rowPart are per row its degree and
+	// part (part 0 for rows not expanded). The sizes pass reads the
+	// degrees, and selection runs once per part, on the rows of part.
+	// parted is false for a local source.
+	parted  bool
+	part    int32
+	rowDeg  []int32
+	rowPart []int32
 }
 
 // mbAt returns the group minibatch i that row r belongs to:
@@ -231,100 +217,32 @@ func (g *layerState) mbAt(r int) int {
 
 // sampleLayer samples layer l (fanout s) of every minibatch, whose
 // frontiers F_l are prev[prevStart[m]:prevStart[m+1]], writing the blocks
-// and F_{l+1} into la.
+// and F_{l+1} into la. A local source's groups select from its rows one
+// after the other; a RemoteRows' layer is sampleRemoteLayer's.
 func (nw *NodeWise) sampleLayer(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int) error {
 	total := nw.groupLayer(c, la, s, prevStart)
-	c.g.parted = false // fetchBatch sets it for a group pulled in parts
-	push := nw.pushes(c, l, s, prev, prevStart)
-	fetcher, fetch := nw.src.(RowFetcher)
-	fetch = fetch && !push
-	nw.batchLayer(c, l, s, prev, prevStart, push, fetch)
-	// A pushed layer whose picker overlaps (asyncPicker) asks for batch
-	// b+1's picks on the picker's goroutine while this one extracts batch
-	// b's groups; the rounds run in the same order either way, so every
-	// rank issues the same collectives and the sample is the same.
-	async, _ := nw.picker.(asyncPicker)
-	var pending func() error // batch b's picks, when they are in flight
-	if push && async != nil && async.Overlap() && len(c.batches) > 2 {
-		actx, cancel := context.WithCancel(ctx)
-		defer func() {
-			// An error: the rounds in flight are cancelled, and end
-			// before the layer returns.
-			cancel()
-			if pending != nil {
-				_ = pending()
-			}
-		}()
-		ctx = actx
-	} else {
-		async = nil
+	if nw.remote != nil {
+		return nw.sampleRemoteLayer(ctx, c, la, epoch, first, l, s, prev, prevStart, total)
 	}
-	nb := len(c.batches) - 1
 	var done int64
-	for b := range nb {
-		j0, j1 := c.batches[b], c.batches[b+1]
-		if fetch {
-			if err := nw.fetchBatch(ctx, c, fetcher, prev, prevStart, j0, j1); err != nil {
-				return err
-			}
+	for j := range len(c.groupCost) {
+		done += c.groupCost[j]
+		m0, m1 := c.groups[j], c.groups[j+1]
+		if err := nw.startGroup(ctx, c, prev, prevStart, m0, m1); err != nil {
+			return err
 		}
-		var pushed *pushBatch // nil: the groups select from the rows
-		if push {
-			pb := &c.push[0] // one batch's arrays unless they overlap
-			if async != nil {
-				pb = &c.push[b%2]
-			}
-			pushed = pb
-			var err error
-			if pending != nil {
-				err, pending = pending(), nil
-			} else {
-				nw.pushRequest(c, pb, epoch, first, l, s, prev, prevStart, c.groups[j0], c.groups[j1])
-				err = nw.picker.FetchPicks(ctx, &pb.req)
-			}
-			if err == nil {
-				err = nw.pushPlace(c, pb, prevStart, c.groups[j0], c.groups[j1])
-			}
-			if err != nil {
-				return err
-			}
-			if async != nil && b+1 < nb {
-				nx := &c.push[(b+1)%2]
-				nw.pushRequest(c, nx, epoch, first, l, s, prev, prevStart, c.groups[j1], c.groups[c.batches[b+2]])
-				pending = async.startPicks(ctx, &nx.req)
-			}
-		}
-		for j := j0; j < j1; j++ {
-			done += c.groupCost[j]
-			if err := nw.sampleGroup(ctx, c, la, epoch, first, l, s, prev, prevStart, c.groups[j], c.groups[j+1], float64(total)/float64(max(done, 1)), pushed); err != nil {
-				return err
-			}
+		nw.selectGroup(c, epoch, first, l, s)
+		if err := nw.extractGroup(ctx, c, la, prev, prevStart, m0, m1, growth(total, done)); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// fetchBatch brings in the rows of the groups j0..j1-1 of a pulled layer,
-// or, for a batch of one group whose rows a PartFetcher cuts into several
-// parts, leaves them to selectGroup, which fetches them part by part
-// (c.g.parted).
-func (nw *NodeWise) fetchBatch(ctx context.Context, c *nwCall, fetcher RowFetcher, prev []int32, prevStart []int, j0, j1 int) error {
-	g := &c.g
-	verts := nw.expandedVertices(c, prev, prevStart, c.groups[j0], c.groups[j1])
-	g.parted = false
-	if pf, ok := nw.src.(PartFetcher); ok && j1 == j0+1 {
-		g.vdeg = par.Resize(g.vdeg, len(verts))
-		var err error
-		if g.parts, err = pf.PullParts(ctx, verts, g.vdeg, g.parts); err != nil {
-			return err
-		}
-		g.parted = len(g.parts) > 1
-	}
-	if g.parted {
-		return nil
-	}
-	return fetcher.FetchRows(ctx, verts)
-}
+// growth estimates the ratio of a layer's final output to its output so
+// far from the selection bounds of the layer (total) and of its groups
+// sampled so far (done), for sizing the output arrays when they must move.
+func growth(total, done int64) float64 { return float64(total) / float64(max(done, 1)) }
 
 // groupLayer sizes la's offsets for a layer (fanout s) of the minibatches
 // whose frontiers start at prevStart, and cuts them into c.groups (cost
@@ -369,28 +287,9 @@ func (nw *NodeWise) groupLayer(c *nwCall, la *LayerArrays, s int, prevStart []in
 	return total
 }
 
-// batchLayer cuts the groups of layer l into c.batches: those whose
-// rows one FetchRows brings in (pull from a FetchBatcher) or whose picks
-// one FetchPicks has selected (push to a PickBatcher), else one batch of
-// every group (push) or a batch per group (pull).
-func (nw *NodeWise) batchLayer(c *nwCall, l, s int, prev []int32, prevStart []int, push, fetch bool) {
-	c.batches = append(c.batches[:0], 0, len(c.groupCost))
-	if b, ok := nw.src.(FetchBatcher); fetch && ok {
-		c.batches = b.PullBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
-	} else if b, ok := nw.picker.(PickBatcher); push && ok {
-		c.batches = b.PushBatches(nw.demand(c, l, s, prev, prevStart), c.batches)
-	} else if fetch {
-		c.batches = c.batches[:0]
-		for j := range len(c.groupCost) + 1 {
-			c.batches = append(c.batches, j)
-		}
-	}
-}
-
-// sampleGroup samples layer l of minibatches m0..m1-1. growth estimates
-// the ratio of the layer's final output to its output so far, for sizing
-// the output arrays when they must move.
-func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int, growth float64, pushed *pushBatch) error {
+// startGroup sets c.g to the stacked rows of layer l's minibatches
+// m0..m1-1, for their selection. It returns ctx's error, if any.
+func (nw *NodeWise) startGroup(ctx context.Context, c *nwCall, prev []int32, prevStart []int, m0, m1 int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -409,14 +308,16 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	g.hasVals = nw.opt.Weighted || nw.opt.Replace
 	g.mbEdges = par.Resize(g.mbEdges, ng)
 	clear(g.mbEdges)
-	if pushed != nil {
-		// Push: the owners of the rows selected (passes 1 and 2 ran
-		// there, for the whole batch: pushPlace).
-		nw.pushedGroup(g, prevStart, m0, m1, pushed)
-	} else if err := nw.selectGroup(ctx, c, epoch, first, l, s); err != nil {
-		return err
-	}
+	return nil
+}
 
+// extractGroup runs pass 3 of the group of minibatches m0..m1-1 (c.g),
+// whose picks are selected, and writes their blocks and F_{l+1} into la.
+// growth estimates the ratio of the layer's final output to its output so
+// far, for sizing the output arrays when they must move.
+func (nw *NodeWise) extractGroup(ctx context.Context, c *nwCall, la *LayerArrays, prev []int32, prevStart []int, m0, m1 int, growth float64) error {
+	g := &c.g
+	ng := m1 - m0
 	// Where each minibatch's entries go in the layer's arrays.
 	g.edgeBase = par.Resize(g.edgeBase, ng+1)
 	g.edgeBase[0] = 0
@@ -468,28 +369,34 @@ func (nw *NodeWise) sampleGroup(ctx context.Context, c *nwCall, la *LayerArrays,
 	return ctx.Err()
 }
 
-// selectGroup runs passes 1 and 2 of a group that selects from the rows
-// (not pushed): its rows' bounds and where their picks go, then the
-// selection, the rows read from the source (brought in by sampleLayer, or
-// part by part by selectParts).
-func (nw *NodeWise) selectGroup(ctx context.Context, c *nwCall, epoch, first, l, s int) error {
+// selectGroup runs passes 1 and 2 of a group that selects from rows the
+// source holds (local ones, or those a RemoteRows fetched): its rows'
+// bounds and where their picks go, then the selection.
+func (nw *NodeWise) selectGroup(c *nwCall, epoch, first, l, s int) {
+	nw.sizeGroup(c, s)
+	g := &c.g
+	nw.parallel(&c.team, len(g.verts), rowGrain, func(w *nwWorker, ch, lo, hi int) {
+		g.placeRows(ch, lo, hi)
+		nw.selectRows(w, g, nw.stream, epoch, first, l, s, lo, hi)
+		g.countEdges(lo, hi)
+	})
+}
+
+// sizeGroup runs pass 1 of the group (c.g): row r's bound goes to off[r]
+// and each chunk's sum to chunkOff, whose prefix sum gives where the
+// chunk's picks start (pass 2 turns its rows' bounds into offsets); it
+// sizes the picks' arrays for the selection.
+func (nw *NodeWise) sizeGroup(c *nwCall, s int) {
 	g := &c.g
 	rows := len(g.verts)
 	if nw.packed != nil {
 		g.pk = nw.packed.Packed()
 	}
-
-	// Pass 1: sizes. Row r's bound goes to off[r] and each chunk's
-	// sum to chunkOff, whose prefix sum gives where the chunk's picks
-	// start; pass 2 turns its rows' bounds into offsets.
 	nchunks := (rows + rowGrain - 1) / rowGrain
 	g.off = par.Resize(g.off, rows+1)
 	g.chunkOff = par.Resize(g.chunkOff, nchunks)
 	if nw.packed != nil {
 		g.lo, g.deg = par.Resize(g.lo, rows), par.Resize(g.deg, rows)
-	}
-	if g.parted {
-		nw.rowParts(c)
 	}
 	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.chunkOff[ch] = nw.sizeRows(g, s, lo, hi) })
 	var bound int64
@@ -498,8 +405,6 @@ func (nw *NodeWise) selectGroup(ctx context.Context, c *nwCall, epoch, first, l,
 		bound += b
 	}
 	g.off[rows] = bound
-
-	// Pass 2: selection.
 	g.cnt = par.Resize(g.cnt, rows)
 	g.selPicks = par.Resize(g.selPicks, int(bound))
 	g.picks = g.selPicks
@@ -507,18 +412,6 @@ func (nw *NodeWise) selectGroup(ctx context.Context, c *nwCall, epoch, first, l,
 		g.selVals = par.Resize(g.selVals, int(bound))
 		g.pvals = g.selVals
 	}
-	if g.parted {
-		if err := nw.selectParts(ctx, c, epoch, first, l, s); err != nil {
-			return err
-		}
-	} else {
-		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, ch, lo, hi int) {
-			g.placeRows(ch, lo, hi)
-			nw.selectRows(w, g, nw.stream, epoch, first, l, s, lo, hi)
-			g.countEdges(lo, hi)
-		})
-	}
-	return nil
 }
 
 // placeRows turns the selection bounds of rows lo..hi-1, chunk ch, into
@@ -530,76 +423,6 @@ func (g *layerState) placeRows(ch, lo, hi int) {
 		g.off[r] = o
 		o += b
 	}
-}
-
-// rowParts sets the degree and part of each row of a group pulled in parts
-// (g.parted) from those of its vertex, found through a vertex map of the
-// group's distinct vertices (g.fetch), which the rows read concurrently.
-func (nw *NodeWise) rowParts(c *nwCall) {
-	g := &c.g
-	g.vpart = par.Resize(g.vpart, len(g.fetch))
-	start := 0
-	for q, end := range g.parts {
-		for i := start; i < end; i++ {
-			g.vpart[i] = int32(q)
-		}
-		start = end
-	}
-	w := nw.getWorker()
-	defer nw.putWorker(w)
-	w.ids.reserve(len(g.fetch))
-	w.ids.enter(g.fetch)
-	rows := len(g.verts)
-	g.rowDeg, g.rowPart = par.Resize(g.rowDeg, rows), par.Resize(g.rowPart, rows)
-	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, _, lo, hi int) {
-		i := g.mbAt(lo)
-		for r := lo; r < hi; r++ {
-			for r >= g.rowStart[i+1] {
-				i++
-			}
-			if r-g.rowStart[i] < int(g.skip[i]) {
-				g.rowDeg[r], g.rowPart[r] = 0, 0
-				continue
-			}
-			k := w.ids.get(g.verts[r])
-			g.rowDeg[r], g.rowPart[r] = g.vdeg[k], g.vpart[k]
-		}
-	})
-	w.reset(g.fetch)
-}
-
-// selectParts is pass 2 of a group pulled in parts: for each part, it
-// fetches the part's rows and selects the rows of the group whose vertex
-// is in it (selectRows skips the others), then counts the picks.
-func (nw *NodeWise) selectParts(ctx context.Context, c *nwCall, epoch, first, l, s int) error {
-	g := &c.g
-	rows := len(g.verts)
-	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, ch, lo, hi int) { g.placeRows(ch, lo, hi) })
-	fetcher := nw.src.(RowFetcher)
-	start := 0
-	for q, end := range g.parts {
-		if err := fetcher.FetchRows(ctx, g.fetch[start:end]); err != nil {
-			return err
-		}
-		start = end
-		g.part = int32(q)
-		if nw.packed != nil {
-			g.pk = nw.packed.Packed()
-		}
-		nw.parallel(&c.team, rows, rowGrain, func(w *nwWorker, _, lo, hi int) {
-			if nw.packed != nil {
-				for r := lo; r < hi; r++ {
-					if g.rowPart[r] == g.part && g.rowDeg[r] > 0 {
-						g.lo[r], g.deg[r] = nw.packed.RowSpan(g.verts[r])
-					}
-				}
-			}
-			nw.selectRows(w, g, nw.stream, epoch, first, l, s, lo, hi)
-		})
-	}
-	g.parted = false
-	nw.parallel(&c.team, rows, rowGrain, func(_ *nwWorker, _, lo, hi int) { g.countEdges(lo, hi) })
-	return nil
 }
 
 // countEdges adds the picks of rows lo..hi-1 to their minibatches'
@@ -622,163 +445,6 @@ func (g *layerState) countEdges(lo, hi int) {
 	}
 }
 
-// pushes reports whether layer l has the owners of its rows select the
-// picks (PickFetcher, FetchPlanner) rather than reading the rows.
-func (nw *NodeWise) pushes(c *nwCall, l, s int, prev []int32, prevStart []int) bool {
-	if nw.picker == nil {
-		return false
-	}
-	if nw.planner == nil {
-		return true
-	}
-	return nw.planner.LayerFetch(nw.demand(c, l, s, prev, prevStart)) == FetchPush
-}
-
-// demand returns what layer l asks of the row source.
-func (nw *NodeWise) demand(c *nwCall, l, s int, prev []int32, prevStart []int) LayerDemand {
-	d := LayerDemand{Layer: l, Fanout: s, Frontier: prev, Start: prevStart, Groups: c.groups}
-	if nw.opt.Frontier == FrontierNew {
-		d.Skip = c.expanded
-	}
-	return d
-}
-
-// asyncPicker is a PickFetcher that can bring a request's picks in on a
-// goroutine of its own when Overlap says so (DistRows.SetOverlap):
-// startPicks starts FetchPicks(ctx, req) and returns the function that
-// waits for it and returns its error. Until that function returns, the caller touches neither req
-// nor the fetcher; the picks land in req's own arrays, so that those of
-// the previous request stay valid meanwhile. A sampler whose layer ends
-// in an error still waits for the rounds in flight.
-type asyncPicker interface {
-	Overlap() bool
-	startPicks(ctx context.Context, req *PickRequest) func() error
-}
-
-// pushRequest sets pb's request to the layer's expanded rows of
-// minibatches m0..m1-1 (a push batch: every minibatch of the bulk unless
-// the PickFetcher is a PickBatcher).
-func (nw *NodeWise) pushRequest(c *nwCall, pb *pushBatch, epoch, first, l, s int, prev []int32, prevStart []int, m0, m1 int) {
-	k := m1 - m0
-	// at[m]: where minibatch m0+m's requests start.
-	pb.at = par.Resize(pb.at, k+1)
-	at := pb.at
-	at[0] = 0
-	for m := range k {
-		at[m+1] = at[m] + int64(prevStart[m0+m+1]-prevStart[m0+m]-int(c.expanded[m0+m]))
-	}
-	req := &pb.req
-	req.Epoch, req.Layer, req.Fanout = epoch, l, s
-	req.Vertex, req.Minibatch = par.Resize(req.Vertex, int(at[k])), par.Resize(req.Minibatch, int(at[k]))
-	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
-		for m := lo; m < hi; m++ {
-			copy(req.Vertex[at[m]:at[m+1]], prev[prevStart[m0+m]+int(c.expanded[m0+m]):prevStart[m0+m+1]])
-			mb := req.Minibatch[at[m]:at[m+1]]
-			for i := range mb {
-				mb[i] = int32(first + m0 + m)
-			}
-		}
-	})
-}
-
-// pushPlace checks the answer to pb's request (minibatches m0..m1-1), whose
-// owners selected the picks (PickFetcher), and sets pb.off to where each
-// stacked row's picks start in pb.req.Picks (rows not expanded have none),
-// row prevStart[m0] first.
-func (nw *NodeWise) pushPlace(c *nwCall, pb *pushBatch, prevStart []int, m0, m1 int) error {
-	k := m1 - m0
-	req, at := &pb.req, pb.at
-	if len(req.Count) != len(req.Vertex) || (nw.opt.Weighted || nw.opt.Replace) && len(req.Values) != len(req.Picks) {
-		return fmt.Errorf("sampling: FetchPicks returned %d counts and %d values for %d rows and %d picks", len(req.Count), len(req.Values), len(req.Vertex), len(req.Picks))
-	}
-	// Each minibatch's picks, then where they start (in at, reused), then
-	// each row's offset, the minibatches in parallel.
-	pb.mbPicks = par.Resize(pb.mbPicks, k)
-	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
-		for m := lo; m < hi; m++ {
-			var n int64
-			for _, cnt := range req.Count[at[m]:at[m+1]] {
-				n += int64(cnt)
-			}
-			pb.mbPicks[m] = n
-		}
-	})
-	base := prevStart[m0]
-	pb.lo = m0
-	pb.off = par.Resize(pb.off, prevStart[m1]-base+1)
-	off := pb.off
-	off[0] = 0
-	var total int64
-	for m := range k {
-		j := at[m]
-		at[m] = total
-		total += pb.mbPicks[m]
-		pb.mbPicks[m] = j // now where m's counts start
-	}
-	if total != int64(len(req.Picks)) {
-		return fmt.Errorf("sampling: FetchPicks returned %d picks, its counts sum to %d", len(req.Picks), total)
-	}
-	nw.parallel(&c.team, k, 1, func(_ *nwWorker, _, lo, hi int) {
-		for m := lo; m < hi; m++ {
-			o, j := at[m], pb.mbPicks[m]
-			mlo, mhi := prevStart[m0+m], prevStart[m0+m+1]
-			for r := mlo; r < mhi; r++ {
-				if r >= mlo+int(c.expanded[m0+m]) {
-					o += int64(req.Count[j])
-					j++
-				}
-				off[r-base+1] = o
-			}
-		}
-	})
-	return nil
-}
-
-// pushedGroup sets the group's counts, offsets and picks (views of
-// pb.req's) from the pushed batch pb that holds it, as passes 1 and 2
-// would.
-func (nw *NodeWise) pushedGroup(g *layerState, prevStart []int, m0, m1 int, pb *pushBatch) {
-	rows := len(g.verts)
-	p0 := prevStart[pb.lo]
-	base := prevStart[m0] - p0
-	off := pb.off[base : base+rows+1]
-	o0 := off[0]
-	g.off = par.Resize(g.off, rows+1)
-	g.cnt = par.Resize(g.cnt, rows)
-	for r := range rows {
-		g.off[r] = off[r] - o0
-		g.cnt[r] = int32(off[r+1] - off[r])
-	}
-	g.off[rows] = off[rows] - o0
-	for i := range m1 - m0 {
-		g.mbEdges[i] = pb.off[prevStart[m0+i+1]-p0] - pb.off[prevStart[m0+i]-p0]
-	}
-	g.picks = pb.req.Picks[o0:off[rows]]
-	if g.hasVals {
-		g.pvals = pb.req.Values[o0:off[rows]]
-	}
-}
-
-// expandedVertices returns the distinct vertices of minibatches m0..m1-1
-// of the layer (frontiers prev, prevStart) whose rows the layer expands
-// (in c.g.fetch, reused).
-func (nw *NodeWise) expandedVertices(c *nwCall, prev []int32, prevStart []int, m0, m1 int) []int32 {
-	w := nw.getWorker()
-	defer nw.putWorker(w)
-	out := c.g.fetch[:0]
-	w.ids.reserve(prevStart[m1] - prevStart[m0])
-	for m := m0; m < m1; m++ {
-		for _, v := range prev[prevStart[m]+int(c.expanded[m]) : prevStart[m+1]] {
-			if _, added := w.ids.add(v, 0); added {
-				out = append(out, v)
-			}
-		}
-	}
-	w.reset(out)
-	c.g.fetch = out
-	return out
-}
-
 // sizeRows stores the selection bound of each row r of lo..hi-1 in off[r]
 // (and, on the packed path, where the row starts and its degree) and
 // returns their sum. Rows not expanded at this layer have bound 0.
@@ -799,8 +465,8 @@ func (nw *NodeWise) sizeRows(g *layerState, s, lo, hi int) int64 {
 		}
 		var b int
 		if g.parted {
-			// The rows are fetched later, by parts: their lengths are
-			// known, their spans not yet (selectParts).
+			// A remote group's rows are fetched later, by parts: their
+			// lengths are known, their spans not yet (selectParts).
 			if pk != nil {
 				g.lo[r], g.deg[r] = 0, g.rowDeg[r]
 			}

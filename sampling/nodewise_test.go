@@ -2,6 +2,7 @@ package sampling_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -145,8 +146,34 @@ func TestNodeWiseErrors(t *testing.T) {
 	}
 }
 
+// pullGroups is the plan of a RemoteRows that pulls every layer, a batch
+// per group, each in one FetchRows; it never pushes.
+type pullGroups struct{}
+
+func (pullGroups) PlanLayer(d sampling.LayerDemand, dst []int) sampling.LayerPlan {
+	dst = dst[:0]
+	for j := range len(d.Groups) {
+		dst = append(dst, j)
+	}
+	return sampling.LayerPlan{Batches: dst}
+}
+
+func (pullGroups) PullParts(_ context.Context, vs, _ []int32, parts []int) ([]int, error) {
+	return append(parts[:0], len(vs)), nil
+}
+
+func (pullGroups) FetchPicks(context.Context, *sampling.PickRequest) error {
+	return errors.New("pullGroups pulls every layer: no picks to fetch")
+}
+
+func (p pullGroups) StartPicks(ctx context.Context, req *sampling.PickRequest) func() error {
+	err := p.FetchPicks(ctx, req)
+	return func() error { return err }
+}
+
 // nwFetchSource serves only rows fetched beforehand, as a remote source.
 type nwFetchSource struct {
+	pullGroups
 	a       *spgemm.CSR
 	fetched map[int32]bool
 	calls   int

@@ -11,11 +11,12 @@ import (
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// overlapPicker is a single-process asyncPicker: it picks every pushed row
-// of a whole graph itself (RowPicker, as an owner would), a push batch per
-// group of minibatches, the batches after the first on a goroutine of its
-// own. At its failAt-th startPicks it cancels the sampler's context first,
-// so that the sampler meets the error while that batch is in flight.
+// overlapPicker is a single-process RemoteRows that pushes every layer
+// with overlap: it picks every pushed row of a whole graph itself
+// (RowPicker, as an owner would), a push batch per group of minibatches,
+// the batches after the first on a goroutine of its own. At its failAt-th
+// StartPicks it cancels the sampler's context first, so that the sampler
+// meets the error while that batch is in flight.
 type overlapPicker struct {
 	CSRRows
 	p       *RowPicker
@@ -33,17 +34,23 @@ func (o *overlapPicker) FetchPicks(_ context.Context, req *PickRequest) error {
 	return nil
 }
 
-func (o *overlapPicker) PushBatches(d LayerDemand, dst []int) []int {
+func (o *overlapPicker) PlanLayer(d LayerDemand, dst []int) LayerPlan {
 	dst = dst[:0]
 	for j := range len(d.Groups) {
 		dst = append(dst, j)
 	}
-	return dst
+	return LayerPlan{Push: true, Overlap: true, Batches: dst}
 }
 
-func (o *overlapPicker) Overlap() bool { return true }
+func (o *overlapPicker) FetchRows(context.Context, []int32) error {
+	return errors.New("overlapPicker pushes every layer: no rows to fetch")
+}
 
-func (o *overlapPicker) startPicks(ctx context.Context, req *PickRequest) func() error {
+func (o *overlapPicker) PullParts(_ context.Context, vs, _ []int32, parts []int) ([]int, error) {
+	return append(parts[:0], len(vs)), nil
+}
+
+func (o *overlapPicker) StartPicks(ctx context.Context, req *PickRequest) func() error {
 	o.started++
 	fail := o.started == o.failAt
 	if fail {
@@ -65,8 +72,8 @@ func (o *overlapPicker) startPicks(ctx context.Context, req *PickRequest) func()
 	return func() error { return <-done }
 }
 
-// TestOverlapKernel: a pushed layer whose picker overlaps its batches
-// (asyncPicker) gives the sample of the ordinary sampler, bit for bit,
+// TestOverlapKernel: a pushed layer whose plan overlaps its batches
+// (RemoteRows.StartPicks) gives the sample of the ordinary sampler, bit for bit,
 // batch after batch in flight while the previous one is extracted; and a
 // context cancelled while a batch is in flight ends SampleBulk with the
 // cancellation, after the batch's goroutine has returned.

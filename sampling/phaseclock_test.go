@@ -89,11 +89,11 @@ func phaseTimes(pc *phaseClock) (rows map[string]*phaseTime, unknown []string) {
 }
 
 // groupSites returns the sites of a group's passes in the order they run:
-// selectGroup's sizes and selection, then sampleGroup's extraction and
-// frontier, each function's in source order.
+// sizeGroup's sizes, selectGroup's selection, then extractGroup's
+// extraction and frontier, each function's in source order.
 func groupSites(pc *phaseClock) []string {
 	var group []string
-	for _, fn := range []string{"(*NodeWise).selectGroup:", "(*NodeWise).sampleGroup:"} {
+	for _, fn := range []string{"(*NodeWise).sizeGroup:", "(*NodeWise).selectGroup:", "(*NodeWise).extractGroup:"} {
 		var sites []string
 		for _, site := range pc.order {
 			if strings.HasPrefix(site, fn) {

@@ -129,10 +129,13 @@ func TestWarmNodeWiseAllocatesNothing(t *testing.T) {
 	}
 }
 
-// fetchRows is a RowSource that says it must fetch its rows (a RowFetcher)
+// fetchRows is a RowSource that says it must fetch its rows (a RemoteRows)
 // and serves them from memory: LayerWise samples through it layer by layer,
 // as DistLayerWise does, without the ranks.
-type fetchRows struct{ sampling.CSRRows }
+type fetchRows struct {
+	sampling.CSRRows
+	pullGroups
+}
 
 func (fetchRows) FetchRows(context.Context, []int32) error { return nil }
 
@@ -145,14 +148,14 @@ type lwCase struct {
 // lwCases returns layer-wise samplers of a that reach every path of
 // SampleBulk: chunks through all layers (k >= threads), rows of P and
 // blocks split over the threads (k < threads), layer by layer through a
-// RowFetcher, FastGCN, and every normalisation.
+// RemoteRows, FastGCN, and every normalisation.
 func lwCases(a *spgemm.CSR) []lwCase {
 	from := func(opt sampling.LayerWiseOptions) func() (*sampling.LayerWise, error) {
 		return func() (*sampling.LayerWise, error) { return sampling.NewLayerWise(a, opt) }
 	}
 	fetched := func(opt sampling.LayerWiseOptions) func() (*sampling.LayerWise, error) {
 		return func() (*sampling.LayerWise, error) {
-			return sampling.NewLayerWiseFrom(fetchRows{sampling.CSRRows{A: a}}, opt, nil)
+			return sampling.NewLayerWiseFrom(fetchRows{CSRRows: sampling.CSRRows{A: a}}, opt, nil)
 		}
 	}
 	return []lwCase{
@@ -202,7 +205,7 @@ func TestReleasedLayerWiseBulksSampleTheSame(t *testing.T) {
 
 // TestWarmLayerWiseAllocatesNothing: as TestWarmNodeWiseAllocatesNothing,
 // for LayerWise on each path of SampleBulk (k >= threads, k < threads,
-// through a RowFetcher): a warm sampler whose caller releases every bulk
+// through a RemoteRows): a warm sampler whose caller releases every bulk
 // allocates per bulk only small objects of constant size (the closures of
 // its parallel passes and its team's goroutines, about 1.3 KB here),
 // nothing that grows with the bulk. The outputs are small (29-240 KB), so
@@ -227,7 +230,7 @@ func TestWarmLayerWiseAllocatesNothing(t *testing.T) {
 	}{
 		{"k >= threads", 8, sampling.CSRRows{A: a}},
 		{"k < threads", 1, sampling.CSRRows{A: a}},
-		{"fetched", 4, fetchRows{sampling.CSRRows{A: a}}},
+		{"fetched", 4, fetchRows{CSRRows: sampling.CSRRows{A: a}}},
 	} {
 		seeds := samplingtest.RandomSeeds(a.Rows, c.k, 512, 6)
 		s, err := sampling.NewLayerWiseFrom(c.src, sampling.LayerWiseOptions{Budgets: []int{512, 512}, Seed: 1, Threads: 2}, nil)
