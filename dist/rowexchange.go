@@ -69,7 +69,7 @@ const (
 
 // A RowService answers one kind of request of a RowExchange on the rank
 // that owns the rows: for example the picks of a push sampler
-// (sampling.DistRows), which selects at the owner and returns only what it
+// (distsample.DistRows), which selects at the owner and returns only what it
 // selected. Every rank of the column must register the same services.
 type RowService interface {
 	// Serve answers the requests (gids[i], idArgs[i]) of one chunk of a

@@ -188,7 +188,7 @@
 // exchanges on its own copy of the grid's column communicator; with any
 // other store one loading goroutine samples each bulk after the previous
 // bulk's last gather, since the store may share the sampler's communicator
-// (sampling.DistNodeWise uses the grid's process column), and the next
+// (distsample.DistNodeWise uses the grid's process column), and the next
 // bulk's sampling then overlaps only the training of the previous bulk's
 // last minibatches. Under MPI the loading goroutine and
 // the training goroutine call MPI at the same time, which needs

@@ -10,6 +10,7 @@ import (
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -197,7 +198,7 @@ func (e *BlockEvaluator) degrees(ctx context.Context) error {
 	for i := range rows {
 		e.deg[i] = int32(e.blk.Indptr[i+1] - e.blk.Indptr[i])
 	}
-	dr, err := sampling.NewDistRows(e.Matrix, sampling.FetchPush, sampling.NodeWiseOptions{})
+	dr, err := distsample.NewDistRows(e.Matrix, distsample.FetchPush, sampling.NodeWiseOptions{})
 	if err != nil {
 		return err
 	}

@@ -120,7 +120,7 @@ func (f *inlineFeed) release(it loaded) {
 // column communicator. With any other store the loading goroutine samples
 // too, each bulk after the previous bulk's last gather (serial), because
 // the store may communicate on the sampler's communicator (the grid's
-// process column, which sampling.DistNodeWise uses), on which two
+// process column, which distsample.DistNodeWise uses), on which two
 // goroutines would interleave their collectives in an order that differs
 // between ranks. The next bulk's sampling then overlaps only the training
 // of the previous bulk's last minibatches.
@@ -218,8 +218,8 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 // from different goroutines, which two communicating components may share
 // only when dist.ConcurrentComms allows it (under MPI: when the library
 // granted MPI_THREAD_MULTIPLE); NewTrainer otherwise runs at PipelineDepth
-// 1 (Trainer.PipelineDepth says why). sampling.DistNodeWise,
-// sampling.DistLayerWise, featurex.Dist and DataParallel implement it; a
+// 1 (Trainer.PipelineDepth says why). distsample.DistNodeWise,
+// distsample.DistLayerWise, featurex.Dist and DataParallel implement it; a
 // component that communicates without implementing it is taken to be safe
 // beside the others.
 type CommUser interface {

@@ -14,6 +14,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 )
 
 // agree is a collective on c: every rank contributes tag, and agree
@@ -38,7 +39,7 @@ func agree(ctx context.Context, c dist.Comm, tag ...int64) error {
 }
 
 // commSampler and commStore make a collective on a shared communicator
-// before each bulk and each gather, as sampling.DistNodeWise and
+// before each bulk and each gather, as distsample.DistNodeWise and
 // featurex.Dist do on the grid's process column; commReducer averages the
 // gradients over its own communicator, as data-parallel training does.
 type commSampler struct {
@@ -74,8 +75,8 @@ func (s *commStore) Comm() dist.Comm   { return s.comm }
 func (r *commReducer) Comm() dist.Comm { return r.comm }
 
 var (
-	_ CommUser = (*sampling.DistNodeWise)(nil)
-	_ CommUser = (*sampling.DistLayerWise)(nil)
+	_ CommUser = (*distsample.DistNodeWise)(nil)
+	_ CommUser = (*distsample.DistLayerWise)(nil)
 	_ CommUser = (*featurex.Dist)(nil)
 	_ CommUser = (*commSampler)(nil)
 	_ CommUser = (*commStore)(nil)
@@ -241,7 +242,7 @@ func TestPipelineCollectives(t *testing.T) {
 }
 
 // TestPipelineDistComponents trains on two in-process ranks with the
-// library's distributed components: sampling.DistNodeWise on the grid's
+// library's distributed components: distsample.DistNodeWise on the grid's
 // process column and featurex.Dist on its own copy of it, each on a
 // goroutine of its own, beside the reducer's all-reduce on a third
 // communicator. Every rank samples the same global minibatches, which the
@@ -286,7 +287,7 @@ func distComponents(t *testing.T, ds *dataset.Dataset, nw sampling.NodeWiseOptio
 		if err != nil {
 			return err
 		}
-		s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, nw)
+		s, err := distsample.NewDistNodeWise(m, distsample.FetchPull, nw)
 		if err != nil {
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 )
 
 // onRanks runs f on p in-process ranks and fails the test with the first
@@ -183,8 +184,8 @@ func TestDataParallelEpoch(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				mode, _ := sampling.ParseFetchMode(tc.sampler)
-				if s, err = sampling.NewDistNodeWise(m, mode, nwOpt); err != nil {
+				mode, _ := distsample.ParseFetchMode(tc.sampler)
+				if s, err = distsample.NewDistNodeWise(m, mode, nwOpt); err != nil {
 					return err
 				}
 			}

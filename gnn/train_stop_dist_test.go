@@ -14,6 +14,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 )
 
 // opaqueDist hides a featurex.Dist's type, so that the pipeline takes it
@@ -56,7 +57,7 @@ func stopRun(t *testing.T, ds *dataset.Dataset, depth int, serial bool, dir stri
 				setupErr = err
 				return
 			}
-			s, err := sampling.NewDistNodeWise(m, sampling.FetchPull, sampling.NodeWiseOptions{Fanouts: []int{4, 3}, Seed: 7})
+			s, err := distsample.NewDistNodeWise(m, distsample.FetchPull, sampling.NodeWiseOptions{Fanouts: []int{4, 3}, Seed: 7})
 			if err != nil {
 				setupErr = err
 				return

@@ -35,9 +35,18 @@ func NewDigest() *Digest {
 // the whole run in order (AddEncoded).
 func AppendBulkEncoding(dst []byte, b *Bulk) []byte {
 	buf := bytes.NewBuffer(dst)
-	d := &Digest{w: buf}
-	d.AddBulk(b)
+	WriteBulkEncoding(buf, b)
 	return buf.Bytes()
+}
+
+// WriteBulkEncoding writes to w the bytes that AddBulk(b) hashes, those
+// AppendBulkEncoding appends, in pieces of at most about 32 KiB as it
+// encodes them, so that a caller can stream a bulk's encoding without holding it
+// whole (distsample.GatherDigest). It ignores w's errors: a writer that
+// can fail keeps its first error for its caller.
+func WriteBulkEncoding(w io.Writer, b *Bulk) {
+	d := &Digest{w: w}
+	d.AddBulk(b)
 }
 
 // AddEncoded adds minibatches encoded by AppendBulkEncoding: the digest

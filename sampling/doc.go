@@ -14,15 +14,18 @@
 // columns index its source vertices. The blocks of a bulk are stored back to
 // back (LayerArrays) and a minibatch's blocks are views of them.
 //
-// NewDistSampler is NewSampler for the ranks of a distributed run (package
-// dist, docs/design.md section 4), on a graph that each rank holds whole
-// (Replicated) or by its block of rows (Split). On a Split graph the
-// samplers are DistNodeWise and DistLayerWise, the same samplers reading A
-// through DistRows: dist's RowExchange, which pulls the rows a layer needs
-// from their owners, plus the push layer, which has the owners select and
-// send back the picks; which one a node-wise layer uses is the DistRows'
-// plan of the layer (RemoteRows). The samples are bit-identical to one process;
-// GatherDigest checks it.
+// A sampler reads A through a RowSource: a local CSR (CSRRows) or a
+// source of the caller's. Of its optional capabilities, PackedRows and
+// DegreeSource concern every source; RemoteRows is the one seam through
+// which a source serves rows that live in other processes, and its doc
+// gives the order of the samplers' calls per layer. The node-wise
+// kernel's code for such a source is one file (nodewise_remote.go), which
+// a local source never enters, and the package imports no communication
+// layer: distributed sampling (package dist's ranks, the row exchange, the
+// choice of pull or push, NewDistSampler) is package sampling/distsample,
+// whose DistRows is the RemoteRows of a row-distributed graph and whose
+// samplers are NodeWise and LayerWise reading A through it, sampling what
+// one process samples, bit for bit.
 //
 // The building blocks of the matrix formulation are exported for custom
 // samplers: QPerEntry and QPerMinibatch build selection matrices Q, the
@@ -42,7 +45,8 @@
 // replacement, or, when weighted, the selected weights normalised per row.
 // With NodeWiseOptions.Degrees they also carry the degree in the graph (the
 // row length of A) of each source vertex, Block.Deg, which GCN normalises
-// with; the RowSource supplies them (a remote one through DegreeSource).
+// with; the RowSource supplies them (any but a CSRRows through
+// DegreeSource).
 // Layer-wise blocks carry importance-normalised values and no degrees.
 // Layer-wise samplers read the matrix they are given, or, with
 // LayerWiseOptions.Normalize, the normalised adjacency D^-1/2 (A+I) D^-1/2

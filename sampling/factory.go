@@ -51,7 +51,7 @@ func (o SamplerOptions) Validate() error {
 	bad := func(field string, value any, format string, args ...any) error {
 		return option.Errorf("sampling", "SamplerOptions", field, value, format, args...)
 	}
-	node := o.isNode()
+	node := o.IsNodeWise()
 	switch {
 	case !node && o.Method != MethodLADIES && o.Method != MethodFastGCN:
 		return bad("Method", fmt.Sprintf("%q", o.Method), "want %s, %s or %s", MethodNode, MethodLADIES, MethodFastGCN)
@@ -106,7 +106,7 @@ func NewSampler(a *spgemm.CSR, opt SamplerOptions) (Sampler, error) {
 		return nil, err
 	}
 	// The constructors' nil pointers must not become non-nil interfaces.
-	if opt.isNode() {
+	if opt.IsNodeWise() {
 		nw, err := NewNodeWise(a, opt.NodeWiseOptions())
 		if err != nil {
 			return nil, err
@@ -120,8 +120,9 @@ func NewSampler(a *spgemm.CSR, opt SamplerOptions) (Sampler, error) {
 	return lw, nil
 }
 
-// isNode reports whether the method is node-wise.
-func (o *SamplerOptions) isNode() bool { return o.Method == "" || o.Method == MethodNode }
+// IsNodeWise reports whether the method is node-wise (MethodNode or
+// empty).
+func (o *SamplerOptions) IsNodeWise() bool { return o.Method == "" || o.Method == MethodNode }
 
 // NodeWiseOptions returns the node-wise sampler's options of o (its
 // node-wise fields; the layer-wise ones are not carried over).

@@ -58,13 +58,21 @@ func (nw *NodeWise) Fingerprint() Fingerprint {
 func (nw *NodeWise) ProvidesDegrees() bool { return nw.opt.Degrees }
 
 // Fingerprint returns the sampler's method, its column budgets and, for
-// LADIES, the matrix it samples from: ladies-matrix normalized
-// (LayerWiseOptions.Normalize) or raw (Fingerprinter).
-func (s *LayerWise) Fingerprint() Fingerprint {
-	f := Fingerprint{{"sampler", s.opt.Method.String()}, {"fanout", ints(s.opt.Budgets)}}
-	if s.opt.Method == LADIES {
+// LADIES, the matrix it samples from (LayerWiseOptions.Fingerprint;
+// Fingerprinter).
+func (s *LayerWise) Fingerprint() Fingerprint { return s.opt.Fingerprint() }
+
+// Fingerprint returns the settings of o that determine a layer-wise
+// sampler's samples: its method, its column budgets (as given: a sampler's
+// Options have the defaults filled in) and, for LADIES, the matrix it
+// samples from, ladies-matrix normalized (Normalize) or raw. A sampler
+// that reads rows normalised elsewhere (a distributed one) reports its
+// options' fingerprint.
+func (o LayerWiseOptions) Fingerprint() Fingerprint {
+	f := Fingerprint{{"sampler", o.Method.String()}, {"fanout", ints(o.Budgets)}}
+	if o.Method == LADIES {
 		m := "raw"
-		if s.opt.Normalize {
+		if o.Normalize {
 			m = "normalized"
 		}
 		f = append(f, Setting{"ladies-matrix", m})

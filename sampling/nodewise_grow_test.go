@@ -49,7 +49,7 @@ func TestReleasedArraysFitLargerBulk(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out, got := bulkBytes(b), int64(after.TotalAlloc-before.TotalAlloc)
+		out, got := samplingtest.BulkBytes(b), int64(after.TotalAlloc-before.TotalAlloc)
 		b.Release()
 		t.Logf("%s: the larger bulk allocated %d bytes; output %d bytes", samplingtest.CaseName(opt), got, out)
 		if got > out/100 {

@@ -3,6 +3,9 @@ package sampling
 import (
 	"context"
 	"fmt"
+	"go/build"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/bulksample/bulksample/spgemm"
@@ -15,6 +18,26 @@ type rowsOnly struct{ a *spgemm.CSR }
 func (r rowsOnly) NumVertices() int                 { return r.a.Rows }
 func (r rowsOnly) Row(v int32) ([]int32, []float32) { return r.a.Row(int(v)) }
 
+// lcgGraph returns a random n-vertex graph of about perVertex edges a
+// vertex, weights 1 to maxWeight, drawn with a linear congruential
+// generator from seed (the internal tests cannot import samplingtest,
+// which imports this package).
+func lcgGraph(t *testing.T, n, perVertex int, seed, maxWeight uint64) *spgemm.CSR {
+	t.Helper()
+	var src, dst []int32
+	var w []float32
+	x, un := seed, uint64(n)
+	for range n * perVertex {
+		x = x*6364136223846793005 + 1442695040888963407
+		src, dst, w = append(src, int32(x>>33%un)), append(dst, int32(x>>13%un)), append(w, float32(x>>40%maxWeight+1))
+	}
+	a, err := spgemm.FromCOO(n, n, src, dst, w, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
 // TestLocalSamplingStaysLocal: a one-process NodeWise over a RowSource that
 // is only a RowSource, and over a CSRRows, samples what NewNodeWise and the
 // per-minibatch Baseline sample, for every law, both frontier modes,
@@ -24,17 +47,7 @@ func (r rowsOnly) Row(v int32) ([]int32, []float32) { return r.a.Row(int(v)) }
 // remote path's first layer) or sampled a group in parts.
 func TestLocalSamplingStaysLocal(t *testing.T) {
 	const n = 300
-	var src, dst []int32
-	var w []float32
-	x := uint64(11)
-	for range n * 9 {
-		x = x*6364136223846793005 + 1442695040888963407
-		src, dst, w = append(src, int32(x>>33%n)), append(dst, int32(x>>13%n)), append(w, float32(x>>40%5+1))
-	}
-	a, err := spgemm.FromCOO(n, n, src, dst, w, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := lcgGraph(t, n, 9, 11, 5)
 	mbs := make([][]int32, 9)
 	for i := range mbs {
 		for j := range 7 {
@@ -100,5 +113,40 @@ func TestLocalSamplingStaysLocal(t *testing.T) {
 				t.Errorf("%s, %T: no call's scratch space kept", name, rs)
 			}
 		}
+	}
+}
+
+// TestSamplingImportsNoDist: package sampling, and every package of the
+// module it imports, directly or not, imports neither package dist nor the
+// distributed samplers (sampling/distsample): a one-process sampler cannot
+// enter the distributed code, which reaches the samplers only through
+// RemoteRows.
+func TestSamplingImportsNoDist(t *testing.T) {
+	const module = "github.com/bulksample/bulksample/"
+	seen := map[string]bool{}
+	var visit func(path, dir string)
+	visit = func(path, dir string) {
+		if seen[path] {
+			return
+		}
+		seen[path] = true
+		pkg, err := build.ImportDir(dir, 0)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		for _, imp := range pkg.Imports {
+			rel, ok := strings.CutPrefix(imp, module)
+			if !ok {
+				continue
+			}
+			if rel == "dist" || strings.HasPrefix(rel, "dist/") || rel == "sampling/distsample" {
+				t.Errorf("%s imports %s", path, imp)
+			}
+			visit(imp, filepath.Join("..", filepath.FromSlash(rel)))
+		}
+	}
+	visit(module+"sampling", ".")
+	if len(seen) < 3 {
+		t.Errorf("visited only %v", seen)
 	}
 }

@@ -47,6 +47,16 @@ type nwRemote struct {
 	vdeg, vpart []int32
 }
 
+// pushBatch is a batch of a pushed layer: its request, and where each
+// stacked row of the batch's picks start in req.Picks (off, len rows+1).
+type pushBatch struct {
+	req     PickRequest
+	off     []int64
+	lo      int     // the first minibatch of the batch
+	at      []int64 // per minibatch: where its requests (then its picks) start
+	mbPicks []int64 // per minibatch: its picks (then where its counts start)
+}
+
 // sampleRemoteLayer is sampleLayer for a RemoteRows source: layer l's
 // groups (total their selection bound) by the batches of its plan.
 func (nw *NodeWise) sampleRemoteLayer(ctx context.Context, c *nwCall, la *LayerArrays, epoch, first, l, s int, prev []int32, prevStart []int, total int64) error {
@@ -183,16 +193,6 @@ func (nw *NodeWise) fetchBatch(ctx context.Context, c *nwCall, prev []int32, pre
 		return nil
 	}
 	return nw.remote.FetchRows(ctx, verts)
-}
-
-// pushBatch is a batch of a pushed layer: its request, and where each
-// stacked row of the batch's picks start in req.Picks (off, len rows+1).
-type pushBatch struct {
-	req     PickRequest
-	off     []int64
-	lo      int     // the first minibatch of the batch
-	at      []int64 // per minibatch: where its requests (then its picks) start
-	mbPicks []int64 // per minibatch: its picks (then where its counts start)
 }
 
 // rowParts sets the degree and part of each row of a group pulled in parts

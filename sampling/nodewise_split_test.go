@@ -70,7 +70,7 @@ func TestSplitExtractionMatchesSerial(t *testing.T) {
 							t.Fatal(err)
 						}
 						samplingtest.CompareBulks(t, name, got, want, 0)
-						if g, w := bulkDigest(got), bulkDigest(want); g != w {
+						if g, w := samplingtest.BulkDigest(got), samplingtest.BulkDigest(want); g != w {
 							t.Errorf("%s rep %d: digest %s, want %s", name, rep, g, w)
 						}
 						samplingtest.CheckBulk(t, a, o, got)

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/internal/par"
-	"github.com/bulksample/bulksample/spgemm"
 )
 
 // overlapPicker is a single-process RemoteRows that pushes every layer
@@ -79,18 +78,7 @@ func (o *overlapPicker) StartPicks(ctx context.Context, req *PickRequest) func()
 // cancellation, after the batch's goroutine has returned.
 func TestOverlapKernel(t *testing.T) {
 	// A random graph of 400 vertices, about 12 weighted edges each.
-	const n = 400
-	var src, dst []int32
-	var w []float32
-	x := uint64(7)
-	for range n * 12 {
-		x = x*6364136223846793005 + 1442695040888963407
-		src, dst, w = append(src, int32(x>>33%n)), append(dst, int32(x>>13%n)), append(w, float32(x>>40%7+1))
-	}
-	a, err := spgemm.FromCOO(n, n, src, dst, w, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := lcgGraph(t, 400, 12, 7, 7)
 	mbs := make([][]int32, 14)
 	for i := range mbs {
 		for j := range 9 {

@@ -11,8 +11,9 @@ import (
 // that live in other processes (docs/design.md section 4): rows pulled
 // from their owners, or picks the owners select (push sampling) and send
 // back. Package distsample's DistRows, over a row-distributed graph, is
-// the implementation; a local source is not one, and the samplers never
-// enter their remote paths (nodewise_remote.go) for it.
+// the implementation; a local source is not one, and the samplers take
+// their remote paths (the node-wise kernel's are nodewise_remote.go) only
+// for a RemoteRows.
 //
 // A sampler reads a row of a RemoteRows (Row; RowSpan and Packed when it
 // is also PackedRows) only between the FetchRows that brought it in and
@@ -41,10 +42,13 @@ import (
 // Layer-wise (LayerWise), for each layer of a bulk: FetchRows once with the
 // distinct frontier vertices of the bulk's minibatches.
 //
-// An error from any method ends the sampling of the bulk. In a distributed
-// run the methods that communicate are collective over the ranks that
-// serve each other, which make their calls in the same order; a sampler
-// makes the same calls whatever its thread count, so that they match.
+// An error from any method ends the sampling of the bulk. The calls that
+// bring rows or picks in depend only on the bulk, the options and what
+// the source returns, never on the sampler's thread count; in a
+// distributed run they are the source's rounds with the ranks that serve
+// each other, whose matching is the source's to arrange (DistRows' rounds
+// of every kind run in the same collective calls, and its Drain serves
+// the ranks still sampling).
 type RemoteRows interface {
 	RowSource
 	// FetchRows brings in the rows of vertices (distinct), replacing

@@ -11,6 +11,7 @@ import (
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 )
 
 // DistInfo describes how a rank of a distributed run holds and uses its
@@ -62,7 +63,7 @@ type DistJob struct {
 // the ranks of world from src; it is collective, every rank of world
 // calling it with the same options and a source of the same data. Each rank
 // holds the data of Options.Dist's layout (see the package documentation),
-// samples with sampling.NewDistSampler, gathers features from a
+// samples with distsample.NewDistSampler, gathers features from a
 // featurex.Dist (Split) or its own copy (Replicated), evaluates as
 // Options.Dist.Eval says, and reduces the gradients with
 // gnn.NewDataParallel over Grid.World(). The ranks first compare what they
@@ -80,7 +81,7 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 	if world.Size()%c != 0 {
 		return nil, fmt.Errorf("train: replication %d does not divide the %d ranks of the job", c, world.Size())
 	}
-	replicated := opt.Dist.Layout == sampling.Replicated
+	replicated := opt.Dist.Layout == distsample.Replicated
 	whole := replicated || (opt.Dist.Eval == EvalGathered && world.Rank() == 0)
 	rd, grid, err := src.load(ctx, world, c, whole, opt.Train.Runtime.Threads)
 	if err != nil {
@@ -232,10 +233,10 @@ func (j *DistJob) sampler(ctx context.Context, label string) (sampling.Sampler, 
 	rd := j.data
 	so := j.Options.distSamplerOptions()
 	graph, fetch := rd.block(), so.EffectiveFetch().String()
-	if so.Layout == sampling.Replicated {
+	if so.Layout == distsample.Replicated {
 		graph, fetch = rd.adj, "replicated"
 	}
-	s, err := sampling.NewDistSampler(ctx, j.Grid, graph, so)
+	s, err := distsample.NewDistSampler(ctx, j.Grid, graph, so)
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", label, err)
 	}
@@ -247,7 +248,7 @@ func (j *DistJob) sampler(ctx context.Context, label string) (sampling.Sampler, 
 func (j *DistJob) features(ctx context.Context, label string) (featurex.Store, error) {
 	rd := j.data
 	f := rd.info.Features
-	if j.Options.Dist.Layout == sampling.Replicated {
+	if j.Options.Dist.Layout == distsample.Replicated {
 		s, err := featurex.NewLocal(rd.feat, f, featurex.LocalOptions{Threads: j.Options.Train.Runtime.Threads})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)

@@ -24,7 +24,7 @@
 // an OGB folder: dataset.LoadRowBlock and LoadFeatureBlock), and of the
 // labels (dataset.LoadLabelBlock) its block's and those of the training
 // vertices, which the owners of the blocks send it once; the rows of other
-// blocks come from their owners while sampling (sampling.NewDistSampler)
+// blocks come from their owners while sampling (distsample.NewDistSampler)
 // and gathering features (featurex.Dist). With the Replicated layout every
 // rank holds the whole dataset and samples without communication. Rank 0
 // of a run with EvalGathered holds the whole dataset too, to evaluate the

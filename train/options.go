@@ -6,6 +6,7 @@ import (
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 )
 
 // Options configure the assembly of a training run. The zero value of each
@@ -50,19 +51,19 @@ type DistOptions struct {
 	// divide the number of ranks. 0 means 1.
 	Replication int
 	// Layout is how the ranks hold the graph and the features:
-	// sampling.Split (the default: each rank its block) or
-	// sampling.Replicated (every rank all of them).
-	Layout sampling.Layout
+	// distsample.Split (the default: each rank its block) or
+	// distsample.Replicated (every rank all of them).
+	Layout distsample.Layout
 	// Fetch is how a Split node-wise sampler gets remote rows:
-	// sampling.FetchAuto (the default: pull or push per layer, by the
+	// distsample.FetchAuto (the default: pull or push per layer, by the
 	// byte model), FetchPull or FetchPush.
-	Fetch sampling.FetchMode
+	Fetch distsample.FetchMode
 	// Overlap is whether a Split node-wise sampler overlaps its push
-	// rounds with its own work (sampling.DistSamplerOptions.Overlap).
-	Overlap sampling.OverlapMode
+	// rounds with its own work (distsample.DistSamplerOptions.Overlap).
+	Overlap distsample.OverlapMode
 	// PullBatchBytes and PushBatchBytes bound what one pull or push round
 	// of a Split node-wise sampler brings to a rank (the fields of
-	// sampling.DistSamplerOptions); 0 means their defaults.
+	// distsample.DistSamplerOptions); 0 means their defaults.
 	PullBatchBytes, PushBatchBytes int64
 	// Eval is where the evaluation after each epoch runs; default
 	// EvalDistributed.
@@ -71,8 +72,8 @@ type DistOptions struct {
 
 // SamplerOptions returns the options of a distributed sampler of so with
 // the layout, fetch, overlap and batch bounds of o.
-func (o DistOptions) SamplerOptions(so sampling.SamplerOptions) sampling.DistSamplerOptions {
-	return sampling.DistSamplerOptions{SamplerOptions: so, Layout: o.Layout, Fetch: o.Fetch, Overlap: o.Overlap,
+func (o DistOptions) SamplerOptions(so sampling.SamplerOptions) distsample.DistSamplerOptions {
+	return distsample.DistSamplerOptions{SamplerOptions: so, Layout: o.Layout, Fetch: o.Fetch, Overlap: o.Overlap,
 		PullBatchBytes: o.PullBatchBytes, PushBatchBytes: o.PushBatchBytes}
 }
 
@@ -126,7 +127,7 @@ func (o *Options) samplerOptions() sampling.SamplerOptions {
 }
 
 // distSamplerOptions returns the options of this rank's sampler.
-func (o *Options) distSamplerOptions() sampling.DistSamplerOptions {
+func (o *Options) distSamplerOptions() distsample.DistSamplerOptions {
 	return o.Dist.SamplerOptions(o.samplerOptions())
 }
 

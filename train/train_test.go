@@ -16,6 +16,7 @@ import (
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/train"
 )
 
@@ -129,7 +130,7 @@ func TestOptionsValidate(t *testing.T) {
 		{func(o *train.Options) { o.Sampler.Fanouts = []int{3, 0} }, "Sampler.Fanouts[1]", false},
 		{func(o *train.Options) { o.Sampler.Semibulk = 2 }, "Sampler.Semibulk", false},
 		{func(o *train.Options) { o.Train.Model.Arch, o.Sampler.Method = gnn.Linear, sampling.MethodLADIES }, "Sampler.Method", false},
-		{func(o *train.Options) { o.Dist.Fetch = sampling.FetchPush; o.Sampler.Method = sampling.MethodFastGCN }, "Dist.Fetch", true},
+		{func(o *train.Options) { o.Dist.Fetch = distsample.FetchPush; o.Sampler.Method = sampling.MethodFastGCN }, "Dist.Fetch", true},
 		{func(o *train.Options) { o.Dist.Replication = -2 }, "Dist.Replication", true},
 		{func(o *train.Options) { o.Train.Model.Arch, o.Train.Model.GCNNorm = gnn.GCN, gnn.GCNBlockNorm }, "Dist.Eval", true},
 	} {
@@ -227,7 +228,7 @@ func TestNewDistSources(t *testing.T) {
 			check("one shared dataset", opt, func(int) train.Source { return train.Whole(shared) })
 			check("blocks", opt, func(r int) train.Source { return blocksOf(t, native, pc[0], opt.Dist.Replication, r) })
 			rep := opt
-			rep.Dist.Layout = sampling.Replicated
+			rep.Dist.Layout = distsample.Replicated
 			check("replicated", rep, func(int) train.Source { return train.Path(native, nil) })
 			gathered := opt
 			gathered.Dist.Eval = train.EvalGathered

@@ -17,6 +17,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -247,11 +248,11 @@ func (m *modelInputs) bytes(fetch string, p, c int) float64 {
 		return 0
 	}
 	// The sums are over ranks: every rank sends the headers.
-	header := float64(p) * sampling.SampleHeaderBytes(p, c, (m.layers+1)*m.bulks)
+	header := float64(p) * distsample.SampleHeaderBytes(p, c, (m.layers+1)*m.bulks)
 	if fetch == "pull" {
-		return sampling.PullSampleBytes(p, c, m.distinct, m.degSum) + header
+		return distsample.PullSampleBytes(p, c, m.distinct, m.degSum) + header
 	}
-	return sampling.PushSampleBytes(p, c, m.rows, m.pickSum) + header
+	return distsample.PushSampleBytes(p, c, m.rows, m.pickSum) + header
 }
 
 // costModel samples the minibatches of each rank in one process (the

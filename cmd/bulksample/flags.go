@@ -2,7 +2,7 @@ package main
 
 // The flag groups that the commands share: each registers its flags on a
 // command's flag set and fills the library's option structs from them
-// (sampling.SamplerOptions, sampling.DistSamplerOptions, train.Options),
+// (sampling.SamplerOptions, distsample.DistSamplerOptions, train.Options),
 // whose Validate the commands call. A library option error names a field;
 // optionError turns it into a usage error naming the flag that set it.
 

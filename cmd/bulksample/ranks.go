@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
-	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/train"
 )
 
@@ -79,7 +79,7 @@ const maxInProcRanks = 1024
 func (r *rankFlags) distributed() bool { return r.inproc > 0 || dist.LaunchedSize() > 0 }
 
 // distFlags are the distribution flags of sample and train, which fill the
-// Layout and Fetch of sampling.DistSamplerOptions and train.DistOptions;
+// Layout and Fetch of distsample.DistSamplerOptions and train.DistOptions;
 // train adds --eval.
 type distFlags struct {
 	rankFlags
@@ -96,13 +96,13 @@ func (d *distFlags) add(fs *flag.FlagSet, eval bool) {
 	d.rankFlags.add(fs)
 	fs.StringVar(&d.fetch, "fetch", "auto", "distributed runs: pull (fetch the rows of A from their owners, 1.5D), push (owners sample and return only the picks)\n"+
 		"or auto (each layer of each bulk whichever of the two the byte model says sends less; the JSON's fetch_layers says what it chose)")
-	fs.StringVar(&d.overlap, "overlap", "default", "distributed runs: on, off or default (sampling.DefaultOverlap): whether a rank asks for a pushed layer's next\n"+
+	fs.StringVar(&d.overlap, "overlap", "default", "distributed runs: on, off or default (distsample.DefaultOverlap): whether a rank asks for a pushed layer's next\n"+
 		"batch of picks while it extracts the current one (the JSON's rank_spread.overlap_hidden_seconds says what it hid)")
 	fs.Var(&d.pullBatch, "pull-batch", "distributed node-wise runs on a split graph: the most bytes of rows one pull round brings\n"+
 		"to a rank (a size: 64MiB, 1GiB, bytes), 0 for 4 times the rank's block of column ids and at least 16 MiB;\n"+
 		"more sends fewer bytes and holds more memory")
 	fs.Var(&d.pushBatch, "push-batch", "distributed node-wise runs on a split graph: the most bytes of picks one push round brings\n"+
-		"to a rank (a size), 0 for sampling.DefaultPushBatchBytes; it changes the rounds and their memory, not the\n"+
+		"to a rank (a size), 0 for distsample.DefaultPushBatchBytes; it changes the rounds and their memory, not the\n"+
 		"bytes sent")
 	fs.BoolVar(&d.replicate, "replicate-graph", false, "distributed runs: every rank holds the whole graph; sampling needs no communication")
 	fs.IntVar(&d.failRank, "fail-rank", -1, "testing: make this rank fail after its first bulk, to check that the whole job ends")
@@ -118,14 +118,14 @@ func (d *distFlags) add(fs *flag.FlagSet, eval bool) {
 func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 	o := train.DistOptions{Replication: d.replication, PullBatchBytes: int64(d.pullBatch), PushBatchBytes: int64(d.pushBatch)}
 	var err error
-	if o.Fetch, err = sampling.ParseFetchMode(d.fetch); err != nil {
+	if o.Fetch, err = distsample.ParseFetchMode(d.fetch); err != nil {
 		return o, usageError(fs, "--fetch %q: want auto, pull or push", d.fetch)
 	}
-	if o.Overlap, err = sampling.ParseOverlapMode(d.overlap); err != nil {
+	if o.Overlap, err = distsample.ParseOverlapMode(d.overlap); err != nil {
 		return o, usageError(fs, "--overlap %q: want default, on or off", d.overlap)
 	}
 	if d.replicate {
-		o.Layout = sampling.Replicated
+		o.Layout = distsample.Replicated
 	}
 	if d.eval != "" {
 		if o.Eval, err = train.ParseEvalMode(d.eval); err != nil {
@@ -151,8 +151,8 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 }
 
 // fetchName is how the JSON names the way a run's ranks read the graph.
-func fetchName(o sampling.DistSamplerOptions) string {
-	if o.Layout == sampling.Replicated {
+func fetchName(o distsample.DistSamplerOptions) string {
+	if o.Layout == distsample.Replicated {
 		return "replicated"
 	}
 	return o.EffectiveFetch().String()

@@ -1,7 +1,7 @@
 package main
 
 // The distributed path of `bulksample sample`: each rank samples its run
-// of every bulk with sampling.NewDistSampler on the graph as it holds it
+// of every bulk with distsample.NewDistSampler on the graph as it holds it
 // (its block of rows, or the whole graph with --replicate-graph). Only
 // rank 0 prints.
 
@@ -15,6 +15,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -83,7 +84,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 		return err
 	}
 	opt := c.dist.SamplerOptions(c.sampler)
-	s, err := sampling.NewDistSampler(ctx, grid, d.Adj, opt)
+	s, err := distsample.NewDistSampler(ctx, grid, d.Adj, opt)
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)
 	}
@@ -96,7 +97,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	// goal follow the sampler's own memory instead (R-MAT 24, 4 ranks: the
 	// heap peaked at 190 MB for 103 MB live).
 	runtime.GC()
-	if ds, ok := s.(*sampling.DistNodeWise); ok {
+	if ds, ok := s.(*distsample.DistNodeWise); ok {
 		sum.Overlap = ds.Rows().Overlap()
 	}
 	busy, edges, sampleBytes, dg, digestTime, err := sampleRankBulks(ctx, e, c, grid, s, ep)
@@ -110,13 +111,13 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	// The layer-wise methods read the values (A∘A), as weighted node-wise
 	// sampling does: their pages are resident.
 	held := graphBytes(d.Adj, c.sampler.Weighted || c.sampler.Method != sampling.MethodNode)
-	if ls, ok := s.(*sampling.DistLayerWise); ok && ls.Matrix().Local != d.Adj {
+	if ls, ok := s.(*distsample.DistLayerWise); ok && ls.Matrix().Local != d.Adj {
 		held += graphBytes(ls.Matrix().Local, true) // LADIES' normalised copy
 	}
 	if err := gatherRanks(ctx, grid, rankFigures(s, busy, edges, procstat.PeakRSS(), held, sampleBytes, layers), layers, &sum); err != nil {
 		return err
 	}
-	if c.sampler.Method != sampling.MethodNode || c.dist.Layout == sampling.Replicated {
+	if c.sampler.Method != sampling.MethodNode || c.dist.Layout == distsample.Replicated {
 		sum.FetchLayers = nil
 	}
 	sum.DigestSeconds = digestTime.Seconds()
@@ -184,7 +185,7 @@ func sampleRankBulks(ctx context.Context, e *env, c *sampleConfig, grid *dist.Gr
 		largest = max(largest, b.Bytes())
 		if c.digest {
 			t := time.Now()
-			if err := sampling.GatherDigest(ctx, grid.World(), dg, b); err != nil {
+			if err := distsample.GatherDigest(ctx, grid.World(), dg, b); err != nil {
 				return 0, 0, 0, nil, 0, err
 			}
 			if err := grid.World().Barrier(ctx, dist.PhaseControl); err != nil {
@@ -266,7 +267,7 @@ func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm
 		return nil, nil, nil, err
 	}
 	opt := &dataset.LoadOptions{Threads: c.sampler.Threads, Progress: progressOf(e, world)}
-	if c.dist.Layout == sampling.Replicated {
+	if c.dist.Layout == distsample.Replicated {
 		d, err := dataset.LoadContext(ctx, c.graph, opt)
 		if err != nil {
 			return nil, nil, nil, err

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist/mpitest"
-	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/train"
 )
 
@@ -134,7 +134,7 @@ func TestSampleOverlap(t *testing.T) {
 			t.Errorf("%s: digest %s; want %s (one process)", name, got, want)
 		}
 		s := lastJSON[distSummary](t, out)
-		on := tc.overlap == "on" || tc.overlap == "default" && sampling.DefaultOverlap == sampling.OverlapOn
+		on := tc.overlap == "on" || tc.overlap == "default" && distsample.DefaultOverlap == distsample.OverlapOn
 		// Auto pulls this run's last layer (every neighbour): its push
 		// layers are one batch each, with nothing to overlap.
 		batches := on && tc.fetch == "push"
@@ -360,7 +360,7 @@ func TestSampleDistFlagsMapToOptions(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := train.DistOptions{Replication: 3, Layout: sampling.Replicated, Fetch: sampling.FetchPush, Overlap: sampling.OverlapOn}
+	want := train.DistOptions{Replication: 3, Layout: distsample.Replicated, Fetch: distsample.FetchPush, Overlap: distsample.OverlapOn}
 	if c.dist != want || c.ranks.inproc != 6 || c.ranks.failRank != 2 || c.ranks.stall != 90*time.Second {
 		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 6, 2, 1m30s", c.dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, want)
 	}

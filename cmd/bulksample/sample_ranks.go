@@ -1,7 +1,7 @@
 package main
 
 // Where a distributed `bulksample sample` spent its time, rank by rank:
-// every rank sends its figures (sampling.DistStats: its own sampling work,
+// every rank sends its figures (distsample.DistStats: its own sampling work,
 // its row exchange's rounds by kind, the idle time after its own work) to
 // rank 0, which sums them per kind and gives the spread over the ranks.
 
@@ -12,6 +12,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -140,8 +141,8 @@ func kindsOf(s *dist.ExchangeStats) [exchangeKindCount]*dist.RoundStats {
 // the sampler, busy), its sampled edges, its peak resident set, and the
 // bytes of its graph and of its largest bulk.
 func rankFigures(s sampling.Sampler, busy time.Duration, edges, rss, graph, sample int64, layers int) []float64 {
-	var st sampling.DistStats
-	if ds, ok := s.(interface{ Stats() sampling.DistStats }); ok {
+	var st distsample.DistStats
+	if ds, ok := s.(interface{ Stats() distsample.DistStats }); ok {
 		st = ds.Stats()
 	} else {
 		st.Wall = busy

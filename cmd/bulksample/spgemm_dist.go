@@ -22,6 +22,7 @@ import (
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -233,7 +234,7 @@ func spgemmRank(ctx context.Context, e *env, job *spgemmJob, world dist.Comm) er
 		if w.Rank() == 0 {
 			dg = sampling.NewDigest()
 		}
-		if err := sampling.GatherEncoded(ctx, w, dg, enc); err != nil {
+		if err := distsample.GatherEncoded(ctx, w, dg, enc); err != nil {
 			return err
 		}
 	}

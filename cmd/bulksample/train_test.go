@@ -16,6 +16,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/spgemm"
 	"github.com/bulksample/bulksample/train"
 )
@@ -290,7 +291,7 @@ func TestTrainFlags(t *testing.T) {
 	if !reflect.DeepEqual(c.opt.Train, want) {
 		t.Errorf("options %+v; want %+v", c.opt.Train, want)
 	}
-	if wantDist := (train.DistOptions{Replication: 2, Layout: sampling.Replicated, Fetch: sampling.FetchPull, Eval: train.EvalGathered}); c.opt.Dist != wantDist || c.ranks.inproc != 4 || c.ranks.failRank != 3 || c.ranks.stall != defaultStallTimeout {
+	if wantDist := (train.DistOptions{Replication: 2, Layout: distsample.Replicated, Fetch: distsample.FetchPull, Eval: train.EvalGathered}); c.opt.Dist != wantDist || c.ranks.inproc != 4 || c.ranks.failRank != 3 || c.ranks.stall != defaultStallTimeout {
 		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 4, 3, %v", c.opt.Dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, wantDist, defaultStallTimeout)
 	}
 	if wantSampler := (sampling.SamplerOptions{Method: "ladies", Fanouts: []int{64, 64, 64}, Normalize: true}); !reflect.DeepEqual(c.opt.Sampler, wantSampler) {

@@ -301,6 +301,23 @@ func EpochDigest(t *testing.T, mk func() (sampling.Sampler, error), ep *sampling
 	return d.Sum()
 }
 
+// BulkDigest returns the digest of one bulk.
+func BulkDigest(b *sampling.Bulk) string {
+	d := sampling.NewDigest()
+	d.AddBulk(b)
+	return d.Sum()
+}
+
+// BulkBytes is the memory of a bulk's output arrays, which the tests'
+// bounds on a warm sampler's allocations allow a fraction of.
+func BulkBytes(b *sampling.Bulk) int64 {
+	var n int64
+	for _, la := range b.Layers {
+		n += int64(8*len(la.Indptr) + 4*len(la.Indices) + 4*len(la.Data) + 4*len(la.Src) + 4*len(la.Deg))
+	}
+	return n
+}
+
 // NewNodeWise builds the node-wise sampler under test over a with opt.
 type NewNodeWise func(a *spgemm.CSR, opt sampling.NodeWiseOptions) (sampling.Sampler, error)
 

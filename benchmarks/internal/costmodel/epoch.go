@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 )
 
 // The whole-epoch model of data-parallel GraphSAGE training: per rank and
@@ -213,7 +213,7 @@ func PredictEpoch(w Workload, cl Cluster, c int, r Rates) (Epoch, error) {
 	if w.DistributedGraph {
 		bulks := math.Ceil(n / float64(w.Bulk))
 		rounds := float64(w.Shape.Layers()+1) * bulks
-		e.SampleBytes = sampling.PushSampleBytes(cl.P, c, n*w.Shape.Rows(), n*w.Shape.Edges()) + sampling.SampleHeaderBytes(cl.P, c, 1)*rounds
+		e.SampleBytes = distsample.PushSampleBytes(cl.P, c, n*w.Shape.Rows(), n*w.Shape.Edges()) + distsample.SampleHeaderBytes(cl.P, c, 1)*rounds
 		if c < cl.P {
 			e.SampleComm = rounds*cl.Alpha + e.SampleBytes/beta
 		}

@@ -4,7 +4,7 @@ package costmodel
 // written in benchmarks/distbench (which validates them against the
 // counters of dist under mpirun) and live here so that the whole-epoch
 // model (epoch.go) uses the same formulas. The sampling exchanges' model
-// is the library's (sampling.PullSampleBytes, PushSampleBytes and
+// is the library's (distsample.PullSampleBytes, PushSampleBytes and
 // SampleHeaderBytes), which FetchAuto chooses with.
 
 // remoteFraction is the probability that a random vertex is owned by

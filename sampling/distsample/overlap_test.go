@@ -1,4 +1,4 @@
-package sampling_test
+package distsample_test
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/sampling/samplingtest"
 )
 
@@ -38,27 +39,27 @@ func TestDistOverlapEqualsOneProcess(t *testing.T) {
 		for _, tc := range []struct {
 			p, c int
 		}{{1, 1}, {2, 1}, {2, 2}, {3, 1}, {4, 1}, {4, 2}} {
-			for _, fetch := range []sampling.FetchMode{sampling.FetchPull, sampling.FetchPush, sampling.FetchAuto} {
+			for _, fetch := range []distsample.FetchMode{distsample.FetchPull, distsample.FetchPush, distsample.FetchAuto} {
 				for _, budget := range []int64{0, 1} {
-					for _, ov := range []sampling.OverlapMode{sampling.OverlapOff, sampling.OverlapOn, sampling.OverlapDefault} {
-						if ov == sampling.OverlapOn && fetch == sampling.FetchPull {
+					for _, ov := range []distsample.OverlapMode{distsample.OverlapOff, distsample.OverlapOn, distsample.OverlapDefault} {
+						if ov == distsample.OverlapOn && fetch == distsample.FetchPull {
 							continue // an error (TestDistSamplerOptionsValidate)
 						}
 						name := fmt.Sprintf("%s/p=%d/c=%d/%v/batch=%d/overlap=%v", samplingtest.CaseName(base.NodeWiseOptions()), tc.p, tc.c, fetch, budget, ov)
-						opt := sampling.DistSamplerOptions{SamplerOptions: base, Fetch: fetch, Overlap: ov}
+						opt := distsample.DistSamplerOptions{SamplerOptions: base, Fetch: fetch, Overlap: ov}
 						batchBudget(&opt, budget)
 						samplers := make([]sampling.Sampler, tc.p)
 						got, _ := distDigestOf(t, a, tc.p, tc.c, mbs, 8, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
-							s, err := sampling.NewDistSampler(ctx, g, blockOf(g, a), opt)
+							s, err := distsample.NewDistSampler(ctx, g, blockOf(g, a), opt)
 							samplers[g.Rank()] = s
 							return s, err
 						})
 						if got != want {
 							t.Errorf("%s: digest %s; want %s", name, got, want)
 						}
-						var st sampling.OverlapStats
+						var st distsample.OverlapStats
 						for _, s := range samplers {
-							d := s.(*sampling.DistNodeWise)
+							d := s.(*distsample.DistNodeWise)
 							if d.Rows().Overlap() != ov.Overlaps() {
 								t.Errorf("%s: Overlap() = %v; want %v", name, d.Rows().Overlap(), ov.Overlaps())
 							}
@@ -71,7 +72,7 @@ func TestDistOverlapEqualsOneProcess(t *testing.T) {
 						switch {
 						case !ov.Overlaps() && st.Batches != 0:
 							t.Errorf("%s: %d batches overlapped with overlap off", name, st.Batches)
-						case ov.Overlaps() && fetch == sampling.FetchPush && budget == 1 && st.Batches == 0:
+						case ov.Overlaps() && fetch == distsample.FetchPush && budget == 1 && st.Batches == 0:
 							t.Errorf("%s: no batch overlapped", name)
 						}
 					}
@@ -107,7 +108,7 @@ func TestDistOverlapFailureEnds(t *testing.T) {
 	a := samplingtest.RandomGraph(300, 8, false, 31)
 	mbs := samplingtest.RandomSeeds(a.Rows, 24, 9, 32)
 	base := sampling.SamplerOptions{Fanouts: []int{4, 3, 2}, Seed: 31, MaxBulkEdges: 30}
-	opt := sampling.DistSamplerOptions{SamplerOptions: base, Fetch: sampling.FetchPush, PushBatchBytes: 1, Overlap: sampling.OverlapOn}
+	opt := distsample.DistSamplerOptions{SamplerOptions: base, Fetch: distsample.FetchPush, PushBatchBytes: 1, Overlap: distsample.OverlapOn}
 	for _, n := range []int64{1, 2, 3, 5, 8, 13, 21, 34, 55, 89} {
 		start := time.Now()
 		err := dist.RunInProc(context.Background(), 4, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
@@ -116,7 +117,7 @@ func TestDistOverlapFailureEnds(t *testing.T) {
 				return err
 			}
 			defer g.Close()
-			s, err := sampling.NewDistSampler(ctx, g, blockOf(g, a), opt)
+			s, err := distsample.NewDistSampler(ctx, g, blockOf(g, a), opt)
 			if err != nil {
 				return err
 			}

@@ -1,4 +1,4 @@
-package sampling_test
+package distsample_test
 
 import (
 	"context"
@@ -6,7 +6,19 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
+	"github.com/bulksample/bulksample/spgemm"
 )
+
+// pathGraph returns the path 0 - 1 - 2 - 3 - 4 as a symmetric adjacency.
+func pathGraph() *spgemm.CSR {
+	return &spgemm.CSR{
+		Rows: 5, Cols: 5,
+		Indptr:  []int64{0, 1, 3, 5, 7, 8},
+		Indices: []int32{1, 0, 2, 1, 3, 2, 4, 3},
+		Data:    []float32{1, 1, 1, 1, 1, 1, 1, 1},
+	}
+}
 
 // Distributed sampling on 4 in-process ranks (goroutines; under MPI the
 // same rank program runs once per process, on dist.NewMPIWorld's
@@ -17,9 +29,9 @@ import (
 func ExampleNewDistSampler() {
 	a := pathGraph()
 	seeds := [][]int32{{0}, {2}, {4}, {1, 3}}
-	opt := sampling.DistSamplerOptions{
+	opt := distsample.DistSamplerOptions{
 		SamplerOptions: sampling.SamplerOptions{Fanouts: []int{1, 2}, Seed: 7},
-		Fetch:          sampling.FetchPush,
+		Fetch:          distsample.FetchPush,
 	}
 	var digest string
 	err := dist.RunInProc(context.Background(), 4, dist.Options{}, func(ctx context.Context, w dist.Comm) error {
@@ -29,7 +41,7 @@ func ExampleNewDistSampler() {
 		}
 		defer g.Close()
 		// This rank's block of rows, as dataset.LoadRowBlock reads it.
-		s, err := sampling.NewDistSampler(ctx, g, blockOf(g, a), opt)
+		s, err := distsample.NewDistSampler(ctx, g, blockOf(g, a), opt)
 		if err != nil {
 			return err
 		}
@@ -42,7 +54,7 @@ func ExampleNewDistSampler() {
 		if g.Rank() == 0 {
 			d = sampling.NewDigest()
 		}
-		if err := sampling.GatherDigest(ctx, g.World(), d, b); err != nil {
+		if err := distsample.GatherDigest(ctx, g.World(), d, b); err != nil {
 			return err
 		}
 		if d != nil {

@@ -1,4 +1,4 @@
-package sampling_test
+package distsample_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/sampling/samplingtest"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -27,13 +28,13 @@ func blockOf(g *dist.Grid, a *spgemm.CSR) *spgemm.CSR {
 // method (node-wise pulled and pushed, with degrees; LADIES on the matrix as
 // given and normalised; FastGCN), on a Split and a Replicated graph and on
 // grids with and without replicas, the digest of NewSampler on the whole
-// graph with the same options.
+// graph with the same options, and a sampler of the same fingerprint.
 func TestNewDistSamplerEqualsNewSampler(t *testing.T) {
 	a := samplingtest.RandomGraph(240, 7, true, 8)
 	mbs := samplingtest.RandomSeeds(a.Rows, 7, 10, 6)
-	for _, opt := range []sampling.DistSamplerOptions{
+	for _, opt := range []distsample.DistSamplerOptions{
 		{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{3, 2}, Seed: 1, Degrees: true}},
-		{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4, 2}, Seed: 2, Weighted: true}, Fetch: sampling.FetchPush},
+		{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4, 2}, Seed: 2, Weighted: true}, Fetch: distsample.FetchPush},
 		{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{20, 10}, Seed: 3}},
 		{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{20, 10}, Seed: 3, Normalize: true}},
 		{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{15, 15}, Seed: 4}},
@@ -43,18 +44,26 @@ func TestNewDistSamplerEqualsNewSampler(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := sampledDigest(t, one, mbs)
-		for _, layout := range []sampling.Layout{sampling.Split, sampling.Replicated} {
+		for _, layout := range []distsample.Layout{distsample.Split, distsample.Replicated} {
 			opt.Layout = layout
 			for _, gc := range [][2]int{{2, 1}, {4, 2}, {3, 3}} {
+				var fingerprint string // rank 0's sampler's
 				got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 4, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 					graph := a
-					if layout == sampling.Split {
+					if layout == distsample.Split {
 						graph = blockOf(g, a)
 					}
-					return sampling.NewDistSampler(ctx, g, graph, opt)
+					s, err := distsample.NewDistSampler(ctx, g, graph, opt)
+					if err == nil && g.Rank() == 0 {
+						fingerprint = s.(sampling.Fingerprinter).Fingerprint().String()
+					}
+					return s, err
 				})
 				if got != want {
 					t.Errorf("%s %v %v p=%d c=%d: digest %s; want %s", opt.SamplerOptions.Method, layout, opt.Fetch, gc[0], gc[1], got, want)
+				}
+				if w := one.(sampling.Fingerprinter).Fingerprint().String(); fingerprint != w {
+					t.Errorf("%s %v %v p=%d c=%d: fingerprint %s; want %s", opt.SamplerOptions.Method, layout, opt.Fetch, gc[0], gc[1], fingerprint, w)
 				}
 			}
 		}
@@ -65,41 +74,41 @@ func TestNewDistSamplerEqualsNewSampler(t *testing.T) {
 // method or the layout is an error naming the field.
 func TestDistSamplerOptionsValidate(t *testing.T) {
 	for _, tc := range []struct {
-		opt  sampling.DistSamplerOptions
+		opt  distsample.DistSamplerOptions
 		want string
 	}{
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Fetch: sampling.FetchPush}, "Fetch = push, applies to method node"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: 7}, "Layout = 7"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: 5}, "Fetch = 5"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, PullBatchBytes: -1}, "PullBatchBytes = -1, want >= 0"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, PushBatchBytes: -8}, "PushBatchBytes = -8, want >= 0"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Overlap: 3}, "Overlap = 3, want OverlapDefault, OverlapOn or OverlapOff"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Overlap: -1}, "Overlap = -1"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPull, Overlap: sampling.OverlapOn}, "Overlap = on, overlaps push batches, and fetch pull pulls every layer"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Overlap: sampling.OverlapOn}, "Overlap = on, applies to method node"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}}, PullBatchBytes: 1 << 20}, "PullBatchBytes = 1048576, applies to method node"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: sampling.Replicated, PushBatchBytes: 4096}, "PushBatchBytes = 4096, applies to a split graph"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPush, PullBatchBytes: 1}, "PullBatchBytes = 1, makes no rounds with fetch push"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPull, PushBatchBytes: 1}, "PushBatchBytes = 1, makes no rounds with fetch pull"},
-		{sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Fetch: distsample.FetchPush}, "Fetch = push, applies to method node"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: 7}, "Layout = 7"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: 5}, "Fetch = 5"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, PullBatchBytes: -1}, "PullBatchBytes = -1, want >= 0"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, PushBatchBytes: -8}, "PushBatchBytes = -8, want >= 0"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Overlap: 3}, "Overlap = 3, want OverlapDefault, OverlapOn or OverlapOff"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Overlap: -1}, "Overlap = -1"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: distsample.FetchPull, Overlap: distsample.OverlapOn}, "Overlap = on, overlaps push batches, and fetch pull pulls every layer"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodLADIES, Fanouts: []int{4}}, Overlap: distsample.OverlapOn}, "Overlap = on, applies to method node"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}}, PullBatchBytes: 1 << 20}, "PullBatchBytes = 1048576, applies to method node"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Layout: distsample.Replicated, PushBatchBytes: 4096}, "PushBatchBytes = 4096, applies to a split graph"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: distsample.FetchPush, PullBatchBytes: 1}, "PullBatchBytes = 1, makes no rounds with fetch push"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: distsample.FetchPull, PushBatchBytes: 1}, "PushBatchBytes = 1, makes no rounds with fetch pull"},
+		{distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Method: sampling.MethodFastGCN, Fanouts: []int{4}, Normalize: true}}, "Normalize = true, applies to method ladies"},
 	} {
 		if err := tc.opt.Validate(); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%+v: err = %v; want one containing %q", tc.opt, err, tc.want)
 		}
 	}
-	if err := (&sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}}).Validate(); err != nil {
+	if err := (&distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}}).Validate(); err != nil {
 		t.Errorf("defaults: %v", err)
 	}
-	for _, ov := range []sampling.OverlapMode{sampling.OverlapDefault, sampling.OverlapOn, sampling.OverlapOff} {
-		if err := (&sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: sampling.FetchPush, Overlap: ov}).Validate(); err != nil {
+	for _, ov := range []distsample.OverlapMode{distsample.OverlapDefault, distsample.OverlapOn, distsample.OverlapOff} {
+		if err := (&distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{4}}, Fetch: distsample.FetchPush, Overlap: ov}).Validate(); err != nil {
 			t.Errorf("push, overlap %v: %v", ov, err)
 		}
-		if m, err := sampling.ParseOverlapMode(ov.String()); m != ov || err != nil {
+		if m, err := distsample.ParseOverlapMode(ov.String()); m != ov || err != nil {
 			t.Errorf("ParseOverlapMode(%q) = %v, %v", ov.String(), m, err)
 		}
 	}
-	if _, err := sampling.ParseOverlapMode("yes"); err == nil {
+	if _, err := distsample.ParseOverlapMode("yes"); err == nil {
 		t.Error("ParseOverlapMode(\"yes\"): no error")
 	}
 }
@@ -114,7 +123,7 @@ func TestNewDistSamplerBlock(t *testing.T) {
 			return err
 		}
 		defer g.Close()
-		_, err = sampling.NewDistSampler(ctx, g, a, sampling.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{2}}})
+		_, err = distsample.NewDistSampler(ctx, g, a, distsample.DistSamplerOptions{SamplerOptions: sampling.SamplerOptions{Fanouts: []int{2}}})
 		if err == nil || !strings.Contains(err.Error(), fmt.Sprintf("rank %d", g.Rank())) || !strings.Contains(err.Error(), "50 x 50") {
 			return fmt.Errorf("the whole graph as a block: %v", err)
 		}
@@ -142,20 +151,20 @@ func TestDistSamplerBatchBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := sampledDigest(t, one, mbs)
-		for _, fetch := range []sampling.FetchMode{sampling.FetchPull, sampling.FetchPush, sampling.FetchAuto} {
+		for _, fetch := range []distsample.FetchMode{distsample.FetchPull, distsample.FetchPush, distsample.FetchAuto} {
 			var msgs []int64
 			for _, budget := range []int64{0, 1, 256, 1 << 40} {
-				opt := sampling.DistSamplerOptions{SamplerOptions: base, Fetch: fetch}
+				opt := distsample.DistSamplerOptions{SamplerOptions: base, Fetch: fetch}
 				batchBudget(&opt, budget)
 				got, st := distDigestOf(t, a, 4, 1, mbs, 12, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
-					return sampling.NewDistSampler(ctx, g, blockOf(g, a), opt)
+					return distsample.NewDistSampler(ctx, g, blockOf(g, a), opt)
 				})
 				if got != want {
 					t.Errorf("fanouts %v %v, batches of %d bytes: digest %s; want %s", base.Fanouts, fetch, budget, got, want)
 				}
 				msgs = append(msgs, st.Messages[dist.PhaseSample])
 			}
-			if fetch != sampling.FetchAuto && msgs[1] <= msgs[0] {
+			if fetch != distsample.FetchAuto && msgs[1] <= msgs[0] {
 				t.Errorf("fanouts %v %v: %d sample messages with batches of 1 byte, %d with the default; want more", base.Fanouts, fetch, msgs[1], msgs[0])
 			}
 		}
@@ -164,11 +173,11 @@ func TestDistSamplerBatchBytes(t *testing.T) {
 
 // batchBudget sets the pull and push batch bounds of opt that its fetch
 // mode makes rounds of (the other is an error) to budget.
-func batchBudget(opt *sampling.DistSamplerOptions, budget int64) {
-	if opt.Fetch != sampling.FetchPush {
+func batchBudget(opt *distsample.DistSamplerOptions, budget int64) {
+	if opt.Fetch != distsample.FetchPush {
 		opt.PullBatchBytes = budget
 	}
-	if opt.Fetch != sampling.FetchPull {
+	if opt.Fetch != distsample.FetchPull {
 		opt.PushBatchBytes = budget
 	}
 }

@@ -1,10 +1,11 @@
-package sampling
+package distsample
 
 import (
 	"context"
 	"testing"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -27,8 +28,8 @@ func TestGatherDigestChunks(t *testing.T) {
 	for v := range n {
 		seeds[v] = []int32{int32(v)}
 	}
-	opt := NodeWiseOptions{Fanouts: []int{2, 1}, Seed: 3}
-	one, err := NewNodeWise(a, opt)
+	opt := sampling.NodeWiseOptions{Fanouts: []int{2, 1}, Seed: 3}
+	one, err := sampling.NewNodeWise(a, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +37,7 @@ func TestGatherDigestChunks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := NewDigest()
+	want := sampling.NewDigest()
 	want.AddBulk(b)
 	for _, tc := range []struct {
 		ranks, chunk int
@@ -48,7 +49,7 @@ func TestGatherDigestChunks(t *testing.T) {
 			// Rank r's contiguous run of the minibatches (none past n).
 			per := (n + tc.ranks - 1) / tc.ranks
 			lo, hi := min(w.Rank()*per, n), min((w.Rank()+1)*per, n)
-			s, err := NewNodeWise(a, opt)
+			s, err := sampling.NewNodeWise(a, opt)
 			if err != nil {
 				return err
 			}
@@ -56,9 +57,9 @@ func TestGatherDigestChunks(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			var d *Digest
+			var d *sampling.Digest
 			if w.Rank() == 0 {
-				d = NewDigest()
+				d = sampling.NewDigest()
 			}
 			if err := gatherDigest(ctx, w, d, part, tc.chunk); err != nil {
 				return err

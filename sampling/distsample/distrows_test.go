@@ -1,4 +1,4 @@
-package sampling_test
+package distsample_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/testenv"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/sampling/samplingtest"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -18,7 +19,7 @@ import (
 // ranks with replication c, each rank its run of every bulk, and returns
 // the digest of every minibatch in global order. mode < 0 means the graph
 // replicated on every rank (no communication).
-func distDigest(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, replicated bool, opt sampling.NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats) {
+func distDigest(t *testing.T, a *spgemm.CSR, p, c int, mode distsample.FetchMode, replicated bool, opt sampling.NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats) {
 	t.Helper()
 	return distDigestOf(t, a, p, c, mbs, k, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 		if replicated {
@@ -28,7 +29,7 @@ func distDigest(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, 
 		if err != nil {
 			return nil, err
 		}
-		return sampling.NewDistNodeWise(m, mode, opt)
+		return distsample.NewDistNodeWise(m, mode, opt)
 	})
 }
 
@@ -112,7 +113,7 @@ func sampledDigest(t *testing.T, s sampling.Sampler, mbs [][]int32) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return bulkDigest(b)
+	return samplingtest.BulkDigest(b)
 }
 
 // TestDistNodeWiseEqualsOneProcess: pull, push and replicated sampling on
@@ -149,7 +150,7 @@ func TestDistNodeWiseEqualsOneProcess(t *testing.T) {
 			for _, k := range []int{5, 11} {
 				for _, mode := range []string{"pull", "push", "auto", "replicated"} {
 					name := fmt.Sprintf("%s/p=%d/c=%d/k=%d/%s", samplingtest.CaseName(opt), gc.p, gc.c, k, mode)
-					fm, _ := sampling.ParseFetchMode(mode)
+					fm, _ := distsample.ParseFetchMode(mode)
 					got, st := distDigest(t, a, gc.p, gc.c, fm, mode == "replicated", opt, mbs, k)
 					if got != want {
 						t.Errorf("%s: digest %s; want %s", name, got, want)
@@ -172,8 +173,8 @@ func TestDistNodeWisePushSendsLess(t *testing.T) {
 	a := samplingtest.RandomGraph(2000, 120, false, 9)
 	mbs := samplingtest.RandomSeeds(a.Rows, 4, 64, 4)
 	opt := sampling.NodeWiseOptions{Fanouts: []int{15, 10}, Seed: 3}
-	_, pull := distDigest(t, a, 4, 1, sampling.FetchPull, false, opt, mbs, 4)
-	_, push := distDigest(t, a, 4, 1, sampling.FetchPush, false, opt, mbs, 4)
+	_, pull := distDigest(t, a, 4, 1, distsample.FetchPull, false, opt, mbs, 4)
+	_, push := distDigest(t, a, 4, 1, distsample.FetchPush, false, opt, mbs, 4)
 	ratio := float64(push.Bytes[dist.PhaseSample]) / float64(pull.Bytes[dist.PhaseSample])
 	t.Logf("push/pull sampling bytes = %d/%d = %.3f", push.Bytes[dist.PhaseSample], pull.Bytes[dist.PhaseSample], ratio)
 	if ratio >= 0.5 {
@@ -182,18 +183,18 @@ func TestDistNodeWisePushSendsLess(t *testing.T) {
 }
 
 func TestDistRowsErrors(t *testing.T) {
-	if _, err := sampling.NewDistRows(nil, sampling.FetchPull, sampling.NodeWiseOptions{}); err == nil {
+	if _, err := distsample.NewDistRows(nil, distsample.FetchPull, sampling.NodeWiseOptions{}); err == nil {
 		t.Error("nil matrix: no error")
 	}
-	if _, err := sampling.ParseFetchMode("pool"); err == nil {
-		t.Error(`sampling.ParseFetchMode("pool"): no error`)
+	if _, err := distsample.ParseFetchMode("pool"); err == nil {
+		t.Error(`distsample.ParseFetchMode("pool"): no error`)
 	}
 }
 
-// TestDistLayerWiseEqualsOneProcess: sampling.LADIES and sampling.FastGCN on row blocks
-// (frontier rows pulled per layer, sampling.FastGCN's column norms passed along the
-// blocks) give the single-process digest for every p and c, on a weighted
-// graph whose float sums depend on their order.
+// TestDistLayerWiseEqualsOneProcess: sampling.LADIES and sampling.FastGCN
+// on row blocks (frontier rows pulled per layer, sampling.FastGCN's column
+// norms passed along the blocks) give the single-process digest for every p
+// and c, on a weighted graph whose float sums depend on their order.
 func TestDistLayerWiseEqualsOneProcess(t *testing.T) {
 	a := samplingtest.RandomGraph(300, 8, true, 6)
 	mbs := samplingtest.RandomSeeds(a.Rows, 7, 12, 5)
@@ -213,11 +214,10 @@ func TestDistLayerWiseEqualsOneProcess(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				s, err := sampling.NewDistLayerWise(ctx, m, opt)
-				if err == nil && hashed {
-					sampling.SetDenseMapMax(s, 0)
+				if hashed {
+					return distsample.NewHashedDistLayerWise(ctx, m, opt)
 				}
-				return s, err
+				return distsample.NewDistLayerWise(ctx, m, opt)
 			})
 			if got != want {
 				t.Errorf("%v p=%d c=%d hashed=%v: digest %s; want %s", opt.Method, gc[0], gc[1], hashed, got, want)
@@ -274,17 +274,18 @@ func TestDistNodeWiseDegrees(t *testing.T) {
 		want := oneProcessDigest(t, a, opt, mbs)
 		opt.Degrees = true
 		for _, gc := range [][2]int{{2, 1}, {4, 1}, {4, 2}, {3, 1}} {
-			for _, mode := range []sampling.FetchMode{sampling.FetchPull, sampling.FetchPush} {
+			for _, mode := range []distsample.FetchMode{distsample.FetchPull, distsample.FetchPush} {
 				for _, hashed := range []bool{false, true} {
 					got, _ := distDigestOf(t, a, gc[0], gc[1], mbs, 5, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 						m, err := dist.Distribute(g, a)
 						if err != nil {
 							return nil, err
 						}
-						s, err := sampling.NewDistNodeWise(m, mode, opt)
-						if err == nil && hashed {
-							sampling.SetDenseMapMax(s, 0)
+						newSampler := distsample.NewDistNodeWise
+						if hashed {
+							newSampler = distsample.NewHashedDistNodeWise
 						}
+						s, err := newSampler(m, mode, opt)
 						return degreeChecked{s, a}, err
 					})
 					if got != want {
@@ -299,7 +300,7 @@ func TestDistNodeWiseDegrees(t *testing.T) {
 // distStats samples mbs as distDigestOf does with a DistNodeWise of mode
 // and opt on every rank, and returns the digest, the counters and rank 0's
 // DistStats.
-func distStats(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, opt sampling.NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats, sampling.DistStats) {
+func distStats(t *testing.T, a *spgemm.CSR, p, c int, mode distsample.FetchMode, opt sampling.NodeWiseOptions, mbs [][]int32, k int) (string, dist.Stats, distsample.DistStats) {
 	t.Helper()
 	d, st, samplers := distNodeWise(t, a, p, c, mode, opt, mbs, k, 0)
 	return d, st, samplers[0].Stats()
@@ -308,15 +309,15 @@ func distStats(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, o
 // distNodeWise is distDigestOf with a DistNodeWise of mode and opt on each
 // rank, its pull batches bounded by pullBatch bytes (0: the default); it
 // also returns every rank's sampler, in rank order.
-func distNodeWise(t *testing.T, a *spgemm.CSR, p, c int, mode sampling.FetchMode, opt sampling.NodeWiseOptions, mbs [][]int32, k int, pullBatch int64) (string, dist.Stats, []*sampling.DistNodeWise) {
+func distNodeWise(t *testing.T, a *spgemm.CSR, p, c int, mode distsample.FetchMode, opt sampling.NodeWiseOptions, mbs [][]int32, k int, pullBatch int64) (string, dist.Stats, []*distsample.DistNodeWise) {
 	t.Helper()
-	samplers := make([]*sampling.DistNodeWise, p)
+	samplers := make([]*distsample.DistNodeWise, p)
 	d, st := distDigestOf(t, a, p, c, mbs, k, func(ctx context.Context, g *dist.Grid) (sampling.Sampler, error) {
 		m, err := dist.Distribute(g, a)
 		if err != nil {
 			return nil, err
 		}
-		s, err := sampling.NewDistNodeWise(m, mode, opt)
+		s, err := distsample.NewDistNodeWise(m, mode, opt)
 		if err == nil {
 			s.Rows().SetBatchBytes(pullBatch, 0)
 		}
@@ -336,11 +337,11 @@ func TestDistAutoChoosesByModel(t *testing.T) {
 	mbs := samplingtest.RandomSeeds(a.Rows, 4, 64, 4)
 	for _, tc := range []struct {
 		fanouts []int
-		want    sampling.FetchMode
-	}{{[]int{3, 3}, sampling.FetchPush}, {[]int{-1, -1}, sampling.FetchPull}} {
+		want    distsample.FetchMode
+	}{{[]int{3, 3}, distsample.FetchPush}, {[]int{-1, -1}, distsample.FetchPull}} {
 		opt := sampling.NodeWiseOptions{Fanouts: tc.fanouts, Seed: 3}
 		want := oneProcessDigest(t, a, opt, mbs)
-		got, traffic, st := distStats(t, a, 2, 1, sampling.FetchAuto, opt, mbs, 4)
+		got, traffic, st := distStats(t, a, 2, 1, distsample.FetchAuto, opt, mbs, 4)
 		if got != want {
 			t.Errorf("fanouts %v: digest %s; want %s", tc.fanouts, got, want)
 		}
@@ -353,7 +354,7 @@ func TestDistAutoChoosesByModel(t *testing.T) {
 		}
 		for l, ls := range st.Layers {
 			pulled, pushed := ls.Pull == 1 && ls.Push == 0, ls.Push == 1 && ls.Pull == 0
-			if (tc.want == sampling.FetchPush) != pushed || (tc.want == sampling.FetchPull) != pulled || !(ls.ModelPullBytes > 0 && ls.ModelPushBytes > 0) {
+			if (tc.want == distsample.FetchPush) != pushed || (tc.want == distsample.FetchPull) != pulled || !(ls.ModelPullBytes > 0 && ls.ModelPushBytes > 0) {
 				t.Errorf("fanouts %v layer %d: %+v; want one %v round and the model's bytes", tc.fanouts, l, ls, tc.want)
 			}
 		}
@@ -371,7 +372,7 @@ func TestDistPullBatches(t *testing.T) {
 	for _, cap := range []int64{0, 40} {
 		opt := sampling.NodeWiseOptions{Fanouts: []int{5, 3}, Seed: 3, MaxBulkEdges: cap}
 		want := oneProcessDigest(t, a, opt, mbs)
-		got, traffic, st := distStats(t, a, 4, 1, sampling.FetchPull, opt, mbs, 8)
+		got, traffic, st := distStats(t, a, 4, 1, distsample.FetchPull, opt, mbs, 8)
 		if got != want {
 			t.Errorf("MaxBulkEdges %d: digest %s; want %s", cap, got, want)
 		}
@@ -404,7 +405,7 @@ func TestDistPullParts(t *testing.T) {
 		for _, gc := range [][2]int{{2, 1}, {4, 1}, {4, 2}} {
 			rounds := map[int64]dist.RoundStats{}
 			for _, budget := range []int64{0, 16 << 10, 4 << 10} {
-				got, _, samplers := distNodeWise(t, a, gc[0], gc[1], sampling.FetchPull, opt, mbs, 8, budget)
+				got, _, samplers := distNodeWise(t, a, gc[0], gc[1], distsample.FetchPull, opt, mbs, 8, budget)
 				name := fmt.Sprintf("%s p=%d c=%d budget %d", samplingtest.CaseName(opt), gc[0], gc[1], budget)
 				if got != want {
 					t.Errorf("%s: digest %s; want %s", name, got, want)
@@ -449,7 +450,7 @@ func TestPullParts(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			d, err := sampling.NewDistRows(m, sampling.FetchPull, sampling.NodeWiseOptions{Fanouts: []int{3}})
+			d, err := distsample.NewDistRows(m, distsample.FetchPull, sampling.NodeWiseOptions{Fanouts: []int{3}})
 			if err != nil {
 				return err
 			}
@@ -588,7 +589,7 @@ func TestDistAutoModelCountsParts(t *testing.T) {
 		a := samplingtest.RandomGraph(2000, deg, false, 9)
 		for _, budget := range []int64{0, 2048, 256} {
 			for _, p := range []int{2, 4} {
-				run := func(mode sampling.FetchMode) (float64, int64) {
+				run := func(mode distsample.FetchMode) (float64, int64) {
 					_, st, samplers := distNodeWise(t, a, p, 1, mode, opt, mbs, 8, budget)
 					var model float64
 					for _, s := range samplers {
@@ -598,8 +599,8 @@ func TestDistAutoModelCountsParts(t *testing.T) {
 					}
 					return model, st.Bytes[dist.PhaseSample]
 				}
-				model, _ := run(sampling.FetchAuto)
-				_, sent := run(sampling.FetchPull)
+				model, _ := run(distsample.FetchAuto)
+				_, sent := run(distsample.FetchPull)
 				if r := model / float64(sent); r < 0.8 || r > 1.2 {
 					t.Errorf("degree %d, budget %d bytes, p = %d: the model's pull bytes %.0f are %.2f of the %d a pull sends; want 0.8-1.2", deg, budget, p, model, r, sent)
 				}

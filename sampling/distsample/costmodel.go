@@ -1,4 +1,4 @@
-package sampling
+package distsample
 
 // The byte model of the distributed samplers' exchanges (docs/design.md
 // section 4), per rank. FetchAuto chooses pull or push per layer with it;

@@ -1,16 +1,13 @@
-package sampling
+package distsample
 
-// Distributed sampling (docs/design.md section 4). Rows of A are split in
-// p/c blocks over the process rows of a dist.Grid; a rank finds every
-// block inside its process column. The samplers are the ordinary NodeWise
-// and LayerWise reading A through DistRows, their RemoteRows: the row
-// exchange of package dist (dist.RowExchange: rows pulled by global id,
-// degrees) plus the push layer of this file, a dist.RowService with which
-// the owners of rows select their picks with RowPicker and send back only
-// those. Which of the two a node-wise layer uses is the DistRows' plan of
-// the layer (PlanLayer), so that pull and push can be chosen per layer;
-// rounds of every kind run in the same collective calls, so ranks may mix
-// them.
+// DistRows, the rows of a row-distributed adjacency (docs/design.md
+// section 4): the row exchange of package dist (dist.RowExchange: rows
+// pulled by global id, degrees) plus the push layer of this file, a
+// dist.RowService with which the owners of rows select their picks with
+// sampling.RowPicker and send back only those. Which of the two a
+// node-wise layer uses is the DistRows' plan of the layer (PlanLayer), so
+// that pull and push can be chosen per layer; rounds of every kind run in
+// the same collective calls, so ranks may mix them.
 
 import (
 	"context"
@@ -21,7 +18,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
-	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/sampling"
 )
 
 // FetchMode is how a distributed sampler gets the rows it samples.
@@ -65,26 +62,26 @@ func ParseFetchMode(s string) (FetchMode, error) {
 	case "push":
 		return FetchPush, nil
 	}
-	return 0, fmt.Errorf("sampling: fetch mode %q, want auto, pull or push", s)
+	return 0, fmt.Errorf("distsample: fetch mode %q, want auto, pull or push", s)
 }
 
 // kindPicks is the dist.RowExchange kind of push requests.
 const kindPicks = dist.KindUser
 
-// DistRows is the RowSource of a row-distributed adjacency (dist.Matrix),
-// a RemoteRows: local rows are read in place, the others come through a
-// dist.RowExchange inside this rank's process column, pulled (FetchRows,
-// PackedRows) or selected by their owners (FetchPicks), as its plan says
-// per layer (PlanLayer); it is a DegreeSource too
-// (NodeWiseOptions.Degrees, for GCN). Every rank of the grid must make its DistRows with the same
-// options, and call Drain after its own work of a bulk (the distributed
-// samplers do). It is used by one goroutine (the sampler's), apart from
-// Row, RowSpan and Packed, which may be called concurrently between
-// fetches.
+// DistRows is the sampling.RowSource of a row-distributed adjacency
+// (dist.Matrix), a sampling.RemoteRows: local rows are read in place, the
+// others come through a dist.RowExchange inside this rank's process column,
+// pulled (FetchRows, sampling.PackedRows) or selected by their owners
+// (FetchPicks), as its plan says per layer (PlanLayer); it is a
+// sampling.DegreeSource too (sampling.NodeWiseOptions.Degrees, for GCN).
+// Every rank of the grid must make its DistRows with the same options, and
+// call Drain after its own work of a bulk (the distributed samplers do). It
+// is used by one goroutine (the sampler's), apart from Row, RowSpan and
+// Packed, which may be called concurrently between fetches.
 type DistRows struct {
 	x       *dist.RowExchange
 	mode    FetchMode
-	pickers []*RowPicker // one per serving goroutine of x
+	pickers []*sampling.RowPicker // one per serving goroutine of x
 	layers  []LayerFetchStats
 	// Push batches on a goroutine of their own (SetOverlap), and what it
 	// hid.
@@ -100,37 +97,37 @@ type DistRows struct {
 }
 
 var (
-	_ RemoteRows   = (*DistRows)(nil)
-	_ PackedRows   = (*DistRows)(nil)
-	_ DegreeSource = (*DistRows)(nil)
+	_ sampling.RemoteRows   = (*DistRows)(nil)
+	_ sampling.PackedRows   = (*DistRows)(nil)
+	_ sampling.DegreeSource = (*DistRows)(nil)
 )
 
 // NewDistRows returns the row source over m for a node-wise sampler with
 // options opt (Seed, Weighted and Replace are used by the owners to pick,
 // Threads by the owners to serve), which fetches with mode at every layer
 // (FetchAuto: as the byte model says). m must be square (a graph).
-func NewDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions) (*DistRows, error) {
+func NewDistRows(m *dist.Matrix, mode FetchMode, opt sampling.NodeWiseOptions) (*DistRows, error) {
 	if m == nil || m.Grid == nil || m.Local == nil {
-		return nil, errors.New("sampling: NewDistRows: nil matrix")
+		return nil, errors.New("distsample: NewDistRows: nil matrix")
 	}
 	if mode != FetchAuto && mode != FetchPull && mode != FetchPush {
-		return nil, fmt.Errorf("sampling: NewDistRows: fetch mode %d", int(mode))
+		return nil, fmt.Errorf("distsample: NewDistRows: fetch mode %d", int(mode))
 	}
 	return newDistRows(m, mode, opt, opt.Weighted)
 }
 
 // newDistRows is NewDistRows, pulling values when values is set.
-func newDistRows(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions, values bool) (*DistRows, error) {
+func newDistRows(m *dist.Matrix, mode FetchMode, opt sampling.NodeWiseOptions, values bool) (*DistRows, error) {
 	if !m.IsSquare() {
-		return nil, fmt.Errorf("sampling: rank %d: the graph's block is %d x %d of a %d-vertex graph; want a square adjacency", m.Grid.Rank(), m.Local.Rows, m.Local.Cols, m.Grid.NumVertices())
+		return nil, fmt.Errorf("distsample: rank %d: the graph's block is %d x %d of a %d-vertex graph; want a square adjacency", m.Grid.Rank(), m.Local.Rows, m.Local.Cols, m.Grid.NumVertices())
 	}
 	x, err := dist.NewRowExchange(m, dist.RowExchangeOptions{Values: values, Phase: dist.PhaseSample, Threads: opt.Threads})
 	if err != nil {
 		return nil, err
 	}
-	d := &DistRows{x: x, mode: mode, pickers: make([]*RowPicker, x.Threads())}
+	d := &DistRows{x: x, mode: mode, pickers: make([]*sampling.RowPicker, x.Threads())}
 	for w := range d.pickers {
-		d.pickers[w] = NewRowPicker(opt)
+		d.pickers[w] = sampling.NewRowPicker(opt)
 	}
 	if err := x.Handle(kindPicks, pickService{d.pickers}); err != nil {
 		return nil, err
@@ -190,9 +187,9 @@ func (d *DistRows) SetOverlap(on bool) { d.overlap = on }
 func (d *DistRows) Overlap() bool { return d.overlap && dist.ConcurrentComms(d.x.Comm()) }
 
 // StartPicks runs FetchPicks(ctx, req) on a goroutine of its own and
-// returns the function that waits for it (RemoteRows): the batches of a
-// pushed layer whose plan overlaps (SetOverlap).
-func (d *DistRows) StartPicks(ctx context.Context, req *PickRequest) func() error {
+// returns the function that waits for it (sampling.RemoteRows): the batches
+// of a pushed layer whose plan overlaps (SetOverlap).
+func (d *DistRows) StartPicks(ctx context.Context, req *sampling.PickRequest) func() error {
 	done := make(chan error, 1)
 	var took time.Duration
 	go func() {
@@ -212,26 +209,26 @@ func (d *DistRows) StartPicks(ctx context.Context, req *PickRequest) func() erro
 }
 
 // PlanLayer returns how node-wise layer dm.Layer reads its rows
-// (RemoteRows): pulled or pushed as layerFetch says, in the batches of
-// pullBatches or pushBatches, a pushed layer's overlapped when Overlap
-// says so.
-func (d *DistRows) PlanLayer(dm LayerDemand, batches []int) LayerPlan {
+// (sampling.RemoteRows): pulled or pushed as layerFetch says, in the
+// batches of pullBatches or pushBatches, a pushed layer's overlapped when
+// Overlap says so.
+func (d *DistRows) PlanLayer(dm sampling.LayerDemand, batches []int) sampling.LayerPlan {
 	if d.layerFetch(dm) == FetchPush {
-		return LayerPlan{Push: true, Overlap: d.Overlap(), Batches: d.pushBatches(dm, batches)}
+		return sampling.LayerPlan{Push: true, Overlap: d.Overlap(), Batches: d.pushBatches(dm, batches)}
 	}
-	return LayerPlan{Batches: d.pullBatches(dm, batches)}
+	return sampling.LayerPlan{Batches: d.pullBatches(dm, batches)}
 }
 
 // layerFetch returns how node-wise layer d.Layer fetches its rows: the
 // DistRows' mode, or with FetchAuto the one the byte model predicts to
 // send fewer bytes, and counts it in the layer's LayerFetchStats. The
-// model's inputs (the distinct
-// rows of each pull group and their degrees, the rows' picks) are
-// estimated from the rows of this rank's own block among them, whose
+// model's inputs (the distinct rows of each pull group and their degrees,
+// the rows' picks) are estimated from the rows of this rank's own block
+// among them, whose
 // degrees it reads in place: a sample of the layer's rows when the vertex
 // ids are spread over the blocks, as R-MAT's and relabelled graphs' are.
 // With no row of its own among them it pushes.
-func (d *DistRows) layerFetch(dm LayerDemand) FetchMode {
+func (d *DistRows) layerFetch(dm sampling.LayerDemand) FetchMode {
 	for len(d.layers) <= dm.Layer {
 		d.layers = append(d.layers, LayerFetchStats{})
 	}
@@ -262,7 +259,7 @@ const planRows = 1 << 16
 
 // plan returns the cheaper mode of dm by the byte model and the bytes it
 // predicts for pull (in the batches of pullBatches) and push.
-func (d *DistRows) plan(dm LayerDemand) (FetchMode, float64, float64) {
+func (d *DistRows) plan(dm sampling.LayerDemand) (FetchMode, float64, float64) {
 	g := d.x.Matrix().Grid
 	p, c := g.Size(), g.Replication()
 	var rows float64 // the layer's expanded rows
@@ -355,7 +352,7 @@ func (d *DistRows) newBatch() {
 
 // markGroup scans group j of dm, marking its rows of this rank's block as
 // seen in the current batch.
-func (d *DistRows) markGroup(dm LayerDemand, j int) groupFigures {
+func (d *DistRows) markGroup(dm sampling.LayerDemand, j int) groupFigures {
 	m := d.x.Matrix()
 	lo, hi := m.Lo, m.Hi
 	if len(d.mark) != int(hi-lo) {
@@ -389,7 +386,7 @@ func (d *DistRows) markGroup(dm LayerDemand, j int) groupFigures {
 // batched cuts the groups of dm into pull batches (see pullBatches) and
 // calls each with every group's figures in order, newBatch set for the
 // first group of a batch, until it has scanned limit rows (0: all).
-func (d *DistRows) batched(dm LayerDemand, limit int, each func(f groupFigures, newBatch bool)) {
+func (d *DistRows) batched(dm sampling.LayerDemand, limit int, each func(f groupFigures, newBatch bool)) {
 	budget := float64(d.pullWords())
 	var est, scanned float64
 	d.newBatch()
@@ -425,10 +422,11 @@ func (d *DistRows) remoteWords(ownDeg, ownRows float64) float64 {
 
 // pullBatches cuts the groups of a pulled layer into the batches one
 // FetchRows brings in, appending their boundaries to dst[:0]: consecutive
-// groups while the words of their distinct remote rows, estimated from the rows of this rank's
-// block among them (whose degrees it reads in place), stay within
-// pullWords. A batch of one group may exceed it: PullParts then cuts it.
-func (d *DistRows) pullBatches(dm LayerDemand, dst []int) []int {
+// groups while the words of their distinct remote rows, estimated from the
+// rows of this rank's block among them (whose degrees it reads in place),
+// stay within pullWords. A batch of one group may exceed it: PullParts then
+// cuts it.
+func (d *DistRows) pullBatches(dm sampling.LayerDemand, dst []int) []int {
 	dst = dst[:0]
 	j := 0
 	d.batched(dm, 0, func(_ groupFigures, newBatch bool) {
@@ -441,7 +439,7 @@ func (d *DistRows) pullBatches(dm LayerDemand, dst []int) []int {
 }
 
 // PullParts cuts vertices, the distinct rows of a batch of one group,
-// into parts whose remote rows fit pullWords (RemoteRows). When the
+// into parts whose remote rows fit pullWords (sampling.RemoteRows). When the
 // remote rows' words, estimated from this rank's rows among them as
 // pullBatches estimates them, are at most half the budget, it returns one
 // part at once, deg unset; otherwise it asks the owners for the rows'
@@ -551,7 +549,7 @@ func (d *DistRows) pushWords() int64 {
 // sample is the same whatever they are. It panics on a negative budget.
 func (d *DistRows) SetBatchBytes(pull, push int64) {
 	if pull < 0 || push < 0 {
-		panic(fmt.Sprintf("sampling: DistRows.SetBatchBytes(%d, %d): want >= 0", pull, push))
+		panic(fmt.Sprintf("distsample: DistRows.SetBatchBytes(%d, %d): want >= 0", pull, push))
 	}
 	d.pullBudget, d.pushBudget = pull, push
 }
@@ -560,7 +558,7 @@ func (d *DistRows) SetBatchBytes(pull, push int64) {
 // their picks: the rows times the fanout, or with no fanout (every
 // neighbour) the picks of its rows of this rank's block scaled to all its
 // rows.
-func (d *DistRows) groupPicks(dm LayerDemand, j int) (int64, int64) {
+func (d *DistRows) groupPicks(dm sampling.LayerDemand, j int) (int64, int64) {
 	var rows int64
 	for mb := dm.Groups[j]; mb < dm.Groups[j+1]; mb++ {
 		rows += int64(dm.Start[mb+1] - dm.Start[mb])
@@ -581,7 +579,7 @@ func (d *DistRows) groupPicks(dm LayerDemand, j int) (int64, int64) {
 // pushBatched cuts the groups of dm into push batches, consecutive groups
 // while the bound of their picks stays within the push budget, and calls
 // each with its first group and its expanded rows.
-func (d *DistRows) pushBatched(dm LayerDemand, each func(j int, rows int64)) {
+func (d *DistRows) pushBatched(dm sampling.LayerDemand, each func(j int, rows int64)) {
 	budget := d.pushWords()
 	var est, rows int64
 	first := 0
@@ -602,7 +600,7 @@ func (d *DistRows) pushBatched(dm LayerDemand, each func(j int, rows int64)) {
 // consecutive groups while the bound of their picks stays within the push
 // budget (SetBatchBytes). A batch of
 // one group may exceed it: FetchPicks then brings it in several rounds.
-func (d *DistRows) pushBatches(dm LayerDemand, dst []int) []int {
+func (d *DistRows) pushBatches(dm sampling.LayerDemand, dst []int) []int {
 	dst = dst[:0]
 	d.pushBatched(dm, func(j int, _ int64) { dst = append(dst, j) })
 	return append(dst, len(dm.Groups)-1)
@@ -610,7 +608,7 @@ func (d *DistRows) pushBatches(dm LayerDemand, dst []int) []int {
 
 // pushRoundsOf returns the push rounds of dm: FetchPicks' rounds of each
 // batch of pushBatches.
-func (d *DistRows) pushRoundsOf(dm LayerDemand) int {
+func (d *DistRows) pushRoundsOf(dm sampling.LayerDemand) int {
 	n := 0
 	d.pushBatched(dm, func(_ int, rows int64) { n += d.pushRounds(rows, dm.Fanout) })
 	return n
@@ -631,10 +629,10 @@ func (d *DistRows) RowSpan(v int32) (int64, int32) { return d.x.RowSpan(v) }
 
 // Packed returns the local block's arrays and the fetched rows' (values
 // nil unless fetched).
-func (d *DistRows) Packed() PackedArrays {
+func (d *DistRows) Packed() sampling.PackedArrays {
 	local := d.x.Matrix().Local
 	ind, val, base := d.x.Packed()
-	p := PackedArrays{Ind: local.Indices, Base: base, FarInd: ind, FarVal: val}
+	p := sampling.PackedArrays{Ind: local.Indices, Base: base, FarInd: ind, FarVal: val}
 	if d.x.Values() {
 		p.Val = local.Data
 	}
@@ -646,23 +644,23 @@ func (d *DistRows) FetchRows(ctx context.Context, vertices []int32) error {
 	return d.x.Fetch(ctx, vertices)
 }
 
-// Degrees sets deg[i] to the length of row vertices[i] of A (DegreeSource):
-// local rows are read in place, the others asked of their owners in one
-// round, answered with the lengths alone. It leaves the rows fetched by the
-// last FetchRows in place. Every rank of the column must be in SampleBulk
-// or Drain meanwhile, as for any round.
+// Degrees sets deg[i] to the length of row vertices[i] of A
+// (sampling.DegreeSource): local rows are read in place, the others asked
+// of their owners in one round, answered with the lengths alone. It leaves
+// the rows fetched by the last FetchRows in place. Every rank of the column
+// must be in SampleBulk or Drain meanwhile, as for any round.
 func (d *DistRows) Degrees(ctx context.Context, vertices []int32, deg []int32) error {
 	return d.x.Degrees(ctx, vertices, deg)
 }
 
-// FetchPicks has the owners of req's rows select them (RemoteRows): push
-// rounds whose arguments are the request's epoch, layer and fanout and
-// each row's minibatch, each of at most the push budget's picks
-// (SetBatchBytes: rows times the fanout; one round without a fanout), their
-// answers back to back. It writes them into req's own Count, Picks and
-// Values, reused when large enough, so that the answers of another request
-// stay valid (SetOverlap).
-func (d *DistRows) FetchPicks(ctx context.Context, req *PickRequest) error {
+// FetchPicks has the owners of req's rows select them
+// (sampling.RemoteRows): push rounds whose arguments are the request's
+// epoch, layer and fanout and each row's minibatch, each of at most the
+// push budget's picks (SetBatchBytes: rows times the fanout; one round
+// without a fanout), their answers back to back. It writes them into req's
+// own Count, Picks and Values, reused when large enough, so that the
+// answers of another request stay valid (SetOverlap).
+func (d *DistRows) FetchPicks(ctx context.Context, req *sampling.PickRequest) error {
 	args := [3]int64{int64(req.Epoch), int64(req.Layer), int64(req.Fanout)}
 	res := dist.CallResult{Count: req.Count[:0], Items: req.Picks[:0], Values: req.Values[:0]}
 	n, per := len(req.Vertex), d.roundRows(req.Fanout)
@@ -704,249 +702,12 @@ func (d *DistRows) pushRounds(rows int64, s int) int {
 func (d *DistRows) Drain(ctx context.Context) error { return d.x.Drain(ctx) }
 
 // pickService is the push layer: the owner of a row selects its picks
-// exactly as the sampler would (a RowPicker per serving goroutine) for
+// exactly as the sampler would (a sampling.RowPicker per serving goroutine) for
 // the requester's epoch, layer, fanout and minibatch.
-type pickService struct{ p []*RowPicker }
+type pickService struct{ p []*sampling.RowPicker }
 
 func (s pickService) Serve(w int, args [3]int64, m *dist.Matrix, gids, mbs []int32, counts []int32, picks []int32, pvals []float32) ([]int32, []float32) {
 	return s.p[w].PickRows(int(args[0]), int(args[1]), int(args[2]), m.Local, m.Lo, gids, mbs, counts, picks, pvals)
 }
 
 func (s pickService) Values() bool { return s.p[0].HasValues() }
-
-// DistNodeWise is the node-wise sampler of a row-distributed graph: the
-// ordinary NodeWise reading A through a DistRows. SampleBulk is collective
-// over the grid: every rank calls it once per bulk with its own run of the
-// bulk's minibatches (dist.Grid.Minibatches), possibly none, and gets the
-// same sample for them as a single-process NodeWise with the same options.
-type DistNodeWise struct {
-	nw    *NodeWise
-	rows  *DistRows
-	clock distClock
-}
-
-var _ Sampler = (*DistNodeWise)(nil)
-
-// NewDistNodeWise returns the distributed node-wise sampler over m.
-func NewDistNodeWise(m *dist.Matrix, mode FetchMode, opt NodeWiseOptions) (*DistNodeWise, error) {
-	rows, err := NewDistRows(m, mode, opt)
-	if err != nil {
-		return nil, err
-	}
-	if opt.Weighted {
-		for p, v := range m.Local.Data {
-			if !(v >= 0) || v > maxFinite32 {
-				return nil, fmt.Errorf("sampling: NewDistNodeWise: Weighted, but edge weight data[%d] = %v of rank %d's block; want finite and >= 0", p, v, m.Grid.Rank())
-			}
-		}
-	}
-	// The weights were checked on the local block above: each rank checks
-	// its own, and no rank reads the others' rows up front.
-	nw, err := newNodeWise(rows, opt)
-	if err != nil {
-		return nil, err
-	}
-	return &DistNodeWise{nw: nw, rows: rows}, nil
-}
-
-const maxFinite32 = 3.4028234663852886e38
-
-// NumLayers returns the number of fanouts.
-func (s *DistNodeWise) NumLayers() int { return s.nw.NumLayers() }
-
-// NumVertices returns the number of vertices of the whole graph.
-func (s *DistNodeWise) NumVertices() int { return s.nw.NumVertices() }
-
-// Options returns the sampler's options.
-func (s *DistNodeWise) Options() NodeWiseOptions { return s.nw.Options() }
-
-// ProvidesDegrees reports whether the blocks carry the graph's degrees
-// (DegreeProvider).
-func (s *DistNodeWise) ProvidesDegrees() bool { return s.nw.ProvidesDegrees() }
-
-// Fingerprint returns the options a resumed training run must share
-// (Fingerprinter): those of the node-wise sampler.
-func (s *DistNodeWise) Fingerprint() Fingerprint { return s.nw.Fingerprint() }
-
-// Comm returns the communicator the sampler calls: the grid's process column.
-func (s *DistNodeWise) Comm() dist.Comm { return s.rows.x.Comm() }
-
-// Rows returns the row source the sampler reads through.
-func (s *DistNodeWise) Rows() *DistRows { return s.rows }
-
-// SampleBulk samples minibatches first..first+len(seeds)-1 of epoch, this
-// rank's share of a bulk, serving the other ranks of its column meanwhile.
-func (s *DistNodeWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
-	defer s.clock.start()()
-	b, err := s.nw.SampleBulk(ctx, epoch, first, seeds)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.rows.Drain(ctx); err != nil {
-		return nil, err
-	}
-	return b, nil
-}
-
-// Stats returns this rank's figures so far.
-func (s *DistNodeWise) Stats() DistStats { return s.clock.stats(s.rows) }
-
-// Stats returns this rank's figures so far.
-func (s *DistLayerWise) Stats() DistStats { return s.clock.stats(s.rows) }
-
-// DistStats are a rank's figures of its distributed sampler: the bulks it
-// sampled and its wall time in SampleBulk (the rounds of its row exchange
-// and the Drain after its own work included), and its DistRows' figures.
-type DistStats struct {
-	Bulks int64
-	Wall  time.Duration
-	DistRowsStats
-}
-
-// Work returns the time the rank spent on its own sampling: its time in
-// SampleBulk less the time in its row exchange's rounds (their waits,
-// transfers and serving, Drain's included) that it did not overlap with
-// its sampling (OverlapStats.Hidden).
-func (s DistStats) Work() time.Duration {
-	t := s.Exchange.Total()
-	return s.Wall - (t.Wait + t.Transfer + t.Serve - s.Overlap.Hidden())
-}
-
-// distClock counts a distributed sampler's bulks and times them.
-type distClock struct {
-	bulks   int64
-	seconds time.Duration
-}
-
-// start counts a bulk and returns the function that ends its timing.
-func (c *distClock) start() func() {
-	t := time.Now()
-	c.bulks++
-	return func() { c.seconds += time.Since(t) }
-}
-
-func (c *distClock) stats(rows *DistRows) DistStats {
-	return DistStats{Bulks: c.bulks, Wall: c.seconds, DistRowsStats: rows.Stats()}
-}
-
-// DistLayerWise is the layer-wise sampler (LADIES, FastGCN) of a
-// row-distributed graph: the ordinary LayerWise reading A through a pull
-// DistRows, which brings in the frontier rows of the rank's minibatches at
-// every layer (with their values: LADIES squares them, extraction keeps
-// them). FastGCN's column norms 1ᵀ·(A∘A) are computed once at construction
-// by passing the partial sums along the blocks of each process column in
-// block order (so that they equal the single-process sums bit for bit) and
-// broadcasting the result. SampleBulk is collective, as DistNodeWise's.
-type DistLayerWise struct {
-	lw    *LayerWise
-	rows  *DistRows
-	clock distClock
-}
-
-var _ Sampler = (*DistLayerWise)(nil)
-
-// blockRows is the RowSource of a rank's own block, in global row ids.
-type blockRows struct{ m *dist.Matrix }
-
-func (b blockRows) NumVertices() int { return b.m.Grid.NumVertices() }
-func (b blockRows) Row(v int32) ([]int32, []float32) {
-	return b.m.Local.Row(int(v - b.m.Lo))
-}
-
-// NewDistLayerWise returns the distributed layer-wise sampler over m (with
-// Normalize, over the block of D^-1/2 (A+I) D^-1/2 that
-// dist.SymNormalizeWithSelfLoops forms). It is collective over m's grid.
-func NewDistLayerWise(ctx context.Context, m *dist.Matrix, opt LayerWiseOptions) (*DistLayerWise, error) {
-	if err := opt.Validate(); err != nil {
-		return nil, err
-	}
-	if m == nil || m.Grid == nil || m.Local == nil {
-		return nil, errors.New("sampling: NewDistLayerWise: nil matrix")
-	}
-	var err error
-	if opt.Normalize {
-		if m, err = dist.SymNormalizeWithSelfLoops(ctx, m, opt.Threads); err != nil {
-			return nil, err
-		}
-	}
-	rows, err := newDistRows(m, FetchPull, NodeWiseOptions{}, true)
-	if err != nil {
-		return nil, err
-	}
-	var fg *spgemm.CSR
-	if opt.Method == FastGCN {
-		if fg, err = distColumnSquares(ctx, m); err != nil {
-			return nil, err
-		}
-	}
-	lw, err := newLayerWiseFrom(rows, opt, fg)
-	if err != nil {
-		return nil, err
-	}
-	return &DistLayerWise{lw: lw, rows: rows}, nil
-}
-
-// distColumnSquares computes 1ᵀ·(A∘A) over the blocks of this rank's
-// process column with dist.Chain: block i adds its rows to the sums of
-// blocks 0..i-1 and passes them on; the last block broadcasts the result.
-func distColumnSquares(ctx context.Context, m *dist.Matrix) (*spgemm.CSR, error) {
-	n := m.Grid.NumVertices()
-	acc := make([]float32, n)
-	mark := make([]byte, n) // touched columns, as bytes on the wire
-	err := dist.Chain(ctx, m.Grid.Col(), dist.PhaseSample, []any{acc, mark}, func() error {
-		touched := make([]bool, n)
-		for i, b := range mark {
-			touched[i] = b != 0
-		}
-		AddColumnSquares(blockRows{m}, int(m.Lo), int(m.Hi), acc, touched)
-		for i, t := range touched {
-			if t {
-				mark[i] = 1
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	touched := make([]bool, n)
-	for i, b := range mark {
-		touched[i] = b != 0
-	}
-	return ColumnSquaresRow(acc, touched), nil
-}
-
-// NumLayers returns the number of layers.
-func (s *DistLayerWise) NumLayers() int { return s.lw.NumLayers() }
-
-// Matrix returns the distributed matrix the sampler reads: the one it was
-// given or, with LayerWiseOptions.Normalize, its normalised copy
-// (D^-1/2 (A+I) D^-1/2, with values), which the rank holds besides.
-func (s *DistLayerWise) Matrix() *dist.Matrix { return s.rows.x.Matrix() }
-
-// NumVertices returns the number of vertices of the whole graph.
-func (s *DistLayerWise) NumVertices() int { return s.lw.NumVertices() }
-
-// Options returns the sampler's options.
-func (s *DistLayerWise) Options() LayerWiseOptions { return s.lw.Options() }
-
-// Fingerprint returns the options a resumed training run must share
-// (Fingerprinter): those of the layer-wise sampler.
-func (s *DistLayerWise) Fingerprint() Fingerprint { return s.lw.Fingerprint() }
-
-// Comm returns the communicator the sampler calls: the grid's process column.
-func (s *DistLayerWise) Comm() dist.Comm { return s.rows.x.Comm() }
-
-// SampleBulk samples this rank's minibatches first..first+len(seeds)-1 of
-// epoch, serving the other ranks of its column meanwhile.
-func (s *DistLayerWise) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*Bulk, error) {
-	defer s.clock.start()()
-	b, err := s.lw.SampleBulk(ctx, epoch, first, seeds)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.rows.Drain(ctx); err != nil {
-		return nil, err
-	}
-	return b, nil
-}

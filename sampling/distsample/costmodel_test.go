@@ -1,4 +1,4 @@
-package sampling
+package distsample
 
 import (
 	"math"

@@ -1,4 +1,4 @@
-package sampling
+package distsample
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/option"
+	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -38,7 +39,7 @@ func (l Layout) String() string {
 // NewSampler takes them, and how the graph is distributed. The zero value
 // of each field means its documented default.
 type DistSamplerOptions struct {
-	SamplerOptions
+	sampling.SamplerOptions
 	// Layout is how the ranks hold the graph; default Split.
 	Layout Layout
 	// Fetch is how a Split node-wise sampler gets the rows it samples:
@@ -52,19 +53,19 @@ type DistSamplerOptions struct {
 	// sampler brings to a rank, estimated from its own block's rows: the
 	// groups of minibatches of a pulled layer are fetched together while
 	// their distinct rows fit it (a row many groups read then travels
-	// once). Default 0: 4 times the bytes of the rank's block of column
-	// ids (the words of the rank's block times pullBlocks), and at least
-	// 16 MiB; a larger budget sends fewer bytes and holds more, a smaller
-	// one the reverse: a group of minibatches whose rows exceed it is
-	// pulled in parts that fit it (DistRows.PullParts), down to a row a round.
-	// FetchAuto's byte model counts the rounds of these batches. Setting
-	// it where no node-wise sampler pulls rows (a layer-wise method, a
+	// once). Default 0: 4 times the bytes of the rank's block of column ids
+	// (the words of the rank's block times pullBlocks), and at least 16
+	// MiB; a larger budget sends fewer bytes and holds more, a smaller one
+	// the reverse: a group of minibatches whose rows exceed it is pulled in
+	// parts that fit it (DistRows.PullParts), down to a row a round.
+	// FetchAuto's byte model counts the rounds of these batches. Setting it
+	// where no node-wise sampler pulls rows (a layer-wise method, a
 	// Replicated graph, FetchPush) is an error.
 	PullBatchBytes int64
 	// PushBatchBytes bounds the picks one push round of a Split node-wise
 	// sampler brings to a rank (fanout times rows, 4 bytes a pick, 8 with
-	// values): the groups of a pushed layer are pushed together while
-	// their bound fits it. Default 0: DefaultPushBatchBytes. It changes the
+	// values): the groups of a pushed layer are pushed together while their
+	// bound fits it. Default 0: DefaultPushBatchBytes. It changes the
 	// number of rounds and their memory, not the bytes of the answers.
 	// Setting it where no node-wise sampler pushes (a layer-wise method, a
 	// Replicated graph, FetchPull) is an error.
@@ -127,7 +128,7 @@ func ParseOverlapMode(s string) (OverlapMode, error) {
 	case "off":
 		return OverlapOff, nil
 	}
-	return 0, fmt.Errorf("sampling: overlap mode %q, want default, on or off", s)
+	return 0, fmt.Errorf("distsample: overlap mode %q, want default, on or off", s)
 }
 
 // Overlaps reports whether m, resolved (OverlapDefault: DefaultOverlap),
@@ -146,7 +147,7 @@ func (o *DistSamplerOptions) Validate() error {
 		return err
 	}
 	bad := func(field string, value any, format string, args ...any) error {
-		return option.Errorf("sampling", "DistSamplerOptions", field, value, format, args...)
+		return option.Errorf("distsample", "DistSamplerOptions", field, value, format, args...)
 	}
 	switch {
 	case o.Layout != Split && o.Layout != Replicated:
@@ -159,12 +160,12 @@ func (o *DistSamplerOptions) Validate() error {
 		return bad("PushBatchBytes", o.PushBatchBytes, "want >= 0 (0: DefaultPushBatchBytes)")
 	case o.Overlap < OverlapDefault || o.Overlap > OverlapOff:
 		return bad("Overlap", int(o.Overlap), "want OverlapDefault, OverlapOn or OverlapOff")
-	case o.Overlap == OverlapOn && o.Fetch == FetchPull && o.isNode():
+	case o.Overlap == OverlapOn && o.Fetch == FetchPull && o.IsNodeWise():
 		return option.With(bad("Overlap", o.Overlap, "overlaps push batches, and fetch %s pulls every layer", FetchPull), "Fetch")
-	case o.Overlap == OverlapOn && !o.isNode():
-		return option.With(bad("Overlap", o.Overlap, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
-	case o.Fetch == FetchPush && !o.isNode():
-		return option.With(bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", MethodNode, o.Method), "Method")
+	case o.Overlap == OverlapOn && !o.IsNodeWise():
+		return option.With(bad("Overlap", o.Overlap, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", sampling.MethodNode, o.Method), "Method")
+	case o.Fetch == FetchPush && !o.IsNodeWise():
+		return option.With(bad("Fetch", o.Fetch, "applies to method %s (the layer-wise samplers pull the frontier rows), not %s", sampling.MethodNode, o.Method), "Method")
 	}
 	return o.validateBatches(bad)
 }
@@ -182,8 +183,8 @@ func (o *DistSamplerOptions) validateBatches(bad func(field string, value any, f
 		case b.value == 0:
 		case o.Layout == Replicated:
 			return option.With(bad(b.field, b.value, "applies to a split graph (a replicated graph is sampled without communication)"), "Layout")
-		case !o.isNode():
-			return option.With(bad(b.field, b.value, "applies to method %s (the layer-wise samplers fetch a layer's frontier rows in one round), not %s", MethodNode, o.Method), "Method")
+		case !o.IsNodeWise():
+			return option.With(bad(b.field, b.value, "applies to method %s (the layer-wise samplers fetch a layer's frontier rows in one round), not %s", sampling.MethodNode, o.Method), "Method")
 		case o.Fetch == b.unused:
 			return option.With(bad(b.field, b.value, "makes no rounds with fetch %s", b.unused), "Fetch")
 		}
@@ -195,47 +196,47 @@ func (o *DistSamplerOptions) validateBatches(bad func(field string, value any, f
 // ranks: Fetch, or FetchPull for a layer-wise method with FetchAuto (it
 // has no other way).
 func (o *DistSamplerOptions) EffectiveFetch() FetchMode {
-	if o.Fetch == FetchAuto && !o.isNode() {
+	if o.Fetch == FetchAuto && !o.IsNodeWise() {
 		return FetchPull
 	}
 	return o.Fetch
 }
 
 // NewDistSampler returns this rank's sampler of a graph distributed over
-// the grid g, the distributed counterpart of NewSampler: every method, on
-// either layout, pulling or pushing. a is the graph as this rank holds it:
-// its block of rows (Split: the rows g.MyRows() of the n x n adjacency,
-// with global column ids, as dataset.LoadRowBlock reads them) or the whole
-// adjacency (Replicated).
+// the grid g, the distributed counterpart of sampling.NewSampler: every
+// method, on either layout, pulling or pushing. a is the graph as this rank
+// holds it: its block of rows (Split: the rows g.MyRows() of the n x n
+// adjacency, with global column ids, as dataset.LoadRowBlock reads them) or
+// the whole adjacency (Replicated).
 //
 // Each rank samples its run of every bulk (g.Minibatches) and gets, for
-// those minibatches, the samples of NewSampler on the whole graph with the
-// same options, bit for bit. On a Split graph the sampler is a
-// DistNodeWise or DistLayerWise and SampleBulk is collective on the
-// process column (every rank calls it once per bulk, with a run that may
-// be empty); the constructor is collective too (LADIES' normalised matrix
-// and FastGCN's column norms are summed along the blocks). On a Replicated
-// graph it is the single-process sampler and needs no communication. It
-// returns an error naming the invalid field, or a block that is not this
-// rank's.
-func NewDistSampler(ctx context.Context, g *dist.Grid, a *spgemm.CSR, opt DistSamplerOptions) (Sampler, error) {
+// those minibatches, the samples of sampling.NewSampler on the whole graph
+// with the same options, bit for bit. On a Split graph the sampler is a
+// DistNodeWise or DistLayerWise and SampleBulk is collective on the process
+// column (every rank calls it once per bulk, with a run that may be empty);
+// the constructor is collective too (LADIES' normalised matrix and
+// FastGCN's column norms are summed along the blocks). On a
+// Replicated graph it is the single-process sampler and needs no
+// communication. It returns an error naming the invalid field, or a block
+// that is not this rank's.
+func NewDistSampler(ctx context.Context, g *dist.Grid, a *spgemm.CSR, opt DistSamplerOptions) (sampling.Sampler, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
 	if g == nil || a == nil {
-		return nil, fmt.Errorf("sampling: NewDistSampler: nil grid or graph")
+		return nil, fmt.Errorf("distsample: NewDistSampler: nil grid or graph")
 	}
 	if opt.Layout == Replicated {
 		if a.Rows != g.NumVertices() {
-			return nil, fmt.Errorf("sampling: NewDistSampler on rank %d: a replicated graph of %d vertices on a grid of %d", g.Rank(), a.Rows, g.NumVertices())
+			return nil, fmt.Errorf("distsample: NewDistSampler on rank %d: a replicated graph of %d vertices on a grid of %d", g.Rank(), a.Rows, g.NumVertices())
 		}
-		return NewSampler(a, opt.SamplerOptions)
+		return sampling.NewSampler(a, opt.SamplerOptions)
 	}
 	m, err := dist.NewMatrix(g, a)
 	if err != nil {
-		return nil, fmt.Errorf("sampling: NewDistSampler: %w", err)
+		return nil, fmt.Errorf("distsample: NewDistSampler: %w", err)
 	}
-	if opt.isNode() {
+	if opt.IsNodeWise() {
 		s, err := NewDistNodeWise(m, opt.Fetch, opt.NodeWiseOptions())
 		if err != nil {
 			return nil, err
@@ -249,130 +250,4 @@ func NewDistSampler(ctx context.Context, g *dist.Grid, a *spgemm.CSR, opt DistSa
 		return nil, err
 	}
 	return s, nil
-}
-
-// GatherDigest adds to d, on rank 0 of c, every rank's minibatches of a
-// bulk in rank order (each rank passes its part b, possibly empty): the
-// minibatches' global order when the ranks sample contiguous runs
-// (dist.Grid.Minibatches), so that d ends with the single process's
-// digest. Ranks other than 0 pass a nil d. It is collective on c.
-//
-// The encoding streams: rank 0 hashes its own part in place, and each
-// other rank sends its encoding (AppendBulkEncoding's bytes) in messages
-// of at most DigestChunkBytes, which rank 0 receives into one buffer and
-// hashes, rank after rank; an empty message ends a rank's part. No rank
-// holds more than a chunk of encoding, whatever the size of the bulk.
-func GatherDigest(ctx context.Context, c dist.Comm, d *Digest, b *Bulk) error {
-	return gatherDigest(ctx, c, d, b, DigestChunkBytes)
-}
-
-// DigestChunkBytes is the largest message of GatherDigest: 1 MiB, large
-// enough that a message's latency is small beside its transfer, small
-// beside any bulk worth distributing.
-const DigestChunkBytes = 1 << 20
-
-// digestTag is the tag of GatherDigest's messages.
-const digestTag = 1
-
-// gatherDigest is GatherDigest with messages of at most chunk bytes.
-func gatherDigest(ctx context.Context, c dist.Comm, d *Digest, b *Bulk, chunk int) error {
-	if c.Rank() != 0 {
-		w := &chunkSender{ctx: ctx, c: c, buf: make([]byte, 0, chunk)}
-		enc := &Digest{w: w}
-		enc.AddBulk(b)
-		if err := w.send(); err != nil { // what is left, then the end
-			return err
-		}
-		return w.end()
-	}
-	d.AddBulk(b)
-	buf := make([]byte, chunk)
-	n := []int64{0}
-	for r := 1; r < c.Size(); r++ {
-		for {
-			if err := c.Recv(ctx, dist.PhaseControl, r, digestTag, n); err != nil {
-				return err
-			}
-			if n[0] == 0 {
-				break
-			}
-			if n[0] < 0 || n[0] > int64(chunk) {
-				return fmt.Errorf("sampling: GatherDigest: rank %d announced a message of %d bytes, want 1 to %d", r, n[0], chunk)
-			}
-			if err := c.Recv(ctx, dist.PhaseControl, r, digestTag, buf[:n[0]]); err != nil {
-				return err
-			}
-			d.AddEncoded(buf[:n[0]])
-		}
-	}
-	return nil
-}
-
-// chunkSender is the io.Writer of a rank's encoding in GatherDigest: it
-// sends to rank 0 whenever its buffer is full, and keeps the first error
-// (a Digest ignores its writer's errors), after which it sends nothing.
-type chunkSender struct {
-	ctx context.Context
-	c   dist.Comm
-	buf []byte
-	err error
-}
-
-func (w *chunkSender) Write(p []byte) (int, error) {
-	n := len(p)
-	for len(p) > 0 && w.err == nil {
-		k := copy(w.buf[len(w.buf):cap(w.buf)], p)
-		w.buf, p = w.buf[:len(w.buf)+k], p[k:]
-		if len(w.buf) == cap(w.buf) {
-			w.err = w.send()
-		}
-	}
-	return n, w.err
-}
-
-// send sends the buffered bytes, if any, as one message: its length, then
-// the bytes.
-func (w *chunkSender) send() error {
-	if w.err != nil || len(w.buf) == 0 {
-		return w.err
-	}
-	if err := w.c.Send(w.ctx, dist.PhaseControl, 0, digestTag, []int64{int64(len(w.buf))}); err != nil {
-		return err
-	}
-	if err := w.c.Send(w.ctx, dist.PhaseControl, 0, digestTag, w.buf); err != nil {
-		return err
-	}
-	w.buf = w.buf[:0]
-	return nil
-}
-
-// end sends the empty message that ends the rank's part.
-func (w *chunkSender) end() error {
-	return w.c.Send(w.ctx, dist.PhaseControl, 0, digestTag, []int64{0})
-}
-
-// GatherEncoded sends every rank's encoded part (AppendBulkEncoding,
-// AppendRowsEncoding; possibly empty) to rank 0 of c, which adds them to d
-// in rank order. Ranks other than 0 pass a nil d. It is collective on c.
-func GatherEncoded(ctx context.Context, c dist.Comm, d *Digest, enc []byte) error {
-	const tag = 1
-	if c.Rank() != 0 {
-		if err := c.Send(ctx, dist.PhaseControl, 0, tag, []int64{int64(len(enc))}); err != nil {
-			return err
-		}
-		return c.Send(ctx, dist.PhaseControl, 0, tag, enc)
-	}
-	d.AddEncoded(enc)
-	for r := 1; r < c.Size(); r++ {
-		n := []int64{0}
-		if err := c.Recv(ctx, dist.PhaseControl, r, tag, n); err != nil {
-			return err
-		}
-		buf := make([]byte, n[0])
-		if err := c.Recv(ctx, dist.PhaseControl, r, tag, buf); err != nil {
-			return err
-		}
-		d.AddEncoded(buf)
-	}
-	return nil
 }
