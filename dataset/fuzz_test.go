@@ -76,7 +76,7 @@ func FuzzReadEdgeList(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := readEdgeList(context.Background(), "f.txt", bytes.NewReader(b), 1, 3)
+		d, err := readEdgeList(context.Background(), "f.txt", bytes.NewReader(b), SymmetryDefault, 1, 3)
 		checkAccepted(t, d, err)
 	})
 }

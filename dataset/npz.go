@@ -427,10 +427,13 @@ const (
 	layoutUnknown npzLayout = iota
 	layoutScipy
 	layoutGNNBenchmark
+	layoutHeterophilous // hetero.go
 )
 
 func (z *npzArchive) layout() npzLayout {
 	switch {
+	case z.isHeterophilous():
+		return layoutHeterophilous
 	case z.has("adj_data") || z.has("adj_indptr") || z.has("adj_matrix"):
 		return layoutGNNBenchmark
 	case z.has("indptr") || z.has("format") || z.has("row"):
