@@ -23,27 +23,27 @@ type Split struct {
 type ReadReport struct {
 	// Edges is the number of edges the source stores: edge lines, pairs of
 	// an edge array, entries of a METIS file's adjacency lists.
-	Edges int64
+	Edges int64 `json:"edges"`
 	// SelfLoops counts the self loops among them; SelfLoopsDropped says
 	// whether Adj leaves them out.
-	SelfLoops        int64
-	SelfLoopsDropped bool
+	SelfLoops        int64 `json:"self_loops"`
+	SelfLoopsDropped bool  `json:"self_loops_dropped"`
 	// Reversed says whether the reverse of every edge was added, and
 	// ReversedWhy why: the option, or the format's convention.
-	Reversed    bool
-	ReversedWhy string
+	Reversed    bool   `json:"reversed"`
+	ReversedWhy string `json:"reversed_why,omitempty"`
 	// Merged counts the entries merged into another of the same (row,
 	// column): duplicate edges of the source, and edges stored in both
 	// directions whose reverse met them. Unweighted entries are dropped,
 	// weighted ones summed.
-	Merged int64
+	Merged int64 `json:"merged"`
 	// IDs says how the source's vertex ids became 0..n-1: "" when they are
 	// 0..n-1 as stored; otherwise a phrase such as "1-based: the file's ids
 	// 1..n are vertices 0..n-1" (Dataset.SourceIDs keeps the mapping).
-	IDs string
+	IDs string `json:"ids,omitempty"`
 	// Notes are further facts a user should know (columns not read,
 	// vertex weights not kept, a header whose counts disagree).
-	Notes []string
+	Notes []string `json:"notes,omitempty"`
 }
 
 // merged sets r.Merged from the entries handed to a CSR builder (emitted,
@@ -118,16 +118,7 @@ func (d *Dataset) DenseFeatures() []float32 {
 	if d.Features != nil || sf == nil {
 		return d.Features
 	}
-	f := d.NumFeatures
-	out := make([]float32, sf.Rows*f)
-	for i := range sf.Rows {
-		cols, vals := sf.Row(i)
-		row := out[i*f : (i+1)*f]
-		for p, c := range cols {
-			row[c] = vals[p]
-		}
-	}
-	return out
+	return denseRows(sf, 0, sf.Rows)
 }
 
 // HasFeatures reports whether d has node features, dense or sparse.

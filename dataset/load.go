@@ -161,6 +161,12 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset
 		built = true
 	case FormatMETIS:
 		d, err = loadMETIS(ctx, path)
+	case FormatDGLCSV:
+		d, err = loadDGLCSV(ctx, path, &o, ogbChunk)
+		built = true
+	case FormatMUSAE:
+		d, err = loadMUSAE(ctx, path, &o, ogbChunk)
+		built = true
 	case FormatOGB:
 		d, built, err = loadOGB(ctx, path, &o, ogbChunk)
 	case FormatPlanetoid:
@@ -265,8 +271,15 @@ func Detect(path string) (string, error) {
 		} else if ok {
 			return FormatPlanetoid, nil
 		}
-		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz) "+
-			"nor a Planetoid one (no ind.NAME.x, ... in it, in raw/ or in NAME/raw/)", path, ErrFormat)
+		if isDGLFolder(path) {
+			return FormatDGLCSV, nil
+		}
+		if _, ok := musaeFiles(path); ok {
+			return FormatMUSAE, nil
+		}
+		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz), "+
+			"a Planetoid one (no ind.NAME.x, ... in it, in raw/ or in NAME/raw/), a DGL CSVDataset (no meta.yaml) "+
+			"nor a MUSAE one (no NAME_edges.csv, NAME_features.json and NAME_target.csv)", path, ErrFormat)
 	}
 	if _, _, ok := planetoidFileName(filepath.Base(path)); ok && st.Mode().IsRegular() {
 		return FormatPlanetoid, nil

@@ -522,6 +522,9 @@ func (z *npzArchive) readExtras(d *Dataset) error {
 	if err := z.readRelabel(d); err != nil {
 		return err
 	}
+	if err := z.readNPZExtras(d); err != nil {
+		return err
+	}
 	return z.readSplit(d, npzTrain, npzValid, npzTest)
 }
 
@@ -764,6 +767,7 @@ func writeNPZ(w io.Writer, d *Dataset) error {
 			{npzRelabel, func(w io.Writer) error { return writeNPYString(w, spec) }},
 		}...)
 	}
+	arrays = append(arrays, npzExtraMembers(d)...)
 	for _, m := range arrays {
 		if err := member(m.name, m.write); err != nil {
 			return fmt.Errorf("array %q: %w", m.name, err)
