@@ -162,9 +162,9 @@ func (s *edgeListScan) comment(b []byte) {
 	lower := strings.ToLower(text)
 	switch {
 	case strings.HasPrefix(lower, "undirected graph"):
-		s.undirected = truncate(text, 60)
+		s.undirected = truncate(text, 100)
 	case b[0] == '%' && (lower == "sym" || strings.HasPrefix(lower, "sym ")):
-		s.undirected = truncate(text, 60)
+		s.undirected = truncate(text, 100)
 	}
 	if f := strings.Fields(lower); len(f) >= 4 && f[0] == "nodes:" && f[2] == "edges:" {
 		nodes, err1 := strconv.ParseInt(f[1], 10, 64)

@@ -180,3 +180,29 @@ func TestIDSet(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteSNAPRoundTrip writes graphs as SNAP text and reads them back:
+// an undirected one (each edge once, symmetrised again on reading) and a
+// directed weighted one with renumbered ids.
+func TestWriteSNAPRoundTrip(t *testing.T) {
+	undirected := &Dataset{Name: "u", Adj: &spgemm.CSR{Rows: 3, Cols: 3, Indptr: []int64{0, 2, 3, 4},
+		Indices: []int32{1, 2, 0, 0}, Data: []float32{1, 1, 1, 1}}}
+	directed := &Dataset{Name: "d", Weighted: true, SourceIDs: []int64{4, 9, 1 << 33},
+		Adj: &spgemm.CSR{Rows: 3, Cols: 3, Indptr: []int64{0, 1, 3, 3}, Indices: []int32{2, 0, 1}, Data: []float32{0.5, 2, 1}}}
+	for _, d := range []*Dataset{undirected, directed} {
+		var b strings.Builder
+		if err := WriteSNAP(&b, d); err != nil {
+			t.Fatal(err)
+		}
+		got, err := readEdgeList(context.Background(), "g.txt", strings.NewReader(b.String()), SymmetryDefault, 1, 2)
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", d.Name, err, b.String())
+		}
+		if !reflect.DeepEqual(got.Adj, d.Adj) || got.Weighted != d.Weighted || !slices.Equal(got.SourceIDs, d.SourceIDs) {
+			t.Errorf("%s: read back %+v (source ids %v) from\n%s", d.Name, got.Adj, got.SourceIDs, b.String())
+		}
+		if len(got.Report.Notes) != 0 {
+			t.Errorf("%s: notes %q: the header's counts disagree", d.Name, got.Report.Notes)
+		}
+	}
+}
