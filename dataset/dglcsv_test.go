@@ -3,6 +3,7 @@ package dataset
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +13,13 @@ import (
 
 	"github.com/bulksample/bulksample/spgemm"
 )
+
+// withFile returns a copy of files with name's text replaced.
+func withFile(files map[string]string, name, text string) map[string]string {
+	out := maps.Clone(files)
+	out[name] = text
+	return out
+}
 
 // writeFolder writes files (name -> contents) into a new folder.
 func writeFolder(t testing.TB, files map[string]string) string {
@@ -119,14 +127,7 @@ func TestLoadDGLCSVIDs(t *testing.T) {
 // TestLoadDGLCSVErrors checks that each malformed folder is refused with
 // an error naming the file, the line or key and what was expected.
 func TestLoadDGLCSVErrors(t *testing.T) {
-	with := func(name, text string) map[string]string {
-		files := map[string]string{}
-		for k, v := range dglFeatureFiles {
-			files[k] = v
-		}
-		files[name] = text
-		return files
-	}
+	with := func(name, text string) map[string]string { return withFile(dglFeatureFiles, name, text) }
 	tests := []struct {
 		name  string
 		files map[string]string

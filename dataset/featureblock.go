@@ -56,8 +56,12 @@ func (b *FeatureBlock) Close() error {
 //     block's entries, made dense;
 //   - OGB CSV folders (raw/node-feat.csv.gz): every line is read and its
 //     width checked, only the block's are parsed and kept;
-//   - Planetoid datasets (at most 20,000 vertices): read whole, the block
-//     kept.
+//   - Planetoid datasets (at most 20,000 vertices), DGL CSVDataset and
+//     MUSAE folders: read whole, the block kept (sparse features made
+//     dense);
+//   - heterophilous-graphs .npz: its node_features member, as above;
+//   - sparse features of a native file or a scipy .npz written by Save:
+//     the block's rows, made dense.
 //
 // The zip CRC-32 of an .npz member covers all of it, so it is checked only
 // where the read passes through the whole member: a block of every row, the

@@ -109,11 +109,13 @@ func Load(path string, opt *LoadOptions) (*Dataset, error) {
 }
 
 // LoadContext reads the graph or dataset at path: a scipy sparse .npz, a
-// gnn-benchmark .npz, an OGB node-property folder, a Planetoid dataset (its
-// raw folder, that folder's parent, or one of its ind.NAME.* files; with
-// the public split), a native file, an edge list or a Matrix Market file,
-// picked by content (magic bytes) and then by extension (.mtx, .npz;
-// anything else readable as text is an edge list). A
+// gnn-benchmark .npz, a heterophilous-graphs .npz, an OGB node-property
+// folder, a Planetoid dataset (its raw folder, that folder's parent, or one
+// of its ind.NAME.* files; with the public split), a DGL CSVDataset folder,
+// a MUSAE folder, a native file, an edge list, a METIS file or a Matrix
+// Market file, picked by content (magic bytes, a folder's files) and then
+// by extension (.mtx, .graph and .metis, .npz; anything else readable as
+// text is an edge list). A
 // plain graph gives a Dataset with only Adj (and Weighted) set. Long loads
 // stop with ctx's error when ctx is done. Every problem with the input comes
 // back as an error naming the file and, where it applies, the array, field

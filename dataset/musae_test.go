@@ -71,14 +71,7 @@ func TestLoadMUSAE(t *testing.T) {
 }
 
 func TestLoadMUSAEErrors(t *testing.T) {
-	with := func(name, text string) map[string]string {
-		files := map[string]string{}
-		for k, v := range musaeFilesSmall {
-			files[k] = v
-		}
-		files[name] = text
-		return files
-	}
+	with := func(name, text string) map[string]string { return withFile(musaeFilesSmall, name, text) }
 	tests := []struct {
 		name  string
 		files map[string]string
@@ -244,4 +237,35 @@ func extrasDataset() *Dataset {
 	}
 	d.Train, d.Valid, d.Test = d.Splits[0].Train, d.Splits[0].Valid, d.Splits[0].Test
 	return d
+}
+
+// TestNameOfFolders checks that NameOf gives the folders' names as Load
+// does.
+func TestNameOfFolders(t *testing.T) {
+	for _, files := range []map[string]string{musaeFilesSmall, dglFeatureFiles} {
+		dir := writeFolder(t, files)
+		d, err := Load(dir, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name, err := NameOf(dir); err != nil || name != d.Name {
+			t.Errorf("NameOf = %q, %v; Load's name %q", name, err, d.Name)
+		}
+	}
+}
+
+// TestIdentityOfFolders checks that the identity of a MUSAE folder changes
+// with any of its files.
+func TestIdentityOfFolders(t *testing.T) {
+	a, err := Identity(writeFolder(t, musaeFilesSmall))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Identity(writeFolder(t, withFile(musaeFilesSmall, "tiny_target.csv", "id,page_type\n0,a\n1,b\n2,a\n3,b\n")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 6 || slices.Equal(a, b) {
+		t.Errorf("identities %q and %q", a, b)
+	}
 }

@@ -99,6 +99,24 @@ func (p *yamlParser) errAt(line int, format string, a ...any) error {
 // stripYAMLComment removes a comment ('#' at the start or after a space,
 // outside quotes) from a line.
 func stripYAMLComment(s string) (string, error) {
+	opens := func(i int) bool { return i == 0 || strings.ContainsRune(" [,:-", rune(s[i-1])) }
+	end := len(s)
+	err := scanUnquoted(s, opens, func(i int) bool {
+		if s[i] == '#' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t') {
+			end = i
+			return true
+		}
+		return false
+	})
+	return s[:end], err
+}
+
+// scanUnquoted calls at with the index of each byte of s outside quoted
+// strings, in order, until it returns true. A quote at index i opens a
+// string when opens(i); a double-quoted string may escape its quote with a
+// backslash, a single-quoted one doubles it (which scans as two strings).
+// An unterminated string is an error.
+func scanUnquoted(s string, opens func(i int) bool, at func(i int) bool) error {
 	var quote byte
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -109,18 +127,16 @@ func stripYAMLComment(s string) (string, error) {
 			} else if c == quote {
 				quote = 0
 			}
-		case c == '\'' || c == '"':
-			if i == 0 || strings.ContainsRune(" [,:-", rune(s[i-1])) {
-				quote = c
-			}
-		case c == '#' && (i == 0 || s[i-1] == ' ' || s[i-1] == '\t'):
-			return s[:i], nil
+		case (c == '\'' || c == '"') && opens(i):
+			quote = c
+		case at(i):
+			return nil
 		}
 	}
 	if quote != 0 {
-		return "", fmt.Errorf("unterminated %c-quoted string", quote)
+		return fmt.Errorf("unterminated %c-quoted string", quote)
 	}
-	return s, nil
+	return nil
 }
 
 func isSeqItem(text string) bool { return text == "-" || strings.HasPrefix(text, "- ") }
@@ -305,26 +321,16 @@ func (p *yamlParser) scalar(line int, text string) (*yamlNode, error) {
 // splitFlow splits the inside of a flow sequence at commas outside quotes.
 func splitFlow(s string) ([]string, error) {
 	var parts []string
-	var quote byte
 	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0:
-			if c == '\\' && quote == '"' {
-				i++
-			} else if c == quote {
-				quote = 0
-			}
-		case c == '\'' || c == '"':
-			quote = c
-		case c == ',':
+	err := scanUnquoted(s, func(int) bool { return true }, func(i int) bool {
+		if s[i] == ',' {
 			parts = append(parts, strings.TrimSpace(s[start:i]))
 			start = i + 1
 		}
-	}
-	if quote != 0 {
-		return nil, fmt.Errorf("unterminated %c-quoted string", quote)
+		return false
+	})
+	if err != nil {
+		return nil, err
 	}
 	return append(parts, strings.TrimSpace(s[start:])), nil
 }
