@@ -82,7 +82,7 @@ func TestLoadDGLCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !Facts(s.Adj, 1).Symmetric || s.Adj.NNZ() != 8 || !s.Report.Reversed {
+	if !Facts(s.Adj).Symmetric || s.Adj.NNZ() != 8 || !s.Report.Reversed {
 		t.Errorf("symmetrised: %d entries, report %+v", s.Adj.NNZ(), s.Report)
 	}
 }

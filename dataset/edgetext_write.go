@@ -19,7 +19,7 @@ import (
 // and a buffer.
 func WriteSNAP(w io.Writer, d *Dataset) error {
 	a := d.Adj
-	f := Facts(a, 0)
+	f := Facts(a)
 	undirected := f.Symmetric && f.SelfLoops == 0
 	edges := a.NNZ()
 	kind := "Directed graph"

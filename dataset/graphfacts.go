@@ -6,9 +6,7 @@ package dataset
 
 import (
 	"slices"
-	"sync/atomic"
 
-	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -29,40 +27,58 @@ type GraphFacts struct {
 }
 
 // Facts returns the structural facts of the square adjacency a, whose
-// rows must be sorted (as every loader's are). It costs O(nnz·log(row
-// length)) for the symmetry, on threads goroutines (<= 0: GOMAXPROCS),
-// and O(nnz·α(n)) for the components, with 8 bytes per vertex.
-func Facts(a *spgemm.CSR, threads int) GraphFacts {
+// rows must be sorted and free of duplicates (as every loader's are). It
+// reads every entry twice, once for the symmetry and once for the
+// components (only the upper triangle when symmetric), with 16 bytes per
+// vertex: O(nnz·α(n)) time.
+func Facts(a *spgemm.CSR) GraphFacts {
 	var f GraphFacts
-	var asym, loops atomic.Int64
-	if a.Rows > 0 {
-		parallelParts(a.Indptr, par.Threads(threads), func(lo, hi int) {
-			var x, l int64
-			for i := lo; i < hi; i++ {
-				for _, j := range a.Indices[a.Indptr[i]:a.Indptr[i+1]] {
-					if int(j) == i {
-						l++
-						continue
-					}
-					if _, ok := slices.BinarySearch(a.Indices[a.Indptr[j]:a.Indptr[j+1]], int32(i)); !ok {
-						x++
-					}
-				}
-			}
-			asym.Add(x)
-			loops.Add(l)
-		})
-	}
-	f.Asymmetric, f.SelfLoops = asym.Load(), loops.Load()
+	f.Asymmetric, f.SelfLoops = asymmetry(a)
 	f.Symmetric = f.Asymmetric == 0
-	f.Components, f.LargestComponent, f.Isolated = components(a)
+	f.Components, f.LargestComponent, f.Isolated = components(a, f.Symmetric)
 	return f
+}
+
+// asymmetry returns the number of entries of a without their reverse and
+// the number of self loops, in one pass over the rows in order: an entry
+// (i, j) above the diagonal asks row j for column i, and as the rows i are
+// visited in ascending order, the columns row j is asked for ascend too,
+// so a cursor per row (pos) walks its entries below the diagonal once.
+// Those it passes without being asked for have no reverse either.
+func asymmetry(a *spgemm.CSR) (asym, loops int64) {
+	n := a.Rows
+	pos := slices.Clone(a.Indptr[:n])
+	for i := range n {
+		end := a.Indptr[i+1]
+		k := pos[i]
+		for ; k < end && a.Indices[k] < int32(i); k++ {
+			asym++ // below the diagonal, not asked for by row Indices[k]
+		}
+		if k < end && a.Indices[k] == int32(i) {
+			loops++
+			k++
+		}
+		for _, j := range a.Indices[k:end] {
+			p, e := pos[j], a.Indptr[j+1]
+			for ; p < e && a.Indices[p] < int32(i); p++ {
+				asym++
+			}
+			if p < e && a.Indices[p] == int32(i) {
+				p++
+			} else {
+				asym++ // (i, j) without (j, i)
+			}
+			pos[j] = p
+		}
+	}
+	return asym, loops
 }
 
 // components returns the number of weakly connected components of a, the
 // size of the largest and the number of isolated vertices, by union-find
-// with union by size and path halving.
-func components(a *spgemm.CSR) (count, largest, isolated int) {
+// with union by size and path halving; a symmetric a is read above its
+// diagonal only.
+func components(a *spgemm.CSR, symmetric bool) (count, largest, isolated int) {
 	n := a.Rows
 	parent := make([]int32, n)
 	size := make([]int32, n) // of a root's tree; 0 marks a vertex no entry touches
@@ -77,7 +93,12 @@ func components(a *spgemm.CSR) (count, largest, isolated int) {
 		return v
 	}
 	for i := range n {
-		for _, j := range a.Indices[a.Indptr[i]:a.Indptr[i+1]] {
+		row := a.Indices[a.Indptr[i]:a.Indptr[i+1]]
+		if symmetric {
+			k, _ := slices.BinarySearch(row, int32(i))
+			row = row[k:]
+		}
+		for _, j := range row {
 			size[i] = max(size[i], 1)
 			size[j] = max(size[j], 1)
 			ri, rj := find(int32(i)), find(j)

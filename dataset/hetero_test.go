@@ -166,7 +166,7 @@ func TestLoadTolokers(t *testing.T) {
 	if !slices.Equal(d.Train, d.Splits[3].Train) || slices.Equal(d.Train, d.Splits[0].Train) {
 		t.Errorf("SplitIndex 3 did not choose split 3")
 	}
-	if !Facts(d.Adj, 2).Symmetric {
+	if !Facts(d.Adj).Symmetric {
 		t.Errorf("not symmetric")
 	}
 }

@@ -190,7 +190,7 @@ func TestLoadFacebookPagePage(t *testing.T) {
 	if nnz := d.SparseFeatures.NNZ(); nnz < 100000 || 12*nnz > 8<<20 {
 		t.Errorf("%d feature entries", nnz)
 	}
-	f := Facts(d.Adj, 2)
+	f := Facts(d.Adj)
 	if !f.Symmetric || f.SelfLoops != 0 || f.Components < 1 {
 		t.Errorf("facts %+v", f)
 	}

@@ -17,6 +17,8 @@ import (
 type dataFacts struct {
 	// Read is what the reader did (nil for formats read as stored).
 	Read *dataset.ReadReport `json:"read,omitempty"`
+	// Facts says whether the graph's facts below were computed (--facts).
+	Facts bool `json:"facts"`
 	// Symmetric: every entry has its reverse; AsymmetricEntries counts
 	// those without.
 	Symmetric         bool  `json:"symmetric"`
@@ -38,13 +40,15 @@ type dataFacts struct {
 	SplitIndex   int `json:"split_index"`
 }
 
-// factsOf returns the facts of d, loaded with opt.
-func factsOf(d *dataset.Dataset, opt dataset.LoadOptions) dataFacts {
-	f := dataset.Facts(d.Adj, opt.Threads)
-	s := dataFacts{
-		Read: d.Report, Symmetric: f.Symmetric, AsymmetricEntries: f.Asymmetric, SelfLoops: f.SelfLoops,
-		Components: f.Components, LargestComponent: f.LargestComponent, Isolated: f.Isolated,
-		SourceIDs: d.SourceIDs != nil, ClassNames: d.ClassNames, StoredSplits: len(d.Splits), SplitIndex: opt.SplitIndex,
+// factsOf returns the facts of d, loaded with opt; the graph's structure
+// (dataset.Facts) when facts is set.
+func factsOf(d *dataset.Dataset, opt dataset.LoadOptions, facts bool) dataFacts {
+	s := dataFacts{Read: d.Report, Facts: facts,
+		SourceIDs: d.SourceIDs != nil, ClassNames: d.ClassNames, StoredSplits: len(d.Splits), SplitIndex: opt.SplitIndex}
+	if facts {
+		f := dataset.Facts(d.Adj)
+		s.Symmetric, s.AsymmetricEntries, s.SelfLoops = f.Symmetric, f.Asymmetric, f.SelfLoops
+		s.Components, s.LargestComponent, s.Isolated = f.Components, f.LargestComponent, f.Isolated
 	}
 	if d.SparseFeatures != nil {
 		s.SparseFeatures, s.FeatureEntries = true, d.SparseFeatures.NNZ()
@@ -74,9 +78,13 @@ func (s *dataFacts) printGraph(w io.Writer) {
 			fmt.Fprintf(w, "  note      %s\n", n)
 		}
 	}
-	if s.Symmetric {
+	switch {
+	case !s.Facts:
+		fmt.Fprintf(w, "  symmetric not checked (--facts=false), nor self loops and components\n")
+		return
+	case s.Symmetric:
 		fmt.Fprintf(w, "  symmetric yes (undirected)\n")
-	} else {
+	default:
 		fmt.Fprintf(w, "  symmetric no: %d entries without their reverse (directed; --symmetry symmetrize adds them)\n", s.AsymmetricEntries)
 	}
 	fmt.Fprintf(w, "  loops     %d self loops\n", s.SelfLoops)

@@ -38,6 +38,10 @@ func TestInfoAsShipped(t *testing.T) {
 	if read["edges"] != float64(171002) || read["self_loops"] != float64(179) || read["reversed"] != true {
 		t.Errorf("musae-facebook: read %v", read)
 	}
+	if code, stdout, _ := runCLI(t, "info", dir, "--facts=false", "--json"); code != 0 || lastJSONMap(t, stdout)["facts"] != false ||
+		!strings.Contains(stdout, "symmetric not checked (--facts=false)") {
+		t.Errorf("info --facts=false: exit %d\n%s", code, stdout)
+	}
 	tol := sharedDataset(t, "tolokers/tolokers.npz")
 	code, stdout, stderr = runCLI(t, "info", tol, "--split-index", "7", "--json")
 	if code != 0 {
