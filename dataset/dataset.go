@@ -22,9 +22,14 @@ type Dataset struct {
 	// Weighted reports whether Adj's values are meaningful edge weights.
 	Weighted bool
 
-	// Features is n x NumFeatures, row-major; nil when the dataset has none.
+	// Features is n x NumFeatures, row-major; nil when the dataset has none
+	// or stores them sparsely (SparseFeatures).
 	Features    []float32
 	NumFeatures int
+	// SparseFeatures is the n x NumFeatures feature matrix in CSR when the
+	// source stores features sparsely (bag-of-words, MUSAE's JSON); Features
+	// is then nil. Values are the stored feature values (1 for binary).
+	SparseFeatures *spgemm.CSR
 
 	// Labels has one class id per vertex, -1 for unlabelled vertices; nil
 	// when the dataset has no labels.
@@ -33,6 +38,24 @@ type Dataset struct {
 
 	// Train, Valid and Test are vertex ids, each sorted ascending.
 	Train, Valid, Test []int32
+	// Splits are the train/valid/test splits the source stores when it
+	// stores several (the 10 official splits of the heterophilous-graphs
+	// files); Train, Valid and Test are the one LoadOptions.SplitIndex
+	// chose. Nil when the source stores one split or none.
+	Splits []Split
+
+	// SourceIDs[v] is the source's id of vertex v when the reader renumbered
+	// the vertices: ids that were not 0..n-1 as they stand (1-based, or with
+	// gaps, as SNAP graphs' and DGL's node ids may be). Nil when vertex v is
+	// the source's id v.
+	SourceIDs []int64
+	// ClassNames[c] names class c when the source names its classes
+	// (MUSAE's page types); nil otherwise.
+	ClassNames []string
+	// Report says what the reader did to the source's data on the way to
+	// this Dataset (ids renumbered, self loops, merged duplicates, reverse
+	// edges); nil for readers that keep the data as stored.
+	Report *ReadReport
 
 	// Relabel records the vertex relabelling the graph went through when
 	// it was converted or generated (see Relabel); nil when its ids are
@@ -97,8 +120,8 @@ func (d *Dataset) validateAttributes() error {
 	if d.Adj.Cols != n {
 		return fmt.Errorf("adjacency is %d x %d, not square", n, d.Adj.Cols)
 	}
-	if d.NumFeatures < 0 || int64(len(d.Features)) != int64(n)*int64(d.NumFeatures) {
-		return fmt.Errorf("%d feature values for %d nodes x %d features", len(d.Features), n, d.NumFeatures)
+	if err := d.validateFeatures(); err != nil {
+		return err
 	}
 	if d.Labels != nil {
 		if len(d.Labels) != n {
@@ -115,20 +138,10 @@ func (d *Dataset) validateAttributes() error {
 			return err
 		}
 	}
-	for _, s := range []struct {
-		name string
-		ids  []int32
-	}{{"train", d.Train}, {"valid", d.Valid}, {"test", d.Test}} {
-		for i, v := range s.ids {
-			if uint32(v) >= uint32(n) {
-				return fmt.Errorf("%s split: entry %d: node %d outside [0, %d)", s.name, i, v, n)
-			}
-			if i > 0 && v <= s.ids[i-1] {
-				return fmt.Errorf("%s split: not sorted and unique at entry %d", s.name, i)
-			}
-		}
+	if err := checkSplit("", Split{d.Train, d.Valid, d.Test}, n); err != nil {
+		return err
 	}
-	return nil
+	return d.validateExtras()
 }
 
 // parallelParts runs fn concurrently over at most t contiguous parts

@@ -1,7 +1,9 @@
 // Package dataset owns reading and writing graphs and node features (scipy
 // .npz, the gnn-benchmark .npz layout, OGB node-property folders, the
-// Planetoid datasets' raw files, edge lists and Matrix Market files, and
-// bulksample's native memory-mappable format),
+// Planetoid datasets' raw files, edge lists (SNAP, CSV with a header,
+// KONECT), METIS .graph files, the heterophilous-graphs .npz, DGL
+// CSVDataset and MUSAE folders, Matrix Market files, and bulksample's
+// native memory-mappable format),
 // the synthetic generators (R-MAT, labelled planted-partition graphs) and the
 // train/valid/test splits.
 //
@@ -22,9 +24,14 @@
 // times costs time (about 2x a one-pass load) to halve the peak memory.
 //
 // Load symmetrises gnn-benchmark files (Cora's stored adjacency is directed
-// citations; PyG and DGL use it undirected) and OGB CSV folders (which store
-// each undirected edge once), dropping self loops; everything else is taken
-// as stored. LoadOptions.Symmetry overrides this.
+// citations; PyG and DGL use it undirected), OGB CSV folders,
+// heterophilous-graphs files and MUSAE folders (which store each
+// undirected edge once) and edge lists whose comments say they are
+// undirected (SNAP's "# Undirected graph", KONECT's "% sym"), dropping self
+// loops; everything else is taken as stored. LoadOptions.Symmetry
+// overrides this. Readers of users' files say what they did in
+// Dataset.Report (ids renumbered, self loops, merged duplicates, reverse
+// edges), and keep a renumbering's source ids in Dataset.SourceIDs.
 //
 // A Planetoid dataset (Cora, CiteSeer, PubMed) is read from the ind.NAME.*
 // files of Kipf and Welling's GCN repository, which PyTorch Geometric
@@ -43,8 +50,12 @@
 // indices, data, shape, format, readable by scipy.sparse.load_npz), adding
 // the arrays features (n x f float32), labels (int32), idx_train, idx_valid
 // and idx_test when the Dataset has them, and for a relabelled graph
-// orig_ids (int32) and relabel (a string: "degree" or "random:SEED"); any
-// other path gets the native format.
+// orig_ids (int32) and relabel (a string: "degree" or "random:SEED"), and
+// the optional parts of npz_extras.go (sparse features as features_*,
+// source_ids, splits_offsets and splits); any other path gets the native
+// format. A file with stored splits loads split LoadOptions.SplitIndex (0
+// by default), whichever of them Train, Valid and Test held when it was
+// saved.
 //
 // # Native format
 //
@@ -66,7 +77,12 @@
 // of the array's bytes. The arrays are indptr (int64, nodes+1), indices
 // (int32, edges), data (float32, edges), and optionally features (float32,
 // nodes x num_features, row-major), labels (int32, nodes; -1 unlabelled),
-// train, valid and test (int32, sorted node ids).
+// train, valid and test (int32, sorted node ids), and the optional arrays
+// of native_extras.go: sparse_indptr, sparse_indices and sparse_data
+// (sparse features, in place of features), source_ids (int64) and
+// splits_offsets and splits (the stored splits), with the header's
+// class_names. A file without them is the same bytes as before they
+// existed.
 //
 // Version 2 is the format of a graph relabelled when it was converted or
 // generated (Relabel, GenerateRMATFile): the header adds "relabel" (the

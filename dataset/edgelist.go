@@ -1,8 +1,8 @@
 package dataset
 
-// Text graph readers: edge lists (one edge "u v" or "u v w" per line,
-// separated by whitespace or commas, 0-based ids, '#' and '%' comment lines)
-// and Matrix Market coordinate files (1-based, with a header and a size line).
+// Text graph readers: the line and field parsing that edge lists
+// (edgetext.go), METIS files and OGB's CSV files share, and Matrix Market
+// coordinate files (1-based, with a header and a size line).
 
 import (
 	"bufio"
@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"strconv"
 
 	"github.com/bulksample/bulksample/spgemm"
@@ -79,15 +78,14 @@ func fields(b []byte, dst [][]byte) [][]byte {
 
 func isSep(c byte) bool { return c == ' ' || c == '\t' || c == ',' || c == '\r' }
 
-// parseID parses a decimal vertex id in [0, 2^31-1) (the bound leaves n =
-// max id + 1 representable).
+// parseID parses a non-negative decimal integer that fits int64.
 func parseID(b []byte) (int64, bool) {
 	if len(b) == 0 || len(b) > 19 {
 		return 0, false
 	}
 	var v int64
 	for _, c := range b {
-		if c < '0' || c > '9' {
+		if c < '0' || c > '9' || v > (math.MaxInt64-int64(c-'0'))/10 {
 			return 0, false
 		}
 		v = v*10 + int64(c-'0')
@@ -121,160 +119,16 @@ func checkNodeCount(name string, n, edges int64) error {
 // count the entries of every row and once to place them, so a load holds
 // the final CSR, 8 bytes per vertex and a chunk of ids, never a COO copy of
 // the edges. A Matrix Market file declares its size, so it is parsed twice;
-// an edge list's vertex count is its largest id + 1, which a first pass has
-// to find before the builder exists, so it is parsed three times. Both read
+// an edge list's vertex count is the number of its distinct ids, which a
+// first pass has to find before the builder exists, so it is parsed three
+// times (edgetext.go). Both read
 // regular files (io.ReadSeeker); Load accepts neither stdin nor compressed
 // text, so no one-pass fallback is needed.
-
-// loadEdgeList reads an edge list file. An edge "u v" is a message u -> v:
-// it becomes entry (v, u) of Adj, whose row v lists v's in-neighbours. The
-// vertex count is the largest id + 1. With a third column the graph is
-// weighted and duplicate edges sum; without, duplicates are dropped.
-func loadEdgeList(ctx context.Context, path string, threads int) (*Dataset, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readEdgeList(ctx, path, f, threads, ogbChunk)
-}
 
 // rewind seeks r to its start for another pass.
 func rewind(name string, r io.Seeker) error {
 	if _, err := r.Seek(0, io.SeekStart); err != nil {
 		return fmt.Errorf("%s: rewinding for the next pass: %w", name, err)
-	}
-	return nil
-}
-
-// readEdgeList reads the edge list r in three passes (see the comment above
-// loadEdgeList) with chunks of at most chunk edges.
-func readEdgeList(ctx context.Context, name string, r io.ReadSeeker, threads int, chunk int64) (*Dataset, error) {
-	// Pass 0: the vertex count, the edge count and whether there are weights.
-	scan := edgeListScan{n: math.MaxInt32, weighted: -1}
-	if err := scan.read(ctx, name, r, chunk, nil); err != nil {
-		return nil, err
-	}
-	n := scan.maxID + 1
-	if err := checkNodeCount(name, n, scan.edges); err != nil {
-		return nil, err
-	}
-	opt := &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: threads}
-	if scan.weighted == 1 {
-		opt.Duplicates = spgemm.SumDuplicates
-	}
-	adj, err := buildCSR(name, int(n), opt, func(_ int, emit func(rows, cols []int32, vals []float32) error) error {
-		if err := rewind(name, r); err != nil {
-			return err
-		}
-		p := edgeListScan{n: n, weighted: scan.weighted}
-		err := p.read(ctx, name, r, chunk, func(src, dst []int32, vals []float32) error {
-			return emit(dst, src, vals) // edge u -> v is entry (v, u)
-		})
-		if err == nil && p.edges != scan.edges {
-			err = fmt.Errorf("%s: %w: %d edges, %d on the first pass (the file changed while being read)",
-				name, ErrFormat, p.edges, scan.edges)
-		}
-		return err
-	})
-	if err != nil {
-		return nil, err
-	}
-	return &Dataset{Adj: adj, Weighted: scan.weighted == 1}, nil
-}
-
-// edgeListScan is one pass over an edge list: what it requires and what it
-// found.
-type edgeListScan struct {
-	n        int64 // ids must lie in [0, n)
-	weighted int   // 1: three columns, 0: two, -1: whichever the first line has
-	maxID    int64 // the largest id seen
-	edges    int64 // edges read
-}
-
-// read parses the edge list r from its start. With fn non-nil it hands the
-// edges to fn in chunks of at most chunk, in order, on another goroutine
-// while it parses the next; weighted must then be known.
-func (s *edgeListScan) read(ctx context.Context, name string, r io.Reader, chunk int64, fn func(src, dst []int32, vals []float32) error) (err error) {
-	lr := newLineReader(name, r)
-	s.maxID, s.edges = -1, 0
-	var pipe *chunkPipe
-	var src, dst []int32
-	var vals []float32
-	if fn != nil {
-		pipe = newWeightedChunkPipe(max(chunk, 1), s.weighted == 1, fn)
-		defer func() {
-			if werr := pipe.wait(); err == nil && werr != nil {
-				err = fmt.Errorf("%s: %w", name, werr)
-			}
-		}()
-		src, dst = pipe.buffers()
-		vals = pipe.values()
-	}
-	var fs [][]byte
-	j := 0 // edges in the buffers
-	for {
-		b, err := lr.next(true)
-		if err != nil {
-			return err
-		}
-		if b == nil {
-			break
-		}
-		if pipe == nil && s.edges%(1<<20) == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		fs = fields(b, fs)
-		if len(fs) != 2 && len(fs) != 3 {
-			return lr.errf("%d fields, want 2 (u v) or 3 (u v weight)", len(fs))
-		}
-		if s.weighted < 0 {
-			s.weighted = len(fs) - 2
-		} else if len(fs)-2 != s.weighted {
-			return lr.errf("%d fields, but earlier lines have %d", len(fs), s.weighted+2)
-		}
-		var id [2]int64
-		for k := range 2 {
-			v, ok := parseID(fs[k])
-			if !ok || v >= s.n {
-				return lr.errf("vertex id %q is not an integer in [0, %d)", truncate(string(fs[k]), 40), s.n)
-			}
-			id[k] = v
-			s.maxID = max(s.maxID, v)
-		}
-		var w float32
-		if s.weighted == 1 {
-			var ok bool
-			if w, ok = parseValue(fs[2]); !ok {
-				return lr.errf("weight %q is not a finite number", truncate(string(fs[2]), 40))
-			}
-		}
-		s.edges++
-		if pipe == nil {
-			continue
-		}
-		src[j], dst[j] = int32(id[0]), int32(id[1])
-		if vals != nil {
-			vals[j] = w
-		}
-		if j++; j == len(src) {
-			if err := pipe.send(j); err != nil {
-				return fmt.Errorf("%s: %w", name, err)
-			}
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			src, dst = pipe.buffers()
-			vals = pipe.values()
-			j = 0
-		}
-	}
-	if j > 0 {
-		if err := pipe.send(j); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
 	}
 	return nil
 }

@@ -3,8 +3,10 @@ package dataset
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -58,27 +60,48 @@ func TestStreamingReadersMatchFromCOO(t *testing.T) {
 		for _, weighted := range []bool{false, true} {
 			text, src, dst, vals := randomText(rng, n, m, weighted, false, false)
 			want := &spgemm.CSR{Indptr: []int64{0}, Indices: []int32{}, Data: []float32{}}
-			if m > 0 {
-				top := int32(0)
+			// The reader renumbers the distinct ids in ascending order.
+			ids := slices.Sorted(maps.Keys(func() map[int32]bool {
+				seen := map[int32]bool{}
 				for k := range src {
-					top = max(top, src[k], dst[k])
+					seen[src[k]], seen[dst[k]] = true, true
 				}
+				return seen
+			}()))
+			renum := func(v []int32) []int32 {
+				out := make([]int32, len(v))
+				for i, x := range v {
+					j, _ := slices.BinarySearch(ids, x)
+					out[i] = int32(j)
+				}
+				return out
+			}
+			if m > 0 {
 				opt := &spgemm.COOOptions{Duplicates: spgemm.DropDuplicates, Threads: 2}
 				if weighted {
 					opt.Duplicates = spgemm.SumDuplicates
 				}
 				var err error
-				if want, err = spgemm.FromCOO(int(top)+1, int(top)+1, dst, src, vals, opt); err != nil {
+				if want, err = spgemm.FromCOO(len(ids), len(ids), renum(dst), renum(src), vals, opt); err != nil {
 					t.Fatal(err)
 				}
 			}
 			for _, chunk := range []int64{1, 7, ogbChunk} {
-				d, err := readEdgeList(context.Background(), "g.txt", strings.NewReader(text), 2, chunk)
+				d, err := readEdgeList(context.Background(), "g.txt", strings.NewReader(text), AsStored, 2, chunk)
 				if err != nil {
 					t.Fatalf("trial %d weighted %v chunk %d: %v", trial, weighted, chunk, err)
 				}
 				if !reflect.DeepEqual(d.Adj, want) || d.Weighted != (weighted && m > 0) {
 					t.Fatalf("edge list trial %d weighted %v chunk %d: got %+v, want %+v", trial, weighted, chunk, d.Adj, want)
+				}
+				identity := len(ids) == 0 || int(ids[len(ids)-1]) == len(ids)-1
+				if identity != (d.SourceIDs == nil) {
+					t.Fatalf("edge list trial %d: source ids %v for ids %v", trial, d.SourceIDs, ids)
+				}
+				for v, id := range d.SourceIDs {
+					if id != int64(ids[v]) {
+						t.Fatalf("edge list trial %d: vertex %d has source id %d, want %d", trial, v, id, ids[v])
+					}
 				}
 			}
 		}
@@ -113,7 +136,7 @@ func TestStreamingReadersCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	text := strings.Repeat("0 1\n", 20)
-	if _, err := readEdgeList(ctx, "g.txt", strings.NewReader(text), 1, 3); err != context.Canceled {
+	if _, err := readEdgeList(ctx, "g.txt", strings.NewReader(text), AsStored, 1, 3); err != context.Canceled {
 		t.Errorf("edge list: %v, want context.Canceled", err)
 	}
 	mm := "%%MatrixMarket matrix coordinate pattern general\n2 2 20\n" + strings.Repeat("1 2\n", 20)

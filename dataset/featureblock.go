@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -55,8 +56,12 @@ func (b *FeatureBlock) Close() error {
 //     block's entries, made dense;
 //   - OGB CSV folders (raw/node-feat.csv.gz): every line is read and its
 //     width checked, only the block's are parsed and kept;
-//   - Planetoid datasets (at most 20,000 vertices): read whole, the block
-//     kept.
+//   - Planetoid datasets (at most 20,000 vertices), DGL CSVDataset and
+//     MUSAE folders: read whole, the block kept (sparse features made
+//     dense);
+//   - heterophilous-graphs .npz: its node_features member, as above;
+//   - sparse features of a native file or a scipy .npz written by Save:
+//     the block's rows, made dense.
 //
 // The zip CRC-32 of an .npz member covers all of it, so it is checked only
 // where the read passes through the whole member: a block of every row, the
@@ -103,6 +108,22 @@ func LoadFeatureBlock(ctx context.Context, path string, rows func(n int) (lo, hi
 		return ogbCSVFeatureBlock(ctx, raw, pick)
 	case FormatPlanetoid:
 		return planetoidFeatureBlock(ctx, path, pick)
+	case FormatHeterophilous:
+		z, err := openNPZ(path)
+		if err != nil {
+			return nil, err
+		}
+		defer z.Close()
+		h, _, err := z.header(heteroFeatures)
+		if err != nil {
+			return nil, err
+		}
+		if len(h.shape) != 2 || h.shape[0] > maxDistinctIDs {
+			return nil, z.errf(heteroFeatures, fmt.Errorf("%w: shape %v, want (nodes, features)", ErrFormat, h.shape))
+		}
+		return z.denseFeatureBlock(heteroFeatures, int(h.shape[0]), pick)
+	case FormatDGLCSV, FormatMUSAE:
+		return wholeFeatureBlock(ctx, path, pick)
 	}
 	return nil, fmt.Errorf("%s: %w: a %s file has no node features", path, ErrFormat, format)
 }
@@ -123,6 +144,20 @@ func nativeFeatureBlock(path string, pick blockPicker) (b *FeatureBlock, err err
 	d, err := decodeNative(path, buf, VerifyNone, 1, nil) // the header and the bounds; nothing else is read
 	if err != nil {
 		return nil, err
+	}
+	if d.SparseFeatures != nil {
+		// A block of sparse features is made dense; the mapping is not
+		// needed beyond that.
+		lo, hi, err := pick(d.NumNodes())
+		if err != nil {
+			return nil, err
+		}
+		if err := d.SparseFeatures.ValidateRows(lo, hi); err != nil {
+			return nil, fmt.Errorf("%s: array \"sparse_indices\": %w: %w", path, ErrFormat, err)
+		}
+		x := denseRows(d.SparseFeatures, lo, hi)
+		unmap()
+		return &FeatureBlock{N: d.NumNodes(), NumFeatures: d.NumFeatures, Lo: lo, Hi: hi, Features: x}, nil
 	}
 	if d.Features == nil {
 		return nil, fmt.Errorf("%s: %w: no node features (no array \"features\")", path, ErrFormat)
@@ -153,6 +188,16 @@ func npzFeatureBlock(ctx context.Context, z *npzArchive, format string, pick blo
 		return z.denseFeatureBlock(key, n, pick)
 	case format == FormatGNNBench && z.has("attr_data"):
 		return z.sparseFeatureBlock(ctx, n, pick)
+	case format == FormatScipyNPZ && z.has(npzSparseFeatures+"indptr"):
+		d := &Dataset{Adj: &spgemm.CSR{Rows: n}}
+		if err := z.readNPZExtras(d); err != nil {
+			return nil, err
+		}
+		lo, hi, err := pick(n)
+		if err != nil {
+			return nil, err
+		}
+		return &FeatureBlock{N: n, NumFeatures: d.NumFeatures, Lo: lo, Hi: hi, Features: denseRows(d.SparseFeatures, lo, hi)}, nil
 	}
 	return nil, fmt.Errorf("%s: %w: no node features (no array %q)", z.name, ErrFormat, key)
 }
@@ -315,4 +360,45 @@ func ogbCSVFeatureBlock(ctx context.Context, raw string, pick blockPicker) (*Fea
 		return nil, err
 	}
 	return &FeatureBlock{N: n, NumFeatures: f, Lo: lo, Hi: hi, Features: x}, nil
+}
+
+// wholeFeatureBlock loads the dataset at path whole (a format read in one
+// piece: DGL's CSV folders, MUSAE's) and keeps the block of its features,
+// dense.
+func wholeFeatureBlock(ctx context.Context, path string, pick blockPicker) (*FeatureBlock, error) {
+	d, err := LoadContext(ctx, path, &LoadOptions{Split: SplitNone})
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if !d.HasFeatures() {
+		return nil, fmt.Errorf("%s: %w: no node features", path, ErrFormat)
+	}
+	lo, hi, err := pick(d.NumNodes())
+	if err != nil {
+		return nil, err
+	}
+	f := d.NumFeatures
+	var x []float32
+	if d.SparseFeatures != nil {
+		x = denseRows(d.SparseFeatures, lo, hi)
+	} else {
+		x = slices.Clone(d.Features[lo*f : hi*f])
+	}
+	return &FeatureBlock{N: d.NumNodes(), NumFeatures: f, Lo: lo, Hi: hi, Features: x}, nil
+}
+
+// denseRows returns rows [lo, hi) of the sparse matrix a, dense and
+// row-major.
+func denseRows(a *spgemm.CSR, lo, hi int) []float32 {
+	f := a.Cols
+	x := make([]float32, (hi-lo)*f)
+	for r := lo; r < hi; r++ {
+		cols, vals := a.Row(r)
+		row := x[(r-lo)*f:]
+		for p, c := range cols {
+			row[c] = vals[p]
+		}
+	}
+	return x
 }

@@ -437,14 +437,14 @@ func TestReadEdgeList(t *testing.T) {
 		{"empty", "# nothing\n", false, &spgemm.CSR{Indptr: []int64{0}, Indices: []int32{}, Data: []float32{}}, ""},
 		{"non-numeric", "0 1\n1 x\n", false, nil, "g.txt: line 2: dataset: bad input: vertex id \"x\""},
 		{"negative", "0 1\n-1 2\n", false, nil, "line 2"},
-		{"too big", "0 4294967296\n", false, nil, "line 1"},
+		{"too big", "0 99999999999999999999\n", false, nil, "line 1"},
 		{"bad weight", "0 1 2\n1 2 nan\n", false, nil, "line 2: dataset: bad input: weight \"nan\""},
 		{"mixed columns", "0 1 2\n1 2\n", false, nil, "line 2"},
 		{"one field", "0\n", false, nil, "1 fields"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := readEdgeList(context.Background(), "g.txt", strings.NewReader(tt.text), 1, ogbChunk)
+			d, err := readEdgeList(context.Background(), "g.txt", strings.NewReader(tt.text), AsStored, 1, ogbChunk)
 			if tt.want == nil {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Errorf("error %v, want one containing %q", err, tt.wantErr)

@@ -76,7 +76,7 @@ func FuzzReadEdgeList(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		d, err := readEdgeList(context.Background(), "f.txt", bytes.NewReader(b), 1, 3)
+		d, err := readEdgeList(context.Background(), "f.txt", bytes.NewReader(b), SymmetryDefault, 1, 3)
 		checkAccepted(t, d, err)
 	})
 }
@@ -158,6 +158,15 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 	if err := writeNPZ(&npzRelabelled, relabelled); err != nil {
 		t.Fatal(err)
 	}
+	// Sparse features, stored splits, source ids and class names
+	// (native_extras.go, npz_extras.go).
+	var nativeExtras, npzExtras bytes.Buffer
+	if err := writeNative(&nativeExtras, extrasDataset()); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeNPZ(&npzExtras, extrasDataset()); err != nil {
+		t.Fatal(err)
+	}
 	i4 := func(v ...int32) npzMember {
 		return npzMember{descr: "<i4", shape: []int64{int64(len(v))}, data: le(v...)}
 	}
@@ -222,6 +231,11 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 		},
 	}
 	maps.Copy(seeds, contentSeeds(t, seeds))
+	// After the content seeds, whose first ones rebuild FuzzReadNPZ's.
+	seeds["FuzzReadNative"] = append(seeds["FuzzReadNative"], nativeExtras.Bytes())
+	seeds["FuzzNPZContents"] = append(seeds["FuzzNPZContents"], npzRecipe(t, npzExtras.Bytes()))
+	seeds["FuzzNativeContents"] = append(seeds["FuzzNativeContents"], nativeRecipe(t, extrasDataset()))
+	maps.Copy(seeds, formatSeeds(t)) // fuzz_formats_test.go
 	return seeds
 }
 

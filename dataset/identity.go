@@ -37,7 +37,7 @@ const identityEnds = 64 << 10
 // in between escapes. An OGB folder gives the lines of each file under
 // raw/ and split/ (the files the loaders read), each led by its path in
 // the folder; a Planetoid dataset the lines of its eight files, each led by
-// its name.
+// its name; a DGL CSVDataset or MUSAE folder the lines of its files.
 func Identity(path string) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -50,6 +50,9 @@ func Identity(path string) ([]string, error) {
 	}
 	if !st.IsDir() {
 		return fileIdentity(path, "")
+	}
+	if !isOGBFolder(path) {
+		return topFilesIdentity(path)
 	}
 	var lines []string
 	for _, sub := range []string{"raw", "split"} {
@@ -73,6 +76,27 @@ func Identity(path string) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("identity of %s: %w", path, err)
 		}
+	}
+	return lines, nil
+}
+
+// topFilesIdentity returns the lines of each regular file in the folder
+// dir (a DGL CSVDataset's, a MUSAE one's), each led by its name.
+func topFilesIdentity(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("identity of %s: %w", dir, err)
+	}
+	var lines []string
+	for _, e := range entries {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		l, err := fileIdentity(filepath.Join(dir, e.Name()), e.Name()+": ")
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, l...)
 	}
 	return lines, nil
 }

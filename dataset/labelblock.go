@@ -48,13 +48,17 @@ func LoadLabelBlock(ctx context.Context, path string, rows func(n int) (lo, hi i
 		return nil, false, err
 	}
 	whole := opt != nil && (opt.Split != "" || opt.Symmetry == Symmetrize)
+	var splitIndex int
+	if opt != nil {
+		splitIndex = opt.SplitIndex
+	}
 	if !whole {
 		switch format {
 		case FormatNative:
-			b, err := nativeLabelBlock(path, rows)
+			b, err := nativeLabelBlock(path, rows, splitIndex)
 			return b, err == nil, err
 		case FormatScipyNPZ:
-			if b, ok, err := scipyLabelBlock(path, rows); ok || err != nil {
+			if b, ok, err := scipyLabelBlock(path, rows, splitIndex); ok || err != nil {
 				return b, ok, err
 			}
 		}
@@ -69,7 +73,7 @@ func LoadLabelBlock(ctx context.Context, path string, rows func(n int) (lo, hi i
 }
 
 // nativeLabelBlock reads the label block of a native file from its mapping.
-func nativeLabelBlock(path string, rows func(n int) (lo, hi int)) (*LabelBlock, error) {
+func nativeLabelBlock(path string, rows func(n int) (lo, hi int), splitIndex int) (*LabelBlock, error) {
 	buf, unmap, err := mapFile(path)
 	if err != nil {
 		return nil, err
@@ -81,12 +85,15 @@ func nativeLabelBlock(path string, rows func(n int) (lo, hi int)) (*LabelBlock, 
 	if err != nil {
 		return nil, err
 	}
+	if err := d.UseSplit(splitIndex); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	return labelBlockOf(path, d.Name, d.NumNodes(), d.NumClasses, d.Labels, d.Train, d.Valid, d.Test, rows)
 }
 
 // scipyLabelBlock reads the label block of a scipy-layout .npz from its
 // shape, labels and split members; ok is false for another layout.
-func scipyLabelBlock(path string, rows func(n int) (lo, hi int)) (b *LabelBlock, ok bool, err error) {
+func scipyLabelBlock(path string, rows func(n int) (lo, hi int), splitIndex int) (b *LabelBlock, ok bool, err error) {
 	z, ok, err := openScipy(path)
 	if !ok {
 		return nil, false, err
@@ -104,6 +111,12 @@ func scipyLabelBlock(path string, rows func(n int) (lo, hi int)) (b *LabelBlock,
 	}
 	if err := z.readSplit(d, npzTrain, npzValid, npzTest); err != nil {
 		return nil, false, err
+	}
+	if err := z.readStoredSplits(d); err != nil {
+		return nil, false, err
+	}
+	if err := d.UseSplit(splitIndex); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	b, err = labelBlockOf(path, d.Name, nr, d.NumClasses, d.Labels, d.Train, d.Valid, d.Test, rows)
 	return b, err == nil, err

@@ -41,6 +41,11 @@ type LoadOptions struct {
 	Split string
 	// Seed seeds the split.
 	Seed uint64
+	// SplitIndex chooses which of the splits a source stores (the 10
+	// official splits of the heterophilous-graphs files) is the one in use;
+	// 0, the first, by default. A source that stores one split or none has
+	// only index 0. It cannot be combined with Split.
+	SplitIndex int
 	// Symmetry says whether reverse edges are added.
 	Symmetry Symmetry
 	// Verify says how much of a native file is checked before use (see
@@ -68,6 +73,12 @@ func (opt *LoadOptions) checked() (LoadOptions, error) {
 	if o.Verify < VerifyDefault || o.Verify > VerifyNone {
 		return o, fmt.Errorf("dataset: LoadOptions.Verify %d unknown", o.Verify)
 	}
+	if o.SplitIndex < 0 {
+		return o, fmt.Errorf("dataset: LoadOptions.SplitIndex %d: want >= 0", o.SplitIndex)
+	}
+	if o.SplitIndex != 0 && o.Split != "" {
+		return o, fmt.Errorf("dataset: LoadOptions.SplitIndex %d and Split %q: a stored split, or a split drawn by Split, not both", o.SplitIndex, o.Split)
+	}
 	if o.SkipVerify {
 		o.Verify = VerifyNone
 	}
@@ -83,6 +94,12 @@ const (
 	FormatEdgeList  = "edgelist"
 	FormatMatrixMkt = "matrix-market"
 	FormatPlanetoid = "planetoid" // the ind.NAME.* files of Kipf's GCN repository and PyG's Planetoid (planetoid.go)
+	// FormatHeterophilous is the .npz of the heterophilous-graphs
+	// benchmark that PyG's HeterophilousGraphDataset reads (hetero.go).
+	FormatHeterophilous = "heterophilous-npz"
+	FormatMETIS         = "metis"   // METIS .graph files (metis.go)
+	FormatDGLCSV        = "dgl-csv" // a folder of DGL's CSVDataset (dglcsv.go)
+	FormatMUSAE         = "musae"   // a MUSAE folder: NAME_edges.csv, NAME_features.json, NAME_target.csv (musae.go)
 )
 
 // Load reads the graph or dataset at path, whatever its format (see
@@ -92,11 +109,13 @@ func Load(path string, opt *LoadOptions) (*Dataset, error) {
 }
 
 // LoadContext reads the graph or dataset at path: a scipy sparse .npz, a
-// gnn-benchmark .npz, an OGB node-property folder, a Planetoid dataset (its
-// raw folder, that folder's parent, or one of its ind.NAME.* files; with
-// the public split), a native file, an edge list or a Matrix Market file,
-// picked by content (magic bytes) and then by extension (.mtx, .npz;
-// anything else readable as text is an edge list). A
+// gnn-benchmark .npz, a heterophilous-graphs .npz, an OGB node-property
+// folder, a Planetoid dataset (its raw folder, that folder's parent, or one
+// of its ind.NAME.* files; with the public split), a DGL CSVDataset folder,
+// a MUSAE folder, a native file, an edge list, a METIS file or a Matrix
+// Market file, picked by content (magic bytes, a folder's files) and then
+// by extension (.mtx, .graph and .metis, .npz; anything else readable as
+// text is an edge list). A
 // plain graph gives a Dataset with only Adj (and Weighted) set. Long loads
 // stop with ctx's error when ctx is done. Every problem with the input comes
 // back as an error naming the file and, where it applies, the array, field
@@ -134,6 +153,22 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset
 			d.mem = z.mem
 		}
 		symmetrize = format == FormatGNNBench
+	case FormatHeterophilous:
+		var z *npzArchive
+		if z, err = openNPZ(path); err != nil {
+			return nil, err
+		}
+		d, err = readHeterophilous(ctx, z, o.Symmetry, o.Threads, ogbChunk)
+		z.Close()
+		built = true
+	case FormatMETIS:
+		d, err = loadMETIS(ctx, path)
+	case FormatDGLCSV:
+		d, err = loadDGLCSV(ctx, path, &o, ogbChunk)
+		built = true
+	case FormatMUSAE:
+		d, err = loadMUSAE(ctx, path, &o, ogbChunk)
+		built = true
 	case FormatOGB:
 		d, built, err = loadOGB(ctx, path, &o, ogbChunk)
 	case FormatPlanetoid:
@@ -143,7 +178,9 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset
 	case FormatMatrixMkt:
 		d, err = loadMatrixMarket(ctx, path, o.Threads)
 	case FormatEdgeList:
-		d, err = loadEdgeList(ctx, path, o.Threads)
+		// The reader adds reverse edges itself when asked or told to.
+		d, err = loadEdgeList(ctx, path, &o)
+		built = true
 	}
 	if err != nil {
 		return nil, err
@@ -168,16 +205,20 @@ func LoadContext(ctx context.Context, path string, opt *LoadOptions) (_ *Dataset
 		if d.Adj, err = symmetrized(d.Adj, o.Threads); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+		d.Report = d.Report.symmetrized(old, d.Adj, o.Symmetry == Symmetrize)
 		freeReplaced(d.mem, old, d.Adj)
 	}
 	if d.Name == "" {
 		d.Name = datasetName(path)
 	}
+	if err := d.UseSplit(o.SplitIndex); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
 	if err := applySplit(d, o.Split, o.Seed); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	// A native load has validated itself, or was told to trust the file.
-	if format != FormatNative || symmetrize || built || o.Split != "" {
+	if format != FormatNative || symmetrize || built || o.Split != "" || o.SplitIndex != 0 {
 		if err := d.Validate(); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -232,8 +273,15 @@ func Detect(path string) (string, error) {
 		} else if ok {
 			return FormatPlanetoid, nil
 		}
-		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz) "+
-			"nor a Planetoid one (no ind.NAME.x, ... in it, in raw/ or in NAME/raw/)", path, ErrFormat)
+		if isDGLFolder(path) {
+			return FormatDGLCSV, nil
+		}
+		if _, ok := musaeFiles(path); ok {
+			return FormatMUSAE, nil
+		}
+		return "", fmt.Errorf("%s: %w: a folder, but not an OGB node-property dataset (no raw/ with edge.csv.gz or data.npz), "+
+			"a Planetoid one (no ind.NAME.x, ... in it, in raw/ or in NAME/raw/), a DGL CSVDataset (no meta.yaml) "+
+			"nor a MUSAE one (no NAME_edges.csv, NAME_features.json and NAME_target.csv)", path, ErrFormat)
 	}
 	if _, _, ok := planetoidFileName(filepath.Base(path)); ok && st.Mode().IsRegular() {
 		return FormatPlanetoid, nil
@@ -269,6 +317,8 @@ func Detect(path string) (string, error) {
 			return FormatGNNBench, nil
 		case layoutScipy:
 			return FormatScipyNPZ, nil
+		case layoutHeterophilous:
+			return FormatHeterophilous, nil
 		}
 		_, err = readNPZDataset(context.Background(), z, 1) // for its error naming the arrays
 		return "", err
@@ -281,6 +331,8 @@ func Detect(path string) (string, error) {
 	switch ext {
 	case ".mtx":
 		return FormatMatrixMkt, nil
+	case ".graph", ".metis":
+		return FormatMETIS, nil
 	case ".npz", ".npy", ".bsn":
 		return "", fmt.Errorf("%s: %w: a %s file without its magic bytes (truncated or corrupt?)", path, ErrFormat, ext)
 	}

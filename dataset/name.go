@@ -7,7 +7,8 @@ import (
 // NameOf returns the name Load gives the dataset at path (Dataset.Name)
 // without loading it: a native file's recorded name (its header alone is
 // read, from a memory mapping), the dataset's name of Planetoid files, the
-// folder's name of an OGB folder, else the file or folder name without
+// folder's name of an OGB folder, meta.yaml's dataset_name of a DGL folder,
+// the files' prefix of a MUSAE folder, else the file or folder name without
 // extensions. It returns an error when path cannot be read or its format
 // told.
 func NameOf(path string) (string, error) {
@@ -37,6 +38,15 @@ func NameOf(path string) (string, error) {
 		}
 	case FormatOGB:
 		return filepath.Base(filepath.Clean(path)), nil
+	case FormatDGLCSV:
+		m, err := readDGLMeta(path)
+		if err != nil {
+			return "", err
+		}
+		return m.name, nil
+	case FormatMUSAE:
+		prefix, _ := musaeFiles(path)
+		return filepath.Base(prefix), nil
 	}
 	return datasetName(path), nil
 }

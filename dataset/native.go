@@ -49,6 +49,8 @@ type nativeHeader struct {
 	// Version 2: the relabelling's method and seed (see Relabelling).
 	Relabel     string `json:"relabel,omitempty"`
 	RelabelSeed uint64 `json:"relabel_seed,omitempty"`
+	// ClassNames: Dataset.ClassNames (native_extras.go).
+	ClassNames []string `json:"class_names,omitempty"`
 }
 
 // nativeArray locates one array of a native file.
@@ -77,6 +79,9 @@ var nativeSchema = []struct{ name, dtype string }{
 	{"features", "float32"}, {"labels", "int32"},
 	{"train", "int32"}, {"valid", "int32"}, {"test", "int32"},
 	{"orig_ids", "int32"},
+	// native_extras.go
+	{"sparse_indptr", "int64"}, {"sparse_indices", "int32"}, {"sparse_data", "float32"},
+	{"source_ids", "int64"}, {"splits_offsets", "int64"}, {"splits", "int32"},
 }
 
 // bytesOf views a numeric slice as its bytes.
@@ -124,6 +129,7 @@ func nativeArraysOf(d *Dataset) []nativeOut {
 		v := d.Relabel.OrigIDs
 		add("orig_ids", "int32", bytesOf(v), int64(len(v)), func(w io.Writer) error { return writeLE(w, v) })
 	}
+	nativeExtraArrays(d, add)
 	return arrays
 }
 
@@ -148,6 +154,7 @@ func newNativeHeader(name string, nodes, edges int64, weighted bool, features, c
 func writeNative(w io.Writer, d *Dataset) error {
 	arrays := nativeArraysOf(d)
 	h := newNativeHeader(d.Name, int64(d.Adj.Rows), d.Adj.NNZ(), d.Weighted, d.NumFeatures, d.NumClasses, d.Relabel)
+	h.ClassNames = d.ClassNames
 	// Checksums are of the little-endian bytes: the held bytes, computed
 	// in parallel, or what write produces.
 	sums := make([]uint32, len(arrays))
@@ -348,6 +355,9 @@ func decodeNative(name string, buf []byte, level VerifyLevel, threads int, popul
 		d.Features = view[float32](buf, a)
 	} else {
 		d.NumFeatures = 0
+	}
+	if msg := decodeNativeExtras(buf, &h, byName, d); msg != "" {
+		return bad("%s", msg)
 	}
 	for _, x := range []struct {
 		name string

@@ -427,10 +427,13 @@ const (
 	layoutUnknown npzLayout = iota
 	layoutScipy
 	layoutGNNBenchmark
+	layoutHeterophilous // hetero.go
 )
 
 func (z *npzArchive) layout() npzLayout {
 	switch {
+	case z.isHeterophilous():
+		return layoutHeterophilous
 	case z.has("adj_data") || z.has("adj_indptr") || z.has("adj_matrix"):
 		return layoutGNNBenchmark
 	case z.has("indptr") || z.has("format") || z.has("row"):
@@ -517,6 +520,9 @@ func (z *npzArchive) readExtras(d *Dataset) error {
 		}
 	}
 	if err := z.readRelabel(d); err != nil {
+		return err
+	}
+	if err := z.readNPZExtras(d); err != nil {
 		return err
 	}
 	return z.readSplit(d, npzTrain, npzValid, npzTest)
@@ -761,6 +767,7 @@ func writeNPZ(w io.Writer, d *Dataset) error {
 			{npzRelabel, func(w io.Writer) error { return writeNPYString(w, spec) }},
 		}...)
 	}
+	arrays = append(arrays, npzExtraMembers(d)...)
 	for _, m := range arrays {
 		if err := member(m.name, m.write); err != nil {
 			return fmt.Errorf("array %q: %w", m.name, err)

@@ -284,6 +284,19 @@ func permuteDataset(d *Dataset, order []int32, opt RelabelOptions, t int) *Datas
 		return m
 	}
 	out.Train, out.Valid, out.Test = mapSorted(d.Train), mapSorted(d.Valid), mapSorted(d.Test)
+	for _, s := range d.Splits {
+		out.Splits = append(out.Splits, Split{mapSorted(s.Train), mapSorted(s.Valid), mapSorted(s.Test)})
+	}
+	if d.SparseFeatures != nil {
+		out.SparseFeatures = spgemm.GatherRows(d.SparseFeatures, order, t)
+	}
+	if d.SourceIDs != nil {
+		out.SourceIDs = make([]int64, n)
+		for x, v := range order {
+			out.SourceIDs[x] = d.SourceIDs[v]
+		}
+	}
+	out.ClassNames, out.Report = d.ClassNames, d.Report
 	orig := order
 	if d.Relabel != nil {
 		orig = make([]int32, n)

@@ -72,12 +72,16 @@ func LoadRowBlock(ctx context.Context, path string, rows func(n int) (lo, hi int
 		return b, err == nil, err
 	}
 	whole := opt != nil && (opt.Split != "" || opt.Symmetry == Symmetrize)
+	var splitIndex int
+	if opt != nil {
+		splitIndex = opt.SplitIndex
+	}
 	if format == FormatScipyNPZ && !whole {
 		var threads int
 		if opt != nil {
 			threads = opt.Threads
 		}
-		if b, ok, err := readScipyRowBlock(path, rows, threads); ok || err != nil {
+		if b, ok, err := readScipyRowBlock(path, rows, threads, splitIndex); ok || err != nil {
 			return b, ok, err
 		}
 	}
@@ -133,6 +137,9 @@ func LoadRowBlock(ctx context.Context, path string, rows func(n int) (lo, hi int
 	if err := blk.Validate(); err != nil {
 		return nil, false, fmt.Errorf("%s: %w: rows [%d, %d): %w", path, ErrFormat, lo, hi, err)
 	}
+	if err := d.UseSplit(splitIndex); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
 	for i, v := range d.Train {
 		if uint32(v) >= uint32(n) || (i > 0 && v <= d.Train[i-1]) {
 			return nil, false, fmt.Errorf("%s: %w: train[%d] = %d: out of range or not increasing", path, ErrFormat, i, v)
@@ -171,7 +178,7 @@ func readNumericRange[T int32 | int64 | float32](z *npzArchive, key string, lo, 
 // row pointers first, then only the block's column ids and values are kept
 // while the members are streamed. It returns ok false (and nothing read)
 // for files it cannot cut this way: another layout or a CSC or COO matrix.
-func readScipyRowBlock(path string, rows func(n int) (int, int), threads int) (b *RowBlock, ok bool, err error) {
+func readScipyRowBlock(path string, rows func(n int) (int, int), threads, splitIndex int) (b *RowBlock, ok bool, err error) {
 	z, ok, err := openScipy(path)
 	if !ok {
 		return nil, false, err
@@ -237,6 +244,12 @@ func readScipyRowBlock(path string, rows func(n int) (int, int), threads int) (b
 	d.Adj = &spgemm.CSR{Rows: nr, Cols: nr}
 	if err := z.readSplit(&d, npzTrain, npzValid, npzTest); err != nil {
 		return nil, false, err
+	}
+	if err := z.readStoredSplits(&d); err != nil {
+		return nil, false, err
+	}
+	if err := d.UseSplit(splitIndex); err != nil {
+		return nil, false, fmt.Errorf("%s: %w", path, err)
 	}
 	return &RowBlock{N: nr, NNZ: indptr[nr], Lo: lo, Hi: hi, Adj: blk, Weighted: !allOnes(data), Train: d.Train}, true, nil
 }

@@ -109,6 +109,7 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	if name == "" {
 		name = ds.Name
 	}
+	ds = denseView(ds, opt.Train.Hooks.Notes)
 	if opt.SplitFile != "" {
 		if err := dataset.ReadSplitFile(opt.SplitFile, ds); err != nil {
 			return nil, fmt.Errorf("train: %w", err)
@@ -154,6 +155,23 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		return nil, err
 	}
 	return job, nil
+}
+
+// denseView returns ds, or when its features are sparse only
+// (Dataset.SparseFeatures) a shallow copy whose features are made dense,
+// which the feature stores read; notes, when not nil, is told what that
+// costs.
+func denseView(ds *dataset.Dataset, notes io.Writer) *dataset.Dataset {
+	if ds.Features != nil || ds.SparseFeatures == nil {
+		return ds
+	}
+	c := *ds
+	c.Features, c.SparseFeatures = ds.DenseFeatures(), nil
+	if notes != nil {
+		fmt.Fprintf(notes, "note: the %d x %d sparse features (%d values) are made dense for training: %d MiB\n",
+			ds.NumNodes(), ds.NumFeatures, ds.SparseFeatures.NNZ(), 4*len(c.Features)>>20)
+	}
+	return &c
 }
 
 // residentFeatures returns the feature store of a run whose backend is a

@@ -209,7 +209,7 @@ func (s wholeSource) load(ctx context.Context, world dist.Comm, c int, whole boo
 // wholeData returns the rank's data of the whole dataset ds on g.
 func wholeData(ds *dataset.Dataset, g *dist.Grid) *rankData {
 	lo, hi := g.MyRows()
-	r := &rankData{lo: int(lo), hi: int(hi), whole: true, allLabels: true, adj: ds.Adj, feat: ds.Features, labels: ds.Labels,
+	r := &rankData{lo: int(lo), hi: int(hi), whole: true, allLabels: true, adj: ds.Adj, feat: ds.DenseFeatures(), labels: ds.Labels,
 		train: ds.Train, valid: ds.Valid, test: ds.Test,
 		info: Info{Name: ds.Name, Nodes: ds.NumNodes(), Features: ds.NumFeatures, Classes: ds.NumClasses,
 			Train: len(ds.Train), Valid: len(ds.Valid), Test: len(ds.Test)}}

@@ -243,7 +243,7 @@ func featureRank(ctx context.Context, world dist.Comm, cfg *featureConfig, progr
 	// all-to-alls (trace.go).
 	log := &callLog{diag: cfg.Diagnose, bufs: &buffers{}}
 	rk := &featureRanker{world: world, cfg: cfg, bulks: bulks, most: int(most[0]), warmBulks: warmBulks, warmMost: int(warmMost[0]),
-		features: d.Features, log: log, traced: newTraced(world, dist.PhaseFeatures, log), progress: progress}
+		features: d.DenseFeatures(), log: log, traced: newTraced(world, dist.PhaseFeatures, log), progress: progress}
 	// A column of one rank (c = p) exchanges nothing: its rows run once,
 	// first, and their full feature blocks are freed before the others'
 	// stores are made. The rows of each other c (of all of them with

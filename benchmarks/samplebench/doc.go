@@ -18,4 +18,10 @@
 // configuration (VmHWM, reset before each one where the kernel allows).
 // All configurations of one thread count are checked to produce the same
 // digest, so the figures compare equal work.
+//
+// --graph FILE samples a graph read from a file (any format bulksample
+// reads: Tolokers' heterophilous-graphs .npz, a SNAP edge list) instead,
+// for degree distributions that are not R-MAT's; --write-snap FILE writes
+// the R-MAT graph of --scale as SNAP text (dataset.WriteSNAP) for such a
+// run through the text reader.
 package main

@@ -293,3 +293,27 @@ echo "{\"sampled_edges\": 1000, \"seps\": 1000000, \"cold_seps\": 500000, \"warm
 		t.Errorf("--pin with more threads than CPUs: exit %d, stderr %q", code, stderr.String())
 	}
 }
+
+// TestRunGraphFile writes the R-MAT graph as SNAP text and samples it as
+// read back from the file (--graph): the section names the file and the
+// command, and every row samples alike.
+func TestRunGraphFile(t *testing.T) {
+	dir := t.TempDir()
+	snap := filepath.Join(dir, "r8.txt")
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"--scale", "8", "--edge-factor", "4", "--write-snap", snap}, &stdout, &stderr); code != 0 {
+		t.Fatalf("--write-snap: exit %d\n%s", code, stderr.String())
+	}
+	args := append(append([]string(nil), tinyArgs...), "--graph", snap, "--out", filepath.Join(dir, "s.md"))
+	stdout.Reset()
+	if code := run(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("--graph: exit %d\n%s", code, stderr.String())
+	}
+	for _, want := range []string{"## r8.txt", "go run ./benchmarks/samplebench --scale 8", "(edgelist, read by dataset.Load in",
+		"reverse edges added (the file says \"Undirected graph: R-MAT scale 8, edge factor 4, seed 1, written by bulksample\")", "ids renumbered: 193 distinct ids",
+		"| bulk | 2 | 4 |", "All rows produced the same samples"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("section lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}

@@ -31,6 +31,12 @@ type convertSummary struct {
 	// Relabel and RelabelSeed: the vertex relabelling applied (--relabel).
 	Relabel     string `json:"relabel,omitempty"`
 	RelabelSeed uint64 `json:"relabel_seed,omitempty"`
+	// Read is what the reader did to IN's data (nil for formats read as
+	// stored); SparseFeatures says the features were kept sparse;
+	// StoredSplits counts the splits OUT keeps (--split-index keeps one).
+	Read           *dataset.ReadReport `json:"read,omitempty"`
+	SparseFeatures bool                `json:"sparse_features"`
+	StoredSplits   int                 `json:"stored_splits,omitempty"`
 }
 
 func runConvert(ctx context.Context, e *env, args []string) error {
@@ -38,7 +44,9 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		"Reads IN in any format bulksample reads and writes OUT: the scipy sparse layout when OUT ends\n"+
 			"in .npz (with features, labels and split as extra arrays that scipy ignores), otherwise the\n"+
 			"native memory-mappable format. OUT is written to a temporary name and renamed. --relabel renames\n"+
-			"the vertices (rows and columns, features, labels and split follow) and records the permutation.")
+			"the vertices (rows and columns, features, labels and split follow) and records the permutation.\n"+
+			"Both formats keep sparse features sparse, the ids of a source whose vertices were renumbered, and\n"+
+			"every split a source stores (--split-index I keeps split I only).")
 	var lf loadFlags
 	var rf relabelFlags
 	rf.add(fs, "")
@@ -63,6 +71,15 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	defer d.Close()
 	loaded := time.Now()
 	notePhase(e.stderr, "convert", "load", meter.End("load"))
+	if d.Report != nil {
+		fmt.Fprintf(e.stderr, "read %s: %s\n", in, d.Report)
+	}
+	if isSet(fs, "split-index") && len(d.Splits) > 0 {
+		// The split asked for is the file's one split: a stored split set
+		// would load split 0 by default.
+		fmt.Fprintf(e.stderr, "keeping split %d of the %d stored\n", lf.opt.SplitIndex, len(d.Splits))
+		d.Splits = nil
+	}
 	if rl.Method != "" {
 		fmt.Fprintf(e.stderr, "relabelling %d vertices (%s)\n", d.NumNodes(), rl.Method)
 		r, err := dataset.Relabel(d, rl)
@@ -92,6 +109,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		LoadSeconds: loadSec, SaveSeconds: time.Since(loaded).Seconds(), PeakRSSBytes: procstat.PeakRSS(),
 		Threads: par.Threads(lf.opt.Threads), Version: version(),
 		Phases: meter.Phases(), Relabel: rl.Method, RelabelSeed: rl.Seed,
+		Read: d.Report, SparseFeatures: d.SparseFeatures != nil, StoredSplits: len(d.Splits),
 	}
 	fmt.Fprintf(e.stdout, "%s (%s) -> %s (%s): %d nodes, %d edges, %d features, %d classes; load %.3f s, save %.3f s\n",
 		in, inFormat, out, outFormat, s.Nodes, s.Edges, s.Features, s.Classes, s.LoadSeconds, s.SaveSeconds)

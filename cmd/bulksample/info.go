@@ -22,10 +22,44 @@ type loadFlags struct {
 	verify   string
 }
 
+// symmetryUsage is the text of the --symmetry flag of every command that
+// reads a dataset.
+const symmetryUsage = "reverse edges: default (per format: added for gnn-benchmark, OGB CSV, heterophilous-graphs and MUSAE files\n" +
+	"and for edge lists whose comments say undirected), symmetrize (add them, drop self loops) or stored (as the file has them)"
+
+// splitIndexUsage is the text of the --split-index flag.
+const splitIndexUsage = "which of the splits a file stores to use (the 10 official splits of the heterophilous-graphs files), from 0"
+
+// parseSymmetry returns the dataset.Symmetry of a --symmetry value.
+func parseSymmetry(fs *flag.FlagSet, s string) (dataset.Symmetry, error) {
+	switch s {
+	case "default":
+		return dataset.SymmetryDefault, nil
+	case "symmetrize":
+		return dataset.Symmetrize, nil
+	case "stored":
+		return dataset.AsStored, nil
+	}
+	return 0, usageError(fs, "--symmetry %q: want default, symmetrize or stored", s)
+}
+
+// checkSplitIndex returns a usage error for a --split-index that is
+// negative or given with --split.
+func checkSplitIndex(fs *flag.FlagSet, index int, split string) error {
+	switch {
+	case index < 0:
+		return usageError(fs, "--split-index %d: want >= 0", index)
+	case index > 0 && split != "":
+		return usageError(fs, "--split-index %d and --split %q: use a stored split or draw one, not both", index, split)
+	}
+	return nil
+}
+
 func (l *loadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.opt.Split, "split", "", `split: "" keeps the stored one (or the default for labelled data), none, planetoid[:T,V,E] or random:a,b,c`)
 	fs.Uint64Var(&l.opt.Seed, "seed", 0, "seed of the split")
-	fs.StringVar(&l.symmetry, "symmetry", "default", "default (per format), symmetrize (add reverse edges, drop self loops) or stored")
+	fs.IntVar(&l.opt.SplitIndex, "split-index", 0, splitIndexUsage)
+	fs.StringVar(&l.symmetry, "symmetry", "default", symmetryUsage)
 	fs.StringVar(&l.verify, "verify", "structure", "checks of a native file before use: structure (CSR offsets, sorted in-range column ids,\nlabels, splits), checksums (structure and the CRC-32C of every array: reads the whole file)\nor none (trust the file)")
 	fs.BoolVar(&l.opt.SkipVerify, "no-verify", false, "the same as --verify none")
 	fs.IntVar(&l.opt.Threads, "threads", 0, "threads; 0 for GOMAXPROCS")
@@ -33,15 +67,12 @@ func (l *loadFlags) register(fs *flag.FlagSet) {
 
 // finish checks the flag values, reporting a bad one as a usage error.
 func (l *loadFlags) finish(fs *flag.FlagSet) error {
-	switch l.symmetry {
-	case "default":
-		l.opt.Symmetry = dataset.SymmetryDefault
-	case "symmetrize":
-		l.opt.Symmetry = dataset.Symmetrize
-	case "stored":
-		l.opt.Symmetry = dataset.AsStored
-	default:
-		return usageError(fs, "--symmetry %q: want default, symmetrize or stored", l.symmetry)
+	var err error
+	if l.opt.Symmetry, err = parseSymmetry(fs, l.symmetry); err != nil {
+		return err
+	}
+	if err := checkSplitIndex(fs, l.opt.SplitIndex, l.opt.Split); err != nil {
+		return err
 	}
 	switch l.verify {
 	case "structure":
@@ -158,6 +189,7 @@ type infoSummary struct {
 	// Blocks is the balance of the stored entries over the contiguous row
 	// blocks of a distributed run, for each --blocks count.
 	Blocks []blockBalance `json:"blocks,omitempty"`
+	dataFacts
 }
 
 // blockBalance is the stored entries of the B contiguous row blocks a
@@ -195,6 +227,8 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 			"edge list, Matrix Market) and prints its size, degree statistics (row lengths of the adjacency),\n"+
 			"features, classes, split sizes and the peak memory of the load.")
 	var lf loadFlags
+	facts := fs.Bool("facts", true, "check whether the graph is symmetric and count its self loops and connected components:\n"+
+		"one pass over every entry, about 1 s per 30M entries here; --facts=false skips it on a huge graph")
 	blocks := fs.String("blocks", "", "comma-separated block counts (p/c of a distributed run): print how evenly the stored edges\nfall into that many contiguous row blocks (min, max, max over mean)")
 	pos, err := lf.parse(e, fs, args, 1, "exactly one PATH")
 	if err != nil {
@@ -248,6 +282,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	s.Blocks = blockBalances(d.Adj.Indptr, counts)
+	s.dataFacts = factsOf(d, lf.opt, *facts)
 	notePhase(e.stderr, "info", "stats", meter.End("stats"))
 	s.Phases = meter.Phases()
 	w := e.stdout
@@ -255,9 +290,10 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "  nodes     %d\n", s.Nodes)
 	fmt.Fprintf(w, "  edges     %d stored entries (weighted: %v)\n", s.Edges, s.Weighted)
 	fmt.Fprintf(w, "  degree    min %d, mean %.2f, median %d, max %d\n", s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax)
-	fmt.Fprintf(w, "  features  %d\n", s.Features)
-	fmt.Fprintf(w, "  classes   %d (%d labelled nodes)\n", s.Classes, s.Labelled)
-	fmt.Fprintf(w, "  split     train %d, valid %d, test %d%s\n", s.Train, s.Valid, s.Test, splitNote(format, lf.opt.Split))
+	s.dataFacts.printGraph(w)
+	fmt.Fprintf(w, "  features  %d%s\n", s.Features, s.featureNote())
+	fmt.Fprintf(w, "  classes   %d (%d labelled nodes)%s\n", s.Classes, s.Labelled, s.classNote())
+	fmt.Fprintf(w, "  split     train %d, valid %d, test %d%s%s\n", s.Train, s.Valid, s.Test, splitNote(format, lf.opt.Split), s.splitsNote())
 	switch s.Relabel {
 	case "":
 		fmt.Fprintf(w, "  relabel   none (the source's ids)\n")

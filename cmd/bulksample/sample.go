@@ -79,7 +79,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	var meter procstat.Meter
 	meter.Begin()
 	t0 := time.Now()
-	d, err := dataset.LoadContext(ctx, c.graph, &dataset.LoadOptions{Threads: c.sampler.Threads, Progress: e.stderr})
+	d, err := dataset.LoadContext(ctx, c.graph, c.loadOptions(e.stderr))
 	if err != nil {
 		return err
 	}

@@ -266,7 +266,7 @@ func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm
 	if err := dist.SameAsRoot(ctx, world, c.graph, id); err != nil {
 		return nil, nil, nil, err
 	}
-	opt := &dataset.LoadOptions{Threads: c.sampler.Threads, Progress: progressOf(e, world)}
+	opt := c.loadOptions(progressOf(e, world))
 	if c.dist.Layout == distsample.Replicated {
 		d, err := dataset.LoadContext(ctx, c.graph, opt)
 		if err != nil {

@@ -3,7 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 
+	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/train"
 )
@@ -11,18 +13,20 @@ import (
 // sampleConfig is the parsed command line of `bulksample sample`: the
 // library's options the flags fill, and the command's own settings.
 type sampleConfig struct {
-	graph    string
-	plan     sampling.PlanOptions
-	sampler  sampling.SamplerOptions
-	seeds    int
-	epoch    int
-	reps     int // passes over the seeds; the first is the cold one
-	baseline bool
-	digest   bool
-	json     bool
-	dist     train.DistOptions // --replication, --fetch, --replicate-graph
-	ranks    distFlags         // the distribution flags as given (ranks.go)
-	device   deviceFlag        // --device (device.go)
+	graph      string
+	plan       sampling.PlanOptions
+	sampler    sampling.SamplerOptions
+	seeds      int
+	epoch      int
+	reps       int // passes over the seeds; the first is the cold one
+	baseline   bool
+	digest     bool
+	json       bool
+	symmetry   dataset.Symmetry  // --symmetry
+	splitIndex int               // --split-index
+	dist       train.DistOptions // --replication, --fetch, --replicate-graph
+	ranks      distFlags         // the distribution flags as given (ranks.go)
+	device     deviceFlag        // --device (device.go)
 }
 
 func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
@@ -36,6 +40,8 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	sf.register(fs, "15,10,5", "comma-separated fanouts, seeds' layer first; -1 takes all neighbours; with --method ladies or fastgcn the\n"+
 		"column budgets, "+budgetsText()+" when not given"+fanoutOrder, true)
 	fs.StringVar(&c.graph, "graph", "", "graph or dataset to sample (any format bulksample reads); required")
+	symmetry := fs.String("symmetry", "default", symmetryUsage)
+	fs.IntVar(&c.splitIndex, "split-index", 0, splitIndexUsage+"; its training vertices are the seeds")
 	fs.IntVar(&c.plan.BatchSize, "batch", 1024, "seeds per minibatch b")
 	fs.IntVar(&c.plan.BulkSize, "bulk", 16, "minibatches sampled together, k")
 	fs.IntVar(&c.seeds, "seeds", 0, "sample only the first N seeds of the permutation; 0 for all")
@@ -49,10 +55,17 @@ func parseSampleFlags(e *env, args []string) (*sampleConfig, error) {
 	fs.BoolVar(&c.digest, "digest", false, "hash all blocks and vertex lists in minibatch order (the same for any --bulk and --threads)")
 	c.ranks.add(fs, false)
 	c.device.add(fs)
-	if err := parseFlags(fs, args); err != nil {
+	err := parseFlags(fs, args)
+	if err != nil {
 		return nil, err
 	}
 	c.json = *jsonOut
+	if c.symmetry, err = parseSymmetry(fs, *symmetry); err != nil {
+		return nil, err
+	}
+	if err := checkSplitIndex(fs, c.splitIndex, ""); err != nil {
+		return nil, err
+	}
 	if err := c.check(fs, &sf, *threads, *seed); err != nil {
 		return nil, err
 	}
@@ -107,6 +120,12 @@ func (c *sampleConfig) check(fs *flag.FlagSet, sf *samplerFlags, threads int, se
 		return optionError(fs, err)
 	}
 	return c.device.validate(fs, distributed, c.cpuOnlyFlags()...)
+}
+
+// loadOptions are the options of loading --graph: --symmetry and
+// --split-index, with the sampler's threads and progress on w.
+func (c *sampleConfig) loadOptions(w io.Writer) *dataset.LoadOptions {
+	return &dataset.LoadOptions{Symmetry: c.symmetry, SplitIndex: c.splitIndex, Threads: c.sampler.Threads, Progress: w}
 }
 
 // describe names the sampler in the output and the JSON: bulk (node-wise),

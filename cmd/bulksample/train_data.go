@@ -77,9 +77,10 @@ func (c *trainConfig) dataError(err error) error {
 }
 
 // loadOptions are the options of loading --data from a file: the split of
-// --split and --split-seed.
+// --split and --split-seed or --split-index, and --symmetry.
 func (c *trainConfig) loadOptions(e *env) *dataset.LoadOptions {
-	return &dataset.LoadOptions{Split: c.split, Seed: c.splitSeed, Threads: c.opt.Train.Runtime.Threads, Progress: e.stderr}
+	return &dataset.LoadOptions{Split: c.split, Seed: c.splitSeed, SplitIndex: c.splitIndex, Symmetry: c.symmetry,
+		Threads: c.opt.Train.Runtime.Threads, Progress: e.stderr}
 }
 
 // source returns where a rank of a distributed run reads --data

@@ -21,6 +21,9 @@ type trainConfig struct {
 	splitSeed    uint64 // --split-seed
 	splitFile    string // --split-file: a split file to train on
 	splitOut     string // --split-out: where to write the split used
+	splitIndex   int    // --split-index: which stored split
+	symmetryFlag string // --symmetry, parsed into symmetry
+	symmetry     dataset.Symmetry
 	normFeatures normMode
 	preset       string
 	presetAuto   bool // the preset is the default for --data's format (choosePreset)
@@ -84,6 +87,8 @@ func (c *trainConfig) registerData(fs *flag.FlagSet) {
 	fs.Uint64Var(&c.splitSeed, "split-seed", 0, "seed of the split that --split draws, or the default split of a file that stores none (a stored\n"+
 		"split is kept without --split); independent of --seed, so that training seeds can be varied on\n"+
 		"one split and splits varied for one training seed")
+	fs.IntVar(&c.splitIndex, "split-index", 0, splitIndexUsage)
+	fs.StringVar(&c.symmetryFlag, "symmetry", "default", symmetryUsage)
 	fs.StringVar(&c.splitFile, "split-file", "", "train on the split in this JSON file, {\"train\": [ids], \"valid\": [ids], \"test\": [ids]}, the\n"+
 		"0-based rows of --data's graph (for example Planetoid's public split mapped to the file's node order)")
 	fs.StringVar(&c.splitOut, "split-out", "", "write the split trained on to this JSON file (the --split-file format), for a peer\n"+
@@ -149,6 +154,17 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 		return usageError(fs, "--split-seed %d: --split-file %q gives the split, which has no seed", c.splitSeed, c.splitFile)
 	case isSet(fs, "split-seed") && strings.HasPrefix(c.data, "synthetic"):
 		return usageError(fs, "--split-seed %d: the synthetic dataset's split follows its own seed option (--data synthetic:seed=N)", c.splitSeed)
+	case strings.HasPrefix(c.data, "synthetic") && (c.splitIndex != 0 || isSet(fs, "symmetry")):
+		return usageError(fs, "--split-index and --symmetry apply to data read from a file; the synthetic dataset is generated undirected with one split")
+	case c.splitFile != "" && c.splitIndex != 0:
+		return usageError(fs, "--split-file %q and --split-index %d: give one split", c.splitFile, c.splitIndex)
+	}
+	var err error
+	if c.symmetry, err = parseSymmetry(fs, c.symmetryFlag); err != nil {
+		return err
+	}
+	if err := checkSplitIndex(fs, c.splitIndex, c.split); err != nil {
+		return err
 	}
 	for _, o := range []struct{ flag, path string }{{"--plot", c.plot}, {"--split-out", c.splitOut}} {
 		if err := checkOutputFile(o.path); err != nil {
