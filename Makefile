@@ -49,10 +49,12 @@ vet: deps-test deps-cuda
 	 else echo "staticcheck not installed: skipped"; fi
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-# The CUDA part needs no GPU: the committed PTX is what nvcc makes of the
-# kernels, the cuda build and its test binaries build (the GPU bundle), and the
-# cuda tests that need none run (declarations against the CUDA headers, the
-# errors without a GPU); the kernels' logic runs on the host emulator in the
+# The CUDA part needs no GPU: the committed fatbin and PTX are what nvcc makes
+# of the kernels (and round as written, SASS included), the cuda build and its
+# test binaries build (the GPU bundle), and the cuda tests that need none run
+# (declarations against the CUDA headers, the errors without a GPU, the
+# binding's thread, library loading and cuSPARSE features on fake libraries,
+# the cuSPARSE call sequence on a fake); the kernels' logic runs on the host emulator in the
 # plain test run, and again under AddressSanitizer, which reports a kernel
 # that reads or writes past a buffer (the emulator sizes buffers exactly).
 test: vet
@@ -62,7 +64,7 @@ test: vet
 	$(GO) test -asan -count=1 -short -timeout 10m ./internal/cuda/kernels ./gpu
 	scripts/gpu-bundle.sh
 	BULKSAMPLE_REQUIRE_CUDA_HEADERS=1 $(GO) test -tags '$(CUDATAGS)' -count=1 -timeout 10m \
-	  -run 'TestDeclarationsMatchHeaders|TestOpenWithoutGPU|TestDevice' ./internal/cuda ./gpu ./cmd/bulksample
+	  -run 'TestDeclarationsMatchHeaders|TestOpenWithoutGPU|TestDevice|TestBinding|TestCusparse' ./internal/cuda ./gpu ./cmd/bulksample
 
 bench:
 	@scripts/deps.sh bench
