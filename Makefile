@@ -64,7 +64,7 @@ test: vet
 	$(GO) test -tags '$(TAGS)' -count=1 -race -short -timeout 20m $(RACE_PKGS)
 	$(GO) test -asan -count=1 -short -timeout 10m ./internal/cuda/kernels ./gpu
 	scripts/device-bundle.sh
-	bin/device/run.sh --dry-run
+	BULKSAMPLE_DEVICE_BUNDLE=$(CURDIR)/bin/device $(GO) test -count=1 -run TestRunnerBundle ./gpu
 	BULKSAMPLE_REQUIRE_CUDA_HEADERS=1 $(GO) test -tags '$(CUDATAGS)' -count=1 -timeout 10m \
 	  -run 'TestDeclarationsMatchHeaders|TestOpenWithoutGPU|TestDevice|TestBinding|TestCusparse' ./internal/cuda ./gpu ./cmd/bulksample
 

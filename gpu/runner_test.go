@@ -46,10 +46,10 @@ func runScript(t *testing.T, script string, env []string, args ...string) (int, 
 	return 0, string(b)
 }
 
-// TestDeviceRunnerWithoutGPU runs the runner as on a machine without a
+// TestRunnerWithoutGPU runs the runner as on a machine without a
 // GPU: it must say so and exit 1 before running or writing anything; an
 // unknown part is a usage error (exit 2).
-func TestDeviceRunnerWithoutGPU(t *testing.T) {
+func TestRunnerWithoutGPU(t *testing.T) {
 	script := runnerScript(t, "device-run.sh")
 	out := filepath.Join(t.TempDir(), "out")
 	for _, c := range []struct {
@@ -76,11 +76,11 @@ func TestDeviceRunnerWithoutGPU(t *testing.T) {
 // issue gives.
 var runnerParts = []string{"machine", "tests", "node", "digest", "qa", "aa", "ladies", "step", "epoch", "scale"}
 
-// TestDeviceRunnerDryRun checks the plan: every part in the issue's order,
+// TestRunnerDryRun checks the plan: every part in the issue's order,
 // the planned times within the default budget of 540 s, a plan that does
 // not fit refused, and the Python found (a virtual environment under the
 // home folder when the PATH's python3 has no torch).
-func TestDeviceRunnerDryRun(t *testing.T) {
+func TestRunnerDryRun(t *testing.T) {
 	script := runnerScript(t, "device-run.sh")
 	home := t.TempDir()
 	venv := filepath.Join(home, "venv", "bin", "python3")
@@ -178,7 +178,7 @@ echo '[{"case": "1 process x 16 threads"}]' >"$out/scale.json"
 `
 )
 
-// TestDeviceRunnerStubs runs every part on the stand-ins and checks the
+// TestRunnerStubs runs every part on the stand-ins and checks the
 // bookkeeping: summary.md at the top of $OUT with each part in order, its
 // figure, PASS/FAIL/NOT RUN and first error line; a failed GPU part rerun
 // with BULKSAMPLE_CUDA_SYNC=1; a part whose plan does not fit NOT RUN; the
@@ -186,7 +186,7 @@ echo '[{"case": "1 process x 16 threads"}]' >"$out/scale.json"
 // results.md and every run's JSON in results.jsonl; at most 8 files in
 // $OUT and the CUDA cache outside it; the Python with torch found in a
 // virtual environment under the home folder.
-func TestDeviceRunnerStubs(t *testing.T) {
+func TestRunnerStubs(t *testing.T) {
 	script := runnerScript(t, "device-run.sh")
 	scaleRun := runnerScript(t, "scale-run.sh")
 	dir := t.TempDir()
@@ -289,5 +289,48 @@ func TestDeviceRunnerStubs(t *testing.T) {
 	})
 	if len(files) > 8 {
 		t.Errorf("%d files under $OUT, more than the 8 the device tool brings back: %v", len(files), files)
+	}
+}
+
+// TestRunnerBundle runs the device bundle that make test has just built
+// (BULKSAMPLE_DEVICE_BUNDLE, its folder; skipped without it): its plan, and
+// its scale part for real on this machine (R-MAT 10, 2 processes), as on a
+// GPU machine, with nvidia-smi standing in: the payload unpacks, and the
+// scale half of it (scale-run.sh, scalebench, the mpi build on the bundled
+// Open MPI, the cuda build of bulksample for the one-process runs) runs
+// from there.
+func TestRunnerBundle(t *testing.T) {
+	bundle := os.Getenv("BULKSAMPLE_DEVICE_BUNDLE")
+	if bundle == "" {
+		t.Skip("BULKSAMPLE_DEVICE_BUNDLE names no bundle (make test sets it after building bin/device)")
+	}
+	mpirun(t)
+	run := filepath.Join(bundle, "run.sh")
+	if code, b := runScript(t, run, nil, "--dry-run"); code != 0 || !strings.Contains(b, "of 540 s") {
+		t.Fatalf("%s --dry-run: exit %d\n%s", run, code, b)
+	}
+	dir := t.TempDir()
+	writeExec(t, filepath.Join(dir, "smi"), stubSMI)
+	out := filepath.Join(dir, "out")
+	code, log := runScript(t, run, []string{"NVIDIA_SMI=" + filepath.Join(dir, "smi"), "OUT=" + out, "WORK=" + filepath.Join(dir, "work"),
+		"SCALE=10", "CPU_THREADS=2", "SCALE_SEEDS=512", "SCALE_CASES=1 process x 2 threads=0:2:;np 2, push=2:1:--fetch push"}, "scale")
+	summary, _ := os.ReadFile(filepath.Join(out, "summary.md"))
+	results, _ := os.ReadFile(filepath.Join(out, "results.md"))
+	if code != 0 || !strings.Contains(string(summary), "| 2 runs measured, 0 without the one process's digest | PASS |") ||
+		!strings.Contains(string(results), "| np 2, push |") {
+		t.Fatalf("run.sh scale: exit %d\nsummary.md:\n%s\nresults.md:\n%s\nrun.sh:\n%s", code, summary, results, log)
+	}
+}
+
+// mpirun skips without Open MPI's launcher (the bundle's scale half
+// brings its own, but is built from this machine's).
+func mpirun(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("mpirun"); err != nil {
+		t.Skip("no mpirun: the device bundle's scale half is built from this machine's Open MPI")
+	}
+	if os.Geteuid() == 0 {
+		t.Setenv("OMPI_ALLOW_RUN_AS_ROOT", "1")
+		t.Setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
 	}
 }

@@ -45,7 +45,7 @@
 #   CPU_THREADS [16, capped to nproc]  NODE_K [1,16,64,256]  LADIES_K [1,16,64]
 #   QA_JOBS ["20 32768,20 1048576,22 32768,22 1048576"]  AA_JOBS ["14 0,16 0"]: "scale rows" pairs
 #   TRAIN_NODES [150000]  EPOCH_NODES [2449029]  PYG_VARIANTS [eager,csr] (add compile for torch.compile)
-#   SCALE_CASES [one process at 16 threads, np 16 push, auto, pull, replicated]  SCALE_RELABEL [none]
+#   SCALE_CASES [one process at 16 threads, np 16 push, auto, pull, replicated]  SCALE_RELABEL [none]  SCALE_SEEDS [65536]
 #   PLAN_<PART> the planned seconds of a part (--dry-run shows them)
 #   BULKSAMPLE_CUDA_LIB  the folders of libcusparse and libcublas (colon-separated) when the loader does not find
 #            them; run.sh sets it from /usr/local/cuda*/lib64 and the Python environment's nvidia/*/lib folders
@@ -513,16 +513,21 @@ scale() {
     return
   fi
   stamp "scale: $left s for the table"
-  OUT=$so WORK=$work/scale BUDGET=$left SCALE=$scale THREADS=$threads RELABEL=${SCALE_RELABEL:-none} \
+  local rc=0
+  OUT=$so WORK=$work/scale BUDGET=$left SCALE=$scale SEEDS=${SCALE_SEEDS:-65536} THREADS=$threads RELABEL=${SCALE_RELABEL:-none} \
     CASES=${SCALE_CASES:-"1 process x 16 threads=0:16:;np 16 x 1 thread, push=16:1:--fetch push;np 16, auto=16:1:--fetch auto;np 16, pull=16:1:--fetch pull;np 16, replicated=16:1:--replicate-graph"} \
-    limited "scale-run.sh table" "$bundle/scale-run.sh" table
+    limited "scale-run.sh table" --quiet "$bundle/scale-run.sh" table || rc=$?
   [ -s "$so/scale.md" ] && cp "$so/scale.md" "$sec" && publish
   [ -s "$so/scale.json" ] && record "scale.json" <<<"$(tr -d '\n' <"$so/scale.json")" >/dev/null
-  local runs bad
+  local runs bad first
   runs=$(grep -cE '^\| (1 process|np [0-9])' "$so/scale.md" 2>/dev/null)
-  bad=$(grep -E '^\| (1 process|np [0-9])' "$so/scale.md" 2>/dev/null | grep -vcE '\| (the reference|= 1 process[^|]*) \|$')
-  figure "${runs:-0} runs measured, ${bad:-0} without the one process's digest"
-  ((${bad:-0} == 0)) || fail "$bad runs of the scale table failed or differ from the one process's digest"
+  bad=$(grep -E '^\| (1 process|np [0-9])' "$so/scale.md" 2>/dev/null | grep -vE '\| (the reference|= 1 process[^|]*) \|$')
+  figure "${runs:-0} runs measured, $(grep -c . <<<"$bad" | sed 's/^0$//;s/^$/0/') without the one process's digest"
+  if [ -n "$bad" ]; then
+    first=$(grep -m1 -E '^[^|].*(exit status|error|failed)' "$so/scale.md" 2>/dev/null)
+    fail "$(grep -c . <<<"$bad") runs of the scale table failed or differ from the one process's digest${first:+: $first}"
+  fi
+  ((rc == 0)) || fail "$last_err"
 }
 
 # summary: summary.md from the parts' state (a part not reached yet: NOT RUN).
