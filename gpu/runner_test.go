@@ -313,7 +313,7 @@ func TestRunnerBundle(t *testing.T) {
 	writeExec(t, filepath.Join(dir, "smi"), stubSMI)
 	out := filepath.Join(dir, "out")
 	code, log := runScript(t, run, []string{"NVIDIA_SMI=" + filepath.Join(dir, "smi"), "OUT=" + out, "WORK=" + filepath.Join(dir, "work"),
-		"SCALE=10", "CPU_THREADS=2", "SCALE_SEEDS=512", "SCALE_CASES=1 process x 2 threads=0:2:;np 2, push=2:1:--fetch push"}, "scale")
+		"UNPACK=" + filepath.Join(dir, "unpacked"), "SCALE=10", "CPU_THREADS=2", "SCALE_SEEDS=512", "SCALE_CASES=1 process x 2 threads=0:2:;np 2, push=2:1:--fetch push"}, "scale")
 	summary, _ := os.ReadFile(filepath.Join(out, "summary.md"))
 	results, _ := os.ReadFile(filepath.Join(out, "results.md"))
 	if code != 0 || !strings.Contains(string(summary), "| 2 runs measured, 0 without the one process's digest | PASS |") ||

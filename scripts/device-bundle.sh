@@ -6,7 +6,7 @@
 # what it runs and writes):
 #   run.sh            scripts/device-run.sh
 #   BUILD             the commit, the Go and Open MPI versions it was built from
-#   payload.tar.gz    unpacked by run.sh into its WORK folder:
+#   payload.tar.gz    unpacked by run.sh into unpacked/ beside it (UNPACK elsewhere), where it runs:
 #     the GPU half (scripts/gpu-bundle.sh): bulksample (the cuda build), cuda.test, gpu.test, bulksample.test,
 #       gputrain, peers/
 #     the 16-core scale half (scripts/scale-bundle.sh, issue 31): scalebench, mpi/ (the mpi build with Open

@@ -33,14 +33,15 @@
 # failed or did not run (0: every goal met).
 #
 # Outputs, under $OUT (the device tool brings back 8 files): summary.md, machine.txt, tests.log, results.md
-# (every table), results.jsonl (every run's JSON, with its part), run.log. Graphs, the unpacked bundle and
-# CUDA_CACHE_PATH (the driver's JIT cache) live in $WORK, never under $OUT.
+# (every table), results.jsonl (every run's JSON, with its part), run.log. Graphs and CUDA_CACHE_PATH (the
+# driver's JIT cache) live in $WORK, the unpacked payload in UNPACK; never under $OUT.
 #
 # On a machine without a GPU (NVIDIA_SMI, default nvidia-smi, -L lists none) it says so and exits 1 before
 # running or writing anything; --dry-run lists the parts and their planned times anywhere, and runs nothing.
 #
 # Environment (defaults in brackets):
-#   OUT [./device-out]  WORK [/tmp/bulksample-device]  BUDGET [540]  SCALE [22]  SEED [1]  REPS [3]
+#   OUT [./device-out]  WORK [/tmp/bulksample-device]  UNPACK [the bundle's unpacked/]  BUDGET [540]
+#   SCALE [22]  SEED [1]  REPS [3]
 #   PYTHON [the first of python3 on PATH, then $HOME/*/bin/python3, ... /opt/*/bin/python3 that imports torch]
 #   CPU_THREADS [16, capped to nproc]  NODE_K [1,16,64,256]  LADIES_K [1,16,64]
 #   QA_JOBS ["20 32768,20 1048576,22 32768,22 1048576"]  AA_JOBS ["14 0,16 0"]: "scale rows" pairs
@@ -138,10 +139,11 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 PYTHONUNBUFFERE
 
 stamp() { echo "run.sh: $* ($(date -u +%T), ${SECONDS} s of ${budget} s)" >&2; }
 
-# The binaries: payload.tar.gz unpacked once into $WORK/bundle (the folder itself when there is none).
+# The binaries: payload.tar.gz unpacked once into UNPACK (default the bundle's folder unpacked/: where run.sh
+# itself runs, so not on a noexec mount), or the folder itself when there is no payload.
 bundle=$here
 if [ -f "$here/payload.tar.gz" ]; then
-  bundle=$work/bundle
+  bundle=${UNPACK:-$here/unpacked}
   if ! cmp -s "$here/BUILD" "$bundle/BUILD" 2>/dev/null; then
     rm -rf "$bundle" && mkdir -p "$bundle" && tar -xzf "$here/payload.tar.gz" -C "$bundle" && cp "$here/BUILD" "$bundle/BUILD" ||
       { echo "run.sh: cannot unpack $here/payload.tar.gz into $bundle" >&2; exit 1; }
