@@ -112,17 +112,6 @@ func (p *pipe) buf(name string, bytes int64) mem {
 	return mem{addr: m.addr, host: m.host, bytes: bytes}
 }
 
-// release frees the arena's buffers of the given names (those it holds),
-// so that the allocations that follow do not come on top of them.
-func (p *pipe) release(names ...string) {
-	for _, name := range names {
-		if m, ok := p.arena.bufs[name]; ok {
-			p.setErr(p.ex.free(m))
-			delete(p.arena.bufs, name)
-		}
-	}
-}
-
 // launch runs kernel name on n threads with the parameters after n:
 // mem (its address), int, int64, uint64, float64 (as a double) or bool.
 func (p *pipe) launch(name string, n int64, args ...any) {

@@ -363,6 +363,17 @@ func (pr *cusparseProduct) free(p *pipe) error {
 	return errors.Join(errs...)
 }
 
+// release frees the arena's buffers of the given names (those it holds),
+// so that the allocations that follow do not come on top of them.
+func (p *pipe) release(names ...string) {
+	for _, name := range names {
+		if m, ok := p.arena.bufs[name]; ok {
+			p.setErr(p.ex.free(m))
+			delete(p.arena.bufs, name)
+		}
+	}
+}
+
 func dp(m mem) cuda.DevicePtr { return cuda.DevicePtr(m.addr) }
 
 // cudaSparse is cuda.Sparse as a sparseLib.
