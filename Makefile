@@ -17,7 +17,7 @@ RACE_PKGS := ./...
 FUZZTIME ?= 10s
 FUZZ     ?= .
 
-.PHONY: all build run test deps deps-test deps-cuda bench fuzz vet clean device-bundle scale-bundle gpu-bundle
+.PHONY: all build run test deps deps-test deps-cuda bench fuzz vet clean device-bundle scale-bundle sweep-bundle
 
 all: build
 
@@ -49,10 +49,13 @@ vet: deps-test deps-cuda
 	 else echo "staticcheck not installed: skipped"; fi
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { echo "gofmt needed:"; gofmt -l $$(git ls-files '*.go'); exit 1; }
 
-# The CUDA part needs no GPU: the committed PTX is what nvcc makes of the
-# kernels, the cuda build and its test binaries build (the GPU bundle), and the
-# cuda tests that need none run (declarations against the CUDA headers, the
-# errors without a GPU); the kernels' logic runs on the host emulator in the
+# The CUDA part needs no GPU: the committed fatbin and PTX are what nvcc makes
+# of the kernels (and round as written, SASS included), the cuda build and its
+# test binaries build (the device bundle, whose runner must plan within its
+# budget), and the cuda tests that need none run
+# (declarations against the CUDA headers, the errors without a GPU, the
+# binding's thread, library loading and cuSPARSE features on fake libraries,
+# the cuSPARSE call sequence on a fake); the kernels' logic runs on the host emulator in the
 # plain test run, and again under AddressSanitizer, which reports a kernel
 # that reads or writes past a buffer (the emulator sizes buffers exactly).
 test: vet
@@ -60,9 +63,10 @@ test: vet
 	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m ./...
 	$(GO) test -tags '$(TAGS)' -count=1 -race -short -timeout 20m $(RACE_PKGS)
 	$(GO) test -asan -count=1 -short -timeout 10m ./internal/cuda/kernels ./gpu
-	scripts/gpu-bundle.sh
+	scripts/device-bundle.sh
+	BULKSAMPLE_DEVICE_BUNDLE=$(CURDIR)/bin/device $(GO) test -count=1 -run TestRunnerBundle ./gpu
 	BULKSAMPLE_REQUIRE_CUDA_HEADERS=1 $(GO) test -tags '$(CUDATAGS)' -count=1 -timeout 10m \
-	  -run 'TestDeclarationsMatchHeaders|TestOpenWithoutGPU|TestDevice' ./internal/cuda ./gpu ./cmd/bulksample
+	  -run 'TestDeclarationsMatchHeaders|TestOpenWithoutGPU|TestDevice|TestBinding|TestCusparse' ./internal/cuda ./gpu ./cmd/bulksample
 
 bench:
 	@scripts/deps.sh bench
@@ -71,21 +75,24 @@ bench:
 fuzz: deps
 	@scripts/fuzz.sh $(FUZZTIME) $(FUZZ)
 
-# Static binaries and the runner of the 16-core scaling table in bin/device
-# (benchmarks/results/sampling.md, "Scaling on 16 cores").
-device-bundle:
+# Issue 40's device bundle in bin/device: everything a GPU machine with 16 host
+# cores runs in one command of at most 9 minutes, without Go, Open MPI or a
+# network (run.sh --dry-run lists the parts; scripts/device-run.sh says what it
+# runs and writes): the cuda build, its test binaries, gputrain and the peers,
+# and issue 31's scale table (scalebench, the mpi build with Open MPI's runtime).
+device-bundle: deps-test
 	@scripts/device-bundle.sh
 
-# Issue 31's scaling table for a 16-core machine without Go or Open MPI, in
-# bin/scale: static binaries, the mpi build with Open MPI's runtime, and the
+# Issue 31's scaling table alone for a 16-core machine without Go or Open MPI,
+# in bin/scale: static binaries, the mpi build with Open MPI's runtime, and the
 # runner (run.sh; scripts/scale-run.sh says what it runs and writes).
 scale-bundle: deps-test
 	@scripts/scale-bundle.sh
 
-# The GPU bundle (issue 28) in bin/gpu: the cuda build, its test binaries, the
-# peers and run.sh, for a GPU machine without Go or network (scripts/gpu-run.sh).
-gpu-bundle:
-	@scripts/gpu-bundle.sh
+# Issue 14's sweeps (samplebench, ladiesbench, gatherbench pinned to T cores)
+# in bin/sweep: static binaries and the runner (scripts/sweep-run.sh).
+sweep-bundle:
+	@scripts/sweep-bundle.sh
 
 clean:
 	rm -rf bin

@@ -113,7 +113,7 @@ type heldCSR struct {
 // fallbacks are the library calls a Backend replaced by its own kernels
 // because the library refused them; each says which and why.
 type fallbacks struct {
-	spmmT string
+	spmm, spmmT string
 }
 
 // Fallbacks returns the library calls the backend replaced by its own
@@ -121,10 +121,13 @@ type fallbacks struct {
 // none is the usual case). The results are the same within the products'
 // rounding, the speed is not.
 func (b *Backend) Fallbacks() []string {
-	if b.fb.spmmT == "" {
-		return nil
+	var out []string
+	for _, f := range []string{b.fb.spmm, b.fb.spmmT} {
+		if f != "" {
+			out = append(out, f)
+		}
 	}
-	return []string{b.fb.spmmT}
+	return out
 }
 
 // queueMax is the most operations queued before they run.

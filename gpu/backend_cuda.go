@@ -7,6 +7,7 @@ package gpu
 // operation.
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/bulksample/bulksample/internal/cuda"
@@ -57,19 +58,23 @@ func libGemm(p *pipe, tA, tB bool, m, n, k int, alpha float32, a, b mem, beta fl
 // dst row-major with cols columns) when p is a GPU's. The transposed
 // product accumulates with atomics (cuSPARSE's documentation: its results
 // may differ from run to run); dst is cleared first, so that beta = 0 never
-// meets a NaN left in it. A library that does not support the transposed
-// product on row-major operands (CUSPARSE_STATUS_NOT_SUPPORTED) leaves it
-// to the caller's kernel: libSpMM then returns false and records the
-// fallback in fb.
+// meets a NaN left in it. A library that refuses the product (any cuSPARSE
+// status, e.g. NOT_SUPPORTED for the transpose on row-major operands, or a
+// library without SpMM) leaves it, and every later one of that direction,
+// to the caller's kernel: libSpMM then returns false and records why in fb
+// (fallbacks.refused).
 func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallbacks) bool {
 	ce, ok := p.ex.(*cudaExec)
-	if !ok || trans && fb.spmmT != "" {
+	if !ok || trans && fb.spmmT != "" || !trans && fb.spmm != "" {
 		return false
 	}
 	sp, err := ce.t.Sparse()
 	if err != nil {
 		p.setErr(err)
 		return true
+	}
+	if fb.refused(trans, sp.Unavailable(cuda.FeatureSpMM)) {
+		return false
 	}
 	bRows, cRows := a.cols, a.rows
 	if trans {
@@ -95,8 +100,7 @@ func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallba
 	}
 	defer func() { p.setErr(sp.DestroyDnMat(matC)) }()
 	size, err := sp.SpMMBufferSize(trans, 1, matA, matB, 0, matC)
-	if trans && cuda.IsNotSupported(err) {
-		fb.spmmT = fmt.Sprintf("SpMMT by the nn_spmmt kernel (%v)", err)
+	if fb.refused(trans, err) {
 		return false
 	}
 	if err != nil {
@@ -111,10 +115,28 @@ func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallba
 		return true
 	}
 	err = sp.SpMM(trans, 1, matA, matB, 0, matC, dp(buf))
-	if trans && cuda.IsNotSupported(err) {
-		fb.spmmT = fmt.Sprintf("SpMMT by the nn_spmmt kernel (%v)", err)
+	if fb.refused(trans, err) {
 		return false
 	}
 	p.setErr(err)
+	return true
+}
+
+// refused reports whether err is cuSPARSE refusing an SpMM of direction
+// trans: any status of the library (NOT_SUPPORTED, INVALID_VALUE,
+// INSUFFICIENT_RESOURCES, ...) or a library without SpMM. The product is
+// then left to bulksample's kernel, which needs nothing of the library,
+// and the reason recorded. Errors of the driver (memory, a failed kernel)
+// are not refusals: they stay errors.
+func (fb *fallbacks) refused(trans bool, err error) bool {
+	var e *cuda.Error
+	if err == nil || !errors.Is(err, cuda.ErrUnavailable) && !(errors.As(err, &e) && e.Lib == "cusparse") {
+		return false
+	}
+	if trans {
+		fb.spmmT = fmt.Sprintf("SpMMT by the nn_spmmt kernel (%v)", err)
+	} else {
+		fb.spmm = fmt.Sprintf("SpMM by the nn_spmm kernel (%v)", err)
+	}
 	return true
 }

@@ -23,6 +23,8 @@ type Device struct {
 	exact bool
 	// native is the *cuda.Context of a GPU (device_cuda.go); nil otherwise.
 	native any
+	// facts returns the GPU's Facts (device_cuda.go); nil on the emulator.
+	facts func() (Facts, error)
 
 	mu     sync.Mutex
 	closed bool
@@ -37,6 +39,19 @@ var ErrNoLibrary = errors.New("gpu: this device has no cuSPARSE (the host emulat
 
 // ErrClosed is returned by the methods of a closed Device.
 var ErrClosed = errors.New("gpu: device is closed")
+
+// Facts describes the GPU and what this process loaded for it (Facts'
+// comment); on the host emulator, or without the cuda tag, it returns
+// ErrNoLibrary or ErrNotBuilt.
+func (d *Device) Facts() (Facts, error) {
+	if d.facts == nil {
+		if !Built() {
+			return Facts{}, ErrNotBuilt
+		}
+		return Facts{}, ErrNoLibrary
+	}
+	return d.facts()
+}
 
 // Name describes the device, e.g. "NVIDIA H100 80GB HBM3 (device 0, driver 13.0)".
 func (d *Device) Name() string { return d.name }

@@ -5,6 +5,8 @@ package gpu
 import (
 	"fmt"
 	"os"
+	"slices"
+	"time"
 	"unsafe"
 
 	"github.com/bulksample/bulksample/internal/cuda"
@@ -26,19 +28,22 @@ func DeviceCount() (int, error) {
 
 // Open opens CUDA device ordinal: it loads the driver, makes the device's
 // primary context current on a thread of its own and loads the kernels'
-// PTX (the driver compiles it for the device). Without a driver or a GPU
-// it returns the driver's error. With BULKSAMPLE_CUDA_SYNC=1 every launch
-// is followed by a synchronisation, so that a failing kernel is named in
-// the error (slower; for diagnosis).
+// fatbin (SASS for sm_80 and sm_90; the driver JIT-compiles its PTX for
+// other devices, which Facts' ModuleSeconds shows). Without a driver or a
+// GPU it returns the driver's error. With BULKSAMPLE_CUDA_SYNC=1 every
+// launch is followed by a synchronisation, so that a failing kernel is
+// named in the error (slower; for diagnosis).
 func Open(ordinal int) (*Device, error) {
+	t0 := time.Now()
 	ctx, err := cuda.Open(ordinal)
 	if err != nil {
 		return nil, fmt.Errorf("gpu: opening CUDA device %d: %w", ordinal, err)
 	}
 	kt := kernels.Table()
 	funcs := make([]cuda.Function, len(kt))
+	t1 := time.Now()
 	err = ctx.Do(func(t *cuda.Thread) error {
-		mod, err := t.LoadModule(kernels.PTX())
+		mod, err := t.LoadModule(kernels.Image())
 		if err != nil {
 			return err
 		}
@@ -55,6 +60,7 @@ func Open(ordinal int) (*Device, error) {
 		ctx.Close()
 		return nil, fmt.Errorf("gpu: loading the kernels on device %d: %w", ordinal, err)
 	}
+	opened, module := time.Since(t0), time.Since(t1)
 	info := ctx.Info()
 	// Enough blocks of 256 threads to fill the device; kernels loop over
 	// the rest (grid-stride).
@@ -66,7 +72,54 @@ func Open(ordinal int) (*Device, error) {
 			return fn(&cudaExec{t: t, funcs: funcs, grid: grid, syncEach: syncEach})
 		})
 	}
+	d.facts = func() (Facts, error) { return cudaFacts(d, ctx, kt, funcs, opened, module) }
 	return d, nil
+}
+
+// cudaFacts gathers Device.Facts: it loads cuSPARSE and cuBLAS if they are
+// not loaded yet (a library that fails to load is described by its error).
+func cudaFacts(d *Device, ctx *cuda.Context, kt map[string]kernels.Kernel, funcs []cuda.Function, opened, module time.Duration) (Facts, error) {
+	info := ctx.Info()
+	f := Facts{Device: d.Name(), ComputeCapability: fmt.Sprintf("%d.%d", info.CCMajor, info.CCMinor),
+		Multiprocessors: info.Multiprocessors, MemoryBytes: info.MemoryBytes, Driver: info.DriverPath,
+		DriverVersion: info.DriverVersion, OpenSeconds: opened.Seconds(), ModuleSeconds: module.Seconds(), Image: kernels.ImageTargets}
+	err := d.do(func(ex executor) error {
+		t := ex.(*cudaExec).t
+		if sp, err := t.Sparse(); err != nil {
+			f.CUSPARSE.Error = err.Error()
+		} else {
+			f.CUSPARSE = LibraryFacts{Path: sp.Path, Version: sp.Version, Deps: sp.Deps, Features: sp.Features()}
+		}
+		if bl, err := t.BLAS(); err != nil {
+			f.CUBLAS.Error = err.Error()
+		} else {
+			f.CUBLAS = LibraryFacts{Path: bl.Path, Version: bl.Version, Deps: bl.Deps}
+		}
+		names := make([]string, 0, len(kt))
+		for name := range kt {
+			names = append(names, name)
+		}
+		slices.Sort(names)
+		for _, name := range names {
+			fn := funcs[kt[name].ID]
+			a, err := t.Attributes(fn)
+			if err != nil {
+				return err
+			}
+			f.Kernels = append(f.Kernels, KernelFacts{Name: fn.Name(), Registers: a.Registers, LocalBytes: a.LocalBytes,
+				SharedBytes: a.SharedBytes, ConstBytes: a.ConstBytes, MaxThreadsPerBlock: a.MaxThreadsPerBlock,
+				PTXVersion: a.PTXVersion, BinaryVersion: a.BinaryVersion})
+		}
+		return nil
+	})
+	if err != nil {
+		return f, err
+	}
+	libs, err := cuda.LoadedLibraries()
+	for _, l := range libs {
+		f.Loaded = append(f.Loaded, LoadedObject{Path: l.Path, Version: l.Version, Soname: l.Soname, Needed: l.Needed, Runpath: l.Runpath})
+	}
+	return f, err
 }
 
 // cudaExec is the executor of a CUDA device, valid inside one Do.

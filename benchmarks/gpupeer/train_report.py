@@ -2,13 +2,15 @@
 """Writes the GPU bundle's training tables (scripts/gpu-run.sh part train,
 benchmarks/results/gpu.md's layout) from the JSON lines of one run:
 
-    train_report.py --out train.md [--step step.jsonl] [--peer-step pyg-step.jsonl]
+    train_report.py --out train.md [--tables step,epoch,accuracy] [--step step.jsonl] [--peer-step pyg-step.jsonl]
                     [--epoch epoch.jsonl] [--peer-epoch pyg-epoch.jsonl] [--accuracy accuracy.jsonl]
 
 step.jsonl and epoch.jsonl are benchmarks/gputrain's lines, pyg-step.jsonl
 and pyg-epoch.jsonl the peers', accuracy.jsonl one line per training run
 ({"data", "preset", "device", "seed", "test_acc", "val_acc"}). A missing or
-empty input leaves its table saying so; nothing is made up.
+empty input leaves its table saying so; nothing is made up. --tables writes
+only the tables named, without the title (scripts/device-run.sh writes each
+part's table as its rows come).
 """
 import argparse
 import json
@@ -142,13 +144,21 @@ def accuracy_table(runs):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--out", required=True)
+    ap.add_argument("--tables", help="comma-separated: step, epoch, accuracy (default all, with the title)")
     for k in ("step", "peer-step", "epoch", "peer-epoch", "accuracy"):
         ap.add_argument("--" + k)
     a = ap.parse_args()
-    text = ["# GPU training (issue 29)", ""]
-    text += step_table(lines(a.step), lines(a.peer_step))
-    text += epoch_table(lines(a.epoch), lines(a.peer_epoch))
-    text += accuracy_table(lines(a.accuracy))
+    tables = a.tables.split(",") if a.tables else ["step", "epoch", "accuracy"]
+    for t in tables:
+        if t not in ("step", "epoch", "accuracy"):
+            ap.error("--tables: unknown table %r (step, epoch, accuracy)" % t)
+    text = [] if a.tables else ["# GPU training (issue 29)", ""]
+    if "step" in tables:
+        text += step_table(lines(a.step), lines(a.peer_step))
+    if "epoch" in tables:
+        text += epoch_table(lines(a.epoch), lines(a.peer_epoch))
+    if "accuracy" in tables:
+        text += accuracy_table(lines(a.accuracy))
     with open(a.out, "w") as f:
         f.write("\n".join(text))
     print("\n".join(text))

@@ -21,7 +21,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 	for _, args := range [][]string{
 		{"help"}, {"--help"}, {"-h"}, {"help", "train"},
 		{"gen", "--help"}, {"convert", "--help"}, {"info", "--help"}, {"spgemm", "--help"},
-		{"sample", "--help"}, {"train", "--help"}, {"train", "-h"},
+		{"sample", "--help"}, {"train", "--help"}, {"train", "-h"}, {"device", "--help"},
 	} {
 		code, stdout, stderr := runCLI(t, args[0], args[1:]...)
 		if code != 0 || !strings.Contains(stdout, "usage: bulksample") || stderr != "" {
@@ -32,7 +32,7 @@ func TestHelpGoesToStdout(t *testing.T) {
 		args []string
 		want string // the first line, after "bulksample CMD: "
 	}{
-		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand" (want gen, convert, info, spgemm, sample, train)`},
+		{[]string{"nosuchcommand"}, `unknown command "nosuchcommand" (want gen, convert, info, spgemm, sample, train, device)`},
 		{[]string{"train", "--nosuchflag"}, "unknown flag --nosuchflag"},
 		{[]string{"sample", "--batch", "x"}, `--batch "x": want an integer`},
 		{[]string{"train", "--data", "cora", "--lr", "abc"}, `--lr "abc": want a number`},

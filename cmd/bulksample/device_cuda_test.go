@@ -37,9 +37,21 @@ func TestDeviceCUDA(t *testing.T) {
 				t.Errorf("%v --device cuda without a GPU: exit %d, want 1 with the driver's error:\n%s", command, code, stderr)
 			}
 		}
+		if code, _, stderr := runCLI(t, "device"); code != 1 || !strings.Contains(stderr, "device: gpu: opening CUDA device 0") {
+			t.Errorf("device without a GPU: exit %d, want 1 with the driver's error:\n%s", code, stderr)
+		}
 		t.Skipf("no GPU (checked the error): %v", err)
 	}
 	d.Close()
+	code, stdout, stderr := runCLI(t, "device", "--json")
+	if code != 0 {
+		t.Fatalf("device: exit %d: %s", code, stderr)
+	}
+	facts := lastJSON[map[string]any](t, stdout)
+	if k, _ := facts["kernels"].([]any); len(k) == 0 || facts["open_seconds"] == nil {
+		t.Errorf("device --json without kernels or the time of Open:\n%s", stdout)
+	}
+	t.Logf("bulksample device:\n%s", stdout)
 	digest := func(command string, args ...string) string {
 		t.Helper()
 		code, stdout, stderr := runCLI(t, command, append(args, "--digest", "--json")...)

@@ -34,6 +34,7 @@ func commands() []command {
 		{"spgemm", "multiply sparse matrices (A·B, or Q·A for a random row selection Q)", runSpGEMM},
 		{"sample", "sample minibatches in bulk and report sampled edges per second", runSample},
 		{"train", "train GraphSAGE or GCN on bulk-sampled minibatches", runTrain},
+		{"device", "describe the CUDA device and what bulksample loads for it (libraries, kernels)", runDevice},
 	}
 }
 

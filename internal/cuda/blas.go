@@ -19,6 +19,7 @@ static const char *bl_name(bs_cublas_t *b, bs_cublasStatus r) {
 }
 static bs_cublasStatus bl_create(bs_cublas_t *b, bs_cublasHandle *h) { return b->cublasCreate(h); }
 static bs_cublasStatus bl_destroy(bs_cublas_t *b, bs_cublasHandle h) { return b->cublasDestroy(h); }
+static bs_cublasStatus bl_version(bs_cublas_t *b, bs_cublasHandle h, int *v) { return b->cublasGetVersion(h, v); }
 static bs_cublasStatus bl_sgemm(bs_cublas_t *b, bs_cublasHandle h, int ta, int tb, int m, int n, int k, float alpha,
 	uint64_t A, int lda, uint64_t B, int ldb, float beta, uint64_t C, int ldc) {
 	return b->cublasSgemm(h, ta, tb, m, n, k, &alpha, (const float *)A, lda, (const float *)B, ldb, &beta, (float *)C, ldc);
@@ -34,9 +35,11 @@ import (
 // BLAS is cuBLAS on a context: the library and a handle on the default
 // stream; its methods must run on the context's thread.
 type BLAS struct {
-	lib  *C.bs_cublas_t
-	h    C.bs_cublasHandle
-	Path string
+	lib     *C.bs_cublas_t
+	h       C.bs_cublasHandle
+	Path    string   // the library loaded
+	Deps    []string // its dependencies loaded first, by path (libcublasLt)
+	Version int      // cublasGetVersion, e.g. 130100 (0 when the library does not say)
 }
 
 // BLAS returns cuBLAS on t's context, loading it on first use.
@@ -44,17 +47,24 @@ func (t *Thread) BLAS() (*BLAS, error) {
 	if t.c.blas != nil {
 		return t.c.blas, nil
 	}
-	h, path, err := openLib("cuBLAS", []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"})
+	h, lib, err := openLib("cuBLAS", []string{"libcublas.so.13", "libcublas.so.12", "libcublas.so.11"})
 	if err != nil {
 		return nil, err
 	}
-	b := &BLAS{lib: (*C.bs_cublas_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.bs_cublas_t{})))), Path: path}
+	b := &BLAS{lib: (*C.bs_cublas_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.bs_cublas_t{})))), Path: lib.Path, Deps: lib.Deps}
 	if miss := C.bl_resolve(h, b.lib); miss != nil {
 		C.free(unsafe.Pointer(b.lib))
-		return nil, fmt.Errorf("cuda: %s lacks %s", path, C.GoString(miss))
+		return nil, fmt.Errorf("cuda: %s lacks %s", lib.Path, C.GoString(miss))
 	}
 	if err := b.check("cublasCreate_v2", C.bl_create(b.lib, &b.h)); err != nil {
 		return nil, err
+	}
+	if b.lib.cublasGetVersion != nil {
+		var v C.int
+		if err := b.check("cublasGetVersion_v2", C.bl_version(b.lib, b.h, &v)); err != nil {
+			return nil, err
+		}
+		b.Version = int(v)
 	}
 	t.c.blas = b
 	return b, nil

@@ -18,8 +18,6 @@ typedef struct { BS_DRIVER_FUNCS(BS_FIELD) } bs_driver;
 // bs_resolve_driver returns the first symbol missing from h, or NULL.
 static const char *bs_resolve_driver(void *h, bs_driver *t) { BS_DRIVER_FUNCS(BS_RESOLVE_DRV) return NULL; }
 
-static void *bs_dlopen(const char *path) { return dlopen(path, RTLD_NOW | RTLD_LOCAL); }
-static const char *bs_dlerror(void) { const char *e = dlerror(); return e ? e : "unknown error"; }
 
 // ---- driver calls (cgo cannot call function pointers)
 static bs_CUresult d_init(bs_driver *d) { return d->cuInit(0); }
@@ -42,6 +40,7 @@ static bs_CUresult d_allochost(bs_driver *d, void **p, size_t b) { return d->cuM
 static bs_CUresult d_freehost(bs_driver *d, void *p) { return d->cuMemFreeHost(p); }
 static bs_CUresult d_function(bs_driver *d, bs_CUfunction *f, bs_CUmodule m, const char *name) { return d->cuModuleGetFunction(f, m, name); }
 static bs_CUresult d_unload(bs_driver *d, bs_CUmodule m) { return d->cuModuleUnload(m); }
+static bs_CUresult d_funcattr(bs_driver *d, int *v, int attr, bs_CUfunction f) { return d->cuFuncGetAttribute(v, (bs_CUfunction_attribute)attr, f); }
 static bs_CUresult d_event(bs_driver *d, bs_CUevent *e) { return d->cuEventCreate(e, 0); }
 static bs_CUresult d_record(bs_driver *d, bs_CUevent e) { return d->cuEventRecord(e, NULL); }
 static bs_CUresult d_evsync(bs_driver *d, bs_CUevent e) { return d->cuEventSynchronize(e); }
@@ -58,11 +57,12 @@ static const char *d_errstring(bs_driver *d, bs_CUresult r) {
 	return s;
 }
 
-// d_load JIT-compiles a PTX image, with its error log in log (size bytes).
-static bs_CUresult d_load(bs_driver *d, bs_CUmodule *m, const char *ptx, char *log, size_t size) {
+// d_load loads a module image (a fatbin, a cubin or NUL-terminated PTX),
+// with the JIT's error log in log (size bytes).
+static bs_CUresult d_load(bs_driver *d, bs_CUmodule *m, const void *image, char *log, size_t size) {
 	bs_CUjit_option opts[2] = { BS_CU_JIT_ERROR_LOG_BUFFER, BS_CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES };
 	void *vals[2] = { log, (void *)size };
-	return d->cuModuleLoadDataEx(m, ptx, 2, opts, vals);
+	return d->cuModuleLoadDataEx(m, image, 2, opts, vals);
 }
 
 // d_launch launches f on grid x block threads with the packed parameter
@@ -78,8 +78,6 @@ import "C"
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
@@ -133,43 +131,6 @@ func IsInsufficientResources(err error) bool {
 	return errors.As(err, &e) && e.Lib == "cusparse" && e.Code == cusparseInsufficientResrc
 }
 
-// libFolderEnv names the folder searched first for the libraries.
-const libFolderEnv = "BULKSAMPLE_CUDA_LIB"
-
-// openLib dlopens the first of names (sonames, newest first) found in
-// $BULKSAMPLE_CUDA_LIB, on the loader's path, or in the toolkit's usual
-// folders, and returns its handle and path, or an error listing every try.
-func openLib(what string, names []string) (unsafe.Pointer, string, error) {
-	var tries []string
-	var dirs []string
-	if d := os.Getenv(libFolderEnv); d != "" {
-		dirs = append(dirs, d)
-	}
-	dirs = append(dirs, "", "/usr/local/cuda/lib64", "/usr/local/cuda/targets/x86_64-linux/lib")
-	for _, dir := range dirs {
-		for _, name := range names {
-			path := name
-			if dir != "" {
-				path = filepath.Join(dir, name)
-				if _, err := os.Stat(path); err != nil {
-					continue
-				}
-			}
-			cs := C.CString(path)
-			h := C.bs_dlopen(cs)
-			C.free(unsafe.Pointer(cs))
-			if h != nil {
-				return h, path, nil
-			}
-			tries = append(tries, fmt.Sprintf("%s (%s)", path, C.GoString(C.bs_dlerror())))
-		}
-	}
-	if len(tries) == 0 {
-		tries = append(tries, strings.Join(names, ", ")+" (not found)")
-	}
-	return nil, "", fmt.Errorf("cuda: cannot load %s: tried %s; set %s to the folder that holds it", what, strings.Join(tries, "; "), libFolderEnv)
-}
-
 // Info describes an opened device.
 type Info struct {
 	Ordinal         int
@@ -197,6 +158,7 @@ type Context struct {
 	work   chan func()
 	mu     sync.Mutex
 	closed bool
+	lost   error // set when no thread holds the context (Do returns it)
 
 	// Set and used on the context's thread only.
 	sparse *Sparse
@@ -210,38 +172,51 @@ type Context struct {
 // (e.g. "cuda: cuInit: CUDA_ERROR_NO_DEVICE (100)").
 func Open(ordinal int) (*Context, error) {
 	c := &Context{work: make(chan func())}
-	errc := make(chan error)
-	go c.loop(ordinal, errc)
-	if err := <-errc; err != nil {
+	if err := c.startThread(func() error { return c.init(ordinal) }); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// loop is the context's thread.
-func (c *Context) loop(ordinal int, errc chan<- error) {
-	runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
-	if err := c.init(ordinal); err != nil {
-		errc <- err
-		return
+// startThread starts the context's thread: a goroutine locked to its OS
+// thread (never unlocked: the thread ends with the goroutine) that runs
+// setup and then every call of Do. It returns setup's error.
+func (c *Context) startThread(setup func() error) error {
+	errc := make(chan error)
+	go func() {
+		runtime.LockOSThread()
+		if err := setup(); err != nil {
+			errc <- err
+			return
+		}
+		errc <- nil
+		for fn := range c.work {
+			fn()
+		}
+	}()
+	return <-errc
+}
+
+// makeCurrent makes the context current on the calling thread (a thread
+// that replaces one ended by runtime.Goexit).
+func (c *Context) makeCurrent() error {
+	if c.drv == nil { // a context of the tests, without a driver
+		return nil
 	}
-	errc <- nil
-	for fn := range c.work {
-		fn()
-	}
+	return c.check("cuCtxSetCurrent", C.d_setcurrent(c.drv, c.ctx))
 }
 
 // loadDriver loads libcuda.so.1 into c.drv and initialises it (cuInit).
 func (c *Context) loadDriver() error {
-	h, path, err := openLib("the CUDA driver (no NVIDIA driver on this machine?)", []string{"libcuda.so.1"})
+	h, lib, err := openLib("the CUDA driver (no NVIDIA driver on this machine?)", []string{"libcuda.so.1"})
 	if err != nil {
 		return err
 	}
 	c.drv = (*C.bs_driver)(C.calloc(1, C.size_t(unsafe.Sizeof(C.bs_driver{}))))
 	if miss := C.bs_resolve_driver(h, c.drv); miss != nil {
-		return fmt.Errorf("cuda: %s lacks %s: the driver is too old", path, C.GoString(miss))
+		return fmt.Errorf("cuda: %s lacks %s: the driver is too old", lib.Path, C.GoString(miss))
 	}
-	c.info.DriverPath = path
+	c.info.DriverPath = lib.Path
 	return c.check("cuInit", C.d_init(c.drv))
 }
 
@@ -325,14 +300,24 @@ func (c *Context) Info() Info { return c.info }
 // ErrClosed is returned by Do on a closed context.
 var ErrClosed = errors.New("cuda: context is closed")
 
+// ErrGoexit is returned by Do when its function ended the context's
+// goroutine with runtime.Goexit, as testing's t.Fatal and t.Skip do: the
+// call did not finish, and a new thread has taken over the context.
+var ErrGoexit = errors.New("cuda: the function given to Do called runtime.Goexit (t.Fatal or t.Skip inside Do?) and did not finish")
+
 // Do runs fn on the context's thread and returns its error. Calls from
 // several goroutines run one after the other. A panic in fn is re-raised
-// in the caller.
+// in the caller; a runtime.Goexit in fn (t.Fatal) returns ErrGoexit, and
+// the context goes on, on a new thread.
 func (c *Context) Do(fn func(t *Thread) error) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
 		return ErrClosed
+	}
+	if c.lost != nil {
+		c.mu.Unlock()
+		return c.lost
 	}
 	c.mu.Unlock()
 	type result struct {
@@ -341,12 +326,29 @@ func (c *Context) Do(fn func(t *Thread) error) error {
 	}
 	res := make(chan result, 1)
 	c.work <- func() {
+		returned := false
 		defer func() {
+			if returned {
+				return
+			}
 			if p := recover(); p != nil {
 				res <- result{p: p}
+				return
 			}
+			// runtime.Goexit: this goroutine and its locked thread end once
+			// this returns; another takes the context over first.
+			err := c.startThread(c.makeCurrent)
+			if err != nil {
+				err = fmt.Errorf("cuda: no thread holds the context any more: %w", err)
+				c.mu.Lock()
+				c.lost = err
+				c.mu.Unlock()
+			}
+			res <- result{err: errors.Join(ErrGoexit, err)}
 		}()
-		res <- result{err: fn(&Thread{c: c})}
+		err := fn(&Thread{c: c})
+		returned = true
+		res <- result{err: err}
 	}
 	r := <-res
 	if r.p != nil {
@@ -364,8 +366,25 @@ func (c *Context) Close() error {
 		c.mu.Unlock()
 		return nil
 	}
+	lost := c.lost
 	c.mu.Unlock()
-	err := c.Do(func(t *Thread) error {
+	err := lost
+	if lost == nil {
+		err = c.closeOnThread()
+	}
+	c.mu.Lock()
+	c.closed = true
+	if lost == nil {
+		close(c.work)
+	}
+	c.mu.Unlock()
+	return err
+}
+
+// closeOnThread destroys the handles and modules and releases the
+// primary context, on the context's thread.
+func (c *Context) closeOnThread() error {
+	return c.Do(func(t *Thread) error {
 		var errs []error
 		if c.sparse != nil {
 			errs = append(errs, c.sparse.destroy())
@@ -376,14 +395,11 @@ func (c *Context) Close() error {
 		for _, m := range c.mods {
 			errs = append(errs, c.check("cuModuleUnload", C.d_unload(c.drv, m.m)))
 		}
-		errs = append(errs, c.check("cuDevicePrimaryCtxRelease_v2", C.d_release(c.drv, c.dev)))
+		if c.drv != nil {
+			errs = append(errs, c.check("cuDevicePrimaryCtxRelease_v2", C.d_release(c.drv, c.dev)))
+		}
 		return errors.Join(errs...)
 	})
-	c.mu.Lock()
-	c.closed = true
-	close(c.work)
-	c.mu.Unlock()
-	return err
 }
 
 // Thread is the context's thread during Do: its methods are the device
@@ -453,23 +469,25 @@ func (t *Thread) Synchronize() error {
 	return t.c.check("cuCtxSynchronize", C.d_sync(t.c.drv))
 }
 
-// Module is a loaded PTX module, unloaded by the context's Close.
+// Module is a loaded module, unloaded by the context's Close.
 type Module struct {
 	m C.bs_CUmodule
 	c *Context
 }
 
-// LoadModule JIT-compiles a NUL-terminated PTX image for the device; the
-// error carries the JIT's log.
-func (t *Thread) LoadModule(ptx string) (*Module, error) {
-	if !strings.HasSuffix(ptx, "\x00") {
-		return nil, errors.New("cuda: LoadModule: the PTX must end with a NUL byte")
+// LoadModule loads a module image for the device: a fatbin (the driver
+// takes the SASS of the device's architecture, or JIT-compiles the PTX
+// when it holds none), a cubin, or NUL-terminated PTX. A failure's error
+// carries the JIT's log.
+func (t *Thread) LoadModule(image []byte) (*Module, error) {
+	if len(image) == 0 {
+		return nil, errors.New("cuda: LoadModule: empty image")
 	}
-	cs := C.CString(ptx)
-	defer C.free(unsafe.Pointer(cs))
+	ci := C.CBytes(image)
+	defer C.free(ci)
 	var log [8192]C.char
 	m := &Module{c: t.c}
-	if err := t.c.check("cuModuleLoadDataEx", C.d_load(t.c.drv, &m.m, cs, &log[0], C.size_t(len(log)))); err != nil {
+	if err := t.c.check(fmt.Sprintf("cuModuleLoadDataEx(%d bytes)", len(image)), C.d_load(t.c.drv, &m.m, ci, &log[0], C.size_t(len(log)))); err != nil {
 		if l := C.GoString(&log[0]); l != "" {
 			return nil, fmt.Errorf("%w; JIT log: %s", err, strings.TrimSpace(l))
 		}
@@ -494,6 +512,40 @@ func (m *Module) Function(name string) (Function, error) {
 		return Function{}, err
 	}
 	return Function{f: f, name: name}, nil
+}
+
+// Name returns the kernel's entry point.
+func (f Function) Name() string { return f.name }
+
+// FuncAttributes are what the driver says of a loaded kernel
+// (cuFuncGetAttribute).
+type FuncAttributes struct {
+	Registers          int // per thread
+	LocalBytes         int // per thread: spills and stack
+	SharedBytes        int // static shared memory per block
+	ConstBytes         int
+	MaxThreadsPerBlock int
+	PTXVersion         int // e.g. 80: the virtual architecture it was compiled for
+	BinaryVersion      int // e.g. 90: the SASS the device runs
+}
+
+// Attributes returns f's attributes.
+func (t *Thread) Attributes(f Function) (FuncAttributes, error) {
+	var a FuncAttributes
+	for _, q := range []struct {
+		attr C.int
+		dst  *int
+	}{{C.BS_CU_FUNC_ATTRIBUTE_NUM_REGS, &a.Registers}, {C.BS_CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, &a.LocalBytes},
+		{C.BS_CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, &a.SharedBytes}, {C.BS_CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, &a.ConstBytes},
+		{C.BS_CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, &a.MaxThreadsPerBlock}, {C.BS_CU_FUNC_ATTRIBUTE_PTX_VERSION, &a.PTXVersion},
+		{C.BS_CU_FUNC_ATTRIBUTE_BINARY_VERSION, &a.BinaryVersion}} {
+		var v C.int
+		if err := t.c.check(fmt.Sprintf("cuFuncGetAttribute(%s)", f.name), C.d_funcattr(t.c.drv, &v, q.attr, f.f)); err != nil {
+			return a, err
+		}
+		*q.dst = int(v)
+	}
+	return a, nil
 }
 
 // Launch launches f on grid blocks of block threads, on the default

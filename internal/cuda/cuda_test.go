@@ -3,6 +3,8 @@
 package cuda
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -37,7 +39,7 @@ func openGPU(t *testing.T) *Context {
 func TestDriverBasics(t *testing.T) {
 	c := openGPU(t)
 	err := c.Do(func(th *Thread) error {
-		mod, err := th.LoadModule(kernels.PTX())
+		mod, err := th.LoadModule(kernels.Image())
 		if err != nil {
 			return err
 		}
@@ -61,12 +63,12 @@ func TestDriverBasics(t *testing.T) {
 		}
 		for i, v := range out {
 			if v != 7 {
-				t.Fatalf("element %d = %d, want 7", i, v)
+				return fmt.Errorf("element %d = %d, want 7", i, v)
 			}
 		}
 		_, err = th.Alloc(1 << 50)
 		if !IsOutOfMemory(err) || !strings.Contains(err.Error(), "CUDA_ERROR_OUT_OF_MEMORY") {
-			t.Fatalf("a 1 PiB allocation: %v, want CUDA_ERROR_OUT_OF_MEMORY", err)
+			return fmt.Errorf("a 1 PiB allocation: %v, want CUDA_ERROR_OUT_OF_MEMORY", err)
 		}
 		t.Logf("1 PiB: %v", err)
 		return nil
@@ -159,7 +161,13 @@ func TestLibraries(t *testing.T) {
 		if err != nil {
 			return err
 		}
-		t.Logf("cuSPARSE %d from %s (ALG2/ALG3 estimates: %v); cuBLAS from %s", sp.Version, sp.Path, sp.HasEstimateMemory(), bl.Path)
+		t.Logf("cuSPARSE %d from %s (%s; loaded after %v); cuBLAS %d from %s (loaded after %v)", sp.Version, sp.Path, sp.Features(), sp.Deps,
+			bl.Version, bl.Path, bl.Deps)
+		for f := FeatureSpMM; f <= FeatureSpGEMMReuse; f++ {
+			if f != FeatureSpGEMMEstimate && !sp.Has(f) {
+				return fmt.Errorf("cuSPARSE %d: %w", sp.Version, sp.Unavailable(f))
+			}
+		}
 		return nil
 	})
 	if err != nil {
@@ -199,20 +207,29 @@ func TestSpMM(t *testing.T) {
 			if err != nil {
 				return err
 			}
+			var allocErr error
+			var ptrs []DevicePtr
+			defer func() {
+				for _, d := range ptrs {
+					th.Free(d)
+				}
+			}()
 			alloc := func(p unsafe.Pointer, bytes int) DevicePtr {
 				d, err := th.Alloc(int64(bytes))
 				if err != nil {
-					t.Fatal(err)
+					allocErr = errors.Join(allocErr, err)
+					return 0
 				}
+				ptrs = append(ptrs, d)
 				if p != nil {
-					th.CopyHtoD(d, p, int64(bytes))
+					allocErr = errors.Join(allocErr, th.CopyHtoD(d, p, int64(bytes)))
 				}
 				return d
 			}
 			dp, di, dv := alloc(unsafe.Pointer(&ptr[0]), 4*len(ptr)), alloc(unsafe.Pointer(&ind[0]), 4*len(ind)), alloc(unsafe.Pointer(&val[0]), 4*len(val))
 			db, dc := alloc(unsafe.Pointer(&b[0]), 4*len(b)), alloc(nil, 4*len(got))
-			for _, d := range []DevicePtr{dp, di, dv, db, dc} {
-				defer th.Free(d)
+			if allocErr != nil {
+				return allocErr
 			}
 			a, err := sp.CreateCSR(rows, cols, int64(len(ind)), dp, di, dv)
 			if err != nil {
@@ -234,7 +251,9 @@ func TestSpMM(t *testing.T) {
 				return err
 			}
 			buf := alloc(nil, int(max(size, 1)))
-			defer th.Free(buf)
+			if allocErr != nil {
+				return allocErr
+			}
 			if err := sp.SpMM(trans, 1, a, mb, 0, mc, buf); err != nil {
 				return err
 			}

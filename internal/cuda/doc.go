@@ -19,10 +19,20 @@
 //
 // libcuda.so.1 comes with the driver. cuSPARSE and cuBLAS are tried by
 // soname, newest first (libcusparse.so.13, .12, .11; libcublas.so.13, .12,
-// .11): in the folder $BULKSAMPLE_CUDA_LIB when set, then on the loader's
-// search path, then in /usr/local/cuda/lib64. A function that only newer
-// versions export (cusparseSpGEMM_estimateMemory, CUDA 12) is optional: a
-// call to it on an older library returns an error naming it.
+// .11): in the folders of $BULKSAMPLE_CUDA_LIB (colon-separated) when set,
+// then on the loader's search path, then in /usr/local/cuda/lib64. A
+// library found in a folder is loaded after those of its dependencies
+// (NEEDED entries: libcublasLt beside libcublas, libnvJitLink beside
+// libcusparse or, in NVIDIA's Python wheels, in a sibling nvidia/*/lib
+// folder) that its folder, a sibling wheel folder or a search folder
+// holds, so that it loads without LD_LIBRARY_PATH; Sparse.Deps and
+// BLAS.Deps record them, and LoadedLibraries lists what the process holds.
+//
+// cuSPARSE's functions are resolved by feature (Feature: SpMM, SpGEMM, its
+// memory estimate, SpGEMM with reuse): a library that lacks one function
+// of a feature disables that feature only, and a call that needs it
+// returns an error naming the function (ErrUnavailable). CUDA 11 has no
+// memory estimate (cusparseSpGEMM_estimateMemory, CUDA 12).
 //
 // # Threads
 //
@@ -31,7 +41,9 @@
 // it (the context cuSPARSE and cuBLAS use too) and runs every call there:
 // Do(fn) runs fn on that goroutine with a *Thread, whose methods are the
 // device operations. Work is issued on the legacy default stream, so every
-// operation is ordered after the previous one.
+// operation is ordered after the previous one. A function that ends the
+// goroutine with runtime.Goexit (t.Fatal inside Do) makes Do return
+// ErrGoexit; a new locked thread then takes the context over.
 //
 // # Errors and memory
 //

@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 )
 
@@ -15,9 +14,12 @@ import (
 // function pointer type of the binding is exactly the type of the real
 // function, that the constants equal the headers' and that the stand-in
 // types have the real ones' sizes. The functions that only CUDA 12 and
-// later declare are checked when the headers are that new. It needs a C
-// compiler and the headers (make test installs them); without them it
-// says why and skips, except under BULKSAMPLE_REQUIRE_CUDA_HEADERS=1.
+// later declare are checked when the headers are that new. It runs twice:
+// with the installed headers, and with testdata/cuda12's stand-in for CUDA
+// 12's cusparse.h in front of them (its const descriptor types), so that
+// the binding builds against either. It needs a C compiler and the headers
+// (make test installs them); without them it says why and skips, except
+// under BULKSAMPLE_REQUIRE_CUDA_HEADERS=1.
 func TestDeclarationsMatchHeaders(t *testing.T) {
 	cc := os.Getenv("CC")
 	if cc == "" {
@@ -32,15 +34,55 @@ func TestDeclarationsMatchHeaders(t *testing.T) {
 	if _, err := os.Stat("/usr/include/cusparse.h"); err != nil {
 		skipOrFail(t, "no CUDA headers in /usr/include (scripts/deps.sh cuda installs Debian's nvidia-cuda-dev)")
 	}
-	src := `#define BS_REAL_HEADERS
+	wd, _ := os.Getwd()
+	for _, c := range []struct {
+		name    string
+		include []string
+		version string // the cuSPARSE version that must be seen ("" any)
+	}{
+		{"installed headers", nil, ""},
+		{"CUDA 12 cusparse.h (testdata/cuda12)", []string{filepath.Join(wd, "testdata", "cuda12")}, "12603"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			src := headerCheck
+			if c.version != "" {
+				src += "_Static_assert(CUSPARSE_VERSION == " + c.version + ", \"not the cusparse.h of the test\");\n"
+			}
+			dir := t.TempDir()
+			file := filepath.Join(dir, "check.c")
+			if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			args := []string{"-std=gnu11", "-fsyntax-only"}
+			for _, d := range c.include {
+				args = append(args, "-I", d)
+			}
+			out, err := exec.Command(cc, append(args, "-I", wd, file)...).CombinedOutput()
+			if err != nil {
+				t.Fatalf("decl.h does not match the CUDA headers:\n%s", out)
+			}
+		})
+	}
+	// The stand-in build (no headers) must compile too.
+	plain := filepath.Join(t.TempDir(), "plain.c")
+	os.WriteFile(plain, []byte("#include \"decl.h\"\n#define F(name, sym, ret, args) typedef ret(*p_##name) args;\nBS_DRIVER_FUNCS(F)\nBS_CUSPARSE_FUNCS(F)\nBS_CUBLAS_FUNCS(F)\n"), 0o644)
+	if out, err := exec.Command(cc, "-std=gnu11", "-fsyntax-only", "-I", wd, plain).CombinedOutput(); err != nil {
+		t.Fatalf("decl.h without headers:\n%s", out)
+	}
+}
+
+// headerCheck is the C source of TestDeclarationsMatchHeaders.
+const headerCheck = `#define BS_REAL_HEADERS
 #include "decl.h"
 #define SAME(name, sym, ret, args) _Static_assert(__builtin_types_compatible_p(__typeof__(&name), ret(*) args), #name " (" sym ") differs from the header");
 BS_DRIVER_FUNCS(SAME)
 BS_CUBLAS_FUNCS(SAME)
+BS_CUSPARSE_CORE(SAME)
+BS_CUSPARSE_SPMM(SAME)
+BS_CUSPARSE_SPGEMM(SAME)
+BS_CUSPARSE_REUSE(SAME)
 #if CUSPARSE_VERSION >= 12000
-BS_CUSPARSE_FUNCS(SAME)
-#else
-` + cusparse11Checks() + `
+BS_CUSPARSE_ESTIMATE(SAME)
 #endif
 #define EQ(a, b) _Static_assert((a) == (b), #a " != " #b);
 EQ(CUDA_SUCCESS, BS_CUDA_SUCCESS)
@@ -51,13 +93,22 @@ EQ(CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, BS_CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES)
 EQ(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, BS_CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)
 EQ(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, BS_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR)
 EQ(CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, BS_CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR)
+EQ(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, BS_CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)
+EQ(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, BS_CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+EQ(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES, BS_CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)
+EQ(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES, BS_CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)
+EQ(CU_FUNC_ATTRIBUTE_NUM_REGS, BS_CU_FUNC_ATTRIBUTE_NUM_REGS)
+EQ(CU_FUNC_ATTRIBUTE_PTX_VERSION, BS_CU_FUNC_ATTRIBUTE_PTX_VERSION)
+EQ(CU_FUNC_ATTRIBUTE_BINARY_VERSION, BS_CU_FUNC_ATTRIBUTE_BINARY_VERSION)
 EQ(CU_LAUNCH_PARAM_END, BS_CU_LAUNCH_PARAM_END)
 EQ(CU_LAUNCH_PARAM_BUFFER_POINTER, BS_CU_LAUNCH_PARAM_BUFFER_POINTER)
 EQ(CU_LAUNCH_PARAM_BUFFER_SIZE, BS_CU_LAUNCH_PARAM_BUFFER_SIZE)
 EQ(CUDA_ERROR_NO_DEVICE, 100)
 EQ(CUDA_ERROR_OUT_OF_MEMORY, 2)
 EQ(CUSPARSE_STATUS_SUCCESS, BS_CUSPARSE_STATUS_SUCCESS)
+EQ(CUSPARSE_STATUS_INVALID_VALUE, BS_CUSPARSE_STATUS_INVALID_VALUE)
 EQ(CUSPARSE_STATUS_INSUFFICIENT_RESOURCES, BS_CUSPARSE_STATUS_INSUFFICIENT_RESOURCES)
+EQ(CUSPARSE_STATUS_NOT_SUPPORTED, 10)
 EQ(CUSPARSE_OPERATION_NON_TRANSPOSE, BS_CUSPARSE_OPERATION_NON_TRANSPOSE)
 EQ(CUSPARSE_OPERATION_TRANSPOSE, BS_CUSPARSE_OPERATION_TRANSPOSE)
 EQ(CUSPARSE_ORDER_ROW, BS_CUSPARSE_ORDER_ROW)
@@ -79,6 +130,7 @@ EQ(sizeof(CUdevice), sizeof(int))
 EQ(sizeof(CUdeviceptr), 8)
 EQ(sizeof(CUjit_option), sizeof(int))
 EQ(sizeof(CUdevice_attribute), sizeof(int))
+EQ(sizeof(CUfunction_attribute), sizeof(int))
 EQ(sizeof(cusparseStatus_t), sizeof(int))
 EQ(sizeof(cusparseOperation_t), sizeof(int))
 EQ(sizeof(cusparseIndexType_t), sizeof(int))
@@ -90,41 +142,6 @@ EQ(sizeof(cudaDataType), sizeof(int))
 EQ(sizeof(cublasStatus_t), sizeof(int))
 EQ(sizeof(cublasOperation_t), sizeof(int))
 `
-	dir := t.TempDir()
-	file := filepath.Join(dir, "check.c")
-	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	wd, _ := os.Getwd()
-	out, err := exec.Command(cc, "-std=gnu11", "-fsyntax-only", "-I", wd, file).CombinedOutput()
-	if err != nil {
-		t.Fatalf("decl.h does not match the CUDA headers:\n%s", out)
-	}
-	// The stand-in build (no headers) must compile too.
-	plain := filepath.Join(dir, "plain.c")
-	os.WriteFile(plain, []byte("#include \"decl.h\"\n#define F(name, sym, ret, args) typedef ret(*p_##name) args;\nBS_DRIVER_FUNCS(F)\nBS_CUSPARSE_FUNCS(F)\nBS_CUBLAS_FUNCS(F)\n"), 0o644)
-	if out, err := exec.Command(cc, "-std=gnu11", "-fsyntax-only", "-I", wd, plain).CombinedOutput(); err != nil {
-		t.Fatalf("decl.h without headers:\n%s", out)
-	}
-}
-
-// cusparse11Checks lists the cuSPARSE functions that CUDA 11's headers
-// declare (all but the CUDA 12 estimate functions), for the SAME check.
-func cusparse11Checks() string {
-	var b strings.Builder
-	b.WriteString("#define ONLY11(name, sym, ret, args) CHECK11_##name(name, sym, ret, args)\n")
-	for _, f := range []string{"cusparseCreate", "cusparseDestroy", "cusparseGetVersion", "cusparseGetErrorName", "cusparseCreateCsr",
-		"cusparseDestroySpMat", "cusparseSpMatGetSize", "cusparseCsrSetPointers", "cusparseSpGEMM_createDescr",
-		"cusparseSpGEMM_destroyDescr", "cusparseSpGEMM_workEstimation", "cusparseSpGEMM_compute", "cusparseSpGEMM_copy",
-		"cusparseSpGEMMreuse_workEstimation", "cusparseSpGEMMreuse_nnz", "cusparseSpGEMMreuse_copy", "cusparseSpGEMMreuse_compute",
-		"cusparseCreateDnMat", "cusparseDestroyDnMat", "cusparseSpMM_bufferSize", "cusparseSpMM"} {
-		b.WriteString("#define CHECK11_" + f + "(name, sym, ret, args) SAME(name, sym, ret, args)\n")
-	}
-	b.WriteString("#define CHECK11_cusparseSpGEMM_getNumProducts(name, sym, ret, args)\n")
-	b.WriteString("#define CHECK11_cusparseSpGEMM_estimateMemory(name, sym, ret, args)\n")
-	b.WriteString("BS_CUSPARSE_FUNCS(ONLY11)\n")
-	return b.String()
-}
 
 func skipOrFail(t *testing.T, why string) {
 	t.Helper()

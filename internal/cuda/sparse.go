@@ -46,7 +46,6 @@ static bs_cusparseStatus sp_copy(bs_cusparse_t *s, bs_cusparseHandle h, bs_cuspa
 	bs_cusparseSpMat c, int alg, bs_cusparseSpGEMMDescr d) {
 	return s->cusparseSpGEMM_copy(h, SP_OPS, &sp_one, a, b, &sp_zero, c, BS_CUDA_R_32F, alg, d);
 }
-static int sp_has_estimate(bs_cusparse_t *s) { return s->cusparseSpGEMM_estimateMemory != NULL && s->cusparseSpGEMM_getNumProducts != NULL; }
 static bs_cusparseStatus sp_numproducts(bs_cusparse_t *s, bs_cusparseSpGEMMDescr d, int64_t *n) {
 	return s->cusparseSpGEMM_getNumProducts(d, n);
 }
@@ -85,16 +84,27 @@ static bs_cusparseStatus sp_spmm(bs_cusparse_t *s, bs_cusparseHandle h, int tran
 	return s->cusparseSpMM(h, op, BS_CUSPARSE_OPERATION_NON_TRANSPOSE, &alpha, a, b, &beta, c, BS_CUDA_R_32F,
 		BS_CUSPARSE_SPMM_ALG_DEFAULT, (void *)buf);
 }
-// sp_resolve returns the first required symbol missing from h, or NULL.
-#define BS_RESOLVE_SP2(name, sym, ret, args) \
-	t->name = (ret(*) args)dlsym(h, sym); if (!t->name && !BS_CUSPARSE_OPTIONAL(sym)) return sym;
+// sp_resolve fills t from h, and sets missing[g] to the first symbol of
+// group g that h lacks (NULL when it has them all): 0 core, 1 SpMM,
+// 2 SpGEMM, 3 the estimate, 4 reuse (Feature's values).
+#define BS_RESOLVE_GROUP(name, sym, ret, args) \
+	t->name = (ret(*) args)dlsym(h, sym); if (!t->name && !*miss) *miss = sym;
 #include <dlfcn.h>
-static const char *sp_resolve(void *h, bs_cusparse_t *t) { BS_CUSPARSE_FUNCS(BS_RESOLVE_SP2) return NULL; }
+static void sp_resolve(void *h, bs_cusparse_t *t, const char **missing) {
+	const char **miss;
+	miss = &missing[0]; BS_CUSPARSE_CORE(BS_RESOLVE_GROUP)
+	miss = &missing[1]; BS_CUSPARSE_SPMM(BS_RESOLVE_GROUP)
+	miss = &missing[2]; BS_CUSPARSE_SPGEMM(BS_RESOLVE_GROUP)
+	miss = &missing[3]; BS_CUSPARSE_ESTIMATE(BS_RESOLVE_GROUP)
+	miss = &missing[4]; BS_CUSPARSE_REUSE(BS_RESOLVE_GROUP)
+}
 */
 import "C"
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"unsafe"
 )
 
@@ -125,6 +135,37 @@ func (a SpGEMMAlg) String() string {
 	return fmt.Sprintf("SpGEMMAlg(%d)", int(a))
 }
 
+// Feature is a group of cuSPARSE's functions, which a library has or
+// lacks as a whole: a missing one disables what needs it only.
+type Feature int
+
+// The features beside the core (handles, CSR descriptors), which every
+// one needs.
+const (
+	FeatureSpMM           Feature = 1 // SpMM: the GNN backend's aggregation
+	FeatureSpGEMM         Feature = 2 // SpGEMM: products that are not a row gather
+	FeatureSpGEMMEstimate Feature = 3 // ALG2 and ALG3's memory estimate (CUDA 12 and later)
+	FeatureSpGEMMReuse    Feature = 4 // SpGEMM with structure reuse
+)
+
+func (f Feature) String() string {
+	switch f {
+	case FeatureSpMM:
+		return "SpMM"
+	case FeatureSpGEMM:
+		return "SpGEMM"
+	case FeatureSpGEMMEstimate:
+		return "SpGEMM's memory estimate (ALG2, ALG3)"
+	case FeatureSpGEMMReuse:
+		return "SpGEMM with structure reuse"
+	}
+	return fmt.Sprintf("Feature(%d)", int(f))
+}
+
+// ErrUnavailable is wrapped by the error of a call whose feature the
+// loaded library lacks; the error names the missing function.
+var ErrUnavailable = errors.New("the loaded library lacks it")
+
 // Sparse is cuSPARSE on a context: the library and a handle on the
 // default stream. Its methods are thin wrappers of the library's calls
 // for C = A·B in float32 with 32-bit indices (what cusparseSpGEMM
@@ -132,24 +173,47 @@ func (a SpGEMMAlg) String() string {
 type Sparse struct {
 	lib     *C.bs_cusparse_t
 	h       C.bs_cusparseHandle
-	Path    string // the library loaded
-	Version int    // cusparseGetVersion, e.g. 12603
+	Path    string   // the library loaded
+	Deps    []string // its dependencies loaded first, by path (Library.Deps)
+	Version int      // cusparseGetVersion, e.g. 12603
+	// missing[f] is the first function of feature f the library lacks.
+	missing [5]string
 }
 
 // Sparse returns cuSPARSE on t's context, loading it and creating its
-// handle on first use.
+// handle on first use. A library without one of the core functions is an
+// error; one without a feature's function leaves that feature out
+// (Unavailable says which function).
 func (t *Thread) Sparse() (*Sparse, error) {
 	if t.c.sparse != nil {
 		return t.c.sparse, nil
 	}
-	h, path, err := openLib("cuSPARSE", []string{"libcusparse.so.13", "libcusparse.so.12", "libcusparse.so.11"})
+	s, err := openSparse([]string{"libcusparse.so.13", "libcusparse.so.12", "libcusparse.so.11"})
 	if err != nil {
 		return nil, err
 	}
-	s := &Sparse{lib: (*C.bs_cusparse_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.bs_cusparse_t{})))), Path: path}
-	if miss := C.sp_resolve(h, s.lib); miss != nil {
+	t.c.sparse = s
+	return s, nil
+}
+
+// openSparse loads the first of names, resolves its functions feature by
+// feature and creates a handle.
+func openSparse(names []string) (*Sparse, error) {
+	h, lib, err := openLib("cuSPARSE", names)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sparse{lib: (*C.bs_cusparse_t)(C.calloc(1, C.size_t(unsafe.Sizeof(C.bs_cusparse_t{})))), Path: lib.Path, Deps: lib.Deps}
+	var miss [5]*C.char
+	C.sp_resolve(h, s.lib, &miss[0])
+	for i, m := range miss {
+		if m != nil {
+			s.missing[i] = C.GoString(m)
+		}
+	}
+	if s.missing[0] != "" {
 		C.free(unsafe.Pointer(s.lib))
-		return nil, fmt.Errorf("cuda: %s lacks %s", path, C.GoString(miss))
+		return nil, fmt.Errorf("cuda: %s lacks %s, which every use of cuSPARSE needs", lib.Path, s.missing[0])
 	}
 	if err := s.check("cusparseCreate", C.sp_create(s.lib, &s.h)); err != nil {
 		return nil, err
@@ -159,8 +223,52 @@ func (t *Thread) Sparse() (*Sparse, error) {
 		return nil, err
 	}
 	s.Version = int(v)
-	t.c.sparse = s
 	return s, nil
+}
+
+// Has reports whether the library has every function of f (and of the
+// SpGEMM feature that the estimate and reuse build on).
+func (s *Sparse) Has(f Feature) bool { return s.Unavailable(f) == nil }
+
+// Unavailable returns nil if the library has f, or else an error naming
+// the function it lacks, wrapping ErrUnavailable.
+func (s *Sparse) Unavailable(f Feature) error {
+	if f < FeatureSpMM || f > FeatureSpGEMMReuse {
+		return fmt.Errorf("cuda: %v: no such cuSPARSE feature", f)
+	}
+	miss, what := s.missing[f], f
+	if miss == "" && (f == FeatureSpGEMMEstimate || f == FeatureSpGEMMReuse) && s.missing[FeatureSpGEMM] != "" {
+		miss = s.missing[FeatureSpGEMM]
+	}
+	if miss == "" {
+		return nil
+	}
+	return fmt.Errorf("cuda: %s lacks %s, so %v is unavailable: %w", s.Path, miss, what, ErrUnavailable)
+}
+
+// Features describes which features the library has, naming the first
+// missing function of each it lacks.
+func (s *Sparse) Features() string {
+	var have, lack []string
+	for f := FeatureSpMM; f <= FeatureSpGEMMReuse; f++ {
+		if s.Has(f) {
+			have = append(have, f.String())
+		} else {
+			miss := s.missing[f]
+			if miss == "" {
+				miss = s.missing[FeatureSpGEMM]
+			}
+			lack = append(lack, fmt.Sprintf("%v (no %s)", f, miss))
+		}
+	}
+	out := "has " + strings.Join(have, ", ")
+	if len(have) == 0 {
+		out = "has none of its features"
+	}
+	if len(lack) > 0 {
+		out += "; lacks " + strings.Join(lack, ", ")
+	}
+	return out
 }
 
 func (s *Sparse) check(call string, r C.bs_cusparseStatus) error {
@@ -177,10 +285,18 @@ type SpMat struct{ m C.bs_cusparseSpMat }
 
 // CreateCSR describes the rows x cols CSR matrix of nnz entries at the
 // device arrays indptr (int32, rows+1), indices (int32) and data (float32);
-// all three may be 0 for an output whose size is not known yet.
+// indices and data may be 0 for an output whose size is not known yet
+// (SetPointers gives them later), indptr only when rows is 0.
 func (s *Sparse) CreateCSR(rows, cols, nnz int64, indptr, indices, data DevicePtr) (SpMat, error) {
 	var m SpMat
-	err := s.check(fmt.Sprintf("cusparseCreateCsr(%d x %d, %d entries)", rows, cols, nnz),
+	call := fmt.Sprintf("cusparseCreateCsr(%d x %d, %d entries)", rows, cols, nnz)
+	if rows > 0 && indptr == 0 {
+		// cuSPARSE 12.2 and later refuse it; older ones accept it. Refused
+		// here for every version, so that a test on any library catches it.
+		return m, &Error{Lib: "cusparse", Call: call, Code: C.BS_CUSPARSE_STATUS_INVALID_VALUE, Name: "CUSPARSE_STATUS_INVALID_VALUE",
+			Msg: "NULL row offsets for a matrix with rows (refused by the binding, as by cuSPARSE 12.2 and later): give C's rows+1 offsets at creation"}
+	}
+	err := s.check(call,
 		C.sp_csr(s.lib, &m.m, C.int64_t(rows), C.int64_t(cols), C.int64_t(nnz), C.uint64_t(indptr), C.uint64_t(indices), C.uint64_t(data)))
 	return m, err
 }
@@ -207,6 +323,9 @@ type SpGEMM struct{ d C.bs_cusparseSpGEMMDescr }
 
 // NewSpGEMM creates a product descriptor; destroy it with DestroySpGEMM.
 func (s *Sparse) NewSpGEMM() (SpGEMM, error) {
+	if err := s.Unavailable(FeatureSpGEMM); err != nil {
+		return SpGEMM{}, err
+	}
 	var d SpGEMM
 	return d, s.check("cusparseSpGEMM_createDescr", C.sp_gemmdescr(s.lib, &d.d))
 }
@@ -219,6 +338,9 @@ func (s *Sparse) DestroySpGEMM(d SpGEMM) error {
 // WorkEstimation is cusparseSpGEMM_workEstimation for C = 1·A·B: with buf
 // 0 it returns the buffer size; with buf of that size it runs.
 func (s *Sparse) WorkEstimation(alg SpGEMMAlg, a, b, c SpMat, d SpGEMM, size int64, buf DevicePtr) (int64, error) {
+	if err := s.Unavailable(FeatureSpGEMM); err != nil {
+		return 0, err
+	}
 	sz := C.size_t(size)
 	err := s.check(fmt.Sprintf("cusparseSpGEMM_workEstimation(%v, buffer %d bytes)", alg, size),
 		C.sp_work(s.lib, s.h, a.m, b.m, c.m, C.int(alg), d.d, &sz, C.uint64_t(buf)))
@@ -227,6 +349,9 @@ func (s *Sparse) WorkEstimation(alg SpGEMMAlg, a, b, c SpMat, d SpGEMM, size int
 
 // Compute is cusparseSpGEMM_compute, with the same buffer protocol.
 func (s *Sparse) Compute(alg SpGEMMAlg, a, b, c SpMat, d SpGEMM, size int64, buf DevicePtr) (int64, error) {
+	if err := s.Unavailable(FeatureSpGEMM); err != nil {
+		return 0, err
+	}
 	sz := C.size_t(size)
 	err := s.check(fmt.Sprintf("cusparseSpGEMM_compute(%v, buffer %d bytes)", alg, size),
 		C.sp_compute(s.lib, s.h, a.m, b.m, c.m, C.int(alg), d.d, &sz, C.uint64_t(buf)))
@@ -236,17 +361,16 @@ func (s *Sparse) Compute(alg SpGEMMAlg, a, b, c SpMat, d SpGEMM, size int64, buf
 // Copy is cusparseSpGEMM_copy: C's arrays (set with SetPointers) get the
 // product.
 func (s *Sparse) Copy(alg SpGEMMAlg, a, b, c SpMat, d SpGEMM) error {
+	if err := s.Unavailable(FeatureSpGEMM); err != nil {
+		return err
+	}
 	return s.check(fmt.Sprintf("cusparseSpGEMM_copy(%v)", alg), C.sp_copy(s.lib, s.h, a.m, b.m, c.m, C.int(alg), d.d))
 }
 
-// HasEstimateMemory reports whether the library has ALG2 and ALG3's
-// memory estimate (CUDA 12 and later).
-func (s *Sparse) HasEstimateMemory() bool { return C.sp_has_estimate(s.lib) != 0 }
-
 // NumProducts is cusparseSpGEMM_getNumProducts (after WorkEstimation).
 func (s *Sparse) NumProducts(d SpGEMM) (int64, error) {
-	if !s.HasEstimateMemory() {
-		return 0, fmt.Errorf("cusparse: %s has no cusparseSpGEMM_getNumProducts (CUDA 12 and later)", s.Path)
+	if err := s.Unavailable(FeatureSpGEMMEstimate); err != nil {
+		return 0, err
 	}
 	var n C.int64_t
 	err := s.check("cusparseSpGEMM_getNumProducts", C.sp_numproducts(s.lib, d.d, &n))
@@ -257,8 +381,8 @@ func (s *Sparse) NumProducts(d SpGEMM) (int64, error) {
 // it returns the size of its own buffer; with that buffer, the size of
 // Compute's buffer (size2) for the chunk fraction (ALG3).
 func (s *Sparse) EstimateMemory(alg SpGEMMAlg, a, b, c SpMat, d SpGEMM, chunk float32, size3 int64, buf3 DevicePtr) (int64, int64, error) {
-	if !s.HasEstimateMemory() {
-		return 0, 0, fmt.Errorf("cusparse: %s has no cusparseSpGEMM_estimateMemory (CUDA 12 and later)", s.Path)
+	if err := s.Unavailable(FeatureSpGEMMEstimate); err != nil {
+		return 0, 0, err
 	}
 	s3, s2 := C.size_t(size3), C.size_t(0)
 	err := s.check(fmt.Sprintf("cusparseSpGEMM_estimateMemory(%v, chunk fraction %g)", alg, chunk),
@@ -269,6 +393,9 @@ func (s *Sparse) EstimateMemory(alg SpGEMMAlg, a, b, c SpMat, d SpGEMM, chunk fl
 // ReuseWorkEstimation is cusparseSpGEMMreuse_workEstimation (default
 // algorithm), with WorkEstimation's buffer protocol.
 func (s *Sparse) ReuseWorkEstimation(a, b, c SpMat, d SpGEMM, size int64, buf DevicePtr) (int64, error) {
+	if err := s.Unavailable(FeatureSpGEMMReuse); err != nil {
+		return 0, err
+	}
 	sz := C.size_t(size)
 	err := s.check(fmt.Sprintf("cusparseSpGEMMreuse_workEstimation(buffer %d bytes)", size),
 		C.sp_rwork(s.lib, s.h, a.m, b.m, c.m, d.d, &sz, C.uint64_t(buf)))
@@ -278,6 +405,9 @@ func (s *Sparse) ReuseWorkEstimation(a, b, c SpMat, d SpGEMM, size int64, buf De
 // ReuseNNZ is cusparseSpGEMMreuse_nnz: with zero buffers it returns their
 // three sizes; with them, it computes C's row offsets and size.
 func (s *Sparse) ReuseNNZ(a, b, c SpMat, d SpGEMM, sizes [3]int64, bufs [3]DevicePtr) ([3]int64, error) {
+	if err := s.Unavailable(FeatureSpGEMMReuse); err != nil {
+		return [3]int64{}, err
+	}
 	s2, s3, s4 := C.size_t(sizes[0]), C.size_t(sizes[1]), C.size_t(sizes[2])
 	err := s.check(fmt.Sprintf("cusparseSpGEMMreuse_nnz(buffers %v bytes)", sizes),
 		C.sp_rnnz(s.lib, s.h, a.m, b.m, c.m, d.d, &s2, C.uint64_t(bufs[0]), &s3, C.uint64_t(bufs[1]), &s4, C.uint64_t(bufs[2])))
@@ -286,6 +416,9 @@ func (s *Sparse) ReuseNNZ(a, b, c SpMat, d SpGEMM, sizes [3]int64, bufs [3]Devic
 
 // ReuseCopy is cusparseSpGEMMreuse_copy: C's column indices.
 func (s *Sparse) ReuseCopy(a, b, c SpMat, d SpGEMM, size int64, buf DevicePtr) (int64, error) {
+	if err := s.Unavailable(FeatureSpGEMMReuse); err != nil {
+		return 0, err
+	}
 	sz := C.size_t(size)
 	err := s.check(fmt.Sprintf("cusparseSpGEMMreuse_copy(buffer %d bytes)", size),
 		C.sp_rcopy(s.lib, s.h, a.m, b.m, c.m, d.d, &sz, C.uint64_t(buf)))
@@ -295,6 +428,9 @@ func (s *Sparse) ReuseCopy(a, b, c SpMat, d SpGEMM, size int64, buf DevicePtr) (
 // ReuseCompute is cusparseSpGEMMreuse_compute: C's values, for the
 // structure computed before (repeatable while the patterns stay).
 func (s *Sparse) ReuseCompute(a, b, c SpMat, d SpGEMM) error {
+	if err := s.Unavailable(FeatureSpGEMMReuse); err != nil {
+		return err
+	}
 	return s.check("cusparseSpGEMMreuse_compute", C.sp_rcompute(s.lib, s.h, a.m, b.m, c.m, d.d))
 }
 
@@ -304,6 +440,9 @@ type DnMat struct{ m C.bs_cusparseDnMat }
 // CreateDnMat describes the rows x cols row-major float32 matrix at data,
 // ld elements between rows.
 func (s *Sparse) CreateDnMat(rows, cols, ld int64, data DevicePtr) (DnMat, error) {
+	if err := s.Unavailable(FeatureSpMM); err != nil {
+		return DnMat{}, err
+	}
 	var m DnMat
 	err := s.check(fmt.Sprintf("cusparseCreateDnMat(%d x %d, ld %d)", rows, cols, ld),
 		C.sp_dnmat(s.lib, &m.m, C.int64_t(rows), C.int64_t(cols), C.int64_t(ld), C.uint64_t(data)))
@@ -317,6 +456,9 @@ func (s *Sparse) DestroyDnMat(m DnMat) error {
 
 // SpMMBufferSize is cusparseSpMM_bufferSize for C = alpha·op(A)·B + beta·C.
 func (s *Sparse) SpMMBufferSize(transA bool, alpha float32, a SpMat, b DnMat, beta float32, c DnMat) (int64, error) {
+	if err := s.Unavailable(FeatureSpMM); err != nil {
+		return 0, err
+	}
 	var sz C.size_t
 	err := s.check("cusparseSpMM_bufferSize", C.sp_spmm(s.lib, s.h, cbool(transA), C.float(alpha), a.m, b.m, C.float(beta), c.m, &sz, 0, 1))
 	return int64(sz), err
@@ -326,6 +468,9 @@ func (s *Sparse) SpMMBufferSize(transA bool, alpha float32, a SpMat, b DnMat, be
 // beta·C, op(A) = A or Aᵀ, B and C row-major, with a buffer of the size
 // SpMMBufferSize returned (0 when that is 0).
 func (s *Sparse) SpMM(transA bool, alpha float32, a SpMat, b DnMat, beta float32, c DnMat, buf DevicePtr) error {
+	if err := s.Unavailable(FeatureSpMM); err != nil {
+		return err
+	}
 	return s.check("cusparseSpMM", C.sp_spmm(s.lib, s.h, cbool(transA), C.float(alpha), a.m, b.m, C.float(beta), c.m, nil, C.uint64_t(buf), 0))
 }
 

@@ -1,7 +1,7 @@
 package benchutil
 
-// The device bundle's runner (scripts/device-run.sh, run.sh in the folder
-// scripts/device-bundle.sh builds) runs the sweeps of this package's
+// The sweep bundle's runner (scripts/sweep-run.sh, run.sh in the folder
+// scripts/sweep-bundle.sh builds) runs the sweeps of this package's
 // programs on the 16-core machine, where nothing can be fixed once a run
 // has started; this test runs each of its parts here, on a tiny graph.
 
@@ -24,8 +24,8 @@ const repoRoot = "../../.."
 
 // TestDeviceRunner builds the bundle's binaries (with `go build`, the
 // project's build tags, so that the build cache of the tests serves it;
-// the static build of device-bundle.sh is that script's own check) beside
-// a copy of scripts/device-run.sh, runs every part on an R-MAT graph of
+// the static build of sweep-bundle.sh is that script's own check) beside
+// a copy of scripts/sweep-run.sh, runs every part on an R-MAT graph of
 // scale 10 with the sizes set small through the runner's environment, and
 // checks what it writes: machine.txt, a markdown table per part whose rows
 // all have the header's cells and none empty or NaN, one row per thread
@@ -57,7 +57,7 @@ func TestDeviceRunner(t *testing.T) {
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	script, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "device-run.sh"))
+	script, err := os.ReadFile(filepath.Join(repoRoot, "scripts", "sweep-run.sh"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,9 @@
 // Package kernels holds bulksample's CUDA kernels: their CUDA C source
-// (kernels.cu and the bs_*.h headers), the PTX that `go generate`
-// compiles from it with nvcc for compute_80 (committed and embedded, so
-// that building bulksample needs no CUDA toolkit), and a host emulator
+// (kernels.cu and the bs_*.h headers), the module image that `go generate`
+// compiles from it with nvcc (kernels.fatbin: SASS for sm_80 and sm_90 and
+// compute_80 PTX, committed and embedded, so that building bulksample needs
+// no CUDA toolkit and an A100, H100 or H200 loads it without a JIT; the PTX
+// is committed as text too, kernels.ptx), and a host emulator
 // that runs the same per-thread functions, compiled for the host by cgo,
 // over an emulated grid.
 //
@@ -11,13 +13,16 @@
 // bit for bit (the counter-based stream, the per-row selections, the
 // deduplication order, LADIES' and FastGCN's probabilities, selections and
 // normalisation) is written once, as __host__ __device__ functions in the
-// headers. The device runs them from the PTX; the host emulator runs them
+// headers. The device runs them from the fatbin; the host emulator runs them
 // from the cgo build; the tests of this package compare the host build with
 // package sampling function by function, and package gpu's tests run whole
 // samplers on the emulator against package sampling. scripts/ptx.sh holds
 // the nvcc flags that keep the device arithmetic IEEE (no contraction into
-// fused multiply-adds, no flush to zero); host.go's pragmas turn off
-// contraction for the host compiler too.
+// fused multiply-adds, no flush to zero), and its --check (make test)
+// checks the images: every float operation of the PTX rounded as written
+// (.rn), and SASS that ptxas makes the same with contraction on, so that no
+// multiply and add were fused. host.go's pragmas turn off contraction for
+// the host compiler too.
 //
 // # Kernels
 //

@@ -24,12 +24,18 @@ func Table() map[string]Kernel {
 	return t
 }
 
-//go:embed kernels.ptx
-var ptx string
+//go:embed kernels.fatbin
+var fatbin []byte
 
-// PTX returns the kernels compiled to PTX (compute_80), NUL-terminated as
-// cuModuleLoadData wants it.
-func PTX() string { return ptx + "\x00" }
+// ImageTargets describes what Image holds (scripts/ptx.sh's targets;
+// TestImageTargets checks it against the image).
+const ImageTargets = "SASS for sm_80 and sm_90, PTX for compute_80"
+
+// Image returns the kernels' module image, the fatbin scripts/ptx.sh
+// compiles: SASS for sm_80 and sm_90 (A100; H100 and H200), which the
+// driver loads as it is, and compute_80 PTX, which it JIT-compiles for
+// other devices. The caller must not modify it.
+func Image() []byte { return fatbin }
 
 // ErrParams is returned by RunHost when the parameters do not match the
 // kernel's struct.
