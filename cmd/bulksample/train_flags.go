@@ -122,7 +122,8 @@ func (c *trainConfig) registerTraining(fs *flag.FlagSet, tf *trainFlags) {
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the permutations, weights, dropout and sampler")
 	fs.StringVar(&tf.blas, "blas", "native", "dense BLAS: native (the build's, "+gnn.BLAS+") or gonum (pure Go)")
 	fs.StringVar(&o.Checkpoint.Dir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch; one that\n"+
-		"already holds a checkpoint needs --resume (a fresh run would overwrite it)")
+		"already holds a checkpoint needs --resume (a fresh run would overwrite it); one run at a time: the run claims the\n"+
+		"folder (its lock file .checkpoint.lock), and a second run in it exits at once, naming the first one's process")
 	fs.BoolVar(&o.Checkpoint.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
 	fs.IntVar(&o.Checkpoint.Every, "checkpoint-every", 0, "save the checkpoint after every N-th epoch only (and after the last, and when stopped); 0 for every epoch\n"+
 		"(unless --checkpoint-interval is given); a resumed run trains the epochs after the last save again, to the same result")

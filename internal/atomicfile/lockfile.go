@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -39,6 +38,13 @@ type LockedError struct {
 }
 
 func (e *LockedError) Error() string {
+	return fmt.Sprintf("%s: %v by %s", e.Path, ErrLocked, e.Holder())
+}
+
+// Holder names the holder: "process 1234 on host node7 since 2026-12-02
+// 10:00:00", "this process (1234), through another Lock", or another
+// process that has not recorded itself yet.
+func (e *LockedError) Holder() string {
 	who := "another process (it has not recorded its id yet)"
 	if e.PID > 0 {
 		who = fmt.Sprintf("process %d on host %s", e.PID, e.Host)
@@ -46,10 +52,10 @@ func (e *LockedError) Error() string {
 			who = fmt.Sprintf("this process (%d), through another Lock", e.PID)
 		}
 		if !e.Since.IsZero() {
-			who += fmt.Sprintf(" since %s", e.Since.Format(time.DateTime))
+			who += fmt.Sprintf(" since %s UTC", e.Since.UTC().Format(time.DateTime))
 		}
 	}
-	return fmt.Sprintf("%s: %v by %s", e.Path, ErrLocked, who)
+	return who
 }
 
 func (e *LockedError) Unwrap() error { return ErrLocked }
@@ -140,13 +146,4 @@ func (l *Lock) Unlock() error {
 		return fmt.Errorf("unlock %s: %w", l.path, err)
 	}
 	return nil
-}
-
-// LockDir takes the lock of the folder dir through its lock file dir/name
-// (TryLock), creating dir (mode 0777 less the umask) if it does not exist.
-func LockDir(dir, name string) (*Lock, error) {
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("lock %s: %w", dir, err)
-	}
-	return TryLock(filepath.Join(dir, name))
 }
