@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,10 +32,10 @@ const identityEnds = 64 << 10
 // its central directory; a gzip file its trailer's CRC-32 and length of
 // the uncompressed data. Other files (edge lists, Matrix Market) give the
 // CRC-32C of their first and last 64 KiB, which a change of the same size
-// in between escapes. An OGB folder gives the lines of each file under
-// raw/ and split/ (the files the loaders read), each led by its path in
-// the folder; a Planetoid dataset the lines of its eight files, each led by
-// its name.
+// in between escapes. A folder gives the lines of each of its Inputs (for
+// an OGB folder the files under raw/ and split/, which the loaders read),
+// each led by its path in the folder; a Planetoid dataset the lines of its
+// eight files, each led by its name.
 func Identity(path string) ([]string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -51,28 +49,21 @@ func Identity(path string) ([]string, error) {
 	if !st.IsDir() {
 		return fileIdentity(path, "")
 	}
+	files, err := Inputs(path)
+	if err != nil {
+		return nil, fmt.Errorf("identity of %s: %w", path, err)
+	}
 	var lines []string
-	for _, sub := range []string{"raw", "split"} {
-		err := filepath.WalkDir(filepath.Join(path, sub), func(p string, d fs.DirEntry, err error) error {
-			switch {
-			case errors.Is(err, fs.ErrNotExist) && p == filepath.Join(path, sub):
-				return fs.SkipDir // no split/ folder
-			case err != nil:
-				return err
-			case !d.Type().IsRegular():
-				return nil
-			}
-			rel, err := filepath.Rel(path, p)
-			if err != nil {
-				return err
-			}
-			l, err := fileIdentity(p, filepath.ToSlash(rel)+": ")
-			lines = append(lines, l...)
-			return err
-		})
+	for _, p := range files {
+		rel, err := filepath.Rel(path, p)
 		if err != nil {
 			return nil, fmt.Errorf("identity of %s: %w", path, err)
 		}
+		l, err := fileIdentity(p, filepath.ToSlash(rel)+": ")
+		if err != nil {
+			return nil, fmt.Errorf("identity of %s: %w", path, err)
+		}
+		lines = append(lines, l...)
 	}
 	return lines, nil
 }

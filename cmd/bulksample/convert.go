@@ -55,6 +55,9 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	if err := checkOutputFile(out); err != nil {
 		return fmt.Errorf("OUT %w", err)
 	}
+	if err := clobbers([]namedFile{{"OUT", out}}, datasetFiles("IN", in)); err != nil {
+		return usageError(fs, "%v", err)
+	}
 	var meter procstat.Meter
 	d, inFormat, loadSec, err := lf.load(ctx, e, in, &meter)
 	if err != nil {

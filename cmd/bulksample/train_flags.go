@@ -155,9 +155,9 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 		if err := checkOutputFile(o.path); err != nil {
 			return usageError(fs, "%s: %v", o.flag, err)
 		}
-		if sameFile(o.path, c.data) || sameFile(o.path, c.splitFile) {
-			return usageError(fs, "%s %s is an input of the run (--data or --split-file): it would be overwritten", o.flag, o.path)
-		}
+	}
+	if err := clobbers(c.outputs(), c.inputs()); err != nil {
+		return usageError(fs, "%v", err)
 	}
 	ck := c.opt.Train.Checkpoint
 	dir := ck.Dir
@@ -179,6 +179,27 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 		return usageError(fs, "--data %q: %v", c.data, err)
 	}
 	return nil
+}
+
+// inputs are the files the run reads: --data's (every file of a folder
+// dataset) and --split-file; the checkpoint that --resume reads is among
+// the outputs, which it is too.
+func (c *trainConfig) inputs() []namedFile {
+	return append(datasetFiles("--data", dataPath(c.data)), namedFile{"--split-file", c.splitFile})
+}
+
+// outputs are the files the run writes: --plot, --split-out and the
+// checkpoint, which --resume reads first.
+func (c *trainConfig) outputs() []namedFile {
+	var outs []namedFile
+	if ck := c.opt.Train.Checkpoint; ck.Dir != "" {
+		what := "--checkpoint " + ck.Dir + "'s checkpoint"
+		if ck.Resume {
+			what = "the checkpoint that --resume reads and rewrites"
+		}
+		outs = append(outs, namedFile{what, filepath.Join(ck.Dir, gnn.CheckpointFile)})
+	}
+	return append(outs, namedFile{"--plot", c.plot}, namedFile{"--split-out", c.splitOut})
 }
 
 // fill parses the remaining flags into c.opt and checks the options by
