@@ -50,6 +50,9 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	if msg != "" {
 		return usageError(fs, "%s", msg)
 	}
+	if err := checkOneProcess(fs, "convert"); err != nil {
+		return err
+	}
 	in, out := pos[0], pos[1]
 	// Before loading IN, which may take minutes.
 	if err := checkOutputFile(out); err != nil {
