@@ -207,6 +207,7 @@ func nativeRecipe(t testing.TB, d *Dataset) []byte {
 func checkRoundTrip(t *testing.T, d *Dataset, err error) {
 	t.Helper()
 	if err != nil {
+		checkRefused(t, err)
 		return
 	}
 	if verr := d.Validate(); verr != nil {

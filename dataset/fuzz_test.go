@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -22,10 +23,27 @@ var writeFuzzSeeds = flag.Bool("write-fuzz-seeds", false, "rewrite the seed corp
 func checkAccepted(t *testing.T, d *Dataset, err error) {
 	t.Helper()
 	if err != nil {
+		checkRefused(t, err)
 		return
 	}
 	if verr := d.Validate(); verr != nil {
 		t.Fatalf("accepted an invalid dataset: %v", verr)
+	}
+}
+
+// checkRefused checks the error of a refused input: it says the package's
+// prefix once ("dataset: bad input: dataset: ..." repeated it) and quotes
+// no long run of the input.
+func checkRefused(t *testing.T, err error) {
+	t.Helper()
+	msg := err.Error()
+	for _, line := range strings.Split(msg, "\n") { // errors.Join's errors, one a line
+		if strings.Count(line, "dataset: bad input") > 1 || strings.Contains(line, "bad input: dataset:") {
+			t.Fatalf("the error repeats the package's prefix: %s", line)
+		}
+	}
+	if len(msg) > 4096 {
+		t.Fatalf("an error of %d bytes: %.300s...", len(msg), msg)
 	}
 }
 
