@@ -151,7 +151,8 @@ const nativeBase = 4096
 // length and CRC-32C, the header, zero padding up to nativeBase (or the next
 // 64-byte boundary after a longer header), then the arrays' bytes. With flag
 // bit 0 and a header that decodes, every array's CRC-32C is recomputed over
-// the bytes its offset and count point at.
+// the bytes its offset and count point at; flag bit 1 writes the magic of
+// an unfinished file (nativeMagicUnfinished), which every reader refuses.
 func nativeFromRecipe(r []byte) []byte {
 	if len(r) == 0 {
 		return nil
@@ -177,6 +178,9 @@ func nativeFromRecipe(r []byte) []byte {
 	}
 	out := make([]byte, nativePrefixLen, base(len(hdr))+len(body))
 	copy(out, nativeMagic)
+	if flags&2 != 0 {
+		copy(out, nativeMagicUnfinished)
+	}
 	binary.LittleEndian.PutUint32(out[8:], nativeVersion)
 	binary.LittleEndian.PutUint32(out[12:], crc32.Checksum(hdr, castagnoli))
 	binary.LittleEndian.PutUint64(out[16:], uint64(len(hdr)))
@@ -435,6 +439,12 @@ func moreNPZSeeds(t testing.TB) [][]byte {
 		buildNPZ(t, []npzMember{i4("indptr", 0, 1, 2, 3), i4("indices", 2, 0, 2), f4("data", 1, 2, 3), shape("shape", 3, 3), format("csc")}),
 		buildNPZ(t, []npzMember{i4("indptr", 0, 3, 3, 4), i4("indices", 2, 0, 2, 1), f4("data", 1, 2, 3, 4), shape("shape", 3, 3), format("csr"),
 			{name: "labels", descr: "<f4", shape: []int64{3, 1}, data: le[float32](0, 1, float32(math.NaN()))}}),
+		// Issue 39's bomb, small: features whose indices and data agree
+		// with each other, not with attr_indptr's last entry.
+		buildNPZ(t, []npzMember{
+			i4("adj_indptr", 0, 1, 1, 2), i4("adj_indices", 1, 0), f4("adj_data", 1, 1), shape("adj_shape", 3, 3),
+			i4("attr_indptr", 0, 1, 2, 4), i4("attr_indices", make([]int32, 64)...), f4("attr_data", make([]float32, 64)...), shape("attr_shape", 3, 2),
+		}),
 	}
 }
 
@@ -461,7 +471,9 @@ func contentSeeds(t testing.TB, container map[string][][]byte) map[string][][]by
 	weighted.Adj.Data = []float32{0.5, 0.5, 2, 2, 1e-3, 1e-3}
 	weighted.Weighted = true
 	weighted.Labels, weighted.NumClasses, weighted.Train, weighted.Valid, weighted.Test = nil, 0, nil, nil, nil
-	seeds["FuzzNativeContents"] = [][]byte{nativeRecipe(t, smallDataset()), nativeRecipe(t, weighted)}
+	unfinished := nativeRecipe(t, smallDataset())
+	unfinished[0] |= 2
+	seeds["FuzzNativeContents"] = [][]byte{nativeRecipe(t, smallDataset()), nativeRecipe(t, weighted), unfinished}
 	var ogb [][]byte
 	for _, b := range container["FuzzReadOGBBinary"] {
 		ogb = append(ogb, npzRecipe(t, b))

@@ -8,6 +8,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -198,6 +199,12 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 		{name: "labels", descr: "|i1", shape: []int64{2}, data: le[int8](0, 1)},
 		{name: "class_names", descr: "<U2", shape: []int64{2}, data: make([]byte, 16)},
 	})
+	// Issue 39's bomb, small: indices and data agreeing with each other,
+	// not with indptr's last entry.
+	agreeing := buildNPZ(t, scipyMembers(i4(0, 1, 2, 4), i4(make([]int32, 64)...), f4(make([]float32, 64)...)))
+	// A native file its writers did not finish (gen rmat's ranks killed).
+	unfinished := slices.Clone(native.Bytes())
+	copy(unfinished, nativeMagicUnfinished)
 	npy := func(descr string, shape []int64, data []byte) []byte {
 		return append(npyHeaderBytes(descr, shape), data...)
 	}
@@ -209,8 +216,8 @@ func fuzzSeeds(t testing.TB) map[string][][]byte {
 			npy("|b1", []int64{2}, []byte{0, 1}),
 			npy("<U3", nil, unicode0d("csr")),
 		},
-		"FuzzReadNPZ":    {npz.Bytes(), buildNPZ(t, deflated), gnn, npzRelabelled.Bytes()},
-		"FuzzReadNative": {native.Bytes(), nativeRelabelled.Bytes()},
+		"FuzzReadNPZ":    {npz.Bytes(), buildNPZ(t, deflated), gnn, npzRelabelled.Bytes(), agreeing},
+		"FuzzReadNative": {native.Bytes(), nativeRelabelled.Bytes(), unfinished},
 		"FuzzReadEdgeList": {
 			[]byte("# c\n0 1\n1 2\n2 0\n"),
 			[]byte("0,1,0.5\n1,0,2\n"),

@@ -146,11 +146,23 @@ func FuzzUnpickle(f *testing.F) {
 	}
 	f.Add([]byte("\x80\x02]q\x00K\x07ah\x00\x86."))
 	f.Add([]byte("\x80\x02(U\x01aK\x01dU\x01bK\x02s."))
+	// Issue 39's cases, small: a long key set again through the memo,
+	// equal keys from two strings, a list of empty lists, DUPs, a long
+	// foreign class name, a long key in a graph dict.
+	f.Add(longKeyPickle(200, 50))
+	f.Add([]byte("\x80\x02}(U\x03abcK\x01U\x03abcK\x02u."))
+	f.Add(append(append([]byte("\x80\x02]q\x00"), bytes.Repeat([]byte("]a"), 40)...), '.'))
+	f.Add(append(append([]byte("\x80\x02N"), bytes.Repeat([]byte("2"), 40)...), '.'))
+	f.Add([]byte("\x80\x02c" + strings.Repeat("m", 200) + "\nsystem\n."))
+	f.Add([]byte("\x80\x02}X\xc8\x00\x00\x00" + strings.Repeat("k", 200) + "]s."))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		v, err := unpickle(context.Background(), data)
 		if err != nil {
 			if !errors.Is(err, ErrFormat) {
 				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			if len(err.Error()) > 2*maxQuote+len(acceptedGlobals)+200 {
+				t.Fatalf("an error of %d bytes: %.300s", len(err.Error()), err)
 			}
 			return
 		}
