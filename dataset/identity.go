@@ -37,21 +37,15 @@ const identityEnds = 64 << 10
 // each led by its path in the folder; a Planetoid dataset the lines of its
 // eight files, each led by its name.
 func Identity(path string) ([]string, error) {
-	st, err := os.Stat(path)
+	files, kind, err := inputs(path)
 	if err != nil {
 		return nil, err
 	}
-	if src, ok, err := findPlanetoid(path); err != nil {
-		return nil, err
-	} else if ok {
-		return planetoidIdentity(src)
-	}
-	if !st.IsDir() {
+	switch kind {
+	case inputPlanetoid:
+		return planetoidIdentity(files)
+	case inputFile:
 		return fileIdentity(path, "")
-	}
-	files, err := Inputs(path)
-	if err != nil {
-		return nil, fmt.Errorf("identity of %s: %w", path, err)
 	}
 	var lines []string
 	for _, p := range files {

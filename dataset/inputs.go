@@ -18,17 +18,32 @@ import (
 // --data Cora --split-out Cora/raw/ind.cora.graph` replaced the graph,
 // having compared the output with the folder's path only).
 func Inputs(path string) ([]string, error) {
+	files, _, err := inputs(path)
+	return files, err
+}
+
+// What names a dataset, as inputs finds it.
+type inputKind int
+
+const (
+	inputFile      inputKind = iota // a file read alone
+	inputPlanetoid                  // a Planetoid dataset, by its folder or one of its files
+	inputFolder                     // an OGB folder, or another folder
+)
+
+// inputs is Inputs, with what kind of dataset path names.
+func inputs(path string) ([]string, inputKind, error) {
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	if src, ok, err := findPlanetoid(path); err != nil {
-		return nil, err
+		return nil, 0, err
 	} else if ok {
-		return src.files(), nil
+		return src.files(), inputPlanetoid, nil
 	}
 	if !st.IsDir() {
-		return []string{path}, nil
+		return []string{path}, inputFile, nil
 	}
 	roots := []string{path}
 	if isOGBFolder(path) {
@@ -48,8 +63,8 @@ func Inputs(path string) ([]string, error) {
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("files of %s: %w", path, err)
+			return nil, 0, fmt.Errorf("files of %s: %w", path, err)
 		}
 	}
-	return files, nil
+	return files, inputFolder, nil
 }

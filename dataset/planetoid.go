@@ -656,9 +656,9 @@ func planetoidFeatureBlock(ctx context.Context, path string, pick blockPicker) (
 }
 
 // planetoidIdentity returns Identity's lines of the dataset's files.
-func planetoidIdentity(src planetoidSource) ([]string, error) {
+func planetoidIdentity(files []string) ([]string, error) {
 	var lines []string
-	for _, p := range src.files() {
+	for _, p := range files {
 		l, err := fileIdentity(p, filepath.Base(p)+": ")
 		if err != nil {
 			return nil, err
