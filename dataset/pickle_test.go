@@ -225,14 +225,18 @@ func longKeyPickle(keyLen, sets int) []byte {
 }
 
 // TestUnpickleLongKeyOnce: a 1 MiB string used 1.5 million times as a dict
-// key (a 7 MB file) is hashed once, not at every use: the unpickler hashes
+// key (a 7 MB file; 300,000 times with -short) is hashed once, not at every use: the unpickler hashes
 // at most the file's bytes, and the load ends within the test's minute
 // (Go's map hashed the whole key at every SETITEM: the 2.1 MB file
 // took 22-36 s, and each doubling 4 times longer, which makes this one
 // about 25 times the issue's). Equal keys that are different strings of
 // the file are one key.
 func TestUnpickleLongKeyOnce(t *testing.T) {
-	data := longKeyPickle(1<<20, 1_500_000)
+	sets := 1_500_000
+	if testing.Short() {
+		sets = 300_000 // under the race detector: the file
+	}
+	data := longKeyPickle(1<<20, sets)
 	u := newUnpickler(context.Background(), data)
 	done := make(chan struct{})
 	var v any
