@@ -62,7 +62,9 @@
 // A native file is little-endian throughout:
 //
 //	offset  size  field
-//	0       8     magic "BSNATIVE"
+//	0       8     magic "BSNATIVE" ("BSNPART\x00" while the processes of
+//	              GenerateRMATFile write their parts: the magic is written
+//	              last, and readers refuse a file without it)
 //	8       4     format version, uint32 (1, or 2 for a relabelled graph)
 //	12      4     CRC-32C (Castagnoli) of the JSON header, uint32
 //	16      8     length H of the JSON header in bytes, uint64

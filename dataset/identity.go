@@ -5,11 +5,9 @@ import (
 	"bytes"
 	"encoding/binary"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,67 +32,30 @@ const identityEnds = 64 << 10
 // its central directory; a gzip file its trailer's CRC-32 and length of
 // the uncompressed data. Other files (edge lists, Matrix Market) give the
 // CRC-32C of their first and last 64 KiB, which a change of the same size
-// in between escapes. An OGB folder gives the lines of each file under
-// raw/ and split/ (the files the loaders read), each led by its path in
-// the folder; a Planetoid dataset the lines of its eight files, each led by
-// its name; a DGL CSVDataset or MUSAE folder the lines of its files.
+// in between escapes. A folder (OGB, DGL CSVDataset, MUSAE) gives the lines
+// of each of its Inputs (for an OGB folder the files under raw/ and split/,
+// which the loaders read), each led by its path in the folder; a Planetoid
+// dataset the lines of its eight files, each led by its name.
 func Identity(path string) ([]string, error) {
-	st, err := os.Stat(path)
+	files, kind, err := inputs(path)
 	if err != nil {
 		return nil, err
 	}
-	if src, ok, err := findPlanetoid(path); err != nil {
-		return nil, err
-	} else if ok {
-		return planetoidIdentity(src)
-	}
-	if !st.IsDir() {
+	switch kind {
+	case inputPlanetoid:
+		return planetoidIdentity(files)
+	case inputFile:
 		return fileIdentity(path, "")
 	}
-	if !isOGBFolder(path) {
-		return topFilesIdentity(path)
-	}
 	var lines []string
-	for _, sub := range []string{"raw", "split"} {
-		err := filepath.WalkDir(filepath.Join(path, sub), func(p string, d fs.DirEntry, err error) error {
-			switch {
-			case errors.Is(err, fs.ErrNotExist) && p == filepath.Join(path, sub):
-				return fs.SkipDir // no split/ folder
-			case err != nil:
-				return err
-			case !d.Type().IsRegular():
-				return nil
-			}
-			rel, err := filepath.Rel(path, p)
-			if err != nil {
-				return err
-			}
-			l, err := fileIdentity(p, filepath.ToSlash(rel)+": ")
-			lines = append(lines, l...)
-			return err
-		})
+	for _, p := range files {
+		rel, err := filepath.Rel(path, p)
 		if err != nil {
 			return nil, fmt.Errorf("identity of %s: %w", path, err)
 		}
-	}
-	return lines, nil
-}
-
-// topFilesIdentity returns the lines of each regular file in the folder
-// dir (a DGL CSVDataset's, a MUSAE one's), each led by its name.
-func topFilesIdentity(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("identity of %s: %w", dir, err)
-	}
-	var lines []string
-	for _, e := range entries {
-		if !e.Type().IsRegular() {
-			continue
-		}
-		l, err := fileIdentity(filepath.Join(dir, e.Name()), e.Name()+": ")
+		l, err := fileIdentity(p, filepath.ToSlash(rel)+": ")
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("identity of %s: %w", path, err)
 		}
 		lines = append(lines, l...)
 	}

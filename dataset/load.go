@@ -306,6 +306,8 @@ func Detect(path string) (string, error) {
 	switch {
 	case bytes.HasPrefix(head, []byte(nativeMagic)):
 		return FormatNative, nil
+	case bytes.HasPrefix(head, []byte(nativeMagicUnfinished)):
+		return "", fmt.Errorf("%s: %w: %s", path, ErrFormat, unfinishedNative)
 	case bytes.HasPrefix(head, []byte("PK\x03\x04")) || bytes.HasPrefix(head, []byte("PK\x05\x06")):
 		z, err := openNPZ(path)
 		if err != nil {

@@ -22,8 +22,14 @@ import (
 )
 
 const (
-	nativeMagic   = "BSNATIVE"
-	nativeVersion = 1
+	nativeMagic = "BSNATIVE"
+	// nativeMagicUnfinished stands in the place of the magic while the
+	// processes of GenerateRMATFile write their parts of one file: the
+	// real magic is written last, once every part is written and synced,
+	// so that a file whose writers were killed before (kill -9 of a rank,
+	// a node lost) is refused rather than read with a part of zeros.
+	nativeMagicUnfinished = "BSNPART\x00"
+	nativeVersion         = 1
 	// nativeVersionRelabel is the version of a file whose graph was
 	// relabelled: the header's relabel and relabel_seed and the orig_ids
 	// array. Readers read both versions.
@@ -34,6 +40,10 @@ const (
 )
 
 var castagnoli = lebin.Castagnoli
+
+// unfinishedNative says what a file with nativeMagicUnfinished is.
+const unfinishedNative = "an unfinished native file: its writers (the ranks of bulksample gen rmat) stopped before every rank " +
+	"had written and synced its part, so part of it is missing; generate it again"
 
 // nativeHeader is the JSON header of a native file.
 type nativeHeader struct {
@@ -264,6 +274,9 @@ func decodeNative(name string, buf []byte, level VerifyLevel, threads int, popul
 	}
 	if len(buf) < nativePrefixLen {
 		return bad("truncated: %d bytes, shorter than the %d-byte native prefix", len(buf), nativePrefixLen)
+	}
+	if string(buf[:8]) == nativeMagicUnfinished {
+		return bad("%s", unfinishedNative)
 	}
 	if string(buf[:8]) != nativeMagic {
 		return bad("not a native bulksample file (bad magic %q)", buf[:8])

@@ -659,7 +659,7 @@ func loadOGBSplit(dir string, n int, d *Dataset) error {
 	}{{"train.csv.gz", &d.Train}, {"valid.csv.gz", &d.Valid}, {"test.csv.gz", &d.Test}} {
 		p := filepath.Join(sd, s.file)
 		if !fileExists(p) {
-			return fmt.Errorf("%s: %w: missing (the split folder has no %s)", p, ErrFormat, s.file)
+			return fmt.Errorf("%s is missing: an OGB split folder (%s) holds train.csv.gz, valid.csv.gz and test.csv.gz: %w", p, sd, fs.ErrNotExist)
 		}
 		ids, err := readIDList(p, n)
 		if err != nil {

@@ -15,8 +15,20 @@ package dataset
 // are errors naming the opcode.
 //
 // Every length a pickle declares is checked against the bytes that remain
-// before anything is allocated, so a file can make the reader hold no more
-// than a few times its own size; no input makes it panic (FuzzUnpickle).
+// before anything is allocated, and what the machine builds is charged to
+// a budget in proportion to the file (pickleBytesPerByte per byte of it,
+// plus pickleBaseBytes; the charges are what the Go values cost: stack and
+// container slots, boxed numbers, dict and memo entries): a pickle that
+// would build more is an error, so a file makes the reader hold at most
+// that, plus the slack of Go's slice growth and garbage collector (a 32 MB
+// pickle of DUP opcodes reached 1.91 GiB). Strings are not copied: they
+// alias the file's bytes. A dict finds a string key by a hash computed
+// once per string of the file (strKey), so that a long string used again
+// and again as a key costs its length once, not at every use (a 2.1 MB
+// ind.cora.graph that set one 1 MB key 275,000 times took 22-36 s, each
+// doubling of the file 4 times longer). The load stops with its context's
+// error (checked every pickleCheckEvery opcodes), and errors quote at most
+// 64 bytes of the file (pyRepr). No input makes it panic (FuzzUnpickle).
 //
 // github.com/nlpodyssey/gopickle v0.2.0 was judged and not used: it resolves
 // any unknown global to a generic object without error (and always accepts
@@ -26,11 +38,15 @@ package dataset
 // needed a fork; the subset these files need is shorter than the wrapper.
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
+	"hash/maphash"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
+	"unsafe"
 )
 
 // Values on the pickle machine's stack:
@@ -45,10 +61,12 @@ import (
 type (
 	pyTuple []any
 	pyList  struct{ items []any }
-	// pyDict is a dict with int or str keys, in insertion order.
+	// pyDict is a dict with int or str keys, in insertion order: vals[i]
+	// is keys[i]'s value. The unpickler indexes it while it builds it
+	// (dictIndex); get is for the few lookups of the decoders.
 	pyDict struct {
 		keys []any
-		m    map[any]any
+		vals []any
 	}
 	pyGlobal struct{ module, name string }
 	pyObject struct {
@@ -61,21 +79,42 @@ type (
 
 func (g pyGlobal) String() string { return g.module + "." + g.name }
 
-// set sets d[k] = v; k must be an int or a str.
-func (d *pyDict) set(k, v any) error {
-	switch k.(type) {
-	case int64, string:
-	default:
-		return fmt.Errorf("a dict key of type %s (only int and str keys are read)", pyTypeName(k))
+// get returns d[k] for a str key k.
+func (d *pyDict) get(k string) (any, bool) {
+	for i, key := range d.keys {
+		if s, ok := key.(string); ok && s == k {
+			return d.vals[i], true
+		}
 	}
-	if d.m == nil {
-		d.m = map[any]any{}
-	}
-	if _, ok := d.m[k]; !ok {
-		d.keys = append(d.keys, k)
-	}
-	d.m[k] = v
-	return nil
+	return nil, false
+}
+
+// dictKey is a dict key as an index holds it: an int, or the hash of a
+// str (strKey), whose entries the index then compares.
+type dictKey struct {
+	str bool
+	v   uint64
+}
+
+// dictIndex finds the entries of a dict being built by their keys.
+type dictIndex struct {
+	first map[dictKey]int32   // the first entry of each key
+	more  map[dictKey][]int32 // further entries of a hash that another str has too
+}
+
+// strID is a string of the machine by where its bytes are: a substring of
+// the file (strings alias it), or a literal of the code.
+type strID struct {
+	p *byte
+	n int
+}
+
+// strEntry is what strKey knows of a string: its hash, and the string of
+// equal contents that stands for it in the dicts (the first one seen), so
+// that every later comparison of the two is one of pointers.
+type strEntry struct {
+	h     uint64
+	canon string
 }
 
 // Accepted globals. The modules are those Python 2 wrote (numpy.core,
@@ -121,24 +160,82 @@ var pickleOpNames = map[byte]string{
 	0x87: "TUPLE3", 0x88: "NEWTRUE", 0x89: "NEWFALSE", 0x8a: "LONG1", 0x8b: "LONG4",
 }
 
+// The budget of one unpickle: pickleBytesPerByte bytes of Go values per
+// byte of the file, plus pickleBaseBytes. The Planetoid files need at most
+// about 9 (ind.*.graph: a list slot and a boxed int per 3-byte BININT2).
+const (
+	pickleBytesPerByte = 16
+	pickleBaseBytes    = 1 << 20
+	pickleCheckEvery   = 1 << 14 // opcodes between checks of the context
+	// pickleMaxStack bounds the machine's stack: Python's pickler builds
+	// containers 1,000 items at a time (APPENDS, SETITEMS), and the stacks
+	// of the Planetoid files stay below 2,100 values; a pickle of DUP
+	// opcodes would otherwise spend its whole budget on one slice.
+	pickleMaxStack = 1 << 20
+)
+
+// What the budget charges for the values the machine builds: a slot of a
+// stack, list, tuple or object (an interface, 16 bytes), a boxed number, a
+// dict entry with its index entry, a memo entry, a dict, an object, a
+// global, and a str key's entries in strKey's tables.
+const (
+	costSlot   = 16
+	costBox    = 8
+	costEntry  = 2*costSlot + 24
+	costMemo   = 48
+	costDict   = 96
+	costObject = 80
+	costGlobal = 32
+	costStrKey = 96
+)
+
 // unpickler is the state of one unpickle call.
 type unpickler struct {
+	ctx   context.Context
 	data  []byte
 	pos   int   // next byte to read
 	op    int   // offset of the opcode being run, for errors
 	stack []any // the machine's stack
 	marks []int // stack heights at each MARK
 	memo  map[uint32]any
+	// The budget (see pickleBytesPerByte): spent so far, the most, and
+	// the highest the stack has been (its slots are charged once).
+	spent, limit int64
+	stackTop     int
+	// The indexes of the dicts being built, strKey's tables, and the bytes
+	// of strings strKey hashed (at most the file's: each string once).
+	hashed int64
+	index  map[*pyDict]*dictIndex
+	seed   maphash.Seed
+	strs   map[strID]strEntry
+	intern map[uint64][]string
 }
 
 // unpickle runs the pickle in data and returns the object it leaves (the
-// argument of STOP). Errors give the byte offset of the opcode at fault and
-// wrap ErrFormat; the caller adds the file name.
-func unpickle(data []byte) (any, error) {
-	u := &unpickler{data: data, memo: map[uint32]any{}}
-	for {
+// argument of STOP). Strings in the result alias data, which must not
+// change while they are used. Errors give the byte offset of the opcode at
+// fault and wrap ErrFormat, or are ctx's error once ctx is done; the
+// caller adds the file name.
+func unpickle(ctx context.Context, data []byte) (any, error) {
+	return newUnpickler(ctx, data).run()
+}
+
+func newUnpickler(ctx context.Context, data []byte) *unpickler {
+	return &unpickler{ctx: ctx, data: data, memo: map[uint32]any{},
+		limit: pickleBytesPerByte*int64(len(data)) + pickleBaseBytes,
+		index: map[*pyDict]*dictIndex{}, seed: maphash.MakeSeed(), strs: map[strID]strEntry{}, intern: map[uint64][]string{}}
+}
+
+// run is unpickle.
+func (u *unpickler) run() (any, error) {
+	for ops := 1; ; ops++ {
 		if u.pos >= len(u.data) {
 			return nil, fmt.Errorf("%w: truncated: the pickle ends at byte %d without STOP", ErrFormat, len(u.data))
+		}
+		if ops%pickleCheckEvery == 0 {
+			if err := u.ctx.Err(); err != nil {
+				return nil, err
+			}
 		}
 		u.op = u.pos
 		op := u.data[u.pos]
@@ -155,7 +252,104 @@ func unpickle(data []byte) (any, error) {
 		if err := u.step(op); err != nil {
 			return nil, err
 		}
+		if len(u.stack) > pickleMaxStack {
+			return nil, u.errf("a stack of more than %d values: a pickle of no Planetoid file", pickleMaxStack)
+		}
+		if u.spent > u.limit {
+			return nil, u.errf("the values it builds exceed %d bytes, %d per byte of this %d-byte file plus %d: a pickle of no Planetoid file",
+				u.limit, pickleBytesPerByte, len(u.data), pickleBaseBytes)
+		}
 	}
+}
+
+// spend charges n bytes to the budget; unpickle checks it after each
+// opcode.
+func (u *unpickler) spend(n int) { u.spent += int64(n) }
+
+// strKey returns the hash of the str s as a dict key and the string of its
+// contents that the dicts hold, computing the hash once per string of the
+// file: later uses of the same string (BINGET, DUP) cost a lookup by its
+// address, not its length.
+func (u *unpickler) strKey(s string) (uint64, string) {
+	id := strID{unsafe.StringData(s), len(s)}
+	if e, ok := u.strs[id]; ok {
+		return e.h, e.canon
+	}
+	h := maphash.String(u.seed, s)
+	u.hashed += int64(len(s))
+	canon := s
+	found := false
+	for _, c := range u.intern[h] {
+		if c == s {
+			canon, found = c, true
+			break
+		}
+	}
+	if !found {
+		u.intern[h] = append(u.intern[h], s)
+	}
+	u.strs[id] = strEntry{h, canon}
+	u.spend(costStrKey)
+	return h, canon
+}
+
+// setItem sets d[k] = v; k must be an int or a str.
+func (u *unpickler) setItem(d *pyDict, k, v any) error {
+	var dk dictKey
+	switch kv := k.(type) {
+	case int64:
+		dk = dictKey{false, uint64(kv)}
+	case string:
+		h, canon := u.strKey(kv)
+		dk, k = dictKey{true, h}, canon
+	default:
+		return fmt.Errorf("a dict key of type %s (only int and str keys are read)", pyTypeName(k))
+	}
+	ix := u.index[d]
+	if ix == nil {
+		ix = &dictIndex{first: map[dictKey]int32{}}
+		u.index[d] = ix
+	}
+	same := func(i int32) bool { return sameKey(d.keys[i], k) }
+	if i, ok := ix.first[dk]; ok {
+		if same(i) {
+			d.vals[i] = v
+			return nil
+		}
+		for _, j := range ix.more[dk] {
+			if same(j) {
+				d.vals[j] = v
+				return nil
+			}
+		}
+		if ix.more == nil {
+			ix.more = map[dictKey][]int32{}
+		}
+		ix.more[dk] = append(ix.more[dk], int32(len(d.keys)))
+	} else {
+		ix.first[dk] = int32(len(d.keys))
+	}
+	if len(d.keys) == math.MaxInt32 {
+		return fmt.Errorf("a dict of more than %d keys", math.MaxInt32)
+	}
+	d.keys, d.vals = append(d.keys, k), append(d.vals, v)
+	u.spend(costEntry)
+	return nil
+}
+
+// sameKey reports whether the dict keys a and b (int64 or canonical str)
+// are equal: strs of equal contents share their bytes (strKey), so the
+// comparison is of addresses.
+func sameKey(a, b any) bool {
+	switch a := a.(type) {
+	case int64:
+		b, ok := b.(int64)
+		return ok && a == b
+	case string:
+		b, ok := b.(string)
+		return ok && len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+	}
+	return false
 }
 
 func (u *unpickler) errf(format string, a ...any) error {
@@ -175,6 +369,7 @@ func (u *unpickler) step(op byte) error {
 		}
 	case '(': // MARK
 		u.marks = append(u.marks, len(u.stack))
+		u.spend(costBox)
 	case '0': // POP
 		if len(u.marks) > 0 && u.marks[len(u.marks)-1] == len(u.stack) {
 			u.marks = u.marks[:len(u.marks)-1] // pops the mark, as Python does
@@ -202,19 +397,19 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
-		u.push(int64(int32(binary.LittleEndian.Uint32(b))))
+		u.pushInt(int64(int32(binary.LittleEndian.Uint32(b))))
 	case 'K': // BININT1
 		b, err := u.read(1)
 		if err != nil {
 			return err
 		}
-		u.push(int64(b[0]))
+		u.pushInt(int64(b[0]))
 	case 'M': // BININT2
 		b, err := u.read(2)
 		if err != nil {
 			return err
 		}
-		u.push(int64(binary.LittleEndian.Uint16(b)))
+		u.pushInt(int64(binary.LittleEndian.Uint16(b)))
 	case 0x8a: // LONG1: little-endian two's complement of n bytes
 		b, err := u.read(1)
 		if err != nil {
@@ -228,13 +423,14 @@ func (u *unpickler) step(op byte) error {
 		if err != nil {
 			return err
 		}
-		u.push(v)
+		u.pushInt(v)
 	case 'G': // BINFLOAT, big-endian
 		b, err := u.read(8)
 		if err != nil {
 			return err
 		}
 		u.push(math.Float64frombits(binary.BigEndian.Uint64(b)))
+		u.spend(costBox)
 	case 'U': // SHORT_BINSTRING
 		b, err := u.read(1)
 		if err != nil {
@@ -255,6 +451,7 @@ func (u *unpickler) step(op byte) error {
 		return u.pushString(int64(binary.LittleEndian.Uint32(b)))
 	case ')':
 		u.push(pyTuple{})
+		u.spend(costSlot)
 	case 0x85, 0x86, 0x87: // TUPLE1, TUPLE2, TUPLE3
 		n := int(op - 0x84)
 		if len(u.stack)-u.floor() < n {
@@ -263,6 +460,7 @@ func (u *unpickler) step(op byte) error {
 		t := slices.Clone(u.stack[len(u.stack)-n:])
 		u.stack = u.stack[:len(u.stack)-n]
 		u.push(pyTuple(t))
+		u.spend(costSlot*n + 24)
 	case 't': // TUPLE
 		items, err := u.popMark()
 		if err != nil {
@@ -271,6 +469,7 @@ func (u *unpickler) step(op byte) error {
 		u.push(pyTuple(items))
 	case ']':
 		u.push(&pyList{})
+		u.spend(costGlobal)
 	case 'l': // LIST
 		items, err := u.popMark()
 		if err != nil {
@@ -300,8 +499,10 @@ func (u *unpickler) step(op byte) error {
 			return u.errf("%s to a %s, not a list", pickleOpNames[op], pyTypeName(v))
 		}
 		l.items = append(l.items, items...)
+		u.spend(costSlot * len(items))
 	case '}':
 		u.push(&pyDict{})
+		u.spend(costDict)
 	case 'd', 's', 'u': // DICT, SETITEM, SETITEMS
 		var items []any
 		if op == 's' {
@@ -323,6 +524,7 @@ func (u *unpickler) step(op byte) error {
 		if op == 'd' {
 			d = &pyDict{}
 			u.push(d)
+			u.spend(costDict)
 		} else {
 			v, err := u.top()
 			if err != nil {
@@ -334,7 +536,7 @@ func (u *unpickler) step(op byte) error {
 			}
 		}
 		for i := 0; i < len(items); i += 2 {
-			if err := d.set(items[i], items[i+1]); err != nil {
+			if err := u.setItem(d, items[i], items[i+1]); err != nil {
 				return u.errf("%s: %v", pickleOpNames[op], err)
 			}
 		}
@@ -350,9 +552,10 @@ func (u *unpickler) step(op byte) error {
 		g, ok := pickleGlobals(pyGlobal{module, name})
 		if !ok {
 			return u.errf("class %s is not one that Planetoid files use (%s); nothing from a pickle is run",
-				pyGlobal{module, name}, acceptedGlobals)
+				truncate(pyGlobal{module, name}.String(), maxQuote), acceptedGlobals)
 		}
 		u.push(g)
+		u.spend(costGlobal)
 	case 'R', 0x81: // REDUCE, NEWOBJ: callable (or class) and argument tuple
 		args, err := u.pop()
 		if err != nil {
@@ -375,6 +578,7 @@ func (u *unpickler) step(op byte) error {
 			return err
 		}
 		u.push(v)
+		u.spend(costObject)
 	case 'b': // BUILD
 		state, err := u.pop()
 		if err != nil {
@@ -397,6 +601,9 @@ func (u *unpickler) step(op byte) error {
 		v, err := u.top()
 		if err != nil {
 			return err
+		}
+		if _, ok := u.memo[i]; !ok {
+			u.spend(costMemo)
 		}
 		u.memo[i] = v
 	case 'h', 'j': // BINGET, LONG_BINGET
@@ -449,7 +656,7 @@ func (u *unpickler) read(n int64) ([]byte, error) {
 	return b, nil
 }
 
-// pushString pushes the next n bytes as a string.
+// pushString pushes the next n bytes as a string, which aliases them.
 func (u *unpickler) pushString(n int64) error {
 	if n < 0 {
 		return u.errf("string of negative length %d", n)
@@ -458,7 +665,8 @@ func (u *unpickler) pushString(n int64) error {
 	if err != nil {
 		return err
 	}
-	u.push(string(b))
+	u.push(unsafe.String(unsafe.SliceData(b), len(b)))
+	u.spend(costSlot) // the string's header, boxed
 	return nil
 }
 
@@ -503,7 +711,24 @@ func (u *unpickler) memoIndex(long bool) (uint32, error) {
 	return binary.LittleEndian.Uint32(b), nil
 }
 
-func (u *unpickler) push(v any) { u.stack = append(u.stack, v) }
+// push pushes v; the budget pays for each slot once, when the stack first
+// reaches it.
+func (u *unpickler) push(v any) {
+	u.stack = append(u.stack, v)
+	if len(u.stack) > u.stackTop {
+		u.stackTop = len(u.stack)
+		u.spend(costSlot)
+	}
+}
+
+// pushInt pushes v, whose box costs the budget unless Go keeps it
+// preallocated (0 to 255).
+func (u *unpickler) pushInt(v int64) {
+	u.push(v)
+	if v < 0 || v > 255 {
+		u.spend(costBox)
+	}
+}
 
 // floor is the stack height of the innermost MARK (0 without one): the
 // values below it belong to an enclosing construct.
@@ -575,4 +800,51 @@ func describeTuple(t pyTuple) string {
 		names[i] = pyTypeName(v)
 	}
 	return "(" + strings.Join(names, ", ") + ")"
+}
+
+// maxQuote is the most bytes of the file an error quotes.
+const maxQuote = 64
+
+// pyRepr describes a value for errors in at most about maxQuote bytes: a
+// number, a str (quoted, cut), a tuple's first items; the type otherwise.
+// A 1 MB key was printed whole.
+func pyRepr(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "None"
+	case bool:
+		if v {
+			return "True"
+		}
+		return "False"
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'g', -1, 64)
+	case string:
+		if len(v) > maxQuote {
+			return strconv.Quote(v[:maxQuote]) + fmt.Sprintf("... (%d bytes)", len(v))
+		}
+		return strconv.Quote(v)
+	case pyTuple:
+		var b strings.Builder
+		b.WriteByte('(')
+		for i, x := range v {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			if b.Len() > maxQuote {
+				fmt.Fprintf(&b, "... %d items", len(v))
+				break
+			}
+			if t, ok := x.(pyTuple); ok {
+				fmt.Fprintf(&b, "(%d items)", len(t))
+			} else {
+				b.WriteString(pyRepr(x))
+			}
+		}
+		b.WriteByte(')')
+		return b.String()
+	}
+	return pyTypeName(v)
 }

@@ -1,12 +1,17 @@
 package dataset
 
 import (
+	"bytes"
+	"context"
+	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestUnpickle runs small pickles written by hand, opcode by opcode.
@@ -35,9 +40,9 @@ func TestUnpickle(t *testing.T) {
 		{"POP and DUP", "\x80\x02K\x01K\x0202\x86.", pyTuple{int64(1), int64(1)}, ""},
 		{"POP of a mark", "\x80\x02K\x01(0.", int64(1), ""},
 		{"defaultdict(list)", "\x80\x02ccollections\ndefaultdict\nc__builtin__\nlist\n\x85R(K\x00]K\x01au.",
-			&pyDict{keys: []any{int64(0)}, m: map[any]any{int64(0): list(int64(1))}}, ""},
+			&pyDict{keys: []any{int64(0)}, vals: []any{list(int64(1))}}, ""},
 		{"DICT and SETITEM", "\x80\x02(U\x01aK\x01dU\x01bK\x02s.",
-			&pyDict{keys: []any{"a", "b"}, m: map[any]any{"a": int64(1), "b": int64(2)}}, ""},
+			&pyDict{keys: []any{"a", "b"}, vals: []any{int64(1), int64(2)}}, ""},
 		{"numpy.dtype", "\x80\x02cnumpy\ndtype\nU\x02i4K\x00K\x01\x87R(K\x03U\x01<tb.",
 			&pyObject{class: globalDtype, args: pyTuple{"i4", int64(0), int64(1)}, state: pyTuple{int64(3), "<"}, built: true}, ""},
 		{"a foreign class", "\x80\x02cos\nsystem\n.", nil, "class os.system is not one"},
@@ -70,7 +75,7 @@ func TestUnpickle(t *testing.T) {
 		{"GLOBAL without a newline", "\x80\x02cnumpy\nndarray", nil, "no end of line"},
 	}
 	for _, tt := range tests {
-		v, err := unpickle([]byte(tt.pickle))
+		v, err := unpickle(context.Background(), []byte(tt.pickle))
 		switch {
 		case tt.err != "":
 			if err == nil || !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), tt.err) {
@@ -90,7 +95,7 @@ func TestDecodeNDArray(t *testing.T) {
 	arr := func(shape []int64, order, descr string, raw string) any {
 		p := newPickle()
 		p.ndarray(shape, order, descr, []byte(raw))
-		v, err := unpickle(p.bytes())
+		v, err := unpickle(context.Background(), p.bytes())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,11 +146,23 @@ func FuzzUnpickle(f *testing.F) {
 	}
 	f.Add([]byte("\x80\x02]q\x00K\x07ah\x00\x86."))
 	f.Add([]byte("\x80\x02(U\x01aK\x01dU\x01bK\x02s."))
+	// Issue 39's cases, small: a long key set again through the memo,
+	// equal keys from two strings, a list of empty lists, DUPs, a long
+	// foreign class name, a long key in a graph dict.
+	f.Add(longKeyPickle(200, 50))
+	f.Add([]byte("\x80\x02}(U\x03abcK\x01U\x03abcK\x02u."))
+	f.Add(append(append([]byte("\x80\x02]q\x00"), bytes.Repeat([]byte("]a"), 40)...), '.'))
+	f.Add(append(append([]byte("\x80\x02N"), bytes.Repeat([]byte("2"), 40)...), '.'))
+	f.Add([]byte("\x80\x02c" + strings.Repeat("m", 200) + "\nsystem\n."))
+	f.Add([]byte("\x80\x02}X\xc8\x00\x00\x00" + strings.Repeat("k", 200) + "]s."))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		v, err := unpickle(data)
+		v, err := unpickle(context.Background(), data)
 		if err != nil {
 			if !errors.Is(err, ErrFormat) {
 				t.Fatalf("error %v does not wrap ErrFormat", err)
+			}
+			if len(err.Error()) > 2*maxQuote+len(acceptedGlobals)+200 {
+				t.Fatalf("an error of %d bytes: %.300s", len(err.Error()), err)
 			}
 			return
 		}
@@ -192,4 +209,109 @@ func FuzzPlanetoid(f *testing.F) {
 			t.Fatalf("accepted dataset: %v", err)
 		}
 	})
+}
+
+// longKeyPickle returns a pickle of a dict whose one key, of keyLen bytes,
+// is set again sets times through the memo (BINGET 0, None, SETITEM).
+func longKeyPickle(keyLen, sets int) []byte {
+	p := []byte("\x80\x02}X")
+	p = binary.LittleEndian.AppendUint32(p, uint32(keyLen))
+	p = append(p, bytes.Repeat([]byte{'k'}, keyLen)...)
+	p = append(p, "q\x00Ns"...)
+	for range sets {
+		p = append(p, "h\x00Ns"...)
+	}
+	return append(p, '.')
+}
+
+// TestUnpickleLongKeyOnce: a 1 MiB string used 1.5 million times as a dict
+// key (a 7 MB file; 300,000 times with -short) is hashed once, not at every use: the unpickler hashes
+// at most the file's bytes, and the load ends within the test's minute
+// (Go's map hashed the whole key at every SETITEM: the issue's 2.1 MB file
+// took 22-36 s, and each doubling 4 times longer, which makes this one
+// about 25 times the issue's). Equal keys that are different strings of
+// the file are one key.
+func TestUnpickleLongKeyOnce(t *testing.T) {
+	sets := 1_500_000
+	if testing.Short() {
+		sets = 300_000 // under the race detector: the issue's file
+	}
+	data := longKeyPickle(1<<20, sets)
+	u := newUnpickler(context.Background(), data)
+	done := make(chan struct{})
+	var v any
+	var err error
+	go func() { v, err = u.run(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("the unpickle did not end within a minute")
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, ok := v.(*pyDict)
+	if !ok || len(d.keys) != 1 || len(d.vals) != 1 {
+		t.Fatalf("got %s; want a dict of one key", pyRepr(v))
+	}
+	if u.hashed > int64(len(data)) {
+		t.Errorf("hashed %d bytes of strings for a %d-byte file; want each string once", u.hashed, len(data))
+	}
+	// Two strings of the file with equal contents are one key.
+	two := "\x80\x02}(U\x03abcK\x01U\x03abcK\x02u."
+	if v, err := unpickle(context.Background(), []byte(two)); err != nil || len(v.(*pyDict).keys) != 1 || v.(*pyDict).vals[0] != int64(2) {
+		t.Errorf("equal keys: %v, %v; want one key of value 2", v, err)
+	}
+}
+
+// TestUnpickleBudget: what a pickle builds is bounded in proportion to
+// the file: a stack of DUPs past pickleMaxStack, and a list of empty
+// lists that would cost more than pickleBytesPerByte per byte of the file,
+// are refused, naming the bound (a 32 MB pickle of DUPs reached 1.91 GiB).
+func TestUnpickleBudget(t *testing.T) {
+	dups := append([]byte("\x80\x02N"), bytes.Repeat([]byte{'2'}, pickleMaxStack+10)...)
+	lists := append([]byte("\x80\x02]q\x00"), bytes.Repeat([]byte("]a"), pickleBaseBytes)...)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"DUPs", append(dups, '.'), fmt.Sprintf("a stack of more than %d values", pickleMaxStack)},
+		{"a list of empty lists", append(lists, '.'), fmt.Sprintf("%d per byte of this", pickleBytesPerByte)},
+	} {
+		_, err := unpickle(context.Background(), tc.data)
+		if !errors.Is(err, ErrFormat) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v; want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestUnpickleContext: a cancelled context stops a load in progress with
+// its error (SIGTERM waited 31 s for a long one to end).
+func TestUnpickleContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	data := append(append([]byte("\x80\x02N"), bytes.Repeat([]byte("20"), 4*pickleCheckEvery)...), '.')
+	if _, err := unpickle(ctx, data); !errors.Is(err, context.Canceled) {
+		t.Errorf("err %v; want context.Canceled", err)
+	}
+}
+
+// TestPickleErrorsQuoteLittle: an error quotes at most 64 bytes of a
+// value of the file (a 1 MB dict key was printed whole, a 1 MB line).
+func TestPickleErrorsQuoteLittle(t *testing.T) {
+	long := strings.Repeat("m", 1<<20)
+	graph := append(append([]byte("\x80\x02}X"), binary.LittleEndian.AppendUint32(nil, 1<<20)...), long...)
+	graph = append(graph, "]s."...)
+	v, err := unpickle(context.Background(), graph)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, gerr := planetoidAdjacency("g", v.(*pyDict), 10, true, 1)
+	_, cerr := unpickle(context.Background(), []byte("\x80\x02c"+long+"\n"+long+"\n."))
+	for _, err := range []error{gerr, cerr} {
+		if err == nil || len(err.Error()) > 500 || !strings.Contains(err.Error(), strings.Repeat("m", 64)) {
+			t.Errorf("error of %d bytes; want the value quoted, at most 64 bytes of it: %.300s", len(fmt.Sprint(err)), err)
+		}
+	}
 }

@@ -35,7 +35,9 @@ package dataset
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"math/bits"
 	"os"
@@ -273,7 +275,7 @@ func readPlanetoidFiles(ctx context.Context, src planetoidSource, threads int) (
 		a   **oneHot
 	}{{"y", &pf.y}, {"ally", &pf.ally}, {"ty", &pf.ty}}
 	for _, f := range featureFiles {
-		if *f.m, err = readPickledCSR(src.file(f.ext), threads); err != nil {
+		if *f.m, err = readPickledCSR(ctx, src.file(f.ext), threads); err != nil {
 			return nil, err
 		}
 	}
@@ -281,11 +283,11 @@ func readPlanetoidFiles(ctx context.Context, src planetoidSource, threads int) (
 		return nil, err
 	}
 	for _, f := range labelFiles {
-		if *f.a, err = readPickledOneHot(src.file(f.ext)); err != nil {
+		if *f.a, err = readPickledOneHot(ctx, src.file(f.ext)); err != nil {
 			return nil, err
 		}
 	}
-	if pf.graph, err = readPickledGraph(src.file("graph")); err != nil {
+	if pf.graph, err = readPickledGraph(ctx, src.file("graph")); err != nil {
 		return nil, err
 	}
 	if pf.testIDs, err = readTestIndex(src.file("test.index")); err != nil {
@@ -332,19 +334,19 @@ func (pf *planetoidFiles) checkShapes(src planetoidSource) error {
 // from file: row u lists graph[u].
 func planetoidAdjacency(file string, graph *pyDict, n int, symmetrize bool, threads int) (*spgemm.CSR, error) {
 	var src, dst []int32
-	for _, k := range graph.keys {
+	for ki, k := range graph.keys {
 		u, ok := k.(int64)
 		if !ok || u < 0 || u >= int64(n) {
-			return nil, fmt.Errorf("%s: %w: key %v is not a vertex id in [0, %d)", file, ErrFormat, k, n)
+			return nil, fmt.Errorf("%s: %w: key %s is not a vertex id in [0, %d)", file, ErrFormat, pyRepr(k), n)
 		}
-		l, ok := graph.m[k].(*pyList)
+		l, ok := graph.vals[ki].(*pyList)
 		if !ok {
-			return nil, fmt.Errorf("%s: %w: the value of key %d is a %s, not a list of vertex ids", file, ErrFormat, u, pyTypeName(graph.m[k]))
+			return nil, fmt.Errorf("%s: %w: the value of key %d is a %s, not a list of vertex ids", file, ErrFormat, u, pyTypeName(graph.vals[ki]))
 		}
 		for i, w := range l.items {
 			v, ok := w.(int64)
 			if !ok || v < 0 || v >= int64(n) {
-				return nil, fmt.Errorf("%s: %w: key %d: neighbour %d is %v, not a vertex id in [0, %d)", file, ErrFormat, u, i, w, n)
+				return nil, fmt.Errorf("%s: %w: key %d: neighbour %d is %s, not a vertex id in [0, %d)", file, ErrFormat, u, i, pyRepr(w), n)
 			}
 			src, dst = append(src, int32(u)), append(dst, int32(v))
 		}
@@ -357,17 +359,28 @@ func planetoidAdjacency(file string, graph *pyDict, n int, symmetrize bool, thre
 	return a, nil
 }
 
-// readPickle reads and unpickles the file at path, naming it in errors.
-func readPickle(path string) (any, error) {
+// readPickle reads and unpickles the file at path, naming it in errors; it
+// stops with ctx's error once ctx is done.
+func readPickle(ctx context.Context, path string) (any, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, planetoidFileErr(path, err)
 	}
-	v, err := unpickle(data)
+	v, err := unpickle(ctx, data)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
+}
+
+// planetoidFileErr is the error of reading the Planetoid file path: a
+// missing one is named with what such a dataset holds (it was the bare
+// "open ...: no such file or directory").
+func planetoidFileErr(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s is missing: a Planetoid dataset holds the eight files ind.NAME.{x,y,tx,ty,allx,ally,graph,test.index}: %w", path, fs.ErrNotExist)
+	}
+	return err
 }
 
 // ndarray is a numpy array read from a pickle: its raw bytes and what
@@ -447,10 +460,10 @@ func decodeNDArray(v any, what string) (*ndarray, error) {
 	for i, s := range shapeT {
 		d, ok := s.(int64)
 		if !ok || d < 0 {
-			return bad("shape[%d] is %v, not a size", i, s)
+			return bad("shape[%d] is %s, not a size", i, pyRepr(s))
 		}
 		if hi, lo := bits.Mul64(count, uint64(d)); hi != 0 || lo > math.MaxInt64 {
-			return bad("shape %v overflows", shapeT)
+			return bad("shape %s overflows", pyRepr(shapeT))
 		}
 		count *= uint64(d)
 		a.h.shape = append(a.h.shape, d)
@@ -486,7 +499,7 @@ func decodeDtype(v any) (npyDtype, error) {
 	}
 	order, ok := st[1].(string)
 	if !ok || len(order) != 1 {
-		return npyDtype{}, fmt.Errorf("numpy.dtype byte order %v, want '<', '>', '|' or '='", st[1])
+		return npyDtype{}, fmt.Errorf("numpy.dtype byte order %s, want '<', '>', '|' or '='", pyRepr(st[1]))
 	}
 	return parseDtype(order + descr)
 }
@@ -502,8 +515,8 @@ func describeState(v any) string {
 // readPickledCSR reads a pickled scipy.sparse.csr_matrix: NEWOBJ of the
 // class with the state dict {_shape, indptr, indices, data, format, ...}.
 // Its structure is checked and unsorted rows sorted (duplicates summed).
-func readPickledCSR(path string, threads int) (*spgemm.CSR, error) {
-	v, err := readPickle(path)
+func readPickledCSR(ctx context.Context, path string, threads int) (*spgemm.CSR, error) {
+	v, err := readPickle(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -523,17 +536,18 @@ func pickledCSR(path string, v any, threads int) (*spgemm.CSR, error) {
 	if !ok {
 		return bad("csr_matrix state is a %s, not a dict", pyTypeName(o.state))
 	}
-	if f, ok := st.m["format"]; ok && f != "csr" {
-		return bad("csr_matrix format %v, want 'csr'", f)
+	if f, ok := st.get("format"); ok && f != "csr" {
+		return bad("csr_matrix format %s, want 'csr'", pyRepr(f))
 	}
-	shape, ok := st.m["_shape"].(pyTuple)
+	shapeV, _ := st.get("_shape")
+	shape, ok := shapeV.(pyTuple)
 	if !ok || len(shape) != 2 {
-		return bad("csr_matrix _shape is %s, want (rows, columns)", describeState(st.m["_shape"]))
+		return bad("csr_matrix _shape is %s, want (rows, columns)", describeState(shapeV))
 	}
 	rows, ok1 := shape[0].(int64)
 	cols, ok2 := shape[1].(int64)
 	if !ok1 || !ok2 || rows < 0 || cols < 0 || rows > 1<<31-1 || cols > 1<<31-1 {
-		return bad("csr_matrix _shape (%v, %v) is not two sizes below 2^31", shape[0], shape[1])
+		return bad("csr_matrix _shape %s is not two sizes below 2^31", pyRepr(shape))
 	}
 	m := &spgemm.CSR{Rows: int(rows), Cols: int(cols)}
 	arrays := []struct {
@@ -545,7 +559,8 @@ func pickledCSR(path string, v any, threads int) (*spgemm.CSR, error) {
 		{"data", func(a *ndarray) error { m.Data = make([]float32, a.h.count()); return a.read(m.Data) }},
 	}
 	for _, ar := range arrays {
-		a, err := decodeNDArray(st.m[ar.key], "csr_matrix "+ar.key)
+		v, _ := st.get(ar.key)
+		a, err := decodeNDArray(v, "csr_matrix "+ar.key)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
@@ -563,8 +578,8 @@ func pickledCSR(path string, v any, threads int) (*spgemm.CSR, error) {
 }
 
 // readPickledOneHot reads a pickled 2-d numpy array of one-hot labels.
-func readPickledOneHot(path string) (*oneHot, error) {
-	v, err := readPickle(path)
+func readPickledOneHot(ctx context.Context, path string) (*oneHot, error) {
+	v, err := readPickle(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -592,8 +607,8 @@ func pickledOneHot(path string, v any) (*oneHot, error) {
 
 // readPickledGraph reads the pickled dict (a collections.defaultdict of
 // lists) of adjacency lists.
-func readPickledGraph(path string) (*pyDict, error) {
-	v, err := readPickle(path)
+func readPickledGraph(ctx context.Context, path string) (*pyDict, error) {
+	v, err := readPickle(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -608,7 +623,7 @@ func readPickledGraph(path string) (*pyDict, error) {
 func readTestIndex(path string) ([]int32, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, planetoidFileErr(path, err)
 	}
 	var ids []int32
 	for i, line := range strings.Split(string(data), "\n") {
@@ -641,9 +656,9 @@ func planetoidFeatureBlock(ctx context.Context, path string, pick blockPicker) (
 }
 
 // planetoidIdentity returns Identity's lines of the dataset's files.
-func planetoidIdentity(src planetoidSource) ([]string, error) {
+func planetoidIdentity(files []string) ([]string, error) {
 	var lines []string
-	for _, p := range src.files() {
+	for _, p := range files {
 		l, err := fileIdentity(p, filepath.Base(p)+": ")
 		if err != nil {
 			return nil, err

@@ -46,21 +46,22 @@ type Relabelling struct {
 	OrigIDs []int32
 }
 
-// validate checks that r is a relabelling of n vertices.
+// validate checks that r is a relabelling of n vertices. Its errors have
+// no package prefix, as validateAttributes' (their callers add it once).
 func (r *Relabelling) validate(n int) error {
 	if r.Method != RelabelRandom && r.Method != RelabelDegree {
-		return fmt.Errorf("dataset: relabelling method %q, want %q or %q", r.Method, RelabelRandom, RelabelDegree)
+		return fmt.Errorf("relabelling method %q, want %q or %q", r.Method, RelabelRandom, RelabelDegree)
 	}
 	if len(r.OrigIDs) != n {
-		return fmt.Errorf("dataset: %d original ids (orig_ids) for %d nodes", len(r.OrigIDs), n)
+		return fmt.Errorf("%d original ids (orig_ids) for %d nodes", len(r.OrigIDs), n)
 	}
 	seen := make([]uint64, (n+63)/64)
 	for v, o := range r.OrigIDs {
 		if uint32(o) >= uint32(n) {
-			return fmt.Errorf("dataset: orig_ids[%d] = %d outside [0, %d)", v, o, n)
+			return fmt.Errorf("orig_ids[%d] = %d outside [0, %d)", v, o, n)
 		}
 		if seen[o/64]&(1<<(o%64)) != 0 {
-			return fmt.Errorf("dataset: orig_ids[%d] = %d appears twice: not a permutation", v, o)
+			return fmt.Errorf("orig_ids[%d] = %d appears twice: not a permutation", v, o)
 		}
 		seen[o/64] |= 1 << (o % 64)
 	}

@@ -11,7 +11,6 @@ package dataset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -19,7 +18,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"time"
 
 	"github.com/bulksample/bulksample/internal/atomicfile"
 )
@@ -70,6 +68,10 @@ type RMATFile struct {
 	base    int64        // entries of the blocks before this one
 	total   int64
 	blocks  []int64 // every block's entries
+	// beforePiece, when not nil, is called before this process writes its
+	// piece of the array named, and a non-nil error ends the write: a
+	// test's way to stop a rank midway.
+	beforePiece func(array string) error
 }
 
 // GenerateRMATFile generates this process's block of the rows of
@@ -234,10 +236,20 @@ func (f *RMATFile) pieces() []rmatPiece {
 // block's pieces at their offsets of one file, which rank 0 creates under a
 // temporary name in path's folder (which every process must see: a folder
 // on a shared file system for processes on several machines) and renames
-// to path once every process has written and synced its pieces; on any
-// failure the temporary file is removed. Rank 0's error names the rank
-// that failed.
-func (f *RMATFile) Write(ctx context.Context, path, name string) error {
+// to path once every process has written and synced its pieces. Rank 0's
+// error names the rank that failed.
+//
+// The file is marked complete only then: until every process has reported
+// its pieces written and synced, it begins with nativeMagicUnfinished,
+// which readers refuse, and rank 0 writes the real magic last, syncs and
+// renames. Every process that fails removes the temporary file, and so
+// does every process whose ctx is done (a signal: SIGTERM from mpirun when
+// a rank died, or scancel), even while it waits in a collective, which a
+// signal cannot interrupt. Rank 0 holds the temporary file locked
+// (atomicfile.CreateTemp) until it is renamed or removed, and removes the
+// temporaries that dead writers of path left (atomicfile.RemoveStale)
+// before it creates its own: a file of a write in progress is spared.
+func (f *RMATFile) Write(ctx context.Context, path, name string) (err error) {
 	c := f.c
 	ps := f.pieces()
 	sums := make([]int64, len(ps))
@@ -280,16 +292,33 @@ func (f *RMATFile) Write(ctx context.Context, path, name string) error {
 	if dir == "" {
 		dir = "."
 	}
-	var token int64
+	var file *os.File // rank 0's, locked
+	var token uint64
 	var created error
 	if c.Rank() == 0 {
-		token, created = createSized(ctx, dir, base, size, prefix)
+		file, token, created = createUnfinished(ctx, dir, base, size, prefix)
 	}
-	hello, err := c.AllgatherInt64(ctx, []int64{token, b2i(created == nil)})
+	hello, err := c.AllgatherInt64(ctx, []int64{int64(token), b2i(created == nil)})
 	if err != nil {
+		if file != nil {
+			os.Remove(file.Name())
+			file.Close()
+		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	tmp := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d", base, hello[0]))
+	tmp := atomicfile.TempName(dir, base, uint64(hello[0]))
+	// From here on, every way out but the rename removes tmp.
+	renamed := false
+	stop := context.AfterFunc(ctx, func() { os.Remove(tmp) })
+	defer func() {
+		stop()
+		if !renamed {
+			os.Remove(tmp)
+		}
+		if file != nil {
+			file.Close()
+		}
+	}()
 	if hello[1] == 0 {
 		if created != nil {
 			return fmt.Errorf("write %s: %w", path, created)
@@ -299,27 +328,40 @@ func (f *RMATFile) Write(ctx context.Context, path, name string) error {
 	werr := f.writePieces(ctx, tmp, h, ps)
 	oks, err := c.AllgatherInt64(ctx, []int64{b2i(werr == nil)})
 	if err != nil {
-		return fmt.Errorf("write %s: %w", path, errors.Join(werr, err))
+		if werr != nil {
+			err = werr // the cause; the collective failed after it
+		}
+		return fmt.Errorf("write %s: %w", path, err)
 	}
 	failed := slices.Index(oks, 0)
 	if c.Rank() != 0 {
-		return werr
+		// Rank 0 completes and renames the file when every rank wrote.
+		renamed = failed < 0
+		if werr != nil {
+			return fmt.Errorf("write %s: %w", path, werr)
+		}
+		return nil
 	}
 	if failed >= 0 {
-		os.Remove(tmp)
 		if werr != nil {
 			return fmt.Errorf("write %s: %w", path, werr)
 		}
 		return fmt.Errorf("write %s: rank %d could not write its rows into %s (is the folder shared by every rank?)", path, failed, tmp)
 	}
 	if err := ctx.Err(); err != nil {
-		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	// Every part is written and synced: mark the file complete.
+	if _, err := file.WriteAt([]byte(nativeMagic), 0); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := file.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	if err := os.Rename(tmp, path); err != nil {
-		os.Remove(tmp)
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	renamed = true
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync folder %s: %w", path, dir, err)
 	}
@@ -339,6 +381,11 @@ func (f *RMATFile) writePieces(ctx context.Context, tmp string, h nativeHeader, 
 		}
 	}()
 	for i, x := range ps {
+		if f.beforePiece != nil {
+			if err := f.beforePiece(h.Arrays[i].Name); err != nil {
+				return err
+			}
+		}
 		w := &offsetWriter{ctx: ctx, f: file, off: h.Arrays[i].Offset + x.off}
 		if err := x.write(w); err != nil {
 			return fmt.Errorf("array %q: %w", h.Arrays[i].Name, err)
@@ -367,39 +414,31 @@ func (w *offsetWriter) Write(b []byte) (int, error) {
 	return n, err
 }
 
-// createSized creates .base.tmpTOKEN in dir, of size bytes with prefix at
-// its start (the rest zeros, which the writers fill), and returns TOKEN.
-func createSized(ctx context.Context, dir, base string, size int64, prefix []byte) (int64, error) {
+// createUnfinished removes the temporaries of base in dir that no writer
+// holds, then creates a new one of size bytes, locked (atomicfile.CreateTemp),
+// with prefix at its start under the magic nativeMagicUnfinished (the rest
+// zeros, which the writers fill), and returns it open with its token.
+func createUnfinished(ctx context.Context, dir, base string, size int64, prefix []byte) (*os.File, uint64, error) {
 	if err := ctx.Err(); err != nil {
-		return 0, err
+		return nil, 0, err
 	}
-	for try := 0; ; try++ {
-		token := (time.Now().UnixNano() ^ int64(os.Getpid())<<32) & (1<<62 - 1)
-		name := filepath.Join(dir, fmt.Sprintf(".%s.tmp%d", base, token))
-		file, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, os.ErrExist) && try < 100 {
-			continue
-		}
-		if err != nil {
-			return 0, err
-		}
-		// 0644 whatever the umask, as atomicfile.Write leaves its files.
-		err = file.Chmod(0o644)
-		if err == nil {
-			_, err = file.WriteAt(prefix, 0)
-		}
-		if err == nil {
-			err = file.Truncate(size)
-		}
-		if cerr := file.Close(); err == nil {
-			err = cerr
-		}
-		if err != nil {
-			os.Remove(name)
-			return 0, err
-		}
-		return token, nil
+	_, _ = atomicfile.RemoveStale(dir, base) // best effort: a leftover it cannot remove costs only space
+	file, token, err := atomicfile.CreateTemp(dir, base)
+	if err != nil {
+		return nil, 0, err
 	}
+	head := slices.Clone(prefix)
+	copy(head, nativeMagicUnfinished)
+	_, err = file.WriteAt(head, 0)
+	if err == nil {
+		err = file.Truncate(size)
+	}
+	if err != nil {
+		os.Remove(file.Name())
+		file.Close()
+		return nil, 0, err
+	}
+	return file, token, nil
 }
 
 func b2i(b bool) int64 {

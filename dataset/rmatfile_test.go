@@ -16,7 +16,8 @@ import (
 )
 
 // fakeWorld is an in-process BlockComm of size goroutine ranks: every
-// collective deposits each rank's slice and waits for all of them.
+// collective deposits each rank's slice and waits for all of them, or for
+// the job's abort.
 type fakeWorld struct {
 	size  int
 	mu    sync.Mutex
@@ -25,6 +26,7 @@ type fakeWorld struct {
 	in    int // ranks that deposited in this round
 	gen   int // rounds completed
 	out   int // ranks that read this round's slots
+	err   error
 }
 
 type fakeRank struct {
@@ -42,13 +44,43 @@ func newFakeWorld(size int) []BlockComm {
 	return ranks
 }
 
+// abort ends the job: every pending and later collective fails with err
+// (as MPI_Abort ends the ranks).
+func (w *fakeWorld) abort(err error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.err = err
+	w.cond.Broadcast()
+}
+
+// dead blocks until the job is aborted and returns the abort's error:
+// a killed rank, which never comes to a collective again.
+func (w *fakeWorld) dead() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for w.err == nil {
+		w.cond.Wait()
+	}
+	return w.err
+}
+
+// waiting returns the ranks waiting in the collective in progress.
+func (w *fakeWorld) waiting() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.in
+}
+
 // exchange deposits v and returns every rank's, in rank order.
-func (f fakeRank) exchange(v any) []any {
+func (f fakeRank) exchange(v any) ([]any, error) {
 	w := f.w
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	for w.out > 0 { // the previous round is still being read
+	for w.out > 0 && w.err == nil { // the previous round is still being read
 		w.cond.Wait()
+	}
+	if w.err != nil {
+		return nil, w.err
 	}
 	w.slots[f.r] = v
 	w.in++
@@ -58,28 +90,36 @@ func (f fakeRank) exchange(v any) []any {
 		w.gen++
 		w.cond.Broadcast()
 	}
-	for w.gen == gen {
+	for w.gen == gen && w.err == nil {
 		w.cond.Wait()
+	}
+	if w.err != nil {
+		return nil, w.err
 	}
 	all := slices.Clone(w.slots)
 	if w.out--; w.out == 0 {
 		w.cond.Broadcast()
 	}
-	return all
+	return all, nil
 }
 
 func (f fakeRank) Rank() int { return f.r }
 func (f fakeRank) Size() int { return f.w.size }
 func (f fakeRank) AllgatherInt64(_ context.Context, v []int64) ([]int64, error) {
+	all, err := f.exchange(slices.Clone(v))
 	var out []int64
-	for _, x := range f.exchange(slices.Clone(v)) {
+	for _, x := range all {
 		out = append(out, x.([]int64)...)
 	}
-	return out, nil
+	return out, err
 }
 func (f fakeRank) AllgathervInt32(_ context.Context, v []int32, counts []int) ([]int32, error) {
+	all, err := f.exchange(slices.Clone(v))
+	if err != nil {
+		return nil, err
+	}
 	var out []int32
-	for r, x := range f.exchange(slices.Clone(v)) {
+	for r, x := range all {
 		if len(x.([]int32)) != counts[r] {
 			return nil, fmt.Errorf("rank %d sent %d, counts say %d", r, len(x.([]int32)), counts[r])
 		}
@@ -93,8 +133,12 @@ func (f fakeRank) AlltoallvInt64(_ context.Context, send []int64, counts []int, 
 		send   []int64
 		counts []int
 	}
+	all, err := f.exchange(part{slices.Clone(send), slices.Clone(counts)})
+	if err != nil {
+		return nil, err
+	}
 	out := recv[:0]
-	for r, x := range f.exchange(part{slices.Clone(send), slices.Clone(counts)}) {
+	for r, x := range all {
 		pt := x.(part)
 		if len(pt.counts) != f.w.size {
 			return nil, fmt.Errorf("rank %d gave %d counts for %d ranks", r, len(pt.counts), f.w.size)

@@ -150,8 +150,15 @@ type Options struct {
 // than Options.StallTimeout.
 var ErrStalled = errors.New("dist: stalled")
 
-// StallError says which rank waited in which call for how long. Missing,
-// in-process only, lists the ranks that had not come to the call.
+// StallError says which rank waited in which call for how long, and what
+// it could learn of the others. Missing, in-process, lists the ranks that
+// had not come to the call. Under MPI (with MPI_THREAD_MULTIPLE), Silent
+// lists the ranks of the job (MPI_COMM_WORLD) that did not answer the
+// stalled rank's query within a second (stopped by SIGSTOP, hung, their
+// node lost), and Elsewhere what each rank that answered was doing when
+// it was not waiting in this call too ("rank 2: in Bcast (phase control)
+// for 19.9s", "rank 3: in no collective for 25s since Allreduce (phase
+// gradients)"); Probed says that the query was made.
 type StallError struct {
 	Rank, Size int
 	Call       string
@@ -159,12 +166,30 @@ type StallError struct {
 	Waited     time.Duration
 	Limit      time.Duration // Options.StallTimeout
 	Missing    []int
+	Probed     bool
+	Silent     []int
+	Elsewhere  []string
 }
 
 func (e *StallError) Error() string {
 	who := "for the other ranks (one is stopped, hung or far behind)"
-	if len(e.Missing) > 0 {
+	switch {
+	case len(e.Missing) > 0:
 		who = fmt.Sprintf("for rank%s %s, which never came", plural(len(e.Missing)), joinInts(e.Missing))
+	case len(e.Silent) > 0:
+		verb := "does"
+		if len(e.Silent) > 1 {
+			verb = "do"
+		}
+		who = fmt.Sprintf("for rank%s %s of the job, which %s not answer (stopped, hung, or its node lost)",
+			plural(len(e.Silent)), joinInts(e.Silent), verb)
+	case e.Probed && len(e.Elsewhere) > 0:
+		who = "for the other ranks, which all answer but are elsewhere"
+	case e.Probed:
+		who = "for the other ranks, which all answer and wait in it too (a collective called on other communicators or in another order?)"
+	}
+	if len(e.Elsewhere) > 0 {
+		who += "; " + strings.Join(e.Elsewhere, "; ")
 	}
 	return fmt.Sprintf("%v: waited %v, more than the stall timeout %v, in %s (phase %v, %d ranks) %s; ending the job",
 		ErrStalled, e.Waited.Round(time.Millisecond), e.Limit, e.Call, e.Phase, e.Size, who)

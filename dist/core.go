@@ -58,9 +58,13 @@ func (c *comm) watch(call string, ph Phase) func() {
 	if d <= 0 {
 		return func() {}
 	}
+	exit := func() {}
+	if b, ok := c.tr.(interface{ board() *callBoard }); ok && b.board() != nil {
+		exit = b.board().enter(call, ph)
+	}
 	start := time.Now()
 	t := time.AfterFunc(d, func() { c.stalled(call, ph, time.Since(start)) })
-	return func() { t.Stop() }
+	return func() { t.Stop(); exit() }
 }
 
 // stalled reports a call that waited past the timeout and aborts the job.
@@ -68,6 +72,14 @@ func (c *comm) stalled(call string, ph Phase, waited time.Duration) {
 	e := &StallError{Rank: c.Rank(), Size: c.Size(), Call: call, Phase: ph, Waited: waited, Limit: c.opt.StallTimeout}
 	if m, ok := c.tr.(interface{ missing() []int }); ok {
 		e.Missing = m.missing()
+	}
+	if p, ok := c.tr.(interface {
+		probe(wait time.Duration) (peerReport, bool)
+	}); ok {
+		var rep peerReport
+		if rep, e.Probed = p.probe(probeWait); e.Probed {
+			e.Silent, e.Elsewhere = rep.silent, rep.elsewhere(call, ph)
+		}
 	}
 	c.stall.Store(e)
 	w := c.opt.StallReport

@@ -64,14 +64,26 @@ static int bs_finalize(void) {
 }
 
 static MPI_Request *bs_requests(int n) { return (MPI_Request *)calloc(n > 0 ? n : 1, sizeof(MPI_Request)); }
+
+static int bs_any_source(void) { return MPI_ANY_SOURCE; }
+static MPI_Status *bs_status(void) { return (MPI_Status *)calloc(1, sizeof(MPI_Status)); }
+static int bs_source(MPI_Status *s) { return s->MPI_SOURCE; }
+static int bs_test(MPI_Request *r, int *flag) { return MPI_Test(r, flag, MPI_STATUS_IGNORE); }
+static int bs_cancel_wait(MPI_Request *r) {
+	int rc = MPI_Cancel(r);
+	if (rc != MPI_SUCCESS) return rc;
+	return MPI_Wait(r, MPI_STATUS_IGNORE);
+}
 */
 import "C"
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"runtime"
+	"time"
 	"unsafe"
 )
 
@@ -114,6 +126,13 @@ func NewMPIWorld(opt Options) (Comm, error) {
 		return nil, mpiError("MPI_Comm_size", rc)
 	}
 	m.me, m.n = int(r), int(s)
+	if opt.StallTimeout > 0 && m.multiple && m.n > 1 {
+		job, err := newMPIWatch()
+		if err != nil {
+			return nil, err
+		}
+		m.job = job
+	}
 	return newComm(m, opt), nil
 }
 
@@ -148,6 +167,10 @@ type mpiComm struct {
 	c     C.MPI_Comm
 	me, n int
 	world bool // finalise MPI on close
+	// job, when not nil (a stall timeout, MPI_THREAD_MULTIPLE), answers
+	// the stall queries of the other ranks for this process; the
+	// communicators split from the world share it.
+	job *mpiWatch
 	// multiple: MPI granted MPI_THREAD_MULTIPLE, so that communicators
 	// may be called from several threads at once (ConcurrentComms).
 	multiple bool
@@ -263,7 +286,7 @@ func (m *mpiComm) exchange(ctx context.Context, t dtype, sends, recvs []message)
 }
 
 func (m *mpiComm) split(ctx context.Context, color, key int) (transport, error) {
-	out := &mpiComm{multiple: m.multiple}
+	out := &mpiComm{multiple: m.multiple, job: m.job}
 	if rc := C.bs_split(m.c, C.int(color), C.int(key), &out.c); rc != C.MPI_SUCCESS {
 		return nil, mpiError("MPI_Comm_split", rc)
 	}
@@ -286,6 +309,11 @@ func (m *mpiComm) abort(err error) {
 }
 
 func (m *mpiComm) close() error {
+	if m.world && m.job != nil {
+		if err := m.job.close(); err != nil {
+			return err
+		}
+	}
 	if m.c != C.bs_null() {
 		if rc := C.MPI_Comm_free(&m.c); rc != C.MPI_SUCCESS {
 			return mpiError("MPI_Comm_free", rc)
@@ -297,4 +325,161 @@ func (m *mpiComm) close() error {
 		}
 	}
 	return nil
+}
+
+// The stall probe's messages, on a communicator of their own (a duplicate
+// of MPI_COMM_WORLD): a query (queryLen bytes, ignored) and its answer, the
+// answering process's callBoard.describe, NUL-padded to answerLen bytes.
+const (
+	tagQuery  = 1
+	tagAnswer = 2
+	queryLen  = 8
+	answerLen = 256
+)
+
+// mpiWatch is a process's side of the stall probe (stallprobe.go): the
+// board of the calls it is in, and the goroutine that answers the queries.
+type mpiWatch struct {
+	c     C.MPI_Comm
+	calls callBoard
+	stop  chan struct{}
+	done  chan struct{}
+}
+
+// newMPIWatch duplicates MPI_COMM_WORLD for the probe and starts the
+// answering goroutine.
+func newMPIWatch() (*mpiWatch, error) {
+	w := &mpiWatch{stop: make(chan struct{}), done: make(chan struct{})}
+	if rc := C.bs_dup_world(&w.c); rc != C.MPI_SUCCESS {
+		return nil, mpiError("MPI_Comm_dup", rc)
+	}
+	go w.answer()
+	return w, nil
+}
+
+// answer answers every query with what this process is doing, until
+// close: it polls a posted receive every probePoll (a blocking receive
+// would spin a core in most MPI libraries).
+func (w *mpiWatch) answer() {
+	defer close(w.done)
+	query := C.malloc(queryLen)
+	reply := (*[answerLen]byte)(C.malloc(answerLen))
+	req := C.bs_requests(1)
+	st := C.bs_status()
+	defer func() {
+		C.free(query)
+		C.free(unsafe.Pointer(reply))
+		C.free(unsafe.Pointer(req))
+		C.free(unsafe.Pointer(st))
+	}()
+	tick := time.NewTicker(probePoll)
+	defer tick.Stop()
+	for {
+		if rc := C.MPI_Irecv(query, queryLen, C.bs_type(0), C.bs_any_source(), tagQuery, w.c, req); rc != C.MPI_SUCCESS {
+			return
+		}
+		for {
+			var flag C.int
+			if rc := C.MPI_Test(req, &flag, st); rc != C.MPI_SUCCESS {
+				return
+			}
+			if flag != 0 {
+				break
+			}
+			select {
+			case <-w.stop:
+				C.bs_cancel_wait(req)
+				return
+			case <-tick.C:
+			}
+		}
+		*reply = [answerLen]byte{}
+		copy(reply[:answerLen-1], w.calls.describe(time.Now()))
+		C.MPI_Send(unsafe.Pointer(reply), answerLen, C.bs_type(0), C.bs_source(st), tagAnswer, w.c)
+	}
+}
+
+// close stops the answering goroutine and frees the communicator.
+func (w *mpiWatch) close() error {
+	close(w.stop)
+	<-w.done
+	if rc := C.MPI_Comm_free(&w.c); rc != C.MPI_SUCCESS {
+		return mpiError("MPI_Comm_free", rc)
+	}
+	return nil
+}
+
+// probe asks every other rank of the job what it is doing and waits up to
+// wait for the answers (stallprobe.go). It is called once, just before the
+// job is aborted: the requests of ranks that never answer stay posted, and
+// their buffers are never freed.
+func (w *mpiWatch) probe(me, n int, wait time.Duration) peerReport {
+	rep := peerReport{answers: map[int]string{}}
+	query := C.malloc(queryLen)
+	answers := C.malloc(C.size_t(n * answerLen))
+	reqs := C.bs_requests(C.int(2 * n))
+	req := unsafe.Slice(reqs, 2*n)
+	all := unsafe.Slice((*byte)(answers), n*answerLen)
+	posted := make([]bool, n)
+	for q := range n {
+		if q == me {
+			continue
+		}
+		if C.MPI_Irecv(unsafe.Pointer(&all[q*answerLen]), answerLen, C.bs_type(0), C.int(q), tagAnswer, w.c, &req[2*q]) != C.MPI_SUCCESS ||
+			C.MPI_Isend(query, queryLen, C.bs_type(0), C.int(q), tagQuery, w.c, &req[2*q+1]) != C.MPI_SUCCESS {
+			continue
+		}
+		posted[q] = true
+	}
+	pending := 0
+	for _, p := range posted {
+		if p {
+			pending++
+		}
+	}
+	for deadline := time.Now().Add(wait); pending > 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		for q := range n {
+			if !posted[q] {
+				continue
+			}
+			var flag C.int
+			if C.bs_test(&req[2*q], &flag) != C.MPI_SUCCESS || flag == 0 {
+				continue
+			}
+			b := all[q*answerLen : (q+1)*answerLen]
+			if i := bytes.IndexByte(b, 0); i >= 0 {
+				b = b[:i]
+			}
+			rep.answers[q] = string(b)
+			posted[q] = false
+			pending--
+		}
+	}
+	for q := range n {
+		if q != me && posted[q] {
+			rep.silent = append(rep.silent, q)
+		}
+	}
+	return rep
+}
+
+// board is the call board of the probe, nil without one.
+func (m *mpiComm) board() *callBoard {
+	if m.job == nil {
+		return nil
+	}
+	return &m.job.calls
+}
+
+// probe asks the other ranks of the job what they do (StallError's Silent
+// and Elsewhere): ok is false without the probe (no stall timeout, or no
+// MPI_THREAD_MULTIPLE, which its answering goroutine needs).
+func (m *mpiComm) probe(wait time.Duration) (peerReport, bool) {
+	if m.job == nil {
+		return peerReport{}, false
+	}
+	var r, s C.int
+	C.MPI_Comm_rank(C.bs_world(), &r)
+	C.MPI_Comm_size(C.bs_world(), &s)
+	return m.job.probe(int(r), int(s), wait), true
 }

@@ -115,3 +115,41 @@ func TestStallWatchdog(t *testing.T) {
 type writerFunc func([]byte) (int, error)
 
 func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
+
+// TestStallReportOfPeers: what the stall probe's answers say (callBoard)
+// and how a StallError names the ranks that did not answer and those that
+// were elsewhere; under MPI every rank that stalled printed "for the other
+// ranks (one is stopped, hung or far behind)", naming none.
+func TestStallReportOfPeers(t *testing.T) {
+	var b callBoard
+	t0 := time.Now()
+	if got := b.describe(t0); got != "in no collective yet" {
+		t.Errorf("a fresh board: %q", got)
+	}
+	end := b.enter("Allreduce", PhaseGradients)
+	if got := b.describe(time.Now().Add(2 * time.Second)); !strings.HasPrefix(got, "in Allreduce (phase gradients) for 2") {
+		t.Errorf("in a call: %q", got)
+	}
+	end2 := b.enter("Alltoallv", PhaseFeatures)
+	if got := b.describe(time.Now()); !strings.HasPrefix(got, "in Allreduce (phase gradients) for ") || !strings.HasSuffix(got, " (and 1 other call)") {
+		t.Errorf("in two calls: %q; want the older one named", got)
+	}
+	end2()
+	end()
+	if got := b.describe(time.Now().Add(25 * time.Second)); !strings.HasPrefix(got, "in no collective for 25") || !strings.HasSuffix(got, "since Allreduce (phase gradients)") {
+		t.Errorf("after the calls: %q", got)
+	}
+	rep := peerReport{silent: []int{1}, answers: map[int]string{
+		0: "in Allgatherv (phase control) for 3s", 2: "in Bcast (phase control) for 2.9s", 3: "in no collective for 4s since Allgatherv (phase control)"}}
+	e := &StallError{Rank: 0, Size: 4, Call: "Allgatherv", Phase: PhaseControl, Waited: 3 * time.Second, Limit: 3 * time.Second,
+		Probed: true, Silent: rep.silent, Elsewhere: rep.elsewhere("Allgatherv", PhaseControl)}
+	want := "dist: stalled: waited 3s, more than the stall timeout 3s, in Allgatherv (phase control, 4 ranks) for rank 1 of the job, which does not answer (stopped, hung, or its node lost); " +
+		"rank 2: in Bcast (phase control) for 2.9s; rank 3: in no collective for 4s since Allgatherv (phase control); ending the job"
+	if got := e.Error(); got != want {
+		t.Errorf("report\n%s\nwant\n%s", got, want)
+	}
+	e.Silent, e.Elsewhere = nil, nil
+	if got := e.Error(); !strings.Contains(got, "which all answer and wait in it too") {
+		t.Errorf("every rank answers, waiting alike: %s", got)
+	}
+}

@@ -167,14 +167,16 @@ func (t *Trainer) recordedSince4(k string) bool {
 // not nil, part of the next, through atomicfile.Write: to a temporary file
 // in the directory, synced, then renamed over CheckpointFile and the
 // directory synced, so that a crash leaves either the old or the new
-// checkpoint, never a torn one. On an error (a full disk, a file-size limit,
-// a directory that is not one) the temporary file is removed, the previous
-// checkpoint is left as it was, and the error names the path that could not
-// be written.
+// checkpoint, never a torn one. The temporary file stays locked until it
+// is renamed, so that no RemoveStale removes it meanwhile; the run holds
+// the folder (LockCheckpoint), so that no other run saves there at all.
+// On an error (a full disk, a file-size limit, a directory that is not
+// one) the temporary file is removed, the previous checkpoint is left as
+// it was, and the error names the path that could not be written.
 func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpoch) error {
 	dir := t.opt.Checkpoint.Dir
 	path := filepath.Join(dir, CheckpointFile)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(dir, 0o777); err != nil { // less the umask
 		return fmt.Errorf("gnn: write checkpoint %s: %w", path, err)
 	}
 	if !t.writesCheckpoints() {
@@ -196,10 +198,12 @@ func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpo
 // removeStaleCheckpoints removes the temporary checkpoint files that a run
 // killed while saving (kill -9, a second SIGTERM) left in Checkpoint.Dir,
 // and says so in Hooks.Notes: only files of the checkpoint's own temporary
-// naming that no save holds (atomicfile.RemoveStale), so that a save in
-// progress, of another run sharing the folder, keeps its file. Only the
-// rank that writes checkpoints does it. A folder it cannot read costs nothing but the space:
-// the save reports it.
+// naming that no writer holds locked (atomicfile.RemoveStale; a writer
+// holds its temporary locked until it is renamed), so that a save in
+// progress keeps its file even in a folder that a run of an older release,
+// which took no claim on the folder, shares. Only the rank that writes
+// checkpoints does it, once it holds the folder's claim. A folder it cannot
+// read costs nothing but the space: the save reports it.
 func (t *Trainer) removeStaleCheckpoints() {
 	if t.opt.Checkpoint.Dir == "" || !t.writesCheckpoints() {
 		return

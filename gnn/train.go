@@ -131,6 +131,13 @@ type TrainCheckpoint struct {
 	// the trainer's own, the split's fingerprint, the sampler's
 	// (sampling.Fingerprinter) and the data's (Data.Fingerprint).
 	Resume bool
+	// Lock, when not nil, is the claim on Dir (LockCheckpoint) that the
+	// caller took and holds for longer than Run (the command line takes
+	// it before it loads the data, so that a second run in the folder
+	// stops at once). nil: Run claims Dir itself, on the rank that writes
+	// the checkpoints, for as long as it runs, and fails with an error
+	// wrapping ErrCheckpointInUse when another run holds it.
+	Lock *CheckpointLock
 }
 
 // TrainHooks let the caller follow and stop a run.
@@ -207,6 +214,8 @@ func (o *TrainOptions) Validate() error {
 		return bad("Checkpoint.Every", o.Checkpoint.Every, "want >= 0 (0: every epoch)")
 	case o.Checkpoint.Interval < 0:
 		return bad("Checkpoint.Interval", o.Checkpoint.Interval, "want >= 0")
+	case o.Checkpoint.Lock != nil && !o.Checkpoint.Lock.claims(o.Checkpoint.Dir):
+		return bad("Checkpoint.Lock", o.Checkpoint.Lock.Dir(), "claims another folder than Checkpoint.Dir %q", o.Checkpoint.Dir)
 	}
 	if _, err := a.withDefaults(); err != nil {
 		return option.Prefixed(err, "Optimizer.Adam")
@@ -540,6 +549,11 @@ func (t *Trainer) PipelineDepth() (depth int, reason string) {
 // epoch from the next minibatch and ends exactly as an uninterrupted run.
 func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, error) {
 	defer t.endPipeline()
+	unlock, err := t.lockCheckpoint()
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.Runtime.PipelineDepth, PipelineReason: t.depthReason}
 	t.removeStaleCheckpoints()
 	var from *partialEpoch

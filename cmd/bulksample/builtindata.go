@@ -66,21 +66,31 @@ func choosePreset(preset, data string) (name string, byDefault bool) {
 // files included, which keep the defaults their published figures were
 // measured with. --preset none keeps the general defaults everywhere.
 func defaultPreset(data string) string {
-	path := data
-	switch name, _, _ := strings.Cut(data, ":"); name {
-	case "cora", "citeseer":
-		p, err := findBuiltinData(name)
-		if err != nil {
-			return "" // loading says why
-		}
-		path = p
-	case "synthetic":
-		return ""
+	path := dataPath(data)
+	if path == "" {
+		return "" // synthetic, or a built-in dataset not found: loading says why
 	}
 	if f, err := dataset.Detect(path); err == nil && f == dataset.FormatPlanetoid {
 		return presetPlanetoidSAGE
 	}
 	return ""
+}
+
+// dataPath returns the file or folder that --data's value data names: the
+// path of cora and citeseer (findBuiltinData), data itself for a path, and
+// "" for the generated synthetic dataset or a built-in one not found.
+func dataPath(data string) string {
+	switch name, _, _ := strings.Cut(data, ":"); name {
+	case "cora", "citeseer":
+		p, err := findBuiltinData(name)
+		if err != nil {
+			return ""
+		}
+		return p
+	case "synthetic":
+		return ""
+	}
+	return data
 }
 
 // presetNote says, for the header line of a run whose preset was chosen by

@@ -8,11 +8,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/sampling"
@@ -151,6 +153,59 @@ func sameFile(a, b string) bool {
 	}
 	sb, err := os.Stat(b)
 	return err == nil && os.SameFile(sa, sb)
+}
+
+// namedFile is a file a command reads or writes, with what names it ("--split-out",
+// "a file of --data Cora").
+type namedFile struct{ what, path string }
+
+// clobbers returns an error naming both when one of the outputs outs is
+// one of the inputs ins (the same file through a symbolic or hard link
+// too, os.SameFile) or the same path as another output: writing it would
+// destroy the input, or one output the other. An empty path is no file.
+func clobbers(outs, ins []namedFile) error {
+	for i, o := range outs {
+		if o.path == "" {
+			continue
+		}
+		for _, in := range ins {
+			if sameFile(o.path, in.path) {
+				what := in.what
+				if in.path != o.path {
+					what += " (" + in.path + ")"
+				}
+				return fmt.Errorf("%s %s is %s, which the command reads: writing it would destroy it", o.what, o.path, what)
+			}
+		}
+		for _, p := range outs[:i] {
+			if p.path != "" && (filepath.Clean(p.path) == filepath.Clean(o.path) || sameFile(p.path, o.path)) {
+				return fmt.Errorf("%s %s is also %s: give each output its own file", o.what, o.path, p.what)
+			}
+		}
+	}
+	return nil
+}
+
+// datasetFiles returns the files that loading the dataset at path reads
+// (dataset.Inputs), each named as a file of flag ("IN", "--data"); none
+// when path is "" or cannot be read (the load reports why).
+func datasetFiles(flag, path string) []namedFile {
+	if path == "" {
+		return nil
+	}
+	files, err := dataset.Inputs(path)
+	if err != nil {
+		return nil
+	}
+	var out []namedFile
+	for _, f := range files {
+		what := flag
+		if len(files) > 1 || f != path {
+			what = "a file of " + flag + " " + path
+		}
+		out = append(out, namedFile{what, f})
+	}
+	return out
 }
 
 // checkOutputFile returns an error when the output file path cannot be

@@ -58,10 +58,16 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	if msg != "" {
 		return usageError(fs, "%s", msg)
 	}
+	if err := checkOneProcess(fs, "convert"); err != nil {
+		return err
+	}
 	in, out := pos[0], pos[1]
 	// Before loading IN, which may take minutes.
 	if err := checkOutputFile(out); err != nil {
 		return fmt.Errorf("OUT %w", err)
+	}
+	if err := clobbers([]namedFile{{"OUT", out}}, datasetFiles("IN", in)); err != nil {
+		return usageError(fs, "%v", err)
 	}
 	var meter procstat.Meter
 	d, inFormat, loadSec, err := lf.load(ctx, e, in, &meter)

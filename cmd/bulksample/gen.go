@@ -51,6 +51,7 @@ type genJob struct {
 	rf      relabelFlags
 	p       dataset.PlantedPartitionOptions
 	threads int
+	stall   time.Duration // --stall-timeout, under an MPI launcher
 	json    bool
 }
 
@@ -78,7 +79,7 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		s.Generated = int64(job.r.EdgeFactor) << job.r.Scale
 		if !isNPZ(job.out) {
 			// By row blocks, the values written without being held.
-			re, err := genRMATFile(ctx, e, job.r, rl, job.out, name, &meter, &s)
+			re, err := genRMATFile(ctx, e, job.r, rl, job.out, name, job.stall, &meter, &s)
 			if err != nil {
 				return err
 			}
@@ -142,6 +143,7 @@ func parseGenFlags(e *env, args []string) (*genJob, *flag.FlagSet, error) {
 	fs.StringVar(&p.Split, "split", "", `sbm: split (none, planetoid[:T,V,E], random:a,b,c); "" for the default`)
 	seed := fs.Uint64("seed", 1, "seed")
 	fs.IntVar(&job.threads, "threads", 0, "threads; 0 for GOMAXPROCS (the output does not depend on it)")
+	addStallTimeout(fs, &job.stall, "rmat under mpirun or srun", "the generation of a larger block, a slow shared file system")
 	pos, err := parsePositional(fs, args)
 	if err != nil {
 		return nil, nil, err
@@ -168,6 +170,15 @@ func (job *genJob) check(fs *flag.FlagSet, pos []string) error {
 		return usageError(fs, "--out is required")
 	case job.threads < 0:
 		return usageError(fs, "--threads %d: want >= 0", job.threads)
+	case job.stall < 0:
+		return usageError(fs, "--stall-timeout %v: want a duration >= 0 (0: none)", job.stall)
+	case isSet(fs, "stall-timeout") && (dist.LaunchedSize() == 0 || job.kind != "rmat"):
+		return usageError(fs, "--stall-timeout: only for gen rmat under mpirun or srun, whose ranks wait for each other")
+	}
+	if job.kind != "rmat" {
+		if err := checkOneProcess(fs, "gen "+job.kind); err != nil {
+			return err
+		}
 	}
 	if err := checkOutputFile(job.out); err != nil {
 		return usageError(fs, "--out %v", err)

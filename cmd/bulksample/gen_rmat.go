@@ -14,6 +14,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
@@ -55,13 +56,15 @@ func (r *relabelFlags) options(seedSet bool, threads int) (dataset.RelabelOption
 
 // genRMATFile generates R-MAT r relabelled by rl and writes it to out (a
 // native file) as name, metering the two phases; under an MPI launcher
-// every rank writes its block. It returns where to report: e, or on the
-// ranks other than 0 an env that prints nothing.
-func genRMATFile(ctx context.Context, e *env, r dataset.RMATOptions, rl dataset.RelabelOptions, out, name string, meter *procstat.Meter, s *genSummary) (*env, error) {
+// every rank writes its block, and a rank that waits longer than stall in
+// one collective ends the job, saying which rank and collective. It
+// returns where to report: e, or on the ranks other than 0 an env that
+// prints nothing.
+func genRMATFile(ctx context.Context, e *env, r dataset.RMATOptions, rl dataset.RelabelOptions, out, name string, stall time.Duration, meter *procstat.Meter, s *genSummary) (*env, error) {
 	if dist.LaunchedSize() == 0 {
 		return e, writeRMATFile(ctx, e, r, rl, out, name, nil, meter, s)
 	}
-	world, err := dist.NewMPIWorld(dist.Options{})
+	world, err := dist.NewMPIWorld(dist.Options{StallTimeout: stall, StallReport: e.stderr})
 	if err != nil {
 		return e, err // dist.ErrNoMPI: never as p independent writers of one file
 	}
@@ -71,7 +74,7 @@ func genRMATFile(ctx context.Context, e *env, r dataset.RMATOptions, rl dataset.
 	}
 	// An error ends every rank (MPI_Abort).
 	err = dist.Runner{Log: e.stderr}.Run(ctx, world, func(ctx context.Context, w dist.Comm) error {
-		return writeRMATFile(ctx, re, r, rl, out, name, w, meter, s)
+		return stoppedBy(ctx, writeRMATFile(ctx, re, r, rl, out, name, w, meter, s))
 	})
 	return re, errors.Join(err, world.Close())
 }

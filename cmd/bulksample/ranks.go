@@ -39,9 +39,27 @@ func (r *rankFlags) add(fs *flag.FlagSet) {
 	r.fs = fs
 	fs.IntVar(&r.replication, "replication", 1, "distributed runs: replication factor c of the row blocks of the graph (spgemm --grid 1.5d: of B); ranks form a (p/c) x c grid; must divide the number of ranks")
 	fs.IntVar(&r.inproc, "inproc-ranks", 0, "run distributed on this many in-process ranks (goroutines) instead of MPI; for tests and debugging")
-	fs.DurationVar(&r.stall, "stall-timeout", defaultStallTimeout, "distributed runs: a rank that waits longer than this in one collective (a stopped or hung rank) says which\n"+
+	addStallTimeout(fs, &r.stall, "distributed runs", "a checkpoint save, --eval gathered's whole-graph inference")
+}
+
+// addStallTimeout registers --stall-timeout, which sets *d, for the runs
+// that where names ("distributed runs"); slow names what one rank may
+// legitimately do while the others wait.
+func addStallTimeout(fs *flag.FlagSet, d *time.Duration, where, slow string) {
+	fs.DurationVar(d, "stall-timeout", defaultStallTimeout, where+": a rank that waits longer than this in one collective (a stopped or hung rank) says which\n"+
 		"rank and collective and ends the job (MPI_Abort); 0 waits forever; raise it above what one rank may do while the\n"+
-		"others wait (a checkpoint save, --eval gathered's whole-graph inference)")
+		"others wait ("+slow+")")
+}
+
+// checkOneProcess returns a usage error on fs when this process is one of
+// several that an MPI launcher started for a command that runs on one
+// process (what): the p copies would each do the whole work and write the
+// same output.
+func checkOneProcess(fs *flag.FlagSet, what string) error {
+	if n := dist.LaunchedSize(); n > 1 {
+		return usageError(fs, "%s runs on one process, and this is one of %d that mpirun or srun started: each would do the whole work and write the same output; run it without the launcher (or with one rank)", what, n)
+	}
+	return nil
 }
 
 // options returns the communicator options of the flags; report is where

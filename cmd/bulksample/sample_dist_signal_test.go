@@ -47,8 +47,10 @@ func TestSampleMPISignal(t *testing.T) {
 		// handler, which must abort the job, ends the others.
 		{"SIGTERM to rank 1", syscall.SIGTERM, true, "rank 1: stopped by SIGTERM"},
 		// The other ranks wait for rank 1 in a collective: each says so
-		// after the stall timeout and one of them ends the job.
-		{"SIGSTOP to rank 1", syscall.SIGSTOP, true, "more than the stall timeout 3s, in "},
+		// after the stall timeout, naming rank 1, which does not answer
+		// their query (every rank printed the same line, naming no
+		// rank), and one of them ends the job.
+		{"SIGSTOP to rank 1", syscall.SIGSTOP, true, "ranks) for rank 1 of the job, which does not answer (stopped, hung, or its node lost)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			job := startMPIJob(t, mpirun, 4, "sample", "--graph", g, "--batch", "1", "--bulk", "1", "--fanout", "15,10,5", "--digest",
@@ -96,6 +98,15 @@ type procID struct {
 // children. Cleanup kills the group and any rank left.
 func startMPIJob(t *testing.T, mpirun string, np int, args ...string) *mpiJob {
 	t.Helper()
+	return startMPIJobWhen(t, mpirun, np, "a progress line of sampling", func(stderr string) bool {
+		return strings.Contains(stderr, "\nsample: ") || strings.HasPrefix(stderr, "sample: ")
+	}, args...)
+}
+
+// startMPIJobWhen is startMPIJob waiting (polling every 5 ms) until ready,
+// given mpirun's stderr so far, reports true; what names that moment.
+func startMPIJobWhen(t *testing.T, mpirun string, np int, what string, ready func(stderr string) bool, args ...string) *mpiJob {
+	t.Helper()
 	exe := testBinary(t)
 	j := &mpiJob{t: t, errPath: filepath.Join(t.TempDir(), "stderr"), done: make(chan struct{})}
 	errFile, err := os.Create(j.errPath)
@@ -127,14 +138,14 @@ func startMPIJob(t *testing.T, mpirun string, np int, args ...string) *mpiJob {
 		}
 	})
 	deadline := time.Now().Add(time.Minute)
-	for !strings.Contains(j.stderr(), "\nsample: ") && !strings.HasPrefix(j.stderr(), "sample: ") {
+	for !ready(j.stderr()) {
 		select {
 		case <-j.done:
-			t.Fatalf("mpirun ended before sampling was under way (%v)\n%s", j.cmd.ProcessState, j.stderr())
-		case <-time.After(100 * time.Millisecond):
+			t.Fatalf("mpirun ended before %s (%v)\n%s", what, j.cmd.ProcessState, j.stderr())
+		case <-time.After(5 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no progress line from rank 0 within a minute\n%s", j.stderr())
+			t.Fatalf("no %s within a minute\n%s", what, j.stderr())
 		}
 	}
 	j.ranks = childrenOf(j.cmd.Process.Pid)

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/exec"
@@ -245,5 +246,41 @@ func TestSecondSignal(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("the second SIGTERM did not end the process")
+	}
+}
+
+// TestTrainCheckpointFolderInUse: while one `train --checkpoint DIR` runs
+// (a process of its own), a second one in DIR, on one process or on
+// in-process ranks, exits 1 at once, before loading its data, saying that
+// the folder is in use and by which process; two runs in one folder used
+// to both train, overwriting each other's checkpoints, or one died when
+// the other's save removed its temporary file.
+func TestTrainCheckpointFolderInUse(t *testing.T) {
+	dir := t.TempDir()
+	args := []string{"--data", smallSynthetic, "--fanout", "5,5", "--batch", "16", "--bulk", "4",
+		"--epochs", "500", "--hidden", "16", "--threads", "1", "--checkpoint", dir, "--resume"}
+	var pid int
+	code, stdout, stderr := startCLI(t, func(p *os.Process, line string) bool {
+		if !strings.HasPrefix(line, "epoch 1/500:") {
+			return false
+		}
+		pid = p.Pid
+		for _, extra := range [][]string{nil, {"--inproc-ranks", "2"}} {
+			code, _, stderr := runCLI(t, "train", append(slices.Clone(args), extra...)...)
+			want := fmt.Sprintf("gnn: checkpoint folder %s: in use by another run: process %d on host ", dir, pid)
+			if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "generating") {
+				t.Errorf("second run %q: exit %d; want 1 and %q before the data is made\n%s", extra, code, want, stderr)
+			}
+		}
+		if err := p.Signal(syscall.SIGINT); err != nil {
+			t.Errorf("signal: %v", err)
+		}
+		return true
+	}, append([]string{"train"}, args...)...)
+	if pid == 0 || code != 130 {
+		t.Fatalf("first run: exit %d; want it stopped by SIGINT after its first epoch\n%s%s", code, stdout, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, gnn.CheckpointLockFile)); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the first run left its lock file: %v", err)
 	}
 }

@@ -31,6 +31,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := e.startProfile(0, 1); err != nil {
 		return err
 	}
+	unclaim, err := c.claimCheckpoint()
+	if err != nil {
+		return err
+	}
+	defer unclaim()
 	var meter procstat.Meter
 	meter.Begin()
 	t0 := time.Now()
@@ -75,6 +80,23 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return writeJSON(e.stdout, sum)
 	}
 	return nil
+}
+
+// claimCheckpoint claims --checkpoint's folder for the run
+// (gnn.LockCheckpoint) before the data is loaded, so that a second run in
+// the folder stops at once, naming the first one's process; the trainer
+// uses the claim (Checkpoint.Lock), and the function returned ends it.
+func (c *trainConfig) claimCheckpoint() (func(), error) {
+	dir := c.opt.Train.Checkpoint.Dir
+	if dir == "" {
+		return func() {}, nil
+	}
+	l, err := gnn.LockCheckpoint(dir)
+	if err != nil {
+		return nil, err
+	}
+	c.opt.Train.Checkpoint.Lock = l
+	return func() { l.Unlock() }, nil
 }
 
 // loadCost is what loading the data cost.

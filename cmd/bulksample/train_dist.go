@@ -61,6 +61,15 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	if !root {
 		r.e = &env{stdout: io.Discard, stderr: io.Discard}
 	}
+	if root {
+		// Rank 0 writes the checkpoints: it claims the folder, before
+		// the load, for the job.
+		unclaim, err := r.c.claimCheckpoint()
+		if err != nil {
+			return err
+		}
+		defer unclaim()
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	be, releaseBackend, err := r.c.trainBackend(r.e)

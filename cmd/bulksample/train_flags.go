@@ -127,7 +127,8 @@ func (c *trainConfig) registerTraining(fs *flag.FlagSet, tf *trainFlags) {
 	fs.Uint64Var(&o.Seed, "seed", 1, "seed of the permutations, weights, dropout and sampler")
 	fs.StringVar(&tf.blas, "blas", "native", "dense BLAS: native (the build's, "+gnn.BLAS+") or gonum (pure Go)")
 	fs.StringVar(&o.Checkpoint.Dir, "checkpoint", "", "directory where the model and optimiser state are saved after every epoch; one that\n"+
-		"already holds a checkpoint needs --resume (a fresh run would overwrite it)")
+		"already holds a checkpoint needs --resume (a fresh run would overwrite it); one run at a time: the run claims the\n"+
+		"folder (its lock file .checkpoint.lock), and a second run in it exits at once, naming the first one's process")
 	fs.BoolVar(&o.Checkpoint.Resume, "resume", false, "continue from the checkpoint in --checkpoint (start afresh when there is none)")
 	fs.IntVar(&o.Checkpoint.Every, "checkpoint-every", 0, "save the checkpoint after every N-th epoch only (and after the last, and when stopped); 0 for every epoch\n"+
 		"(unless --checkpoint-interval is given); a resumed run trains the epochs after the last save again, to the same result")
@@ -170,9 +171,9 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 		if err := checkOutputFile(o.path); err != nil {
 			return usageError(fs, "%s: %v", o.flag, err)
 		}
-		if sameFile(o.path, c.data) || sameFile(o.path, c.splitFile) {
-			return usageError(fs, "%s %s is an input of the run (--data or --split-file): it would be overwritten", o.flag, o.path)
-		}
+	}
+	if err := clobbers(c.outputs(), c.inputs()); err != nil {
+		return usageError(fs, "%v", err)
 	}
 	ck := c.opt.Train.Checkpoint
 	dir := ck.Dir
@@ -194,6 +195,27 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 		return usageError(fs, "--data %q: %v", c.data, err)
 	}
 	return nil
+}
+
+// inputs are the files the run reads: --data's (every file of a folder
+// dataset) and --split-file; the checkpoint that --resume reads is among
+// the outputs, which it is too.
+func (c *trainConfig) inputs() []namedFile {
+	return append(datasetFiles("--data", dataPath(c.data)), namedFile{"--split-file", c.splitFile})
+}
+
+// outputs are the files the run writes: --plot, --split-out and the
+// checkpoint, which --resume reads first.
+func (c *trainConfig) outputs() []namedFile {
+	var outs []namedFile
+	if ck := c.opt.Train.Checkpoint; ck.Dir != "" {
+		what := "--checkpoint " + ck.Dir + "'s checkpoint"
+		if ck.Resume {
+			what = "the checkpoint that --resume reads and rewrites"
+		}
+		outs = append(outs, namedFile{what, filepath.Join(ck.Dir, gnn.CheckpointFile)})
+	}
+	return append(outs, namedFile{"--plot", c.plot}, namedFile{"--split-out", c.splitOut})
 }
 
 // fill parses the remaining flags into c.opt and checks the options by

@@ -443,8 +443,8 @@ func TestTrainUsageErrors(t *testing.T) {
 		{[]string{"--data", "cora", "--split-out", dir}, "--split-out"},
 		// An output over an input: the dataset file was replaced by the
 		// split's JSON.
-		{[]string{"--data", aFile, "--split-out", aFile}, "--split-out " + aFile + " is an input"},
-		{[]string{"--data", "cora", "--split-file", aFile, "--split-out", aFile}, "is an input"},
+		{[]string{"--data", aFile, "--split-out", aFile}, "--split-out " + aFile + " is --data, which the command reads"},
+		{[]string{"--data", "cora", "--split-file", aFile, "--split-out", aFile}, "is --split-file, which the command reads"},
 	}
 	for _, tc := range tests {
 		code, _, stderr := runCLI(t, "train", tc.args...)

@@ -15,12 +15,22 @@ import (
 // Write writes path through a temporary file in the same folder, synced and
 // renamed into place on success and removed on failure, so that whatever
 // path held before survives a failed write; after the rename the folder is
-// synced too, since the new name is durable only once its entry is on disk. The writes stop with ctx's error
-// once ctx is done. A path that names a folder is refused before anything
-// is written. The temporary file is locked while it is written, and the
-// temporaries of path that killed writers left are removed first
+// synced too, since the new name is durable only once its entry is on
+// disk. The writes stop with ctx's error once ctx is done. A path that
+// names a folder is refused before anything is written. The file gets the
+// mode 0666 less the process's umask, as os.Create gives. The temporary
+// file is locked (CreateTemp) from its creation until after the rename,
+// and the temporaries of path that killed writers left are removed first
 // (RemoveStale).
-func Write(ctx context.Context, path string, write func(io.Writer) error) (err error) {
+func Write(ctx context.Context, path string, write func(io.Writer) error) error {
+	return writeFile(ctx, path, write, nil)
+}
+
+// writeFile is Write; beforeRename, when not nil, is called with the
+// temporary file's name once it is complete and synced, just before the
+// rename (a test's window into the moment a concurrent RemoveStale used to
+// remove the file).
+func writeFile(ctx context.Context, path string, write func(io.Writer) error, beforeRename func(tmp string)) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -32,7 +42,7 @@ func Write(ctx context.Context, path string, write func(io.Writer) error) (err e
 		return err
 	}
 	_, _ = RemoveStale(dir, base) // best effort: a leftover it cannot remove costs only space
-	f, err := createLocked(dir, base)
+	f, _, err := CreateTemp(dir, base)
 	if err != nil {
 		// CreateTemp's error names the temporary file, which the caller
 		// never asked for: report the requested path and the folder.
@@ -45,10 +55,16 @@ func Write(ctx context.Context, path string, write func(io.Writer) error) (err e
 		}
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	// The file stays open, and so locked, until after the rename: closing
+	// it releases the lock, and a RemoveStale of another writer of path
+	// could then take it and remove the finished file under its name.
+	renamed := false
 	defer func() {
-		if err != nil {
-			f.Close()
+		if !renamed {
 			os.Remove(f.Name())
+		}
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("write %s: %w", path, cerr)
 		}
 	}()
 	bw := bufio.NewWriterSize(ctxWriter{ctx, f}, 1<<20)
@@ -61,11 +77,8 @@ func Write(ctx context.Context, path string, write func(io.Writer) error) (err e
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+	if beforeRename != nil {
+		beforeRename(f.Name())
 	}
 	// The last moment to stop: after the rename the file is complete.
 	if err := ctx.Err(); err != nil {
@@ -74,6 +87,7 @@ func Write(ctx context.Context, path string, write func(io.Writer) error) (err e
 	if err := os.Rename(f.Name(), path); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
+	renamed = true
 	if err := syncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync folder %s: %w", path, dir, err)
 	}

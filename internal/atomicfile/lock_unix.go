@@ -34,3 +34,6 @@ func tryLock(f *os.File) (bool, error) {
 		}
 	}
 }
+
+// haveFlock is true: locks exclude each other.
+const haveFlock = true

@@ -4,21 +4,26 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 )
 
 // A writer that is killed (kill -9, a second SIGTERM, a lost node) leaves
 // its temporary file behind: ten killed checkpoint saves left 51.7 MB that
-// nothing removed. Write therefore holds an exclusive lock (lockFile:
-// flock) on its temporary file from creating it to renaming it; the lock
-// goes with the process however it ends. RemoveStale removes a temporary
-// of Write's naming only when it can take that lock itself, so a write in
-// progress (this process's or another's, a concurrent run into the same
-// folder) keeps its file. Write checks, once it holds the lock, that its
-// file still has its name: a RemoveStale that took the lock between the
-// creation and the lock removed the file, and Write makes another.
+// nothing removed. A writer therefore holds an exclusive lock (lockFile:
+// flock) on its temporary file from creating it (CreateTemp) until it has
+// renamed it over its destination or removed it: Write closes the file,
+// which releases the lock, only after the rename. The lock goes with the
+// process however it ends. RemoveStale removes a temporary of this naming
+// only when it can take that lock itself, so a write in progress (this
+// process's or another's, a concurrent run into the same folder) keeps its
+// file, up to and including its rename. CreateTemp checks, once it holds
+// the lock, that its file still has its name: a RemoveStale that took the
+// lock between the creation and the lock removed the file, and CreateTemp
+// makes another.
 
 // tempPattern returns the pattern of the temporary files Write makes for
 // base: "." + base + ".tmp" + the digits os.CreateTemp adds.
@@ -96,26 +101,42 @@ func removeIfUnlocked(path string) (int64, bool, error) {
 	return st.Size(), true, nil
 }
 
-// createLocked creates Write's temporary file for base in dir and takes its
-// lock, making a new one if a RemoveStale removed the first between its
-// creation and the lock.
-func createLocked(dir, base string) (*os.File, error) {
-	for range 8 {
-		f, err := os.CreateTemp(dir, "."+base+".tmp*")
+// CreateTemp creates in dir a temporary file of Write's naming for the
+// destination base (".base.tmpTOKEN", TempName), open for reading and
+// writing with the mode 0666 less the umask, and returns it with its
+// TOKEN. It holds the file's lock until the file is closed, so that
+// RemoveStale leaves it alone while the caller lives: a caller that writes
+// its output otherwise than through Write (several processes writing one
+// file at their offsets) renames it over dir/base before closing it, or
+// removes it.
+func CreateTemp(dir, base string) (*os.File, uint64, error) {
+	for range 100 {
+		token := uint64(rand.Uint32())
+		name := TempName(dir, base, token)
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		if err := lockFile(f); err != nil {
 			f.Close()
-			os.Remove(f.Name())
-			return nil, err
+			os.Remove(name)
+			return nil, 0, err
 		}
 		st, serr := f.Stat()
-		cur, err := os.Stat(f.Name())
+		cur, err := os.Stat(name)
 		if serr == nil && err == nil && os.SameFile(cur, st) {
-			return f, nil
+			return f, token, nil
 		}
 		f.Close() // removed under us: its name is gone
 	}
-	return nil, errors.New("its temporary file was removed as it was made, eight times")
+	return nil, 0, errors.New("no free temporary name after 100 tries, or its temporary file was removed as it was made")
+}
+
+// TempName returns the name of CreateTemp's temporary file of token for
+// the destination base in dir: dir/.base.tmpTOKEN.
+func TempName(dir, base string, token uint64) string {
+	return filepath.Join(dir, "."+base+".tmp"+strconv.FormatUint(token, 10))
 }

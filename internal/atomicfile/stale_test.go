@@ -117,8 +117,13 @@ func TestKilledWriterTemporary(t *testing.T) {
 	}
 }
 
-// TestMain runs the slow writer of TestKilledWriterTemporary in its child.
+// TestMain runs the slow writer of TestKilledWriterTemporary and the lock
+// holder of TestLockHeldByAnotherProcess in their children.
 func TestMain(m *testing.M) {
+	if path := os.Getenv("ATOMICFILE_LOCK_HOLDER"); path != "" {
+		holdLock(path)
+		os.Exit(0)
+	}
 	if path := os.Getenv("ATOMICFILE_SLOW_WRITER"); path != "" {
 		// Writes 1 MiB every 20 ms (Write flushes each MiB) until killed,
 		// for at most 6 s and 300 MiB.
