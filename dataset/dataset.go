@@ -25,6 +25,10 @@ type Dataset struct {
 	// Features is n x NumFeatures, row-major; nil when the dataset has none.
 	Features    []float32
 	NumFeatures int
+	// SparseFeatures is the n x NumFeatures feature matrix in CSR when the
+	// source stores features sparsely (bag-of-words, MUSAE's JSON); Features
+	// is then nil. Values are the stored feature values (1 for binary).
+	SparseFeatures *spgemm.CSR
 
 	// Labels has one class id per vertex, -1 for unlabelled vertices; nil
 	// when the dataset has no labels.
@@ -97,7 +101,17 @@ func (d *Dataset) validateAttributes() error {
 	if d.Adj.Cols != n {
 		return fmt.Errorf("adjacency is %d x %d, not square", n, d.Adj.Cols)
 	}
-	if d.NumFeatures < 0 || int64(len(d.Features)) != int64(n)*int64(d.NumFeatures) {
+	if sf := d.SparseFeatures; sf != nil {
+		switch {
+		case d.Features != nil:
+			return fmt.Errorf("both dense (%d values) and sparse features", len(d.Features))
+		case sf.Rows != n || sf.Cols != d.NumFeatures:
+			return fmt.Errorf("sparse features are %d x %d for %d nodes x %d features", sf.Rows, sf.Cols, n, d.NumFeatures)
+		}
+		if err := sf.Validate(); err != nil {
+			return fmt.Errorf("sparse features: %w", err)
+		}
+	} else if d.NumFeatures < 0 || int64(len(d.Features)) != int64(n)*int64(d.NumFeatures) {
 		return fmt.Errorf("%d feature values for %d nodes x %d features", len(d.Features), n, d.NumFeatures)
 	}
 	if d.Labels != nil {

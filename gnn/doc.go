@@ -17,6 +17,7 @@
 //     neighbours when the block's values are 1 (node-wise sampling), the
 //     weighted mean otherwise (weighted or with-replacement samples, LADIES
 //     values). An empty row aggregates to 0.
+//
 //   - GCN: h' = act(Â·H_src·W + b) with Kipf and Welling's
 //     Â = D^-1/2 (A+I) D^-1/2, formed for every block by one function
 //     (gcnNormalize) that inference uses too. A node-wise block carries
@@ -56,6 +57,7 @@
 //     a self-normalised estimate that trades this unbiasedness for variance
 //     (the LADIES paper's choice), so the model trains under a rescaled
 //     operator and is evaluated under Â.
+//
 //   - Linear: logits = x·W + b on the seeds' own features, the
 //     features-only baseline; it reads no block (see SeedsOnly).
 //

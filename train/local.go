@@ -126,7 +126,7 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		opt.Train.Plan.BatchSize = max(len(ds.Train), 1)
 	}
 	if opt.NormFeatures {
-		if err := normalizeRows(ds.Name, ds.Features, ds.NumFeatures, 0); err != nil {
+		if err := normalizeDataset(ds); err != nil {
 			return nil, err
 		}
 		info.Normalized = true
@@ -138,7 +138,7 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{Threads: opt.Train.Runtime.Threads})
+	store, err := localStore(ds, opt.Train.Runtime.Threads)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -146,7 +146,7 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	d := gnn.Data{Name: name, Sampler: s, Features: features, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Fingerprint: dataFingerprint(info.Normalized)}
 	if !opt.Train.Runtime.NoEval {
-		d.Evaluator = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}
+		d.Evaluator = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features, SparseFeatures: ds.SparseFeatures}
 	}
 	job := &Job{Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test, release: release}
 	if job.Trainer, err = gnn.NewTrainer(d, opt.Train); err != nil {
@@ -154,6 +154,31 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		return nil, err
 	}
 	return job, nil
+}
+
+// localStore returns the in-memory store of ds's features: its CSR matrix
+// when the dataset keeps them sparse (SparseFeatures, which are never made
+// dense: the first layer multiplies them sparse), else its dense array
+// (with a CSR copy when they are sparse enough, featurex.NewLocal).
+func localStore(ds *dataset.Dataset, threads int) (*featurex.Local, error) {
+	if ds.SparseFeatures != nil {
+		return featurex.NewLocalCSR(ds.SparseFeatures, featurex.LocalOptions{Threads: threads})
+	}
+	return featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{Threads: threads})
+}
+
+// normalizeDataset scales ds's feature rows to sum 1 in place, dense or
+// sparse (NormFeatures).
+func normalizeDataset(ds *dataset.Dataset) error {
+	if ds.SparseFeatures == nil {
+		return normalizeRows(ds.Name, ds.Features, ds.NumFeatures, 0)
+	}
+	err := featurex.NormalizeCSRRows(ds.SparseFeatures)
+	var re *featurex.RowError
+	if errors.As(err, &re) {
+		return &NormFeaturesError{Name: ds.Name, Row: re.Row, Col: re.Col, Value: re.Value}
+	}
+	return err
 }
 
 // residentFeatures returns the feature store of a run whose backend is a
@@ -165,7 +190,7 @@ func residentFeatures(opt gnn.TrainOptions, host featurex.Store, ds *dataset.Dat
 	if !ok {
 		return host, nil
 	}
-	if sg, ok := host.(featurex.SparseGatherer); ok && sg.Sparse() {
+	if sg, ok := host.(featurex.SparseGatherer); ok && sg.Sparse() || ds.Features == nil {
 		return host, nil
 	}
 	dev, err := rf.ResidentFeatures(ds.Features, ds.NumFeatures)

@@ -206,10 +206,22 @@ func (s wholeSource) load(ctx context.Context, world dist.Comm, c int, whole boo
 	return r, g, nil
 }
 
-// wholeData returns the rank's data of the whole dataset ds on g.
+// wholeData returns the rank's data of the whole dataset ds on g. Sparse
+// features (ds.SparseFeatures) are made dense: the distributed feature
+// store and evaluation read dense rows.
 func wholeData(ds *dataset.Dataset, g *dist.Grid) *rankData {
 	lo, hi := g.MyRows()
-	r := &rankData{lo: int(lo), hi: int(hi), whole: true, allLabels: true, adj: ds.Adj, feat: ds.Features, labels: ds.Labels,
+	feat := ds.Features
+	if sf := ds.SparseFeatures; sf != nil {
+		feat = make([]float32, sf.Rows*sf.Cols)
+		for v := range sf.Rows {
+			row := feat[v*sf.Cols : (v+1)*sf.Cols]
+			for q := sf.Indptr[v]; q < sf.Indptr[v+1]; q++ {
+				row[sf.Indices[q]] = sf.Data[q]
+			}
+		}
+	}
+	r := &rankData{lo: int(lo), hi: int(hi), whole: true, allLabels: true, adj: ds.Adj, feat: feat, labels: ds.Labels,
 		train: ds.Train, valid: ds.Valid, test: ds.Test,
 		info: Info{Name: ds.Name, Nodes: ds.NumNodes(), Features: ds.NumFeatures, Classes: ds.NumClasses,
 			Train: len(ds.Train), Valid: len(ds.Valid), Test: len(ds.Test)}}
