@@ -67,6 +67,9 @@ type Job struct {
 	// release frees what the job holds outside Go's heap (features in a
 	// device's memory); nil when nothing.
 	release func() error
+	// whole is the graph and features of a single-process job, for Scores;
+	// nil on the ranks of a distributed one.
+	whole *gnn.FullNeighbour
 }
 
 // Close frees what the job holds outside Go's heap: the feature matrix a
@@ -145,10 +148,11 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	features, release := residentFeatures(opt.Train, store, ds)
 	d := gnn.Data{Name: name, Sampler: s, Features: features, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Fingerprint: dataFingerprint(info.Normalized)}
+	whole := &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features, SparseFeatures: ds.SparseFeatures}
 	if !opt.Train.Runtime.NoEval {
-		d.Evaluator = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features, SparseFeatures: ds.SparseFeatures}
+		d.Evaluator = whole
 	}
-	job := &Job{Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test, release: release}
+	job := &Job{Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test, release: release, whole: whole}
 	if job.Trainer, err = gnn.NewTrainer(d, opt.Train); err != nil {
 		job.Close()
 		return nil, err
