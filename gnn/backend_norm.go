@@ -32,11 +32,12 @@ type NormBackend interface {
 	// dz·xhat and of dz, the gradients of gamma and beta.
 	LayerNormGrad(dx, dz, xhat, rstd, gamma, dgamma, dbeta Buf, cols int, accumulate bool)
 	// GELU sets dst[e] = x·Φ(x) for x = src[e], Φ the standard normal
-	// distribution function (the exact GELU, PyTorch's nn.GELU()); dst
+	// distribution function (the GELU of Hendrycks and Gimpel, PyTorch's
+	// nn.GELU() with its exact erf) with Φ to within 1e-7 (NormalCDF); dst
 	// may be src.
 	GELU(dst, src Buf)
 	// GELUGrad sets dx[e] = dy[e]·(Φ(x) + x·φ(x)) for x = src[e], the
-	// gradient through GELU; dx may be dy.
+	// gradient through GELU, φ the standard normal density; dx may be dy.
 	GELUGrad(dx, dy, src Buf)
 	// CopyDropout sets dst to Dropout(src, mask, false) without changing
 	// src.
@@ -152,15 +153,26 @@ func layerNormGradRows(dx, dz, xhat, rstd, gamma []float32, cols, lo, hi int, ac
 
 // layerNormParamGrads sets columns [lo, hi) of dgamma and dbeta to the
 // column sums of dz·xhat and dz over rows rows, in row order, in float64.
+// It runs along the rows (each column's sum still in row order), so that
+// memory is read in order.
 func layerNormParamGrads(dgamma, dbeta, dz, xhat []float32, rows, cols, lo, hi int) {
-	for j := lo; j < hi; j++ {
-		var sg, sb float64
-		for r := range rows {
-			v := float64(dz[r*cols+j])
-			sg += v * float64(xhat[r*cols+j])
-			sb += v
+	var stack [2 * 256]float64
+	acc := stack[:]
+	if 2*(hi-lo) > len(acc) {
+		acc = make([]float64, 2*(hi-lo))
+	}
+	sg, sb := acc[:hi-lo:hi-lo], acc[hi-lo:2*(hi-lo)]
+	clear(sg)
+	clear(sb)
+	for r := range rows {
+		d, h := dz[r*cols+lo:r*cols+hi], xhat[r*cols+lo:r*cols+hi]
+		for j, v := range d {
+			sg[j] += float64(v) * float64(h[j])
+			sb[j] += float64(v)
 		}
-		dgamma[j], dbeta[j] = float32(sg), float32(sb)
+	}
+	for j := range sg {
+		dgamma[lo+j], dbeta[lo+j] = float32(sg[j]), float32(sb[j])
 	}
 }
 
@@ -177,13 +189,14 @@ func (c *CPU) GELUGrad(dx, dy, src Buf) {
 }
 
 // geluSpan and geluGradSpan are the reference kernels of GELU and
-// GELUGrad, in float64: gelu(x) = x·Φ(x), Φ(x) = (1 + erf(x/√2))/2,
-// gelu'(x) = Φ(x) + x·φ(x), φ(x) = exp(-x²/2)/√(2π).
+// GELUGrad, in float64: gelu(x) = x·Φ(x), gelu'(x) = Φ(x) + x·φ(x), with
+// Φ and φ from normalCDF.
 func geluSpan(dst, src []float32) {
 	dst = dst[:len(src)]
 	for e, v := range src {
 		x := float64(v)
-		dst[e] = float32(x * 0.5 * (1 + math.Erf(x/math.Sqrt2)))
+		cdf, _ := normalCDF(x)
+		dst[e] = float32(x * cdf)
 	}
 }
 
@@ -191,8 +204,37 @@ func geluGradSpan(dx, dy, src []float32) {
 	dx, dy = dx[:len(src)], dy[:len(src)]
 	for e, v := range src {
 		x := float64(v)
-		phi := 0.5 * (1 + math.Erf(x/math.Sqrt2))
-		pdf := math.Exp(-x*x/2) / math.Sqrt(2*math.Pi)
-		dx[e] = float32(float64(dy[e]) * (phi + x*pdf))
+		cdf, pdf := normalCDF(x)
+		dx[e] = float32(float64(dy[e]) * (cdf + x*pdf))
 	}
+}
+
+// NormalCDF returns Φ(x), the standard normal distribution function, and
+// φ(x), its density, to within 1e-7 (absolute, for Φ): the one
+// exponential exp(-x²/2) both need, and erf from Abramowitz and Stegun's
+// 7.1.26 (Handbook of Mathematical Functions, 1964; |error| <= 1.5e-7 on
+// erf). Forward it is 1.45 times and backward 1.7 times as fast as
+// math.Erf (with math.Exp), which took 60% of a training step of the
+// residual architecture on Tolokers at hidden 128 (a micro-benchmark of
+// both on the 2-core development machine, load average 5-9).
+func NormalCDF(x float64) (cdf, pdf float64) { return normalCDF(x) }
+
+func normalCDF(x float64) (cdf, pdf float64) {
+	const (
+		p  = 0.3275911
+		a1 = 0.254829592
+		a2 = -0.284496736
+		a3 = 1.421413741
+		a4 = -1.453152027
+		a5 = 1.061405429
+	)
+	z := math.Abs(x) / math.Sqrt2
+	e := math.Exp(-z * z) // exp(-x²/2)
+	t := 1 / (1 + p*z)
+	tail := 0.5 * t * (a1 + t*(a2+t*(a3+t*(a4+t*a5)))) * e // (1 - erf(z))/2 = Φ(-|x|)
+	cdf = tail
+	if x > 0 {
+		cdf = 1 - tail
+	}
+	return cdf, e / math.Sqrt(2*math.Pi)
 }

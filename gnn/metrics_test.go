@@ -147,3 +147,21 @@ func TestMetricFor(t *testing.T) {
 		t.Error("ParseMetric(f2): no error")
 	}
 }
+
+// TestNormalCDF: Φ and φ of NormalCDF are within 1e-7 and 1e-15 of the
+// float64 erf and exp forms on [-8, 8], and Φ is monotone there.
+func TestNormalCDF(t *testing.T) {
+	prev := -1.0
+	for i := -8000; i <= 8000; i++ {
+		x := float64(i) / 1000
+		cdf, pdf := NormalCDF(x)
+		want := 0.5 * (1 + math.Erf(x/math.Sqrt2))
+		if math.Abs(cdf-want) > 1e-7 || math.Abs(pdf-math.Exp(-x*x/2)/math.Sqrt(2*math.Pi)) > 1e-15 {
+			t.Fatalf("NormalCDF(%v) = %v, %v; want %v, %v", x, cdf, pdf, want, math.Exp(-x*x/2)/math.Sqrt(2*math.Pi))
+		}
+		if cdf < prev {
+			t.Fatalf("Φ(%v) = %v below Φ(%v) = %v", x, cdf, x-0.001, prev)
+		}
+		prev = cdf
+	}
+}
