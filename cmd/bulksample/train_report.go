@@ -23,9 +23,10 @@ import (
 
 // trainSummary is the --json object of `bulksample train`. Times are
 // seconds; the run-level per-epoch figures are medians over the epochs
-// trained in this run, and Epochs lists every epoch. Fields that do not
-// apply to the model (the linear model has no graph layers, fanouts,
-// hidden width or sampled edges) are left out.
+// trained in this run (the evaluation's over those evaluated), and Epochs
+// lists every epoch. Fields that do not apply to the model (the linear
+// model has no graph layers, fanouts, hidden width or sampled edges) are
+// left out.
 type trainSummary struct {
 	Data         string `json:"data"`
 	Nodes        int    `json:"nodes"`
@@ -508,8 +509,15 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 		Reduce:   med(func(s gnn.EpochStats) float64 { return s.Phases.Reduce.Seconds() }),
 		Update:   med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
 		Wait:     med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
-		Eval:     med(func(s gnn.EpochStats) float64 { return s.Phases.Eval.Seconds() }),
 	}
+	// The evaluation's median over the epochs evaluated (--eval-every).
+	var evals []float64
+	for _, st := range run {
+		if st.Evaluated {
+			evals = append(evals, st.Phases.Eval.Seconds())
+		}
+	}
+	sum.Phases.Eval = median(evals)
 	return sum
 }
 
