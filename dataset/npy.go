@@ -626,3 +626,18 @@ func writeNPYString(w io.Writer, s string) error {
 	_, err := w.Write(b)
 	return err
 }
+
+// WriteNPYFloat32 writes v as a .npy array (format version 1.0) of
+// little-endian float32 of the given shape, in C order: the file numpy's
+// np.save writes of such an array, which np.load reads back. The product of
+// shape must be len(v).
+func WriteNPYFloat32(w io.Writer, shape []int64, v []float32) error {
+	n := int64(1)
+	for _, d := range shape {
+		n *= d
+	}
+	if n != int64(len(v)) {
+		return fmt.Errorf("dataset: WriteNPYFloat32: shape %v holds %d values, not %d", shape, n, len(v))
+	}
+	return writeNPY(w, shape, v)
+}

@@ -1,7 +1,8 @@
 // Package featurex owns node-feature storage and extraction: the Store
 // interface through which a trainer gets the feature rows of the vertices a
 // minibatch reads, its local in-memory implementation (Local: a dense
-// row-major array, with a CSR copy for sparse bag-of-words features), and
+// row-major array, with a CSR copy for sparse bag-of-words features, or
+// only a CSR matrix for features stored sparsely, NewLocalCSR), and
 // the kernels that copy labels and normalise feature rows.
 //
 // The distributed store Dist (docs/design.md section 4) partitions the feature

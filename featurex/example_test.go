@@ -8,6 +8,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 func ExampleLocal_Gather() {
@@ -146,4 +147,24 @@ func ExampleBulk() {
 	// Output:
 	// [50 10 60][60 70] exchanges 1, fetched 3, served 0
 	//  exchanges 1, fetched 0, served 3
+}
+
+// ExampleNewLocalCSR keeps bag-of-words features as a CSR matrix only, as
+// a reader of sparse features gives them: a minibatch's rows are gathered
+// sparse, without an n x f dense array.
+func ExampleNewLocalCSR() {
+	// 3 vertices, 4 features: vertex 0 has words 1 and 3, vertex 2 word 0.
+	x := &spgemm.CSR{Rows: 3, Cols: 4, Indptr: []int64{0, 2, 2, 3}, Indices: []int32{1, 3, 0}, Data: []float32{1, 1, 1}}
+	s, err := featurex.NewLocalCSR(x, featurex.LocalOptions{})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	var rows spgemm.CSR
+	if err := s.GatherCSR(context.Background(), &rows, []int32{2, 0}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rows.Indptr, rows.Indices, s.Features() == nil)
+	// Output: [0 1 3] [0 1 3] true
 }

@@ -84,9 +84,10 @@ const (
 )
 
 // Local is the in-memory Store: the n x f row-major feature array of this
-// process, and, for sparse features, a CSR copy of it.
+// process, and, for sparse features, a CSR copy of it; or, made by
+// NewLocalCSR, only a CSR matrix (features that were never dense).
 type Local struct {
-	features []float32
+	features []float32 // nil for a CSR-only store
 	n, f     int
 	threads  int         // 0: GOMAXPROCS at the time of the call
 	csr      *spgemm.CSR // nil unless the features are kept sparse
@@ -130,7 +131,8 @@ func (s *Local) NumVertices() int { return s.n }
 // NumFeatures returns the number of features per vertex f.
 func (s *Local) NumFeatures() int { return s.f }
 
-// Features returns the n x f row-major array the store reads (not a copy).
+// Features returns the n x f row-major array the store reads (not a copy),
+// nil for a store that holds only a CSR matrix (NewLocalCSR).
 func (s *Local) Features() []float32 { return s.features }
 
 // Sparse reports whether the store keeps a CSR copy of its features.
@@ -146,7 +148,6 @@ func (s *Local) Gather(ctx context.Context, dst []float32, ids []int32) error {
 	if len(dst) != len(ids)*s.f {
 		return &ShapeError{Op: "Gather", Rows: len(ids), Cols: s.f, Len: len(dst)}
 	}
-	f := s.f
 	workers := s.workers(len(dst))
 	if workers <= 1 {
 		// A direct call, so that the serial path allocates nothing (the
@@ -154,7 +155,7 @@ func (s *Local) Gather(ctx context.Context, dst []float32, ids []int32) error {
 		if r := s.firstBad(ids, 0, len(ids)); r >= 0 {
 			return s.idError(ids, r)
 		}
-		gatherRows(dst, s.features, f, ids, 0, len(ids))
+		s.gatherRows(dst, ids, 0, len(ids))
 		return nil
 	}
 	// Every row costs f floats: ranges of equal counts are ranges of equal
@@ -164,7 +165,7 @@ func (s *Local) Gather(ctx context.Context, dst []float32, ids []int32) error {
 		if r := s.firstBad(ids, lo, hi); r >= 0 {
 			return r
 		}
-		gatherRows(dst, s.features, f, ids, lo, hi)
+		s.gatherRows(dst, ids, lo, hi)
 		return -1
 	})
 	if bad >= 0 {
@@ -237,11 +238,24 @@ func (s *Local) idError(ids []int32, r int) error {
 }
 
 // gatherRows copies the feature rows of ids[lo:hi] into rows lo..hi-1 of
-// dst.
-func gatherRows(dst, features []float32, f int, ids []int32, lo, hi int) {
+// dst: from the dense array, or for a CSR-only store by expanding its rows.
+func (s *Local) gatherRows(dst []float32, ids []int32, lo, hi int) {
+	f := s.f
+	if s.features == nil {
+		a := s.csr
+		for r := lo; r < hi; r++ {
+			row := dst[r*f : (r+1)*f]
+			clear(row)
+			id := ids[r]
+			for q := a.Indptr[id]; q < a.Indptr[id+1]; q++ {
+				row[a.Indices[q]] = a.Data[q]
+			}
+		}
+		return
+	}
 	for r := lo; r < hi; r++ {
 		src := int(ids[r]) * f
-		copy(dst[r*f:(r+1)*f], features[src:src+f])
+		copy(dst[r*f:(r+1)*f], s.features[src:src+f])
 	}
 }
 

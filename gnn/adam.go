@@ -217,6 +217,9 @@ func adamUpdate(params, grads, m, v []float32, s AdamStep) {
 // weights and bias), which come first in Params: those that
 // TrainOptions.Optimizer.WeightDecayFirstLayer decays.
 func (m *Model) firstLayerParams() int {
+	if r := m.blocks; r != nil {
+		return r.in.fin*r.in.fout + r.in.fout // the input map
+	}
 	l := &m.layers[0]
 	return m.weightCount(l.fin, l.fout) + l.fout
 }

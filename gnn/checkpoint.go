@@ -11,6 +11,7 @@ import (
 	"hash/fnv"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -31,9 +32,12 @@ const CheckpointFile = "checkpoint.gob"
 // 3 added the checksum trailer (checksumMagic): files of versions 1 and 2
 // have none and are read unchecked. Version 4 records the split and the
 // fingerprints of the sampler and the data in Config (recordedSince4).
-// Version 5 writes the float arrays raw (firstRawVersion). Every version is
-// still read.
-const checkpointVersion = 5
+// Version 5 writes the float arrays raw (firstRawVersion). Version 6 adds
+// BestParams (a fourth raw array) and the epochs' measures (EpochStats'
+// Evaluated, Train, Valid and Test; the history of an older file is read
+// as evaluated by accuracy alone, upgradeHistory). Every version is still
+// read.
+const checkpointVersion = 6
 
 // A checkpoint file is the gob encoding of checkpoint followed by an 8-byte
 // trailer: checksumMagic and the little-endian CRC-32C of what precedes
@@ -52,6 +56,7 @@ const (
 	trailerLen           = 8
 	lastUncheckedVersion = 2
 	firstRawVersion      = 5
+	firstBestVersion     = 6
 )
 
 // checkpoint is what a checkpoint file holds (encoding/gob).
@@ -70,9 +75,23 @@ type checkpoint struct {
 	// stopped run left unfinished: Params and the Adam state are those
 	// after its first Partial.Stats.Minibatches minibatches.
 	Partial *partialEpoch
-	// RawLens, from version 5, are the lengths of Params, AdamM and AdamV,
-	// which follow the gob encoding raw rather than inside it.
+	// BestParams, from version 6, are the parameters after the best
+	// epoch of the history (Trainer.BestParams); nil when none was
+	// evaluated.
+	BestParams []float32
+	// RawLens, from version 5, are the lengths of Params, AdamM and AdamV
+	// (and from version 6 BestParams), which follow the gob encoding raw
+	// rather than inside it.
 	RawLens []int
+}
+
+// rawArrays returns the arrays of ck that version v writes raw, in order.
+func (ck *checkpoint) rawArrays(v int) []*[]float32 {
+	a := []*[]float32{&ck.Params, &ck.AdamM, &ck.AdamV}
+	if v >= firstBestVersion {
+		a = append(a, &ck.BestParams)
+	}
+	return a
 }
 
 // config returns the options a resumed run must share with the run that
@@ -101,6 +120,14 @@ func (t *Trainer) config() map[string]string {
 	}
 	if o.Arch == GCN {
 		cfg["gcn-norm"] = o.GCNNorm.String()
+	}
+	// The residual architecture's options, only when set, so that the
+	// checkpoints of plain models written before them still match.
+	if o.Residual {
+		cfg["residual"] = "true"
+	}
+	if o.Norm != NormNone {
+		cfg["norm"] = o.Norm.String()
 	}
 	if a.DecayedParams > 0 {
 		cfg["decayed-params"] = strconv.Itoa(a.DecayedParams)
@@ -186,7 +213,7 @@ func (t *Trainer) save(epochsDone int, history []EpochStats, partial *partialEpo
 	ck := checkpoint{
 		Version: checkpointVersion, Config: t.config(), EpochsDone: epochsDone,
 		Params: t.model.Params(), AdamM: t.adam.M, AdamV: t.adam.V, AdamT: t.adam.T,
-		History: history, Partial: partial,
+		History: history, Partial: partial, BestParams: t.best,
 	}
 	ck.Config[ranksKey] = strconv.Itoa(t.ranks())
 	if err := atomicfile.Write(context.Background(), path, func(w io.Writer) error { return encodeCheckpoint(w, &ck) }); err != nil {
@@ -255,9 +282,12 @@ func encodeCheckpoint(w io.Writer, ck *checkpoint) error {
 	mw := io.MultiWriter(w, sum)
 	meta, raw := *ck, [][]float32(nil)
 	if ck.Version >= firstRawVersion {
-		raw = [][]float32{ck.Params, ck.AdamM, ck.AdamV}
-		meta.Params, meta.AdamM, meta.AdamV = nil, nil, nil
-		meta.RawLens = []int{len(ck.Params), len(ck.AdamM), len(ck.AdamV)}
+		meta.RawLens = nil
+		for _, a := range meta.rawArrays(ck.Version) {
+			raw = append(raw, *a)
+			meta.RawLens = append(meta.RawLens, len(*a))
+			*a = nil
+		}
 	}
 	if err := gob.NewEncoder(mw).Encode(&meta); err != nil {
 		return err
@@ -294,11 +324,14 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	case ck.Version > lastUncheckedVersion && !checked:
 		return nil, fmt.Errorf("version %d without its checksum: the file is truncated or corrupt", ck.Version)
 	case ck.Version < firstRawVersion:
+		upgradeHistory(&ck)
 		return &ck, nil
 	}
 	rest := b[len(b)-r.Len():]
-	if len(ck.RawLens) != 3 || len(ck.Params)+len(ck.AdamM)+len(ck.AdamV) != 0 {
-		return nil, fmt.Errorf("version %d: %d raw array lengths, want 3 (Params, AdamM, AdamV): the file is corrupt", ck.Version, len(ck.RawLens))
+	dst := ck.rawArrays(ck.Version)
+	if len(ck.RawLens) != len(dst) || len(ck.Params)+len(ck.AdamM)+len(ck.AdamV)+len(ck.BestParams) != 0 {
+		return nil, fmt.Errorf("version %d: %d raw array lengths, want %d (Params, AdamM, AdamV, and from version %d BestParams): the file is corrupt",
+			ck.Version, len(ck.RawLens), len(dst), firstBestVersion)
 	}
 	total := 0
 	for _, n := range ck.RawLens {
@@ -310,7 +343,6 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 	if 4*total != len(rest) {
 		return nil, fmt.Errorf("version %d: raw arrays of %v values in %d bytes: the file is corrupt", ck.Version, ck.RawLens, len(rest))
 	}
-	dst := []*[]float32{&ck.Params, &ck.AdamM, &ck.AdamV}
 	for i, n := range ck.RawLens {
 		v, err := lebin.ReadFloat32s(rest[:4*n])
 		if err != nil {
@@ -318,8 +350,30 @@ func decodeCheckpoint(b []byte) (*checkpoint, error) {
 		}
 		*dst[i], rest = v, rest[4*n:]
 	}
+	if len(ck.BestParams) == 0 {
+		ck.BestParams = nil
+	}
 	ck.RawLens = nil
+	upgradeHistory(&ck)
 	return &ck, nil
+}
+
+// upgradeHistory reads the history of a checkpoint older than version 6,
+// whose epochs carry accuracies only, as epochs evaluated by accuracy: the
+// valid and test accuracies become their measures, with NaN for macro-F1
+// and the AUC, which were never measured (a run ranking by them finds no
+// best epoch among those).
+func upgradeHistory(ck *checkpoint) {
+	if ck.Version >= firstBestVersion {
+		return
+	}
+	for i := range ck.History {
+		st := &ck.History[i]
+		st.Evaluated = true
+		st.Valid = Measures{Accuracy: st.ValAcc, MacroF1: math.NaN(), AUC: math.NaN()}
+		st.Test = Measures{Accuracy: st.TestAcc, MacroF1: math.NaN(), AUC: math.NaN()}
+		st.Train = Measures{MacroF1: math.NaN(), AUC: math.NaN()}
+	}
 }
 
 // configValue formats option k of a configuration: k="v", or "no k" when
@@ -370,6 +424,8 @@ func (t *Trainer) restore(ck *checkpoint) error {
 	switch {
 	case len(ck.Params) != n:
 		return fmt.Errorf("gnn: checkpoint %s: Params has %d values, want %d", path, len(ck.Params), n)
+	case ck.BestParams != nil && len(ck.BestParams) != n:
+		return fmt.Errorf("gnn: checkpoint %s: BestParams has %d values, want %d", path, len(ck.BestParams), n)
 	case len(ck.AdamM) != n || len(ck.AdamV) != n:
 		return fmt.Errorf("gnn: checkpoint %s: Adam moments have %d and %d values, want %d", path, len(ck.AdamM), len(ck.AdamV), n)
 	case ck.EpochsDone < 0 || ck.EpochsDone != len(ck.History) || ck.AdamT < 0:

@@ -106,22 +106,28 @@ func TestResumeVersion3Checkpoint(t *testing.T) {
 }
 
 // TestResumeOlderVersions: a checkpoint of version 3 or 4 (gob with the
-// float arrays inside) resumes, and ends exactly where the same checkpoint
-// as version 5 (the arrays raw after the gob) does.
+// float arrays inside) or 5 (the arrays raw after the gob, without the best
+// epoch's parameters) resumes, and ends exactly where the same checkpoint
+// as version 6 (BestParams raw too) does, with the same best parameters:
+// an older checkpoint saved right after its best epoch has that epoch's
+// weights as its parameters.
 func TestResumeOlderVersions(t *testing.T) {
 	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 4)
 	sampler := nodeWise(t, ds, []int{4, 3}, 7)
 	opt := TrainOptions{Model: TrainModel{Arch: SAGE, Hidden: 8}, Plan: TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 1}, Seed: 11, Checkpoint: TrainCheckpoint{Dir: t.TempDir()}, Hooks: TrainHooks{Notes: io.Discard}}
 	train(t, ds, sampler, opt)
 	ck := savedCheckpoint(t, opt.Checkpoint.Dir)
-	if ck.Version != 5 {
-		t.Fatalf("saved version %d; want 5", ck.Version)
+	if ck.Version != 6 || !slices.Equal(ck.BestParams, ck.Params) {
+		t.Fatalf("saved version %d with %d best parameters; want 6 with the parameters of its one epoch", ck.Version, len(ck.BestParams))
 	}
-	var params [][]float32
-	for _, v := range []int{5, 4, 3} {
+	var params, best [][]float32
+	for _, v := range []int{6, 5, 4, 3} {
 		c := *ck
 		c.Config = maps.Clone(ck.Config)
 		c.Version = v
+		if v < 6 {
+			c.BestParams = nil // what older releases wrote
+		}
 		if v == 3 {
 			delete(c.Config, splitKey) // version 3 did not record it
 		}
@@ -130,10 +136,14 @@ func TestResumeOlderVersions(t *testing.T) {
 			t.Fatalf("version %d: resumed from %v, %v; want 1", v, res, err)
 		}
 		params = append(params, slices.Clone(tr.Model().Params()))
+		best = append(best, slices.Clone(tr.BestParams()))
 	}
 	for i := 1; i < len(params); i++ {
 		if !slices.Equal(params[i], params[0]) {
-			t.Errorf("resumed from version %d: parameters differ from version 5's", 5-i)
+			t.Errorf("resumed from version %d: parameters differ from version 6's", 6-i)
+		}
+		if len(best[i]) == 0 || !slices.Equal(best[i], best[0]) {
+			t.Errorf("resumed from version %d: best parameters (%d values) differ from version 6's", 6-i, len(best[i]))
 		}
 	}
 }

@@ -17,6 +17,7 @@
 //     neighbours when the block's values are 1 (node-wise sampling), the
 //     weighted mean otherwise (weighted or with-replacement samples, LADIES
 //     values). An empty row aggregates to 0.
+//
 //   - GCN: h' = act(Â·H_src·W + b) with Kipf and Welling's
 //     Â = D^-1/2 (A+I) D^-1/2, formed for every block by one function
 //     (gcnNormalize) that inference uses too. A node-wise block carries
@@ -56,8 +57,18 @@
 //     a self-normalised estimate that trades this unbiasedness for variance
 //     (the LADIES paper's choice), so the model trains under a rescaled
 //     operator and is evaluated under Â.
+//
 //   - Linear: logits = x·W + b on the seeds' own features, the
 //     features-only baseline; it reads no block (see SeedsOnly).
+//
+//   - The residual architecture (ModelOptions.Residual, Norm; residual.go),
+//     the setup of Platonov et al. (ICLR 2023) for SAGE and GCN: an input
+//     linear map to the hidden width and GELU, then for each graph layer a
+//     block of layer normalisation, the SAGE or GCN conv, dropout, GELU,
+//     a linear map and dropout, added to the block's input (the skip
+//     connection), then layer normalisation and the output linear map. Its
+//     layer normalisation and GELU are the backend's NormBackend
+//     operations; a backend without them refuses it.
 //
 // act is ReLU on hidden layers and the identity on the last one, whose
 // outputs are the logits; the loss is the cross-entropy of their log-softmax
@@ -100,7 +111,8 @@
 //     part of every global minibatch, so that p ranks follow the
 //     single-process run with the same batch, and a rank with an empty
 //     part takes a zero-weight step that still enters every collective).
-//   - Evaluator: valid and test accuracy after each epoch; FullNeighbour
+//   - Evaluator: the measures (Measures: accuracy, macro-F1 and, for two
+//     classes, ROC AUC) of the train, valid and test sets after an epoch; FullNeighbour
 //     is the single-process one; in a data-parallel run BlockEvaluator
 //     infers each rank's row block (remote neighbours' rows fetched from
 //     their owners) and RootEvaluator is the gathered evaluation (rank 0
@@ -151,8 +163,13 @@
 // full-neighbour inference (Model.Predict): layer by layer over
 // all vertices, in row chunks, with the mean-normalised (SAGE) or
 // symmetric-normalised (GCN, the same gcnNormalize with the graph's row
-// lengths) full adjacency; the reported test accuracy is
-// that of the epoch with the best valid accuracy.
+// lengths) full adjacency, on dense or sparse (CSR) features. The epochs
+// are ranked by TrainOptions.Eval.Metric (ROC AUC for two classes,
+// accuracy otherwise, by default): the reported test figures are those of
+// the epoch with the best valid metric, whose weights the trainer keeps
+// (Trainer.BestParams, and in the checkpoint). Eval.Every evaluates every
+// few epochs only, and Eval.Patience stops a run after that many
+// evaluations without a better valid metric.
 //
 // # Pipeline
 //

@@ -50,8 +50,10 @@ type BlockEvaluator struct {
 	norm     []float32  // the normalised values of blk
 	self     []float32  // GCN: self-loop weights
 	hidden   []float32  // the sources' rows of the current layer's input
-	counts   []float64  // per set: correct, counted
+	counts   []float64  // per set: its Confusion's Floats
 	pred     []int32    // the block's predictions
+	score    []float64  // and, for two classes, their class-1 scores
+	scoreBuf []float32  // host copy of a chunk's logits
 	// The stores of the layers' outputs, by width: each serves its
 	// backing array, this block's rows of the last output of that width,
 	// to the other ranks of the column.
@@ -208,15 +210,20 @@ func (e *BlockEvaluator) degrees(ctx context.Context) error {
 	return nil
 }
 
-// Evaluate returns, for each of sets, the accuracy of m over the whole
-// graph, every rank inferring its block (see BlockEvaluator). It is
+// Evaluate returns, for each of sets, the measures of m over the whole
+// graph, every rank inferring its block (see BlockEvaluator): the counts
+// of accuracy and macro-F1 summed over the ranks, and for two classes the
+// ranks' scores of each set's vertices gathered for its ROC AUC. It is
 // collective on the grid.
-func (e *BlockEvaluator) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]float64, error) {
+func (e *BlockEvaluator) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]Measures, error) {
 	g := e.Matrix.Grid
 	n := g.NumVertices()
 	if e.Features.NumVertices() != n || e.Features.NumFeatures() != m.opt.InFeatures || len(labels) != n {
 		return nil, fmt.Errorf("gnn: BlockEvaluator: %d feature rows of %d, %d labels, for a graph of %d vertices and a model of %d features",
 			e.Features.NumVertices(), e.Features.NumFeatures(), len(labels), n, m.opt.InFeatures)
+	}
+	if m.blocks != nil {
+		return nil, errors.New("gnn: BlockEvaluator: the residual architecture (ModelOptions.Residual, Norm) is evaluated by a RootEvaluator (the gathered evaluation)")
 	}
 	e.prepare()
 	if err := e.normalize(ctx, m); err != nil {
@@ -228,30 +235,84 @@ func (e *BlockEvaluator) Evaluate(ctx context.Context, m *Model, labels []int32,
 	// Count this block's vertices of every set; one replica of each block
 	// counts (process column 0).
 	lo, hi := e.Matrix.Lo, e.Matrix.Hi
-	e.counts = make([]float64, 2*len(sets))
-	if g.ProcCol() == 0 {
-		for s, ids := range sets {
+	classes := m.opt.Classes
+	counts := make([]Confusion, len(sets))
+	e.counts = e.counts[:0]
+	var pts [][]ScoredLabel
+	if classes == 2 {
+		pts = make([][]ScoredLabel, len(sets))
+	}
+	for s, ids := range sets {
+		counts[s] = NewConfusion(classes)
+		if g.ProcCol() == 0 {
 			for _, v := range ids {
 				if v < lo || v >= hi || labels[v] < 0 {
 					continue
 				}
-				e.counts[2*s+1]++
-				if e.pred[v-lo] == labels[v] {
-					e.counts[2*s]++
+				y, p := labels[v], e.pred[v-lo]
+				counts[s].Labelled[y]++
+				counts[s].Predicted[p]++
+				if p == y {
+					counts[s].Correct[y]++
+				}
+				if pts != nil {
+					pts[s] = append(pts[s], ScoredLabel{Score: e.score[v-lo], Positive: y == 1})
 				}
 			}
 		}
+		e.counts = append(e.counts, counts[s].Floats()...)
 	}
 	if err := g.World().Allreduce(ctx, dist.PhaseControl, dist.OpSum, e.counts); err != nil {
 		return nil, fmt.Errorf("gnn: BlockEvaluator: sum the counts: %w", err)
 	}
-	acc := make([]float64, len(sets))
+	out := make([]Measures, len(sets))
 	for s := range sets {
-		if c := e.counts[2*s+1]; c > 0 {
-			acc[s] = e.counts[2*s] / c
+		counts[s].SetFloats(e.counts[3*classes*s:])
+		out[s] = counts[s].Measures()
+		if pts != nil {
+			all, err := gatherScores(ctx, g.World(), pts[s])
+			if err != nil {
+				return nil, fmt.Errorf("gnn: BlockEvaluator: gather the scores: %w", err)
+			}
+			out[s].AUC = AUCOf(all)
 		}
 	}
-	return acc, nil
+	return out, nil
+}
+
+// gatherScores returns every rank's pts, concatenated in rank order (one
+// all-gather of the counts, one of the scores and labels as float64 pairs).
+// It is collective over comm.
+func gatherScores(ctx context.Context, comm dist.Comm, pts []ScoredLabel) ([]ScoredLabel, error) {
+	p := comm.Size()
+	sizes := make([]int64, p)
+	sizes[comm.Rank()] = int64(2 * len(pts))
+	if err := comm.Allreduce(ctx, dist.PhaseControl, dist.OpSum, sizes); err != nil {
+		return nil, err
+	}
+	counts := make([]int, p)
+	total := 0
+	for r, c := range sizes {
+		counts[r] = int(c)
+		total += int(c)
+	}
+	send := make([]float64, 0, 2*len(pts))
+	for _, q := range pts {
+		y := 0.0
+		if q.Positive {
+			y = 1
+		}
+		send = append(send, q.Score, y)
+	}
+	recv := make([]float64, total)
+	if err := comm.Allgatherv(ctx, dist.PhaseControl, send, recv, counts); err != nil {
+		return nil, err
+	}
+	all := make([]ScoredLabel, total/2)
+	for i := range all {
+		all[i] = ScoredLabel{Score: recv[2*i], Positive: recv[2*i+1] == 1}
+	}
+	return all, nil
 }
 
 // infer sets pred to the predictions of the block's rows.
@@ -263,6 +324,9 @@ func (e *BlockEvaluator) infer(ctx context.Context, m *Model) error {
 	var selfUp, inUp Buf
 	selfB := hostView(be, e.self, &selfUp)
 	e.pred = par.Resize(e.pred, rows)
+	if m.opt.Classes == 2 {
+		e.score = par.Resize(e.score, rows)
+	}
 	var store featurex.Store = e.Features
 	fin := m.opt.InFeatures
 	var agg, out Buf
@@ -298,6 +362,7 @@ func (e *BlockEvaluator) infer(ctx context.Context, m *Model) error {
 			forwardDense(be, m.opt.Arch, &l.w, l.fin, l.fout, &io)
 			if last {
 				be.ArgmaxRows(e.pred[lo:hi], io.out, l.fout)
+				e.scores(be, lo, hi, io.out, l.fout)
 			} else {
 				be.ReLU(io.out)
 			}
@@ -319,4 +384,21 @@ func (e *BlockEvaluator) infer(ctx context.Context, m *Model) error {
 		store, fin = o.store, l.fout
 	}
 	return nil
+}
+
+// scores sets the class-1 scores of rows [lo, hi) from their logits, for
+// two classes (see Model.predictScored).
+func (e *BlockEvaluator) scores(be Backend, lo, hi int, logits Buf, classes int) {
+	if classes != 2 {
+		return
+	}
+	z := logits.Host()
+	if z == nil {
+		e.scoreBuf = par.Resize(e.scoreBuf, 2*(hi-lo))
+		be.Download(e.scoreBuf, logits.Slice(0, 2*(hi-lo)))
+		z = e.scoreBuf
+	}
+	for r := range hi - lo {
+		e.score[lo+r] = float64(z[2*r+1]) - float64(z[2*r])
+	}
 }

@@ -28,26 +28,29 @@ var _ Evaluator = (*RootEvaluator)(nil)
 // NumVertices returns Vertices.
 func (e *RootEvaluator) NumVertices() int { return e.Vertices }
 
-// Evaluate returns Root's accuracies of sets on every rank. It is
+// Evaluate returns Root's measures of sets on every rank. It is
 // collective over Comm. When Root's evaluation fails, Root returns its
 // error and the other ranks an error naming Root, rather than waiting.
-func (e *RootEvaluator) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]float64, error) {
-	buf := make([]float64, 1+len(sets)) // ok flag, then the accuracies
+func (e *RootEvaluator) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]Measures, error) {
+	const per = 4                           // Accuracy, MacroF1, AUC, Counted
+	buf := make([]float64, 1+per*len(sets)) // ok flag, then the measures
 	var err error
 	if e.Comm.Rank() == e.Root {
-		var acc []float64
+		var ms []Measures
 		if e.Eval == nil {
 			err = fmt.Errorf("gnn: RootEvaluator: no Eval on rank %d", e.Root)
-		} else if acc, err = e.Eval.Evaluate(ctx, m, labels, sets...); err == nil && len(acc) != len(sets) {
-			err = fmt.Errorf("gnn: RootEvaluator: %d accuracies for %d vertex sets", len(acc), len(sets))
+		} else if ms, err = e.Eval.Evaluate(ctx, m, labels, sets...); err == nil && len(ms) != len(sets) {
+			err = fmt.Errorf("gnn: RootEvaluator: %d measures for %d vertex sets", len(ms), len(sets))
 		}
 		if err == nil {
 			buf[0] = 1
-			copy(buf[1:], acc)
+			for i, s := range ms {
+				copy(buf[1+per*i:], []float64{s.Accuracy, s.MacroF1, s.AUC, float64(s.Counted)})
+			}
 		}
 	}
 	if berr := e.Comm.Bcast(ctx, dist.PhaseControl, e.Root, buf); berr != nil {
-		return nil, fmt.Errorf("gnn: broadcast the accuracies: %w", berr)
+		return nil, fmt.Errorf("gnn: broadcast the measures: %w", berr)
 	}
 	switch {
 	case err != nil:
@@ -55,5 +58,10 @@ func (e *RootEvaluator) Evaluate(ctx context.Context, m *Model, labels []int32, 
 	case buf[0] == 0:
 		return nil, fmt.Errorf("gnn: the evaluation failed on rank %d", e.Root)
 	}
-	return buf[1:], nil
+	out := make([]Measures, len(sets))
+	for i := range out {
+		b := buf[1+per*i:]
+		out[i] = Measures{Accuracy: b[0], MacroF1: b[1], AUC: b[2], Counted: int(b[3])}
+	}
+	return out, nil
 }

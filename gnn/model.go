@@ -1,6 +1,7 @@
 package gnn
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -81,6 +82,15 @@ type ModelOptions struct {
 	// GCNNorm selects the degrees GCN normalises node-wise blocks with;
 	// the default is the graph's (GCNGraphNorm).
 	GCNNorm GCNNorm
+	// Residual and Norm select the residual architecture of Platonov et
+	// al. (ICLR 2023; residual.go) for SAGE and GCN: an input linear map
+	// to Hidden, then per graph layer a block of Norm, the conv, dropout,
+	// GELU, a linear map and dropout, whose output Residual adds to its
+	// input (a skip connection), then Norm and the output linear map.
+	// With both false (the default) the model is the plain stack. The
+	// backend must be a NormBackend (the CPU's is).
+	Residual bool
+	Norm     Norm
 }
 
 // GCNNorm says which degrees GCN's D^-1/2 (A+I) D^-1/2 uses for a block
@@ -154,6 +164,12 @@ func (o *ModelOptions) withDefaults() (ModelOptions, error) {
 	if !(r.Dropout >= 0 && r.Dropout < 1) {
 		return r, fmt.Errorf("gnn: ModelOptions.Dropout = %g, want a probability in [0, 1)", r.Dropout)
 	}
+	if r.Norm < NormNone || r.Norm > NormLayer {
+		return r, fmt.Errorf("gnn: ModelOptions.Norm = %d is not a normalisation", int(r.Norm))
+	}
+	if r.Arch == Linear && r.blockArch() {
+		return r, errors.New("gnn: ModelOptions.Residual and Norm apply to SAGE and GCN (Linear reads no block)")
+	}
 	return r, nil
 }
 
@@ -183,6 +199,10 @@ type Model struct {
 	paramsHost, gradsHost []float32
 	// Scratch of uploads of host inputs to such backends.
 	dUp Buf
+	// blocks is the residual architecture's state (ModelOptions.Residual
+	// and Norm); nil for the plain stack, whose layers are all of layers.
+	// In the residual architecture layers are the blocks' convs.
+	blocks *resNet
 }
 
 // weights are a layer's parameters: for SAGE w1 is W_self and w2 W_neigh;
@@ -230,6 +250,11 @@ func NewModel(opt ModelOptions) (*Model, error) {
 	if m.be == nil {
 		m.be = NewCPU(CPUOptions{Threads: o.Threads, PureGoBLAS: o.PureGoBLAS})
 	}
+	if o.blockArch() {
+		if _, ok := m.be.(NormBackend); !ok {
+			return nil, fmt.Errorf("gnn: ModelOptions.Residual and Norm need layer normalisation and GELU, which the %s backend does not have (NormBackend); train them on the CPU", m.be.Name())
+		}
+	}
 	dims := o.dims()
 	m.layers = make([]layer, len(dims)-1)
 	n := o.paramCount()
@@ -249,6 +274,15 @@ func NewModel(opt ModelOptions) (*Model, error) {
 		return p, g, h
 	}
 	stream := sampling.NewStream(o.Seed ^ initSalt)
+	if o.blockArch() {
+		if err := m.newResNet(init, stream); err != nil {
+			return nil, err
+		}
+		if !m.be.HostMemory() {
+			m.be.Upload(m.params, init)
+		}
+		return m, nil
+	}
 	for i := range m.layers {
 		l := &m.layers[i]
 		l.fin, l.fout = dims[i], dims[i+1]
@@ -293,6 +327,9 @@ func (o *ModelOptions) dims() []int {
 // paramCount returns the number of parameters of the model, for options
 // with their defaults filled in: every layer's weights and biases.
 func (o *ModelOptions) paramCount() int {
+	if o.blockArch() {
+		return o.resParamCount()
+	}
 	dims, n := o.dims(), 0
 	for i := range len(dims) - 1 {
 		n += o.weightCount(dims[i], dims[i+1]) + dims[i+1]
@@ -481,6 +518,9 @@ func (m *Model) GradsBuf() Buf { return m.grads }
 
 // forward is Forward on an Input, returning the logits on the backend.
 func (m *Model) forward(mb *sampling.Minibatch, x Input, p Pass) Buf {
+	if m.blocks != nil {
+		return m.forwardBlocks(mb, x, p)
+	}
 	nSeeds := len(mb.Seeds)
 	fin := m.opt.InFeatures
 	if x.Sparse != nil && x.Sparse.Cols != fin {
@@ -771,6 +811,10 @@ func (m *Model) Backward(dLogits []float32) {
 
 // backward is Backward on the backend.
 func (m *Model) backward(dLogits Buf) {
+	if m.blocks != nil {
+		m.backwardBlocks(dLogits)
+		return
+	}
 	last := &m.layers[len(m.layers)-1]
 	if dLogits.Len() != last.nDst*last.fout {
 		panic(spgemm.ShapeError{Op: "gnn.Backward", ARows: dLogits.Len() / last.fout, ACols: last.fout, BRows: last.nDst, BCols: last.fout})

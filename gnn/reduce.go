@@ -51,18 +51,22 @@ func (m *StepMetrics) SetFloats(v [3]float64) {
 // Evaluator measures a model after an epoch: the single-process one is
 // FullNeighbour; a distributed one runs inference over the ranks' vertices.
 type Evaluator interface {
-	// Evaluate returns, for each of sets, the model's accuracy on its
-	// labelled vertices (see Accuracy) given every vertex's labels.
-	Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]float64, error)
+	// Evaluate returns, for each of sets, the measures of the model's
+	// predictions on its labelled vertices (see Measure) given every
+	// vertex's labels; the trainer passes the train, valid and test sets.
+	Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]Measures, error)
 }
 
 // FullNeighbour evaluates by layer-wise full-neighbour inference over all
-// vertices of Adj (Model.Predict).
+// vertices of Adj (Model.PredictInput).
 type FullNeighbour struct {
-	// Adj is the n x n adjacency and Features the n x f row-major input
-	// features (the array of featurex.Local.Features).
-	Adj      *spgemm.CSR
-	Features []float32
+	// Adj is the n x n adjacency, and Features the n x f row-major input
+	// features (the array of featurex.Local.Features) or, for features
+	// that are only sparse, SparseFeatures their n x f CSR matrix; one of
+	// the two is set.
+	Adj            *spgemm.CSR
+	Features       []float32
+	SparseFeatures *spgemm.CSR
 	// ChunkRows is the inference's chunk size; 0 means Predict's default.
 	ChunkRows int
 }
@@ -72,22 +76,30 @@ var _ Evaluator = (*FullNeighbour)(nil)
 // NumVertices returns Adj.Rows.
 func (e *FullNeighbour) NumVertices() int { return e.Adj.Rows }
 
-// Evaluate predicts every vertex and returns the accuracy of each set. It
-// returns an error when Adj or Features do not fit the model, or when ctx is
+// Evaluate predicts every vertex and returns the measures of each set
+// (the ROC AUC, for two classes, of the class-1 scores). It returns an
+// error when Adj or the features do not fit the model, or when ctx is
 // done.
-func (e *FullNeighbour) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]float64, error) {
+func (e *FullNeighbour) Evaluate(ctx context.Context, m *Model, labels []int32, sets ...[]int32) ([]Measures, error) {
 	n, f := e.Adj.Rows, m.opt.InFeatures
-	if e.Adj.Cols != n || len(e.Features) != n*f || len(labels) != n {
-		return nil, fmt.Errorf("gnn: FullNeighbour: adjacency %d x %d, %d feature values and %d labels do not fit %d vertices of %d features",
-			e.Adj.Rows, e.Adj.Cols, len(e.Features), len(labels), n, f)
+	x := Input{Dense: e.Features, Sparse: e.SparseFeatures}
+	fits := e.Adj.Cols == n && len(labels) == n
+	if x.Sparse != nil {
+		fits = fits && x.Dense == nil && x.Sparse.Rows == n && x.Sparse.Cols == f
+	} else {
+		fits = fits && len(x.Dense) == n*f
 	}
-	pred, err := m.Predict(ctx, e.Adj, e.Features, e.ChunkRows)
+	if !fits {
+		return nil, fmt.Errorf("gnn: FullNeighbour: adjacency %d x %d, features of %d rows of %d values and %d labels do not fit %d vertices of %d features",
+			e.Adj.Rows, e.Adj.Cols, x.rows(max(f, 1)), f, len(labels), n, f)
+	}
+	pred, score, err := m.predictScored(ctx, e.Adj, x, e.ChunkRows, true)
 	if err != nil {
 		return nil, err
 	}
-	acc := make([]float64, len(sets))
+	out := make([]Measures, len(sets))
 	for i, ids := range sets {
-		acc[i], _ = Accuracy(pred, labels, ids)
+		out[i] = Measure(pred, score, labels, ids, m.opt.Classes)
 	}
-	return acc, nil
+	return out, nil
 }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -329,10 +330,20 @@ func TestDataParallelCheckpoint(t *testing.T) {
 	}
 }
 
-// TestRootEvaluator: every rank gets the root's full-neighbour accuracies;
-// when the root's evaluation fails, every rank returns an error.
+// sameMeasures reports whether a and b hold the same figures, NaN equal
+// to NaN.
+func sameMeasures(a, b []Measures) bool {
+	same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
+	return slices.EqualFunc(a, b, func(x, y Measures) bool {
+		return same(x.Accuracy, y.Accuracy) && same(x.MacroF1, y.MacroF1) && same(x.AUC, y.AUC) && x.Counted == y.Counted
+	})
+}
+
+// TestRootEvaluator: every rank gets the root's full-neighbour measures
+// (of 2 classes, the AUC included); when the root's evaluation fails,
+// every rank returns an error.
 func TestRootEvaluator(t *testing.T) {
-	ds := smallGraph(t, 150, 3, 6, 8, 0.8, 0.5, 8)
+	ds := smallGraph(t, 150, 2, 6, 8, 0.8, 0.5, 8)
 	m, err := NewModel(ModelOptions{Arch: SAGE, Layers: 2, Hidden: 8, InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -353,8 +364,8 @@ func TestRootEvaluator(t *testing.T) {
 				}
 			}
 			acc, err := e.Evaluate(context.Background(), m, ds.Labels, ds.Valid, ds.Test)
-			if errs[c.Rank()] = err; err == nil && (len(acc) != 2 || acc[0] != want[0] || acc[1] != want[1]) {
-				return fmt.Errorf("rank %d: accuracies %v; want the root's %v", c.Rank(), acc, want)
+			if errs[c.Rank()] = err; err == nil && !sameMeasures(acc, want) {
+				return fmt.Errorf("rank %d: measures %v; want the root's %v", c.Rank(), acc, want)
 			}
 			return nil
 		})
@@ -368,12 +379,21 @@ func TestRootEvaluator(t *testing.T) {
 
 // TestBlockEvaluator: on p in {1, 2, 4} in-process ranks with c in {1, 2},
 // every rank inferring its row block (features from a featurex.Dist, hidden
-// rows from the ranks that computed them) gives the accuracies of
+// rows from the ranks that computed them) gives the measures of
 // full-neighbour inference on the whole graph, for 3-layer SAGE and GCN
-// with the graph's degrees. Bound: one vertex of a set may flip (float32
-// products on blocks of other shapes; measured: none).
+// with the graph's degrees, on 4 classes and on 2 (whose AUC gathers the
+// ranks' scores). Bound: one vertex of a set may flip (float32 products on
+// blocks of other shapes; measured: none), which moves the accuracy by
+// 1/|set| and the AUC by at most 1/|set| too; macro-F1 moves more and is
+// held to 3/|set|.
 func TestBlockEvaluator(t *testing.T) {
-	ds := smallGraph(t, 300, 4, 8, 12, 0.8, 0.5, 9)
+	for _, classes := range []int{4, 2} {
+		testBlockEvaluator(t, classes)
+	}
+}
+
+func testBlockEvaluator(t *testing.T, classes int) {
+	ds := smallGraph(t, 300, classes, 8, 12, 0.8, 0.5, 9)
 	for _, arch := range []Arch{SAGE, GCN} {
 		m, err := NewModel(ModelOptions{Arch: arch, Layers: 3, Hidden: 16, InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Seed: 2})
 		if err != nil {
@@ -411,8 +431,11 @@ func TestBlockEvaluator(t *testing.T) {
 						return err
 					}
 					for i, set := range [][]int32{ds.Valid, ds.Test} {
-						if math.Abs(acc[i]-want[i]) > 1.0/float64(len(set))+1e-12 {
-							return fmt.Errorf("%v p=%d c=%d: accuracies %v; want %v (whole graph)", arch, gc[0], gc[1], acc, want)
+						tol := 1.0/float64(len(set)) + 1e-12
+						g, w := acc[i], want[i]
+						if math.Abs(g.Accuracy-w.Accuracy) > tol || math.Abs(g.MacroF1-w.MacroF1) > 3*tol || g.Counted != w.Counted ||
+							classes == 2 && !(math.Abs(g.AUC-w.AUC) <= tol) || classes > 2 && !math.IsNaN(g.AUC) {
+							return fmt.Errorf("%v p=%d c=%d classes %d: measures %v; want %v (whole graph)", arch, gc[0], gc[1], classes, acc, want)
 						}
 					}
 				}

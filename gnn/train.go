@@ -36,6 +36,9 @@ type TrainOptions struct {
 	Optimizer TrainOptimizer
 	// Plan cuts the epochs into minibatches and bulks.
 	Plan TrainPlan
+	// Eval says when the model is evaluated, which metric ranks the
+	// epochs, and when training stops early.
+	Eval TrainEval
 	// Seed determines the epochs' permutations, the initial weights and
 	// the dropout masks (the sampler has its own seed).
 	Seed uint64
@@ -62,6 +65,11 @@ type TrainModel struct {
 	// sampling.DegreeProvider that provides them, as a NodeWise with
 	// sampling.NodeWiseOptions.Degrees does).
 	GCNNorm GCNNorm
+	// Residual and Norm select the residual architecture (see
+	// ModelOptions): skip connections around every graph layer and layer
+	// normalisation, the setup of Platonov et al. (ICLR 2023).
+	Residual bool
+	Norm     Norm
 }
 
 // TrainOptimizer configures the optimiser.
@@ -86,6 +94,27 @@ type TrainPlan struct {
 	Epochs int
 }
 
+// TrainEval says when a run evaluates its model, by which metric it ranks
+// the evaluated epochs, and when it stops early. The epoch of the best
+// valid metric is the run's result (Result.BestEpoch): its test figures
+// are reported and its weights kept (Trainer.BestParams), as Platonov et
+// al. (ICLR 2023) and PyG's examples report the best validation step's.
+type TrainEval struct {
+	// Metric ranks the evaluated epochs; MetricAuto, the default, is ROC
+	// AUC for two classes and accuracy otherwise.
+	Metric Metric
+	// Every evaluates after every Every-th epoch only, and after the last;
+	// 0 or 1 evaluates after every epoch. An evaluation is full-neighbour
+	// inference over the whole graph, which can cost several epochs of
+	// minibatch training.
+	Every int
+	// Patience, when > 0, ends the run after Patience evaluations in a row
+	// without a better valid Metric than the best so far (early
+	// stopping; Result.EarlyStopped); 0, the default, trains every epoch
+	// of Plan.Epochs and still reports the best one.
+	Patience int
+}
+
 // TrainRuntime says where and how the work runs. The weights are the same
 // bit for bit whatever its values.
 type TrainRuntime struct {
@@ -106,8 +135,9 @@ type TrainRuntime struct {
 	// communicate on a library that does not allow it from two goroutines
 	// at once (CommUser).
 	PipelineDepth int
-	// NoEval skips the evaluation after each epoch (ValAcc and TestAcc stay
-	// 0), for benchmarks of the training loop.
+	// NoEval skips the evaluation after each epoch (no epoch is
+	// Evaluated; ValAcc and TestAcc stay 0), for benchmarks of the
+	// training loop.
 	NoEval bool
 }
 
@@ -194,6 +224,10 @@ func (o *TrainOptions) Validate() error {
 		return bad("Model.Dropout", o.Model.Dropout, "want a probability in [0, 1)")
 	case o.Model.GCNNorm < GCNGraphNorm || o.Model.GCNNorm > GCNBlockNorm:
 		return bad("Model.GCNNorm", int(o.Model.GCNNorm), "want GCNGraphNorm or GCNBlockNorm")
+	case o.Model.Norm < NormNone || o.Model.Norm > NormLayer:
+		return bad("Model.Norm", int(o.Model.Norm), "want NormNone or NormLayer")
+	case o.Model.Arch == Linear && (o.Model.Residual || o.Model.Norm != NormNone):
+		return option.With(bad("Model.Residual", o.Model.Residual, "the residual architecture (Residual, Norm) is for SAGE and GCN; Linear reads no block"), "Model.Arch")
 	case !(a.LR >= 0) || math.IsInf(a.LR, 0):
 		return bad("Optimizer.Adam.LR", a.LR, "want a finite value > 0 (or 0 for %g)", DefaultLR)
 	case !(a.WeightDecay >= 0) || math.IsInf(a.WeightDecay, 0):
@@ -208,6 +242,12 @@ func (o *TrainOptions) Validate() error {
 		return bad("Runtime.Threads", o.Runtime.Threads, "want >= 0 (0: GOMAXPROCS)")
 	case o.Runtime.PipelineDepth < 0 || o.Runtime.PipelineDepth > 2:
 		return bad("Runtime.PipelineDepth", o.Runtime.PipelineDepth, "want 1 (no pipeline), 2 (or 0 for %d)", DefaultPipelineDepth)
+	case o.Eval.Metric < MetricAuto || o.Eval.Metric > MetricMacroF1:
+		return bad("Eval.Metric", int(o.Eval.Metric), "want MetricAuto, MetricAccuracy, MetricAUC or MetricMacroF1")
+	case o.Eval.Every < 0:
+		return bad("Eval.Every", o.Eval.Every, "want >= 1 (or 0 for every epoch)")
+	case o.Eval.Patience < 0:
+		return bad("Eval.Patience", o.Eval.Patience, "want >= 1 (or 0 for no early stopping)")
 	case o.Checkpoint.Resume && o.Checkpoint.Dir == "":
 		return bad("Checkpoint.Resume", true, "needs a Checkpoint.Dir")
 	case o.Checkpoint.Every < 0:
@@ -262,12 +302,18 @@ func (p PhaseTimes) Compute() time.Duration { return p.Forward + p.Backward + p.
 
 // EpochStats are the figures of one epoch.
 type EpochStats struct {
-	Epoch       int     // 0-based
-	Loss        float64 // mean training loss over the labelled seeds
-	TrainAcc    float64 // accuracy on the seeds during training (with dropout)
-	ValAcc      float64 // accuracy of full-neighbour inference on the valid set
-	TestAcc     float64 // and on the test set
-	Minibatches int
+	Epoch    int     // 0-based
+	Loss     float64 // mean training loss over the labelled seeds
+	TrainAcc float64 // accuracy on the seeds during training (with dropout)
+	ValAcc   float64 // accuracy of full-neighbour inference on the valid set
+	TestAcc  float64 // and on the test set
+	// Evaluated says whether the Evaluator measured the model after this
+	// epoch (TrainEval.Every, Runtime.NoEval); Train, Valid and Test are
+	// then the measures of full-neighbour inference (without dropout) on
+	// the three sets (Valid.Accuracy is ValAcc), and zero otherwise.
+	Evaluated          bool
+	Train, Valid, Test Measures
+	Minibatches        int
 	// SampledEdges is the number of entries of all the epoch's blocks.
 	SampledEdges int64
 	Phases       PhaseTimes
@@ -299,12 +345,25 @@ type Result struct {
 	// Epochs holds every epoch's figures, including those of the epochs a
 	// resumed run found in its checkpoint.
 	Epochs []EpochStats
-	// BestEpoch is the epoch of the highest valid accuracy (the first on
-	// ties), and BestValAcc and TestAcc are its accuracies: the reported
-	// test accuracy is the best-valid epoch's, never the best test.
-	BestEpoch  int
-	BestValAcc float64
-	TestAcc    float64
+	// Metric is the metric that ranks the epochs: TrainEval.Metric, with
+	// MetricAuto resolved for the data's classes.
+	Metric Metric
+	// BestEpoch is the evaluated epoch of the highest valid Metric (the
+	// first on ties; a NaN, an AUC of a valid set without both classes,
+	// ranks below any number), -1 when no epoch was evaluated; BestValid
+	// and BestTest are its measures, and BestValAcc and TestAcc its
+	// accuracies: the reported test figures are the best-valid epoch's,
+	// never the best test.
+	BestEpoch           int
+	BestValAcc          float64
+	TestAcc             float64
+	BestValid, BestTest Measures
+	// EarlyStopped says that TrainEval.Patience ended the run before
+	// Plan.Epochs: that many evaluations in a row found no better valid
+	// Metric.
+	EarlyStopped bool
+	// sinceBest counts the evaluations after the best epoch's.
+	sinceBest int
 	// ResumedFrom is the number of epochs loaded from a checkpoint (0 for a
 	// fresh run), and ResumedMinibatches the minibatches of the next epoch
 	// it held (a run stopped in the middle of an epoch; possibly all of
@@ -386,6 +445,8 @@ type Trainer struct {
 	bufs []*inputBuf
 	// depthReason says why opt.Runtime.PipelineDepth is lower than asked.
 	depthReason string
+	// best holds the parameters after the best epoch (BestParams).
+	best []float32
 }
 
 // inputBuf holds one minibatch's input features (dense, or CSR rows for a
@@ -424,7 +485,7 @@ func NewTrainer(d Data, opt TrainOptions) (*Trainer, error) {
 		Arch: opt.Model.Arch, Layers: max(layers, 1), Hidden: opt.Model.Hidden,
 		InFeatures: d.Features.NumFeatures(), Classes: d.NumClasses, Dropout: opt.Model.Dropout,
 		Seed: opt.Seed, Threads: opt.Runtime.Threads, PureGoBLAS: opt.Runtime.PureGoBLAS, Backend: opt.Runtime.Backend,
-		GCNNorm: opt.Model.GCNNorm,
+		GCNNorm: opt.Model.GCNNorm, Residual: opt.Model.Residual, Norm: opt.Model.Norm,
 	}
 	// Training holds four values per parameter: the parameter, its
 	// gradient and Adam's two moments. Checked before the model exists.
@@ -554,7 +615,9 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 		return nil, err
 	}
 	defer unlock()
-	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.Runtime.PipelineDepth, PipelineReason: t.depthReason}
+	res := &Result{BLAS: t.model.BLAS(), BestEpoch: -1, PipelineDepth: t.opt.Runtime.PipelineDepth, PipelineReason: t.depthReason,
+		Metric: t.metric()}
+	t.best = nil
 	t.removeStaleCheckpoints()
 	var from *partialEpoch
 	if t.opt.Checkpoint.Resume {
@@ -570,6 +633,12 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			for _, st := range ck.History {
 				res.add(st)
 			}
+			t.best = ck.BestParams
+			if t.best == nil && res.BestEpoch >= 0 && res.BestEpoch == ck.EpochsDone-1 && ck.Partial == nil {
+				// An older checkpoint saved after its best epoch: its
+				// weights are the best epoch's.
+				t.best = append([]float32(nil), ck.Params...)
+			}
 			from = ck.Partial
 			if from != nil {
 				res.ResumedMinibatches = from.Stats.Minibatches
@@ -581,6 +650,11 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 	}
 	lastSave := time.Now()
 	for epoch := res.ResumedFrom; epoch < t.opt.Plan.Epochs; epoch++ {
+		if t.patienceSpent(res) {
+			// A resumed run whose history already ran out of patience.
+			res.EarlyStopped = true
+			break
+		}
 		st, part, err := t.epoch(ctx, epoch, from)
 		from = nil
 		if err != nil {
@@ -589,7 +663,9 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			}
 			return res, t.stopped(ctx, epoch, part, res.Epochs, err)
 		}
-		res.add(st)
+		if res.add(st) {
+			t.keepBest()
+		}
 		// A NaN or infinite loss poisons every later step (NaN features,
 		// or a step size that diverged): stop, keeping the checkpoint of
 		// the last finite epoch, rather than train on and report chance
@@ -601,7 +677,8 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 			}
 			return res, fmt.Errorf("gnn: epoch %d: the training loss is %v: non-finite input features, or a learning rate so high that the weights diverged; stopped (the last checkpoint saved holds epochs with a finite loss)", epoch+1, st.Loss)
 		}
-		if t.opt.Checkpoint.Dir != "" && t.saveDue(epoch+1, lastSave) {
+		stop := t.patienceSpent(res)
+		if t.opt.Checkpoint.Dir != "" && (stop || t.saveDue(epoch+1, lastSave)) {
 			if err := t.save(epoch+1, res.Epochs, nil); err != nil {
 				return res, err
 			}
@@ -610,8 +687,49 @@ func (t *Trainer) Run(ctx context.Context, progress func(EpochStats)) (*Result, 
 		if progress != nil {
 			progress(st)
 		}
+		if stop {
+			res.EarlyStopped = epoch+1 < t.opt.Plan.Epochs
+			break
+		}
 	}
 	return res, nil
+}
+
+// metric returns the metric that ranks the epochs (TrainEval.Metric
+// resolved for the data's classes).
+func (t *Trainer) metric() Metric { return t.opt.Eval.Metric.For(t.data.NumClasses) }
+
+// Metric returns the metric that ranks the epochs of the trainer's runs:
+// TrainOptions.Eval.Metric, with MetricAuto resolved for the data's
+// classes.
+func (t *Trainer) Metric() Metric { return t.metric() }
+
+// patienceSpent reports whether TrainEval.Patience evaluations in a row
+// have found no better valid metric than the best epoch's.
+func (t *Trainer) patienceSpent(res *Result) bool {
+	return t.opt.Eval.Patience > 0 && res.BestEpoch >= 0 && res.sinceBest >= t.opt.Eval.Patience
+}
+
+// keepBest copies the model's parameters as those of the best epoch.
+func (t *Trainer) keepBest() { t.best = append(t.best[:0:0], t.model.Params()...) }
+
+// BestParams returns the parameters after the best epoch of the last Run
+// (Result.BestEpoch; laid out like Model.Params): a copy the trainer keeps,
+// and the checkpoint with it, so that the best epoch's predictions can be
+// made after training (SetParams, then Predict). It returns nil before a
+// Run, when no epoch was evaluated, and when the run resumed from a
+// checkpoint written before checkpoints kept them (version 5 or older)
+// and no later epoch was better.
+func (t *Trainer) BestParams() []float32 { return t.best }
+
+// evalDue reports whether the model is evaluated after epoch (0-based):
+// every TrainEval.Every-th epoch, and the last.
+func (t *Trainer) evalDue(epoch int) bool {
+	if t.opt.Runtime.NoEval || t.data.Evaluator == nil {
+		return false
+	}
+	every := max(t.opt.Eval.Every, 1)
+	return (epoch+1)%every == 0 || epoch+1 == t.opt.Plan.Epochs
 }
 
 // saveDue reports whether the checkpoint is saved after done epochs, the
@@ -689,11 +807,22 @@ func (t *Trainer) stopped(ctx context.Context, epoch int, part partialEpoch, his
 	return se
 }
 
-func (r *Result) add(st EpochStats) {
+// add appends st to the epochs and reports whether it is the new best
+// epoch: evaluated, with a valid Metric above the best so far.
+func (r *Result) add(st EpochStats) bool {
 	r.Epochs = append(r.Epochs, st)
-	if r.BestEpoch < 0 || st.ValAcc > r.BestValAcc {
-		r.BestEpoch, r.BestValAcc, r.TestAcc = st.Epoch, st.ValAcc, st.TestAcc
+	if !st.Evaluated {
+		return false
 	}
+	v := st.Valid.Value(r.Metric)
+	if r.BestEpoch >= 0 && !(v > r.BestValid.Value(r.Metric)) && !(math.IsNaN(r.BestValid.Value(r.Metric)) && !math.IsNaN(v)) {
+		r.sinceBest++
+		return false
+	}
+	r.BestEpoch, r.BestValAcc, r.TestAcc = st.Epoch, st.ValAcc, st.TestAcc
+	r.BestValid, r.BestTest = st.Valid, st.Test
+	r.sinceBest = 0
+	return true
 }
 
 // partialEpoch is the progress of an epoch that was stopped: the figures so
@@ -803,16 +932,18 @@ func (t *Trainer) epoch(ctx context.Context, epoch int, from *partialEpoch) (Epo
 	if out.Phases.Sample > 0 {
 		out.SEPS = float64(out.SampledEdges) / out.Phases.Sample.Seconds()
 	}
-	if !t.opt.Runtime.NoEval && t.data.Evaluator != nil {
+	if t.evalDue(epoch) {
 		t.meter.Begin()
-		acc, err := t.data.Evaluator.Evaluate(ctx, t.model, t.data.Labels, t.data.Valid, t.data.Test)
+		ms, err := t.data.Evaluator.Evaluate(ctx, t.model, t.data.Labels, t.data.Train, t.data.Valid, t.data.Test)
 		if err != nil {
 			return out, p, fmt.Errorf("gnn: epoch %d: %w", epoch, err)
 		}
-		if len(acc) != 2 {
-			return out, p, fmt.Errorf("gnn: epoch %d: the evaluator returned %d accuracies for 2 vertex sets", epoch, len(acc))
+		if len(ms) != 3 {
+			return out, p, fmt.Errorf("gnn: epoch %d: the evaluator returned %d measures for 3 vertex sets", epoch, len(ms))
 		}
-		out.ValAcc, out.TestAcc = acc[0], acc[1]
+		out.Evaluated = true
+		out.Train, out.Valid, out.Test = ms[0], ms[1], ms[2]
+		out.ValAcc, out.TestAcc = ms[1].Accuracy, ms[2].Accuracy
 		out.Phases.Eval = t.lap(PhaseEval)
 	}
 	out.Costs = append(loaderCosts, t.meter.Phases()...)

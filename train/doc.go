@@ -11,7 +11,10 @@
 //
 // New takes a loaded dataset.Dataset: its graph, features, labels and
 // split. NormFeatures scales the feature rows to sum 1 first (in place:
-// the dataset is the caller's).
+// the dataset is the caller's). Features a dataset keeps sparse
+// (Dataset.SparseFeatures) stay a CSR matrix: the store gathers CSR rows,
+// the first layer multiplies them sparse, and evaluation reads the CSR
+// matrix; a distributed run makes them dense.
 //
 // # Distributed
 //

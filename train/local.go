@@ -67,6 +67,9 @@ type Job struct {
 	// release frees what the job holds outside Go's heap (features in a
 	// device's memory); nil when nothing.
 	release func() error
+	// whole is the graph and features of a single-process job, for Scores;
+	// nil on the ranks of a distributed one.
+	whole *gnn.FullNeighbour
 }
 
 // Close frees what the job holds outside Go's heap: the feature matrix a
@@ -109,7 +112,6 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	if name == "" {
 		name = ds.Name
 	}
-	ds = denseView(ds, opt.Train.Hooks.Notes)
 	if opt.SplitFile != "" {
 		if err := dataset.ReadSplitFile(opt.SplitFile, ds); err != nil {
 			return nil, fmt.Errorf("train: %w", err)
@@ -127,7 +129,7 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		opt.Train.Plan.BatchSize = max(len(ds.Train), 1)
 	}
 	if opt.NormFeatures {
-		if err := normalizeRows(ds.Name, ds.Features, ds.NumFeatures, 0); err != nil {
+		if err := normalizeDataset(ds); err != nil {
 			return nil, err
 		}
 		info.Normalized = true
@@ -139,17 +141,18 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{Threads: opt.Train.Runtime.Threads})
+	store, err := localStore(ds, opt.Train.Runtime.Threads)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	features, release := residentFeatures(opt.Train, store, ds)
 	d := gnn.Data{Name: name, Sampler: s, Features: features, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Fingerprint: dataFingerprint(info.Normalized)}
+	whole := &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features, SparseFeatures: ds.SparseFeatures}
 	if !opt.Train.Runtime.NoEval {
-		d.Evaluator = &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}
+		d.Evaluator = whole
 	}
-	job := &Job{Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test, release: release}
+	job := &Job{Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test, release: release, whole: whole}
 	if job.Trainer, err = gnn.NewTrainer(d, opt.Train); err != nil {
 		job.Close()
 		return nil, err
@@ -157,21 +160,29 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 	return job, nil
 }
 
-// denseView returns ds, or when its features are sparse only
-// (Dataset.SparseFeatures) a shallow copy whose features are made dense,
-// which the feature stores read; notes, when not nil, is told what that
-// costs.
-func denseView(ds *dataset.Dataset, notes io.Writer) *dataset.Dataset {
-	if ds.Features != nil || ds.SparseFeatures == nil {
-		return ds
+// localStore returns the in-memory store of ds's features: its CSR matrix
+// when the dataset keeps them sparse (SparseFeatures, which are never made
+// dense: the first layer multiplies them sparse), else its dense array
+// (with a CSR copy when they are sparse enough, featurex.NewLocal).
+func localStore(ds *dataset.Dataset, threads int) (*featurex.Local, error) {
+	if ds.SparseFeatures != nil {
+		return featurex.NewLocalCSR(ds.SparseFeatures, featurex.LocalOptions{Threads: threads})
 	}
-	c := *ds
-	c.Features, c.SparseFeatures = ds.DenseFeatures(), nil
-	if notes != nil {
-		fmt.Fprintf(notes, "note: the %d x %d sparse features (%d values) are made dense for training: %d MiB\n",
-			ds.NumNodes(), ds.NumFeatures, ds.SparseFeatures.NNZ(), 4*len(c.Features)>>20)
+	return featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{Threads: threads})
+}
+
+// normalizeDataset scales ds's feature rows to sum 1 in place, dense or
+// sparse (NormFeatures).
+func normalizeDataset(ds *dataset.Dataset) error {
+	if ds.SparseFeatures == nil {
+		return normalizeRows(ds.Name, ds.Features, ds.NumFeatures, 0)
 	}
-	return &c
+	err := featurex.NormalizeCSRRows(ds.SparseFeatures)
+	var re *featurex.RowError
+	if errors.As(err, &re) {
+		return &NormFeaturesError{Name: ds.Name, Row: re.Row, Col: re.Col, Value: re.Value}
+	}
+	return err
 }
 
 // residentFeatures returns the feature store of a run whose backend is a
@@ -183,7 +194,7 @@ func residentFeatures(opt gnn.TrainOptions, host featurex.Store, ds *dataset.Dat
 	if !ok {
 		return host, nil
 	}
-	if sg, ok := host.(featurex.SparseGatherer); ok && sg.Sparse() {
+	if sg, ok := host.(featurex.SparseGatherer); ok && sg.Sparse() || ds.Features == nil {
 		return host, nil
 	}
 	dev, err := rf.ResidentFeatures(ds.Features, ds.NumFeatures)

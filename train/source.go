@@ -206,7 +206,9 @@ func (s wholeSource) load(ctx context.Context, world dist.Comm, c int, whole boo
 	return r, g, nil
 }
 
-// wholeData returns the rank's data of the whole dataset ds on g.
+// wholeData returns the rank's data of the whole dataset ds on g. Sparse
+// features (ds.SparseFeatures) are made dense: the distributed feature
+// store and evaluation read dense rows.
 func wholeData(ds *dataset.Dataset, g *dist.Grid) *rankData {
 	lo, hi := g.MyRows()
 	r := &rankData{lo: int(lo), hi: int(hi), whole: true, allLabels: true, adj: ds.Adj, feat: ds.DenseFeatures(), labels: ds.Labels,

@@ -53,7 +53,7 @@ func TestDefaultPreset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 7}, Seed: 1}
+	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 7}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}
 	if !reflect.DeepEqual(c.opt.Train, want) || c.preset != presetPlanetoidSAGE || !c.presetAuto || !strings.Contains(presetNote(c), "default") {
 		t.Errorf("--data %s: options %+v, preset %q (default %v); want %+v, planetoid-sage by default", raw, c.opt.Train, c.preset, c.presetAuto, want)
 	}

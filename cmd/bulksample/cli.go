@@ -44,6 +44,9 @@ func newFlags(e *env, name, synopsis, description string) (*flag.FlagSet, *bool)
 		fs.PrintDefaults()
 	}
 	jsonOut := fs.Bool("json", false, "print the run's figures as one JSON object on the last line of standard output")
+	e.json = jsonOut
+	fs.BoolVar(&e.verbose, "v", false, "verbose: also print what each phase cost besides its time (page faults, GC), the per-phase\n"+
+		"times of every epoch, and a progress line every few seconds where standard error is not a terminal")
 	e.profile.register(fs)
 	return fs, jsonOut
 }
@@ -105,6 +108,9 @@ var (
 func flagProblem(fs *flag.FlagSet, err error) string {
 	msg := err.Error()
 	if m := reUndefined.FindStringSubmatch(msg); m != nil {
+		if m[1] == "seed" && fs.Lookup("split-seed") != nil {
+			return "unknown flag --seed (the seed of the split is --split-seed)"
+		}
 		return fmt.Sprintf("unknown flag --%s", m[1])
 	}
 	if m := reNoValue.FindStringSubmatch(msg); m != nil {

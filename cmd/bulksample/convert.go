@@ -76,7 +76,7 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 	}
 	defer d.Close()
 	loaded := time.Now()
-	notePhase(e.stderr, "convert", "load", meter.End("load"))
+	notePhase(e.notes(), "convert", "load", meter.End("load"))
 	if d.Report != nil {
 		fmt.Fprintf(e.stderr, "read %s: %s\n", in, d.Report)
 	}
@@ -87,24 +87,27 @@ func runConvert(ctx context.Context, e *env, args []string) error {
 		d.Splits = nil
 	}
 	if rl.Method != "" {
-		fmt.Fprintf(e.stderr, "relabelling %d vertices (%s)\n", d.NumNodes(), rl.Method)
+		bar := e.status(false, "relabelling %d vertices (%s)", d.NumNodes(), rl.Method)
 		r, err := dataset.Relabel(d, rl)
+		bar.Finish()
 		if err != nil {
 			return fmt.Errorf("%s: %w", in, err)
 		}
 		d.Close() // r holds copies
 		d = r
-		notePhase(e.stderr, "convert", "relabel", meter.End("relabel"))
+		notePhase(e.notes(), "convert", "relabel", meter.End("relabel"))
 		loaded = time.Now()
 	}
-	fmt.Fprintf(e.stderr, "writing %s\n", out)
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if err := dataset.SaveContext(ctx, out, d); err != nil {
+	bar := e.status(false, "writing %s", out)
+	err = dataset.SaveContext(ctx, out, d)
+	bar.Finish()
+	if err != nil {
 		return err
 	}
-	notePhase(e.stderr, "convert", "save", meter.End("save"))
+	notePhase(e.notes(), "convert", "save", meter.End("save"))
 	outFormat, err := dataset.Detect(out)
 	if err != nil {
 		return err

@@ -22,8 +22,8 @@ import (
 type deviceFlag struct{ name string }
 
 func (d *deviceFlag) add(fs *flag.FlagSet) {
-	fs.StringVar(&d.name, "device", "cpu", "where to compute: cpu, or cuda (the first NVIDIA GPU; needs a binary built with\n"+
-		"`make build CUDA=1`, and samples bit for bit what the CPU samples)")
+	fs.StringVar(&d.name, "device", "cpu", "where to compute: cpu, or cuda (the first NVIDIA GPU, in a binary with CUDA support, which\n"+
+		"bulksample --version lists; it samples bit for bit what the CPU samples)")
 }
 
 // validate returns a usage error for a value other than cpu or cuda, or

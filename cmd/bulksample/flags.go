@@ -32,9 +32,19 @@ var fieldFlags = map[string]string{
 	"Every": "checkpoint-every", "Interval": "checkpoint-interval",
 }
 
+// pathFlags maps the paths of options whose last element is another
+// option's (Eval.Every beside Checkpoint.Every) to the flag that sets them.
+var pathFlags = map[string]string{
+	"Train.Eval.Every": "eval-every", "Train.Eval.Patience": "patience", "Train.Eval.Metric": "metric",
+	"Train.Model.Residual": "residual", "Train.Model.Norm": "norm",
+}
+
 // flagOf returns the flag of fs that sets the option at path (an
 // option.Error's field path), or nil.
 func flagOf(fs *flag.FlagSet, path string) *flag.Flag {
+	if name, ok := pathFlags[path]; ok {
+		return fs.Lookup(name)
+	}
 	last := path[strings.LastIndexByte(path, '.')+1:]
 	if i := strings.IndexByte(last, '['); i >= 0 {
 		last = last[:i]

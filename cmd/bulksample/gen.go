@@ -74,7 +74,8 @@ func runGen(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		s.Relabel, s.RelabelSeed = rl.Method, rl.Seed
-		fmt.Fprintf(e.stderr, "generating R-MAT scale %d, edge factor %d%s\n", job.r.Scale, job.r.EdgeFactor, map[bool]string{true: ", relabelled by " + rl.Method}[rl.Method != ""])
+		bar := e.status(false, "generating R-MAT scale %d, edge factor %d%s", job.r.Scale, job.r.EdgeFactor, map[bool]string{true: ", relabelled by " + rl.Method}[rl.Method != ""])
+		defer bar.Finish()
 		name := fmt.Sprintf("rmat-s%d-e%d-seed%d", job.r.Scale, job.r.EdgeFactor, job.r.Seed)
 		s.Generated = int64(job.r.EdgeFactor) << job.r.Scale
 		if !isNPZ(job.out) {
@@ -94,17 +95,19 @@ func runGen(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	s.GenSeconds = time.Since(start).Seconds()
-	notePhase(e.stderr, "gen", "generate", meter.End("generate"))
+	notePhase(e.notes(), "gen", "generate", meter.End("generate"))
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "writing %s\n", job.out)
+	bar := e.status(false, "writing %s", job.out)
 	saveStart := time.Now()
-	if err := dataset.SaveContext(ctx, job.out, d); err != nil {
+	err = dataset.SaveContext(ctx, job.out, d)
+	bar.Finish()
+	if err != nil {
 		return err
 	}
 	s.SaveSeconds = time.Since(saveStart).Seconds()
-	notePhase(e.stderr, "gen", "save", meter.End("save"))
+	notePhase(e.notes(), "gen", "save", meter.End("save"))
 	s.Nodes, s.Edges, s.Features, s.Classes = d.NumNodes(), d.Adj.NNZ(), d.NumFeatures, d.NumClasses
 	return genReport(e, &s, &meter, job.threads, job.json)
 }
@@ -244,7 +247,7 @@ func (job *genJob) planted(e *env, fs *flag.FlagSet, s *genSummary) (*dataset.Da
 	if msg := genMemoryCheck(job.kind, job.r, p, procstat.TotalMemory(), 1); msg != "" {
 		return nil, usageError(fs, "%s", msg)
 	}
-	fmt.Fprintf(e.stderr, "generating a planted-partition dataset of %d nodes, %d classes\n", p.Nodes, p.Classes)
+	e.status(false, "generating a planted-partition dataset of %d nodes, %d classes", p.Nodes, p.Classes)
 	s.Generated = int64(p.AvgDegree * float64(p.Nodes) / 2)
 	return dataset.PlantedPartition(p)
 }

@@ -91,12 +91,14 @@ func writeRMATFile(ctx context.Context, e *env, r dataset.RMATOptions, rl datase
 	if err != nil {
 		return err
 	}
-	notePhase(e.stderr, "gen", "generate", meter.End("generate"))
-	fmt.Fprintf(e.stderr, "writing %s\n", out)
-	if err := f.Write(ctx, out, name); err != nil {
+	notePhase(e.notes(), "gen", "generate", meter.End("generate"))
+	bar := e.status(false, "writing %s", out)
+	err = f.Write(ctx, out, name)
+	bar.Finish()
+	if err != nil {
 		return err
 	}
-	notePhase(e.stderr, "gen", "save", meter.End("save"))
+	notePhase(e.notes(), "gen", "save", meter.End("save"))
 	s.Nodes, s.Edges = f.Nodes(), f.Edges()
 	if world != nil {
 		s.BlockEdges = f.BlockEdges()

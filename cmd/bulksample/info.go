@@ -12,6 +12,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/progress"
 )
 
 // loadFlags are the flags of every command that reads a dataset with
@@ -57,7 +58,7 @@ func checkSplitIndex(fs *flag.FlagSet, index int, split string) error {
 
 func (l *loadFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&l.opt.Split, "split", "", `split: "" keeps the stored one (or the default for labelled data), none, planetoid[:T,V,E] or random:a,b,c`)
-	fs.Uint64Var(&l.opt.Seed, "seed", 0, "seed of the split")
+	fs.Uint64Var(&l.opt.Seed, "split-seed", 0, "seed of the split that --split draws, or the default split of a file that stores none")
 	fs.IntVar(&l.opt.SplitIndex, "split-index", 0, splitIndexUsage)
 	fs.StringVar(&l.symmetry, "symmetry", "default", symmetryUsage)
 	fs.StringVar(&l.verify, "verify", "structure", "checks of a native file before use: structure (CSR offsets, sorted in-range column ids,\nlabels, splits), checksums (structure and the CRC-32C of every array: reads the whole file)\nor none (trust the file)")
@@ -127,7 +128,9 @@ func (l *loadFlags) load(ctx context.Context, e *env, path string, meter *procst
 	if err != nil {
 		return nil, "", 0, err
 	}
-	l.opt.Progress = e.stderr
+	var bar *progress.Bar
+	l.opt.Progress, bar = e.loading(false, path)
+	defer bar.Finish()
 	meter.Begin()
 	start := time.Now()
 	d, err := dataset.LoadContext(ctx, path, &l.opt)
@@ -262,7 +265,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 		LoadSeconds: loadSec, PeakRSSBytes: procstat.PeakRSS(), Verify: lf.opt.Verify.String(),
 		Threads: par.Threads(lf.opt.Threads), Version: version(),
 	}
-	notePhase(e.stderr, "info", "load", meter.End("load"))
+	notePhase(e.notes(), "info", "load", meter.End("load"))
 	s.DegreeMin, s.DegreeMean, s.DegreeMedian, s.DegreeMax, err = degreeStats(d.Adj.Indptr, d.Adj.NNZ())
 	if err != nil {
 		// Only --verify none lets such a file through.
@@ -283,7 +286,7 @@ func runInfo(ctx context.Context, e *env, args []string) error {
 	}
 	s.Blocks = blockBalances(d.Adj.Indptr, counts)
 	s.dataFacts = factsOf(d, lf.opt, *facts)
-	notePhase(e.stderr, "info", "stats", meter.End("stats"))
+	notePhase(e.notes(), "info", "stats", meter.End("stats"))
 	s.Phases = meter.Phases()
 	w := e.stdout
 	fmt.Fprintf(w, "%s (%s): %s\n", path, format, d.Name)

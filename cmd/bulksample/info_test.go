@@ -26,7 +26,7 @@ func TestInfoCora(t *testing.T) {
 	}
 	// The flags reach the loader: stored (directed) edges and a stratified
 	// split, half of each class: 175+108+209+409+213+149+90 = 1353.
-	code, stdout, _ = runCLI(t, "info", "--symmetry", "stored", "--split", "random:0.5,0.25,0.25", "--seed", "4", p, "--json")
+	code, stdout, _ = runCLI(t, "info", "--symmetry", "stored", "--split", "random:0.5,0.25,0.25", "--split-seed", "4", p, "--json")
 	if code != 0 {
 		t.Fatal("info failed")
 	}

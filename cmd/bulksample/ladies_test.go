@@ -62,7 +62,7 @@ func TestLadiesMatrix(t *testing.T) {
 			t.Fatal(err)
 		}
 		var sum sampleSummary
-		if err := sampleEpoch(context.Background(), io.Discard, hostStep(s), plan.Epoch(0), 1, true, &sum); err != nil {
+		if err := sampleEpoch(context.Background(), io.Discard, nil, hostStep(s), plan.Epoch(0), 1, true, &sum); err != nil {
 			t.Fatal(err)
 		}
 		if sum.Digest != tc.want {

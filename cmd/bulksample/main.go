@@ -9,6 +9,9 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+
+	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/progress"
 )
 
 // command is one subcommand of the CLI.
@@ -24,6 +27,56 @@ type env struct {
 	stdout, stderr io.Writer
 	profile        profileFlags
 	running        *runningProfile
+	// verbose is -v: the lines that only a closer look needs (notes).
+	verbose bool
+	// json is the command's --json flag, once newFlags registered it.
+	json *bool
+	// bar is the status bar drawn last (status, loading), which the next
+	// one replaces.
+	bar *progress.Bar
+}
+
+// notes returns where the lines of -v go: the costs hidden in each phase
+// (page faults, GC: notePhase), per-phase times and what a command is
+// doing, which a progress bar shows on a terminal. Without -v they go
+// nowhere.
+func (e *env) notes() io.Writer {
+	if e.verbose {
+		return e.stderr
+	}
+	return io.Discard
+}
+
+// bars returns where progress bars are drawn: standard error when it is a
+// terminal, the command is not in --json mode and the process is not a
+// rank other than 0 of an MPI launch; nil (no bar) otherwise.
+func (e *env) bars() io.Writer {
+	if e.json != nil && *e.json || dist.LaunchedRank() > 0 || !progress.Terminal(e.stderr) {
+		return nil
+	}
+	return e.stderr
+}
+
+// status says what the command is doing (loading, generating) and returns
+// the bar that shows it on a terminal, where the line goes to notes only
+// (-v): the bar says it, and clears itself when finished. Elsewhere the
+// line goes to standard error, or with quiet (work that a command's
+// default output leaves unsaid, as train's loading) to notes. Finish the
+// bar when the work is done.
+func (e *env) status(quiet bool, format string, a ...any) *progress.Bar {
+	msg := fmt.Sprintf(format, a...)
+	e.bar.Finish()
+	w := e.bars()
+	if w != nil || quiet {
+		fmt.Fprintln(e.notes(), msg)
+	} else {
+		fmt.Fprintln(e.stderr, msg)
+	}
+	if w == nil {
+		return nil
+	}
+	e.bar = progress.Start(w, msg, 0)
+	return e.bar
 }
 
 func commands() []command {
@@ -78,6 +131,7 @@ func run(ctx context.Context, args []string, e *env) (code int) {
 			continue
 		}
 		err := c.run(ctx, e, args[1:])
+		e.bar.Finish() // a status bar the command left drawn
 		if perr := e.stopProfile(); perr != nil {
 			// The command's own error, if any, is the one to report first.
 			err = errors.Join(err, perr)
@@ -122,4 +176,21 @@ func usage(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "Run 'bulksample <command> --help' for a command's flags, 'bulksample --version' for the version.")
+}
+
+// loading starts the report of loading path: on a terminal a bar, and
+// elsewhere nothing (nil). The dataset's own progress lines
+// (dataset.LoadOptions.Progress, which name the format) go to the writer
+// it returns: standard error off a terminal, unless quiet (train, whose
+// default output is its header, epochs and result), and notes otherwise.
+func (e *env) loading(quiet bool, path string) (io.Writer, *progress.Bar) {
+	e.bar.Finish()
+	if w := e.bars(); w != nil {
+		e.bar = progress.Start(w, "loading "+path, 0)
+		return e.notes(), e.bar
+	}
+	if quiet {
+		return e.notes(), nil
+	}
+	return e.stderr, nil
 }

@@ -143,11 +143,17 @@ func exitCode(err error) int {
 
 // TestRunScriptReportsTheBinarysBLAS: scripts/run.sh prints the BLAS line
 // of the binary it runs (`bulksample --version`), not whether OpenBLAS
-// links on the machine: here a fake binary built without it.
+// links on the machine: here a fake binary built without it. Given the
+// lines train prints (a header on stderr, a line per epoch and a result
+// line), the script's output fits one screen, 25 lines at most, and ends
+// with both models' test accuracies.
 func TestRunScriptReportsTheBinarysBLAS(t *testing.T) {
 	bin := fakeTools(t, map[string]string{"bulksample": `case "$1" in
 --version) printf 'bulksample (devel)\nbuild tags: none\nBLAS: pure-Go gonum (fake)\nMPI: no\n' ;;
-*) echo 'epoch 1/1: fake'; echo '{"test_acc":0.5}' ;;
+*) echo 'training fake on fake (1 nodes)' >&2
+   epochs=4; case "$*" in *linear*) epochs=20 ;; esac
+   for e in $(seq $epochs); do echo "epoch $e/$epochs: loss 1, accuracy train 0.5, valid 0.5, test 0.5, 0.1 s"; done
+   echo 'best epoch 1: valid accuracy 0.5000, test accuracy 0.5123; median epoch 0.1 s, eval 0.1 s' ;;
 esac`})
 	cmd := exec.Command("bash", "scripts/run.sh", filepath.Join(bin, "bulksample"))
 	cmd.Dir = "../.."
@@ -157,5 +163,9 @@ esac`})
 	}
 	if first, _, _ := strings.Cut(string(out), "\n"); first != "BLAS: pure-Go gonum (fake)" {
 		t.Errorf("run.sh's first line %q; want the binary's BLAS line\n%s", first, out)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) > 25 || !strings.HasPrefix(lines[len(lines)-1], "test accuracy: GraphSAGE 0.5123, features only 0.5123; ") {
+		t.Errorf("run.sh printed %d lines (want at most 25), the last %q\n%s", len(lines), lines[len(lines)-1], out)
 	}
 }

@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// TestTrainReportsMemory: every epoch line and every record of the JSON's
-// epochs array give the resident set and the Go heap, the figures of the
+// TestTrainReportsMemory: with -v every epoch line, and every record of
+// the JSON's epochs array, give the resident set and the Go heap, the figures of the
 // memory soak (scripts/soak.sh).
 func TestTrainReportsMemory(t *testing.T) {
 	if _, err := os.Stat("/proc/self/statm"); err != nil {
 		t.Skip("no /proc/self/statm on this system")
 	}
-	code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--fanout", "4,4", "--batch", "256", "--hidden", "8", "--epochs", "2", "--json")
+	code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--fanout", "4,4", "--batch", "256", "--hidden", "8", "--epochs", "2", "--json", "-v")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}

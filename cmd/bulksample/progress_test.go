@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -9,20 +10,21 @@ import (
 	"github.com/bulksample/bulksample/gnn"
 )
 
-// TestProgressRate: the progress bar shows no rate after the first
-// minibatch (which would be one minibatch over a few microseconds), and from
-// the second on the rate of the minibatches after the first.
+// TestProgressRate: the epoch's bar counts the minibatches, and the -v
+// progress lines show no rate after the first minibatch (which would be
+// one minibatch over a few microseconds), and from the second on the rate
+// of the minibatches after the first.
 func TestProgressRate(t *testing.T) {
 	var buf bytes.Buffer
-	p := newEpochProgress(&buf, 3)
-	p.tty = true
+	p := newEpochProgress(&buf, io.Discard, 3)
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	clock := t0
 	p.now = func() time.Time { return clock }
 	p.minibatch(0, 1, 100)
-	if out := buf.String(); strings.Contains(out, "/s") || !strings.Contains(out, "1/100") {
-		t.Errorf("first tick %q; want the count and no rate", out)
+	if out := buf.String(); strings.Contains(out, "/s") || !strings.Contains(out, "epoch 1/3, minibatches [") || !strings.Contains(out, "/100 ") {
+		t.Errorf("first tick %q; want the epoch's bar with the count and no rate", out)
 	}
+	p.done()
 	clock = t0.Add(500 * time.Millisecond)
 	if got, want := p.rate(2, 100), ", 2 minibatches/s, 49s left"; got != want {
 		t.Errorf("after 2 of 100 minibatches, the second 0.5 s after the first: %q; want %q", got, want)
@@ -38,7 +40,8 @@ func TestProgressRate(t *testing.T) {
 func TestCurvePlots(t *testing.T) {
 	res := &gnn.Result{}
 	for e := range 5 {
-		res.Epochs = append(res.Epochs, gnn.EpochStats{Epoch: e, Loss: 9 - float64(e), TrainAcc: 0.2 + 0.1*float64(e), ValAcc: 0.3, TestAcc: 0.25})
+		res.Epochs = append(res.Epochs, gnn.EpochStats{Epoch: e, Loss: 9 - float64(e), TrainAcc: 0.2 + 0.1*float64(e), ValAcc: 0.3, TestAcc: 0.25,
+			Evaluated: e%2 == 0, Valid: gnn.Measures{Accuracy: 0.3}, Test: gnn.Measures{Accuracy: 0.25}})
 	}
 	loss, acc, err := curvePlots(res)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/bulksample/bulksample/gpu"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/progress"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -79,7 +80,9 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	var meter procstat.Meter
 	meter.Begin()
 	t0 := time.Now()
-	d, err := dataset.LoadContext(ctx, c.graph, c.loadOptions(e.stderr))
+	lines, bar := e.loading(false, c.graph)
+	d, err := dataset.LoadContext(ctx, c.graph, c.loadOptions(lines))
+	bar.Finish()
 	if err != nil {
 		return err
 	}
@@ -87,7 +90,7 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	if d.NumNodes() == 0 || d.Adj.NNZ() == 0 {
 		return fmt.Errorf("%s: empty graph (%d vertices, %d edges): nothing to sample", c.graph, d.NumNodes(), d.Adj.NNZ())
 	}
-	notePhase(e.stderr, "sample", "load", meter.End("load"))
+	notePhase(e.notes(), "sample", "load", meter.End("load"))
 	ep, err := c.epochPlan(d.Train, d.NumNodes())
 	if err != nil {
 		return err
@@ -104,12 +107,12 @@ func runSample(ctx context.Context, e *env, args []string) error {
 	}
 	meter.End("setup")
 	sum.Phases = meter.Phases()
-	if err := sampleEpoch(ctx, e.stderr, step, ep, c.reps, c.digest, &sum); err != nil {
+	if err := sampleEpoch(ctx, e.stderr, e.bars(), step, ep, c.reps, c.digest, &sum); err != nil {
 		return err
 	}
-	notePhase(e.stderr, "sample", "sample", sum.Phases.Get("sample"))
+	notePhase(e.notes(), "sample", "sample", sum.Phases.Get("sample"))
 	if c.reps > 1 {
-		notePhase(e.stderr, "sample", "cold pass", sum.PassCosts[0])
+		notePhase(e.notes(), "sample", "cold pass", sum.PassCosts[0])
 	}
 	fmt.Fprintf(e.stdout, "%s sampler%s: %d minibatches (%d seeds) in %d bulks of %d; %d sampled edges per pass\n",
 		sum.Sampler, where, sum.Minibatches, sum.Seeds, sum.Bulks, c.plan.BulkSize, sum.SampledEdges)
@@ -196,12 +199,13 @@ func hostStep(s sampling.Sampler) bulkStep {
 }
 
 // sampleEpoch samples every bulk of ep reps times (at least once), timing
-// only the sampler (not the digest), with a progress line on stderr every
+// only the sampler (not the digest), with a progress bar of each pass's
+// bulks on bars when it is not nil, else a progress line on stderr every
 // few seconds, and fills sum's figures: the first pass is the cold one, and
 // with reps >= 2 the headline is the median of the others. It adds what the
 // sampler's calls cost to sum.Phases as phase "sample", and the digest's (of
 // the first pass: every pass samples the same) as "digest".
-func sampleEpoch(ctx context.Context, stderr io.Writer, step bulkStep, ep *sampling.EpochPlan, reps int, digest bool, sum *sampleSummary) error {
+func sampleEpoch(ctx context.Context, stderr, bars io.Writer, step bulkStep, ep *sampling.EpochPlan, reps int, digest bool, sum *sampleSummary) error {
 	reps = max(reps, 1)
 	var m procstat.Meter
 	var dg *sampling.Digest
@@ -214,12 +218,14 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, step bulkStep, ep *sampl
 		var busy time.Duration
 		var edges int64
 		var cost procstat.Cost
+		bar := progress.Start(bars, fmt.Sprintf("sample: pass %d/%d, bulks", pass+1, reps), int64(ep.NumBulks()))
 		for i := range ep.NumBulks() {
 			first, seeds := ep.Bulk(i)
 			m.Begin()
 			start := time.Now()
 			b, err := step(ctx, ep.Epoch, first, seeds)
 			if err != nil {
+				bar.Finish()
 				return fmt.Errorf("bulk %d (minibatches %d..%d): %w", i, first, first+len(seeds)-1, err)
 			}
 			busy += time.Since(start)
@@ -228,6 +234,7 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, step bulkStep, ep *sampl
 			if dg != nil && pass == 0 {
 				hb, err := b.host()
 				if err != nil {
+					bar.Finish()
 					return fmt.Errorf("bulk %d: %w", i, err)
 				}
 				dg.AddBulk(hb)
@@ -236,7 +243,8 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, step bulkStep, ep *sampl
 			if b.release != nil {
 				b.release() // its arrays serve the next bulk
 			}
-			if time.Since(lastReport) > 2*time.Second {
+			bar.Set(int64(i + 1))
+			if bar == nil && time.Since(lastReport) > 2*time.Second {
 				lastReport = time.Now()
 				line := fmt.Sprintf("sample: pass %d/%d: %d/%d bulks, %d sampled edges, %.2fM SEPS",
 					pass+1, reps, i+1, ep.NumBulks(), edges, float64(edges)/busy.Seconds()/1e6)
@@ -246,6 +254,7 @@ func sampleEpoch(ctx context.Context, stderr io.Writer, step bulkStep, ep *sampl
 				fmt.Fprintln(stderr, line)
 			}
 		}
+		bar.Finish()
 		if pass > 0 && edges != sum.SampledEdges {
 			return fmt.Errorf("pass %d sampled %d edges, the first %d: the sampler is not deterministic", pass+1, edges, sum.SampledEdges)
 		}

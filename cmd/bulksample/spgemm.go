@@ -72,7 +72,7 @@ func runSpGEMM(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer release()
-	notePhase(e.stderr, "spgemm", "load", meter.End("load"))
+	notePhase(e.notes(), "spgemm", "load", meter.End("load"))
 	if job.selectRows > 0 {
 		if job.selectRows > a.Rows {
 			return selectRowsError(job.dist.fs, job.selectRows, a.Rows, job.a)

@@ -40,11 +40,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	meter.Begin()
 	t0 := time.Now()
 	ds, err := loadTrainData(ctx, e, c)
+	e.bar.Finish()
 	if err != nil {
 		return err
 	}
 	load := loadCost{seconds: time.Since(t0).Seconds(), cost: meter.End("load")}
-	notePhase(e.stderr, "train", "load", load.cost)
+	notePhase(e.notes(), "train", "load", load.cost)
 	opt := c.opt
 	opt.NormFeatures = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	p := newTrainProgress(e, c)
@@ -60,10 +61,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 		return c.trainError(err)
 	}
 	defer job.Close()
+	p.metric = job.Trainer.Metric()
 	if err := c.writeSplit(e, job.Train, job.Valid, job.Test); err != nil {
 		return err
 	}
-	announceTrain(e, c, job.Info, job.Options, "")
+	announceTrain(e, c, job.Info, job.Options, job.Trainer.Metric(), "")
 	res, err := job.Trainer.Run(ctx, p.epoch)
 	p.bar.done()
 	if err == nil && nothingToTrain(e.stderr, c, res) {
@@ -74,6 +76,9 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	}
 	sum := summarize(c, job.Info, job.Options, res, load)
 	if err := finishTrain(e, c, res, &sum); err != nil {
+		return err
+	}
+	if err := c.writePredictions(ctx, e, job); err != nil {
 		return err
 	}
 	if c.json {
@@ -123,6 +128,27 @@ func (c *trainConfig) trainError(err error) error {
 	return fmt.Errorf("%w (set one with --split planetoid[:T,V,E] or random:a,b,c)", err)
 }
 
+// writePredictions writes every vertex's class probabilities under the
+// best epoch's weights to --predict-out, if given.
+func (c *trainConfig) writePredictions(ctx context.Context, e *env, job *train.Job) error {
+	if c.predictOut == "" {
+		return nil
+	}
+	scores, best, err := job.Scores(ctx)
+	if err != nil {
+		return fmt.Errorf("--predict-out: %w", err)
+	}
+	if err := train.WriteScores(ctx, c.predictOut, scores, job.Info.Classes); err != nil {
+		return fmt.Errorf("--predict-out: %w", err)
+	}
+	which := "the best epoch's weights"
+	if !best {
+		which = "the last epoch's weights (no epoch was evaluated)"
+	}
+	fmt.Fprintf(e.stderr, "wrote the class probabilities of %d vertices under %s to %s\n", job.Info.Nodes, which, c.predictOut)
+	return nil
+}
+
 // writeSplit writes the split trained on to --split-out, if given.
 func (c *trainConfig) writeSplit(e *env, trainSet, valid, test []int32) error {
 	if c.splitOut == "" {
@@ -144,10 +170,12 @@ type trainProgress struct {
 	bar *epochProgress
 	// also, when set, is called after every minibatch too (a test hook).
 	also func(epoch, done, total int)
+	// metric is the metric the epoch lines give (Trainer.Metric).
+	metric gnn.Metric
 }
 
 func newTrainProgress(e *env, c *trainConfig) *trainProgress {
-	return &trainProgress{e: e, c: c, bar: newEpochProgress(e.stderr, c.opt.Train.Plan.Epochs)}
+	return &trainProgress{e: e, c: c, bar: newEpochProgress(e.bars(), e.notes(), c.opt.Train.Plan.Epochs)}
 }
 
 // hook sets the trainer's hooks that report to p: OnMinibatch, OnResume
@@ -171,8 +199,8 @@ func (p *trainProgress) minibatch(epoch, done, total int) {
 func (p *trainProgress) epoch(st gnn.EpochStats) {
 	p.bar.done()
 	epochs := p.c.opt.Train.Plan.Epochs
-	printEpoch(p.e.stdout, epochs, st, p.c.opt.Train.Model.Arch != gnn.Linear)
+	printEpoch(p.e.stdout, epochs, st, p.metric, p.c.opt.Train.Model.Arch != gnn.Linear, p.e.verbose)
 	for _, ph := range st.Costs {
-		notePhase(p.e.stderr, fmt.Sprintf("epoch %d/%d", st.Epoch+1, epochs), ph.Name, ph.Cost)
+		notePhase(p.e.notes(), fmt.Sprintf("epoch %d/%d", st.Epoch+1, epochs), ph.Name, ph.Cost)
 	}
 }

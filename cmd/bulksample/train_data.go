@@ -48,7 +48,7 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 			return nil, fmt.Errorf("--data %q: %w", c.data, err)
 		}
 		p.Threads = c.opt.Train.Runtime.Threads
-		fmt.Fprintf(e.stderr, "generating the planted-partition dataset %q\n", c.data)
+		e.status(true, "generating the planted-partition dataset %q", c.data)
 		return dataset.PlantedPartition(p)
 	case "cora", "citeseer":
 		if opts != "" {
@@ -58,9 +58,9 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		if err != nil {
 			return nil, err
 		}
-		return dataset.LoadContext(ctx, path, c.loadOptions(e))
+		return dataset.LoadContext(ctx, path, c.loadOptions(e, path))
 	}
-	ds, err := dataset.LoadContext(ctx, c.data, c.loadOptions(e))
+	ds, err := dataset.LoadContext(ctx, c.data, c.loadOptions(e, c.data))
 	return ds, c.dataError(err)
 }
 
@@ -76,11 +76,14 @@ func (c *trainConfig) dataError(err error) error {
 	return err
 }
 
-// loadOptions are the options of loading --data from a file: the split of
-// --split and --split-seed or --split-index, and --symmetry.
-func (c *trainConfig) loadOptions(e *env) *dataset.LoadOptions {
+// loadOptions are the options of loading --data from the file path: the
+// split of --split and --split-seed or --split-index, --symmetry, and the
+// loader's progress lines, which a bar replaces on a terminal and which go
+// to -v's notes elsewhere.
+func (c *trainConfig) loadOptions(e *env, path string) *dataset.LoadOptions {
+	lines, _ := e.loading(true, path)
 	return &dataset.LoadOptions{Split: c.split, Seed: c.splitSeed, SplitIndex: c.splitIndex, Symmetry: c.symmetry,
-		Threads: c.opt.Train.Runtime.Threads, Progress: e.stderr}
+		Threads: c.opt.Train.Runtime.Threads, Progress: lines}
 }
 
 // source returns where a rank of a distributed run reads --data
@@ -108,7 +111,7 @@ func (c *trainConfig) source(ctx context.Context, e *env) (train.Source, string,
 	if err != nil {
 		return nil, "", c.dataError(err)
 	}
-	return train.Path(path, c.loadOptions(e)), dsName, nil
+	return train.Path(path, c.loadOptions(e, path)), dsName, nil
 }
 
 // plantedOptions parses "nodes=20000,classes=8": the options of the

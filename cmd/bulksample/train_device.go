@@ -56,7 +56,7 @@ func localGPU(getenv func(string) string, count func() (int, error)) (int, strin
 // addTrain adds --device to train's flags.
 func (d *deviceFlag) addTrain(fs *flag.FlagSet) {
 	fs.StringVar(&d.name, "device", "cpu", "where the model computes: cpu, or cuda (an NVIDIA GPU: the one of the process's local rank under\n"+
-		"mpirun or srun, else the first; needs a binary built with `make build CUDA=1`)")
+		"mpirun or srun, else the first, in a binary with CUDA support, which bulksample --version lists)")
 }
 
 // trainBackend returns the compute backend of --device (nil for cpu: the

@@ -82,12 +82,13 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	defer r.job.Close()
+	r.e.bar.Finish() // the loading's
 	if root {
 		if err := r.c.writeSplit(r.e, r.job.Train, r.job.Valid, r.job.Test); err != nil {
 			return err
 		}
 		where := fmt.Sprintf(" on %d ranks (replication %d, %s)", r.job.Grid.Size(), r.job.Grid.Replication(), r.job.Dist.Fetch)
-		announceTrain(r.e, &r.c, r.job.Info, r.job.Options, where)
+		announceTrain(r.e, &r.c, r.job.Info, r.job.Options, r.job.Trainer.Metric(), where)
 	}
 	if _, why := r.job.Trainer.PipelineDepth(); why != "" {
 		// The sampler, the store and the reducer communicate, and the MPI
@@ -135,6 +136,11 @@ func (r *rankRun) assemble(ctx context.Context, cancel context.CancelCauseFunc) 
 	opt := r.c.opt
 	opt.NormFeatures = r.c.normFeatures.applies(name)
 	r.p = newTrainProgress(r.e, &r.c)
+	defer func() {
+		if r.job != nil {
+			r.p.metric = r.job.Trainer.Metric()
+		}
+	}()
 	fail := r.c.ranks.failRank
 	r.p.also = func(epoch, done, total int) {
 		if r.world.Rank() == fail && done == min(opt.Train.Plan.BulkSize, total) {
@@ -151,7 +157,7 @@ func (r *rankRun) assemble(ctx context.Context, cancel context.CancelCauseFunc) 
 		return r.c.trainError(err)
 	}
 	r.load = loadCost{seconds: time.Since(t0).Seconds(), cost: meter.End("load")}
-	notePhase(r.e.stderr, "train", "load", r.load.cost)
+	notePhase(r.e.notes(), "train", "load", r.load.cost)
 	if opt.Train.Checkpoint.Resume {
 		if err := sameCheckpoint(ctx, r.job.Grid.World(), opt.Train.Checkpoint.Dir); err != nil {
 			r.release()

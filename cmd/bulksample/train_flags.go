@@ -24,6 +24,7 @@ type trainConfig struct {
 	splitIndex   int    // --split-index: which stored split
 	symmetryFlag string // --symmetry, parsed into symmetry
 	symmetry     dataset.Symmetry
+	predictOut   string // --predict-out: where to write every vertex's class probabilities
 	normFeatures normMode
 	preset       string
 	presetAuto   bool // the preset is the default for --data's format (choosePreset)
@@ -43,15 +44,17 @@ const dataEnv = dataset.DataEnv
 type trainFlags struct {
 	sampler                       samplerFlags
 	model, decayLayers, blas, gcn string
+	metric, norm                  string
 	layers                        int
 	dropout                       float64
 }
 
 func parseTrainFlags(e *env, args []string) (*trainConfig, error) {
 	fs, jsonOut := newFlags(e, "train", "--data PATH|cora|citeseer|synthetic[:k=v,...] [flags]",
-		"Trains GraphSAGE or GCN on minibatches sampled in bulk, evaluates it after every epoch by\n"+
-			"full-neighbour inference, and reports the test accuracy of the best-valid epoch, the\n"+
-			"per-phase times and the sampled edges per second (SEPS).\n"+builtinDataHelp+
+		"Trains GraphSAGE or GCN on minibatches sampled in bulk, evaluates it after every epoch (or every\n"+
+			"--eval-every epochs) by full-neighbour inference, and reports the test figure of the epoch of the\n"+
+			"best valid --metric (ROC AUC for two classes, accuracy otherwise), the epochs' times and the\n"+
+			"sampled edges per second (SEPS); -v adds the per-phase times and costs.\n"+builtinDataHelp+
 			"synthetic is the labelled planted-partition graph; its options are nodes, classes, degree,\n"+
 			"exponent, homophily, features, noise, seed and, last, split (synthetic:nodes=20000,classes=8).\n\n"+
 			"Presets (--preset NAME sets these flags; flags given explicitly override them):"+presetHelp())
@@ -97,6 +100,8 @@ func (c *trainConfig) registerData(fs *flag.FlagSet) {
 		"(PyG's NormalizeFeatures): auto (on for cora and citeseer, by name or file name, off otherwise), on or off;\n"+
 		"the bare flag means on; give the others as --norm-features=off (default auto)")
 	fs.StringVar(&c.plot, "plot", "", "write loss and accuracy curves to this PNG file")
+	fs.StringVar(&c.predictOut, "predict-out", "", "write every vertex's class probabilities (the softmax of its logits) under the best epoch's\n"+
+		"weights to this file: FILE.npy (float32, nodes x classes) or FILE.csv (a header line, then node,p_0,...,p_{C-1})")
 }
 
 // registerTraining adds the flags of the sampler, the model, the optimiser,
@@ -109,6 +114,16 @@ func (c *trainConfig) registerTraining(fs *flag.FlagSet, tf *trainFlags) {
 	fs.IntVar(&tf.layers, "layers", 0, "number of layers L; 0 for the number of --fanout values")
 	fs.IntVar(&o.Model.Hidden, "hidden", gnn.DefaultHidden, "hidden width H")
 	fs.Float64Var(&tf.dropout, "dropout", 0.5, "dropout probability on every layer's input, in [0, 1)")
+	fs.BoolVar(&o.Model.Residual, "residual", false, "the residual architecture of Platonov et al. (ICLR 2023): an input linear map to --hidden and GELU,\n"+
+		"then per layer a block of --norm, the --model conv, dropout, GELU, a linear map and dropout, added to the\n"+
+		"block's input (the skip connection), then --norm and the output linear map")
+	fs.StringVar(&tf.norm, "norm", "none", "normalisation of the residual architecture's blocks and output layer: none or layer (layer\n"+
+		"normalisation); layer alone (without --residual) gives the blocks without the skip connection")
+	fs.StringVar(&tf.metric, "metric", "auto", "the metric that picks the best epoch (whose test figure is reported and whose weights\n"+
+		"--predict-out uses): auto (auc for two classes, accuracy otherwise), accuracy, auc (ROC AUC of class 1's\n"+
+		"score) or macro-f1")
+	fs.IntVar(&o.Eval.Every, "eval-every", 1, "evaluate after every N-th epoch only, and after the last (evaluation is inference over the whole graph)")
+	fs.IntVar(&o.Eval.Patience, "patience", 0, "stop after N evaluations in a row without a better valid --metric (early stopping); 0 trains every epoch")
 	fs.StringVar(&tf.gcn, "gcn-norm", "graph", "degrees of GCN's D^-1/2 (A+I) D^-1/2: graph (the graph's, which node-wise blocks carry:\n"+
 		"full-neighbour training equals full-batch GCN) or block (the sampled block's own, DGL's GraphConv on blocks)")
 	o.Plan.BatchSize = 512
@@ -167,7 +182,10 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 	if err := checkSplitIndex(fs, c.splitIndex, c.split); err != nil {
 		return err
 	}
-	for _, o := range []struct{ flag, path string }{{"--plot", c.plot}, {"--split-out", c.splitOut}} {
+	if ext := strings.ToLower(filepath.Ext(c.predictOut)); c.predictOut != "" && ext != ".npy" && ext != ".csv" {
+		return usageError(fs, "--predict-out %q: want a .npy or .csv file", c.predictOut)
+	}
+	for _, o := range []struct{ flag, path string }{{"--plot", c.plot}, {"--split-out", c.splitOut}, {"--predict-out", c.predictOut}} {
 		if err := checkOutputFile(o.path); err != nil {
 			return usageError(fs, "%s: %v", o.flag, err)
 		}
@@ -230,6 +248,18 @@ func (c *trainConfig) fill(fs *flag.FlagSet, tf *trainFlags) error {
 	if o.Model.GCNNorm, err = gnn.ParseGCNNorm(tf.gcn); err != nil {
 		return usageError(fs, "--gcn-norm %q: want graph or block", tf.gcn)
 	}
+	if o.Model.Norm, err = gnn.ParseNorm(tf.norm); err != nil {
+		return usageError(fs, "--norm %q: want none or layer", tf.norm)
+	}
+	if o.Eval.Metric, err = gnn.ParseMetric(tf.metric); err != nil {
+		return usageError(fs, "--metric %q: want auto, accuracy, auc or macro-f1", tf.metric)
+	}
+	if c.device.cuda() && (o.Model.Residual || o.Model.Norm != gnn.NormNone) {
+		return usageError(fs, "--device cuda: --residual and --norm layer run on the CPU only (the CUDA backend has no layer normalisation or GELU yet)")
+	}
+	if c.predictOut != "" && c.ranks.distributed() {
+		return usageError(fs, "--predict-out %s: a single-process option (a rank of a distributed run holds its block of the graph)", c.predictOut)
+	}
 	o.Model.Dropout = float32(tf.dropout)
 	if !(tf.dropout >= 0 && tf.dropout < 1) { // float32 would round 0.99999999 to 1
 		return usageError(fs, "--dropout %g: want a probability in [0, 1)", tf.dropout)
@@ -291,7 +321,7 @@ func (c *trainConfig) checkCounts(fs *flag.FlagSet, tf *trainFlags) error {
 	for _, f := range []struct {
 		name string
 		v    int
-	}{{"hidden", o.Model.Hidden}, {"bulk", o.Plan.BulkSize}, {"epochs", o.Plan.Epochs}} {
+	}{{"hidden", o.Model.Hidden}, {"bulk", o.Plan.BulkSize}, {"epochs", o.Plan.Epochs}, {"eval-every", o.Eval.Every}} {
 		if err := atLeast(fs, f.name, f.v, 1); err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -45,13 +46,23 @@ func plotCurves(path string, res *gnn.Result) error {
 }
 
 // curvePlots returns the two panels of plotCurves: the loss per epoch, and
-// the accuracies per epoch on a fixed [0, 1] axis. Both span the same
-// epochs.
+// on a fixed [0, 1] axis the minibatches' training accuracy per epoch and
+// the metric that ranks the epochs (res.Metric) on the valid and test sets
+// per evaluated epoch (--eval-every). Both span the same epochs.
 func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
 	series := func(f func(gnn.EpochStats) float64) plotter.XYs {
 		xy := make(plotter.XYs, len(res.Epochs))
 		for i, st := range res.Epochs {
 			xy[i].X, xy[i].Y = float64(st.Epoch+1), f(st)
+		}
+		return xy
+	}
+	evaluated := func(f func(gnn.EpochStats) float64) plotter.XYs {
+		var xy plotter.XYs
+		for _, st := range res.Epochs {
+			if y := f(st); st.Evaluated && !math.IsNaN(y) {
+				xy = append(xy, plotter.XY{X: float64(st.Epoch + 1), Y: y})
+			}
 		}
 		return xy
 	}
@@ -70,13 +81,22 @@ func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
 	loss.Legend.Add("training loss", line, points)
 	acc = plot.New()
 	acc.X.Label.Text = "epoch"
-	acc.Y.Label.Text = "accuracy"
+	m := res.Metric.For(0) // MetricAuto (a Result not from a run) reads as accuracy
+	acc.Y.Label.Text = m.Title()
 	acc.Legend.Top = false // the accuracies rise: the lower right stays clear
-	if err := plotutil.AddLinePoints(acc,
-		"train accuracy", series(func(s gnn.EpochStats) float64 { return s.TrainAcc }),
-		"valid accuracy", series(func(s gnn.EpochStats) float64 { return s.ValAcc }),
-		"test accuracy", series(func(s gnn.EpochStats) float64 { return s.TestAcc }),
-	); err != nil {
+	curves := []any{"train accuracy (minibatches)", series(func(s gnn.EpochStats) float64 { return s.TrainAcc })}
+	for _, c := range []struct {
+		name string
+		f    func(gnn.EpochStats) float64
+	}{
+		{"valid " + m.Title(), func(s gnn.EpochStats) float64 { return s.Valid.Value(m) }},
+		{"test " + m.Title(), func(s gnn.EpochStats) float64 { return s.Test.Value(m) }},
+	} {
+		if xy := evaluated(c.f); len(xy) > 0 {
+			curves = append(curves, c.name, xy)
+		}
+	}
+	if err := plotutil.AddLinePoints(acc, curves...); err != nil {
 		return nil, nil, err
 	}
 	acc.Y.Min, acc.Y.Max = 0, 1

@@ -4,16 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
-
-	"github.com/schollz/progressbar/v3"
-	"golang.org/x/term"
 
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/progress"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/train"
 )
@@ -23,9 +23,10 @@ import (
 
 // trainSummary is the --json object of `bulksample train`. Times are
 // seconds; the run-level per-epoch figures are medians over the epochs
-// trained in this run, and Epochs lists every epoch. Fields that do not
-// apply to the model (the linear model has no graph layers, fanouts,
-// hidden width or sampled edges) are left out.
+// trained in this run (the evaluation's over those evaluated), and Epochs
+// lists every epoch. Fields that do not apply to the model (the linear
+// model has no graph layers, fanouts, hidden width or sampled edges) are
+// left out.
 type trainSummary struct {
 	Data         string `json:"data"`
 	Nodes        int    `json:"nodes"`
@@ -43,15 +44,28 @@ type trainSummary struct {
 	ResumedFrom  int    `json:"resumed_from"`
 	// ResumedMinibatches are the minibatches of epoch ResumedFrom+1 that
 	// the checkpoint held (a stopped run's), 0 when it held whole epochs.
-	ResumedMinibatches int          `json:"resumed_minibatches"`
-	BestEpoch          int          `json:"best_epoch"` // 1-based, like the progress lines
-	ValAcc             float64      `json:"val_acc"`
-	TestAcc            float64      `json:"test_acc"`
-	FinalLoss          float64      `json:"final_loss"`
-	EpochSeconds       float64      `json:"epoch_seconds"`
-	SEPS               float64      `json:"seps,omitempty"`
-	Phases             phaseSeconds `json:"phase_seconds"`
-	LoadSeconds        float64      `json:"load_seconds"`
+	ResumedMinibatches int     `json:"resumed_minibatches"`
+	BestEpoch          int     `json:"best_epoch"` // 1-based, like the progress lines; 0 when no epoch was evaluated
+	ValAcc             float64 `json:"val_acc"`
+	TestAcc            float64 `json:"test_acc"`
+	// Metric is the metric that ranked the epochs (--metric, auto
+	// resolved); BestValid and BestTest are the best epoch's measures, and
+	// EarlyStopped says that --patience ended the run.
+	Metric       string        `json:"metric"`
+	BestValid    *measuresJSON `json:"best_valid,omitempty"`
+	BestTest     *measuresJSON `json:"best_test,omitempty"`
+	EarlyStopped bool          `json:"early_stopped,omitempty"`
+	// EvalEvery and Patience are --eval-every and --patience; Residual and
+	// Norm the residual architecture's flags.
+	EvalEvery    int          `json:"eval_every"`
+	Patience     int          `json:"patience,omitempty"`
+	Residual     bool         `json:"residual,omitempty"`
+	Norm         string       `json:"norm,omitempty"`
+	FinalLoss    float64      `json:"final_loss"`
+	EpochSeconds float64      `json:"epoch_seconds"`
+	SEPS         float64      `json:"seps,omitempty"`
+	Phases       phaseSeconds `json:"phase_seconds"`
+	LoadSeconds  float64      `json:"load_seconds"`
 	// NormFeatures says whether the feature rows were scaled to sum 1
 	// (--norm-features).
 	NormFeatures bool   `json:"norm_features"`
@@ -100,6 +114,13 @@ type epochRecord struct {
 	// Resumed marks an epoch loaded from the checkpoint, not trained by
 	// this run.
 	Resumed bool `json:"resumed,omitempty"`
+	// Evaluated says whether the epoch was evaluated (--eval-every); Train,
+	// Valid and Test are then the measures of full-neighbour inference on
+	// the three sets (TrainAcc is the minibatches' accuracy, with dropout).
+	Evaluated bool          `json:"evaluated"`
+	Train     *measuresJSON `json:"train,omitempty"`
+	Valid     *measuresJSON `json:"valid,omitempty"`
+	Test      *measuresJSON `json:"test,omitempty"`
 	// RSSBytes (the resident set size, -1 where unknown) and HeapBytes (the
 	// Go heap's allocated bytes) are read at the end of the epoch, after its
 	// evaluation: the memory curve of the run (scripts/soak.sh).
@@ -109,6 +130,27 @@ type epochRecord struct {
 	// communication phase's calls during the epoch (its training and its
 	// evaluation), the wait for the other ranks included.
 	WaitSeconds map[string]float64 `json:"wait_seconds,omitempty"`
+}
+
+// measuresJSON are gnn.Measures in the JSON: a figure the set does not
+// define (an AUC of more than two classes, or of a set without both) is
+// left out rather than written as NaN, which JSON has not.
+type measuresJSON struct {
+	Accuracy float64  `json:"accuracy"`
+	MacroF1  *float64 `json:"macro_f1,omitempty"`
+	AUC      *float64 `json:"auc,omitempty"`
+	Counted  int      `json:"counted"`
+}
+
+// measuresOf returns m for the JSON.
+func measuresOf(m gnn.Measures) *measuresJSON {
+	finite := func(v float64) *float64 {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return &v
+	}
+	return &measuresJSON{Accuracy: m.Accuracy, MacroF1: finite(m.MacroF1), AUC: finite(m.AUC), Counted: m.Counted}
 }
 
 // phaseSeconds are gnn.PhaseTimes in seconds. With --pipeline 2, sample
@@ -125,14 +167,35 @@ type phaseSeconds struct {
 	Eval     float64 `json:"eval"`
 }
 
-// announceTrain prints the run's header lines on stderr; where, when not
-// empty, says how the run is distributed.
-func announceTrain(e *env, c *trainConfig, in train.Info, opt train.Options, where string) {
+// announceTrain prints the run's header line on stderr (and with -v the
+// flags of its preset); where, when not empty, says how the run is
+// distributed.
+func announceTrain(e *env, c *trainConfig, in train.Info, opt train.Options, metric gnn.Metric, where string) {
+	extra := ""
 	if c.preset != "" {
-		fmt.Fprintf(e.stderr, "preset %s%s: %s\n", c.preset, presetNote(c), trainCommand(c))
+		fmt.Fprintf(e.notes(), "preset %s%s: %s\n", c.preset, presetNote(c), trainCommand(c))
+		extra = fmt.Sprintf(", preset %s%s", c.preset, presetNote(c))
 	}
-	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, BLAS %s, feature rows normalised: %v\n",
-		opt.Train.Model.Arch, samplerName(opt, true), in.Name, in.Nodes, in.Edges, in.Train, in.Valid, in.Test, where, blasName(opt.Train), in.Normalized)
+	if in.Normalized {
+		extra += ", feature rows normalised"
+	}
+	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, metric %s, BLAS %s%s\n",
+		modelName(opt.Train.Model), samplerName(opt, true), in.Name, in.Nodes, in.Edges, in.Train, in.Valid, in.Test, where, metric, blasName(opt.Train), extra)
+}
+
+// modelName names the model: its architecture, and the residual
+// architecture's options.
+func modelName(m gnn.TrainModel) string {
+	s := m.Arch.String()
+	switch {
+	case m.Residual && m.Norm == gnn.NormLayer:
+		s += " (residual, layer norm)"
+	case m.Residual:
+		s += " (residual)"
+	case m.Norm == gnn.NormLayer:
+		s += " (blocks with layer norm, no skip connection)"
+	}
+	return s
 }
 
 // samplerName names the sampler of a run: seeds-only for the linear model,
@@ -160,9 +223,11 @@ func ladiesMatrixName(so sampling.SamplerOptions) string {
 
 // finishTrain prints the run's result line and writes --plot.
 func finishTrain(e *env, c *trainConfig, res *gnn.Result, sum *trainSummary) error {
-	fmt.Fprintf(e.stdout, "best epoch %d: valid accuracy %.4f, test accuracy %.4f; median epoch %.3f s (sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f; eval %.3f)%s, BLAS %s\n",
-		sum.BestEpoch, sum.ValAcc, sum.TestAcc, sum.EpochSeconds, sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward,
-		sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sepsText(", ", sum.SEPS, c.opt.Train.Model.Arch != gnn.Linear), sum.BLAS)
+	sampled := c.opt.Train.Model.Arch != gnn.Linear
+	fmt.Fprintf(e.stdout, "%s; median epoch %s s, eval %s s%s\n",
+		bestText(res), secs(sum.EpochSeconds), secs(sum.Phases.Eval), sepsText(", ", sum.SEPS, sampled))
+	fmt.Fprintf(e.notes(), "median phases: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f, eval %.3f s; BLAS %s\n",
+		sum.Phases.Sample, sum.Phases.Extract, sum.Phases.Forward, sum.Phases.Backward, sum.Phases.Update, sum.Phases.Eval, sum.BLAS)
 	if c.plot != "" {
 		if err := plotCurves(c.plot, res); err != nil {
 			return err
@@ -239,26 +304,22 @@ func blasName(o gnn.TrainOptions) string {
 }
 
 // epochProgress shows the minibatches of the current epoch: a progress bar
-// when w is a terminal, otherwise a plain line every few seconds. The rate
-// and the time left are measured from the end of the epoch's first
+// on bars (standard error when it is a terminal, env.bars), otherwise,
+// with -v, a plain line on lines every few seconds. The rate and the time
+// left of the lines are measured from the end of the epoch's first
 // minibatch (which also waits for the first bulk's sampling), so the first
 // tick shows none rather than one minibatch over a few microseconds.
 type epochProgress struct {
-	w      io.Writer
-	epochs int
-	bar    *progressbar.ProgressBar
-	tty    bool
-	last   time.Time
-	first  time.Time        // when the current epoch's first minibatch ended
-	now    func() time.Time // the clock; time.Now outside tests
+	bars, lines io.Writer
+	epochs      int
+	bar         *progress.Bar
+	last        time.Time
+	first       time.Time        // when the current epoch's first minibatch ended
+	now         func() time.Time // the clock; time.Now outside tests
 }
 
-func newEpochProgress(w io.Writer, epochs int) *epochProgress {
-	p := &epochProgress{w: w, epochs: epochs, last: time.Now(), now: time.Now}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		p.tty = true
-	}
-	return p
+func newEpochProgress(bars, lines io.Writer, epochs int) *epochProgress {
+	return &epochProgress{bars: bars, lines: lines, epochs: epochs, last: time.Now(), now: time.Now}
 }
 
 // rate describes the minibatches per second after the first one and the
@@ -277,41 +338,78 @@ func (p *epochProgress) minibatch(epoch, done, total int) {
 	if done == 1 {
 		p.first = p.now()
 	}
-	if p.tty {
-		desc := fmt.Sprintf("epoch %d/%d%s", epoch+1, p.epochs, p.rate(done, total))
+	if p.bars != nil {
 		if p.bar == nil {
-			p.bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(p.w),
-				progressbar.OptionSetDescription(desc), progressbar.OptionShowCount(),
-				progressbar.OptionSetPredictTime(false), progressbar.OptionSetElapsedTime(false),
-				progressbar.OptionClearOnFinish(), progressbar.OptionThrottle(100*time.Millisecond))
-		} else {
-			p.bar.Describe(desc)
+			p.bar = progress.Start(p.bars, fmt.Sprintf("epoch %d/%d, minibatches", epoch+1, p.epochs), int64(total))
 		}
-		p.bar.Set(done)
+		p.bar.Set(int64(done))
 		return
 	}
-	if time.Since(p.last) >= 5*time.Second {
+	if p.lines != io.Discard && time.Since(p.last) >= 5*time.Second {
 		p.last = time.Now()
-		fmt.Fprintf(p.w, "epoch %d/%d: %d/%d minibatches%s\n", epoch+1, p.epochs, done, total, p.rate(done, total))
+		fmt.Fprintf(p.lines, "epoch %d/%d: %d/%d minibatches%s\n", epoch+1, p.epochs, done, total, p.rate(done, total))
 	}
 }
 
 // done ends the current epoch's bar.
 func (p *epochProgress) done() {
-	if p.bar != nil {
-		p.bar.Finish()
-		p.bar = nil
-	}
+	p.bar.Finish()
+	p.bar = nil
 }
 
-// printEpoch prints an epoch's line; sampled says whether the model reads
-// sampled edges (all but the linear one), whose SEPS it then gives.
-func printEpoch(w io.Writer, epochs int, st gnn.EpochStats, sampled bool) {
-	ph := st.Phases
-	fmt.Fprintf(w, "epoch %d/%d: loss %.4f, train %.4f, valid %.4f, test %.4f | %.3f s: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f%s; eval %.3f s%s | RSS %.1f MB, heap %.1f MB\n",
-		st.Epoch+1, epochs, st.Loss, st.TrainAcc, st.ValAcc, st.TestAcc, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(),
-		ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), waitText(ph), ph.Eval.Seconds(), sepsText(" | ", st.SEPS, sampled),
-		float64(st.RSSBytes)/1e6, float64(st.HeapBytes)/1e6)
+// printEpoch prints an epoch's line: the loss, the metric on the train,
+// valid and test sets (of the evaluation; "-" for an epoch not evaluated),
+// the epoch's training seconds and, when sampled (all models but the
+// linear one), its SEPS; with verbose also its phases and memory.
+func printEpoch(w io.Writer, epochs int, st gnn.EpochStats, metric gnn.Metric, sampled, verbose bool) {
+	fig := "train -, valid -, test -"
+	if st.Evaluated {
+		fig = fmt.Sprintf("train %s, valid %s, test %s", metricText(st.Train.Value(metric)), metricText(st.Valid.Value(metric)), metricText(st.Test.Value(metric)))
+	}
+	line := fmt.Sprintf("epoch %d/%d: loss %.4g, %s %s, %s s%s", st.Epoch+1, epochs, st.Loss, metric, fig, secs(st.Seconds), sepsText(", ", st.SEPS, sampled))
+	if verbose {
+		ph := st.Phases
+		line += fmt.Sprintf(" | sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f%s; eval %.3f s | RSS %.1f MB, heap %.1f MB",
+			ph.Sample.Seconds(), ph.Extract.Seconds(), ph.Forward.Seconds(), ph.Backward.Seconds(), ph.Update.Seconds(), waitText(ph), ph.Eval.Seconds(),
+			float64(st.RSSBytes)/1e6, float64(st.HeapBytes)/1e6)
+	}
+	fmt.Fprintln(w, line)
+}
+
+// metricText formats a metric's value: 4 decimals, which tell apart the
+// runs of a test set of thousands of vertices, or n/a for an AUC a set
+// without both classes does not define.
+func metricText(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+// secs formats seconds to 3 significant digits (at least the millisecond).
+func secs(s float64) string {
+	if s >= 100 {
+		return fmt.Sprintf("%.0f", s)
+	}
+	return strconv.FormatFloat(s, 'f', max(0, 2-int(math.Floor(math.Log10(max(s, 1e-3))))), 64)
+}
+
+// bestText says which epoch the run reports and its figures: the best
+// valid metric's epoch, its valid and test metric (and accuracy beside
+// another metric), whether early stopping ended the run.
+func bestText(res *gnn.Result) string {
+	if res.BestEpoch < 0 {
+		return "no epoch evaluated"
+	}
+	m := res.Metric
+	s := fmt.Sprintf("best epoch %d: valid %s %s, test %s %s", res.BestEpoch+1, m.Title(), metricText(res.BestValid.Value(m)), m.Title(), metricText(res.BestTest.Value(m)))
+	if m != gnn.MetricAccuracy {
+		s += fmt.Sprintf(" (test accuracy %s)", metricText(res.TestAcc))
+	}
+	if res.EarlyStopped {
+		s += fmt.Sprintf(", stopped early after epoch %d", len(res.Epochs))
+	}
+	return s
 }
 
 // waitText formats the reduce and wait phases for the progress lines, when
@@ -346,7 +444,15 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 		Threads: par.Threads(o.Runtime.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
 		ResumedFrom: res.ResumedFrom, ResumedMinibatches: res.ResumedMinibatches, BestEpoch: res.BestEpoch + 1, ValAcc: res.BestValAcc, TestAcc: res.TestAcc, LoadSeconds: load.seconds,
 		Epochs: make([]epochRecord, len(res.Epochs)), NormFeatures: in.Normalized, Preset: c.preset,
-		WeightDecayLayers: "all", SplitSeed: c.splitSeed, SplitFile: c.splitFile, PeakRSSBytes: procstat.PeakRSS(), Version: version()}
+		WeightDecayLayers: "all", SplitSeed: c.splitSeed, SplitFile: c.splitFile, PeakRSSBytes: procstat.PeakRSS(), Version: version(),
+		Metric: res.Metric.String(), EarlyStopped: res.EarlyStopped, EvalEvery: max(o.Eval.Every, 1), Patience: o.Eval.Patience,
+		Residual: o.Model.Residual}
+	if o.Model.Norm != gnn.NormNone {
+		sum.Norm = o.Model.Norm.String()
+	}
+	if res.BestEpoch >= 0 {
+		sum.BestValid, sum.BestTest = measuresOf(res.BestValid), measuresOf(res.BestTest)
+	}
 	if opt.Sampler.Method == sampling.MethodLADIES && o.Model.Arch != gnn.Linear {
 		sum.LadiesMatrix = ladiesMatrixName(opt.Sampler)
 	}
@@ -365,7 +471,12 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 	for i, st := range res.Epochs {
 		sum.Epochs[i] = epochRecord{Epoch: st.Epoch + 1, Loss: st.Loss, TrainAcc: st.TrainAcc, ValAcc: st.ValAcc, TestAcc: st.TestAcc,
 			Minibatches: st.Minibatches, SampledEdges: st.SampledEdges, SEPS: st.SEPS, Seconds: st.Seconds,
-			Phases: phasesOf(st.Phases), Costs: st.Costs, Resumed: i < res.ResumedFrom, RSSBytes: st.RSSBytes, HeapBytes: st.HeapBytes}
+			Phases: phasesOf(st.Phases), Costs: st.Costs, Resumed: i < res.ResumedFrom, RSSBytes: st.RSSBytes, HeapBytes: st.HeapBytes,
+			Evaluated: st.Evaluated}
+		if st.Evaluated {
+			r := &sum.Epochs[i]
+			r.Train, r.Valid, r.Test = measuresOf(st.Train), measuresOf(st.Valid), measuresOf(st.Test)
+		}
 	}
 	if o.Model.Arch == gnn.Linear {
 		// Softmax regression on the seeds' own features: no graph layer,
@@ -398,8 +509,15 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 		Reduce:   med(func(s gnn.EpochStats) float64 { return s.Phases.Reduce.Seconds() }),
 		Update:   med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
 		Wait:     med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
-		Eval:     med(func(s gnn.EpochStats) float64 { return s.Phases.Eval.Seconds() }),
 	}
+	// The evaluation's median over the epochs evaluated (--eval-every).
+	var evals []float64
+	for _, st := range run {
+		if st.Evaluated {
+			evals = append(evals, st.Phases.Eval.Seconds())
+		}
+	}
+	sum.Phases.Eval = median(evals)
 	return sum
 }
 

@@ -283,11 +283,13 @@ func TestTrainFlags(t *testing.T) {
 		"--split", "planetoid", "--norm-features", "--plot", "p.png", "--json", "--gcn-norm", "block", "--no-eval", "--pipeline", "1",
 		"--inproc-ranks", "4", "--replication", "2", "--fetch", "pull", "--replicate-graph", "--fail-rank", "3", "--eval", "gathered",
 		"--checkpoint-every", "3", "--checkpoint-interval", "10m",
+		"--metric", "macro-f1", "--eval-every", "4", "--patience", "5", "--residual", "--norm", "layer",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, GCNNorm: gnn.GCNBlockNorm}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001}}, Plan: gnn.TrainPlan{BatchSize: 100, BulkSize: 5, Epochs: 7}, Seed: 9, Runtime: gnn.TrainRuntime{Threads: 2, PureGoBLAS: true, NoEval: true, PipelineDepth: 1}, Checkpoint: gnn.TrainCheckpoint{Dir: "ck", Resume: true, Every: 3, Interval: 10 * time.Minute}}
+	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, GCNNorm: gnn.GCNBlockNorm, Residual: true, Norm: gnn.NormLayer}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001}}, Plan: gnn.TrainPlan{BatchSize: 100, BulkSize: 5, Epochs: 7},
+		Eval: gnn.TrainEval{Metric: gnn.MetricMacroF1, Every: 4, Patience: 5}, Seed: 9, Runtime: gnn.TrainRuntime{Threads: 2, PureGoBLAS: true, NoEval: true, PipelineDepth: 1}, Checkpoint: gnn.TrainCheckpoint{Dir: "ck", Resume: true, Every: 3, Interval: 10 * time.Minute}}
 	if !reflect.DeepEqual(c.opt.Train, want) {
 		t.Errorf("options %+v; want %+v", c.opt.Train, want)
 	}
@@ -323,15 +325,15 @@ func TestTrainPresets(t *testing.T) {
 		all     bool
 	}{
 		{[]string{"--preset", "kipf-gcn"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Seed: 1}, true},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, true},
 		{[]string{"--preset", "kipf-gcn", "--epochs", "7", "--batch", "30", "--hidden", "8"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 30, BulkSize: 1, Epochs: 7}, Seed: 1}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 30, BulkSize: 1, Epochs: 7}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, false},
 		{[]string{"--preset", "kipf-gcn", "--weight-decay-layers", "all"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Seed: 1}, true},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, true},
 		{[]string{"--preset", "planetoid-sage"}, gnn.SAGE, []int{25, 10},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 40}, Seed: 1}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 40}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, false},
 		{[]string{"--preset", "planetoid-sage", "--epochs", "100", "--model", "gcn", "--fanout", "5,5"}, gnn.GCN, []int{5, 5},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 100}, Seed: 1}, false},
+			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 100}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, false},
 	}
 	for _, tc := range tests {
 		var errb bytes.Buffer
@@ -355,7 +357,7 @@ func TestTrainPresets(t *testing.T) {
 // (test accuracy 0.24 against 0.98 on synthetic:nodes=20000); asked for
 // explicitly on such features, it is refused, naming the row.
 func TestTrainPresetRun(t *testing.T) {
-	code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--preset", "kipf-gcn", "--epochs", "2", "--json")
+	code, stdout, stderr := runCLI(t, "train", "--data", smallSynthetic, "--preset", "kipf-gcn", "--epochs", "2", "--json", "-v")
 	if code != 0 {
 		t.Fatalf("exit %d\n%s", code, stderr)
 	}
@@ -369,8 +371,8 @@ func TestTrainPresetRun(t *testing.T) {
 			t.Errorf("--preset %s --norm-features on negative features: exit %d; want 1 and the row named:\n%s", preset, code, stderr)
 		}
 	}
-	if !strings.Contains(stderr, "preset kipf-gcn: --model gcn") {
-		t.Errorf("the header does not show the preset's settings:\n%s", stderr)
+	if !strings.Contains(stderr, "preset kipf-gcn: --model gcn") || !strings.Contains(stderr, ", preset kipf-gcn") {
+		t.Errorf("the header does not name the preset, or -v does not show its settings:\n%s", stderr)
 	}
 }
 

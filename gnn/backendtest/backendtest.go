@@ -49,6 +49,159 @@ func Run(t *testing.T, be gnn.Backend) {
 	t.Run("Dropout", func(t *testing.T) { checkDropout(t, be) })
 	t.Run("loss", func(t *testing.T) { checkLoss(t, be) })
 	t.Run("Adam", func(t *testing.T) { checkAdam(t, be) })
+	t.Run("norm", func(t *testing.T) { checkNorm(t, be) })
+}
+
+// normBackend returns be as a gnn.NormBackend, skipping t (saying why)
+// when it has none: the residual architecture is then refused on it.
+func normBackend(t *testing.T, be gnn.Backend) gnn.NormBackend {
+	t.Helper()
+	nb, ok := be.(gnn.NormBackend)
+	if !ok {
+		t.Skipf("the %s backend has no gnn.NormBackend (layer normalisation, GELU): NewModel refuses the residual architecture on it", be.Name())
+	}
+	return nb
+}
+
+// checkNorm compares LayerNorm, LayerNormGrad, GELU, GELUGrad and
+// CopyDropout with float64 references: LayerNorm's formula, the analytic
+// gradient of LayerNorm checked against a central difference of the
+// reference itself (so that the two references cannot share a mistake),
+// erf-based GELU and its derivative, and the dropout law.
+func checkNorm(t *testing.T, be gnn.Backend) {
+	nb := normBackend(t, be)
+	rng := rand.New(rand.NewPCG(13, 14))
+	for _, sz := range [][2]int{{1, 1}, {7, 5}, {33, 16}, {0, 4}} {
+		rows, cols := sz[0], sz[1]
+		x := samplingtest.RandomFeatures(rng, rows*cols, 2)
+		gamma := samplingtest.RandomFeatures(rng, cols, 1)
+		beta := samplingtest.RandomFeatures(rng, cols, 1)
+		dz := samplingtest.RandomFeatures(rng, rows*cols, 1)
+		z, xhat, rstd := be.Alloc(rows*cols), be.Alloc(rows*cols), be.Alloc(rows)
+		xb, gb, bb := up(be, x), up(be, gamma), up(be, beta)
+		nb.LayerNorm(z, xhat, rstd, xb, gb, bb, cols)
+		gotZ := down(be, z)
+		want := refLayerNorm(x, gamma, beta, rows, cols)
+		for e := range want {
+			if !near(gotZ[e], want[e]) {
+				t.Fatalf("LayerNorm %dx%d: z[%d] = %v; want %v", rows, cols, e, gotZ[e], want[e])
+			}
+		}
+		// Without xhat and rstd (inference): the same z.
+		z2 := be.Alloc(rows * cols)
+		nb.LayerNorm(z2, gnn.Buf{}, gnn.Buf{}, xb, gb, bb, cols)
+		if got := down(be, z2); !slices.Equal(got, gotZ) {
+			t.Fatalf("LayerNorm %dx%d without xhat and rstd: %v; with them %v", rows, cols, got, gotZ)
+		}
+		for _, acc := range []bool{false, true} {
+			dx0 := samplingtest.RandomFeatures(rng, rows*cols, 1)
+			dx, dg, db := up(be, dx0), be.Alloc(cols), be.Alloc(cols)
+			nb.LayerNormGrad(dx, up(be, dz), xhat, rstd, gb, dg, db, cols, acc)
+			gotDx, gotDg, gotDb := down(be, dx), down(be, dg), down(be, db)
+			wantDx, wantDg, wantDb := refLayerNormGrad(x, gamma, beta, dz, rows, cols)
+			for e := range wantDx {
+				w := wantDx[e]
+				if acc {
+					w += float64(dx0[e])
+				}
+				if math.Abs(float64(gotDx[e])-w) > 1e-3+1e-3*math.Abs(w) {
+					t.Fatalf("LayerNormGrad %dx%d accumulate %v: dx[%d] = %v; want %v", rows, cols, acc, e, gotDx[e], w)
+				}
+			}
+			for j := range cols {
+				if math.Abs(float64(gotDg[j])-wantDg[j]) > 1e-3+1e-3*math.Abs(wantDg[j]) || !near(gotDb[j], wantDb[j]) {
+					t.Fatalf("LayerNormGrad %dx%d: dgamma[%d], dbeta[%d] = %v, %v; want %v, %v", rows, cols, j, j, gotDg[j], gotDb[j], wantDg[j], wantDb[j])
+				}
+			}
+		}
+	}
+	for _, n := range []int{0, 1, 5, 1001} {
+		x := samplingtest.RandomFeatures(rng, n, 4)
+		dy := samplingtest.RandomFeatures(rng, n, 1)
+		d := be.Alloc(n)
+		nb.GELU(d, up(be, x))
+		got := down(be, d)
+		dd := up(be, dy)
+		nb.GELUGrad(dd, dd, up(be, x))
+		gotGrad := down(be, dd)
+		for e, v := range x {
+			xv := float64(v)
+			cdf := 0.5 * (1 + math.Erf(xv/math.Sqrt2))
+			// GELU's Φ is to within 1e-7 (gnn.NormalCDF), so the
+			// tolerance is 1e-7·|x| beyond the float32 one.
+			if w := xv * cdf; !near(got[e], w) || math.Abs(float64(got[e])-w) > 1e-6*(1+math.Abs(xv)) {
+				t.Fatalf("GELU(%v) = %v; want %v", v, got[e], w)
+			}
+			if w := float64(dy[e]) * (cdf + xv*math.Exp(-xv*xv/2)/math.Sqrt(2*math.Pi)); !near(gotGrad[e], w) {
+				t.Fatalf("GELUGrad at %v = %v; want %v", v, gotGrad[e], w)
+			}
+		}
+	}
+	key := sampling.NewStream(17).Row(1, 2, 3, 0)
+	mask := gnn.DropoutMask{Key: key, Threshold: 19661, Scale: 1 / 0.7}
+	x := samplingtest.RandomFeatures(rng, 1001, 1)
+	src, dst := up(be, x), be.Alloc(len(x))
+	nb.CopyDropout(dst, src, mask)
+	ref := up(be, x)
+	be.Dropout(ref, mask, false)
+	if got, want := down(be, dst), down(be, ref); !slices.Equal(got, want) || !slices.Equal(down(be, src), x) {
+		t.Fatal("CopyDropout differs from Dropout of a copy, or changed its source")
+	}
+}
+
+// refLayerNorm is layer normalisation in float64.
+func refLayerNorm(x, gamma, beta []float32, rows, cols int) []float64 {
+	out := make([]float64, rows*cols)
+	for r := range rows {
+		row := x[r*cols : (r+1)*cols]
+		var mean, vr float64
+		for _, v := range row {
+			mean += float64(v)
+		}
+		mean /= float64(cols)
+		for _, v := range row {
+			vr += (float64(v) - mean) * (float64(v) - mean)
+		}
+		s := 1 / math.Sqrt(vr/float64(cols)+gnn.LayerNormEps)
+		for j, v := range row {
+			out[r*cols+j] = (float64(v)-mean)*s*float64(gamma[j]) + float64(beta[j])
+		}
+	}
+	return out
+}
+
+// refLayerNormGrad returns the gradients of Σ dz·LN(x) with respect to x,
+// gamma and beta by central differences of refLayerNorm (step 1e-4 on
+// float64 arithmetic: error about 1e-8).
+func refLayerNormGrad(x, gamma, beta, dz []float32, rows, cols int) (dx, dgamma, dbeta []float64) {
+	f := func(x, gamma, beta []float32) float64 {
+		var s float64
+		for e, v := range refLayerNorm(x, gamma, beta, rows, cols) {
+			s += float64(dz[e]) * v
+		}
+		return s
+	}
+	diff := func(p []float32, i int) float64 {
+		// Steps in float64 around a float32 value: perturb a float64 copy.
+		const h = 1e-3
+		v := p[i]
+		p[i] = float32(float64(v) + h)
+		up := f(x, gamma, beta)
+		hi := float64(p[i]) - float64(v)
+		p[i] = float32(float64(v) - h)
+		down := f(x, gamma, beta)
+		lo := float64(v) - float64(p[i])
+		p[i] = v
+		return (up - down) / (hi + lo)
+	}
+	dx, dgamma, dbeta = make([]float64, len(x)), make([]float64, cols), make([]float64, cols)
+	for i := range x {
+		dx[i] = diff(x, i)
+	}
+	for j := range cols {
+		dgamma[j], dbeta[j] = diff(gamma, j), diff(beta, j)
+	}
+	return dx, dgamma, dbeta
 }
 
 func checkMemory(t *testing.T, be gnn.Backend) {
@@ -294,35 +447,54 @@ type Case struct {
 	Dropout  float32 // training pass dropout
 	Sparse   bool    // features 95% zeros: the first layer's sparse path
 	Degrees  bool    // blocks carry graph degrees (GCN's graph normalisation)
+	// Residual and Norm select the residual architecture (skip connections,
+	// layer normalisation); a backend without gnn.NormBackend skips them.
+	Residual bool
+	Norm     gnn.Norm
 }
 
 func (c Case) String() string {
-	return fmt.Sprintf("%v-L%d-w%v-p%g-sparse%v-deg%v", c.Arch, c.Layers, c.Weighted, c.Dropout, c.Sparse, c.Degrees)
+	s := fmt.Sprintf("%v-L%d-w%v-p%g-sparse%v-deg%v", c.Arch, c.Layers, c.Weighted, c.Dropout, c.Sparse, c.Degrees)
+	if c.Residual || c.Norm != gnn.NormNone {
+		s += fmt.Sprintf("-res%v-norm%v", c.Residual, c.Norm)
+	}
+	return s
 }
 
 // Cases are the configurations of CheckGradients and CheckAgainst: each
 // architecture, with and without dropout, weighted and unweighted blocks,
 // dense and sparse features.
 var Cases = []Case{
-	{gnn.Linear, 0, false, 0, false, false},
-	{gnn.Linear, 0, false, 0.3, false, false},
-	{gnn.SAGE, 1, false, 0, false, false},
-	{gnn.SAGE, 2, false, 0.3, false, false},
-	{gnn.SAGE, 3, true, 0.2, false, false},
-	{gnn.GCN, 1, false, 0, false, false},
-	{gnn.GCN, 2, false, 0.3, false, false},
-	{gnn.GCN, 2, true, 0.2, false, false},
-	{gnn.Linear, 0, false, 0.3, true, false},
-	{gnn.SAGE, 2, false, 0.3, true, false},
-	{gnn.SAGE, 1, true, 0, true, false},
-	{gnn.GCN, 2, false, 0.3, true, false},
-	{gnn.GCN, 1, true, 0.2, true, false},
-	{gnn.GCN, 2, false, 0.3, false, true},
-	{gnn.GCN, 2, true, 0.2, true, true},
+	{gnn.Linear, 0, false, 0, false, false, false, gnn.NormNone},
+	{gnn.Linear, 0, false, 0.3, false, false, false, gnn.NormNone},
+	{gnn.SAGE, 1, false, 0, false, false, false, gnn.NormNone},
+	{gnn.SAGE, 2, false, 0.3, false, false, false, gnn.NormNone},
+	{gnn.SAGE, 3, true, 0.2, false, false, false, gnn.NormNone},
+	{gnn.GCN, 1, false, 0, false, false, false, gnn.NormNone},
+	{gnn.GCN, 2, false, 0.3, false, false, false, gnn.NormNone},
+	{gnn.GCN, 2, true, 0.2, false, false, false, gnn.NormNone},
+	{gnn.Linear, 0, false, 0.3, true, false, false, gnn.NormNone},
+	{gnn.SAGE, 2, false, 0.3, true, false, false, gnn.NormNone},
+	{gnn.SAGE, 1, true, 0, true, false, false, gnn.NormNone},
+	{gnn.GCN, 2, false, 0.3, true, false, false, gnn.NormNone},
+	{gnn.GCN, 1, true, 0.2, true, false, false, gnn.NormNone},
+	{gnn.GCN, 2, false, 0.3, false, true, false, gnn.NormNone},
+	{gnn.GCN, 2, true, 0.2, true, true, false, gnn.NormNone},
+	// The residual architecture: with and without skip connections and
+	// layer normalisation, dense and sparse features, dropout.
+	{gnn.SAGE, 2, false, 0, false, false, true, gnn.NormLayer},
+	{gnn.SAGE, 2, false, 0.3, false, false, true, gnn.NormLayer},
+	{gnn.SAGE, 1, true, 0.2, true, false, true, gnn.NormNone},
+	{gnn.SAGE, 3, false, 0.2, false, false, false, gnn.NormLayer},
+	{gnn.GCN, 2, false, 0.3, false, true, true, gnn.NormLayer},
+	{gnn.GCN, 2, true, 0.2, true, false, true, gnn.NormLayer},
 }
 
 // fixture is the minibatch, features, labels and model of a Case.
 func fixture(t *testing.T, be gnn.Backend, ci int, c Case) (*gnn.Model, *sampling.Minibatch, []float32, []int32) {
+	if c.Residual || c.Norm != gnn.NormNone {
+		normBackend(t, be)
+	}
 	rng := rand.New(rand.NewPCG(uint64(ci), 7))
 	const fin, classes, nSeeds = 9, 3, 4
 	widths := []int{7, 11, 16}[:c.Layers]
@@ -350,7 +522,7 @@ func fixture(t *testing.T, be gnn.Backend, ci int, c Case) (*gnn.Model, *samplin
 	}
 	labels := []int32{2, -1, 0, 1}
 	m, err := gnn.NewModel(gnn.ModelOptions{Arch: c.Arch, Layers: max(c.Layers, 1), Hidden: 6,
-		InFeatures: fin, Classes: classes, Dropout: c.Dropout, Seed: 42, Backend: be})
+		InFeatures: fin, Classes: classes, Dropout: c.Dropout, Seed: 42, Backend: be, Residual: c.Residual, Norm: c.Norm})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,14 +6,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
-	"github.com/bulksample/bulksample/internal/testenv"
 )
 
 // goBlocks returns the contents of the ```go blocks of markdown text, with
@@ -46,33 +44,12 @@ func TestGoBlocks(t *testing.T) {
 // reader who copies it would: each must be a complete program (package
 // main) that exits 0, run from a folder of its own inside the repository,
 // not from its root (a relative ../shared/data path worked only there).
-// Blocks that find a data set with dataset.FindShared need it where
-// FindShared looks, as CI has them.
 func TestREADMEGoBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the README's programs; skipped in -short")
 	}
 	_, text := readREADME(t)
-	// The data files a block finds with dataset.FindShared.
-	sharedFile := regexp.MustCompile(`FindShared\("([A-Za-z0-9_.-]+)"\)`)
-	blocks, lines := goBlocks(string(text))
-	if len(blocks) == 0 {
-		t.Fatal("README.md has no Go code block")
-	}
-	goTool, err := exec.LookPath("go")
-	if err != nil {
-		t.Fatalf("the go command is needed to build the README's programs: %v", err)
-	}
-	for i, src := range blocks {
-		if !strings.HasPrefix(strings.TrimSpace(src), "package main") {
-			t.Errorf("README.md:%d: the Go block is not a complete program (package main)", lines[i])
-			continue
-		}
-		for _, m := range sharedFile.FindAllStringSubmatch(src, -1) {
-			if _, err := dataset.FindShared(m[1]); err != nil {
-				testenv.MissingData(t, "README.md:%d reads %s: %v", lines[i], m[1], err)
-			}
-		}
+	for _, b := range readmeBlocks(t, text) {
 		// The program lives under testdata, inside the module (so that it
 		// imports bulksample's packages) but outside ./... patterns.
 		dir, err := os.MkdirTemp("testdata", "block")
@@ -80,29 +57,98 @@ func TestREADMEGoBlocks(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { os.RemoveAll(dir) })
-		if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(src), 0o644); err != nil {
+		runBlock(t, b, dir, nil)
+	}
+}
+
+// TestREADMEGoBlocksFreshClone runs every Go code block of README.md as in
+// a fresh clone, where no shared data folder exists: from a module of its
+// own outside the repository (bulksample replaced by this checkout), so
+// that dataset.FindShared finds nothing above the program's folder, the
+// executable's or $BULKSAMPLE_DATA (unset). A block that needs a data set
+// must find it or make one (the first generates a graph of Cora's size
+// when cora.npz is not found).
+func TestREADMEGoBlocksFreshClone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the README's programs; skipped in -short")
+	}
+	root, text := readREADME(t)
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range readmeBlocks(t, text) {
+		dir := t.TempDir()
+		gomod := "module readmeblock\n\ngo 1.26.0\n\nrequire github.com/bulksample/bulksample v0.0.0\n\nreplace github.com/bulksample/bulksample => " + root + "\n"
+		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		args := []string{"run"}
-		if gnn.BLAS == "openblas" {
-			args = append(args, "-tags", "openblas") // as this test was built
-		}
-		abs, err := filepath.Abs(dir)
-		if err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "go.sum"), sum, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, goTool, append(args, ".")...)
-		cmd.Dir = abs
-		var out bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &out, &out
-		if err := cmd.Run(); err != nil {
-			t.Errorf("README.md:%d: go run: %v\n%s", lines[i], err, out.String())
+		// -mod=mod adds bulksample's own requirements to the module from
+		// the local module cache; the proxy is off, so nothing is fetched.
+		runBlock(t, b, dir, []string{"GOFLAGS=-mod=mod", "GOPROXY=off", dataset.DataEnv + "="})
+	}
+}
+
+// readmeBlock is a Go code block of the README and its first line.
+type readmeBlock struct {
+	src  string
+	line int
+}
+
+// readmeBlocks returns the README's Go blocks, failing t when there is
+// none or one is not a complete program (package main).
+func readmeBlocks(t *testing.T, text []byte) []readmeBlock {
+	t.Helper()
+	blocks, lines := goBlocks(string(text))
+	if len(blocks) == 0 {
+		t.Fatal("README.md has no Go code block")
+	}
+	var out []readmeBlock
+	for i, src := range blocks {
+		if !strings.HasPrefix(strings.TrimSpace(src), "package main") {
+			t.Errorf("README.md:%d: the Go block is not a complete program (package main)", lines[i])
 			continue
 		}
-		t.Logf("README.md:%d:\n%s", lines[i], out.String())
+		out = append(out, readmeBlock{src, lines[i]})
 	}
+	return out
+}
+
+// runBlock writes b as main.go in dir and runs it with go run (the
+// openblas tag when this test has it), with env added to the
+// environment, failing t when it does not exit 0.
+func runBlock(t *testing.T, b readmeBlock, dir string, env []string) {
+	t.Helper()
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatalf("the go command is needed to build the README's programs: %v", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "main.go"), []byte(b.src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"run"}
+	if gnn.BLAS == "openblas" {
+		args = append(args, "-tags", "openblas") // as this test was built
+	}
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, goTool, append(args, ".")...)
+	cmd.Dir = abs
+	cmd.Env = append(os.Environ(), env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		t.Errorf("README.md:%d: go run in %s: %v\n%s", b.line, dir, err, out.String())
+		return
+	}
+	t.Logf("README.md:%d:\n%s", b.line, out.String())
 }
 
 // readREADME returns the repository's root and its README.md.
