@@ -8,6 +8,9 @@ GOBIN    := $(shell $(GO) env GOPATH)/bin
 # --device cuda; the binary still runs where there is no GPU). Evaluated after
 # `deps`, which may install the libraries.
 TAGS      = $(shell CUDA=$(CUDA) scripts/build-tags.sh)
+# The GPU pipeline's cost report on the emulator that make test prints and
+# checks (issue 41's goals); `go run ./benchmarks/gpucost` is the full size.
+GPUCOST_SMALL = --scale 12 --batch 64 --k 1,4,16 --ladies-batch 64 --budgets 64,64 --ladies-k 1,4 --gather-rows 256 --step-nodes 1024 --step-batch 64
 # The tags of the cuda build that make vet and make test also check.
 CUDATAGS  = $(strip $(filter-out cuda,$(TAGS)) cuda)
 # Packages whose tests also run under the race detector (-short keeps it within budget).
@@ -63,6 +66,7 @@ test: vet
 	$(GO) test -tags '$(TAGS)' -count=1 -timeout 30m ./...
 	$(GO) test -tags '$(TAGS)' -count=1 -race -short -timeout 20m $(RACE_PKGS)
 	$(GO) test -asan -count=1 -short -timeout 10m ./internal/cuda/kernels ./gpu
+	$(GO) run ./benchmarks/gpucost $(GPUCOST_SMALL) --check
 	scripts/device-bundle.sh
 	BULKSAMPLE_DEVICE_BUNDLE=$(CURDIR)/bin/device $(GO) test -count=1 -run TestRunnerBundle ./gpu
 	BULKSAMPLE_REQUIRE_CUDA_HEADERS=1 $(GO) test -tags '$(CUDATAGS)' -count=1 -timeout 10m \

@@ -17,6 +17,7 @@ package gpu
 // thread instead of one per operation.
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -108,6 +109,7 @@ type heldCSR struct {
 	formed     bool
 	a          devCSR // set by the queued copy
 	arena      arena
+	sp         spmmState // the library's descriptors of its products (backend_cuda.go)
 }
 
 // fallbacks are the library calls a Backend replaced by its own kernels
@@ -137,7 +139,7 @@ const queueMax = 256
 // loads cuBLAS and cuSPARSE now, so that a missing library is an error
 // here, naming what was tried.
 func NewBackend(d *Device, opt BackendOptions) (*Backend, error) {
-	b := &Backend{dev: d, opt: opt, arena: arena{bufs: map[string]mem{}}, live: map[*devMem]struct{}{},
+	b := &Backend{dev: d, opt: opt, arena: newArena(), live: map[*devMem]struct{}{},
 		held: map[*spgemm.CSR]*heldCSR{}}
 	b.name = "gpu kernels on " + d.Name()
 	if d.native != nil && !opt.OwnKernels {
@@ -268,7 +270,7 @@ func (b *Backend) Close() error {
 			errs = append(errs, ex.free(d.m))
 		}
 		for _, h := range b.held {
-			errs = append(errs, h.arena.free(ex))
+			errs = append(errs, h.sp.free(ex), h.arena.free(ex))
 		}
 		errs = append(errs, b.arena.free(ex))
 		return joinErrs(errs)
@@ -391,7 +393,7 @@ func (b *Backend) Hold(a *spgemm.CSR) {
 func (b *Backend) heldFor(a *spgemm.CSR) *heldCSR {
 	h := b.held[a]
 	if h == nil {
-		h = &heldCSR{arena: arena{bufs: map[string]mem{}}}
+		h = &heldCSR{arena: newArena()}
 		b.held[a] = h
 	}
 	return h
@@ -422,7 +424,7 @@ func (b *Backend) Release(a *spgemm.CSR) {
 		return
 	}
 	delete(b.held, a)
-	b.enqueue(func(p *pipe) { p.setErr(h.arena.free(p.ex)) })
+	b.enqueue(func(p *pipe) { p.setErr(errors.Join(h.sp.free(p.ex), h.arena.free(p.ex))) })
 }
 
 // uploadCSR copies a into p's arena as a devCSR with int32 offsets
@@ -440,18 +442,19 @@ func uploadCSR(p *pipe, a *spgemm.CSR) devCSR {
 		indices: put(p, "indices", a.Indices[:nnz]), values: put(p, "data", a.Data[:nnz])}
 }
 
-// sparse runs op on the device copy of a: the held one, or else a copy
-// made now in the scratch (after the queued work, in the same call).
-func (b *Backend) sparse(a *spgemm.CSR, op func(p *pipe, d devCSR)) {
+// sparse runs op on the device copy of a: the held one (with its cached
+// library state), or else a copy made now in the scratch (after the
+// queued work, in the same call; no cached state).
+func (b *Backend) sparse(a *spgemm.CSR, op func(p *pipe, d devCSR, st *spmmState)) {
 	if h := b.heldOf(a); h != nil {
-		b.enqueue(func(p *pipe) { op(p, h.a) })
+		b.enqueue(func(p *pipe) { op(p, h.a, &h.sp) })
 		return
 	}
 	b.flush(func(p *pipe) {
 		tp := &pipe{ex: p.ex, kt: p.kt, arena: p.arena, exact: p.exact}
 		d := uploadCSR(tp, a)
 		if tp.err == nil {
-			op(tp, d)
+			op(tp, d, nil)
 		}
 		p.setErr(tp.err)
 	})
@@ -472,8 +475,8 @@ func (b *Backend) SpMM(dst gnn.Buf, a *spgemm.CSR, x gnn.Buf, cols int) {
 		return
 	}
 	lib := b.lib
-	b.sparse(a, func(p *pipe, d devCSR) {
-		if lib && libSpMM(p, false, d, xm, cols, dm, &b.fb) {
+	b.sparse(a, func(p *pipe, d devCSR, st *spmmState) {
+		if lib && libSpMM(p, false, d, xm, cols, dm, &b.fb, st) {
 			return
 		}
 		p.launch("nn_spmm", int64(d.rows*cols), d.indptr, d.indices, d.values, xm, cols, dm)
@@ -495,8 +498,8 @@ func (b *Backend) SpMMT(dst gnn.Buf, a *spgemm.CSR, x gnn.Buf, cols int) {
 		return
 	}
 	lib := b.lib
-	b.sparse(a, func(p *pipe, d devCSR) {
-		if lib && libSpMM(p, true, d, xm, cols, dm, &b.fb) {
+	b.sparse(a, func(p *pipe, d devCSR, st *spmmState) {
+		if lib && libSpMM(p, true, d, xm, cols, dm, &b.fb, st) {
 			return
 		}
 		p.launch("nn_spmmt", int64(cols), d.indptr, d.indices, d.values, d.rows, d.cols, xm, dm)

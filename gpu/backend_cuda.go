@@ -54,16 +54,132 @@ func libGemm(p *pipe, tA, tB bool, m, n, k int, alpha float32, a, b mem, beta fl
 	return true
 }
 
+// spmmState is a held operand's cuSPARSE state (Backend.Hold,
+// FormBlock): its CSR descriptor, repointed when a new block of the same
+// shape is formed into it, and the dense descriptors and buffer sizes of
+// the products it took part in, keyed by the dense operands' addresses
+// and shapes, so that a training step's SpMM calls on its held blocks
+// create no descriptor and ask no buffer size after the first step.
+type spmmState struct {
+	matA          cuda.SpMat
+	have          bool
+	rows, cols    int
+	nnz           int64
+	ptr, ind, val uint64
+	dense         []spmmDense
+}
+
+// spmmDense is one product's dense descriptors and buffer size.
+type spmmDense struct {
+	trans        bool
+	x, dst       uint64
+	bRows, cRows int
+	cols         int
+	matB, matC   cuda.DnMat
+	size         int64
+	// refusal is cuSPARSE's refusal of the buffer size (cusparseRefusal):
+	// the product is the caller's kernel's.
+	refusal error
+}
+
+// spmmDenseMax is the most dense products a held operand remembers (a
+// layer's forward and backward products, with room).
+const spmmDenseMax = 8
+
+// free destroys the state's descriptors.
+func (s *spmmState) free(ex executor) error {
+	ce, ok := ex.(*cudaExec)
+	if !ok || (!s.have && len(s.dense) == 0) {
+		return nil
+	}
+	sp, err := ce.t.Sparse()
+	if err != nil {
+		return err
+	}
+	var errs []error
+	if s.have {
+		errs = append(errs, sp.DestroySpMat(s.matA))
+	}
+	for _, d := range s.dense {
+		errs = append(errs, sp.DestroyDnMat(d.matB), sp.DestroyDnMat(d.matC))
+	}
+	*s = spmmState{}
+	return errors.Join(errs...)
+}
+
+// csr returns the descriptor of a, made or repointed as needed.
+func (s *spmmState) csr(sp *cuda.Sparse, a devCSR) (cuda.SpMat, error) {
+	if s.have && (s.rows != a.rows || s.cols != a.cols || s.nnz != a.nnz) {
+		err := sp.DestroySpMat(s.matA)
+		s.have = false
+		if err != nil {
+			return cuda.SpMat{}, err
+		}
+	}
+	if !s.have {
+		m, err := sp.CreateCSR(int64(a.rows), int64(a.cols), a.nnz, dp(a.indptr), dp(a.indices), dp(a.values))
+		if err != nil {
+			return cuda.SpMat{}, err
+		}
+		*s = spmmState{matA: m, have: true, rows: a.rows, cols: a.cols, nnz: a.nnz, ptr: a.indptr.addr, ind: a.indices.addr,
+			val: a.values.addr, dense: s.dense}
+		return m, nil
+	}
+	if s.ptr != a.indptr.addr || s.ind != a.indices.addr || s.val != a.values.addr {
+		if err := sp.SetPointers(s.matA, dp(a.indptr), dp(a.indices), dp(a.values)); err != nil {
+			return cuda.SpMat{}, err
+		}
+		s.ptr, s.ind, s.val = a.indptr.addr, a.indices.addr, a.values.addr
+	}
+	return s.matA, nil
+}
+
+// product returns the dense descriptors and buffer size of the product
+// (made, and remembered, on the first call).
+func (s *spmmState) product(sp *cuda.Sparse, trans bool, matA cuda.SpMat, x mem, bRows int, dst mem, cRows, cols int) (*spmmDense, error) {
+	for i := range s.dense {
+		d := &s.dense[i]
+		if d.trans == trans && d.x == x.addr && d.dst == dst.addr && d.bRows == bRows && d.cRows == cRows && d.cols == cols {
+			return d, nil
+		}
+	}
+	d := spmmDense{trans: trans, x: x.addr, dst: dst.addr, bRows: bRows, cRows: cRows, cols: cols}
+	var err error
+	if d.matB, err = sp.CreateDnMat(int64(bRows), int64(cols), int64(cols), dp(x)); err != nil {
+		return nil, err
+	}
+	if d.matC, err = sp.CreateDnMat(int64(cRows), int64(cols), int64(cols), dp(dst)); err != nil {
+		return nil, errors.Join(err, sp.DestroyDnMat(d.matB))
+	}
+	d.size, err = sp.SpMMBufferSize(trans, 1, matA, d.matB, 0, d.matC)
+	if cusparseRefusal(err) {
+		d.refusal, err = err, nil
+	}
+	if err != nil {
+		return nil, errors.Join(err, sp.DestroyDnMat(d.matB), sp.DestroyDnMat(d.matC))
+	}
+	if len(s.dense) == spmmDenseMax { // forget the oldest
+		old := s.dense[0]
+		s.dense = append(s.dense[:0], s.dense[1:]...)
+		if err := errors.Join(sp.DestroyDnMat(old.matB), sp.DestroyDnMat(old.matC)); err != nil {
+			return nil, err
+		}
+	}
+	s.dense = append(s.dense, d)
+	return &s.dense[len(s.dense)-1], nil
+}
+
 // libSpMM sets dst = a·x, or aᵀ·x with trans, by cuSPARSE's SpMM (x and
-// dst row-major with cols columns) when p is a GPU's. The transposed
-// product accumulates with atomics (cuSPARSE's documentation: its results
-// may differ from run to run); dst is cleared first, so that beta = 0 never
-// meets a NaN left in it. A library that refuses the product (any cuSPARSE
-// status, e.g. NOT_SUPPORTED for the transpose on row-major operands, or a
-// library without SpMM) leaves it, and every later one of that direction,
-// to the caller's kernel: libSpMM then returns false and records why in fb
-// (fallbacks.refused).
-func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallbacks) bool {
+// dst row-major with cols columns) when p is a GPU's, with the held
+// operand's cached descriptors and buffer size when st is not nil. The
+// transposed product accumulates with atomics (cuSPARSE's documentation:
+// its results may differ from run to run); dst is cleared first, so that
+// beta = 0 never meets a NaN left in it. A library that refuses the product
+// (any cuSPARSE status, e.g. NOT_SUPPORTED for the transpose on row-major
+// operands, or a library without SpMM) leaves it, and every later one of
+// that direction, to the caller's kernel: libSpMM then returns false and
+// records why in fb (fallbacks.refused).
+func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallbacks, st *spmmState) bool {
 	ce, ok := p.ex.(*cudaExec)
 	if !ok || trans && fb.spmmT != "" || !trans && fb.spmm != "" {
 		return false
@@ -76,45 +192,39 @@ func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallba
 	if fb.refused(trans, sp.Unavailable(cuda.FeatureSpMM)) {
 		return false
 	}
+	if st == nil { // an operand not held: descriptors for this call only
+		var once spmmState
+		st = &once
+		defer func() { p.setErr(once.free(p.ex)) }()
+	}
 	bRows, cRows := a.cols, a.rows
 	if trans {
 		bRows, cRows = a.rows, a.cols
-		p.launch("fill_f32", int64(cRows*cols), dst, float64(0))
 	}
-	matA, err := sp.CreateCSR(int64(a.rows), int64(a.cols), a.nnz, dp(a.indptr), dp(a.indices), dp(a.values))
+	matA, err := st.csr(sp, a)
 	if err != nil {
 		p.setErr(err)
 		return true
 	}
-	defer func() { p.setErr(sp.DestroySpMat(matA)) }()
-	matB, err := sp.CreateDnMat(int64(bRows), int64(cols), int64(cols), dp(x))
+	d, err := st.product(sp, trans, matA, x, bRows, dst, cRows, cols)
 	if err != nil {
 		p.setErr(err)
 		return true
 	}
-	defer func() { p.setErr(sp.DestroyDnMat(matB)) }()
-	matC, err := sp.CreateDnMat(int64(cRows), int64(cols), int64(cols), dp(dst))
-	if err != nil {
-		p.setErr(err)
-		return true
-	}
-	defer func() { p.setErr(sp.DestroyDnMat(matC)) }()
-	size, err := sp.SpMMBufferSize(trans, 1, matA, matB, 0, matC)
-	if fb.refused(trans, err) {
+	if fb.refused(trans, d.refusal) {
 		return false
 	}
-	if err != nil {
-		p.setErr(err)
-		return true
+	if trans {
+		p.launch("fill_f32", int64(cRows*cols), dst, float64(0))
 	}
 	var buf mem
-	if size > 0 {
-		buf = p.buf("spmm.buf", size)
+	if d.size > 0 {
+		buf = p.buf("spmm.buf", d.size)
 	}
 	if p.err != nil {
 		return true
 	}
-	err = sp.SpMM(trans, 1, matA, matB, 0, matC, dp(buf))
+	err = sp.SpMM(trans, 1, matA, d.matB, 0, d.matC, dp(buf))
 	if fb.refused(trans, err) {
 		return false
 	}
@@ -129,8 +239,7 @@ func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallba
 // and the reason recorded. Errors of the driver (memory, a failed kernel)
 // are not refusals: they stay errors.
 func (fb *fallbacks) refused(trans bool, err error) bool {
-	var e *cuda.Error
-	if err == nil || !errors.Is(err, cuda.ErrUnavailable) && !(errors.As(err, &e) && e.Lib == "cusparse") {
+	if !cusparseRefusal(err) {
 		return false
 	}
 	if trans {
@@ -139,4 +248,12 @@ func (fb *fallbacks) refused(trans bool, err error) bool {
 		fb.spmm = fmt.Sprintf("SpMM by the nn_spmm kernel (%v)", err)
 	}
 	return true
+}
+
+// cusparseRefusal reports whether err is a status of cuSPARSE or the
+// library lacking a function (fallbacks.refused), as opposed to an error
+// of the driver.
+func cusparseRefusal(err error) bool {
+	var e *cuda.Error
+	return err != nil && (errors.Is(err, cuda.ErrUnavailable) || errors.As(err, &e) && e.Lib == "cusparse")
 }

@@ -11,6 +11,11 @@ func libGemm(p *pipe, tA, tB bool, m, n, k int, alpha float32, a, b mem, beta fl
 	return false
 }
 
-func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallbacks) bool {
+func libSpMM(p *pipe, trans bool, a devCSR, x mem, cols int, dst mem, fb *fallbacks, st *spmmState) bool {
 	return false
 }
+
+// spmmState is empty without the libraries.
+type spmmState struct{}
+
+func (s *spmmState) free(ex executor) error { return nil }

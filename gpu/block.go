@@ -233,8 +233,7 @@ func (s *Features) Gather(ctx context.Context, dst []float32, ids []int32) error
 	if len(ids) == 0 {
 		return nil
 	}
-	var tmp arena
-	tmp.bufs = map[string]mem{}
+	tmp := newArena()
 	return s.dev.do(func(ex executor) error {
 		p := s.dev.newPipe(ex, &tmp)
 		im := put(p, "ids", ids)

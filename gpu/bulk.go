@@ -3,6 +3,7 @@ package gpu
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/bulksample/bulksample/sampling"
 )
@@ -91,48 +92,45 @@ func (p *pipe) downloadBulk(b *DeviceBulk) *sampling.Bulk {
 	return out
 }
 
-// checkSeeds returns the error sampling's samplers return for a seed
-// outside [0, n), and the seeds back to back with their offsets.
-func checkSeeds(first int, seeds [][]int32, n int) ([]int32, []int64, error) {
-	start := make([]int64, len(seeds)+1)
-	for m, s := range seeds {
-		start[m+1] = start[m] + int64(len(s))
-	}
-	if start[len(seeds)] > math.MaxInt32 {
-		return nil, nil, fmt.Errorf("gpu: %d seeds in one bulk, at most %d", start[len(seeds)], math.MaxInt32)
-	}
-	all := make([]int32, 0, start[len(seeds)])
+// hostSeeds returns each minibatch's seeds without repeats, first
+// occurrences in order (sampling.SeedDedup: what the CPU's samplers
+// keep), back to back in all (reused) with their offsets, or the error
+// sampling's samplers return for a seed outside [0, n).
+func hostSeeds(dd *sampling.SeedDedup, all []int32, start []int64, first int, seeds [][]int32, n int) ([]int32, []int64, error) {
+	total := 0
 	for m, s := range seeds {
 		for i, v := range s {
 			if uint32(v) >= uint32(n) {
 				return nil, nil, fmt.Errorf("gpu: minibatch %d seed %d: vertex %d outside [0, %d)", first+m, i, v, n)
 			}
 		}
-		all = append(all, s...)
+		total += len(s)
+	}
+	if total > math.MaxInt32 {
+		return nil, nil, fmt.Errorf("gpu: %d seeds in one bulk, at most %d", total, math.MaxInt32)
+	}
+	all, start = all[:0], append(start[:0], 0)
+	for _, s := range seeds {
+		all = dd.AppendDistinct(all, s)
+		start = append(start, int64(len(all)))
 	}
 	return all, start, nil
 }
 
-// dedupSeeds stores each minibatch's seeds without repeats, first
-// occurrences in order, back to back in the buffer name (F_0), and returns
-// it with its offsets (name+".start", k+1 int64) and its length.
-func (p *pipe) dedupSeeds(name string, all []int32, start []int64) (mem, mem, int64) {
-	k, total := int64(len(start)-1), int64(len(all))
-	seeds, st := put(p, "sd.in", all), put(p, "sd.start", start)
-	tsize := p.buf("sd.tsize", k*8)
-	p.launch("sd_table", k, st, tsize)
-	toff := p.scan("sd.toff", tsize, true, k)
-	keys, vals := p.tables("sd", toff, k)
-	p.launch("sd_insert", total, seeds, st, k, toff, keys, vals)
-	flag := p.buf("sd.flag", total*4)
-	p.launch("sd_flag", total, seeds, st, k, toff, keys, vals, flag)
-	fscan := p.scan("sd.fscan", flag, false, total)
-	cnt := p.readI64(fscan, total)
-	out := p.buf(name, cnt*4)
-	p.launch("sd_emit", total, seeds, flag, fscan, out)
-	outStart := p.buf(name+".start", (k+1)*8)
-	p.launch("gather_i64", k+1, fscan, st, outStart)
-	return out, outStart, cnt
+// putSeeds uploads the offsets start (k+1) and the seeds all in one copy,
+// into the buffer "seeds", and returns where each is.
+func (p *pipe) putSeeds(words []uint64, all []int32, start []int64) (frontStart, front mem, _ []uint64) {
+	k1 := len(start)
+	words = append(words[:0], make([]uint64, k1+(len(all)+1)/2)...)
+	for i, v := range start {
+		words[i] = uint64(v)
+	}
+	if len(all) > 0 {
+		copy(unsafe.Slice((*int32)(unsafe.Pointer(&words[k1])), len(all)), all)
+	}
+	m := p.buf("seeds", int64(len(words))*8)
+	upload(p, m, words)
+	return m, m.at(int64(k1) * 8), words
 }
 
 // toInts converts offsets to int.

@@ -25,6 +25,8 @@ type Device struct {
 	native any
 	// facts returns the GPU's Facts (device_cuda.go); nil on the emulator.
 	facts func() (Facts, error)
+	// costs counts the executor's work (Costs).
+	costs costCounter
 
 	mu     sync.Mutex
 	closed bool

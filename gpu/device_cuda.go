@@ -69,7 +69,7 @@ func Open(ordinal int) (*Device, error) {
 	d := &Device{name: info.String(), kt: kt, closeFn: ctx.Close, native: ctx}
 	d.run = func(fn func(executor) error) error {
 		return ctx.Do(func(t *cuda.Thread) error {
-			return fn(&cudaExec{t: t, funcs: funcs, grid: grid, syncEach: syncEach})
+			return fn(&cudaExec{t: t, funcs: funcs, grid: grid, blockGrid: 8 * max(info.Multiprocessors, 1), syncEach: syncEach, costs: &d.costs})
 		})
 	}
 	d.facts = func() (Facts, error) { return cudaFacts(d, ctx, kt, funcs, opened, module) }
@@ -124,10 +124,12 @@ func cudaFacts(d *Device, ctx *cuda.Context, kt map[string]kernels.Kernel, funcs
 
 // cudaExec is the executor of a CUDA device, valid inside one Do.
 type cudaExec struct {
-	t        *cuda.Thread
-	funcs    []cuda.Function // by kernel ID
-	grid     int
-	syncEach bool
+	t         *cuda.Thread
+	funcs     []cuda.Function // by kernel ID
+	grid      int             // blocks of a per-thread kernel's grid-stride loop
+	blockGrid int             // the most blocks of a block kernel
+	syncEach  bool
+	costs     *costCounter
 }
 
 func (e *cudaExec) alloc(bytes int64) (mem, error) {
@@ -135,6 +137,7 @@ func (e *cudaExec) alloc(bytes int64) (mem, error) {
 	if err != nil {
 		return mem{}, err
 	}
+	e.costs.alloc(bytes)
 	return mem{addr: uint64(p), bytes: bytes}, nil
 }
 
@@ -142,6 +145,7 @@ func (e *cudaExec) free(m mem) error {
 	if m.addr == 0 {
 		return nil
 	}
+	e.costs.free()
 	return e.t.Free(cuda.DevicePtr(m.addr))
 }
 
@@ -149,6 +153,7 @@ func (e *cudaExec) upload(dst mem, src unsafe.Pointer, bytes int64) error {
 	if bytes > dst.bytes {
 		return fmt.Errorf("gpu: upload of %d bytes into a buffer of %d", bytes, dst.bytes)
 	}
+	e.costs.upload(bytes)
 	return e.t.CopyHtoD(cuda.DevicePtr(dst.addr), src, bytes)
 }
 
@@ -156,6 +161,7 @@ func (e *cudaExec) download(dst unsafe.Pointer, src mem, bytes int64) error {
 	if bytes > src.bytes {
 		return fmt.Errorf("gpu: download of %d bytes from a buffer of %d", bytes, src.bytes)
 	}
+	e.costs.download(bytes)
 	return e.t.CopyDtoH(dst, cuda.DevicePtr(src.addr), bytes)
 }
 
@@ -163,18 +169,28 @@ func (e *cudaExec) launch(k kernels.Kernel, n int64, params []uint64) error {
 	if len(params) != k.Params {
 		return fmt.Errorf("%w: %s takes %d words, got %d", kernels.ErrParams, k.Name, k.Params, len(params))
 	}
-	const block = 256
-	blocks := int(min((n+block-1)/block, int64(e.grid)))
+	block, blocks, threads := 256, 0, n
+	if k.Threads > 0 {
+		// A block kernel's n is its tiles, taken by tickets: any number of
+		// blocks finishes them; a few per multiprocessor keep it busy.
+		block, blocks, threads = k.Threads, int(min(n, int64(e.blockGrid))), n*int64(k.Threads)
+	} else {
+		blocks = int(min((n+int64(block)-1)/int64(block), int64(e.grid)))
+	}
 	if err := e.t.Launch(e.funcs[k.ID], blocks, block, params); err != nil {
 		return err
 	}
+	e.costs.launch(k, threads, kernels.Traffic{})
 	if e.syncEach {
 		return e.t.Synchronize()
 	}
 	return nil
 }
 
-func (e *cudaExec) sync() error { return e.t.Synchronize() }
+func (e *cudaExec) sync() error {
+	e.costs.sync()
+	return e.t.Synchronize()
+}
 
 func (e *cudaExec) memInfo() (free, total int64, err error) { return e.t.MemInfo() }
 

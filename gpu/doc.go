@@ -8,11 +8,21 @@
 // (`make build CUDA=1`); without the tag it returns ErrNotBuilt, and
 // without a GPU the driver's error. A sampler uploads its graph once (an
 // error names both sizes if it does not fit the device's free memory)
-// and samples a bulk in a fixed sequence of kernel launches; SampleDevice
-// leaves the blocks on the device (a DeviceBulk, for a GPU trainer),
-// SampleBulk downloads them as a sampling.Bulk. A Product uploads A and B
-// and computes C by a row gather when A has at most one entry per row
-// (Q·A), by cuSPARSE's SpGEMM otherwise.
+// and samples a bulk in a fixed sequence of kernel launches whatever the
+// bulk's size k: node-wise, three a layer and one copy of the
+// minibatches' offsets back to the host; LADIES nine and two copies,
+// FastGCN five and one. SampleDevice leaves the blocks on the device (a
+// DeviceBulk, for a GPU trainer), SampleBulk downloads them as a
+// sampling.Bulk. A Product uploads A and B and computes C by a row gather
+// when A has at most one entry per row (Q·A: two launches, a warp per
+// row), by cuSPARSE's SpGEMM otherwise.
+//
+// # Costs
+//
+// A Device counts its work (Costs): launches, blocking copies, bytes
+// copied, allocations, and on the emulator the global memory each kernel
+// read and wrote. benchmarks/gpucost prints them per bulk and per training
+// step, and make test checks issue 41's goals on a small graph.
 //
 // For a GPU trainer (docs/design.md section 5's backend, part 2 of the GPU
 // work): Buffer is device memory the caller owns, a DeviceBulk's arrays
@@ -45,7 +55,8 @@
 // PTX and for the host; the host build runs on NewEmulator, a Device that
 // executes the same kernels and the same Go pipeline on the CPU, one
 // thread at a time (in a permuted order, to catch kernels that depend on
-// the order of their threads). The tests of this package run package
+// the order of their threads; the cooperating threads of a block kernel
+// phase by phase between barriers, blocks interleaved). The tests of this package run package
 // sampling's conformance kit and bit-for-bit comparisons on the emulator
 // in every `make test`, and on a GPU under the cuda tag (the GPU bundle).
 // cuSPARSE's products sum in their own order: with integer values (a 0/1
@@ -55,9 +66,11 @@
 // # Memory and concurrency
 //
 // Each sampler and product owns its device memory: buffers are named,
-// grow as needed and are reused by the next call, and Close frees them. A
-// DeviceBulk is valid until the sampler's next call. A Device runs one
-// call at a time on the thread that holds its CUDA context.
+// sized from host bounds (a row's picks are at most its fanout), grow as
+// needed and are reused by the next call, and Close frees them: a warm
+// bulk allocates nothing. A DeviceBulk is valid until the sampler's next
+// call. A Device runs one call at a time on the thread that holds its
+// CUDA context.
 //
 // # What does not apply
 //

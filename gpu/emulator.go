@@ -36,12 +36,14 @@ func NewEmulator(opt EmulatorOptions) *Device {
 	if opt.MemoryBytes <= 0 {
 		opt.MemoryBytes = 1 << 30
 	}
-	em := &emulator{limit: opt.MemoryBytes, order: opt.Order, live: map[uintptr]int64{}}
-	return &Device{name: "host emulator", kt: kernels.Table(), exact: opt.Exact, run: func(fn func(executor) error) error {
+	d := &Device{name: "host emulator", kt: kernels.Table(), exact: opt.Exact}
+	em := &emulator{limit: opt.MemoryBytes, order: opt.Order, live: map[uintptr]int64{}, costs: &d.costs}
+	d.run = func(fn func(executor) error) error {
 		em.mu.Lock()
 		defer em.mu.Unlock()
 		return fn(em)
-	}}
+	}
+	return d
 }
 
 // emulator is the host executor: C memory and kernels run by
@@ -52,6 +54,7 @@ type emulator struct {
 	used  int64
 	order uint64 // 0: forward; else the state of the permutations
 	live  map[uintptr]int64
+	costs *costCounter
 }
 
 func (e *emulator) alloc(bytes int64) (mem, error) {
@@ -64,6 +67,7 @@ func (e *emulator) alloc(bytes int64) (mem, error) {
 	}
 	e.used += bytes
 	e.live[uintptr(p)] = bytes
+	e.costs.alloc(bytes)
 	return mem{addr: uint64(uintptr(p)), host: p, bytes: bytes}, nil
 }
 
@@ -77,6 +81,7 @@ func (e *emulator) free(m mem) error {
 	}
 	delete(e.live, uintptr(m.host))
 	e.used -= bytes
+	e.costs.free()
 	kernels.Free(m.host)
 	return nil
 }
@@ -85,6 +90,7 @@ func (e *emulator) upload(dst mem, src unsafe.Pointer, bytes int64) error {
 	if bytes > dst.bytes {
 		return fmt.Errorf("emulator: upload of %d bytes into %d", bytes, dst.bytes)
 	}
+	e.costs.upload(bytes)
 	copy(unsafe.Slice((*byte)(dst.host), bytes), unsafe.Slice((*byte)(src), bytes))
 	return nil
 }
@@ -93,11 +99,15 @@ func (e *emulator) download(dst unsafe.Pointer, src mem, bytes int64) error {
 	if bytes > src.bytes {
 		return fmt.Errorf("emulator: download of %d bytes from %d", bytes, src.bytes)
 	}
+	e.costs.download(bytes)
 	copy(unsafe.Slice((*byte)(dst), bytes), unsafe.Slice((*byte)(src.host), bytes))
 	return nil
 }
 
 func (e *emulator) launch(k kernels.Kernel, n int64, params []uint64) error {
+	if k.Threads > 0 {
+		return e.launchBlocks(k, n, params)
+	}
 	stride, offset := int64(1), int64(0)
 	if e.order != 0 && n > 1 {
 		e.order = e.order*6364136223846793005 + 1442695040888963407
@@ -107,7 +117,28 @@ func (e *emulator) launch(k kernels.Kernel, n int64, params []uint64) error {
 			stride = stride%(n-1) + 1
 		}
 	}
-	return kernels.RunHost(k, params, n, stride, offset)
+	tr, err := kernels.RunHost(k, params, n, stride, offset)
+	if err == nil {
+		e.costs.launch(k, n, tr)
+	}
+	return err
+}
+
+// launchBlocks runs the n tiles of block kernel k on a few blocks: three
+// in turn when the order is forward, else 1 to 8 interleaved at random
+// (kernels.RunHostBlocks), a new choice per launch.
+func (e *emulator) launchBlocks(k kernels.Kernel, n int64, params []uint64) error {
+	grid, seed := min(n, 3), uint64(0)
+	if e.order != 0 {
+		e.order = e.order*6364136223846793005 + 1442695040888963407
+		seed = e.order | 1
+		grid = min(n, int64(e.order>>40)%8+1)
+	}
+	tr, err := kernels.RunHostBlocks(k, params, max(grid, 1), seed)
+	if err == nil {
+		e.costs.launch(k, n*int64(k.Threads), tr)
+	}
+	return err
 }
 
 func gcd(a, b int64) int64 {
@@ -117,6 +148,9 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-func (e *emulator) sync() error { return nil }
+func (e *emulator) sync() error {
+	e.costs.sync()
+	return nil
+}
 
 func (e *emulator) memInfo() (free, total int64, err error) { return e.limit - e.used, e.limit, nil }

@@ -65,10 +65,14 @@ type pipe struct {
 }
 
 // arena holds named device buffers that grow as needed and are reused by
-// later calls of the same sampler; free releases them.
+// later calls of the same sampler; free releases them. Some buffers must
+// be zero between calls (bufZero): zeroed names those known to be.
 type arena struct {
-	bufs map[string]mem
+	bufs   map[string]mem
+	zeroed map[string]bool
 }
+
+func newArena() arena { return arena{bufs: map[string]mem{}, zeroed: map[string]bool{}} }
 
 func (a *arena) free(ex executor) error {
 	var err error
@@ -76,13 +80,18 @@ func (a *arena) free(ex executor) error {
 		err = errors.Join(err, ex.free(m))
 		delete(a.bufs, name)
 	}
+	clear(a.zeroed)
 	return err
 }
 
-// setErr records the first error.
+// setErr records the first error. The work it stopped may have left the
+// arena's zero buffers dirty: they are zeroed again at their next use.
 func (p *pipe) setErr(err error) {
 	if p.err == nil && err != nil {
 		p.err = err
+		if p.arena != nil {
+			clear(p.arena.zeroed)
+		}
 	}
 }
 
@@ -195,68 +204,36 @@ func (p *pipe) fetchI64(m mem, n int64) []int64 {
 	return out
 }
 
-// scanChunk is the number of elements one thread of a scan sums.
-const scanChunk = 16
+// blockThreads is the block size of the block kernels (BS_T).
+const blockThreads = 256
 
-// scan returns the buffer name holding the exclusive prefix sums of the n
-// integers at in (int32, or int64 when wide) with the total at [n]: n+1
-// int64.
-func (p *pipe) scan(name string, in mem, wide bool, n int64) mem {
-	out := p.buf(name, (n+1)*8)
-	p.scanInto(in, wide, n, out, 0)
-	return out
+// tiles returns the tiles of BS_T items covering n items (at least 1).
+func tiles(n int64) int64 { return max((n+blockThreads-1)/blockThreads, 1) }
+
+// lookBack returns the control and status words of a look-back kernel of
+// the given tiles (bs_block.h): zero when made, and left zero by every
+// launch, which resets the words it used. The launches of a pipe run one
+// after the other, so they share them.
+func (p *pipe) lookBack(ntiles int64) (ctl, status mem) {
+	m := p.bufZero("lb", 16+8*ntiles)
+	return m, m.at(16)
 }
 
-func (p *pipe) scanInto(in mem, wide bool, n int64, out mem, depth int) {
-	if n == 0 {
-		p.launch("fill_i64", 1, out, int64(0))
-		return
+// bufZero is buf for a buffer that its users leave zero (the look-back's
+// words, the node-wise tables): a new allocation, or one that a failed
+// call may have left dirty, is filled with zeros (a launch); a reused one
+// is as its last user left it.
+func (p *pipe) bufZero(name string, bytes int64) mem {
+	before := p.arena.bufs[name]
+	m := p.buf(name, bytes)
+	if all := p.arena.bufs[name]; p.err == nil && (all != before || p.arena.zeroed == nil || !p.arena.zeroed[name]) {
+		p.launch("fill_i64", all.bytes/8, all, int64(0))
+		if p.arena.zeroed != nil {
+			p.arena.zeroed[name] = true
+		}
 	}
-	nch := (n + scanChunk - 1) / scanChunk
-	base := p.buf(fmt.Sprintf("scan.base.%d", depth), (nch+1)*8)
-	if nch == 1 {
-		p.launch("fill_i64", 1, base, int64(0))
-	} else {
-		partial := p.buf(fmt.Sprintf("scan.partial.%d", depth), nch*8)
-		p.launch("scan_partial", nch, in, wide, n, int64(scanChunk), partial)
-		p.scanInto(partial, true, nch, base, depth+1)
-	}
-	p.launch("scan_apply", nch, in, wide, n, int64(scanChunk), base, out)
-}
-
-// sortChunk is the number of pairs one thread of the radix sort handles.
-const sortChunk = 256
-
-// sortPairs sorts the n (uint64 key, uint32 value) pairs at keys and vals
-// stably by the key's low keyBits bits (the others must be 0), 8 bits a
-// pass, and returns where the sorted pairs are: keys and vals themselves,
-// or the arena's buffers prefix+".k" and prefix+".v".
-func (p *pipe) sortPairs(prefix string, keys, vals mem, n int64, keyBits int) (mem, mem) {
-	if n <= 1 {
-		return keys, vals
-	}
-	nch := (n + sortChunk - 1) / sortChunk
-	hist := p.buf(prefix+".hist", 256*nch*4)
-	k2, v2 := p.buf(prefix+".k", n*8), p.buf(prefix+".v", n*4)
-	for shift := 0; shift < keyBits; shift += 8 {
-		p.launch("rs_hist", nch, keys, n, int64(sortChunk), int64(shift), hist)
-		offs := p.scan(prefix+".offs", hist, false, 256*nch)
-		p.launch("rs_scatter", nch, keys, vals, n, int64(sortChunk), int64(shift), offs, k2, v2)
-		keys, vals, k2, v2 = k2, v2, keys, vals
-	}
-	return keys, vals
+	return m
 }
 
 // bitLen returns the number of bits of x (0 for 0).
 func bitLen(x uint64) int { return bits.Len64(x) }
-
-// tables returns the keys (all -1) and values (all MaxInt32) of k hash
-// tables whose offsets are toff (k+1 entries), in the buffers prefix+".keys"
-// and prefix+".vals" (bs_ht_insert's tables).
-func (p *pipe) tables(prefix string, toff mem, k int64) (keys, vals mem) {
-	n := p.readI64(toff, k)
-	keys, vals = p.buf(prefix+".keys", n*4), p.buf(prefix+".vals", n*4)
-	p.launch("fill_i32", n, keys, int64(-1))
-	p.launch("fill_i32", n, vals, int64(math.MaxInt32))
-	return keys, vals
-}

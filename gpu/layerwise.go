@@ -1,27 +1,27 @@
 package gpu
 
 // Bulk layer-wise sampling on a device (docs/design.md 3.2, sampling/layerwise.go):
-// LADIES and FastGCN. Per layer, for all k minibatches at once:
+// LADIES and FastGCN. Per layer, for all k minibatches at once, block
+// kernels of internal/cuda/kernels/bs_layerwise.h (which says what each
+// computes, bit for bit as the CPU):
 //
-//  1. LADIES' probabilities P = Q·(A∘A), one row per minibatch: each
-//     minibatch's frontier is sorted (radix sort of (minibatch, vertex)),
-//     the squares of its rows gathered, sorted stably by (minibatch,
-//     column), and each column's run summed in float32 by one thread in
-//     increasing frontier order (lw_psum): spgemm.Mul's accumulation, bit
-//     for bit. FastGCN's row 1ᵀ·(A∘A) is the same for every minibatch and
-//     is computed once, on the host, by sampling.AddColumnSquares.
-//  2. lw_select: one thread per minibatch draws its columns from its row
-//     (bs_select_row, weighted, SelectPerMinibatch's law) and sums the
-//     row's positive values in column order (the normalisation's total).
-//  3. lw_cols: the chosen columns' slots in F_{l+1} (a hash table of the
-//     frontier) and their scales; lw_srcfront and lw_srcnew write F_{l+1}.
-//  4. lw_ecount, lw_efill: each frontier row's entries in the chosen
-//     columns (a hash table of them; hubs binary-searched), scaled, sorted
-//     by slot and normalised (relabelRows, normalizeRows).
+//  1. lw_sort: each minibatch's frontier sorted by vertex (a block per
+//     minibatch);
+//  2. LADIES' probabilities P = Q·(A∘A), one row per minibatch: lw_gdeg
+//     (the sorted rows' degrees scanned: the one size read back before
+//     the layer ends), lw_gather (a warp per row: the squares), lw_sort by
+//     column and lw_psum (each column's squares summed in increasing
+//     frontier order, spgemm.Mul's accumulation). FastGCN's row
+//     1ᵀ·(A∘A), the same for every minibatch, is computed once on the host
+//     by sampling.AddColumnSquares, with its total (sampling.PositiveSum);
+//  3. lw_select: each minibatch's columns (SelectPerMinibatch's law) and
+//     its row's total, by a block;
+//  4. lw_cols: the columns' slots in F_{l+1} and scales, F_{l+1};
+//  5. lw_ecount, lw_efill: the blocks (relabelRows, normalizeRows), and
+//     the minibatches' offsets, the layer's copy back to the host.
 //
-// Selection and the total are sequential per minibatch (k threads): they
-// must add in column order to give the CPU's bits. Tuning them (a parallel
-// key-bound pass, as chooseSplit does on the CPU) is left for later.
+// A LADIES layer is thus 9 launches and 2 copies back, a FastGCN layer 5
+// launches and one copy, whatever k.
 
 import (
 	"context"
@@ -39,10 +39,12 @@ import (
 type LayerWise struct {
 	*base
 	opt sampling.LayerWiseOptions
-	// FastGCN: the row 1ᵀ·(A∘A) on the device, its length and its positive
-	// sum (one float64, computed on the device in column order).
-	fgCol, fgVal, fgTotal mem
-	fgLen                 int64
+	// FastGCN: the row 1ᵀ·(A∘A) on the device, its length, its positive
+	// entries and their sum in column order.
+	fgCol, fgVal  mem
+	fgLen, fgNpos int64
+	fgTotal       float64
+	keyPasses     int64 // lw_sort's passes: the bytes of a vertex id
 }
 
 var _ sampling.Sampler = (*LayerWise)(nil)
@@ -77,18 +79,21 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 	if err != nil {
 		return nil, err
 	}
-	s := &LayerWise{base: b, opt: opt}
+	s := &LayerWise{base: b, opt: opt, keyPasses: int64(max((bitLen(uint64(max(a.Rows-1, 0)))+7)/8, 1))}
 	b.layersOn = s.layersOn
 	if opt.Method == sampling.FastGCN {
 		acc, touched := make([]float32, a.Rows), make([]bool, a.Rows)
 		sampling.AddColumnSquares(sampling.CSRRows{A: a}, 0, a.Rows, acc, touched)
 		fg := sampling.ColumnSquaresRow(acc, touched)
+		s.fgLen, s.fgTotal = fg.NNZ(), sampling.PositiveSum(fg.Data)
+		for _, v := range fg.Data {
+			if v > 0 {
+				s.fgNpos++
+			}
+		}
 		err := d.do(func(ex executor) error {
 			p := d.newPipe(ex, &b.garena)
-			s.fgLen = fg.NNZ()
 			s.fgCol, s.fgVal = put(p, "fg.col", fg.Indices), put(p, "fg.val", fg.Data)
-			s.fgTotal = p.buf("fg.total", 8)
-			p.launch("lw_total", 1, s.fgVal, s.fgLen, s.fgTotal)
 			return p.err
 		})
 		if err != nil {
@@ -99,8 +104,8 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 	return s, nil
 }
 
-// layersOn is the pipeline of the file comment after the seeds'
-// deduplication (base.layersOn): each layer.
+// layersOn is the pipeline of the file comment after the seeds' upload
+// (base.layersOn): each layer.
 func (s *LayerWise) layersOn(ctx context.Context, p *pipe, epoch, first int, k int64, b *DeviceBulk, front, frontStart mem, rows int64) *DeviceBulk {
 	fs := b.SeedStart
 	for l, budget := range s.opt.Budgets {
@@ -109,102 +114,122 @@ func (s *LayerWise) layersOn(ctx context.Context, p *pipe, epoch, first int, k i
 			return nil
 		}
 		la, src, srcStart, srcLen := s.layer(p, l, int64(budget), epoch, first, k, front, frontStart, rows, fs)
+		if p.err != nil {
+			return nil
+		}
 		b.Layers = append(b.Layers, la)
 		front, frontStart, rows, fs = src, srcStart, srcLen, la.SrcStart
 	}
 	return b
 }
 
+// Flags of the layer-wise kernels (bs_layerwise.h).
+const (
+	lwReplace = 1 << iota
+	lwRowMean
+	lwUnbiased
+	lwFastGCN
+)
+
 // layer samples layer l (budget s) of the k minibatches whose frontiers
 // are at front (offsets frontStart, fs on the host).
 func (s *LayerWise) layer(p *pipe, l int, budget int64, epoch, first int, k int64, front, frontStart mem, rows int64, fs []int) (DeviceLayer, mem, mem, int64) {
 	g, o := s.g, &s.opt
-	n := int64(g.n)
 	pre := fmt.Sprintf("L%d.", l)
-	flags := int64(0)
-	if o.Replace {
-		flags |= 1 // BS_LW_REPLACE
-	}
-	if o.RowMean {
-		flags |= 2 // BS_LW_ROWMEAN
-	}
-	if o.Unbiased {
-		flags |= 4 // BS_LW_UNBIASED
-	}
-
-	// 1. The rows of P.
-	pcol, pval, pStart, fgTotal := s.fgCol, s.fgVal, p.buf("lw.pstart", 8), s.fgTotal
-	fgLen := s.fgLen
-	if o.Method == sampling.FastGCN {
-		flags |= 8 // BS_LW_FASTGCN
-	} else {
-		fgTotal = p.buf("lw.fgtotal", 8)
-		keyBits := bitLen(uint64(k)*uint64(n) - 1)
-		fk, fv := p.buf("lw.fkeys", rows*8), p.buf("lw.fvals", rows*4)
-		p.launch("lw_fkeys", rows, front, frontStart, k, n, fk, fv)
-		sorted, _ := p.sortPairs("lw.fsort", fk, fv, rows, keyBits)
-		cnt := p.buf("lw.gcnt", rows*8)
-		p.launch("lw_gdeg", rows, sorted, n, g.indptr, cnt)
-		goff := p.scan("lw.goff", cnt, true, rows)
-		ng := p.readI64(goff, rows)
-		gk, gi, gv := p.buf("lw.gkeys", ng*8), p.buf("lw.gidx", ng*4), p.buf("lw.gval", ng*4)
-		p.launch("lw_gather", rows, sorted, n, g.indptr, g.indices, g.data, goff, gk, gi, gv)
-		sk, si := p.sortPairs("lw.gsort", gk, gi, ng, keyBits)
-		heads := p.buf("lw.heads", ng*4)
-		p.launch("lw_heads", ng, sk, heads)
-		hscan := p.scan("lw.hscan", heads, false, ng)
-		np := p.readI64(hscan, ng)
-		pcol, pval = p.buf("lw.pcol", np*4), p.buf("lw.pval", np*4)
-		p.launch("lw_psum", ng, sk, si, gv, hscan, n, pcol, pval)
-		pStart = p.buf("lw.pstart", (k+1)*8)
-		p.launch("lw_pstart", k+1, sk, ng, hscan, n, pStart)
-	}
-
-	// 2. Selection.
-	kb := k * budget
-	chosen, cpv, mult := p.buf("lw.chosen", kb*4), p.buf("lw.cpv", kb*4), p.buf("lw.mult", kb*4)
-	ccnt, total := p.buf("lw.ccnt", k*4), p.buf("lw.total", k*8)
-	d, hk := p.buf("lw.d", kb*4), p.buf("lw.hk", kb*8)
-	p.launch("lw_select", k, pcol, pval, pStart, fgTotal, fgLen, frontStart, budget, flags, o.Seed, int64(epoch), int64(first), int64(l),
-		chosen, cpv, mult, ccnt, total, d, hk)
-
-	// 3. Slots, scales and F_{l+1}.
-	ftsize := p.buf("lw.ftsize", k*8)
-	p.launch("sd_table", k, frontStart, ftsize)
-	ftoff := p.scan("lw.ftoff", ftsize, true, k)
-	fkeys, fvals := p.tables("lw.ft", ftoff, k)
-	p.launch("sd_insert", rows, front, frontStart, k, ftoff, fkeys, fvals)
-	slot, scale, nextLen := p.buf("lw.slot", kb*4), p.buf("lw.scale", kb*8), p.buf("lw.nextlen", k*8)
-	p.launch("lw_cols", k, chosen, cpv, mult, ccnt, total, budget, flags, frontStart, ftoff, fkeys, fvals, slot, scale, nextLen)
-	srcStart := p.scan(pre+"srcStart", nextLen, true, k)
-	ns := p.readI64(srcStart, k)
-	src := p.buf(pre+"src", ns*4)
-	ctsize := p.buf("lw.ctsize", k*8)
-	p.launch("lw_srcfront", rows, front, frontStart, k, srcStart, src)
-	p.launch("lw_srcnew", k, chosen, slot, ccnt, budget, frontStart, srcStart, src, ctsize)
-	ctoff := p.scan("lw.ctoff", ctsize, true, k)
-	ckeys, cvals := p.tables("lw.ct", ctoff, k)
-	p.launch("lw_cinsert", kb, chosen, ccnt, budget, ctoff, ckeys, cvals)
-
-	// 4. Extraction.
-	ecnt := p.buf("lw.ecnt", rows*8)
-	p.launch("lw_ecount", rows, front, frontStart, k, g.indptr, g.indices, chosen, ccnt, budget, ctoff, ckeys, cvals, ecnt)
-	eoff := p.scan("lw.eoff", ecnt, true, rows)
-	ne := p.readI64(eoff, rows)
-	edgeStart := p.buf(pre+"edgeStart", (k+1)*8)
-	p.launch("nw_mbinfo", k, frontStart, eoff, edgeStart, p.buf("lw.unused", k*8))
-	indptr, indices, data := p.buf(pre+"indptr", (rows+k)*8), p.buf(pre+"indices", ne*4), p.buf(pre+"data", ne*4)
-	p.launch("lw_efill", rows, front, frontStart, k, g.indptr, g.indices, g.data, chosen, slot, scale, ccnt, budget,
-		ctoff, ckeys, cvals, flags, eoff, edgeStart, indptr, indices, data)
-	p.launch("nw_mbend", k, frontStart, edgeStart, indptr)
-
-	la := DeviceLayer{Indptr: arrayOf[int64](indptr, rows+k), Indices: arrayOf[int32](indices, ne), Data: arrayOf[float32](data, ne),
-		Src: arrayOf[int32](src, ns)}
-	la.PtrStart = make([]int, k+1)
+	la := DeviceLayer{PtrStart: make([]int, k+1)}
 	for m := range la.PtrStart {
 		la.PtrStart[m] = fs[m] + m
 	}
-	la.EdgeStart = p.fetchI64(edgeStart, k+1)
-	la.SrcStart = toInts(p.fetchI64(srcStart, k+1))
-	return la, src, srcStart, ns
+	indptr := p.buf(pre+"indptr", (rows+k)*8)
+	if rows == 0 { // every frontier empty: no columns, every block one row offset
+		p.launch("fill_i64", k, indptr, int64(0))
+		la.Indptr, la.EdgeStart, la.SrcStart = arrayOf[int64](indptr, k), make([]int64, k+1), make([]int, k+1)
+		return la, p.buf(pre+"src", 4), p.buf(pre+"summary", 8*(k+1)), 0
+	}
+	flags := int64(0)
+	if o.Replace {
+		flags |= lwReplace
+	}
+	if o.RowMean {
+		flags |= lwRowMean
+	}
+	if o.Unbiased {
+		flags |= lwUnbiased
+	}
+	kb := k * budget
+	if rows+kb >= math.MaxInt32 || rows*budget >= math.MaxInt32 {
+		p.setErr(fmt.Errorf("gpu: LayerWise: layer %d of a bulk of %d minibatches: %d frontier rows and budget %d; the device sampler handles at most %d entries in a layer",
+			l, k, rows, budget, math.MaxInt32))
+		return la, mem{}, mem{}, 0
+	}
+	ctl, status := p.lookBack(max(tiles(rows), tiles(k+1), k))
+
+	// 1. The frontiers sorted by vertex, a minibatch at a time.
+	fa, fb := p.buf("lw.fsort.a", rows*8), p.buf("lw.fsort.b", rows*8)
+	p.launch("lw_sort", k, frontStart, front, mem{}, fa, fa.at(rows*4), fb, fb.at(rows*4), s.keyPasses, ctl, status)
+	skeys := fb
+	if s.keyPasses%2 == 1 {
+		skeys = fa
+	}
+	svals := skeys.at(rows * 4)
+
+	// 2. The rows of P.
+	pcol, pval, pStart := s.fgCol, s.fgVal, mem{}
+	if o.Method == sampling.FastGCN {
+		flags |= lwFastGCN
+	} else {
+		goff, gstart := p.buf("lw.goff", (rows+1)*8), p.buf("lw.gstart", (k+1)*8)
+		p.launch("lw_gdeg", tiles(rows), rows, k, frontStart, skeys, g.indptr, goff, gstart, ctl, status)
+		ng := p.readI64(goff, rows)
+		pStart = p.buf("lw.pstart", (k+1)*8)
+		pcol, pval = p.buf("lw.pcol", ng*4), p.buf("lw.pval", ng*4)
+		if ng == 0 {
+			p.launch("fill_i64", k+1, pStart, int64(0))
+		} else {
+			gk, gv := p.buf("lw.gkeys", ng*4), p.buf("lw.gval", ng*4)
+			p.launch("lw_gather", rows*32, skeys, g.indptr, g.indices, g.data, goff, gk, gv)
+			ga, gb := p.buf("lw.gsort.a", ng*8), p.buf("lw.gsort.b", ng*8)
+			p.launch("lw_sort", k, gstart, gk, mem{}, ga, ga.at(ng*4), gb, gb.at(ng*4), s.keyPasses, ctl, status)
+			gs := gb
+			if s.keyPasses%2 == 1 {
+				gs = ga
+			}
+			ctl, status := p.lookBack(tiles(ng))
+			p.launch("lw_psum", tiles(ng), ng, k, gstart, gs, gs.at(ng*4), gv, pcol, pval, pStart, ctl, status)
+		}
+	}
+
+	// 3. Selection.
+	chosen, cpv, mult := p.buf("lw.chosen", kb*4), p.buf("lw.cpv", kb*4), p.buf("lw.mult", kb*4)
+	ccnt, total := p.buf("lw.ccnt", k*4), p.buf("lw.total", k*8)
+	d, hk := p.buf("lw.d", kb*4), p.buf("lw.hk", kb*8)
+	ctl, status = p.lookBack(max(tiles(rows), tiles(k+1), k)) // psum's may have moved them
+	p.launch("lw_select", k, pcol, pval, pStart, s.fgLen, s.fgTotal, s.fgNpos, frontStart, budget, flags, o.Seed, int64(epoch),
+		int64(first), int64(l), chosen, cpv, mult, ccnt, total, d, hk, ctl, status)
+
+	// 4. Slots, scales and F_{l+1}.
+	slot, scale := p.buf("lw.slot", kb*4), p.buf("lw.scale", kb*8)
+	src, summary := p.buf(pre+"src", (rows+kb)*4), p.buf(pre+"summary", 2*(k+1)*8)
+	p.launch("lw_cols", k, k, chosen, cpv, mult, ccnt, total, budget, flags, front, frontStart, skeys, svals, slot, scale, src, summary,
+		ctl, status)
+
+	// 5. Extraction.
+	ecap := rows * budget // a row meets at most its minibatch's columns
+	eoff := p.buf("lw.eoff", (rows+1)*8)
+	indices, data := p.buf(pre+"indices", ecap*4), p.buf(pre+"data", ecap*4)
+	args := []any{rows, k, front, frontStart, g.indptr, g.indices, g.data, chosen, slot, scale, ccnt, budget, flags, eoff, indptr,
+		indices, data, summary, ctl, status}
+	p.launch("lw_ecount", tiles(rows), args...)
+	p.launch("lw_efill", max(tiles(rows), tiles(k+1)), args...)
+
+	sum := p.fetchI64(summary, 2*(k+1)) // the layer's copy back
+	if p.err != nil {
+		return la, mem{}, mem{}, 0
+	}
+	ne, ns := sum[k], sum[2*k+1]
+	la.Indptr, la.Indices, la.Data, la.Src = arrayOf[int64](indptr, rows+k), arrayOf[int32](indices, ne), arrayOf[float32](data, ne),
+		arrayOf[int32](src, ns)
+	la.EdgeStart = sum[:k+1]
+	la.SrcStart = toInts(sum[k+1:])
+	return la, src, summary.at((k + 1) * 8), ns
 }

@@ -3,6 +3,8 @@ package gpu
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 
@@ -112,5 +114,44 @@ func TestNewSamplerEqualsCPU(t *testing.T) {
 		t.Errorf("NewSampler(%+v) = %v, %v; want the error naming Normalize", bad, s, err)
 	} else if !strings.Contains(err.Error(), "Normalize") {
 		t.Errorf("NewSampler(%+v): %v; want it to name Normalize", bad, err)
+	}
+}
+
+// TestLayerWiseSelectionPaths compares LADIES on the device with the CPU
+// bit for bit where lw_select leaves its parallel paths: values spread
+// over 2^-90..2^20, so that a row's float64 total rounds and is summed
+// in order by one thread; a budget larger than the block's candidates
+// (one thread's heap); a budget close to them (the key threshold's
+// retries); and rows with no more positive entries than the budget.
+func TestLayerWiseSelectionPaths(t *testing.T) {
+	wide := samplingtest.RandomGraph(4000, 24, false, 21)
+	rng := rand.New(rand.NewPCG(3, 9))
+	for i := range wide.Data {
+		wide.Data[i] = float32(math.Ldexp(1+rng.Float64(), rng.IntN(111)-90))
+	}
+	seeds := samplingtest.RandomSeeds(4000, 3, 160, 8)
+	dev := NewEmulator(EmulatorOptions{Order: 3, Exact: true})
+	for _, budgets := range [][]int{{30, 9}, {1100}, {1000, 300}, {5000}} {
+		t.Run(fmt.Sprint(budgets), func(t *testing.T) {
+			opt := sampling.LayerWiseOptions{Method: sampling.LADIES, Budgets: budgets, Seed: 6}
+			cpu, err := sampling.NewLayerWise(wide, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := cpu.SampleBulk(context.Background(), 2, 5, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := NewLayerWise(dev, wide, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			got, err := s.SampleBulk(context.Background(), 2, 5, seeds)
+			if err != nil {
+				t.Fatal(err)
+			}
+			compareBulks(t, got, want)
+		})
 	}
 }

@@ -2,29 +2,27 @@ package gpu
 
 // Bulk node-wise sampling on a device (docs/design.md 3.1, sampling/nodewise.go).
 //
-// The graph is uploaded once (NewNodeWise). A bulk is sampled layer by
-// layer, every minibatch at once, in a fixed sequence of launches whose
-// results come back to the host only as sizes (to size the next buffers):
+// The graph is uploaded once (NewNodeWise). A bulk's seeds are
+// deduplicated on the host (sampling.SeedDedup, the CPU's order) and
+// uploaded in one copy; then each layer is three launches for every
+// minibatch at once, and one copy back of the minibatches' offsets
+// (internal/cuda/kernels/bs_nodewise.h says what each kernel does):
 //
-//  1. nw_bound: each frontier row's selection bound (0 for the rows a
-//     FrontierNew layer does not expand); a scan places the rows' picks;
-//  2. nw_select: each row draws its picks with its row key (bs_select_row,
-//     sampling's laws bit for bit), writing their global ids (and values);
-//     a scan of the counts gives the entries' offsets;
-//  3. deduplication: one hash table per minibatch (nw_mbinfo sizes them)
-//     maps each vertex of the frontier and of the picks to the first
-//     position where it occurs in "F_l, then the picks in row and column
-//     order" (an atomic minimum, so the order of the threads does not
-//     matter); nw_flag marks the picks that are such first occurrences of a
-//     new vertex, and a scan of the flags numbers the new vertices in order
-//     of first appearance;
-//  4. nw_emit: each row writes its block row (local ids, values, sorted)
-//     and the minibatch's sources F_{l+1} = F_l followed by the new
-//     vertices, which are the next layer's frontier.
+//  1. nw_select: each row's picks counted, their offsets by a single-pass
+//     scan, the picks drawn with the row's key (sampling's laws bit for
+//     bit) and entered, with the frontier, in the minibatch's hash table,
+//     each with its first position (one probe per pick);
+//  2. nw_flag: the picks that are a vertex's first appearance, numbered
+//     in order by a second scan, written to the sources F_{l+1};
+//  3. nw_emit: the block rows (local columns, values, sorted), the
+//     frontier's sources, the minibatches' offsets, and the tables
+//     cleared for the next layer.
 //
-// The seeds are deduplicated the same way (first occurrences). The result
-// is sampling.NodeWise's bit for bit (package gpu's tests run the
-// conformance kit on the emulator; the cuda tests on a GPU).
+// Buffers are sized on the host from bounds (a row's picks are at most
+// its fanout), so no size comes back before a layer ends; a fanout of -1
+// (every neighbour) adds a launch and a copy (nw_bound, the rows'
+// degrees). The result is sampling.NodeWise's bit for bit (package gpu's
+// tests run the conformance kit on the emulator; the cuda tests on a GPU).
 
 import (
 	"context"
@@ -68,94 +66,123 @@ func NewNodeWise(d *Device, a *spgemm.CSR, opt sampling.NodeWiseOptions) (*NodeW
 	return s, nil
 }
 
-// layersOn is the pipeline of the file comment after the seeds'
-// deduplication (base.layersOn).
+// layersOn is the pipeline of the file comment after the seeds' upload
+// (base.layersOn).
 func (s *NodeWise) layersOn(ctx context.Context, p *pipe, epoch, first int, k int64, b *DeviceBulk, front, frontStart mem, rows int64) *DeviceBulk {
-	skip := p.buf("nw.skip", k*4)
-	p.launch("fill_i32", k, skip, int64(0))
+	var prevStart mem // FrontierNew: the frontier's offsets at the layer before
 	fs := b.SeedStart
 	for l, fan := range s.opt.Fanouts {
 		if err := ctx.Err(); err != nil {
 			p.setErr(err)
 			return nil
 		}
-		la, src, srcStart, srcLen := s.layer(p, l, int64(fan), epoch, first, k, front, frontStart, rows, skip, fs)
+		la, src, srcStart, srcLen := s.layer(p, l, int64(fan), epoch, first, k, front, frontStart, prevStart, rows, fs)
+		if p.err != nil {
+			return nil
+		}
 		if s.opt.Frontier == sampling.FrontierNew {
-			p.launch("nw_skip", k, frontStart, skip)
+			prevStart = frontStart
 		}
 		b.Layers = append(b.Layers, la)
 		front, frontStart, rows, fs = src, srcStart, srcLen, la.SrcStart
 	}
-	if s.opt.Degrees {
-		for l := range b.Layers {
-			la := &b.Layers[l]
-			deg := p.buf(fmt.Sprintf("L%d.deg", l), la.Src.n*4)
-			p.launch("nw_deg", la.Src.n, la.Src.m, s.g.indptr, deg)
-			la.Deg = arrayOf[int32](deg, la.Src.n)
-		}
-	}
 	return b
 }
 
+// Flags of the layer kernels (bs_nodewise.h).
+const (
+	nwWeighted = 1 << iota
+	nwReplace
+	nwValues
+	nwDegrees
+)
+
+// nwLocal is BS_NW_LOCAL: larger fanouts select in global scratch.
+const nwLocal = 32
+
 // layer samples layer l (fanout fan) of the k minibatches whose frontiers
-// are the rows at front (offsets frontStart, on the host fs) and returns
-// its arrays, its sources F_{l+1} and their offsets and number.
-func (s *NodeWise) layer(p *pipe, l int, fan int64, epoch, first int, k int64, front, frontStart mem, rows int64, skip mem, fs []int) (DeviceLayer, mem, mem, int64) {
+// are the rows at front (offsets frontStart, on the host fs), expanding
+// only the rows after prevStart's frontiers when prevStart is set, and
+// returns its arrays, its sources F_{l+1} and their offsets and number.
+func (s *NodeWise) layer(p *pipe, l int, fan int64, epoch, first int, k int64, front, frontStart, prevStart mem, rows int64, fs []int) (DeviceLayer, mem, mem, int64) {
 	g, o := s.g, &s.opt
 	pre := fmt.Sprintf("L%d.", l)
-	flags := int64(0)
-	if o.Weighted {
-		flags |= 1 // BS_NW_WEIGHTED
-	}
-	if o.Replace {
-		flags |= 2 // BS_NW_REPLACE
-	}
-	if o.Weighted || o.Replace {
-		flags |= 4 // BS_NW_VALUES
-	}
-	bound, rowmb := p.buf("nw.bound", rows*8), p.buf("nw.rowmb", rows*4)
-	p.launch("nw_bound", rows, front, frontStart, k, skip, g.indptr, fan, bound, rowmb)
-	boff := p.scan("nw.boff", bound, true, rows)
-	nb := p.readI64(boff, rows)
-
-	picks, pvals, cnt := p.buf("nw.picks", nb*4), p.buf("nw.pvals", nb*4), p.buf("nw.cnt", rows*4)
-	iscr, fscr := p.buf("nw.iscratch", 4), p.buf("nw.fscratch", 8)
-	if o.Replace && fan > 0 {
-		iscr = p.buf("nw.iscratch", rows*2*fan*4)
-	}
-	if o.Weighted && fan > 0 {
-		fscr = p.buf("nw.fscratch", rows*fan*8)
-	}
-	p.launch("nw_select", rows, front, rowmb, frontStart, skip, g.indptr, g.indices, g.data, fan, flags,
-		o.Seed, int64(epoch), int64(first), int64(l), boff, picks, pvals, cnt, iscr, fscr)
-	eoff := p.scan("nw.eoff", cnt, false, rows)
-	ne := p.readI64(eoff, rows)
-
-	edgeStart, tsize := p.buf(pre+"edgeStart", (k+1)*8), p.buf("nw.tsize", k*8)
-	p.launch("nw_mbinfo", k, frontStart, eoff, edgeStart, tsize)
-	toff := p.scan("nw.toff", tsize, true, k)
-	keys, vals := p.tables("nw", toff, k)
-	p.launch("nw_insert", rows, front, rowmb, frontStart, eoff, boff, picks, edgeStart, toff, keys, vals)
-	flag := p.buf("nw.flag", ne*4)
-	p.launch("nw_flag", rows, rowmb, frontStart, eoff, boff, picks, edgeStart, toff, keys, vals, flag)
-	fscan := p.scan("nw.fscan", flag, false, ne)
-	srclen := p.buf("nw.srclen", k*8)
-	p.launch("nw_srclen", k, frontStart, edgeStart, fscan, srclen)
-	srcStart := p.scan(pre+"srcStart", srclen, true, k)
-	ns := p.readI64(srcStart, k)
-
-	indptr, indices, data, src := p.buf(pre+"indptr", (rows+k)*8), p.buf(pre+"indices", ne*4), p.buf(pre+"data", ne*4), p.buf(pre+"src", ns*4)
-	p.launch("nw_emit", rows, front, rowmb, frontStart, eoff, boff, picks, pvals, edgeStart, toff, keys, vals, fscan, srcStart,
-		flags, indptr, indices, data, src)
-	p.launch("nw_mbend", k, frontStart, edgeStart, indptr)
-
-	la := DeviceLayer{Indptr: arrayOf[int64](indptr, rows+k), Indices: arrayOf[int32](indices, ne), Data: arrayOf[float32](data, ne),
-		Src: arrayOf[int32](src, ns)}
-	la.PtrStart = make([]int, k+1)
+	la := DeviceLayer{PtrStart: make([]int, k+1)}
 	for m := range la.PtrStart {
 		la.PtrStart[m] = fs[m] + m
 	}
-	la.EdgeStart = p.fetchI64(edgeStart, k+1)
-	la.SrcStart = toInts(p.fetchI64(srcStart, k+1))
-	return la, src, srcStart, ns
+	indptr := p.buf(pre+"indptr", (rows+k)*8)
+	if rows == 0 { // every frontier empty: every block is one row offset, 0
+		p.launch("fill_i64", k, indptr, int64(0))
+		la.Indptr, la.EdgeStart, la.SrcStart = arrayOf[int64](indptr, k), make([]int64, k+1), make([]int, k+1)
+		return la, p.buf(pre+"src", 4), p.buf(pre+"summary", 8*(k+1)), 0
+	}
+	flags := int64(0)
+	if o.Weighted {
+		flags |= nwWeighted
+	}
+	if o.Replace {
+		flags |= nwReplace
+	}
+	if o.Weighted || o.Replace {
+		flags |= nwValues
+	}
+	if o.Degrees {
+		flags |= nwDegrees
+	}
+	nt := tiles(rows)
+	ctl, status := p.lookBack(max(nt, tiles(k+1)))
+	// The kernels' parameters after n (bs_nw_p), some set below.
+	args := []any{rows, k, fan, flags, o.Seed, int64(epoch), int64(first), int64(l), front, frontStart, prevStart,
+		g.indptr, g.indices, g.data, mem{}, mem{}, int64(0), mem{}, mem{}, mem{}, mem{}, mem{}, mem{},
+		indptr, mem{}, mem{}, mem{}, mem{}, mem{}, ctl, status}
+	const aBoff, aTable, aTslots, aEoff, aPickslot, aNewBefore, aNewidx, aIscratch, aFscratch = 14, 15, 16, 17, 18, 19, 20, 21, 22
+	const aIndices, aData, aSrc, aDeg, aSummary = 24, 25, 26, 27, 28
+	ecap := rows * fan // the picks are at most the fanout a row
+	if fan < 0 {       // every neighbour: the rows' degrees bound them
+		boff := p.buf("nw.boff", (rows+1)*8)
+		args[aBoff] = boff
+		p.launch("nw_bound", nt, args...)
+		ecap = p.readI64(boff, rows)
+	}
+	if rows+ecap >= math.MaxUint32/2 || ecap > math.MaxInt32 {
+		p.setErr(fmt.Errorf("gpu: NodeWise: layer %d of a bulk of %d minibatches: %d frontier rows with up to %d picks; the device sampler handles at most %d in a layer",
+			l, k, rows, ecap, math.MaxInt32))
+		return la, mem{}, mem{}, 0
+	}
+	tslots := 3 * (rows + ecap) / 2 // BS_NW_SLOTS
+	args[aTable], args[aTslots] = p.bufZero("nw.table", tslots*8), tslots
+	args[aEoff], args[aNewBefore] = p.buf("nw.eoff", (rows+1)*4), p.buf("nw.newbefore", (rows+1)*4)
+	args[aPickslot], args[aNewidx] = p.buf("nw.pickslot", ecap*4), p.buf("nw.newidx", ecap*4)
+	if fan > nwLocal {
+		args[aIscratch] = p.buf("nw.iscratch", rows*3*fan*4)
+		if o.Weighted {
+			args[aFscratch] = p.buf("nw.fscratch", rows*fan*8)
+		}
+	}
+	indices, data, src := p.buf(pre+"indices", ecap*4), p.buf(pre+"data", ecap*4), p.buf(pre+"src", (rows+ecap)*4)
+	summary := p.buf(pre+"summary", 2*(k+1)*8)
+	args[aIndices], args[aData], args[aSrc], args[aSummary] = indices, data, src, summary
+	var deg mem
+	if o.Degrees {
+		deg = p.buf(pre+"deg", (rows+ecap)*4)
+		args[aDeg] = deg
+	}
+	p.launch("nw_select", nt, args...)
+	p.launch("nw_flag", nt, args...)
+	p.launch("nw_emit", max(nt, tiles(k+1)), args...)
+
+	sum := p.fetchI64(summary, 2*(k+1)) // the layer's one copy back
+	if p.err != nil {
+		return la, mem{}, mem{}, 0
+	}
+	ne, ns := sum[k], sum[2*k+1]
+	la.Indptr, la.Indices, la.Data, la.Src = arrayOf[int64](indptr, rows+k), arrayOf[int32](indices, ne), arrayOf[float32](data, ne),
+		arrayOf[int32](src, ns)
+	if o.Degrees {
+		la.Deg = arrayOf[int32](deg, ns)
+	}
+	la.EdgeStart = sum[:k+1]
+	la.SrcStart = toInts(sum[k+1:])
+	return la, src, summary.at((k + 1) * 8), ns
 }

@@ -28,12 +28,17 @@ type base struct {
 	garena arena // the graph
 	arena  arena // each call's buffers, reused by the next
 	closed bool
+	// The host's copy of a call's seeds, reused.
+	dedup     *sampling.SeedDedup
+	seeds     []int32
+	seedStart []int64
+	words     []uint64
 }
 
 // newBase uploads a (its values when values) to d, for a sampler of
 // layers layers.
 func newBase(d *Device, name string, layers int, a *spgemm.CSR, values bool) (*base, error) {
-	b := &base{dev: d, name: name, layers: layers, garena: arena{bufs: map[string]mem{}}, arena: arena{bufs: map[string]mem{}}}
+	b := &base{dev: d, name: name, layers: layers, garena: newArena(), arena: newArena(), dedup: sampling.NewSeedDedup(a.Rows)}
 	g, err := d.uploadGraph(&b.garena, a, values, "the graph")
 	if err != nil {
 		_ = b.Close()
@@ -93,18 +98,18 @@ func (b *base) Download(db *DeviceBulk) (*sampling.Bulk, error) {
 // sample checks the seeds, runs the pipeline and hands its bulk to then,
 // inside the device's run.
 func (b *base) sample(ctx context.Context, epoch, first int, seeds [][]int32, then func(*pipe, *DeviceBulk)) error {
-	all, start, err := checkSeeds(first, seeds, b.g.n)
-	if err != nil {
-		return err
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.closed {
 		return fmt.Errorf("gpu: %s is closed", b.name)
 	}
+	var err error
+	if b.seeds, b.seedStart, err = hostSeeds(b.dedup, b.seeds, b.seedStart, first, seeds, b.g.n); err != nil {
+		return err
+	}
 	return b.dev.do(func(ex executor) error {
 		p := b.dev.newPipe(ex, &b.arena)
-		db := b.pipeline(ctx, p, epoch, first, all, start)
+		db := b.pipeline(ctx, p, epoch, first)
 		if p.err == nil {
 			then(p, db)
 		}
@@ -112,16 +117,17 @@ func (b *base) sample(ctx context.Context, epoch, first int, seeds [][]int32, th
 	})
 }
 
-// pipeline samples the bulk of the seeds all (offsets start) on p: the
-// seeds' deduplication, then the sampler's layers.
-func (b *base) pipeline(ctx context.Context, p *pipe, epoch, first int, all []int32, start []int64) *DeviceBulk {
-	k := int64(len(start) - 1)
+// pipeline samples the bulk of the deduplicated seeds b.seeds (offsets
+// b.seedStart) on p: their upload (one copy), then the sampler's layers.
+func (b *base) pipeline(ctx context.Context, p *pipe, epoch, first int) *DeviceBulk {
+	k := int64(len(b.seedStart) - 1)
 	if k == 0 {
 		return emptyBulk(first, b.layers)
 	}
-	front, frontStart, rows := p.dedupSeeds("seeds", all, start)
-	db := &DeviceBulk{First: first, Seeds: arrayOf[int32](front, rows)}
-	db.SeedStart = toInts(p.fetchI64(frontStart, k+1))
+	var frontStart, front mem
+	frontStart, front, b.words = p.putSeeds(b.words, b.seeds, b.seedStart)
+	rows := b.seedStart[k]
+	db := &DeviceBulk{First: first, Seeds: arrayOf[int32](front, rows), SeedStart: toInts(b.seedStart)}
 	return b.layersOn(ctx, p, epoch, first, k, db, front, frontStart, rows)
 }
 

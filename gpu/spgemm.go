@@ -2,8 +2,8 @@ package gpu
 
 // Sparse products on a device. A product whose A has at most one entry per
 // row (a selection Q, the sampling shape Q·A) is a row gather by
-// bulksample's kernels (gq_count, gq_fill: spgemm.Mul's gatherScaled, bit
-// for bit). Any other product goes to cuSPARSE's SpGEMM (spgemm_cuda.go):
+// bulksample's kernels (gq_offsets, gq_fill: spgemm.Mul's gatherScaled, bit
+// for bit; a warp per row of C). Any other product goes to cuSPARSE's SpGEMM (spgemm_cuda.go):
 // CUDA 12's ALG1, then ALG2 and ALG3 (ALG3 in chunks, smaller and smaller)
 // when ALG1 runs out of resources, or CUDA 11's default algorithm; with
 // Reuse, the structure of C is computed once (cusparseSpGEMMreuse_*) and
@@ -36,6 +36,7 @@ type Product struct {
 	a, b   *spgemm.CSR
 	opt    ProductOptions
 	gather bool
+	gnnz   int64 // a gather's entries of C
 
 	mu    sync.Mutex
 	arena arena
@@ -74,7 +75,7 @@ func (d *Device) NewProduct(a, b *spgemm.CSR, opt ProductOptions) (*Product, err
 		panic(spgemm.ShapeError{Op: "gpu.NewProduct", ARows: a.Rows, ACols: a.Cols, BRows: b.Rows, BCols: b.Cols})
 	}
 	// A gather also serves an empty B: every row of C is then empty.
-	pr := &Product{dev: d, a: a, b: b, opt: opt, gather: atMostOnePerRow(a) || b.NNZ() == 0, arena: arena{bufs: map[string]mem{}}}
+	pr := &Product{dev: d, a: a, b: b, opt: opt, gather: atMostOnePerRow(a) || b.NNZ() == 0, arena: newArena()}
 	bytes := int64(a.Rows+b.Rows+2)*8 + (a.NNZ()+b.NNZ())*8
 	if err := d.checkFits(fmt.Sprintf("the operands (%d x %d with %d entries, %d x %d with %d)", a.Rows, a.Cols, a.NNZ(), b.Rows, b.Cols, b.NNZ()), bytes); err != nil {
 		return nil, err
@@ -85,6 +86,7 @@ func (d *Device) NewProduct(a, b *spgemm.CSR, opt ProductOptions) (*Product, err
 	err := d.do(func(ex executor) error {
 		p := d.newPipe(ex, &pr.arena)
 		if pr.gather {
+			pr.gnnz = gatherNNZ(a, b)
 			pr.qptr, pr.qind, pr.qval = put(p, "q.indptr", a.Indptr), put(p, "q.indices", a.Indices[:a.NNZ()]), put(p, "q.data", a.Data[:a.NNZ()])
 			pr.bptr, pr.bind, pr.bval = put(p, "b.indptr", b.Indptr), put(p, "b.indices", b.Indices[:b.NNZ()]), put(p, "b.data", b.Data[:b.NNZ()])
 			return p.err
@@ -145,7 +147,7 @@ func (pr *Product) Run() error {
 	return pr.dev.do(func(ex executor) error {
 		p := pr.dev.newPipe(ex, &pr.arena)
 		if pr.gather {
-			pr.c = p.gatherRows(pr.a.Rows, pr.b.Cols, pr.qptr, pr.qind, pr.qval, pr.bptr, pr.bind, pr.bval, pr.opt.StructureOnly)
+			pr.c = p.gatherRows(pr.a.Rows, pr.b.Cols, pr.gnnz, pr.qptr, pr.qind, pr.qval, pr.bptr, pr.bind, pr.bval, pr.opt.StructureOnly)
 		} else {
 			c, err := pr.sp.run(p)
 			if err != nil {
@@ -244,15 +246,34 @@ func (d *Device) Mul(a, b *spgemm.CSR, opt *spgemm.MulOptions) (*spgemm.CSR, err
 	return pr.Result()
 }
 
-// gatherRows is the gather product: C's row i is row k_i of B times q_i
-// (Q's one entry in row i, if any).
-func (p *pipe) gatherRows(rows, cols int, qptr, qind, qval, bptr, bind, bval mem, structure bool) devCSR {
+// gatherRows is the gather product of nnz entries: C's row i is row k_i
+// of B times q_i (Q's one entry in row i, if any), in two launches (C's
+// offsets by a single-pass scan; a warp per row copying it) and no copy
+// back.
+func (p *pipe) gatherRows(rows, cols int, nnz int64, qptr, qind, qval, bptr, bind, bval mem, structure bool) devCSR {
 	n := int64(rows)
-	cnt := p.buf("gq.cnt", n*8)
-	p.launch("gq_count", n, qptr, qind, bptr, cnt)
-	coff := p.scan("c.indptr", cnt, true, n)
-	nnz := p.readI64(coff, n)
+	coff := p.buf("c.indptr", (n+1)*8)
 	ind, val := p.buf("c.indices", nnz*4), p.buf("c.data", nnz*4)
-	p.launch("gq_fill", n, qptr, qind, qval, bptr, bind, bval, coff, structure, ind, val)
+	fill := max((n+gatherRows-1)/gatherRows, 1)
+	ctl, status := p.lookBack(max(tiles(n), fill))
+	p.launch("gq_offsets", tiles(n), n, qptr, qind, bptr, coff, ctl, status)
+	p.launch("gq_fill", fill, n, qptr, qind, qval, bptr, bind, bval, coff, structure, ind, val, ctl)
 	return devCSR{rows: rows, cols: cols, nnz: nnz, indptr: coff, indices: ind, values: val, wide: true}
+}
+
+// gatherRows is BS_GQ_ROWS: the rows of C a block of gq_fill copies, a
+// warp each.
+const gatherRows = blockThreads / 32
+
+// gatherNNZ returns the entries of C = Q·B for a Q with at most one entry
+// per row.
+func gatherNNZ(q, b *spgemm.CSR) int64 {
+	var n int64
+	for i := range q.Rows {
+		if lo := q.Indptr[i]; q.Indptr[i+1] > lo {
+			k := q.Indices[lo]
+			n += b.Indptr[k+1] - b.Indptr[k]
+		}
+	}
+	return n
 }

@@ -971,6 +971,11 @@ func chooseSplit(tm *par.Team, w *lwWorker, pool *freelist.List[*lwPart], key Ro
 	return w.sel.selectByBound(key, cols, vals, s, scan)
 }
 
+// PositiveSum returns the float64 sum of the positive values of vals, in
+// order: the total of a row of P that layer-wise sampling normalises by
+// (for samplers outside this package that must equal it bit for bit).
+func PositiveSum(vals []float32) float64 { return positiveSum(vals) }
+
 // positiveSum returns the float64 sum of the positive values, in order.
 func positiveSum(vals []float32) float64 {
 	total := 0.0

@@ -94,6 +94,29 @@ func (m *vertexMap) appendDistinct(dst, vs []int32) []int32 {
 	return dst
 }
 
+// SeedDedup removes repeated seeds from minibatches as every sampler of
+// this package does (first occurrences, in order), for samplers outside it
+// (package gpu's) whose bulks must be the same. Its map of the vertices is
+// made at the first use (dense up to 4M vertices, else a hash table) and
+// reused. It is not safe for concurrent use.
+type SeedDedup struct {
+	n int
+	m *vertexMap
+}
+
+// NewSeedDedup returns a deduplicator of seeds among the vertices 0..n-1.
+func NewSeedDedup(n int) *SeedDedup { return &SeedDedup{n: n} }
+
+// AppendDistinct appends to dst the distinct vertices of seeds (each in
+// [0, n)), first occurrences in order, and returns it.
+func (d *SeedDedup) AppendDistinct(dst, seeds []int32) []int32 {
+	if d.m == nil {
+		m := newVertexMap(d.n, denseVertexMapMax)
+		d.m = &m
+	}
+	return d.m.appendDistinct(dst, seeds)
+}
+
 // vertexMapPool keeps empty vertex maps of the vertices 0..n-1 for reuse
 // across calls (filling a dense map is a serial cost of n entries); a nil
 // pool makes each one, dense up to denseVertexMapMax vertices. It is safe

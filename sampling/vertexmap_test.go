@@ -3,6 +3,7 @@ package sampling
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -159,6 +160,20 @@ func TestAppendDistinct(t *testing.T) {
 		pool.put(other)
 		if m := pool.get(n); m == other || m.vertices() != n {
 			t.Errorf("denseMax %d: the pool kept a map of another size", denseMax)
+		}
+	}
+}
+
+// TestSeedDedup: the exported deduplication is appendDistinct's, on a
+// dense and on a hashed map, reused across calls.
+func TestSeedDedup(t *testing.T) {
+	for _, n := range []int{100, denseVertexMapMax + 1} {
+		d := NewSeedDedup(n)
+		got := d.AppendDistinct([]int32{7}, []int32{3, 5, 3, 99, 5, 0, 0})
+		got = d.AppendDistinct(got, []int32{3, 3, 1})
+		want := []int32{7, 3, 5, 99, 0, 3, 1}
+		if !slices.Equal(got, want) {
+			t.Errorf("n = %d: %v, want %v", n, got, want)
 		}
 	}
 }

@@ -294,6 +294,16 @@ func (c *Context) check(call string, r C.bs_CUresult) error {
 	return &Error{Lib: "cuda", Call: call, Code: int(r), Name: C.GoString(C.d_errname(c.drv, r)), Msg: C.GoString(C.d_errstring(c.drv, r))}
 }
 
+// checkf is check with the call's name formatted only on failure: the
+// calls a pipeline makes thousands of times (launches, copies,
+// allocations) cost no formatting when they succeed.
+func (c *Context) checkf(r C.bs_CUresult, format string, a ...any) error {
+	if r == C.BS_CUDA_SUCCESS {
+		return nil
+	}
+	return c.check(fmt.Sprintf(format, a...), r)
+}
+
 // Info returns the device's description.
 func (c *Context) Info() Info { return c.info }
 
@@ -412,7 +422,7 @@ type DevicePtr uint64
 // Alloc allocates bytes of device memory (at least 1).
 func (t *Thread) Alloc(bytes int64) (DevicePtr, error) {
 	var p C.bs_CUdeviceptr
-	if err := t.c.check(fmt.Sprintf("cuMemAlloc_v2(%d bytes)", bytes), C.d_alloc(t.c.drv, &p, C.size_t(max(bytes, 1)))); err != nil {
+	if err := t.c.checkf(C.d_alloc(t.c.drv, &p, C.size_t(max(bytes, 1))), "cuMemAlloc_v2(%d bytes)", bytes); err != nil {
 		return 0, err
 	}
 	return DevicePtr(p), nil
@@ -428,7 +438,7 @@ func (t *Thread) CopyHtoD(dst DevicePtr, src unsafe.Pointer, bytes int64) error 
 	if bytes == 0 {
 		return nil
 	}
-	return t.c.check(fmt.Sprintf("cuMemcpyHtoD_v2(%d bytes)", bytes), C.d_htod(t.c.drv, C.bs_CUdeviceptr(dst), src, C.size_t(bytes)))
+	return t.c.checkf(C.d_htod(t.c.drv, C.bs_CUdeviceptr(dst), src, C.size_t(bytes)), "cuMemcpyHtoD_v2(%d bytes)", bytes)
 }
 
 // CopyDtoH copies bytes from src to host memory dst.
@@ -436,7 +446,7 @@ func (t *Thread) CopyDtoH(dst unsafe.Pointer, src DevicePtr, bytes int64) error 
 	if bytes == 0 {
 		return nil
 	}
-	return t.c.check(fmt.Sprintf("cuMemcpyDtoH_v2(%d bytes)", bytes), C.d_dtoh(t.c.drv, dst, C.bs_CUdeviceptr(src), C.size_t(bytes)))
+	return t.c.checkf(C.d_dtoh(t.c.drv, dst, C.bs_CUdeviceptr(src), C.size_t(bytes)), "cuMemcpyDtoH_v2(%d bytes)", bytes)
 }
 
 // AllocHost allocates bytes of page-locked host memory (faster copies;
@@ -556,8 +566,8 @@ func (t *Thread) Launch(f Function, grid, block int, params []uint64) error {
 	if len(params) == 0 {
 		return fmt.Errorf("cuda: launch of %s without parameters", f.name)
 	}
-	return t.c.check(fmt.Sprintf("cuLaunchKernel(%s, %d x %d threads)", f.name, grid, block),
-		C.d_launch(t.c.drv, f.f, C.uint(grid), C.uint(block), unsafe.Pointer(&params[0]), C.size_t(8*len(params))))
+	return t.c.checkf(C.d_launch(t.c.drv, f.f, C.uint(grid), C.uint(block), unsafe.Pointer(&params[0]), C.size_t(8*len(params))),
+		"cuLaunchKernel(%s, %d x %d threads)", f.name, grid, block)
 }
 
 // Event is a CUDA event, for timing work on the device.

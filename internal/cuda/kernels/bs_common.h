@@ -35,28 +35,48 @@
 #define BS_STATIC_ASSERT(c, msg) _Static_assert(c, msg)
 #endif
 
-/* ---- atomics: device atomics; on the host the emulator runs one thread
- * at a time, so a plain read-modify-write is the atomic. A kernel may use
- * them only for results that do not depend on the order of the threads
- * (a minimum, a hash set's membership, a count): the emulator runs threads
- * in a permuted order to catch the others. */
-BS_HD int32_t bs_atomic_cas_i32(int32_t *p, int32_t cmp, int32_t val) {
+/* ---- global memory. Kernels read and write global memory through
+ * BS_LD(a, i) and BS_ST(a, i, v) and the atomics below: on the device they
+ * are a[i] and a[i] = v; the host build also counts the bytes each launch
+ * moves (bs_tr), which the emulator reports per launch (package gpu's
+ * Costs), so that the traffic a pipeline is said to make is the traffic its
+ * kernels make. Registers, local arrays and shared memory are plain
+ * accesses. The selection's scratch arrays, which one caller keeps in
+ * global memory and another in local arrays, go through BS_LDS and BS_STS,
+ * counted while the caller has set BS_SCRATCH_GLOBAL(1). An atomic counts
+ * a read and a write. */
 #ifdef __CUDA_ARCH__
-	return atomicCAS((int *)p, cmp, val);
+#define BS_RD(n) ((void)0)
+#define BS_WR(n) ((void)0)
+#define BS_RDS(n) ((void)0)
+#define BS_WRS(n) ((void)0)
+#define BS_SCRATCH_GLOBAL(on) ((void)0)
 #else
-	int32_t old = *p;
-	if (old == cmp) *p = val;
-	return old;
-#endif
+typedef struct {
+	int64_t rd, wr; /* bytes read and written in global memory */
+	int64_t max;    /* the most bytes one thread moved between two barriers */
+	int scratch;    /* the selection's scratch arrays are global */
+} bs_traffic;
+/* Per OS thread (emulators on several goroutines count apart), in the
+ * initial-exec model: no __tls_get_addr, so that the binary needs no more
+ * of glibc than it did (the GPU bundle's check). */
+static __thread bs_traffic bs_tr __attribute__((tls_model("initial-exec")));
+/* Functions, not expressions: calls are sequenced, so several counted
+ * accesses may share an expression. */
+static inline void bs_count(int64_t *c, int64_t n) { *c += n; }
+static inline void bs_count_scratch(int64_t *c, int64_t n) {
+	if (bs_tr.scratch) *c += n;
 }
-
-BS_HD void bs_atomic_min_i32(int32_t *p, int32_t v) {
-#ifdef __CUDA_ARCH__
-	atomicMin((int *)p, v);
-#else
-	if (v < *p) *p = v;
+#define BS_RD(n) bs_count(&bs_tr.rd, (int64_t)(n))
+#define BS_WR(n) bs_count(&bs_tr.wr, (int64_t)(n))
+#define BS_RDS(n) bs_count_scratch(&bs_tr.rd, (int64_t)(n))
+#define BS_WRS(n) bs_count_scratch(&bs_tr.wr, (int64_t)(n))
+#define BS_SCRATCH_GLOBAL(on) ((void)(bs_tr.scratch = (on)))
 #endif
-}
+#define BS_LD(a, i) (BS_RD(sizeof *(a)), (a)[i])
+#define BS_ST(a, i, v) ((void)(BS_WR(sizeof *(a)), (a)[i] = (v)))
+#define BS_LDS(a, i) (BS_RDS(sizeof *(a)), (a)[i])
+#define BS_STS(a, i, v) ((void)(BS_WRS(sizeof *(a)), (a)[i] = (v)))
 
 /* ---- 64-bit helpers */
 BS_HD uint64_t bs_mulhi64(uint64_t a, uint64_t b) {
@@ -201,11 +221,13 @@ BS_HD double bs_exp_key(double u, float w) { return -bs_log(u) / (double)w; }
 		r_ = c_;                                          \
 	}
 
-#define BS_LESS_A(i, j) (a[i] < a[j])
-#define BS_SWAP_I32(i, j) do { int32_t t_ = a[i]; a[i] = a[j]; a[j] = t_; } while (0)
-#define BS_SWAP_F64(i, j) do { double t_ = a[i]; a[i] = a[j]; a[j] = t_; } while (0)
-#define BS_LESS_K(i, j) (k[i] < k[j])
-#define BS_SWAP_KV(i, j) do { int32_t t_ = k[i]; k[i] = k[j]; k[j] = t_; float u_ = v[i]; v[i] = v[j]; v[j] = u_; } while (0)
+/* The sorts' arrays are scratch (BS_LDS): global or local as the caller says. */
+#define BS_LESS_A(i, j) (BS_LDS(a, i) < BS_LDS(a, j))
+#define BS_SWAP_T(T, a, i, j) do { T t_ = BS_LDS(a, i); BS_STS(a, i, BS_LDS(a, j)); BS_STS(a, j, t_); } while (0)
+#define BS_SWAP_I32(i, j) BS_SWAP_T(int32_t, a, i, j)
+#define BS_SWAP_F64(i, j) BS_SWAP_T(double, a, i, j)
+#define BS_LESS_K(i, j) (BS_LDS(k, i) < BS_LDS(k, j))
+#define BS_SWAP_KV(i, j) do { BS_SWAP_T(int32_t, k, i, j); BS_SWAP_T(float, v, i, j); } while (0)
 
 /* bs_sort_i32 sorts ints ascending. */
 #define bs_sort_i32_sift(r, n) BS_SIFT(r, n, BS_LESS_A, BS_SWAP_I32)
@@ -224,39 +246,13 @@ BS_DEFINE_SORT(bs_sort_pairs, (int32_t *k, float *v, int64_t n), BS_LESS_K, BS_S
  * a zero sum leaves the values. */
 BS_HD void bs_normalize(float *v, int64_t n) {
 	double sum = 0;
-	for (int64_t i = 0; i < n; i++) sum += (double)v[i];
+	for (int64_t i = 0; i < n; i++) sum += (double)BS_LDS(v, i);
 	if (sum == 0) return;
-	for (int64_t i = 0; i < n; i++) v[i] = (float)((double)v[i] / sum);
+	for (int64_t i = 0; i < n; i++) BS_STS(v, i, (float)((double)BS_LDS(v, i) / sum));
 }
 
-/* ---- per-minibatch hash tables: keys (vertex ids, -1 empty) and values
- * (the smallest position a vertex was inserted with), open addressing with
- * linear probing in a power-of-two slice [base, base+mask+1) of keys and
- * vals. The lookups' results do not depend on the order of the inserts. */
+/* bs_hash32 is a vertex's 32-bit hash (the tables' probe start). */
 BS_HD uint32_t bs_hash32(int32_t v) { return (uint32_t)(bs_mix64((uint64_t)(uint32_t)v) >> 32); }
-
-BS_HD void bs_ht_insert(int32_t *keys, int32_t *vals, int64_t base, uint32_t mask, int32_t v, int32_t pos) {
-	uint32_t h = bs_hash32(v) & mask;
-	for (;;) {
-		int32_t prev = bs_atomic_cas_i32(&keys[base + h], -1, v);
-		if (prev == -1 || prev == v) {
-			bs_atomic_min_i32(&vals[base + h], pos);
-			return;
-		}
-		h = (h + 1) & mask;
-	}
-}
-
-/* bs_ht_find returns v's value, or -1 if absent. */
-BS_HD int32_t bs_ht_find(const int32_t *keys, const int32_t *vals, int64_t base, uint32_t mask, int32_t v) {
-	uint32_t h = bs_hash32(v) & mask;
-	for (;;) {
-		int32_t k = keys[base + h];
-		if (k == v) return vals[base + h];
-		if (k == -1) return -1;
-		h = (h + 1) & mask;
-	}
-}
 
 /* bs_find_segment returns the m in [0, k) with start[m] <= r < start[m+1],
  * for nondecreasing start (the largest m with start[m] <= r, which skips
@@ -265,7 +261,7 @@ BS_HD int64_t bs_find_segment(const int64_t *start, int64_t k, int64_t r) {
 	int64_t lo = 0, hi = k; /* start[lo] <= r; answer in [lo, hi) */
 	while (hi - lo > 1) {
 		int64_t mid = lo + (hi - lo) / 2;
-		if (start[mid] <= r) lo = mid; else hi = mid;
+		if (BS_LD(start, mid) <= r) lo = mid; else hi = mid;
 	}
 	return lo;
 }

@@ -35,12 +35,13 @@ BS_HD int64_t bs_select_bound(int64_t deg, int64_t s) {
 BS_HD int64_t bs_merge(const int32_t *d, int64_t n, int32_t *pos, int32_t *mult) {
 	int64_t c = 0;
 	for (int64_t j = 0; j < n; j++) {
-		if (j > 0 && d[j] == d[j - 1]) {
-			mult[c - 1]++;
+		int32_t dj = BS_LDS(d, j);
+		if (j > 0 && dj == BS_LDS(d, j - 1)) {
+			BS_STS(mult, c - 1, BS_LDS(mult, c - 1) + 1);
 			continue;
 		}
-		pos[c] = d[j];
-		mult[c] = 1;
+		BS_STS(pos, c, dj);
+		BS_STS(mult, c, 1);
 		c++;
 	}
 	return c;
@@ -53,12 +54,13 @@ BS_HD int64_t bs_floyd(uint64_t rk, int64_t deg, int64_t s, int32_t *pos) {
 	for (int64_t j = deg - s; j < deg; j++) {
 		int32_t t = (int32_t)bs_mulhi64(bs_u64(rk, j), (uint64_t)j + 1);
 		for (int64_t q = 0; q < c; q++) {
-			if (pos[q] == t) {
+			if (BS_LDS(pos, q) == t) {
 				t = (int32_t)j;
 				break;
 			}
 		}
-		pos[c++] = t;
+		BS_STS(pos, c, t);
+		c++;
 	}
 	bs_sort_i32(pos, c);
 	return c;
@@ -66,15 +68,21 @@ BS_HD int64_t bs_floyd(uint64_t rk, int64_t deg, int64_t s, int32_t *pos) {
 
 /* bs_heap_less orders heap entries by key, then position (heapLess). */
 BS_HD int bs_heap_less(const double *k, const int32_t *p, int64_t i, int64_t j) {
-	return k[i] < k[j] || (k[i] == k[j] && p[i] < p[j]);
+	double ki = BS_LDS(k, i), kj = BS_LDS(k, j);
+	return ki < kj || (ki == kj && BS_LDS(p, i) < BS_LDS(p, j));
+}
+
+/* bs_heap_swap swaps heap entries i and j. */
+BS_HD void bs_heap_swap(double *k, int32_t *p, int64_t i, int64_t j) {
+	BS_SWAP_T(double, k, i, j);
+	BS_SWAP_T(int32_t, p, i, j);
 }
 
 BS_HD void bs_sift_up(double *k, int32_t *p, int64_t i) {
 	while (i > 0) {
 		int64_t parent = (i - 1) / 2;
 		if (!bs_heap_less(k, p, parent, i)) return;
-		double tk = k[i]; k[i] = k[parent]; k[parent] = tk;
-		int32_t tp = p[i]; p[i] = p[parent]; p[parent] = tp;
+		bs_heap_swap(k, p, i, parent);
 		i = parent;
 	}
 }
@@ -85,10 +93,17 @@ BS_HD void bs_sift_down(double *k, int32_t *p, int64_t n, int64_t i) {
 		if (c >= n) return;
 		if (c + 1 < n && bs_heap_less(k, p, c, c + 1)) c++;
 		if (!bs_heap_less(k, p, i, c)) return;
-		double tk = k[i]; k[i] = k[c]; k[c] = tk;
-		int32_t tp = p[i]; p[i] = p[c]; p[c] = tp;
+		bs_heap_swap(k, p, i, c);
 		i = c;
 	}
+}
+
+/* bs_count_positive returns the entries of vals[0..n) above 0. */
+BS_HD int64_t bs_count_positive(const float *vals, int64_t n) {
+	int64_t c = 0;
+	for (int64_t i = 0; i < n; i++)
+		if (BS_LD(vals, i) > 0) c++;
+	return c;
 }
 
 /* bs_weighted selects without replacement by exponential keys
@@ -97,32 +112,31 @@ BS_HD void bs_sift_down(double *k, int32_t *p, int64_t n, int64_t i) {
  * ascending; hk (s doubles) is scratch. */
 BS_HD int64_t bs_weighted(uint64_t rk, const int32_t *cols, const float *vals, int64_t deg, int64_t s,
                           int32_t *pos, double *hk) {
-	int64_t npos = 0;
-	for (int64_t i = 0; i < deg; i++)
-		if (vals[i] > 0) npos++;
+	int64_t npos = bs_count_positive(vals, deg);
 	if (s < 0 || npos <= s) {
 		int64_t c = 0;
 		for (int64_t i = 0; i < deg; i++)
-			if (vals[i] > 0) pos[c++] = (int32_t)i;
+			if (BS_LD(vals, i) > 0) BS_STS(pos, c++, (int32_t)i);
 		return c;
 	}
 	int64_t n = 0;
 	for (int64_t i = 0; i < deg; i++) {
-		float v = vals[i];
+		float v = BS_LD(vals, i);
 		if (!(v > 0)) continue;
-		double u = bs_f64(rk, cols[i]);
+		double u = bs_f64(rk, BS_LD(cols, i));
 		if (n < s) {
-			pos[n] = (int32_t)i;
-			hk[n] = -bs_log(u) / (double)v;
+			BS_STS(pos, n, (int32_t)i);
+			BS_STS(hk, n, -bs_log(u) / (double)v);
 			bs_sift_up(hk, pos, n);
 			n++;
 			continue;
 		}
-		if (1 - u >= hk[0] * (double)v * BS_BOUND_MARGIN) continue;
+		double top = BS_LDS(hk, 0);
+		if (1 - u >= top * (double)v * BS_BOUND_MARGIN) continue;
 		double k = -bs_log(u) / (double)v;
-		if (k < hk[0]) {
-			hk[0] = k;
-			pos[0] = (int32_t)i;
+		if (k < top) {
+			BS_STS(hk, 0, k);
+			BS_STS(pos, 0, (int32_t)i);
 			bs_sift_down(hk, pos, n, 0);
 		}
 	}
@@ -138,25 +152,31 @@ BS_HD int64_t bs_weighted_replace(uint64_t rk, const float *vals, int64_t deg, i
 	double total = 0;
 	int64_t last = -1;
 	for (int64_t i = 0; i < deg; i++) {
-		if (vals[i] > 0) {
-			total += (double)vals[i];
+		float v = BS_LD(vals, i);
+		if (v > 0) {
+			total += (double)v;
 			last = i;
 		}
 	}
 	if (last < 0) return 0;
-	for (int64_t j = 0; j < s; j++) thr[j] = bs_f64(rk, j) * total;
+	for (int64_t j = 0; j < s; j++) BS_STS(thr, j, bs_f64(rk, j) * total);
 	bs_sort_f64(thr, s);
 	/* The first position whose inclusive prefix sum exceeds a threshold is
 	 * nondecreasing in the threshold: one pass serves the sorted draws. */
 	int64_t i = 0;
 	double prefix = 0;
-	if (vals[0] > 0) prefix += (double)vals[0];
+	float v0 = BS_LD(vals, 0);
+	if (v0 > 0) prefix += (double)v0;
 	for (int64_t j = 0; j < s; j++) {
-		while (i < deg && !(prefix > thr[j])) {
+		double tj = BS_LDS(thr, j);
+		while (i < deg && !(prefix > tj)) {
 			i++;
-			if (i < deg && vals[i] > 0) prefix += (double)vals[i];
+			if (i < deg) {
+				float vi = BS_LD(vals, i);
+				if (vi > 0) prefix += (double)vi;
+			}
 		}
-		d[j] = (int32_t)(i > last ? last : i); /* none exceeds: u rounded up to the total */
+		BS_STS(d, j, (int32_t)(i > last ? last : i)); /* none exceeds: u rounded up to the total */
 	}
 	return bs_merge(d, s, pos, mult);
 }
@@ -173,11 +193,11 @@ BS_HD int64_t bs_select_row(uint64_t rk, const int32_t *cols, const float *vals,
 		return bs_weighted(rk, cols, vals, deg, s, pos, hk);
 	}
 	if (s < 0 || (deg <= s && !replace)) {
-		for (int64_t i = 0; i < deg; i++) pos[i] = (int32_t)i;
+		for (int64_t i = 0; i < deg; i++) BS_STS(pos, i, (int32_t)i);
 		return deg;
 	}
 	if (replace) {
-		for (int64_t j = 0; j < s; j++) d[j] = (int32_t)bs_mulhi64(bs_u64(rk, j), (uint64_t)deg);
+		for (int64_t j = 0; j < s; j++) BS_STS(d, j, (int32_t)bs_mulhi64(bs_u64(rk, j), (uint64_t)deg));
 		bs_sort_i32(d, s);
 		return bs_merge(d, s, pos, mult);
 	}

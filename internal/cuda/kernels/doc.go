@@ -26,17 +26,42 @@
 //
 // # Kernels
 //
-// A kernel NAME is the per-thread function bs_NAME_thread(params, t) of
-// its parameter struct bs_NAME_p, whose members are all 8 bytes wide (device
-// pointers, int64_t, double), the thread count n first. The PTX exports it
-// as bs_NAME, a grid-stride loop over t in [0, n). Callers pass the struct
-// as a []uint64 (Kernel.Params words); both launchers check the count.
+// A per-thread kernel NAME is the function bs_NAME_thread(params, t) of
+// its parameter struct bs_NAME_p, whose members are all 8 bytes wide
+// (device pointers, int64_t, double), the thread count n first. The PTX
+// exports it as bs_NAME, a grid-stride loop over t in [0, n). Callers pass
+// the struct as a []uint64 (Kernel.Params words); both launchers check
+// the count.
+//
+// A block kernel (bs_block.h; Kernel.Threads > 0) is a block of 256
+// threads that cooperate through shared memory and barriers, written as
+// phases, the code between two barriers: bs_NAME_phase(params, shared,
+// registers, thread, phase) returns the next phase. Its n is its tiles of
+// work, which blocks take by tickets; a tile's scan over the whole launch
+// is one pass by decoupled look-back (Merrill and Garland), so a kernel
+// that counts its rows' entries also places them: node-wise sampling is
+// three launches a layer (bs_nodewise.h), the row-gather product two
+// (bs_gather.h), and no kernel of layer-wise sampling runs a minibatch on
+// one thread (bs_layerwise.h).
 //
 // # The emulator
 //
-// RunHost calls the per-thread function for every t of [0, n) in the order
+// RunHost calls a per-thread function for every t of [0, n) in the order
 // (offset + i·stride) mod n, so that a test can run the threads of every
 // kernel in several orders: a kernel whose result depends on the order of
 // its threads (which the device does not guarantee) then gives different
-// results. Its memory is C memory (Alloc), addressed like device memory.
+// results. RunHostBlocks runs a block kernel as thread-loop fission: it
+// keeps each block's shared memory and each thread's registers (filled
+// with garbage, as on a device), runs one block's phase for all of its
+// threads, in a permuted order, then another block's, in turn or at
+// random, so that blocks interleave and a block waiting for another's
+// look-back lets it run; it reports a barrier that the threads of a block
+// do not all reach, and a launch whose blocks wait without end. Its
+// memory is C memory (Alloc), addressed like device memory.
+//
+// Every global load and store of the sampling kernels goes through BS_LD
+// and BS_ST (bs_common.h), which the host build counts: RunHost and
+// RunHostBlocks return each launch's Traffic, the bytes its kernel's
+// accesses declare, and the most one thread moved between two barriers.
+// The GNN backend's kernels (bs_nn.h) are not counted (Kernel.Counted).
 package kernels

@@ -14,4 +14,11 @@ func Alloc(bytes int64) (unsafe.Pointer, error) { return nil, ErrNoCgo }
 func Free(p unsafe.Pointer) {}
 
 // RunHost returns ErrNoCgo.
-func RunHost(k Kernel, params []uint64, n, stride, offset int64) error { return ErrNoCgo }
+func RunHost(k Kernel, params []uint64, n, stride, offset int64) (Traffic, error) {
+	return Traffic{}, ErrNoCgo
+}
+
+// RunHostBlocks returns ErrNoCgo.
+func RunHostBlocks(k Kernel, params []uint64, grid int64, seed uint64) (Traffic, error) {
+	return Traffic{}, ErrNoCgo
+}

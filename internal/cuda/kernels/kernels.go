@@ -10,6 +10,26 @@ type Kernel struct {
 	ID     int    // index in the emulator's table
 	Name   string // its name; the PTX's entry point is "bs_" + Name
 	Params int    // the words of its parameter struct
+	// Counted: the host build counts the kernel's global memory traffic
+	// (its accesses go through BS_LD and BS_ST); the GNN backend's kernels
+	// are not counted.
+	Counted bool
+	// Threads is the block size of a block kernel (bs_block.h), whose
+	// threads cooperate through shared memory and barriers and whose n is
+	// its tiles; 0 for a per-thread kernel, whose n is its threads.
+	Threads int
+}
+
+// Traffic is the global memory a launch on the emulator read and wrote,
+// in bytes, as its kernel's accesses declare them (element sizes, not the
+// device's 32-byte sectors; an atomic is a read and a write).
+type Traffic struct {
+	Read, Write int64
+	// MaxThread is the most bytes one thread moved in one call: a
+	// per-thread kernel's thread, or a block kernel's phase (between two
+	// barriers). Far above the launch's mean a thread, it marks serial
+	// work (one thread's pass over a long row or a minibatch).
+	MaxThread int64
 }
 
 // Entry returns the name of the kernel's entry point in the PTX.
