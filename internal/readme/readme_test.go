@@ -40,16 +40,18 @@ func TestGoBlocks(t *testing.T) {
 	}
 }
 
-// TestREADMEGoBlocks builds and runs every Go code block of README.md, as a
-// reader who copies it would: each must be a complete program (package
-// main) that exits 0, run from a folder of its own inside the repository,
-// not from its root (a relative ../shared/data path worked only there).
+// TestREADMEGoBlocks builds and runs every Go code block of README.md and
+// of docs/*.md, as a reader who copies it would: each must be a complete
+// program (package main) that exits 0, run from a folder of its own inside
+// the repository, not from its root (a relative ../shared/data path worked
+// only there). A block that must not run (one that needs a GPU or a
+// cluster) is fenced as another language than go.
 func TestREADMEGoBlocks(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the README's programs; skipped in -short")
 	}
-	_, text := readREADME(t)
-	for _, b := range readmeBlocks(t, text) {
+	_, docs := readDocs(t)
+	for _, b := range docBlocks(t, docs) {
 		// The program lives under testdata, inside the module (so that it
 		// imports bulksample's packages) but outside ./... patterns.
 		dir, err := os.MkdirTemp("testdata", "block")
@@ -61,7 +63,8 @@ func TestREADMEGoBlocks(t *testing.T) {
 	}
 }
 
-// TestREADMEGoBlocksFreshClone runs every Go code block of README.md as in
+// TestREADMEGoBlocksFreshClone runs every Go code block of README.md and
+// of docs/*.md as in
 // a fresh clone, where no shared data folder exists: from a module of its
 // own outside the repository (bulksample replaced by this checkout), so
 // that dataset.FindShared finds nothing above the program's folder, the
@@ -72,12 +75,12 @@ func TestREADMEGoBlocksFreshClone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and runs the README's programs; skipped in -short")
 	}
-	root, text := readREADME(t)
+	root, docs := readDocs(t)
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range readmeBlocks(t, text) {
+	for _, b := range docBlocks(t, docs) {
 		dir := t.TempDir()
 		gomod := "module readmeblock\n\ngo 1.26.0\n\nrequire github.com/bulksample/bulksample v0.0.0\n\nreplace github.com/bulksample/bulksample => " + root + "\n"
 		if err := os.WriteFile(filepath.Join(dir, "go.mod"), []byte(gomod), 0o644); err != nil {
@@ -92,27 +95,32 @@ func TestREADMEGoBlocksFreshClone(t *testing.T) {
 	}
 }
 
-// readmeBlock is a Go code block of the README and its first line.
+// readmeBlock is a Go code block of a documentation file, the file's name
+// (relative to the repository's root) and the block's first line.
 type readmeBlock struct {
 	src  string
+	file string
 	line int
 }
 
-// readmeBlocks returns the README's Go blocks, failing t when there is
-// none or one is not a complete program (package main).
-func readmeBlocks(t *testing.T, text []byte) []readmeBlock {
+// docBlocks returns the Go blocks of docs, failing t when the README has
+// none (its library example must stay a tested program) or a block is not
+// a complete program (package main). A file of docs/ may have none.
+func docBlocks(t *testing.T, docs []docFile) []readmeBlock {
 	t.Helper()
-	blocks, lines := goBlocks(string(text))
-	if len(blocks) == 0 {
-		t.Fatal("README.md has no Go code block")
-	}
 	var out []readmeBlock
-	for i, src := range blocks {
-		if !strings.HasPrefix(strings.TrimSpace(src), "package main") {
-			t.Errorf("README.md:%d: the Go block is not a complete program (package main)", lines[i])
-			continue
+	for _, d := range docs {
+		blocks, lines := goBlocks(string(d.text))
+		if len(blocks) == 0 && d.name == "README.md" {
+			t.Fatal("README.md has no Go code block")
 		}
-		out = append(out, readmeBlock{src, lines[i]})
+		for i, src := range blocks {
+			if !strings.HasPrefix(strings.TrimSpace(src), "package main") {
+				t.Errorf("%s:%d: the Go block is not a complete program (package main)", d.name, lines[i])
+				continue
+			}
+			out = append(out, readmeBlock{src, d.name, lines[i]})
+		}
 	}
 	return out
 }
@@ -145,22 +153,45 @@ func runBlock(t *testing.T, b readmeBlock, dir string, env []string) {
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
-		t.Errorf("README.md:%d: go run in %s: %v\n%s", b.line, dir, err, out.String())
+		t.Errorf("%s:%d: go run in %s: %v\n%s", b.file, b.line, dir, err, out.String())
 		return
 	}
-	t.Logf("README.md:%d:\n%s", b.line, out.String())
+	t.Logf("%s:%d:\n%s", b.file, b.line, out.String())
 }
 
-// readREADME returns the repository's root and its README.md.
-func readREADME(t *testing.T) (root string, text []byte) {
+// docFile is a documentation file: its name relative to the repository's
+// root and its text.
+type docFile struct {
+	name string
+	text []byte
+}
+
+// readDocs returns the repository's root and the files whose blocks the
+// tests run: README.md first, then docs/*.md in the order of their names
+// (the text moved out of the README stays tested where it went).
+func readDocs(t *testing.T) (root string, docs []docFile) {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	text, err = os.ReadFile(filepath.Join(root, "README.md"))
+	names, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return root, text
+	if len(names) == 0 {
+		t.Fatalf("no docs/*.md under %s", root)
+	}
+	for _, name := range append([]string{filepath.Join(root, "README.md")}, names...) {
+		text, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := filepath.Rel(root, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, docFile{filepath.ToSlash(rel), text})
+	}
+	return root, docs
 }
