@@ -25,19 +25,17 @@ type Grid struct {
 }
 
 // NewGrid builds the grid of n vertices over the ranks of world with
-// replication c. It is collective. It returns an error if c < 1 or c does
-// not divide the number of ranks, or n < 0, and, on every rank whose n is
+// replication c. It is collective. It returns a *ReplicationError if
+// c < 1 or c does not divide the number of ranks (CheckReplication), an
+// error if n < 0, and, on every rank whose n is
 // not rank 0's, an error naming both counts: ranks that loaded different
 // graphs (a stale copy on one node's disk) would otherwise cut other
 // blocks and index past each other's rows.
 func NewGrid(ctx context.Context, world Comm, c, n int) (*Grid, error) {
-	p := world.Size()
-	switch {
-	case c < 1:
-		return nil, fmt.Errorf("dist: NewGrid: replication %d, want >= 1", c)
-	case p%c != 0:
-		return nil, fmt.Errorf("dist: NewGrid: replication %d does not divide the %d ranks", c, p)
-	case n < 0:
+	if err := CheckReplication(world.Size(), c); err != nil {
+		return nil, err
+	}
+	if n < 0 {
 		return nil, fmt.Errorf("dist: NewGrid: %d vertices", n)
 	}
 	g := &Grid{c: c, n: n}
@@ -66,6 +64,31 @@ func NewGrid(ctx context.Context, world Comm, c, n int) (*Grid, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// A ReplicationError is the error of a replication c that cannot make a
+// (p/c) x c grid of p ranks: c < 1, or c does not divide p.
+type ReplicationError struct {
+	Replication int // c
+	Ranks       int // p
+}
+
+func (e *ReplicationError) Error() string {
+	if e.Replication < 1 {
+		return fmt.Sprintf("dist: replication %d, want >= 1", e.Replication)
+	}
+	return fmt.Sprintf("dist: replication %d does not divide the %d ranks", e.Replication, e.Ranks)
+}
+
+// CheckReplication returns a *ReplicationError unless replication c makes
+// a (p/c) x c grid of p ranks (c >= 1 divides p): the rule NewGrid checks
+// first. A caller checks it itself to refuse a job's shape before it reads
+// anything, in its own words (a command names its flag).
+func CheckReplication(p, c int) error {
+	if c < 1 || p%c != 0 {
+		return &ReplicationError{Replication: c, Ranks: p}
+	}
+	return nil
 }
 
 // NewSquareGrid builds the q x q grid of the 2D layout (Sparse SUMMA, SUMMA)

@@ -17,6 +17,21 @@ func TestNewGridErrors(t *testing.T) {
 			t.Errorf("NewGrid(c=%d, n=%d) on 1 rank: no error", tc.c, tc.n)
 		}
 	}
+	// A replication that makes no grid is a *ReplicationError (a command
+	// rewords it by its flag), the same as CheckReplication's.
+	_, err := dist.NewGrid(context.Background(), world[0], 2, 10)
+	var re *dist.ReplicationError
+	if !errors.As(err, &re) || re.Replication != 2 || re.Ranks != 1 || !strings.Contains(err.Error(), "replication 2 does not divide the 1 ranks") {
+		t.Errorf("NewGrid(c=2) on 1 rank: %v; want a *ReplicationError", err)
+	}
+	for _, tc := range []struct {
+		p, c int
+		ok   bool
+	}{{4, 2, true}, {6, 3, true}, {1, 1, true}, {4, 3, false}, {4, 0, false}, {2, -1, false}} {
+		if err := dist.CheckReplication(tc.p, tc.c); (err == nil) != tc.ok {
+			t.Errorf("CheckReplication(%d, %d) = %v; want ok %v", tc.p, tc.c, err, tc.ok)
+		}
+	}
 }
 
 // TestGridLocate: every vertex is located in the block whose rows hold it,

@@ -28,15 +28,31 @@ func Exchange[T Elem](ctx context.Context, c Comm, ph Phase, send []T, sendCount
 // ExchangeWith is the payload phase of Exchange when the receive counts
 // are already known.
 func ExchangeWith[T Elem](ctx context.Context, c Comm, ph Phase, send []T, sendCounts, recvCounts []int) ([]T, error) {
-	total := 0
-	for _, n := range recvCounts {
-		total += n
-	}
-	recv := make([]T, total)
+	recv := make([]T, sumCounts(recvCounts))
 	if err := c.Alltoallv(ctx, ph, asBuf(send), sendCounts, asBuf(recv), recvCounts); err != nil {
 		return nil, err
 	}
 	return recv, nil
+}
+
+// ExchangeInto is ExchangeWith receiving into recv's array when it is
+// large enough, or else into a new one with room to grow (par.Resize), so
+// that a loop of exchanges (a generation's batches) reuses one buffer.
+func ExchangeInto[T Elem](ctx context.Context, c Comm, ph Phase, send []T, sendCounts, recvCounts []int, recv []T) ([]T, error) {
+	recv = par.Resize(recv, sumCounts(recvCounts))
+	if err := c.Alltoallv(ctx, ph, asBuf(send), sendCounts, asBuf(recv), recvCounts); err != nil {
+		return nil, err
+	}
+	return recv, nil
+}
+
+// sumCounts returns the sum of counts.
+func sumCounts(counts []int) int {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	return total
 }
 
 // ExchangeCounts sends sendCounts[d] to rank d and returns what each rank
@@ -73,16 +89,24 @@ func Allgather[T Elem](ctx context.Context, c Comm, ph Phase, send []T) ([]T, []
 		return nil, nil, err
 	}
 	counts := make([]int, len(n))
-	total := 0
 	for i, x := range n {
 		counts[i] = int(x)
-		total += int(x)
 	}
-	recv := make([]T, total)
-	if err := c.Allgatherv(ctx, ph, asBuf(send), asBuf(recv), counts); err != nil {
+	recv, err := AllgatherWith(ctx, c, ph, send, counts)
+	if err != nil {
 		return nil, nil, err
 	}
 	return recv, counts, nil
+}
+
+// AllgatherWith is the payload phase of Allgather when every rank's length
+// is already known: counts[r] is rank r's.
+func AllgatherWith[T Elem](ctx context.Context, c Comm, ph Phase, send []T, counts []int) ([]T, error) {
+	recv := make([]T, sumCounts(counts))
+	if err := c.Allgatherv(ctx, ph, asBuf(send), asBuf(recv), counts); err != nil {
+		return nil, err
+	}
+	return recv, nil
 }
 
 // asBuf returns s as the buffer type a Comm takes.

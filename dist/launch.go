@@ -2,6 +2,7 @@ package dist
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"strconv"
 )
@@ -46,4 +47,31 @@ func LaunchedRank() int {
 		}
 	}
 	return -1
+}
+
+// localRankVars are the environment variables by which launchers give a
+// process its index among the processes of its node: Open MPI's, Slurm's
+// (srun), MPICH's (Hydra) and MVAPICH's, read in this order.
+var localRankVars = [...]string{"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK"}
+
+// LocalRank returns this process's index among the processes that the
+// launcher started on its node, and the variable it was read from
+// (OMPI_COMM_WORLD_LOCAL_RANK, SLURM_LOCALID, MPI_LOCALRANKID or
+// MV2_COMM_WORLD_LOCAL_RANK, the first one set), or -1 and "" when no
+// launcher set one. A value that is not a rank (a negative or non-integer
+// one) is an error naming the variable: a command that picks a node's
+// device by it must not guess.
+func LocalRank() (rank int, from string, err error) {
+	for _, name := range localRankVars {
+		v := os.Getenv(name)
+		if v == "" {
+			continue
+		}
+		r, err := strconv.Atoi(v)
+		if err != nil || r < 0 {
+			return -1, name, fmt.Errorf("dist: %s=%q is not a local rank", name, v)
+		}
+		return r, name, nil
+	}
+	return -1, "", nil
 }

@@ -78,8 +78,8 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 		return nil, err
 	}
 	c := max(opt.Dist.Replication, 1)
-	if world.Size()%c != 0 {
-		return nil, fmt.Errorf("train: replication %d does not divide the %d ranks of the job", c, world.Size())
+	if err := dist.CheckReplication(world.Size(), c); err != nil {
+		return nil, fmt.Errorf("train: %w", err) // before any rank reads the data
 	}
 	replicated := opt.Dist.Layout == distsample.Replicated
 	whole := replicated || (opt.Dist.Eval == EvalGathered && world.Rank() == 0)
@@ -151,8 +151,9 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 	return j, nil
 }
 
-// checkSame compares this rank's figures of the data, and the file's
-// identity, with rank 0's (dist.SameAsRoot).
+// checkSame compares this rank's figures of the data with rank 0's
+// (dist.SameAsRoot); a Path source compared the file's identity as it
+// loaded it (LoadGraph).
 func (j *DistJob) checkSame(ctx context.Context, label string) error {
 	in := &j.data.info
 	lines := []string{
@@ -160,7 +161,7 @@ func (j *DistJob) checkSame(ctx context.Context, label string) error {
 		fmt.Sprintf("features %d", in.Features), fmt.Sprintf("classes %d", in.Classes),
 		"split " + gnn.SplitFingerprint(j.data.train, j.data.valid, j.data.test),
 	}
-	return dist.SameAsRoot(ctx, j.Grid.World(), label, append(lines, j.data.identity...))
+	return dist.SameAsRoot(ctx, j.Grid.World(), label, lines)
 }
 
 // trainLabels fills in labels (one per vertex, this rank's block's known)

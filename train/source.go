@@ -37,7 +37,6 @@ type rankData struct {
 	owned              bool // feat is the rank's own (not the caller's) memory
 	allLabels          bool // labels holds every vertex's (the caller's array)
 	blockOnly          bool // read by blocks, without the rest of the file
-	identity           []string
 	closers            closers
 }
 
@@ -93,10 +92,6 @@ type pathSource struct {
 }
 
 func (s pathSource) load(ctx context.Context, world dist.Comm, c int, whole bool, threads int) (*rankData, *dist.Grid, error) {
-	id, err := dataset.Identity(s.path)
-	if err != nil {
-		return nil, nil, err
-	}
 	opt := dataset.LoadOptions{Threads: threads}
 	if s.opt != nil {
 		opt = *s.opt
@@ -104,71 +99,39 @@ func (s pathSource) load(ctx context.Context, world dist.Comm, c int, whole bool
 	if world.Rank() != 0 {
 		opt.Progress = nil // rank 0 alone reports
 	}
-	if whole {
-		ds, err := dataset.LoadContext(ctx, s.path, &opt)
-		if err != nil {
-			return nil, nil, err
-		}
-		g, err := dist.NewGrid(ctx, world, c, ds.NumNodes())
-		if err != nil {
-			ds.Close()
-			return nil, nil, err
-		}
-		r := wholeData(ds, g)
-		r.identity, r.owned = id, true
-		r.closers = append(r.closers, ds.Close)
-		return r, g, nil
-	}
-	var g *dist.Grid
-	var gridErr error
-	rows := func(n int) (int, int) {
-		if g == nil && gridErr == nil {
-			g, gridErr = dist.NewGrid(ctx, world, c, n)
-		}
-		if gridErr != nil {
-			return 0, 0
-		}
-		lo, hi := g.MyRows()
-		return int(lo), int(hi)
-	}
-	r := &rankData{identity: id, owned: true}
-	fail := func(err error) (*rankData, *dist.Grid, error) {
-		r.close()
-		if g != nil {
-			g.Close()
-		}
-		if gridErr != nil {
-			return nil, nil, gridErr
-		}
+	gr, err := LoadGraph(ctx, world, s.path, c, &GraphOptions{Whole: whole, Load: &opt})
+	if err != nil {
 		return nil, nil, err
 	}
-	rb, graphOK, err := dataset.LoadRowBlock(ctx, s.path, rows, &opt)
-	if err != nil || gridErr != nil {
-		return fail(err)
+	g := gr.Grid
+	if whole {
+		r := wholeData(gr.Dataset, g)
+		r.owned = true
+		r.closers = append(r.closers, gr.data.close)
+		return r, g, nil
 	}
-	r.closers = append(r.closers, rb.Close)
+	lo, hi := g.MyRows()
+	rows := func(int) (int, int) { return int(lo), int(hi) }
+	r := &rankData{owned: true, lo: int(lo), hi: int(hi), adj: gr.Adj, closers: closers{gr.data.close}}
+	fail := func(err error) (*rankData, *dist.Grid, error) {
+		r.close()
+		g.Close()
+		return nil, nil, err
+	}
 	lb, labelsOK, err := dataset.LoadLabelBlock(ctx, s.path, rows, &opt)
 	if err != nil {
 		return fail(err)
 	}
-	r.lo, r.hi, r.adj = rb.Lo, rb.Hi, rb.Adj
-	r.info = Info{Name: lb.Name, Nodes: rb.N, Edges: rb.NNZ, Classes: lb.NumClasses, Train: len(lb.Train), Valid: len(lb.Valid), Test: len(lb.Test)}
+	r.info = Info{Name: lb.Name, Nodes: gr.N, Edges: gr.NNZ, Classes: lb.NumClasses, Train: len(lb.Train), Valid: len(lb.Valid), Test: len(lb.Test)}
 	r.train, r.valid, r.test = lb.Train, lb.Valid, lb.Test
-	r.labels = blockLabels(rb.N, lb)
+	r.labels = blockLabels(gr.N, lb)
 	fb, err := dataset.LoadFeatureBlock(ctx, s.path, rows)
 	if err != nil {
 		return fail(err) // training needs features
 	}
 	r.closers = append(r.closers, fb.Close)
 	r.feat, r.info.Features = fb.Features, fb.NumFeatures
-	r.blockOnly = graphOK && labelsOK
-	if r.info.Edges < 0 { // the blocks of one process column make up the graph
-		nnz := []int64{r.adj.NNZ()}
-		if err := g.Col().Allreduce(ctx, dist.PhaseControl, dist.OpSum, nnz); err != nil {
-			return fail(err)
-		}
-		r.info.Edges = nnz[0]
-	}
+	r.blockOnly = gr.BlockOnly && labelsOK
 	return r, g, nil
 }
 
@@ -271,13 +234,9 @@ func (s blockSource) load(ctx context.Context, world dist.Comm, c int, whole boo
 		}
 		r.feat, r.info.Features = f.Features, f.NumFeatures
 	}
-	if r.info.Edges < 0 {
-		nnz := []int64{r.adj.NNZ()}
-		if err := g.Col().Allreduce(ctx, dist.PhaseControl, dist.OpSum, nnz); err != nil {
-			g.Close()
-			return nil, nil, err
-		}
-		r.info.Edges = nnz[0]
+	if r.info.Edges, err = totalEntries(ctx, world, c, r.info.Edges, r.adj.NNZ()); err != nil {
+		g.Close()
+		return nil, nil, err
 	}
 	return r, g, nil
 }

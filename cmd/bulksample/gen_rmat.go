@@ -114,52 +114,30 @@ func writeRMATFile(ctx context.Context, e *env, r dataset.RMATOptions, rl datase
 // isNPZ reports whether path gets the .npz format.
 func isNPZ(path string) bool { return strings.EqualFold(filepath.Ext(path), ".npz") }
 
-// blockComm is dataset.BlockComm over a dist.Comm.
+// blockComm is dataset.BlockComm over a dist.Comm: dist's all-gather and
+// two-phase exchange (AllgatherWith, ExchangeCounts and ExchangeInto) on
+// the control phase.
 type blockComm struct{ c dist.Comm }
 
 func (b blockComm) Rank() int { return b.c.Rank() }
 func (b blockComm) Size() int { return b.c.Size() }
 
 func (b blockComm) AllgatherInt64(ctx context.Context, v []int64) ([]int64, error) {
-	out := make([]int64, len(v)*b.c.Size())
 	counts := make([]int, b.c.Size())
 	for i := range counts {
-		counts[i] = len(v)
+		counts[i] = len(v) // every rank's length is the same
 	}
-	return out, b.c.Allgatherv(ctx, dist.PhaseControl, v, out, counts)
+	return dist.AllgatherWith(ctx, b.c, dist.PhaseControl, v, counts)
 }
 
 func (b blockComm) AlltoallvInt64(ctx context.Context, send []int64, counts []int, recv []int64) ([]int64, error) {
-	p := b.c.Size()
-	ones := make([]int, p)
-	for i := range ones {
-		ones[i] = 1
-	}
-	sc, rc := make([]int64, p), make([]int64, p)
-	for d, k := range counts {
-		sc[d] = int64(k)
-	}
-	if err := b.c.Alltoallv(ctx, dist.PhaseControl, sc, ones, rc, ones); err != nil {
+	recvCounts, err := dist.ExchangeCounts(ctx, b.c, dist.PhaseControl, counts)
+	if err != nil {
 		return nil, err
 	}
-	recvCounts := make([]int, p)
-	total := 0
-	for s, k := range rc {
-		recvCounts[s] = int(k)
-		total += int(k)
-	}
-	if cap(recv) < total {
-		recv = make([]int64, total+total/8)
-	}
-	recv = recv[:total]
-	return recv, b.c.Alltoallv(ctx, dist.PhaseControl, send, counts, recv, recvCounts)
+	return dist.ExchangeInto(ctx, b.c, dist.PhaseControl, send, counts, recvCounts, recv)
 }
 
 func (b blockComm) AllgathervInt32(ctx context.Context, v []int32, counts []int) ([]int32, error) {
-	total := 0
-	for _, n := range counts {
-		total += n
-	}
-	out := make([]int32, total)
-	return out, b.c.Allgatherv(ctx, dist.PhaseControl, v, out, counts)
+	return dist.AllgatherWith(ctx, b.c, dist.PhaseControl, v, counts)
 }

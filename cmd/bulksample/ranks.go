@@ -153,7 +153,7 @@ func (d *distFlags) options(fs *flag.FlagSet) (train.DistOptions, error) {
 	if err := d.rankFlags.validate(fs); err != nil {
 		return o, err
 	}
-	if d.inproc > 0 && d.inproc%d.replication != 0 {
+	if d.inproc > 0 && dist.CheckReplication(d.inproc, d.replication) != nil {
 		return o, usageError(fs, "--replication %d: does not divide --inproc-ranks %d", d.replication, d.inproc)
 	}
 	// In one process the distribution flags would be ignored; under
@@ -221,8 +221,9 @@ func runRanks(ctx context.Context, e *env, r *rankFlags, rank func(context.Conte
 		if err := checkSameCommand(ctx, w, commandLine(r.fs)); err != nil {
 			return err
 		}
-		if w.Size()%r.replication != 0 {
-			// Named here, by its flag, rather than by dist.NewGrid.
+		if dist.CheckReplication(w.Size(), r.replication) != nil {
+			// Named here, by its flag, and before any rank reads its
+			// input, rather than by dist.NewGrid.
 			return fmt.Errorf("--replication %d does not divide the %d ranks of this job (mpirun -np, srun -n): use a divisor of %d", r.replication, w.Size(), w.Size())
 		}
 		return work(e)(ctx, w)

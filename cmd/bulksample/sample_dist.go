@@ -11,12 +11,11 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/distsample"
-	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/train"
 )
 
 // phaseJSON is one phase's traffic: summed over ranks, and of the busiest
@@ -73,11 +72,12 @@ type distSummary struct {
 // sampleRank is one rank's run.
 func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) error {
 	t0 := time.Now()
-	d, grid, release, err := loadDistGraph(ctx, e, c, world)
+	d, err := loadDistGraph(ctx, e, c, world)
 	if err != nil {
 		return err
 	}
-	defer release()
+	defer d.Close()
+	grid := d.Grid
 	loadSec := time.Since(t0).Seconds()
 	ep, err := c.epochPlan(d.Train, d.N)
 	if err != nil {
@@ -239,70 +239,10 @@ func distTotals(ctx context.Context, grid *dist.Grid, busy time.Duration, edges 
 	return nil
 }
 
-// graphInfo is what a rank holds of the graph: its block of rows, or the
-// whole graph with --replicate-graph, and what it knows of the whole.
-type graphInfo struct {
-	N         int
-	NNZ       int64
-	Train     []int32
-	Adj       *spgemm.CSR // the block (grid.MyRows()), or the whole graph (--replicate-graph)
-	BlockOnly bool        // only the block was read (native, scipy .npz or OGB)
-}
-
-// loadDistGraph loads the graph for this rank: the whole of it with
-// --replicate-graph, otherwise only this rank's block of rows (read by
-// offsets from a native file, by row pointers from a scipy .npz, by
-// streaming the edges of an OGB folder; other formats are read whole,
-// then all but the block dropped). The ranks first compare the file's
-// identity (dataset.Identity) with rank 0's: a rank that read a stale copy
-// with rank 0's vertex count sampled other edges with exit status 0, since
-// no rank reads the whole graph to compare its contents, as train and
-// spgemm do.
-func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) (*graphInfo, *dist.Grid, func(), error) {
-	id, err := dataset.Identity(c.graph)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--graph: %w", err)
-	}
-	if err := dist.SameAsRoot(ctx, world, c.graph, id); err != nil {
-		return nil, nil, nil, err
-	}
-	opt := c.loadOptions(progressOf(e, world))
-	if c.dist.Layout == distsample.Replicated {
-		d, err := dataset.LoadContext(ctx, c.graph, opt)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		grid, err := dist.NewGrid(ctx, world, c.dist.Replication, d.NumNodes())
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		info := &graphInfo{N: d.NumNodes(), NNZ: d.Adj.NNZ(), Train: d.Train, Adj: d.Adj}
-		return info, grid, func() { grid.Close(); d.Close() }, nil
-	}
-	var grid *dist.Grid
-	var gridErr error
-	blk, blockOnly, err := dataset.LoadRowBlock(ctx, c.graph, func(n int) (int, int) {
-		if grid, gridErr = dist.NewGrid(ctx, world, c.dist.Replication, n); gridErr != nil {
-			return 0, 0
-		}
-		lo, hi := grid.MyRows()
-		return int(lo), int(hi)
-	}, opt)
-	if gridErr != nil {
-		return nil, nil, nil, gridErr
-	}
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	release := func() { grid.Close(); blk.Close() }
-	info := &graphInfo{N: blk.N, NNZ: blk.NNZ, Train: blk.Train, Adj: blk.Adj, BlockOnly: blockOnly}
-	if info.NNZ < 0 { // the blocks of one process column make up the graph
-		nnz := []int64{blk.Adj.NNZ()}
-		if err := grid.Col().Allreduce(ctx, dist.PhaseControl, dist.OpSum, nnz); err != nil {
-			release()
-			return nil, nil, nil, err
-		}
-		info.NNZ = nnz[0]
-	}
-	return info, grid, release, nil
+// loadDistGraph loads the graph for this rank (train.LoadGraph): the
+// whole of it with --replicate-graph, otherwise only this rank's block of
+// rows, after which the ranks compare the file's identity with rank 0's.
+func loadDistGraph(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) (*train.Graph, error) {
+	return train.LoadGraph(ctx, world, c.graph, c.dist.Replication, &train.GraphOptions{
+		Whole: c.dist.Layout == distsample.Replicated, Load: c.loadOptions(progressOf(e, world))})
 }

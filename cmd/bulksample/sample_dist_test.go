@@ -564,7 +564,7 @@ func TestMPIOtherGraphOnOneRank(t *testing.T) {
 	}{
 		// Of rank 0's vertex count, each rank reading only its block:
 		// sampled other edges and exited 0. (Another vertex count fails
-		// the same check, before dist.NewGrid's.)
+		// dist.NewGrid's check, as the file's header is read.)
 		{[]string{"sample", "--graph", "same-n.bsg", "--seeds", "200", "--digest"},
 			"rank 1: same-n.bsg differs from rank 0's: "},
 		{[]string{"spgemm", "--a", "g.bsg", "--grid", "2d", "--reps", "1", "--digest"},

@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"slices"
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
@@ -108,20 +107,19 @@ type spgemmDistSummary struct {
 // differ in shape or entries from rank 0's, an error naming both. Every
 // rank reads the whole files; ranks that read different files under the
 // same names (a stale copy on one node) failed inside SUMMA with MPI's
-// "message truncated", naming no file.
+// "message truncated", naming no file. It is dist.SameAsRoot's comparison
+// (rank 0's description broadcast, dist.BcastString) with the two shapes
+// in one sentence.
 func sameOperands(ctx context.Context, world dist.Comm, a, b *spgemm.CSR) error {
-	here := []int64{int64(a.Rows), int64(a.Cols), a.NNZ(), int64(b.Rows), int64(b.Cols), b.NNZ()}
-	root := slices.Clone(here)
-	if err := world.Bcast(ctx, dist.PhaseControl, 0, root); err != nil {
+	here := fmt.Sprintf("A %d x %d with %d entries, B %d x %d with %d entries", a.Rows, a.Cols, a.NNZ(), b.Rows, b.Cols, b.NNZ())
+	root, err := dist.BcastString(ctx, world, 0, here)
+	if err != nil {
 		return fmt.Errorf("compare the operands with rank 0's: %w", err)
 	}
-	if slices.Equal(root, here) {
+	if root == here {
 		return nil
 	}
-	shape := func(v []int64) string {
-		return fmt.Sprintf("A %d x %d with %d entries, B %d x %d with %d entries", v[0], v[1], v[2], v[3], v[4], v[5])
-	}
-	return fmt.Errorf("the operands read here are %s; rank 0's are %s: every rank must read the same files", shape(here), shape(root))
+	return fmt.Errorf("the operands read here are %s; rank 0's are %s: every rank must read the same files", here, root)
 }
 
 // distProduct is one rank's part of a distributed product: run computes

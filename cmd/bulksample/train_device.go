@@ -11,46 +11,36 @@ package main
 import (
 	"flag"
 	"fmt"
-	"os"
-	"strconv"
 
+	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/gpu"
 )
 
-// localRankVars are the variables that launchers set to a process's index
-// among the processes of its node: Open MPI's, Slurm's (srun), MPICH's
-// (Hydra) and MVAPICH's.
-var localRankVars = []string{"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK"}
-
 // localGPU returns the CUDA device ordinal of this process and why: the
-// first GPU without a launcher's local rank; with one, the GPU of that
-// index, or the only GPU when the launcher (CUDA_VISIBLE_DEVICES) shows
-// each process one. More local ranks than GPUs is an error naming both,
-// rather than ranks silently sharing a GPU.
-func localGPU(getenv func(string) string, count func() (int, error)) (int, string, error) {
-	for _, name := range localRankVars {
-		v := getenv(name)
-		if v == "" {
-			continue
-		}
-		r, err := strconv.Atoi(v)
-		if err != nil || r < 0 {
-			return 0, "", fmt.Errorf("--device cuda: %s=%q is not a local rank", name, v)
-		}
-		n, err := count()
-		if err != nil {
-			return 0, "", fmt.Errorf("--device cuda: %w", err)
-		}
-		switch {
-		case n == 1:
-			return 0, fmt.Sprintf("local rank %d (%s), the one GPU it sees", r, name), nil
-		case r < n:
-			return r, fmt.Sprintf("local rank %d (%s) of %d GPUs", r, name, n), nil
-		}
-		return 0, "", fmt.Errorf("--device cuda: local rank %d (%s) but this node shows %d GPUs: start at most %d ranks per node, or give each rank its GPU with CUDA_VISIBLE_DEVICES", r, name, n, n)
+// first GPU without a launcher's local rank (dist.LocalRank); with one, the
+// GPU of that index, or the only GPU when the launcher
+// (CUDA_VISIBLE_DEVICES) shows each process one. More local ranks than
+// GPUs is an error naming both, rather than ranks silently sharing a GPU.
+func localGPU(count func() (int, error)) (int, string, error) {
+	r, name, err := dist.LocalRank()
+	if err != nil {
+		return 0, "", fmt.Errorf("--device cuda: %w", err)
 	}
-	return 0, "the first GPU", nil
+	if name == "" {
+		return 0, "the first GPU", nil
+	}
+	n, err := count()
+	if err != nil {
+		return 0, "", fmt.Errorf("--device cuda: %w", err)
+	}
+	switch {
+	case n == 1:
+		return 0, fmt.Sprintf("local rank %d (%s), the one GPU it sees", r, name), nil
+	case r < n:
+		return r, fmt.Sprintf("local rank %d (%s) of %d GPUs", r, name, n), nil
+	}
+	return 0, "", fmt.Errorf("--device cuda: local rank %d (%s) but this node shows %d GPUs: start at most %d ranks per node, or give each rank its GPU with CUDA_VISIBLE_DEVICES", r, name, n, n)
 }
 
 // addTrain adds --device to train's flags.
@@ -65,7 +55,7 @@ func (c *trainConfig) trainBackend(e *env) (gnn.Backend, func(), error) {
 	if !c.device.cuda() {
 		return nil, func() {}, nil
 	}
-	ordinal, why, err := localGPU(os.Getenv, gpu.DeviceCount)
+	ordinal, why, err := localGPU(gpu.DeviceCount)
 	if err != nil {
 		if !gpu.Built() {
 			err = fmt.Errorf("--device cuda: %w", gpu.ErrNotBuilt)

@@ -41,19 +41,21 @@ func TestTrainDevice(t *testing.T) {
 // only visible GPU when each rank sees one, and an error naming both counts
 // when a node has more ranks than GPUs.
 func TestLocalGPU(t *testing.T) {
-	env := func(kv ...string) func(string) string {
-		return func(k string) string {
-			for i := 0; i+1 < len(kv); i += 2 {
-				if kv[i] == k {
-					return kv[i+1]
-				}
+	// env sets the launchers' local-rank variables (dist.LocalRank) to kv's
+	// pairs, the others empty.
+	env := func(kv ...string) func() {
+		return func() {
+			for _, k := range []string{"OMPI_COMM_WORLD_LOCAL_RANK", "SLURM_LOCALID", "MPI_LOCALRANKID", "MV2_COMM_WORLD_LOCAL_RANK"} {
+				t.Setenv(k, "")
 			}
-			return ""
+			for i := 0; i+1 < len(kv); i += 2 {
+				t.Setenv(kv[i], kv[i+1])
+			}
 		}
 	}
 	gpus := func(n int) func() (int, error) { return func() (int, error) { return n, nil } }
 	for _, c := range []struct {
-		env     func(string) string
+		env     func()
 		count   func() (int, error)
 		ordinal int
 		want    string // in the reason or the error
@@ -67,7 +69,8 @@ func TestLocalGPU(t *testing.T) {
 		{env("SLURM_LOCALID", "x"), gpus(4), -1, `SLURM_LOCALID="x" is not a local rank`},
 		{env("SLURM_LOCALID", "1"), func() (int, error) { return 0, errors.New("no driver") }, -1, "no driver"},
 	} {
-		got, why, err := localGPU(c.env, c.count)
+		c.env()
+		got, why, err := localGPU(c.count)
 		if c.ordinal < 0 {
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("want an error with %q; got %d (%s), %v", c.want, got, why, err)
