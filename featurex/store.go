@@ -25,7 +25,7 @@ type Store interface {
 	// Gather writes the feature rows of ids into dst, row-major: row r of
 	// dst (length f) is the features of vertex ids[r]. dst must have length
 	// len(ids)*f. It returns an error naming the offending id when one is
-	// outside [0, n), a *ShapeError when len(dst) is wrong, and ctx's error
+	// outside [0, n), a spgemm.ShapeError when len(dst) is wrong, and ctx's error
 	// when ctx is done before the rows are in place (dst is then
 	// unspecified).
 	Gather(ctx context.Context, dst []float32, ids []int32) error
@@ -146,7 +146,7 @@ func (s *Local) Gather(ctx context.Context, dst []float32, ids []int32) error {
 		return fmt.Errorf("featurex: gather: %w", err)
 	}
 	if len(dst) != len(ids)*s.f {
-		return &ShapeError{Op: "Gather", Rows: len(ids), Cols: s.f, Len: len(dst)}
+		return bufferError("Gather", len(ids), s.f, len(dst))
 	}
 	workers := s.workers(len(dst))
 	if workers <= 1 {
@@ -383,10 +383,10 @@ func compressRows(dst *spgemm.CSR, x []float32, rows, cols, nnz int) {
 // CompressRows sets dst to the rows x cols row-major matrix x, storing only
 // its nonzero values in ascending column order, and returns the number of
 // them. dst's arrays are reused when their capacity suffices. It panics
-// with a *ShapeError if len(x) != rows*cols.
+// with a spgemm.ShapeError if len(x) != rows*cols.
 func CompressRows(dst *spgemm.CSR, x []float32, rows, cols int) int {
 	if rows < 0 || cols < 0 || len(x) != rows*cols {
-		panic(&ShapeError{Op: "CompressRows", Rows: rows, Cols: cols, Len: len(x)})
+		panic(bufferError("CompressRows", rows, cols, len(x)))
 	}
 	nnz := 0
 	for _, v := range x {
