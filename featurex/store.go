@@ -7,6 +7,7 @@ import (
 
 	"github.com/bulksample/bulksample/internal/freelist"
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -71,6 +72,17 @@ type LocalOptions struct {
 	Sparse SparseMode
 }
 
+// Validate returns an *option.Error naming the first bad field, or nil.
+func (o *LocalOptions) Validate() error {
+	switch {
+	case o.Threads < 0:
+		return option.Errorf("featurex", "LocalOptions", "Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
+	case o.Sparse < SparseAuto || o.Sparse > SparseAlways:
+		return option.Errorf("featurex", "LocalOptions", "Sparse", int(o.Sparse), "want SparseAuto, SparseNever or SparseAlways")
+	}
+	return nil
+}
+
 // SparseMode says whether a Local store keeps a sparse copy of its features.
 type SparseMode int
 
@@ -106,10 +118,9 @@ func NewLocal(features []float32, f int, opt LocalOptions) (*Local, error) {
 		return nil, fmt.Errorf("featurex: NewLocal: %d features per vertex, want > 0", f)
 	case len(features)%f != 0:
 		return nil, fmt.Errorf("featurex: NewLocal: %d values are not rows of %d features", len(features), f)
-	case opt.Threads < 0:
-		return nil, fmt.Errorf("featurex: LocalOptions.Threads = %d, want >= 0", opt.Threads)
-	case opt.Sparse < SparseAuto || opt.Sparse > SparseAlways:
-		return nil, fmt.Errorf("featurex: LocalOptions.Sparse = %d is not a SparseMode", int(opt.Sparse))
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	s := &Local{features: features, n: len(features) / f, f: f, threads: opt.Threads}
 	nnz := 0

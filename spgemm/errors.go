@@ -46,12 +46,14 @@ func pkgName(pkg string) string {
 // memory with an operand, or a column map that sends two columns of one row
 // to the same new column.
 type ArgError struct {
+	// Pkg is the package of the kernel; "" means spgemm.
+	Pkg string
 	Op  string
 	Msg string
 }
 
 func (e ArgError) Error() string {
-	return fmt.Sprintf("spgemm: %s: %s", e.Op, e.Msg)
+	return fmt.Sprintf("%s: %s: %s", pkgName(e.Pkg), e.Op, e.Msg)
 }
 
 // Maybe calls fn and turns a ShapeError, IndexError or ArgError panic into a
