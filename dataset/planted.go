@@ -16,7 +16,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/option"
@@ -102,7 +101,7 @@ func (o PlantedPartitionOptions) withDefaults() (PlantedPartitionOptions, error)
 		return bad("Noise", o.Noise, "> 0")
 	}
 	if _, err := parseSplit(o.Split); o.Split != "" && err != nil {
-		return o, option.Errorf("dataset", "PlantedPartitionOptions", "Split", o.Split, "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("split %q: ", o.Split)))
+		return o, option.Errorf("dataset", "PlantedPartitionOptions", "Split", fmt.Sprintf("%q", o.Split), "%v", err)
 	}
 	return o, nil
 }
