@@ -12,6 +12,7 @@ import (
 
 	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/internal/hugemem"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -60,24 +61,34 @@ type LoadOptions struct {
 	Progress io.Writer
 }
 
+// Validate returns an *option.Error naming the first field that holds an
+// unknown value, or a combination that is refused, or nil.
+func (o *LoadOptions) Validate() error {
+	bad := func(field string, value any, format string, args ...any) error {
+		return option.Errorf("dataset", "LoadOptions", field, value, format, args...)
+	}
+	switch {
+	case o.Symmetry < SymmetryDefault || o.Symmetry > AsStored:
+		return bad("Symmetry", int(o.Symmetry), "unknown")
+	case o.Verify < VerifyDefault || o.Verify > VerifyNone:
+		return bad("Verify", int(o.Verify), "unknown")
+	case o.SplitIndex < 0:
+		return bad("SplitIndex", o.SplitIndex, "want >= 0")
+	case o.SplitIndex != 0 && o.Split != "":
+		return option.With(bad("SplitIndex", o.SplitIndex, "a stored split, or a split drawn by Split (%q), not both", o.Split), "Split")
+	}
+	return nil
+}
+
 // checked returns the options (nil: the zero value) with SkipVerify
-// applied, or an error naming the field that holds an unknown value.
+// applied, or Validate's error.
 func (opt *LoadOptions) checked() (LoadOptions, error) {
 	var o LoadOptions
 	if opt != nil {
 		o = *opt
 	}
-	if o.Symmetry < SymmetryDefault || o.Symmetry > AsStored {
-		return o, fmt.Errorf("dataset: LoadOptions.Symmetry %d unknown", o.Symmetry)
-	}
-	if o.Verify < VerifyDefault || o.Verify > VerifyNone {
-		return o, fmt.Errorf("dataset: LoadOptions.Verify %d unknown", o.Verify)
-	}
-	if o.SplitIndex < 0 {
-		return o, fmt.Errorf("dataset: LoadOptions.SplitIndex %d: want >= 0", o.SplitIndex)
-	}
-	if o.SplitIndex != 0 && o.Split != "" {
-		return o, fmt.Errorf("dataset: LoadOptions.SplitIndex %d and Split %q: a stored split, or a split drawn by Split, not both", o.SplitIndex, o.Split)
+	if err := o.Validate(); err != nil {
+		return o, err
 	}
 	if o.SkipVerify {
 		o.Verify = VerifyNone

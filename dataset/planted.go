@@ -18,6 +18,7 @@ import (
 	"slices"
 
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -54,8 +55,8 @@ type PlantedPartitionOptions struct {
 	Threads int
 }
 
-// Validate returns an error naming the first invalid field of o, the one
-// PlantedPartition would return, without generating anything.
+// Validate returns an *option.Error naming the first invalid field of o,
+// the one PlantedPartition would return, without generating anything.
 func (o PlantedPartitionOptions) Validate() error {
 	_, err := o.withDefaults()
 	return err
@@ -81,7 +82,7 @@ func (o PlantedPartitionOptions) withDefaults() (PlantedPartitionOptions, error)
 	def(&o.Homophily, 0.8)
 	def(&o.Noise, 3.5)
 	bad := func(field string, v any, want string) (PlantedPartitionOptions, error) {
-		return o, fmt.Errorf("dataset: PlantedPartition: %s = %v, want %s", field, v, want)
+		return o, option.Errorf("dataset", "PlantedPartitionOptions", field, v, "want %s", want)
 	}
 	switch {
 	case o.Nodes < 2 || o.Nodes > 1<<31-1:
@@ -100,7 +101,7 @@ func (o PlantedPartitionOptions) withDefaults() (PlantedPartitionOptions, error)
 		return bad("Noise", o.Noise, "> 0")
 	}
 	if _, err := parseSplit(o.Split); o.Split != "" && err != nil {
-		return o, fmt.Errorf("dataset: PlantedPartition: %w", err)
+		return o, option.Errorf("dataset", "PlantedPartitionOptions", "Split", fmt.Sprintf("%q", o.Split), "%v", err)
 	}
 	return o, nil
 }

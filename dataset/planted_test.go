@@ -4,6 +4,8 @@ import (
 	"math"
 	"reflect"
 	"testing"
+
+	"github.com/bulksample/bulksample/option"
 )
 
 func TestPlantedPartitionSmall(t *testing.T) {
@@ -47,8 +49,13 @@ func TestPlantedPartitionErrors(t *testing.T) {
 	for _, o := range []PlantedPartitionOptions{
 		{Nodes: 1}, {Classes: 1}, {Homophily: 1.5}, {Exponent: 1.5}, {AvgDegree: -1}, {Noise: -1}, {Split: "bogus"},
 	} {
-		if _, err := PlantedPartition(o); err == nil {
+		_, err := PlantedPartition(o)
+		if err == nil {
 			t.Errorf("%+v: no error", o)
+			continue
+		}
+		if f, oe := option.Field(err); oe == nil || f == "" {
+			t.Errorf("%+v: %v is not an *option.Error naming a field", o, err)
 		}
 	}
 }

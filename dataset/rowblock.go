@@ -129,11 +129,7 @@ func LoadRowBlock(ctx context.Context, path string, rows func(n int) (lo, hi int
 	if s < 0 || s > e || e > int64(len(d.Adj.Indices)) {
 		return nil, false, fmt.Errorf("%s: %w: indptr[%d] = %d, indptr[%d] = %d outside [0, %d]", path, ErrFormat, lo, s, hi, e, len(d.Adj.Indices))
 	}
-	blk := &spgemm.CSR{Rows: hi - lo, Cols: n, Indptr: make([]int64, hi-lo+1),
-		Indices: d.Adj.Indices[s:e:e], Data: d.Adj.Data[s:e:e]}
-	for i := range blk.Indptr {
-		blk.Indptr[i] = ip[lo+i] - s
-	}
+	blk := d.Adj.SliceRows(lo, hi, nil)
 	if err := blk.Validate(); err != nil {
 		return nil, false, fmt.Errorf("%s: %w: rows [%d, %d): %w", path, ErrFormat, lo, hi, err)
 	}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 	"unsafe"
+
+	"github.com/bulksample/bulksample/option"
 )
 
 // Phase labels communication for the counters: which part of the work
@@ -215,13 +217,13 @@ func joinInts(v []int) string {
 // DefaultMaxCount is the largest count of an MPI call.
 const DefaultMaxCount = math.MaxInt32
 
-// Validate returns an error naming a bad field.
+// Validate returns an *option.Error naming the first bad field, or nil.
 func (o *Options) Validate() error {
 	if o.MaxCount < 0 || o.MaxCount > DefaultMaxCount {
-		return fmt.Errorf("dist: Options.MaxCount = %d, want 0 (default) or in [1, %d]", o.MaxCount, DefaultMaxCount)
+		return option.Errorf("dist", "Options", "MaxCount", o.MaxCount, "want 0 (default) or in [1, %d]", DefaultMaxCount)
 	}
 	if o.StallTimeout < 0 {
-		return fmt.Errorf("dist: Options.StallTimeout = %v, want >= 0 (0: none)", o.StallTimeout)
+		return option.Errorf("dist", "Options", "StallTimeout", o.StallTimeout, "want >= 0 (0: none)")
 	}
 	return nil
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -31,13 +32,13 @@ type Mul15DOptions struct {
 	Accumulator spgemm.Accumulator
 }
 
-// Validate returns an error naming a bad field.
+// Validate returns an *option.Error naming the first bad field, or nil.
 func (o *Mul15DOptions) Validate() error {
 	switch {
 	case o.Threads < 0:
-		return fmt.Errorf("dist: Mul15DOptions.Threads = %d, want >= 0 (0: GOMAXPROCS)", o.Threads)
+		return option.Errorf("dist", "Mul15DOptions", "Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
 	case o.Accumulator < spgemm.AutoAccumulator || o.Accumulator > spgemm.HashAccumulator:
-		return fmt.Errorf("dist: Mul15DOptions.Accumulator = %v, want auto, dense or hash", o.Accumulator)
+		return option.Errorf("dist", "Mul15DOptions", "Accumulator", o.Accumulator, "want auto, dense or hash")
 	}
 	return nil
 }

@@ -42,6 +42,7 @@ import (
 	"unsafe"
 
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/option"
 )
 
 // headerLen is the number of int64 of one header record: active, count,
@@ -102,13 +103,13 @@ type RowExchangeOptions struct {
 	Threads int
 }
 
-// Validate returns an error naming a bad field.
+// Validate returns an *option.Error naming the first bad field, or nil.
 func (o *RowExchangeOptions) Validate() error {
 	switch {
 	case o.Phase >= NumPhases:
-		return fmt.Errorf("dist: RowExchangeOptions.Phase = %d, want < %d", o.Phase, NumPhases)
+		return option.Errorf("dist", "RowExchangeOptions", "Phase", int(o.Phase), "want < %d", NumPhases)
 	case o.Threads < 0:
-		return fmt.Errorf("dist: RowExchangeOptions.Threads = %d, want >= 0 (0: GOMAXPROCS)", o.Threads)
+		return option.Errorf("dist", "RowExchangeOptions", "Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
 	}
 	return nil
 }

@@ -24,6 +24,7 @@ import (
 	"fmt"
 
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -40,15 +41,15 @@ type SUMMAOptions struct {
 	Accumulator spgemm.Accumulator
 }
 
-// Validate returns an error naming a bad field.
+// Validate returns an *option.Error naming the first bad field, or nil.
 func (o *SUMMAOptions) Validate() error {
 	switch {
 	case o.Phase >= NumPhases:
-		return fmt.Errorf("dist: SUMMAOptions.Phase = %d, want < %d", o.Phase, NumPhases)
+		return option.Errorf("dist", "SUMMAOptions", "Phase", int(o.Phase), "want < %d", NumPhases)
 	case o.Threads < 0:
-		return fmt.Errorf("dist: SUMMAOptions.Threads = %d, want >= 0 (0: GOMAXPROCS)", o.Threads)
+		return option.Errorf("dist", "SUMMAOptions", "Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
 	case o.Accumulator < spgemm.AutoAccumulator || o.Accumulator > spgemm.HashAccumulator:
-		return fmt.Errorf("dist: SUMMAOptions.Accumulator = %v, want auto, dense or hash", o.Accumulator)
+		return option.Errorf("dist", "SUMMAOptions", "Accumulator", o.Accumulator, "want auto, dense or hash")
 	}
 	return nil
 }

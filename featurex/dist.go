@@ -33,6 +33,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/internal/hugemem"
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -54,13 +55,13 @@ type DistOptions struct {
 	Degrees []int64
 }
 
-// Validate returns an error naming the first bad field.
+// Validate returns an *option.Error naming the first bad field, or nil.
 func (o *DistOptions) Validate() error {
 	if o.CacheBytes < 0 {
-		return fmt.Errorf("featurex: DistOptions.CacheBytes = %d, want >= 0 (0: no cache)", o.CacheBytes)
+		return option.Errorf("featurex", "DistOptions", "CacheBytes", o.CacheBytes, "want >= 0 (0: no cache)")
 	}
 	if o.CacheBytes > 0 && o.Degrees == nil {
-		return errors.New("featurex: DistOptions.Degrees is required when CacheBytes > 0 (see ColumnCounts)")
+		return option.With(option.Errorf("featurex", "DistOptions", "Degrees", "nil", "required when CacheBytes > 0 (see ColumnCounts)"), "CacheBytes")
 	}
 	return nil
 }
@@ -366,7 +367,7 @@ func (d *Dist) ResetStats() {
 // rank's cache holds the same rows). It panics if v is outside [0, n).
 func (d *Dist) InCache(v int32) bool {
 	if uint(v) >= uint(d.n) {
-		panic(&IndexError{Op: "InCache", Index: int(v), Len: d.n})
+		panic(indexError("InCache", int(v), d.n))
 	}
 	return d.cached(v) >= 0
 }
@@ -402,10 +403,10 @@ func (d *Dist) row(v int32) []float32 {
 }
 
 // check returns the error of a gather of ids into a dst of length dstLen
-// (a *ShapeError or one naming the first id out of range).
+// (a spgemm.ShapeError or one naming the first id out of range).
 func (d *Dist) check(op string, dstLen int, ids []int32) error {
 	if dstLen != len(ids)*d.f {
-		return &ShapeError{Op: op, Rows: len(ids), Cols: d.f, Len: dstLen}
+		return bufferError(op, len(ids), d.f, dstLen)
 	}
 	for r, id := range ids {
 		if uint(id) >= uint(d.n) {

@@ -34,5 +34,7 @@
 // A Store returns errors: an id out of range (which comes from data: a
 // sampler built on another graph, a corrupt split) is an error naming the id
 // and the store's size. The kernels (Labels, NormalizeRows, CompressRows)
-// panic with this package's *ShapeError or *IndexError on a caller bug.
+// panic on a caller bug with spgemm's ShapeError or IndexError, whose Pkg
+// is "featurex" (messages start "featurex:"), so that spgemm.Maybe turns
+// them into errors as it does spgemm's.
 package featurex

@@ -1,29 +1,23 @@
 package featurex
 
-import "fmt"
+import (
+	"fmt"
 
-// ShapeError is the panic value of a featurex kernel called with a buffer
-// of the wrong length, and the error of a gather into one: Op's result has
-// Rows x Cols values but the buffer has Len.
-type ShapeError struct {
-	Op         string
-	Rows, Cols int
-	Len        int
+	"github.com/bulksample/bulksample/spgemm"
+)
+
+// bufferError returns the spgemm.ShapeError (Pkg featurex) of op, whose
+// result of rows x cols values does not fit a buffer of n values: A is the
+// result, B the buffer as n x 1. It is the panic value of a kernel and the
+// error of a gather.
+func bufferError(op string, rows, cols, n int) spgemm.ShapeError {
+	return spgemm.ShapeError{Pkg: "featurex", Op: op, ARows: rows, ACols: cols, BRows: n, BCols: 1}
 }
 
-func (e *ShapeError) Error() string {
-	return fmt.Sprintf("featurex: %s: a %d x %d result does not fit a buffer of %d values", e.Op, e.Rows, e.Cols, e.Len)
-}
-
-// IndexError is the panic value of a featurex kernel given a vertex id
-// outside [0, Len).
-type IndexError struct {
-	Op         string
-	Index, Len int
-}
-
-func (e *IndexError) Error() string {
-	return fmt.Sprintf("featurex: %s: vertex id %d out of range [0, %d)", e.Op, e.Index, e.Len)
+// indexError returns the spgemm.IndexError (Pkg featurex) of op given the
+// vertex id v outside [0, n).
+func indexError(op string, v, n int) spgemm.IndexError {
+	return spgemm.IndexError{Pkg: "featurex", Op: op, Index: v, Len: n}
 }
 
 // RowError is the error of NormalizeRows on features it refuses to

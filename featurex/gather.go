@@ -7,15 +7,15 @@ import (
 )
 
 // Labels copies the labels of ids into dst: dst[r] = labels[ids[r]]. dst must
-// have length len(ids). It panics with a *ShapeError if the lengths differ
-// and with an *IndexError if an id is outside [0, len(labels)).
+// have length len(ids). It panics with a spgemm.ShapeError if the lengths
+// differ and with a spgemm.IndexError if an id is outside [0, len(labels)).
 func Labels(dst []int32, labels []int32, ids []int32) {
 	if len(dst) != len(ids) {
-		panic(&ShapeError{Op: "Labels", Rows: len(ids), Cols: 1, Len: len(dst)})
+		panic(bufferError("Labels", len(ids), 1, len(dst)))
 	}
 	for r, id := range ids {
 		if uint(id) >= uint(len(labels)) {
-			panic(&IndexError{Op: "Labels", Index: int(id), Len: len(labels)})
+			panic(indexError("Labels", int(id), len(labels)))
 		}
 		dst[r] = labels[id]
 	}
@@ -29,11 +29,11 @@ func Labels(dst []int32, labels []int32, ids []int32) {
 // negative entry can sum to about 0 and be blown up, or change sign, so a
 // negative, NaN or infinite entry anywhere makes it return a *RowError naming
 // the first such entry, before any row is changed. It costs two passes over
-// the features. It panics with a *ShapeError if f <= 0 or len(features) is
+// the features. It panics with a spgemm.ShapeError if f <= 0 or len(features) is
 // not a multiple of f.
 func NormalizeRows(features []float32, f int) error {
 	if f <= 0 || len(features)%f != 0 {
-		panic(&ShapeError{Op: "NormalizeRows", Rows: len(features) / max(f, 1), Cols: f, Len: len(features)})
+		panic(bufferError("NormalizeRows", len(features)/max(f, 1), f, len(features)))
 	}
 	for i, v := range features {
 		if !(v >= 0) || math.IsInf(float64(v), 1) {

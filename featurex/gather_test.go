@@ -10,6 +10,7 @@ import (
 
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/featurex/featurextest"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // TestLocalConformance runs the Store conformance kit on the local store,
@@ -123,12 +124,13 @@ func TestNormalizeRowsRefusesNegative(t *testing.T) {
 	}
 }
 
-// TestPanics: the kernels panic with featurex's own typed values.
+// TestPanics: the kernels panic with spgemm's typed values, naming
+// featurex.
 func TestPanics(t *testing.T) {
 	tests := []struct {
 		name  string
 		fn    func()
-		index bool // *IndexError rather than *ShapeError
+		index bool // IndexError rather than ShapeError
 	}{
 		{"labels short dst", func() { featurex.Labels(make([]int32, 1), []int32{0, 1}, []int32{0, 1}) }, false},
 		{"labels id too big", func() { featurex.Labels(make([]int32, 1), []int32{0, 1}, []int32{2}) }, true},
@@ -138,18 +140,33 @@ func TestPanics(t *testing.T) {
 	}
 	for _, tc := range tests {
 		err := catch(tc.fn)
-		var se *featurex.ShapeError
-		var ie *featurex.IndexError
+		var se spgemm.ShapeError
+		var ie spgemm.IndexError
 		switch {
 		case err == nil:
 			t.Errorf("%s: no panic", tc.name)
 		case tc.index && !errors.As(err, &ie):
-			t.Errorf("%s: got %v; want an *IndexError", tc.name, err)
+			t.Errorf("%s: got %v; want an IndexError", tc.name, err)
 		case !tc.index && !errors.As(err, &se):
-			t.Errorf("%s: got %v; want a *ShapeError", tc.name, err)
+			t.Errorf("%s: got %v; want a ShapeError", tc.name, err)
 		case strings.Contains(err.Error(), "spgemm"):
 			t.Errorf("%s: %v calls itself spgemm", tc.name, err)
 		}
+	}
+}
+
+// TestMaybe: spgemm.Maybe turns featurex's panics into errors, as it does
+// spgemm's, and the error still names featurex and the operation.
+func TestMaybe(t *testing.T) {
+	err := spgemm.Maybe(func() { featurex.Labels(make([]int32, 1), []int32{0, 1}, []int32{2}) })
+	var ie spgemm.IndexError
+	if !errors.As(err, &ie) || ie.Pkg != "featurex" || !strings.HasPrefix(err.Error(), "featurex: Labels: index 2 out of range [0, 2)") {
+		t.Errorf("Maybe(Labels out of range) = %v; want a featurex IndexError", err)
+	}
+	err = spgemm.Maybe(func() { featurex.CompressRows(nil, make([]float32, 5), 2, 2) })
+	var se spgemm.ShapeError
+	if !errors.As(err, &se) || !strings.HasPrefix(err.Error(), "featurex: CompressRows: shape mismatch") {
+		t.Errorf("Maybe(CompressRows ragged) = %v; want a featurex ShapeError", err)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -21,12 +22,12 @@ func NewLocalCSR(x *spgemm.CSR, opt LocalOptions) (*Local, error) {
 		return nil, fmt.Errorf("featurex: NewLocalCSR: no matrix")
 	case x.Cols <= 0:
 		return nil, fmt.Errorf("featurex: NewLocalCSR: %d features per vertex, want > 0", x.Cols)
-	case opt.Threads < 0:
-		return nil, fmt.Errorf("featurex: LocalOptions.Threads = %d, want >= 0", opt.Threads)
-	case opt.Sparse == SparseNever:
-		return nil, fmt.Errorf("featurex: LocalOptions.Sparse = SparseNever: NewLocalCSR keeps only the CSR matrix")
-	case opt.Sparse < SparseAuto || opt.Sparse > SparseAlways:
-		return nil, fmt.Errorf("featurex: LocalOptions.Sparse = %d is not a SparseMode", int(opt.Sparse))
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if opt.Sparse == SparseNever {
+		return nil, option.Errorf("featurex", "LocalOptions", "Sparse", "SparseNever", "NewLocalCSR keeps only the CSR matrix")
 	}
 	if err := x.Validate(); err != nil {
 		return nil, fmt.Errorf("featurex: NewLocalCSR: %w", err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/bulksample/bulksample/internal/freelist"
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -25,7 +26,7 @@ type Store interface {
 	// Gather writes the feature rows of ids into dst, row-major: row r of
 	// dst (length f) is the features of vertex ids[r]. dst must have length
 	// len(ids)*f. It returns an error naming the offending id when one is
-	// outside [0, n), a *ShapeError when len(dst) is wrong, and ctx's error
+	// outside [0, n), a spgemm.ShapeError when len(dst) is wrong, and ctx's error
 	// when ctx is done before the rows are in place (dst is then
 	// unspecified).
 	Gather(ctx context.Context, dst []float32, ids []int32) error
@@ -71,6 +72,17 @@ type LocalOptions struct {
 	Sparse SparseMode
 }
 
+// Validate returns an *option.Error naming the first bad field, or nil.
+func (o *LocalOptions) Validate() error {
+	switch {
+	case o.Threads < 0:
+		return option.Errorf("featurex", "LocalOptions", "Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
+	case o.Sparse < SparseAuto || o.Sparse > SparseAlways:
+		return option.Errorf("featurex", "LocalOptions", "Sparse", int(o.Sparse), "want SparseAuto, SparseNever or SparseAlways")
+	}
+	return nil
+}
+
 // SparseMode says whether a Local store keeps a sparse copy of its features.
 type SparseMode int
 
@@ -106,10 +118,9 @@ func NewLocal(features []float32, f int, opt LocalOptions) (*Local, error) {
 		return nil, fmt.Errorf("featurex: NewLocal: %d features per vertex, want > 0", f)
 	case len(features)%f != 0:
 		return nil, fmt.Errorf("featurex: NewLocal: %d values are not rows of %d features", len(features), f)
-	case opt.Threads < 0:
-		return nil, fmt.Errorf("featurex: LocalOptions.Threads = %d, want >= 0", opt.Threads)
-	case opt.Sparse < SparseAuto || opt.Sparse > SparseAlways:
-		return nil, fmt.Errorf("featurex: LocalOptions.Sparse = %d is not a SparseMode", int(opt.Sparse))
+	}
+	if err := opt.Validate(); err != nil {
+		return nil, err
 	}
 	s := &Local{features: features, n: len(features) / f, f: f, threads: opt.Threads}
 	nnz := 0
@@ -146,7 +157,7 @@ func (s *Local) Gather(ctx context.Context, dst []float32, ids []int32) error {
 		return fmt.Errorf("featurex: gather: %w", err)
 	}
 	if len(dst) != len(ids)*s.f {
-		return &ShapeError{Op: "Gather", Rows: len(ids), Cols: s.f, Len: len(dst)}
+		return bufferError("Gather", len(ids), s.f, len(dst))
 	}
 	workers := s.workers(len(dst))
 	if workers <= 1 {
@@ -383,10 +394,10 @@ func compressRows(dst *spgemm.CSR, x []float32, rows, cols, nnz int) {
 // CompressRows sets dst to the rows x cols row-major matrix x, storing only
 // its nonzero values in ascending column order, and returns the number of
 // them. dst's arrays are reused when their capacity suffices. It panics
-// with a *ShapeError if len(x) != rows*cols.
+// with a spgemm.ShapeError if len(x) != rows*cols.
 func CompressRows(dst *spgemm.CSR, x []float32, rows, cols int) int {
 	if rows < 0 || cols < 0 || len(x) != rows*cols {
-		panic(&ShapeError{Op: "CompressRows", Rows: rows, Cols: cols, Len: len(x)})
+		panic(bufferError("CompressRows", rows, cols, len(x)))
 	}
 	nnz := 0
 	for _, v := range x {

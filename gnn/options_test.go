@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/bulksample/bulksample/internal/option"
+	"github.com/bulksample/bulksample/option"
 )
 
 // TestTrainOptionsValidate: the zero value (every default) is valid, and

@@ -220,7 +220,7 @@ func (s *Features) GatherBuf(ctx context.Context, be gnn.Backend, dst gnn.Buf, i
 // gathers on the device and downloads the rows.
 func (s *Features) Gather(ctx context.Context, dst []float32, ids []int32) error {
 	if len(dst) != len(ids)*s.f {
-		return &featurex.ShapeError{Op: "gpu.Features.Gather", Rows: len(ids), Cols: s.f, Len: len(dst)}
+		return spgemm.ShapeError{Pkg: "gpu", Op: "Features.Gather", ARows: len(ids), ACols: s.f, BRows: len(dst), BCols: 1}
 	}
 	if err := ctx.Err(); err != nil {
 		return err

@@ -13,7 +13,7 @@ package gpu
 //     column and lw_psum (each column's squares summed in increasing
 //     frontier order, spgemm.Mul's accumulation). FastGCN's row
 //     1ᵀ·(A∘A), the same for every minibatch, is computed once on the host
-//     by sampling.AddColumnSquares, with its total (sampling.PositiveSum);
+//     by sampling.ColumnSquares, with its total (sampling.PositiveSum);
 //  3. lw_select: each minibatch's columns (SelectPerMinibatch's law) and
 //     its row's total, by a block;
 //  4. lw_cols: the columns' slots in F_{l+1} and scales, F_{l+1};
@@ -54,19 +54,19 @@ var _ sampling.Sampler = (*LayerWise)(nil)
 // D^-1/2 (A+I) D^-1/2, normalised on the host by the CPU's operator
 // (spgemm.SymNormalizeWithSelfLoops), as sampling.NewLayerWise does. It
 // returns the error sampling.NewLayerWise returns for bad options or
-// graphs, and an error naming both sizes if the graph does not fit the
-// device's free memory.
+// graphs (the same checks: LayerWiseOptions.Validate and CheckAdjacency),
+// and an error naming both sizes if the graph does not fit the device's
+// free memory.
 func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*LayerWise, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	normalize := opt.Normalize
-	opt.Normalize = false
-	if _, err := sampling.NewLayerWise(a, opt); err != nil { // the same checks as the CPU's
+	if err := opt.CheckAdjacency(a); err != nil {
 		return nil, err
 	}
-	if normalize { // LADIES over D^-1/2 (A+I) D^-1/2, the CPU's operator
+	if opt.Normalize { // LADIES over D^-1/2 (A+I) D^-1/2, the CPU's operator
 		a = spgemm.SymNormalizeWithSelfLoops(a, opt.Threads)
+		opt.Normalize = false // a holds the normalised values now
 	}
 	if a.NNZ() > math.MaxInt32 {
 		return nil, fmt.Errorf("gpu: NewLayerWise: %d edges; the device sampler handles at most %d", a.NNZ(), math.MaxInt32)
@@ -82,9 +82,7 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 	s := &LayerWise{base: b, opt: opt, keyPasses: int64(max((bitLen(uint64(max(a.Rows-1, 0)))+7)/8, 1))}
 	b.layersOn = s.layersOn
 	if opt.Method == sampling.FastGCN {
-		acc, touched := make([]float32, a.Rows), make([]bool, a.Rows)
-		sampling.AddColumnSquares(sampling.CSRRows{A: a}, 0, a.Rows, acc, touched)
-		fg := sampling.ColumnSquaresRow(acc, touched)
+		fg := sampling.ColumnSquares(a) // the CPU's row, computed once
 		s.fgLen, s.fgTotal = fg.NNZ(), sampling.PositiveSum(fg.Data)
 		for _, v := range fg.Data {
 			if v > 0 {

@@ -47,10 +47,14 @@ var _ sampling.Sampler = (*NodeWise)(nil)
 
 // NewNodeWise uploads the n x n adjacency a to d and returns its node-wise
 // sampler. It returns the error sampling.NewNodeWise returns for bad
-// options or graphs, and an error naming both sizes if the graph does not
+// options or graphs (the same checks: NodeWiseOptions.Validate and
+// CheckAdjacency), and an error naming both sizes if the graph does not
 // fit the device's free memory.
 func NewNodeWise(d *Device, a *spgemm.CSR, opt sampling.NodeWiseOptions) (*NodeWise, error) {
-	if _, err := sampling.NewNodeWise(a, opt); err != nil { // the same checks as the CPU's
+	if err := opt.Validate(); err != nil {
+		return nil, err
+	}
+	if err := opt.CheckAdjacency(a); err != nil {
 		return nil, err
 	}
 	if a.NNZ() > math.MaxInt32 {

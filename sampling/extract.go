@@ -378,18 +378,6 @@ func relabelRows(b *spgemm.CSR, src RowSource, rows, cols []int32, colMap *verte
 // lookup in the column map per entry.
 const hubFactor = 16
 
-// rowRange returns rows [lo, hi) of a as a CSR whose offsets start at 0; it
-// shares a's Indices and Data.
-func rowRange(a *spgemm.CSR, lo, hi int) *spgemm.CSR {
-	base := a.Indptr[lo]
-	ptr := make([]int64, hi-lo+1)
-	for i := range ptr {
-		ptr[i] = a.Indptr[lo+i] - base
-	}
-	end := a.Indptr[hi]
-	return &spgemm.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: ptr, Indices: a.Indices[base:end:end], Data: a.Data[base:end:end]}
-}
-
 // assembleLayer stores blocks back to back in la, in the LayerArrays
 // layout, with srcs[m] as minibatch m's sources. It reuses la's arrays
 // when they are large enough (those of a released bulk) and sets Deg to

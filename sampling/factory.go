@@ -1,9 +1,12 @@
 package sampling
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
-	"github.com/bulksample/bulksample/internal/option"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -43,10 +46,12 @@ type SamplerOptions struct {
 	Normalize bool
 }
 
-// Validate returns an error naming the field of o that is invalid or that
-// does not apply to its method (an *option.Error of package
-// internal/option). The constructors check the rest: the graph, and
-// options they alone know.
+// Validate returns an *option.Error naming the field of o that is invalid
+// or that does not apply to its method. The fields that apply are checked
+// by the method's own options type (NodeWiseOptions.Validate,
+// LayerWiseOptions.Validate), whose errors come back naming the fields of
+// SamplerOptions (a layer-wise Budgets[l] as Fanouts[l]). The constructors
+// check the rest: the graph, and options they alone know.
 func (o SamplerOptions) Validate() error {
 	bad := func(field string, value any, format string, args ...any) error {
 		return option.Errorf("sampling", "SamplerOptions", field, value, format, args...)
@@ -57,46 +62,74 @@ func (o SamplerOptions) Validate() error {
 		return bad("Method", fmt.Sprintf("%q", o.Method), "want %s, %s or %s", MethodNode, MethodLADIES, MethodFastGCN)
 	case node && len(o.Fanouts) == 0:
 		return bad("Fanouts", "[]", "want one fanout per layer (method %s; the layer-wise methods default to DefaultBudgets)", MethodNode)
-	case o.Threads < 0:
-		return bad("Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
-	case o.MaxBulkEdges < 0:
-		return bad("MaxBulkEdges", o.MaxBulkEdges, "want >= 0")
-	case o.Semibulk < 0:
-		return bad("Semibulk", o.Semibulk, "want >= 0")
-	case o.Frontier != FrontierAll && o.Frontier != FrontierNew:
-		return bad("Frontier", int(o.Frontier), "want FrontierAll or FrontierNew")
 	}
-	for l, s := range o.Fanouts {
-		switch {
-		case node && (s == 0 || s < -1):
-			return bad(fmt.Sprintf("Fanouts[%d]", l), s, "want > 0 or -1 (all neighbours)")
-		case !node && s <= 0:
-			return bad(fmt.Sprintf("Fanouts[%d]", l), s, "want a column budget > 0 (method %s)", o.Method)
-		}
+	if err := o.inapplicable(); err != nil {
+		return option.With(err, "Method")
 	}
-	var err error
 	if node {
+		nw := o.NodeWiseOptions()
+		return asSamplerOptions(nw.Validate())
+	}
+	lw := o.LayerWiseOptions()
+	return asSamplerOptions(lw.Validate())
+}
+
+// inapplicable returns an *option.Error naming the first field of o that
+// is set but does not apply to o.Method, or nil.
+func (o SamplerOptions) inapplicable() error {
+	bad := func(field string, value any, format string, args ...any) error {
+		return option.Errorf("sampling", "SamplerOptions", field, value, format, args...)
+	}
+	if o.IsNodeWise() {
 		switch {
 		case o.Semibulk != 0:
-			err = bad("Semibulk", o.Semibulk, "applies to the layer-wise methods only")
+			return bad("Semibulk", o.Semibulk, "applies to the layer-wise methods only")
 		case o.Normalize:
-			err = bad("Normalize", true, "applies to method %s only", MethodLADIES)
+			return bad("Normalize", true, "applies to method %s only", MethodLADIES)
 		}
-	} else {
-		switch {
-		case o.Weighted:
-			err = bad("Weighted", true, "applies to method %s only", MethodNode)
-		case o.Frontier != FrontierAll:
-			err = bad("Frontier", o.Frontier, "applies to method %s only (layer-wise samplers expand the whole frontier)", MethodNode)
-		case o.MaxBulkEdges != 0:
-			err = bad("MaxBulkEdges", o.MaxBulkEdges, "applies to method %s only", MethodNode)
-		case o.Degrees:
-			err = bad("Degrees", true, "applies to method %s only", MethodNode)
-		case o.Normalize && o.Method != MethodLADIES:
-			err = bad("Normalize", true, "applies to method %s only", MethodLADIES)
-		}
+		return nil
 	}
-	return option.With(err, "Method") // nil stays nil
+	switch {
+	case o.Weighted:
+		return bad("Weighted", true, "applies to method %s only", MethodNode)
+	case o.Frontier != FrontierAll:
+		return bad("Frontier", o.Frontier, "applies to method %s only (layer-wise samplers expand the whole frontier)", MethodNode)
+	case o.MaxBulkEdges != 0:
+		return bad("MaxBulkEdges", o.MaxBulkEdges, "applies to method %s only", MethodNode)
+	case o.Degrees:
+		return bad("Degrees", true, "applies to method %s only", MethodNode)
+	case o.Normalize && o.Method != MethodLADIES:
+		return bad("Normalize", true, "applies to method %s only", MethodLADIES)
+	}
+	return nil
+}
+
+// asSamplerOptions returns err, an *option.Error of NodeWiseOptions or
+// LayerWiseOptions, as the same error of SamplerOptions, whose fields have
+// the same names but for LayerWiseOptions.Budgets (Fanouts); nil and other
+// errors are returned unchanged.
+func asSamplerOptions(err error) error {
+	var e *option.Error
+	if !errors.As(err, &e) {
+		return err
+	}
+	c := *e
+	c.Type = "SamplerOptions"
+	rename := func(f string) string {
+		if rest, ok := strings.CutPrefix(f, "Budgets"); ok {
+			return "Fanouts" + rest
+		}
+		return f
+	}
+	c.Field = rename(c.Field)
+	if len(e.With) > 0 {
+		c.With = make([]string, len(e.With))
+		for i, w := range e.With {
+			c.With[i] = rename(w)
+		}
+		c.WithPaths = slices.Clone(c.With)
+	}
+	return &c
 }
 
 // NewSampler returns the sampler of opt.Method over the n x n adjacency a:

@@ -33,6 +33,7 @@ import (
 
 	"github.com/bulksample/bulksample/internal/freelist"
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -134,23 +135,28 @@ const DefaultBudget = 512
 // DefaultBudget columns.
 func DefaultBudgets() []int { return []int{DefaultBudget, DefaultBudget} }
 
-// Validate returns an error naming the first invalid field, or nil.
+// Validate returns an *option.Error naming the first invalid field, or
+// nil. It checks the options alone; the constructors check them against
+// the graph, and every layer-wise sampler, on the CPU or the GPU, calls it.
 func (o *LayerWiseOptions) Validate() error {
+	bad := func(field string, value any, format string, args ...any) error {
+		return option.Errorf("sampling", "LayerWiseOptions", field, value, format, args...)
+	}
 	switch {
 	case o.Normalize && o.Method != LADIES:
-		return fmt.Errorf("sampling: LayerWiseOptions.Normalize applies to LADIES only, not %v", o.Method)
+		return option.With(bad("Normalize", true, "applies to LADIES only, not %v", o.Method), "Method")
 	case o.Method != LADIES && o.Method != FastGCN:
-		return fmt.Errorf("sampling: LayerWiseOptions.Method = %d, want LADIES or FastGCN", int(o.Method))
+		return bad("Method", int(o.Method), "want LADIES or FastGCN")
 	case o.Semibulk < 0:
-		return fmt.Errorf("sampling: LayerWiseOptions.Semibulk = %d, want >= 0", o.Semibulk)
+		return bad("Semibulk", o.Semibulk, "want >= 0")
 	case o.Threads < 0:
-		return fmt.Errorf("sampling: LayerWiseOptions.Threads = %d, want >= 0", o.Threads)
+		return bad("Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
 	case o.RowMean && o.Unbiased:
-		return fmt.Errorf("sampling: LayerWiseOptions.RowMean and Unbiased are exclusive")
+		return option.With(bad("RowMean", true, "excludes Unbiased"), "Unbiased")
 	}
 	for l, s := range o.Budgets {
 		if s <= 0 {
-			return fmt.Errorf("sampling: LayerWiseOptions.Budgets[%d] = %d, want > 0", l, s)
+			return bad(fmt.Sprintf("Budgets[%d]", l), s, "want a column budget > 0")
 		}
 	}
 	return nil
@@ -195,27 +201,43 @@ func NewLayerWise(a *spgemm.CSR, opt LayerWiseOptions) (*LayerWise, error) {
 	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
-	if a == nil {
-		return nil, fmt.Errorf("sampling: NewLayerWise: nil adjacency")
-	}
-	if a.Rows != a.Cols {
-		return nil, fmt.Errorf("sampling: NewLayerWise: adjacency is %d x %d, want square", a.Rows, a.Cols)
-	}
-	if err := a.Validate(); err != nil {
-		return nil, fmt.Errorf("sampling: NewLayerWise: adjacency: %w", err)
+	if err := opt.CheckAdjacency(a); err != nil {
+		return nil, err
 	}
 	if opt.Normalize {
 		a = spgemm.SymNormalizeWithSelfLoops(a, opt.Threads)
 	}
-	src := CSRRows{A: a}
 	var fg *spgemm.CSR
 	if opt.Method == FastGCN {
-		acc := make([]float32, a.Rows)
-		touched := make([]bool, a.Rows)
-		AddColumnSquares(src, 0, a.Rows, acc, touched)
-		fg = ColumnSquaresRow(acc, touched)
+		fg = ColumnSquares(a)
 	}
-	return newLayerWiseFrom(src, opt, fg)
+	return newLayerWiseFrom(CSRRows{A: a}, opt, fg)
+}
+
+// CheckAdjacency returns the error NewLayerWise returns for the adjacency
+// a beyond Validate's: a nil or non-square a, or one that is not a valid
+// CSR matrix (spgemm.CSR.Validate, in O(nnz)). The device samplers call
+// it, with Validate, to refuse what the CPU's sampler refuses.
+func (o *LayerWiseOptions) CheckAdjacency(a *spgemm.CSR) error {
+	if a == nil {
+		return fmt.Errorf("sampling: NewLayerWise: nil adjacency")
+	}
+	if a.Rows != a.Cols {
+		return fmt.Errorf("sampling: NewLayerWise: adjacency is %d x %d, want square", a.Rows, a.Cols)
+	}
+	if err := a.Validate(); err != nil {
+		return fmt.Errorf("sampling: NewLayerWise: adjacency: %w", err)
+	}
+	return nil
+}
+
+// ColumnSquares returns FastGCN's squared column norms of the n x n
+// adjacency a, the 1 x n row 1ᵀ·(A∘A) of its touched columns, summed in
+// row order (AddColumnSquares, ColumnSquaresRow): one pass over a.
+func ColumnSquares(a *spgemm.CSR) *spgemm.CSR {
+	acc, touched := make([]float32, a.Cols), make([]bool, a.Cols)
+	AddColumnSquares(CSRRows{A: a}, 0, a.Rows, acc, touched)
+	return ColumnSquaresRow(acc, touched)
 }
 
 // NewLayerWiseFrom returns the layer-wise sampler that reads the rows of A

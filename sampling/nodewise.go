@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/bulksample/bulksample/internal/par"
+	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
@@ -109,24 +110,55 @@ type NodeWiseOptions struct {
 	MaxBulkEdges int64
 }
 
-// validate checks the options against a graph of n vertices.
-func (o *NodeWiseOptions) validate() error {
+// Validate returns an *option.Error naming the first invalid field of o,
+// or nil. It checks the options alone; the constructors check them against
+// the graph (the weights, DegreeSource), and every node-wise sampler, on
+// the CPU or the GPU, calls it.
+func (o *NodeWiseOptions) Validate() error {
+	bad := func(field string, value any, format string, args ...any) error {
+		return option.Errorf("sampling", "NodeWiseOptions", field, value, format, args...)
+	}
 	if len(o.Fanouts) == 0 {
-		return errors.New("sampling: NodeWiseOptions.Fanouts is empty: give one fanout per layer")
+		return bad("Fanouts", "[]", "want one fanout per layer (Fanouts is empty)")
 	}
 	for l, s := range o.Fanouts {
 		if s == 0 || s < -1 {
-			return fmt.Errorf("sampling: NodeWiseOptions.Fanouts[%d] = %d, want > 0 or -1 (all neighbours)", l, s)
+			return bad(fmt.Sprintf("Fanouts[%d]", l), s, "want > 0 or -1 (all neighbours)")
 		}
 	}
-	if o.Frontier != FrontierAll && o.Frontier != FrontierNew {
-		return fmt.Errorf("sampling: NodeWiseOptions.Frontier = %d, want FrontierAll or FrontierNew", int(o.Frontier))
+	switch {
+	case o.Frontier != FrontierAll && o.Frontier != FrontierNew:
+		return bad("Frontier", int(o.Frontier), "want FrontierAll or FrontierNew")
+	case o.Threads < 0:
+		return bad("Threads", o.Threads, "want >= 0 (0: GOMAXPROCS)")
+	case o.MaxBulkEdges < 0:
+		return bad("MaxBulkEdges", o.MaxBulkEdges, "want >= 0")
 	}
-	if o.Threads < 0 {
-		return fmt.Errorf("sampling: NodeWiseOptions.Threads = %d, want >= 0", o.Threads)
+	return nil
+}
+
+// CheckAdjacency returns the error NewNodeWise returns for the adjacency a
+// beyond Validate's: a nil or non-square a, arrays of inconsistent lengths,
+// and with Weighted a negative, NaN or infinite weight. It reads every
+// weight only when Weighted. The device samplers call it, with Validate, to
+// refuse what the CPU's sampler refuses.
+func (o *NodeWiseOptions) CheckAdjacency(a *spgemm.CSR) error {
+	if a == nil {
+		return errors.New("sampling: NewNodeWise: nil adjacency")
 	}
-	if o.MaxBulkEdges < 0 {
-		return fmt.Errorf("sampling: NodeWiseOptions.MaxBulkEdges = %d, want >= 0", o.MaxBulkEdges)
+	if a.Rows != a.Cols {
+		return fmt.Errorf("sampling: NewNodeWise: adjacency is %d x %d, want square", a.Rows, a.Cols)
+	}
+	if len(a.Indptr) != a.Rows+1 || int64(len(a.Indices)) != a.NNZ() || len(a.Data) != len(a.Indices) {
+		return fmt.Errorf("sampling: NewNodeWise: adjacency arrays inconsistent (indptr %d, indices %d, data %d for %d rows)",
+			len(a.Indptr), len(a.Indices), len(a.Data), a.Rows)
+	}
+	if o.Weighted {
+		for p, v := range a.Data {
+			if !(v >= 0) || math.IsInf(float64(v), 1) {
+				return fmt.Errorf("sampling: NewNodeWise: Weighted, but edge weight data[%d] = %v; want finite and >= 0", p, v)
+			}
+		}
 	}
 	return nil
 }
@@ -191,22 +223,8 @@ type NodeWise struct {
 // field for bad options, or if a is not square, or if opt.Weighted and a
 // value of a is negative, infinite or NaN.
 func NewNodeWise(a *spgemm.CSR, opt NodeWiseOptions) (*NodeWise, error) {
-	if a == nil {
-		return nil, errors.New("sampling: NewNodeWise: nil adjacency")
-	}
-	if a.Rows != a.Cols {
-		return nil, fmt.Errorf("sampling: NewNodeWise: adjacency is %d x %d, want square", a.Rows, a.Cols)
-	}
-	if len(a.Indptr) != a.Rows+1 || int64(len(a.Indices)) != a.NNZ() || len(a.Data) != len(a.Indices) {
-		return nil, fmt.Errorf("sampling: NewNodeWise: adjacency arrays inconsistent (indptr %d, indices %d, data %d for %d rows)",
-			len(a.Indptr), len(a.Indices), len(a.Data), a.Rows)
-	}
-	if opt.Weighted {
-		for p, v := range a.Data {
-			if !(v >= 0) || math.IsInf(float64(v), 1) {
-				return nil, fmt.Errorf("sampling: NewNodeWise: Weighted, but edge weight data[%d] = %v; want finite and >= 0", p, v)
-			}
-		}
+	if err := opt.CheckAdjacency(a); err != nil {
+		return nil, err
 	}
 	nw, err := newNodeWise(CSRRows{A: a}, opt)
 	if err != nil {
@@ -228,7 +246,7 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 	if src == nil {
 		return nil, errors.New("sampling: NewNodeWiseFrom: nil RowSource")
 	}
-	if err := opt.validate(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
 	var equal float32 // the weight of every edge, if they are all equal
@@ -258,7 +276,7 @@ func NewNodeWiseFrom(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
 
 // newNodeWise is NewNodeWiseFrom without the check of the weights.
 func newNodeWise(src RowSource, opt NodeWiseOptions) (*NodeWise, error) {
-	if err := opt.validate(); err != nil {
+	if err := opt.Validate(); err != nil {
 		return nil, err
 	}
 	opt.Fanouts = append([]int(nil), opt.Fanouts...)

@@ -32,7 +32,7 @@ func selectPerMinibatch(p *spgemm.CSR, keys []RowKey, s int, replace bool, threa
 	parts := make([]*spgemm.CSR, p.Rows)
 	(*par.Team)(nil).ForRanges(p.Rows, threads, func(lo, hi int) {
 		for m := lo; m < hi; m++ {
-			parts[m] = selectPerRow(rowRange(p, m, m+1), keys[m:m+1], s, opt, true)
+			parts[m] = selectPerRow(p.SliceRows(m, m+1, nil), keys[m:m+1], s, opt, true)
 		}
 	})
 	return stackRows(parts, p.Cols)

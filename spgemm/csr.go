@@ -55,6 +55,32 @@ func (m *CSR) Clone() *CSR {
 	return c
 }
 
+// SliceRows returns rows [lo, hi) of m as a (hi-lo) x m.Cols CSR: a view
+// that shares m's Indices and Data (capped, so that appending to the view
+// never writes into m) and has its own row offsets, m's shifted to start at
+// 0, stored in ptr when its capacity allows (pass nil to allocate; a
+// caller that slices many ranges reuses the previous view's Indptr). It
+// costs O(hi-lo) and panics with an IndexError unless
+// 0 <= lo <= hi <= m.Rows.
+func (m *CSR) SliceRows(lo, hi int, ptr []int64) *CSR {
+	if lo < 0 || lo > hi {
+		panic(IndexError{Op: "SliceRows", Index: lo, Len: hi + 1})
+	}
+	if hi > m.Rows {
+		panic(IndexError{Op: "SliceRows", Index: hi, Len: m.Rows + 1})
+	}
+	base, end := m.Indptr[lo], m.Indptr[hi]
+	ptr = append(ptr[:0], m.Indptr[lo:hi+1]...)
+	for i := range ptr {
+		ptr[i] -= base
+	}
+	v := &CSR{Rows: hi - lo, Cols: m.Cols, Indptr: ptr, Indices: m.Indices[base:end:end]}
+	if m.Data != nil {
+		v.Data = m.Data[base:end:end]
+	}
+	return v
+}
+
 // ErrInvalid is wrapped by every error that Validate returns.
 var ErrInvalid = errors.New("spgemm: invalid CSR")
 

@@ -146,3 +146,32 @@ func TestValidateRowsRandom(t *testing.T) {
 	checkPanic(t, func() { m.ValidateRows(0, 2) }, IndexError{Op: "ValidateRows", Index: 2, Len: 2})
 	checkPanic(t, func() { m.ValidateRows(-1, 0) }, IndexError{Op: "ValidateRows", Index: -1, Len: 2})
 }
+
+// TestSliceRows: a view of rows [lo, hi) holds those rows, shares m's
+// arrays without letting an append reach them, reuses its offset buffer,
+// and panics with an IndexError outside [0, Rows].
+func TestSliceRows(t *testing.T) {
+	m := &CSR{Rows: 3, Cols: 3, Indptr: []int64{0, 2, 2, 3}, Indices: []int32{0, 2, 1}, Data: []float32{1, 2, 3}}
+	v := m.SliceRows(1, 3, nil)
+	if err := v.Validate(); err != nil || v.Rows != 2 || v.Cols != 3 || fmt.Sprint(v.Indptr, v.Indices, v.Data) != "[0 0 1] [1] [3]" {
+		t.Errorf("SliceRows(1, 3) = %+v (%v); want rows [] and [1:3]", v, err)
+	}
+	_ = append(v.Indices, 9)
+	if m.Indices[2] != 1 || cap(v.Indices) != 1 {
+		t.Errorf("appending to the view reached m: %v", m.Indices)
+	}
+	buf := make([]int64, 0, 8)
+	if w := m.SliceRows(0, 1, buf); &w.Indptr[0] != &buf[:1][0] || w.NNZ() != 2 {
+		t.Errorf("SliceRows(0, 1, buf) did not reuse buf or has %d entries", w.NNZ())
+	}
+	if e := m.SliceRows(3, 3, nil); e.Rows != 0 || e.NNZ() != 0 || len(e.Indptr) != 1 {
+		t.Errorf("empty range: %+v", e)
+	}
+	for _, r := range [][2]int{{-1, 2}, {2, 1}, {0, 4}} {
+		err := Maybe(func() { m.SliceRows(r[0], r[1], nil) })
+		var ie IndexError
+		if !errors.As(err, &ie) {
+			t.Errorf("SliceRows(%d, %d): %v; want an IndexError", r[0], r[1], err)
+		}
+	}
+}

@@ -42,7 +42,9 @@
 // mismatch, an index out of range or illegal aliasing in a kernel call is a
 // caller bug and panics with a ShapeError, IndexError or ArgError, in the
 // manner of gonum's mat package; Maybe converts such panics into errors at an
-// API boundary.
+// API boundary. The packages above that panic on caller bugs (featurex) use
+// the same types, naming themselves in their Pkg field, so that one Maybe
+// converts theirs too.
 //
 // # Determinism
 //

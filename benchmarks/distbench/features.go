@@ -550,13 +550,7 @@ func (rk *featureRanker) measure(ctx context.Context, row *featureRow, rep, reps
 // blockOf returns rows [lo, hi) of d's adjacency as a CSR sharing d's
 // arrays (its row offsets shifted).
 func blockOf(d *dataset.Dataset, lo, hi int32) *spgemm.CSR {
-	a := d.Adj
-	s, e := a.Indptr[lo], a.Indptr[hi]
-	b := &spgemm.CSR{Rows: int(hi - lo), Cols: a.Cols, Indptr: make([]int64, hi-lo+1), Indices: a.Indices[s:e:e], Data: a.Data[s:e:e]}
-	for i := range b.Indptr {
-		b.Indptr[i] = a.Indptr[int(lo)+i] - s
-	}
-	return b
+	return d.Adj.SliceRows(int(lo), int(hi), nil)
 }
 
 // gatherEpoch gathers the inputs of every minibatch of bulks in mode and

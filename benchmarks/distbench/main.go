@@ -16,6 +16,7 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/cliout"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/spgemm"
@@ -162,20 +163,6 @@ type result struct {
 	digest, oneProcess string
 }
 
-type summaryJSON struct {
-	SampledEdges int64   `json:"sampled_edges"`
-	Seconds      float64 `json:"seconds"`
-	SEPS         float64 `json:"seps"`
-	Digest       string  `json:"digest"`
-	PeakRSSMax   int64   `json:"peak_rss_max"`
-	Traffic      map[string]struct {
-		BytesSent    int64 `json:"bytes_sent"`
-		Messages     int64 `json:"messages"`
-		BytesSentMax int64 `json:"bytes_sent_max"`
-		MessagesMax  int64 `json:"messages_max"`
-	} `json:"traffic"`
-}
-
 func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	tmp, err := os.MkdirTemp("", "distbench")
 	if err != nil {
@@ -195,7 +182,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	common := []string{"sample", "--graph", graph, "--batch", strconv.Itoa(c.batch), "--bulk", strconv.Itoa(c.bulk),
 		"--seeds", strconv.Itoa(c.seeds), "--fanout", benchutil.JoinInts(c.fanouts), "--seed", strconv.FormatUint(c.seed, 10),
 		"--digest", "--json", "--threads", "1"}
-	one, err := benchutil.RunJSON[summaryJSON](exec.CommandContext(ctx, c.bulksample, common...))
+	one, err := benchutil.RunJSON[cliout.DistSample](exec.CommandContext(ctx, c.bulksample, common...))
 	if err != nil {
 		return fmt.Errorf("one process: %w", err)
 	}
@@ -218,7 +205,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 			}
 			cmd := mpirunCommand(ctx, c.mpirun, c.np, c.place, c.bulksample, args...)
 			start := time.Now()
-			s, err := benchutil.RunJSON[summaryJSON](cmd)
+			s, err := benchutil.RunJSON[cliout.DistSample](cmd)
 			if err != nil {
 				return fmt.Errorf("mpirun -np %d --replication %d %s: %w", c.np, rc, fetch, err)
 			}

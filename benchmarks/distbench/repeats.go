@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 // label is the run's mode in the report's tables, with its repetition
@@ -105,15 +106,6 @@ func pct(e float64, digits int) string {
 	return fmt.Sprintf("%+.*f%%", digits, 100*e)
 }
 
-// median is benchutil.Median of x, NaN when x holds a NaN (a repetition
-// without the figure).
-func median(x []float64) float64 {
-	if slices.ContainsFunc(x, math.IsNaN) {
-		return math.NaN()
-	}
-	return benchutil.Median(x)
-}
-
 // spread formats the median of x and its range ("1.234 (1.100-1.500)"
 // with format "%.3f"; "+2% (-3% to +5%)" for a signed format), "–" when x
 // is empty or holds a NaN.
@@ -126,7 +118,7 @@ func spread(x []float64, format string) string {
 	if strings.Contains(format, "+") {
 		sep = " to "
 	}
-	return fmt.Sprintf("%s (%s%s%s)", f(benchutil.Median(x)), f(slices.Min(x)), sep, f(slices.Max(x)))
+	return fmt.Sprintf("%s (%s%s%s)", f(stats.Median(x)), f(slices.Min(x)), sep, f(slices.Max(x)))
 }
 
 // rowRepeats are one row's figures over its repetitions, in their order.
@@ -177,8 +169,8 @@ func (r *rowRepeats) cells() []string {
 	for i := range perRep {
 		perRep[i] = relErr(r.model[i], r.measured[i])
 	}
-	medMeasured, medModel := median(r.measured), median(r.model)
-	medRan, medRanModel := median(r.ran), median(r.ranModel)
+	medMeasured, medModel := stats.Median(r.measured), stats.Median(r.model)
+	medRan, medRanModel := stats.Median(r.ran), stats.Median(r.ranModel)
 	ran := "–"
 	if !math.IsNaN(medRanModel) {
 		ran = fmt.Sprintf("%.3f / %.3f (%s)", medRan, medRanModel, pct(relErr(medRanModel, medRan), 0))

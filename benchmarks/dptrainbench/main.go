@@ -17,6 +17,8 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/cliout"
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 func main() { benchutil.Main(run) }
@@ -101,16 +103,11 @@ type summary struct {
 		Phases      map[string]struct{ Seconds float64 } `json:"phases"`
 		WaitSeconds map[string]float64                   `json:"wait_seconds"`
 	} `json:"epochs"`
-	Traffic map[string]struct {
-		BytesSent      int64   `json:"bytes_sent"`
-		BytesSentMax   int64   `json:"bytes_sent_max"`
-		WaitSeconds    float64 `json:"wait_seconds"`
-		WaitSecondsMax float64 `json:"wait_seconds_max"`
-	} `json:"traffic"`
-	PeakRSSBytes int64  `json:"peak_rss_bytes"`
-	PeakRSSMax   int64  `json:"peak_rss_max"`
-	ParamHash    string `json:"param_hash"`
-	Features     string `json:"features"`
+	Traffic      map[string]cliout.Traffic `json:"traffic"`
+	PeakRSSBytes int64                     `json:"peak_rss_bytes"`
+	PeakRSSMax   int64                     `json:"peak_rss_max"`
+	ParamHash    string                    `json:"param_hash"`
+	Features     string                    `json:"features"`
 }
 
 // row is one run's figures: medians over its epochs, of rank 0.
@@ -242,7 +239,7 @@ func rowOf(name string, c int, s *summary) row {
 		for i := range x {
 			x[i] = f(i)
 		}
-		return benchutil.Median(x)
+		return stats.Median(x)
 	}
 	r.epoch = med(func(i int) float64 { return s.Epochs[i].Seconds })
 	for _, ph := range phases {

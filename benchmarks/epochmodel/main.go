@@ -13,6 +13,7 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/costmodel"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/train"
 )
@@ -185,7 +186,7 @@ func measure(ctx context.Context, c *config, stderr io.Writer) (*measurement, er
 		m.sepsAll = append(m.sepsAll, st.SEPS)
 		fmt.Fprintf(stderr, "epochmodel: round %d: %.1f ms per step, %.2fM SEPS\n", round+1, 1e3*step, st.SEPS/1e6)
 	}
-	m.stepSeconds, m.seps = benchutil.Median(m.steps), benchutil.Median(m.sepsAll)
+	m.stepSeconds, m.seps = stats.Median(m.steps), stats.Median(m.sepsAll)
 	return m, nil
 }
 

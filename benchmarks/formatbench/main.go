@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 func main() { benchutil.Main(run) }
@@ -111,7 +112,7 @@ type result struct {
 // ratio is the npz figure over the native one, as a slowdown: above 1 means
 // the npz-loaded graph is slower.
 func (b benchCase) ratio(r result) float64 {
-	n, z := benchutil.Median(r.native), benchutil.Median(r.npz)
+	n, z := stats.Median(r.native), stats.Median(r.npz)
 	if b.faster == "higher" {
 		return n / z
 	}
@@ -245,5 +246,5 @@ func span(x []float64, scale float64) string {
 	for _, v := range x {
 		lo, hi = min(lo, v), max(hi, v)
 	}
-	return fmt.Sprintf("%.2f (%.2f-%.2f)", benchutil.Median(x)*scale, lo*scale, hi*scale)
+	return fmt.Sprintf("%.2f (%.2f-%.2f)", stats.Median(x)*scale, lo*scale, hi*scale)
 }

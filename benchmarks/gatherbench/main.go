@@ -16,6 +16,7 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -285,7 +286,7 @@ func measure(ctx context.Context, c *config, progress io.Writer) ([]row, int64, 
 	var out []row
 	base := map[string]float64{}
 	for i, st := range stores {
-		sec := benchutil.Median(times[i])
+		sec := stats.Median(times[i])
 		r := row{Kind: st.kind, Threads: st.threads, Rows: total, Bytes: bytes[i], Seconds: sec,
 			RowsPS: float64(total) / sec, GBPS: float64(bytes[i]) / sec / 1e9}
 		if st.threads == 1 {

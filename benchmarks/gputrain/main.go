@@ -55,6 +55,7 @@ import (
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/gpu"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -340,7 +341,7 @@ type stepResult struct {
 	MaxLogitDiff float64 `json:"max_logit_diff_cpu,omitempty"`
 }
 
-func ms(x []float64) float64 { return benchutil.Median(x) * 1e3 }
+func ms(x []float64) float64 { return stats.Median(x) * 1e3 }
 
 func stepMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer) error {
 	first, seeds := s.plan.Epoch(0).Bulk(0)

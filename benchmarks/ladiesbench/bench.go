@@ -13,6 +13,7 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -118,9 +119,9 @@ func runBench(ctx context.Context, cfg *config, progress io.Writer) (*result, er
 				fmt.Fprintf(progress, "ladiesbench: k=%d %s rep %d/%d: %d minibatches, %d edges, %.3fs\n", k, name, rep+1, cfg.reps, nmb, sampled, sec)
 			}
 		}
-		nodeSec := benchutil.Median(times["node"]) / float64(nmb)
+		nodeSec := stats.Median(times["node"]) / float64(nmb)
 		for _, name := range order {
-			sec := benchutil.Median(times[name])
+			sec := stats.Median(times[name])
 			m := measurement{Method: name, K: k, Minibatches: nmb, SampledEdges: edges[name],
 				SecPerMB: sec / float64(nmb), SEPS: float64(edges[name]) / sec, Cost: benchutil.MedianCost(costs[name])}
 			if name != "node" {

@@ -27,21 +27,9 @@ import (
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/internal/cliout"
+	"github.com/bulksample/bulksample/internal/stats"
 )
-
-// cliSummary is what the sweep reads from the CLI's JSON summary.
-type cliSummary struct {
-	SampledEdges int64   `json:"sampled_edges"`
-	Seconds      float64 `json:"seconds"`
-	SEPS         float64 `json:"seps"`
-	ColdSEPS     float64 `json:"cold_seps"`
-	Digest       string  `json:"digest"`
-	PeakRSSBytes int64   `json:"peak_rss_bytes"`
-	PassCosts    []struct {
-		Seconds    float64 `json:"seconds"`
-		CPUSeconds float64 `json:"cpu_seconds"`
-	} `json:"pass_costs"`
-}
 
 // sweepRow is one (threads, k) of the sweep: per round, the warm and cold
 // SEPS, the warm passes' CPU seconds per wall second, and peak RSS.
@@ -106,7 +94,7 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, *benc
 			}
 			r := rows[i]
 			cmd := pin.Command(ctx, r.Threads, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
-			res, err := benchutil.RunJSON[cliSummary](cmd)
+			res, err := benchutil.RunJSON[cliout.Sample](cmd)
 			if err != nil {
 				return "", nil, fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 			}
@@ -126,7 +114,7 @@ func runSweep(ctx context.Context, c *config, progress io.Writer) (string, *benc
 				cpu, wall = cpu+p.CPUSeconds, wall+p.Seconds
 				passCPU = append(passCPU, p.CPUSeconds)
 			}
-			r.cpu = append(r.cpu, float64(res.SampledEdges)/benchutil.Median(passCPU))
+			r.cpu = append(r.cpu, float64(res.SampledEdges)/stats.Median(passCPU))
 			r.Warm = append(r.Warm, res.SEPS)
 			r.cold = append(r.cold, res.ColdSEPS)
 			r.busy = append(r.busy, cpu/wall)
@@ -189,8 +177,8 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, load string, pin *
 	for j, r := range rows {
 		k := q.KCell(j, r.SweepRow)
 		fmt.Fprintf(&b, "| %d | %s | %.3f | %.3f-%.3f | %.3f | %s | %s | %s | %.2f | %.0f |\n", r.Threads, k,
-			benchutil.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6, benchutil.Median(r.cold)/1e6,
-			benchutil.RatioCICell(q.VsBest[j]), benchutil.RatioCICell(qCPU.VsBest[j]), benchutil.RatioCICell(q.Eff[j]), benchutil.Median(r.busy), benchutil.Median(r.rss)/(1<<20))
+			stats.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6, stats.Median(r.cold)/1e6,
+			benchutil.RatioCICell(q.VsBest[j]), benchutil.RatioCICell(qCPU.VsBest[j]), benchutil.RatioCICell(q.Eff[j]), stats.Median(r.busy), stats.Median(r.rss)/(1<<20))
 	}
 	b.WriteString("\n" + benchutil.GoalVerdict(benchutil.SweepRows(rows), byCPU) + "\n")
 	fmt.Fprintf(&b, "\nSampled edges per pass: %d; digest of every run: %s. Command of the table: `go run ./benchmarks/ladiesbench --cli BULKSAMPLE --scale %d --batch %d --budgets %s "+

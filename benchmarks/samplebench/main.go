@@ -15,6 +15,7 @@ import (
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -320,7 +321,7 @@ func bench(ctx context.Context, c *config, stderr io.Writer) ([]row, string, *sp
 				lr.r.peakRSS = -1 // one process holds every configuration's memory
 			}
 			if lr.r.sampler == "baseline" {
-				baseSEPS = benchutil.Median(lr.r.seps)
+				baseSEPS = stats.Median(lr.r.seps)
 			}
 			lr.r.baselineSEPS = baseSEPS
 			rows = append(rows, lr.r)
@@ -408,7 +409,7 @@ func markdown(c *config, rows []row, desc string) string {
 	fmt.Fprintf(&b, "| sampler | threads | k | sampled edges | SEPS (M) | min-max (M) | vs baseline | CPU-SEPS (M) | peak RSS (MiB) |%s\n", benchutil.CostColumns)
 	fmt.Fprintf(&b, "|---|---:|---:|---:|---:|---:|---:|---:|---:|%s\n", benchutil.CostRule)
 	for _, r := range rows {
-		med := benchutil.Median(r.seps)
+		med := stats.Median(r.seps)
 		ratio := "-"
 		if r.baselineSEPS > 0 {
 			ratio = fmt.Sprintf("%.2fx", med/r.baselineSEPS)
@@ -418,7 +419,7 @@ func markdown(c *config, rows []row, desc string) string {
 			rss = fmt.Sprintf("%d", r.peakRSS>>20)
 		}
 		fmt.Fprintf(&b, "| %s | %d | %d | %d | %.2f | %.2f-%.2f | %s | %.2f | %s |%s\n", r.sampler, r.threads, r.k, r.edges,
-			med/1e6, slices.Min(r.seps)/1e6, slices.Max(r.seps)/1e6, ratio, benchutil.Median(r.cpuSEPS)/1e6, rss,
+			med/1e6, slices.Min(r.seps)/1e6, slices.Max(r.seps)/1e6, ratio, stats.Median(r.cpuSEPS)/1e6, rss,
 			benchutil.CostCells(benchutil.MedianCost(r.costs)))
 	}
 	fmt.Fprintf(&b, "\nAll rows produced the same samples (digest %s).\n\n", rows[0].digest[:16])

@@ -26,26 +26,16 @@ import (
 	"strings"
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
+	"github.com/bulksample/bulksample/internal/cliout"
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
-// cliResult is what the sweep reads from the CLI's JSON summary.
-type cliResult struct {
-	SampledEdges int64   `json:"sampled_edges"`
-	SEPS         float64 `json:"seps"`
-	ColdSEPS     float64 `json:"cold_seps"`
-	Warm         bool    `json:"warm"`
-	PeakRSSBytes int64   `json:"peak_rss_bytes"`
-	// PassCosts are the costs of each pass over the seeds, the cold one
-	// first (a CLI with --reps); their CPU time gives CPU-SEPS, which other
-	// processes on a shared machine do not inflate as they do wall time.
-	PassCosts []struct {
-		CPUSeconds float64 `json:"cpu_seconds"`
-	} `json:"pass_costs"`
-}
-
 // warmCPUSEPS returns the sampled edges per CPU-second of the median warm
-// pass, or 0 when the CLI reported no warm pass costs.
-func (r *cliResult) warmCPUSEPS() float64 {
+// pass of the CLI's summary r, or 0 when it reported no warm pass costs
+// (PassCosts: each pass's, the cold one first, with --reps; their CPU time
+// gives CPU-SEPS, which other processes on a shared machine do not inflate
+// as they do wall time).
+func warmCPUSEPS(r *cliout.Sample) float64 {
 	if len(r.PassCosts) < 2 {
 		return 0
 	}
@@ -53,7 +43,7 @@ func (r *cliResult) warmCPUSEPS() float64 {
 	for _, c := range r.PassCosts[1:] {
 		cpu = append(cpu, c.CPUSeconds)
 	}
-	if m := benchutil.Median(cpu); m > 0 {
+	if m := stats.Median(cpu); m > 0 {
 		return float64(r.SampledEdges) / m
 	}
 	return 0
@@ -110,7 +100,7 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, *benchu
 			}
 			r := rows[i]
 			cmd := pin.Command(ctx, r.Threads, c.cli, sweepArgs(c, graph, fmt.Sprint(r.Threads), fmt.Sprint(r.K))...)
-			res, err := benchutil.RunJSON[cliResult](cmd)
+			res, err := benchutil.RunJSON[cliout.Sample](cmd)
 			if err != nil {
 				return "", nil, fmt.Errorf("%s: %w", strings.Join(cmd.Args, " "), err)
 			}
@@ -120,10 +110,10 @@ func runSweep(ctx context.Context, c *config, stderr io.Writer) (string, *benchu
 			r.edges, r.isWarm = res.SampledEdges, res.Warm
 			r.Warm = append(r.Warm, res.SEPS)
 			r.cold = append(r.cold, res.ColdSEPS)
-			r.cpu = append(r.cpu, res.warmCPUSEPS())
+			r.cpu = append(r.cpu, warmCPUSEPS(res))
 			r.rss = append(r.rss, res.PeakRSSBytes)
 			fmt.Fprintf(stderr, "samplebench: sweep round %d threads=%d k=%-4d %.2fM SEPS (cold %.2fM, warm CPU-SEPS %.2fM), peak RSS %d MiB\n",
-				round+1, r.Threads, r.K, res.SEPS/1e6, res.ColdSEPS/1e6, res.warmCPUSEPS()/1e6, res.PeakRSSBytes>>20)
+				round+1, r.Threads, r.K, res.SEPS/1e6, res.ColdSEPS/1e6, warmCPUSEPS(res)/1e6, res.PeakRSSBytes>>20)
 		}
 	}
 	for _, r := range rows[1:] {
@@ -193,9 +183,9 @@ func sweepMarkdown(c *config, graph string, rows []*sweepRow, pin *benchutil.Pin
 			rss[i] = float64(x)
 		}
 		fmt.Fprintf(&b, "| %d | %s | %d | %.2f | %.2f-%.2f | %s | %s | %s | %.2f | %.2f | %.0f |\n", r.Threads, k, r.edges,
-			benchutil.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6,
+			stats.Median(r.Warm)/1e6, slices.Min(r.Warm)/1e6, slices.Max(r.Warm)/1e6,
 			benchutil.RatioCICell(q.VsBest[j]), benchutil.RatioCICell(q.Eff[j]), benchutil.RatioCICell(q.EffBest[j]),
-			benchutil.Median(r.cold)/1e6, benchutil.Median(r.cpu)/1e6, benchutil.Median(rss)/(1<<20))
+			stats.Median(r.cold)/1e6, stats.Median(r.cpu)/1e6, stats.Median(rss)/(1<<20))
 	}
 	b.WriteString("\n" + benchutil.GoalVerdict(benchutil.SweepRows(rows), cpuRows(rows)) + "\n")
 	if !rows[0].isWarm {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 // goal returns the issue's target for ours/GraphBLAS: Q·A at least as fast as
@@ -47,10 +48,10 @@ func (r *results) markdown() string {
 	fmt.Fprintf(&b, "| case | product | n | nnz(A) | rows(left) | flops | nnz(C) | × | bulksample s | GraphBLAS s |%s bulksample products/s | GraphBLAS products/s | bulksample GFLOP/s | GraphBLAS GFLOP/s | ratio bulksample/GraphBLAS | goal | verified |%s\n", unsortedHead, benchutil.CostColumns)
 	fmt.Fprintf(&b, "|---|---|--:|--:|--:|--:|--:|--:|--:|--:|%s--:|--:|--:|--:|--:|---|---|%s\n", unsortedRule, benchutil.CostRule)
 	for _, c := range r.cases {
-		o := benchutil.Median(c.ours)
+		o := stats.Median(c.ours)
 		peerS, peerPS, peerGF, ratio, goal, verified := "n/a", "n/a", "n/a", "n/a", fmt.Sprintf("≤ %.1f", c.goal()), "no peer"
 		if c.peer != nil {
-			p := benchutil.Median(c.peer)
+			p := stats.Median(c.peer)
 			peerS, peerPS, peerGF = fmt.Sprintf("%.4g", p), fmt.Sprintf("%.2f", 1/p), fmt.Sprintf("%.3f", gflops(c.flops, p))
 			ratio = fmt.Sprintf("%.2f", o/p)
 			if o/p <= c.goal() {
@@ -65,7 +66,7 @@ func (r *results) markdown() string {
 		}
 		unsorted := ""
 		if unsortedHead != "" {
-			unsorted = fmt.Sprintf(" %.4g |", benchutil.Median(c.unsorted))
+			unsorted = fmt.Sprintf(" %.4g |", stats.Median(c.unsorted))
 		}
 		fmt.Fprintf(&b, "| %s | %s | %d | %d | %d | %d | %d | %d | %.4g | %s |%s %.2f | %s | %.3f | %s | %s | %s | %s |%s\n",
 			c.name, c.product(), c.n, c.nnzA, c.leftRows, c.flops, c.nnzC, c.inner, o, peerS, unsorted, 1/o, peerPS, gflops(c.flops, o), peerGF, ratio, goal, verified,
@@ -113,13 +114,13 @@ func (r *results) summary() any {
 		Cases     []caseSummary     `json:"cases"`
 	}{Command: r.cfg.command(r.peer != ""), Machine: r.machine, GraphBLAS: r.peer, Reps: r.cfg.reps}
 	for _, c := range r.cases {
-		o := benchutil.Median(c.ours)
+		o := stats.Median(c.ours)
 		cs := caseSummary{Case: c.name, Product: c.product(), Scale: c.scale, N: c.n, NNZA: c.nnzA, LeftRows: c.leftRows,
 			Flops: c.flops, NNZC: c.nnzC, ProductsPerRun: c.inner, GenerateSeconds: c.genSecond, OursSeconds: c.ours, OursMedian: o,
 			OursGFLOPS: gflops(c.flops, o), PeerSeconds: c.peer, UnsortedSeconds: c.unsorted, Goal: c.goal(), Verified: c.verified,
 			OursCost: benchutil.MedianCost(c.oursCost)}
 		if c.peer != nil {
-			p := benchutil.Median(c.peer)
+			p := stats.Median(c.peer)
 			gf, ratio := gflops(c.flops, p), o/p
 			cs.PeerMedian, cs.PeerGFLOPS, cs.Ratio = &p, &gf, &ratio
 		}

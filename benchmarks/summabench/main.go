@@ -14,6 +14,7 @@ import (
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dist/mpitest"
+	"github.com/bulksample/bulksample/internal/cliout"
 )
 
 func main() { benchutil.Main(run) }
@@ -59,20 +60,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 
 // summary is what summabench reads of `bulksample spgemm --json`.
 type summary struct {
-	ANNZ       int64   `json:"a_nnz"`
-	BRows      int     `json:"b_rows"`
-	BNNZ       int64   `json:"b_nnz"`
-	NNZOut     int64   `json:"nnz_out"`
-	Digest     string  `json:"digest"`
-	Seconds    float64 `json:"seconds"` // the median of the warm products
-	BestSecs   float64 `json:"seconds_best"`
-	PeakRSS    int64   `json:"peak_rss_bytes"`
-	PeakRSSMax int64   `json:"peak_rss_max"`
-	Traffic    map[string]struct {
-		BytesSent    int64 `json:"bytes_sent"`
-		Messages     int64 `json:"messages"`
-		BytesSentMax int64 `json:"bytes_sent_max"`
-	} `json:"traffic"`
+	ANNZ       int64                     `json:"a_nnz"`
+	BRows      int                       `json:"b_rows"`
+	BNNZ       int64                     `json:"b_nnz"`
+	NNZOut     int64                     `json:"nnz_out"`
+	Digest     string                    `json:"digest"`
+	Seconds    float64                   `json:"seconds"` // the median of the warm products
+	BestSecs   float64                   `json:"seconds_best"`
+	PeakRSS    int64                     `json:"peak_rss_bytes"`
+	PeakRSSMax int64                     `json:"peak_rss_max"`
+	Traffic    map[string]cliout.Traffic `json:"traffic"`
 }
 
 // times returns the best and the median (warm) product time.

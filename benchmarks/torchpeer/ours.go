@@ -10,6 +10,7 @@ import (
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 // ours trains bulksample's model on a workload's minibatches, one step per
@@ -115,7 +116,7 @@ func (o *ours) reference() (params, logits []float32) {
 }
 
 // medianMs returns the median of x (seconds) in milliseconds.
-func medianMs(x []float64) float64 { return benchutil.Median(x) * 1e3 }
+func medianMs(x []float64) float64 { return stats.Median(x) * 1e3 }
 
 func fmtMs(v float64) string {
 	switch {

@@ -13,6 +13,7 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/train"
 )
@@ -176,7 +177,7 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 			for j, st := range r.epochs {
 				v[j] = f(st)
 			}
-			return benchutil.Median(v)
+			return stats.Median(v)
 		}
 		epoch := med(func(s gnn.EpochStats) float64 { return s.Seconds })
 		if i == 0 {
@@ -196,7 +197,7 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
 			med(func(s gnn.EpochStats) float64 { return s.SEPS })/1e6,
-			r.epochs[0].SampledEdges, epoch/first, benchutil.Median(paired), benchutil.CostCells(benchutil.MedianCost(r.costs)))
+			r.epochs[0].SampledEdges, epoch/first, stats.Median(paired), benchutil.CostCells(benchutil.MedianCost(r.costs)))
 	}
 	b.WriteString("\nPhase columns are seconds per epoch; SEPS divides the sampled edges by the sampling phase's time. " +
 		"\"vs first\" is the median epoch time relative to the first row's, measured in the same process; \"paired\" is the " +

@@ -1,6 +1,10 @@
 package main
 
-import "slices"
+import (
+	"slices"
+
+	"github.com/bulksample/bulksample/internal/stats"
+)
 
 // repFigures summarises the times of a command's --reps repetitions of
 // the same work (sample's passes, spgemm's products), of which the first
@@ -20,21 +24,7 @@ type repFigures struct {
 func summarizeReps(times []float64) repFigures {
 	f := repFigures{Seconds: times[0], Cold: times[0], Best: slices.Min(times), Warm: len(times) > 1}
 	if f.Warm {
-		f.Seconds = median(times[1:])
+		f.Seconds = stats.Median(times[1:])
 	}
 	return f
-}
-
-// median returns the median of x (the mean of the middle two for an even
-// length), leaving x as it was; 0 for none.
-func median(x []float64) float64 {
-	if len(x) == 0 {
-		return 0
-	}
-	y := slices.Sorted(slices.Values(x))
-	h := len(y) / 2
-	if len(y)%2 == 1 {
-		return y[h]
-	}
-	return (y[h-1] + y[h]) / 2
 }

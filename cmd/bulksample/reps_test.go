@@ -3,6 +3,8 @@ package main
 import (
 	"slices"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 func TestSummarizeReps(t *testing.T) {
@@ -28,8 +30,8 @@ func TestMedian(t *testing.T) {
 		want float64
 	}{{nil, 0}, {[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
 		x := slices.Clone(tc.x)
-		if got := median(x); got != tc.want || !slices.Equal(x, tc.x) {
-			t.Errorf("median(%v) = %v, input now %v; want %v, input unchanged", tc.x, got, x, tc.want)
+		if got := stats.MedianOr(x, 0); got != tc.want || !slices.Equal(x, tc.x) {
+			t.Errorf("MedianOr(%v, 0) = %v, input now %v; want %v, input unchanged", tc.x, got, x, tc.want)
 		}
 	}
 }

@@ -9,53 +9,16 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/gpu"
+	"github.com/bulksample/bulksample/internal/cliout"
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/internal/progress"
 	"github.com/bulksample/bulksample/sampling"
 )
 
-// sampleSummary is the --json object of `bulksample sample`.
-type sampleSummary struct {
-	Graph        string `json:"graph"`
-	Vertices     int    `json:"vertices"`
-	Edges        int64  `json:"edges"`
-	Sampler      string `json:"sampler"`
-	LadiesMatrix string `json:"ladies_matrix,omitempty"` // ladies only: normalized or raw
-	Frontier     string `json:"frontier"`
-	Fanouts      []int  `json:"fanouts"`
-	Batch        int    `json:"batch"`
-	Bulk         int    `json:"bulk"`
-	Threads      int    `json:"threads"`
-	Seeds        int    `json:"seeds"`
-	Minibatches  int    `json:"minibatches"`
-	Bulks        int    `json:"bulks"`
-	// SampledEdges is the edges of one pass over the seeds (every pass
-	// samples the same ones).
-	SampledEdges int64 `json:"sampled_edges"`
-	// Seconds and SEPS are the headline: the median of the warm passes
-	// when --reps is 2 or more, else the one (cold) pass.
-	Seconds float64 `json:"seconds"`
-	SEPS    float64 `json:"seps"`
-	// Reps is the passes over the seeds (--reps); Warm says whether Seconds
-	// and SEPS are those of warm passes. ColdSeconds and ColdSEPS are the
-	// first pass's, which pays for fresh memory and empty buffers;
-	// PassSeconds and PassCosts give every pass, in order.
-	Reps         int             `json:"reps,omitempty"`
-	Warm         bool            `json:"warm"`
-	ColdSeconds  float64         `json:"cold_seconds,omitempty"`
-	ColdSEPS     float64         `json:"cold_seps,omitempty"`
-	PassSeconds  []float64       `json:"pass_seconds,omitempty"`
-	PassCosts    []procstat.Cost `json:"pass_costs,omitempty"`
-	LoadSeconds  float64         `json:"load_seconds"`
-	Device       string          `json:"device,omitempty"` // --device cuda: the GPU's name
-	Digest       string          `json:"digest,omitempty"`
-	PeakRSSBytes int64           `json:"peak_rss_bytes"`
-	Version      string          `json:"version"`
-	// Phases is what each phase cost the process: load, setup (plan and
-	// sampler), sample (the sampler's calls only, every pass) and digest.
-	Phases procstat.Phases `json:"phases"`
-}
+// sampleSummary is the --json object of `bulksample sample`: its schema,
+// which the benchmarks read, is declared once in internal/cliout.
+type sampleSummary = cliout.Sample
 
 func runSample(ctx context.Context, e *env, args []string) error {
 	c, err := parseSampleFlags(e, args)

@@ -11,65 +11,29 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/cliout"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/distsample"
 	"github.com/bulksample/bulksample/spgemm"
 )
 
-// spreadJSON is one figure over the ranks: its smallest, median and
-// largest value.
-type spreadJSON struct {
-	Min    float64 `json:"min"`
-	Median float64 `json:"median"`
-	Max    float64 `json:"max"`
-}
+// The JSON objects of the distributed summary's spread over the ranks;
+// their schema is declared once in internal/cliout.
+type (
+	spreadJSON     = cliout.Spread
+	rankSpreadJSON = cliout.RankSpread
+	memoryJSON     = cliout.Memory
+	exchangeJSON   = cliout.Exchange
+	fetchLayerJSON = cliout.FetchLayer
+)
 
-// spread returns the spread of xs (which it sorts).
+// spread returns the spread of xs.
 func spread(xs []float64) spreadJSON {
 	if len(xs) == 0 {
 		return spreadJSON{}
 	}
-	slices.Sort(xs)
-	n := len(xs)
-	med := xs[n/2]
-	if n%2 == 0 {
-		med = (xs[n/2-1] + xs[n/2]) / 2
-	}
-	return spreadJSON{Min: xs[0], Median: med, Max: xs[n-1]}
-}
-
-// rankSpreadJSON is the spread over the ranks of what they did while
-// sampling. Work is a rank's own sampling (selection and extraction of its
-// minibatches, and for push the handling of the picks), its time in the
-// sampler less its exchange; exchange is the time in its own rounds (their
-// waits, transfers and the serving of the column's requests in them); idle
-// is the time it waited in Drain after its own work for the other ranks of
-// its column (the serving in Drain is in exchange_seconds' companions).
-type rankSpreadJSON struct {
-	WorkSeconds     spreadJSON `json:"work_seconds"`
-	SampledEdges    spreadJSON `json:"sampled_edges"`
-	SampleSeconds   spreadJSON `json:"sample_seconds"`
-	ExchangeSeconds spreadJSON `json:"exchange_seconds"`
-	IdleSeconds     spreadJSON `json:"idle_seconds"`
-	// OverlapHiddenSeconds is the part of exchange_seconds that ran while
-	// the rank worked (--overlap): its push rounds run one batch ahead.
-	// OverlapBatches counts those batches, summed over the ranks.
-	OverlapHiddenSeconds *spreadJSON `json:"overlap_hidden_seconds,omitempty"`
-	OverlapBatches       int64       `json:"overlap_batches,omitempty"`
-	// WorkMaxOverMean is the busiest rank's work over the mean.
-	WorkMaxOverMean float64 `json:"work_max_over_mean"`
-}
-
-// memoryJSON is the spread over the ranks of the bytes of the graph a rank
-// holds (its block of rows, or the whole graph when replicated: row
-// offsets, column ids and, when the sampler reads them (weighted, or a
-// layer-wise method), values; with LADIES' normalised matrix, also that
-// copy) and of its largest sample (a bulk's arrays), and of its peak
-// resident set over their sum.
-type memoryJSON struct {
-	GraphBytes            spreadJSON `json:"graph_bytes"`
-	SampleBytes           spreadJSON `json:"sample_bytes"`
-	RSSOverGraphAndSample spreadJSON `json:"rss_over_graph_and_sample"`
+	return spreadJSON{Min: slices.Min(xs), Median: stats.Median(xs), Max: slices.Max(xs)}
 }
 
 // graphBytes returns the bytes of a the sampler reads: row offsets, column
@@ -80,33 +44,6 @@ func graphBytes(a *spgemm.CSR, values bool) int64 {
 		n += 4 * a.NNZ()
 	}
 	return n
-}
-
-// exchangeJSON is what the ranks' row exchanges did in the rounds of one
-// kind: counts and bytes summed over the ranks, times as the mean over the
-// ranks and the most of one rank (dist.RoundStats).
-type exchangeJSON struct {
-	Rounds             int64   `json:"rounds"`
-	IDs                int64   `json:"ids"`
-	Items              int64   `json:"items"`
-	Served             int64   `json:"served"`
-	BytesSent          int64   `json:"bytes_sent"`
-	WaitSeconds        float64 `json:"wait_seconds"`
-	WaitSecondsMax     float64 `json:"wait_seconds_max"`
-	TransferSeconds    float64 `json:"transfer_seconds"`
-	TransferSecondsMax float64 `json:"transfer_seconds_max"`
-	ServeSeconds       float64 `json:"serve_seconds"`
-	ServeSecondsMax    float64 `json:"serve_seconds_max"`
-}
-
-// fetchLayerJSON is how one layer was fetched, summed over the ranks and
-// bulks: pull and push rounds, and with --fetch auto the bytes the model
-// predicted for either choice.
-type fetchLayerJSON struct {
-	Pull           int64   `json:"pull"`
-	Push           int64   `json:"push"`
-	ModelPullBytes float64 `json:"model_pull_bytes,omitempty"`
-	ModelPushBytes float64 `json:"model_push_bytes,omitempty"`
 }
 
 // The layout of a rank's figures as sent to rank 0: its work and sampler

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 	"github.com/bulksample/bulksample/train"
@@ -141,7 +142,7 @@ func TestSampleReps(t *testing.T) {
 	if s.SampledEdges != one.SampledEdges || s.Digest != one.Digest {
 		t.Errorf("--reps 4: %d edges, digest %s; one pass: %d, %s", s.SampledEdges, s.Digest, one.SampledEdges, one.Digest)
 	}
-	if want := median(s.PassSeconds[1:]); s.Seconds != want || s.ColdSeconds != s.PassSeconds[0] ||
+	if want := stats.Median(s.PassSeconds[1:]); s.Seconds != want || s.ColdSeconds != s.PassSeconds[0] ||
 		s.SEPS != float64(s.SampledEdges)/want || s.ColdSEPS != float64(s.SampledEdges)/s.PassSeconds[0] {
 		t.Errorf("--reps 4: seconds %v (want the warm median %v), cold %v, SEPS %v, cold SEPS %v; passes %v",
 			s.Seconds, want, s.ColdSeconds, s.SEPS, s.ColdSEPS, s.PassSeconds)

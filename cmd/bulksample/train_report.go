@@ -14,6 +14,7 @@ import (
 	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/internal/progress"
+	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/train"
 )
@@ -495,7 +496,7 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 		for i, st := range run {
 			v[i] = f(st)
 		}
-		return median(v)
+		return stats.MedianOr(v, 0)
 	}
 	sum.EpochSeconds = med(func(s gnn.EpochStats) float64 { return s.Seconds })
 	if o.Model.Arch != gnn.Linear {
@@ -517,7 +518,7 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 			evals = append(evals, st.Phases.Eval.Seconds())
 		}
 	}
-	sum.Phases.Eval = median(evals)
+	sum.Phases.Eval = stats.MedianOr(evals, 0)
 	return sum
 }
 

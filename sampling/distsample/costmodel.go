@@ -6,10 +6,13 @@ package distsample
 // under mpirun, and benchmarks/internal/costmodel builds the whole-epoch
 // model on it.
 
-// remoteFraction is the probability that a random vertex is owned by
-// another rank of the process column: the column has q = p/c ranks, each
-// owning one block, and vertex ids are spread uniformly over the blocks.
-func remoteFraction(p, c int) float64 { return 1 - float64(c)/float64(p) }
+// RemoteFraction returns 1 - c/p, the probability that a random vertex is
+// owned by another rank of the process column of p ranks with replication
+// c: the column has q = p/c ranks, each owning one block, and vertex ids
+// are spread uniformly over the blocks. Every byte model of the exchanges
+// (these, and the feature model of benchmarks/internal/costmodel) scales
+// by it.
+func RemoteFraction(p, c int) float64 { return 1 - float64(c)/float64(p) }
 
 // PullSampleBytes returns the bytes a rank sends in the pull exchanges of
 // sampling (the paper's 1.5D SpGEMM): with distinct the Σ_l D_l distinct
@@ -18,7 +21,7 @@ func remoteFraction(p, c int) float64 { return 1 - float64(c)/float64(p) }
 // counted as requester and as owner (equal in expectation). Headers are
 // SampleHeaderBytes.
 func PullSampleBytes(p, c int, distinct, degSum float64) float64 {
-	return remoteFraction(p, c) * 4 * (2*distinct + degSum)
+	return RemoteFraction(p, c) * 4 * (2*distinct + degSum)
 }
 
 // PushSampleBytes returns the bytes a rank sends in the push exchanges of
@@ -26,7 +29,7 @@ func PullSampleBytes(p, c int, distinct, degSum float64) float64 {
 // the Σ min(s_l, deg v) over them, (1 - c/p) · 4 · (3·rows + picks): an
 // (id, minibatch) pair out, a count and the picks back.
 func PushSampleBytes(p, c int, rows, picks float64) float64 {
-	return remoteFraction(p, c) * 4 * (3*rows + picks)
+	return RemoteFraction(p, c) * 4 * (3*rows + picks)
 }
 
 // SampleHeaderBytes returns the header bytes a rank sends in rounds

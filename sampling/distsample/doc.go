@@ -39,7 +39,7 @@
 // # Errors
 //
 // The constructors and DistSamplerOptions.Validate return errors naming
-// the invalid option field (an *option.Error of package internal/option),
+// the invalid option field (an *option.Error of package option),
 // the rank, or the block that is not the rank's; an error of one rank's
 // round ends that rank's SampleBulk, and the job's runner (dist.Run) ends
 // the other ranks.

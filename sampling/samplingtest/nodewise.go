@@ -92,12 +92,7 @@ func ExplicitNodeWise(a *spgemm.CSR, opt sampling.NodeWiseOptions, epoch, first 
 		r0 := 0
 		for m, f := range front {
 			rows := len(exp[m])
-			lo, hi := sel.Indptr[r0], sel.Indptr[r0+rows]
-			part := &spgemm.CSR{Rows: rows, Cols: n, Indptr: make([]int64, rows+1),
-				Indices: sel.Indices[lo:hi], Data: sel.Data[lo:hi]}
-			for i := range rows {
-				part.Indptr[i+1] = sel.Indptr[r0+i+1] - lo
-			}
+			part := sel.SliceRows(r0, r0+rows, nil)
 			r0 += rows
 			next := append([]int32(nil), f...)
 			for _, u := range part.Indices { // rows in order, columns ascending

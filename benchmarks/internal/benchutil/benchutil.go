@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/internal/procstat"
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 // Main runs a benchmark program: run gets the command-line arguments, a
@@ -126,20 +127,6 @@ func JoinInts(x []int) string {
 		s[i] = strconv.Itoa(v)
 	}
 	return strings.Join(s, ",")
-}
-
-// Median returns the median of x (the mean of the middle two for an even
-// length), or NaN for an empty x. It does not modify x.
-func Median(x []float64) float64 {
-	if len(x) == 0 {
-		return math.NaN()
-	}
-	s := slices.Clone(x)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // Machine describes where a benchmark ran.
@@ -293,7 +280,7 @@ func MedianCost(costs []procstat.Cost) procstat.Cost {
 		for i, c := range costs {
 			x[i] = f(c)
 		}
-		return Median(x)
+		return stats.Median(x)
 	}
 	m := procstat.Cost{
 		Seconds:        med(func(c procstat.Cost) float64 { return c.Seconds }),

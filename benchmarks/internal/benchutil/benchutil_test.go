@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"flag"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,24 +13,6 @@ import (
 
 	"github.com/bulksample/bulksample/internal/procstat"
 )
-
-func TestMedian(t *testing.T) {
-	for _, tc := range []struct {
-		in   []float64
-		want float64
-	}{{[]float64{3}, 3}, {[]float64{5, 1, 3}, 3}, {[]float64{4, 1, 3, 2}, 2.5}} {
-		in := slices.Clone(tc.in)
-		if got := Median(in); got != tc.want {
-			t.Errorf("Median(%v) = %g; want %g", tc.in, got, tc.want)
-		}
-		if !slices.Equal(in, tc.in) {
-			t.Errorf("Median(%v) reordered its argument to %v", tc.in, in)
-		}
-	}
-	if got := Median(nil); !math.IsNaN(got) {
-		t.Errorf("Median(nil) = %g; want NaN", got)
-	}
-}
 
 func TestParseInts(t *testing.T) {
 	for _, tc := range []struct {

@@ -16,6 +16,8 @@ import (
 
 	"gonum.org/v1/gonum/stat/distuv"
 	"strconv"
+
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 // SweepOrder returns the order in which round r of a sweep runs its n
@@ -90,7 +92,7 @@ func RoundRatios(rows []SweepRow) SweepRatios {
 		for i, x := range r.Warm {
 			rel[i] = x / mean[r.Threads][i] // the row count cancels in the comparison
 		}
-		score[j] = Median(rel)
+		score[j] = stats.Median(rel)
 		if b, ok := q.Best[r.Threads]; !ok || score[j] > score[b] {
 			q.Best[r.Threads] = j
 		}
@@ -185,7 +187,7 @@ func MedianCI(x []float64, conf float64) (med, lo, hi, coverage float64) {
 	for j < (n+1)/2 && 1-2*binomHalfCDF(n, j) >= conf {
 		j++ // [x_(j+1), x_(n-j)] still covers at least conf
 	}
-	return Median(x), s[j-1], s[n-j], 1 - 2*binomHalfCDF(n, j-1)
+	return stats.Median(x), s[j-1], s[n-j], 1 - 2*binomHalfCDF(n, j-1)
 }
 
 // binomHalfCDF returns P(B <= m) for B ~ Bin(n, 1/2).

@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/bulksample/bulksample/internal/stats"
 )
 
 // TestSweepOrder checks the rounds' orders: each a permutation, the same
@@ -164,7 +166,7 @@ func TestMedianCI(t *testing.T) {
 			x[i] = float64((i*7)%tc.n + 1) // 1..n, shuffled
 		}
 		med, lo, hi, cover := MedianCI(x, 0.95)
-		if med != Median(x) || lo != float64(tc.lo) || hi != float64(tc.hi) || math.Abs(cover-tc.cover) > 1e-12 {
+		if med != stats.Median(x) || lo != float64(tc.lo) || hi != float64(tc.hi) || math.Abs(cover-tc.cover) > 1e-12 {
 			t.Errorf("n=%d: median %v, CI [%v, %v] covering %v; want [%d, %d] covering %v", tc.n, med, lo, hi, cover, tc.lo, tc.hi, tc.cover)
 		}
 	}

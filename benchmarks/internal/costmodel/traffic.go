@@ -1,15 +1,13 @@
 package costmodel
 
+import "github.com/bulksample/bulksample/sampling/distsample"
+
 // The byte counts of the feature exchanges, per rank. They were first
 // written in benchmarks/distbench (which validates them against the
 // counters of dist under mpirun) and live here so that the whole-epoch
 // model (epoch.go) uses the same formulas. The sampling exchanges' model
 // is the library's (distsample.PullSampleBytes, PushSampleBytes and
 // SampleHeaderBytes), which FetchAuto chooses with.
-
-// remoteFraction is the probability that a random vertex is owned by
-// another rank of the process column (as sampling's byte model has it).
-func remoteFraction(p, c int) float64 { return 1 - float64(c)/float64(p) }
 
 // FeatureBytes returns the bytes a rank sends in the feature exchanges of
 // featurex.Dist over an epoch with p ranks, replication c and f float32
@@ -23,7 +21,7 @@ func remoteFraction(p, c int) float64 { return 1 - float64(c)/float64(p) }
 //	(1 - c/p) · (1 - hot) · x · (4f + 4) + 16 · (q - 1) · e
 func FeatureBytes(p, c, f int, x, hot, e float64) float64 {
 	q := float64(p / c)
-	return remoteFraction(p, c)*(1-hot)*x*float64(4*f+4) + 16*(q-1)*e
+	return distsample.RemoteFraction(p, c)*(1-hot)*x*float64(4*f+4) + 16*(q-1)*e
 }
 
 // FeatureRounds returns the collective rounds of e feature exchanges: 3
