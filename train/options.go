@@ -132,7 +132,7 @@ func (o *Options) distSamplerOptions() distsample.DistSamplerOptions {
 }
 
 // Validate returns an error naming the first invalid field of o for a
-// single-process run (an *option.Error of package internal/option, whose
+// single-process run (an *option.Error of package option, whose
 // field is the path: Train.Plan.Epochs, Sampler.Fanouts[1]).
 func (o *Options) Validate() error {
 	if err := o.Train.Validate(); err != nil {

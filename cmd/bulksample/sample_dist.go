@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
+	"github.com/bulksample/bulksample/internal/cliout"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/distsample"
@@ -19,17 +20,8 @@ import (
 )
 
 // phaseJSON is one phase's traffic: summed over ranks, and of the busiest
-// rank.
-type phaseJSON struct {
-	BytesSent    int64 `json:"bytes_sent"`
-	Messages     int64 `json:"messages"`
-	BytesSentMax int64 `json:"bytes_sent_max"`
-	MessagesMax  int64 `json:"messages_max"`
-	// The time in the phase's calls, the wait for the other ranks
-	// included: mean over the ranks and the most of one rank (train only).
-	WaitSeconds    float64 `json:"wait_seconds,omitempty"`
-	WaitSecondsMax float64 `json:"wait_seconds_max,omitempty"`
-}
+// rank (its schema, which the benchmarks decode, is internal/cliout's).
+type phaseJSON = cliout.Traffic
 
 // trafficJSON returns the traffic of every phase: tot summed over the
 // ranks, most of the busiest rank (dist.ReduceStats).
@@ -41,33 +33,9 @@ func trafficJSON(tot, most dist.Stats) map[string]phaseJSON {
 	return m
 }
 
-// distSummary is the --json object of a distributed `bulksample sample`.
-type distSummary struct {
-	sampleSummary
-	Ranks       int                  `json:"ranks"`
-	Replication int                  `json:"replication"`
-	Fetch       string               `json:"fetch"`
-	Overlap     bool                 `json:"overlap"`    // a node-wise sampler overlaps its push rounds with its work (--overlap)
-	BlockOnly   bool                 `json:"block_only"` // each rank read only its block of rows (native, scipy .npz or OGB)
-	Traffic     map[string]phaseJSON `json:"traffic"`    // bytes and messages per communication phase
-	PeakRSSMax  int64                `json:"peak_rss_max"`
-	// PeakRSS is the spread of the ranks' peak resident sets; Memory
-	// sets them beside what a rank must hold, its graph and its sample.
-	PeakRSS spreadJSON  `json:"peak_rss"`
-	Memory  *memoryJSON `json:"memory,omitempty"`
-	// RankSpread, Exchange and FetchLayers say where the ranks' time went
-	// (sample_ranks.go): the spread over the ranks of their work, sampled
-	// edges and waits; the row exchange's rounds by kind (pull, degrees,
-	// push, drain: rounds, bytes, wait, transfer and serve times); and how
-	// each layer was fetched (--fetch auto's choices).
-	RankSpread  *rankSpreadJSON         `json:"rank_spread,omitempty"`
-	Exchange    map[string]exchangeJSON `json:"exchange,omitempty"`
-	FetchLayers []fetchLayerJSON        `json:"fetch_layers,omitempty"`
-	// DigestSeconds is rank 0's time gathering and hashing the samples
-	// (--digest), outside the timed sampling: each gathering ends at a
-	// barrier, so that no rank starts its next bulk while rank 0 hashes.
-	DigestSeconds float64 `json:"digest_seconds,omitempty"`
-}
+// distSummary is the --json object of a distributed `bulksample sample`
+// (sample_ranks.go fills its spreads; the schema is internal/cliout's).
+type distSummary = cliout.DistSample
 
 // sampleRank is one rank's run.
 func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) error {
@@ -88,7 +56,7 @@ func sampleRank(ctx context.Context, e *env, c *sampleConfig, world dist.Comm) e
 	if err != nil {
 		return fmt.Errorf("%s: %w", c.graph, err)
 	}
-	sum := distSummary{sampleSummary: c.summary(ep, d.N, d.NNZ, loadSec),
+	sum := distSummary{Sample: c.summary(ep, d.N, d.NNZ, loadSec),
 		Ranks: grid.Size(), Replication: grid.Replication(), Fetch: fetchName(opt), BlockOnly: d.BlockOnly}
 	sum.Version = version()
 	keepRankMinibatches(ep, grid)
