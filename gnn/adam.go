@@ -29,8 +29,8 @@ type AdamOptions struct {
 	WeightDecay float64
 	// DecayedParams, when > 0, limits WeightDecay to the first DecayedParams
 	// parameters; the others are updated without it. 0 means every
-	// parameter is decayed. A Trainer sets it from
-	// TrainOptions.Optimizer.WeightDecayFirstLayer (the first layer's parameters come
+	// parameter is decayed. A train.Trainer sets it from
+	// train.TrainerOptions.Optimizer.WeightDecayFirstLayer (the first layer's parameters come
 	// first in Model.Params).
 	DecayedParams int
 }
@@ -215,7 +215,7 @@ func adamUpdate(params, grads, m, v []float32, s AdamStep) {
 
 // firstLayerParams returns the number of parameters of m's first layer (its
 // weights and bias), which come first in Params: those that
-// TrainOptions.Optimizer.WeightDecayFirstLayer decays.
+// train.TrainerOptions.Optimizer.WeightDecayFirstLayer decays.
 func (m *Model) firstLayerParams() int {
 	if r := m.blocks; r != nil {
 		return r.in.fin*r.in.fout + r.in.fout // the input map

@@ -2,89 +2,112 @@ package gnn
 
 import (
 	"context"
-	"fmt"
 	"reflect"
 	"runtime"
 	"slices"
 	"testing"
 
 	"github.com/bulksample/bulksample/dataset"
+	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
-// stepFixture is a trainer with the first minibatch of its first bulk,
-// ready for repeated training steps.
-type stepFixture struct {
-	tr *Trainer
-	mb sampling.Minibatch
-	ph PhaseTimes
+// modelStep is a model, its optimiser and the first minibatch of a plan,
+// with the minibatch's input gathered once, ready for repeated training
+// steps as package train's Trainer runs them (see seam.go).
+type modelStep struct {
+	m       *Model
+	adam    *Adam
+	mb      sampling.Minibatch
+	x       Input
+	labels  []int32
+	dLogits Buf
 }
 
-func newStepFixture(t testing.TB, ds *dataset.Dataset, arch Arch, batch int, pureGo bool) *stepFixture {
+func newModelStep(t testing.TB, ds *dataset.Dataset, arch Arch, batch int, pureGo bool) *modelStep {
 	t.Helper()
-	var s sampling.Sampler = SeedsOnly{}
+	ctx := context.Background()
+	m, err := NewModel(ModelOptions{Arch: arch, Layers: 2, Hidden: 64, InFeatures: ds.NumFeatures, Classes: ds.NumClasses, Dropout: 0.5, Threads: 1, PureGoBLAS: pureGo})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adam, err := NewAdam(len(m.Params()), AdamOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := sampling.NewPlan(ds.Train, sampling.PlanOptions{BatchSize: batch, BulkSize: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, seeds := plan.Epoch(0).Bulk(0)
+	f := &modelStep{m: m, adam: adam}
+	in := seeds[0]
 	if arch != Linear {
-		s = nodeWise(t, ds, []int{10, 10}, 5)
+		bulk, err := nodeWise(t, ds, []int{10, 10}, 5).SampleBulk(ctx, 0, first, seeds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.mb = bulk.Minibatch(0)
+		in = f.mb.InputNodes()
+	} else {
+		f.mb = sampling.Minibatch{Index: first, Seeds: seeds[0]}
 	}
-	tr, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Model: TrainModel{Arch: arch, Hidden: 64, Dropout: 0.5}, Plan: TrainPlan{BatchSize: batch, BulkSize: 2, Epochs: 1}, Runtime: TrainRuntime{Threads: 1, PureGoBLAS: pureGo}})
+	store, err := featurex.NewLocal(ds.Features, ds.NumFeatures, featurex.LocalOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, seeds := tr.plan.Epoch(0).Bulk(0)
-	bulk, err := tr.sampler.SampleBulk(context.Background(), 0, first, seeds)
-	if err != nil {
-		t.Fatal(err)
+	if store.Sparse() {
+		f.x.Sparse = new(spgemm.CSR)
+		if err := store.GatherCSR(ctx, f.x.Sparse, in); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		f.x.Dense = make([]float32, len(in)*ds.NumFeatures)
+		if err := store.Gather(ctx, f.x.Dense, in); err != nil {
+			t.Fatal(err)
+		}
 	}
-	f := &stepFixture{tr: tr, mb: bulk.Minibatch(0)}
+	f.labels = make([]int32, len(f.mb.Seeds))
+	featurex.Labels(f.labels, ds.Labels, f.mb.Seeds)
 	f.step() // warm-up: the buffers grow to this minibatch's sizes
 	return f
 }
 
-func (f *stepFixture) step() {
-	if _, err := f.tr.step(context.Background(), &f.mb, 0, &f.ph); err != nil {
-		panic(err)
-	}
+func (f *modelStep) step() {
+	be := f.m.Backend()
+	logits := f.m.ForwardBuf(&f.mb, f.x, Pass{Train: true, Minibatch: f.mb.Index})
+	f.dLogits = GrowBuf(be, f.dLogits, logits.Len())
+	be.SoftmaxCrossEntropy(f.dLogits, logits, f.m.opt.Classes, f.labels)
+	f.m.BackwardBuf(f.dLogits)
+	f.adam.StepOn(be, f.m.ParamsBuf(), f.m.GradsBuf())
 }
 
 // buffers returns the addresses of the backing arrays of every buffer the
-// trainer and its model reuse from one minibatch to the next.
-func (f *stepFixture) buffers() []uintptr {
+// model reuses from one minibatch to the next.
+func (f *modelStep) buffers() []uintptr {
 	addr := func(s any) uintptr {
 		if b, ok := s.(Buf); ok {
 			s = b.Host()
 		}
 		return reflect.ValueOf(s).Pointer()
 	}
-	tr := f.tr
-	a := []uintptr{addr(tr.x), addr(tr.xs.Indptr), addr(tr.xs.Indices), addr(tr.xs.Data), addr(tr.labels), addr(tr.dLogits), addr(tr.model.degs)}
-	for i := range tr.model.layers {
-		l := &tr.model.layers[i]
+	m := f.m
+	a := []uintptr{addr(m.degs)}
+	for i := range m.layers {
+		l := &m.layers[i]
 		a = append(a, addr(l.inBuf), addr(l.norm), addr(l.self), addr(l.agg), addr(l.out), addr(l.dAgg), addr(l.dIn),
 			addr(l.xs.Indptr), addr(l.xs.Indices), addr(l.xs.Data), addr(l.t), addr(l.dT))
 	}
 	return a
 }
 
-// allocsPerStep returns the heap allocations and bytes of one training step
-// after warm-up.
-func (f *stepFixture) allocsPerStep() (allocs float64, bytes uint64) {
-	const runs = 10
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	allocs = testing.AllocsPerRun(runs, f.step)
-	runtime.ReadMemStats(&m1)
-	return allocs, (m1.TotalAlloc - m0.TotalAlloc) / (runs + 1)
-}
-
-// TestStepReusesBuffers: after warm-up, a training step (feature gathering,
-// forward, loss, backward, Adam) reuses every buffer: their backing arrays
-// stay the same, and the step's heap allocations do not grow with the
-// minibatch. What remains is the work split of spgemm's kernels (a few small
-// slices and closures per call) and, with gonum's pure-Go BLAS, its
-// per-tile jobs; both are far below the size of the step's buffers. With
-// OpenBLAS the features-only model, which calls no sparse kernel, allocates
-// nothing at all.
-func TestStepReusesBuffers(t *testing.T) {
+// TestModelStepReusesBuffers: after warm-up, a training step of the model
+// (forward, loss, backward, Adam) reuses every buffer of the model: their
+// backing arrays stay the same, and the first layer takes the sparse-input
+// path exactly for sparse features. Package train's TestStepReusesBuffers
+// checks the trainer's own buffers and the step's allocations.
+func TestModelStepReusesBuffers(t *testing.T) {
 	dense := smallGraph(t, 20000, 4, 10, 64, 0.9, 0.5, 1)
 	sparse := *dense
 	sparse.Features = slices.Clone(dense.Features)
@@ -94,57 +117,23 @@ func TestStepReusesBuffers(t *testing.T) {
 		}
 	}
 	for _, pureGo := range []bool{false, true} {
-		gonumBLAS := pureGo || BLAS == PureGoBLAS
 		for _, arch := range []Arch{SAGE, GCN, Linear} {
 			for _, ds := range []*dataset.Dataset{dense, &sparse} {
-				name := fmt.Sprintf("%v/pureGo=%v/sparse=%v", arch, pureGo, ds == &sparse)
-				var allocs [2]float64
-				for i, batch := range []int{32, 512} {
-					f := newStepFixture(t, ds, arch, batch, pureGo)
-					if f.tr.model.layers[0].sparse != (ds == &sparse) {
-						t.Fatalf("%s: first layer sparse %v", name, f.tr.model.layers[0].sparse)
+				for _, batch := range []int{32, 512} {
+					f := newModelStep(t, ds, arch, batch, pureGo)
+					if f.m.layers[0].sparse != (ds == &sparse) {
+						t.Fatalf("%v/pureGo=%v/sparse=%v: first layer sparse %v", arch, pureGo, ds == &sparse, f.m.layers[0].sparse)
 					}
 					before := f.buffers()
-					n, bytes := f.allocsPerStep()
+					for range 3 {
+						f.step()
+					}
 					if after := f.buffers(); !slices.Equal(before, after) {
-						t.Errorf("%s batch %d: a buffer was reallocated in a step after warm-up", name, batch)
+						t.Errorf("%v/pureGo=%v/sparse=%v batch %d: a buffer was reallocated in a step after warm-up", arch, pureGo, ds == &sparse, batch)
 					}
-					// A constant for the kernels' work split; gonum's
-					// per-tile jobs may add 1/64 of the feature buffer.
-					limit := uint64(4096)
-					if gonumBLAS {
-						limit += uint64(4*len(f.mb.InputNodes())*ds.NumFeatures) / 64
-					}
-					if bytes > limit {
-						t.Errorf("%s batch %d: %d bytes allocated per step; want at most %d", name, batch, bytes, limit)
-					}
-					allocs[i] = n
-					t.Logf("%s batch %d: %d input rows, %.0f allocations (%d bytes) per step", name, batch, len(f.mb.InputNodes()), n, bytes)
-				}
-				if !gonumBLAS && allocs[1] > allocs[0] {
-					t.Errorf("%s: %v allocations per step at batch 32 but %v at batch 512; want no growth", name, allocs[0], allocs[1])
-				}
-				if !gonumBLAS && arch == Linear && ds == dense && allocs[1] != 0 {
-					t.Errorf("%s: %v allocations per step; want 0", name, allocs[1])
 				}
 			}
 		}
-	}
-}
-
-// BenchmarkTrainStep times one training step of a 2-layer GraphSAGE (hidden
-// 64, fanouts 10,10, batch 512, 64 dense features) after warm-up; run it
-// with -benchmem to see the allocations per step.
-func BenchmarkTrainStep(b *testing.B) {
-	ds := smallGraph(b, 20000, 4, 10, 64, 0.9, 0.5, 1)
-	for _, pureGo := range []bool{false, true} {
-		b.Run(fmt.Sprintf("blas=%s", map[bool]string{false: BLAS, true: PureGoBLAS}[pureGo]), func(b *testing.B) {
-			f := newStepFixture(b, ds, SAGE, 512, pureGo)
-			b.ReportAllocs()
-			for b.Loop() {
-				f.step()
-			}
-		})
 	}
 }
 

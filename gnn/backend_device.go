@@ -130,7 +130,7 @@ func (m *Model) formBlock(l *layer, db DeviceBlock) {
 // BufGatherer is implemented by feature stores whose features are in a
 // backend's memory (package gpu's Features): GatherBuf sets dst to the rows
 // ids there, so that a minibatch's input rows never cross the bus. The
-// Trainer gathers through it, on the training goroutine, when the model's
+// train.Trainer gathers through it, on the training goroutine, when the model's
 // backend is not host memory (and the store keeps no sparse copy); its
 // loaders then only note the ids.
 type BufGatherer interface {

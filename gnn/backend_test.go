@@ -15,6 +15,7 @@ import (
 	"github.com/bulksample/bulksample/gnn/backendtest"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/train"
 )
 
 // TestCPUConformance runs the backend conformance kit on the CPU backend
@@ -32,7 +33,7 @@ func TestCPUConformance(t *testing.T) {
 
 // countingBackend is a test-only Backend: the CPU backend with a count of
 // the calls of its products, the loss and the optimiser. It shows that a
-// second backend plugs into the trainer through TrainOptions.Backend alone.
+// second backend plugs into the trainer through TrainerOptions.Backend alone.
 type countingBackend struct {
 	gnn.Backend
 	calls map[string]int
@@ -116,7 +117,7 @@ type countingReducer struct {
 	fail  bool
 }
 
-func (r *countingReducer) Reduce(ctx context.Context, grads []float32, m *gnn.StepMetrics) error {
+func (r *countingReducer) Reduce(ctx context.Context, grads []float32, m *train.StepMetrics) error {
 	r.calls++
 	if r.fail {
 		return errors.New("rank 1 is gone")
@@ -129,16 +130,16 @@ func (r *countingReducer) Reduce(ctx context.Context, grads []float32, m *gnn.St
 // trainSeams trains 2 epochs of GraphSAGE on a small planted-partition
 // graph with the given store, backend and reducer, and returns the final
 // weights and figures.
-func trainSeams(t *testing.T, ds *dataset.Dataset, store featurex.Store, be gnn.Backend, red gnn.GradReducer) ([]float32, *gnn.Result, error) {
+func trainSeams(t *testing.T, ds *dataset.Dataset, store featurex.Store, be gnn.Backend, red train.GradReducer) ([]float32, *train.Result, error) {
 	t.Helper()
 	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{5, 5}, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
-		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Evaluator: &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}, Reducer: red}
-	opt := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 16, Dropout: 0.5}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 2}, Seed: 4, Runtime: gnn.TrainRuntime{Backend: be}}
-	tr, err := gnn.NewTrainer(data, opt)
+	data := train.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
+		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Evaluator: &train.FullNeighbour{Adj: ds.Adj, Features: ds.Features}, Reducer: red}
+	opt := train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: 16, Dropout: 0.5}, Plan: train.PlanOptions{BatchSize: 64, BulkSize: 2, Epochs: 2}, Seed: 4, Runtime: train.RuntimeOptions{Backend: be}}
+	tr, err := train.NewTrainer(data, opt)
 	if err != nil {
 		t.Fatal(err)
 	}

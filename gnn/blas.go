@@ -6,12 +6,12 @@ import (
 )
 
 // PureGoBLAS is the name of gonum's pure-Go BLAS, the backend of builds
-// without the openblas tag and of TrainOptions.Runtime.PureGoBLAS.
+// without the openblas tag and of train.TrainerOptions.Runtime.PureGoBLAS.
 const PureGoBLAS = "gonum"
 
 // PureGoBLASNote returns a one-line note when buildBLAS (BLAS) is the
 // pure-Go fallback and the caller did not choose it (asked: with
-// TrainOptions.Runtime.PureGoBLAS, or a Backend of its own), and "" otherwise:
+// train.TrainerOptions.Runtime.PureGoBLAS, or a Backend of its own), and "" otherwise:
 // a program built with plain `go build` or `go run`, without the openblas
 // tag, trains about 4x slower without a word otherwise (the README's
 // program: 6.8 s against 1.8 s).
@@ -20,7 +20,7 @@ func PureGoBLASNote(buildBLAS string, asked bool) string {
 		return ""
 	}
 	return "note: built without the openblas build tag, training uses pure-Go BLAS, about 4x slower: install OpenBLAS (Debian: libopenblas-dev) " +
-		"and build with -tags openblas (`make build` does); choosing pure Go (TrainOptions.Runtime.PureGoBLAS, train --blas gonum) silences this note"
+		"and build with -tags openblas (`make build` does); choosing pure Go (train.TrainerOptions.Runtime.PureGoBLAS, train --blas gonum) silences this note"
 }
 
 // blasFor returns the dense backend: gonum's pure-Go BLAS when pureGo is

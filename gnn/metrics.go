@@ -15,7 +15,7 @@ import (
 
 // Metric is the measure that ranks the evaluated epochs of a run: the
 // epoch of the best valid Metric is reported, its weights kept
-// (Trainer.BestParams), and early stopping (TrainEval.Patience) waits for
+// (train.Trainer.BestParams), and early stopping (train.EvalOptions.Patience) waits for
 // it to improve.
 type Metric int
 

@@ -449,9 +449,6 @@ type Input struct {
 	// the layers' operators; mb's own Blocks are then not read (mb.Seeds
 	// still are).
 	Blocks []DeviceBlock
-	// ids are the input vertices whose rows the trainer gathers into Buf
-	// on the training goroutine (Trainer.bufStore); the model ignores them.
-	ids []int32
 }
 
 // hasBuf reports whether the input is in the backend's memory.
@@ -486,7 +483,7 @@ func (m *Model) Forward(mb *sampling.Minibatch, x []float32, p Pass) []float32 {
 }
 
 // ForwardInput is Forward on an Input: with x.Sparse set it takes the
-// sparse rows a featurex.SparseGatherer gives, as the Trainer does, instead
+// sparse rows a featurex.SparseGatherer gives, as train.Trainer does, instead
 // of compressing dense rows. The logits are valid until the next forward
 // pass.
 func (m *Model) ForwardInput(mb *sampling.Minibatch, x Input, p Pass) []float32 {

@@ -350,25 +350,3 @@ func TestForwardShapePanics(t *testing.T) {
 		}
 	}
 }
-
-// TestWeightDecayFirstLayer: the option decays exactly the first layer's
-// weights and bias, for each architecture's parameter layout.
-func TestWeightDecayFirstLayer(t *testing.T) {
-	ds := smallGraph(t, 300, 3, 6, 8, 0.8, 0.5, 3)
-	for _, tc := range []struct {
-		arch Arch
-		want int // parameters of layer 1: 8 features -> 5 hidden
-	}{{GCN, 8*5 + 5}, {SAGE, 2*8*5 + 5}} {
-		s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{3, 3}, Degrees: true, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		tr, err := NewTrainer(dataOf(t, ds, s), TrainOptions{Model: TrainModel{Arch: tc.arch, Hidden: 5}, Optimizer: TrainOptimizer{Adam: AdamOptions{WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Seed: 1})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := tr.adam.Options().DecayedParams; got != tc.want || len(tr.model.Params()) <= got {
-			t.Errorf("%v: %d parameters decayed of %d; want the first layer's %d", tc.arch, got, len(tr.model.Params()), tc.want)
-		}
-	}
-}

@@ -7,7 +7,9 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
+	"github.com/bulksample/bulksample/internal/testgraph"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -130,4 +132,26 @@ func TestResidualSparseTraining(t *testing.T) {
 			}
 		}
 	}
+}
+
+// smallGraph is testgraph.Small (see there), the graphs package train's
+// tests train on.
+func smallGraph(t testing.TB, n, classes, deg, f int, homophily, signal float64, seed uint64) *dataset.Dataset {
+	t.Helper()
+	return testgraph.Small(t, n, classes, deg, f, homophily, signal, seed)
+}
+
+func nodeWise(t testing.TB, ds *dataset.Dataset, fanouts []int, seed uint64) sampling.Sampler {
+	t.Helper()
+	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: fanouts, Seed: seed, Degrees: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// loadShared is testgraph.Shared (see there).
+func loadShared(t *testing.T, name string) *dataset.Dataset {
+	t.Helper()
+	return testgraph.Shared(t, name)
 }

@@ -14,18 +14,19 @@ import (
 	"github.com/bulksample/bulksample/featurex/featurextest"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/train"
 )
 
 // trainRun trains GraphSAGE or GCN on ds through gnn's Trainer with be
 // (nil: the CPU backend) for epochs epochs, checkpointing into dir (resuming
 // from it when resume is set), and returns the final parameters and the
 // result.
-func trainRun(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backend, epochs int, dir string, resume bool) ([]float32, *gnn.Result) {
+func trainRun(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backend, epochs int, dir string, resume bool) ([]float32, *train.Result) {
 	return trainDropout(t, ds, arch, be, epochs, dir, resume, 0.5)
 }
 
 // trainDropout is trainRun with the given dropout.
-func trainDropout(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backend, epochs int, dir string, resume bool, dropout float32) ([]float32, *gnn.Result) {
+func trainDropout(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backend, epochs int, dir string, resume bool, dropout float32) ([]float32, *train.Result) {
 	t.Helper()
 	s, err := sampling.NewNodeWise(ds.Adj, sampling.NodeWiseOptions{Fanouts: []int{5, 5}, Seed: 2, Degrees: true})
 	if err != nil {
@@ -35,10 +36,10 @@ func trainDropout(t *testing.T, ds *dataset.Dataset, arch gnn.Arch, be gnn.Backe
 	if err != nil {
 		t.Fatal(err)
 	}
-	data := gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
-		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Evaluator: &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features}}
-	opt := gnn.TrainOptions{Model: gnn.TrainModel{Arch: arch, Hidden: 16, Dropout: dropout}, Optimizer: gnn.TrainOptimizer{WeightDecayFirstLayer: true, Adam: gnn.AdamOptions{WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: epochs}, Seed: 4, Runtime: gnn.TrainRuntime{Backend: be}, Checkpoint: gnn.TrainCheckpoint{Dir: dir, Resume: resume}}
-	tr, err := gnn.NewTrainer(data, opt)
+	data := train.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses,
+		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Evaluator: &train.FullNeighbour{Adj: ds.Adj, Features: ds.Features}}
+	opt := train.TrainerOptions{Model: train.ModelOptions{Arch: arch, Hidden: 16, Dropout: dropout}, Optimizer: train.OptimizerOptions{WeightDecayFirstLayer: true, Adam: gnn.AdamOptions{WeightDecay: 5e-4}}, Plan: train.PlanOptions{BatchSize: 64, BulkSize: 2, Epochs: epochs}, Seed: 4, Runtime: train.RuntimeOptions{Backend: be}, Checkpoint: train.CheckpointOptions{Dir: dir, Resume: resume}}
+	tr, err := train.NewTrainer(data, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,9 +153,9 @@ func TestBackendDataParallel(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				data := gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train,
-					Reducer: gnn.NewDataParallel(c)}
-				tr, err := gnn.NewTrainer(data, gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 16}, Optimizer: gnn.TrainOptimizer{WeightDecayFirstLayer: true, Adam: gnn.AdamOptions{WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 2}, Seed: 4, Runtime: gnn.TrainRuntime{Backend: be}})
+				data := train.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train,
+					Reducer: train.NewDataParallel(c)}
+				tr, err := train.NewTrainer(data, train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: 16}, Optimizer: train.OptimizerOptions{WeightDecayFirstLayer: true, Adam: gnn.AdamOptions{WeightDecay: 5e-4}}, Plan: train.PlanOptions{BatchSize: 64, BulkSize: 2, Epochs: 2}, Seed: 4, Runtime: train.RuntimeOptions{Backend: be}})
 				if err != nil {
 					return err
 				}
@@ -162,7 +163,7 @@ func TestBackendDataParallel(t *testing.T) {
 					return err
 				}
 				params[r] = append([]float32(nil), tr.Model().Params()...)
-				return tr.Model().CheckReplicas(context.Background(), c)
+				return train.CheckReplicas(context.Background(), tr.Model(), c)
 			}()
 			if errs[r] != nil {
 				c.Abort(errs[r])
@@ -239,8 +240,8 @@ func TestBackendErrorEndsTraining(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tr, err := gnn.NewTrainer(gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train},
-		gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 256}, Plan: gnn.TrainPlan{BatchSize: 64, Epochs: 1}, Runtime: gnn.TrainRuntime{Backend: be}})
+	tr, err := train.NewTrainer(train.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train},
+		train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: 256}, Plan: train.PlanOptions{BatchSize: 64, Epochs: 1}, Runtime: train.RuntimeOptions{Backend: be}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,8 +277,8 @@ func TestFeaturesStore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := gnn.NewTrainer(gnn.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 16, Dropout: 0.5}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 2}, Seed: 4, Runtime: gnn.TrainRuntime{Backend: be}})
+		tr, err := train.NewTrainer(train.Data{Sampler: s, Features: store, Labels: ds.Labels, NumClasses: ds.NumClasses, Train: ds.Train},
+			train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: 16, Dropout: 0.5}, Plan: train.PlanOptions{BatchSize: 64, BulkSize: 2, Epochs: 2}, Seed: 4, Runtime: train.RuntimeOptions{Backend: be}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,7 +12,7 @@ type Setting struct{ Key, Value string }
 // sampler samples (or how a dataset was prepared for training): a resumed
 // training run compares the fingerprints of its sampler and data with
 // those its checkpoint recorded, setting by setting, so that a resume with
-// other fanouts does not continue a run it is not (gnn.Trainer). Keys are
+// other fanouts does not continue a run it is not (train.Trainer). Keys are
 // the command line's flag names: sampler, fanout, ladies-matrix.
 type Fingerprint []Setting
 

@@ -9,7 +9,6 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
-	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/distsample"
 )
@@ -38,7 +37,7 @@ type DistJob struct {
 	// every rank. It is data parallel: every rank trains its part of
 	// every global minibatch, and the step's all-reduce keeps the
 	// replicas identical.
-	Trainer *gnn.Trainer
+	Trainer *Trainer
 	// Grid is the grid of the sampler and the gradient all-reduce (its
 	// World is the run's communicator).
 	Grid *dist.Grid
@@ -54,7 +53,7 @@ type DistJob struct {
 
 	fgrid   *dist.Grid // the feature store's and the evaluator's grid
 	store   *featurex.Dist
-	eval    *gnn.BlockEvaluator
+	eval    *BlockEvaluator
 	data    *rankData
 	closers closers
 }
@@ -66,7 +65,7 @@ type DistJob struct {
 // samples with distsample.NewDistSampler, gathers features from a
 // featurex.Dist (Split) or its own copy (Replicated), evaluates as
 // Options.Dist.Eval says, and reduces the gradients with
-// gnn.NewDataParallel over Grid.World(). The ranks first compare what they
+// NewDataParallel over Grid.World(). The ranks first compare what they
 // loaded with rank 0's (the figures of the data and the file's identity):
 // a rank whose data differ returns an error naming each difference
 // (dist.SameAsRoot), and the others wait in their next collective for the
@@ -83,7 +82,7 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 	}
 	replicated := opt.Dist.Layout == distsample.Replicated
 	whole := replicated || (opt.Dist.Eval == EvalGathered && world.Rank() == 0)
-	rd, grid, err := src.load(ctx, world, c, whole, opt.Train.Runtime.Threads)
+	rd, grid, err := src.load(ctx, world, c, whole, opt.Trainer.Runtime.Threads)
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +117,7 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 		}
 	}
 	if opt.BatchAll {
-		j.Options.Train.Plan.BatchSize = max(len(rd.train), 1)
+		j.Options.Trainer.Plan.BatchSize = max(len(rd.train), 1)
 	}
 	if err := j.normalize(); err != nil {
 		return nil, err
@@ -129,8 +128,8 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 		return nil, err
 	}
 	j.closers = append(j.closers, j.fgrid.Close)
-	d := gnn.Data{Name: label, Labels: rd.labels, NumClasses: rd.info.Classes,
-		Train: rd.train, Valid: rd.valid, Test: rd.test, Reducer: gnn.NewDataParallel(grid.World()),
+	d := Data{Name: label, Labels: rd.labels, NumClasses: rd.info.Classes,
+		Train: rd.train, Valid: rd.valid, Test: rd.test, Reducer: NewDataParallel(grid.World()),
 		Fingerprint: dataFingerprint(rd.info.Normalized)}
 	if d.Sampler, j.Dist.Fetch, err = j.sampler(ctx, label); err != nil {
 		return nil, err
@@ -138,14 +137,14 @@ func NewDist(ctx context.Context, world dist.Comm, src Source, opt Options) (_ *
 	if d.Features, err = j.features(ctx, label); err != nil {
 		return nil, err
 	}
-	if !opt.Train.Runtime.NoEval {
+	if !opt.Trainer.Runtime.NoEval {
 		if d.Evaluator, err = j.evaluator(d.Features); err != nil {
 			return nil, err
 		}
 	}
 	j.Dist.BlockOnly, j.Dist.Eval, j.Info = rd.blockOnly, opt.Dist.Eval, rd.info
 	j.Train, j.Valid, j.Test = rd.train, rd.valid, rd.test
-	if j.Trainer, err = gnn.NewTrainer(d, j.Options.Train); err != nil {
+	if j.Trainer, err = NewTrainer(d, j.Options.Trainer); err != nil {
 		return nil, err
 	}
 	return j, nil
@@ -159,7 +158,7 @@ func (j *DistJob) checkSame(ctx context.Context, label string) error {
 	lines := []string{
 		fmt.Sprintf("vertices %d", in.Nodes), fmt.Sprintf("entries %d", in.Edges),
 		fmt.Sprintf("features %d", in.Features), fmt.Sprintf("classes %d", in.Classes),
-		"split " + gnn.SplitFingerprint(j.data.train, j.data.valid, j.data.test),
+		"split " + SplitFingerprint(j.data.train, j.data.valid, j.data.test),
 	}
 	return dist.SameAsRoot(ctx, j.Grid.World(), label, lines)
 }
@@ -229,7 +228,7 @@ func (j *DistJob) normalize() error {
 // sampler returns this rank's sampler and how it reads remote rows.
 func (j *DistJob) sampler(ctx context.Context, label string) (sampling.Sampler, string, error) {
 	if !j.Options.samples() {
-		return gnn.SeedsOnly{}, "none", nil
+		return SeedsOnly{}, "none", nil
 	}
 	rd := j.data
 	so := j.Options.distSamplerOptions()
@@ -250,7 +249,7 @@ func (j *DistJob) features(ctx context.Context, label string) (featurex.Store, e
 	rd := j.data
 	f := rd.info.Features
 	if j.Options.Dist.Layout == distsample.Replicated {
-		s, err := featurex.NewLocal(rd.feat, f, featurex.LocalOptions{Threads: j.Options.Train.Runtime.Threads})
+		s, err := featurex.NewLocal(rd.feat, f, featurex.LocalOptions{Threads: j.Options.Trainer.Runtime.Threads})
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", label, err)
 		}
@@ -267,12 +266,12 @@ func (j *DistJob) features(ctx context.Context, label string) (featurex.Store, e
 }
 
 // evaluator returns the evaluator of Options.Dist.Eval.
-func (j *DistJob) evaluator(store featurex.Store) (gnn.Evaluator, error) {
+func (j *DistJob) evaluator(store featurex.Store) (Evaluator, error) {
 	rd := j.data
 	if j.Options.Dist.Eval == EvalGathered {
-		ev := &gnn.RootEvaluator{Comm: j.Grid.World(), Root: 0, Vertices: rd.info.Nodes}
+		ev := &RootEvaluator{Comm: j.Grid.World(), Root: 0, Vertices: rd.info.Nodes}
 		if j.Grid.Rank() == 0 {
-			ev.Eval = &gnn.FullNeighbour{Adj: rd.adj, Features: rd.feat}
+			ev.Eval = &FullNeighbour{Adj: rd.adj, Features: rd.feat}
 		}
 		return ev, nil
 	}
@@ -280,7 +279,7 @@ func (j *DistJob) evaluator(store featurex.Store) (gnn.Evaluator, error) {
 	if err != nil {
 		return nil, err
 	}
-	j.eval = &gnn.BlockEvaluator{Matrix: m, Features: store}
+	j.eval = &BlockEvaluator{Matrix: m, Features: store}
 	j.closers = append(j.closers, j.eval.Close)
 	return j.eval, nil
 }
@@ -300,10 +299,10 @@ func (j *DistJob) Comms() []dist.Comm {
 }
 
 // CheckReplicas returns an error unless every rank's parameters equal rank
-// 0's (gnn.Model.CheckReplicas): the replicas of a data-parallel run must
+// 0's (CheckReplicas): the replicas of a data-parallel run must
 // stay identical. It is collective.
 func (j *DistJob) CheckReplicas(ctx context.Context) error {
-	return j.Trainer.Model().CheckReplicas(ctx, j.Grid.World())
+	return CheckReplicas(ctx, j.Trainer.Model(), j.Grid.World())
 }
 
 // Close frees what the job made (communicators, mappings), newest first;

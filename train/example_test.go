@@ -16,11 +16,11 @@ import (
 func exampleOptions() train.Options {
 	return train.Options{
 		Sampler: sampling.SamplerOptions{Fanouts: []int{10, 5}},
-		Train: gnn.TrainOptions{
-			Model:   gnn.TrainModel{Arch: gnn.SAGE, Hidden: 32},
-			Plan:    gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 10},
+		Trainer: train.TrainerOptions{
+			Model:   train.ModelOptions{Arch: gnn.SAGE, Hidden: 32},
+			Plan:    train.PlanOptions{BatchSize: 64, BulkSize: 4, Epochs: 10},
 			Seed:    1,
-			Runtime: gnn.TrainRuntime{Threads: 1},
+			Runtime: train.RuntimeOptions{Threads: 1},
 		},
 	}
 }

@@ -8,7 +8,6 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
-	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
 )
 
@@ -55,7 +54,7 @@ type Info struct {
 // assembled from.
 type Job struct {
 	// Trainer trains the model; call its Run.
-	Trainer *gnn.Trainer
+	Trainer *Trainer
 	// Info describes the data.
 	Info Info
 	// Train, Valid and Test are the split trained on.
@@ -69,7 +68,7 @@ type Job struct {
 	release func() error
 	// whole is the graph and features of a single-process job, for Scores;
 	// nil on the ranks of a distributed one.
-	whole *gnn.FullNeighbour
+	whole *FullNeighbour
 }
 
 // Close frees what the job holds outside Go's heap: the feature matrix a
@@ -87,7 +86,7 @@ func (j *Job) Close() error {
 // ResidentFeatures is implemented by a compute backend that can hold the
 // dense feature matrix in its own memory and gather each minibatch's rows
 // there (package gpu's Backend), so that features cross to it once. New
-// asks Train.Runtime.Backend for it when the host store would gather dense
+// asks Trainer.Runtime.Backend for it when the host store would gather dense
 // rows (bag-of-words features kept sparse cost less to move as CSR rows);
 // features it cannot hold (an error: they do not fit) stay in host memory,
 // and the trainer's Notes say so. A store that is an io.Closer is closed
@@ -97,9 +96,9 @@ type ResidentFeatures interface {
 }
 
 // New assembles the training of one process on ds: a sampler of
-// Options.Sampler over ds's graph (none for gnn.Linear: gnn.SeedsOnly), an
+// Options.Sampler over ds's graph (none for gnn.Linear: SeedsOnly), an
 // in-memory feature store, ds's labels and split, and full-neighbour
-// evaluation over the whole graph (unless Train.Runtime.NoEval). With
+// evaluation over the whole graph (unless Trainer.Runtime.NoEval). With
 // NormFeatures it scales ds's feature rows in place first (features it
 // refuses are a *NormFeaturesError). It returns an error naming the
 // invalid option (Validate), or the data (Options.Name) when it cannot be
@@ -126,7 +125,7 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		return nil, err
 	}
 	if opt.BatchAll {
-		opt.Train.Plan.BatchSize = max(len(ds.Train), 1)
+		opt.Trainer.Plan.BatchSize = max(len(ds.Train), 1)
 	}
 	if opt.NormFeatures {
 		if err := normalizeDataset(ds); err != nil {
@@ -134,26 +133,26 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		}
 		info.Normalized = true
 	}
-	var s sampling.Sampler = gnn.SeedsOnly{}
+	var s sampling.Sampler = SeedsOnly{}
 	if opt.samples() {
 		var err error
 		if s, err = sampling.NewSampler(ds.Adj, opt.samplerOptions()); err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 	}
-	store, err := localStore(ds, opt.Train.Runtime.Threads)
+	store, err := localStore(ds, opt.Trainer.Runtime.Threads)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	features, release := residentFeatures(opt.Train, store, ds)
-	d := gnn.Data{Name: name, Sampler: s, Features: features, Labels: ds.Labels, NumClasses: ds.NumClasses,
+	features, release := residentFeatures(opt.Trainer, store, ds)
+	d := Data{Name: name, Sampler: s, Features: features, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Fingerprint: dataFingerprint(info.Normalized)}
-	whole := &gnn.FullNeighbour{Adj: ds.Adj, Features: ds.Features, SparseFeatures: ds.SparseFeatures}
-	if !opt.Train.Runtime.NoEval {
+	whole := &FullNeighbour{Adj: ds.Adj, Features: ds.Features, SparseFeatures: ds.SparseFeatures}
+	if !opt.Trainer.Runtime.NoEval {
 		d.Evaluator = whole
 	}
 	job := &Job{Info: info, Options: opt, Train: ds.Train, Valid: ds.Valid, Test: ds.Test, release: release, whole: whole}
-	if job.Trainer, err = gnn.NewTrainer(d, opt.Train); err != nil {
+	if job.Trainer, err = NewTrainer(d, opt.Trainer); err != nil {
 		job.Close()
 		return nil, err
 	}
@@ -189,7 +188,7 @@ func normalizeDataset(ds *dataset.Dataset) error {
 // ResidentFeatures and whose host store gathers dense rows: ds's features
 // in the backend's memory, with the function that frees them. Otherwise,
 // or when they do not fit (said in opt.Hooks.Notes), it returns host.
-func residentFeatures(opt gnn.TrainOptions, host featurex.Store, ds *dataset.Dataset) (featurex.Store, func() error) {
+func residentFeatures(opt TrainerOptions, host featurex.Store, ds *dataset.Dataset) (featurex.Store, func() error) {
 	rf, ok := opt.Runtime.Backend.(ResidentFeatures)
 	if !ok {
 		return host, nil
@@ -211,7 +210,7 @@ func residentFeatures(opt gnn.TrainOptions, host featurex.Store, ds *dataset.Dat
 }
 
 // dataFingerprint is the data's setting that a resumed run must share and
-// the trainer cannot see (gnn.Data.Fingerprint): whether the feature rows
+// the trainer cannot see (Data.Fingerprint): whether the feature rows
 // were normalised (the command line's norm-features).
 func dataFingerprint(normalized bool) sampling.Fingerprint {
 	return sampling.Fingerprint{{Key: "norm-features", Value: strconv.FormatBool(normalized)}}

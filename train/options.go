@@ -21,12 +21,12 @@ type Options struct {
 	// budgets, the seeds' layer first; required unless the model is
 	// gnn.Linear, which samples no neighbours), Normalize (LADIES' matrix)
 	// and the method's other options. Seed and Threads are the run's
-	// (Train.Seed and Train.Runtime.Threads), and Degrees is set for GCN's
+	// (Trainer.Seed and Trainer.Runtime.Threads), and Degrees is set for GCN's
 	// node-wise blocks, which carry the graph's degrees: the values given
 	// here for those three are not used.
 	Sampler sampling.SamplerOptions
-	// Train configures the trainer.
-	Train gnn.TrainOptions
+	// Trainer configures the trainer (NewTrainer).
+	Trainer TrainerOptions
 	// NormFeatures scales every feature row to sum 1 (featurex.NormalizeRows,
 	// the Planetoid protocol's preprocessing) before training: in place in
 	// the dataset New is given; a rank of a distributed run scales the rows
@@ -37,7 +37,7 @@ type Options struct {
 	// replaces the data's; every rank of a distributed run reads it.
 	SplitFile string
 	// BatchAll puts every training vertex in one minibatch (full-batch
-	// training with fanouts of -1): Train.Plan.BatchSize is set to the
+	// training with fanouts of -1): Trainer.Plan.BatchSize is set to the
 	// size of the training split.
 	BatchAll bool
 	// Dist configures a distributed run (NewDist); New ignores it.
@@ -83,11 +83,11 @@ type EvalMode int
 const (
 	// EvalDistributed: each rank infers its block of rows by layer-wise
 	// full-neighbour inference, fetching its remote neighbours' feature
-	// and hidden rows from their owners (gnn.BlockEvaluator), and the
+	// and hidden rows from their owners (BlockEvaluator), and the
 	// counts are summed.
 	EvalDistributed EvalMode = iota
 	// EvalGathered: rank 0 infers the whole graph, which it holds whole,
-	// and broadcasts the accuracies (gnn.RootEvaluator).
+	// and broadcasts the accuracies (RootEvaluator).
 	EvalGathered
 )
 
@@ -115,14 +115,14 @@ func ParseEvalMode(s string) (EvalMode, error) {
 
 // samples reports whether the model reads sampled graph layers (all but
 // gnn.Linear).
-func (o *Options) samples() bool { return o.Train.Model.Arch != gnn.Linear }
+func (o *Options) samples() bool { return o.Trainer.Model.Arch != gnn.Linear }
 
 // samplerOptions returns Sampler with the run's seed and threads, and the
 // graph's degrees for GCN's node-wise blocks.
 func (o *Options) samplerOptions() sampling.SamplerOptions {
 	s := o.Sampler
-	s.Seed, s.Threads = o.Train.Seed, o.Train.Runtime.Threads
-	s.Degrees = o.Train.Model.Arch == gnn.GCN && (s.Method == "" || s.Method == sampling.MethodNode)
+	s.Seed, s.Threads = o.Trainer.Seed, o.Trainer.Runtime.Threads
+	s.Degrees = o.Trainer.Model.Arch == gnn.GCN && (s.Method == "" || s.Method == sampling.MethodNode)
 	return s
 }
 
@@ -133,14 +133,14 @@ func (o *Options) distSamplerOptions() distsample.DistSamplerOptions {
 
 // Validate returns an error naming the first invalid field of o for a
 // single-process run (an *option.Error of package option, whose
-// field is the path: Train.Plan.Epochs, Sampler.Fanouts[1]).
+// field is the path: Trainer.Plan.Epochs, Sampler.Fanouts[1]).
 func (o *Options) Validate() error {
-	if err := o.Train.Validate(); err != nil {
-		return option.Prefixed(err, "Train")
+	if err := o.Trainer.Validate(); err != nil {
+		return option.Prefixed(err, "Trainer")
 	}
 	if !o.samples() {
 		if o.Sampler.Method != "" && o.Sampler.Method != sampling.MethodNode {
-			return option.With(option.Errorf("train", "Options", "Sampler.Method", o.Sampler.Method, "a %v model trains on the seeds' own features and samples no neighbours", o.Train.Model.Arch), "Train.Model.Arch")
+			return option.With(option.Errorf("train", "Options", "Sampler.Method", o.Sampler.Method, "a %v model trains on the seeds' own features and samples no neighbours", o.Trainer.Model.Arch), "Trainer.Model.Arch")
 		}
 		return nil
 	}
@@ -165,8 +165,8 @@ func (o *Options) ValidateDist() error {
 		return bad("Dist.Replication", d.Replication, "want >= 1 (or 0 for 1)")
 	case d.Eval != EvalDistributed && d.Eval != EvalGathered:
 		return bad("Dist.Eval", int(d.Eval), "want EvalDistributed or EvalGathered")
-	case d.Eval == EvalDistributed && o.Train.Model.Arch == gnn.GCN && o.Train.Model.GCNNorm == gnn.GCNBlockNorm:
-		return option.With(bad("Dist.Eval", d.Eval, "needs the graph's degrees (GCNGraphNorm) for GCN; use EvalGathered with GCNBlockNorm"), "Train.Model.GCNNorm")
+	case d.Eval == EvalDistributed && o.Trainer.Model.Arch == gnn.GCN && o.Trainer.Model.GCNNorm == gnn.GCNBlockNorm:
+		return option.With(bad("Dist.Eval", d.Eval, "needs the graph's degrees (GCNGraphNorm) for GCN; use EvalGathered with GCNBlockNorm"), "Trainer.Model.GCNNorm")
 	}
 	if !o.samples() {
 		return nil

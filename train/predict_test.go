@@ -24,7 +24,7 @@ import (
 func TestScores(t *testing.T) {
 	ds := planted(t)
 	opt := options(gnn.SAGE, "", 4, 4)
-	opt.Train.Plan.Epochs = 3
+	opt.Trainer.Plan.Epochs = 3
 	job, err := train.New(ds, opt)
 	if err != nil {
 		t.Fatal(err)

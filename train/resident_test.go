@@ -46,7 +46,7 @@ func TestResidentFeatures(t *testing.T) {
 			t.Fatal(err)
 		}
 		var notes strings.Builder
-		opt := gnn.TrainOptions{Runtime: gnn.TrainRuntime{Backend: c.be}, Hooks: gnn.TrainHooks{Notes: &notes}}
+		opt := TrainerOptions{Runtime: RuntimeOptions{Backend: c.be}, Hooks: Hooks{Notes: &notes}}
 		store, release := residentFeatures(opt, host, c.ds)
 		_, onDevice := store.(*gpu.Features)
 		if onDevice != c.device || (release != nil) != c.device {

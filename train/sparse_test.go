@@ -29,7 +29,7 @@ func TestSparseFeaturesCora(t *testing.T) {
 		testenv.MissingData(t, "cora.npz: %v", err)
 	}
 	for _, arch := range []gnn.Arch{gnn.SAGE, gnn.GCN} {
-		var runs [2]*gnn.Result
+		var runs [2]*train.Result
 		var params [2][]float32
 		for i, sparse := range []bool{false, true} {
 			ds, err := dataset.Load(path, nil)
@@ -49,8 +49,8 @@ func TestSparseFeaturesCora(t *testing.T) {
 			}
 			opt := train.Options{NormFeatures: true,
 				Sampler: sampling.SamplerOptions{Fanouts: []int{10, 5}},
-				Train: gnn.TrainOptions{Model: gnn.TrainModel{Arch: arch, Hidden: 16, Dropout: 0.5},
-					Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 2, Epochs: 3}, Seed: 7}}
+				Trainer: train.TrainerOptions{Model: train.ModelOptions{Arch: arch, Hidden: 16, Dropout: 0.5},
+					Plan: train.PlanOptions{BatchSize: 64, BulkSize: 2, Epochs: 3}, Seed: 7}}
 			job, err := train.New(ds, opt)
 			if err != nil {
 				t.Fatal(err)

@@ -41,8 +41,8 @@ func planted(t testing.TB) *dataset.Dataset {
 func options(arch gnn.Arch, method string, fanouts ...int) train.Options {
 	return train.Options{
 		Sampler: sampling.SamplerOptions{Method: method, Fanouts: fanouts},
-		Train: gnn.TrainOptions{Model: gnn.TrainModel{Arch: arch, Hidden: 8}, Plan: gnn.TrainPlan{BatchSize: 40, BulkSize: 3, Epochs: 2},
-			Seed: 3, Runtime: gnn.TrainRuntime{Threads: 1}},
+		Trainer: train.TrainerOptions{Model: train.ModelOptions{Arch: arch, Hidden: 8}, Plan: train.PlanOptions{BatchSize: 40, BulkSize: 3, Epochs: 2},
+			Seed: 3, Runtime: train.RuntimeOptions{Threads: 1}},
 	}
 }
 
@@ -60,7 +60,7 @@ func TestNewEqualsHandAssembly(t *testing.T) {
 	} {
 		tc.NormFeatures = true
 		tc.Sampler.Normalize = tc.Sampler.Method == sampling.MethodLADIES
-		name := fmt.Sprintf("%v/%s", tc.Train.Model.Arch, tc.Sampler.Method)
+		name := fmt.Sprintf("%v/%s", tc.Trainer.Model.Arch, tc.Sampler.Method)
 		ds := planted(t)
 		job, err := train.New(ds, tc)
 		if err != nil {
@@ -73,10 +73,10 @@ func TestNewEqualsHandAssembly(t *testing.T) {
 		if err := featurex.NormalizeRows(hand.Features, hand.NumFeatures); err != nil {
 			t.Fatal(err)
 		}
-		var s sampling.Sampler = gnn.SeedsOnly{}
-		if tc.Train.Model.Arch != gnn.Linear {
+		var s sampling.Sampler = train.SeedsOnly{}
+		if tc.Trainer.Model.Arch != gnn.Linear {
 			so := tc.Sampler
-			so.Seed, so.Threads, so.Degrees = tc.Train.Seed, 1, tc.Train.Model.Arch == gnn.GCN && so.Method == ""
+			so.Seed, so.Threads, so.Degrees = tc.Trainer.Seed, 1, tc.Trainer.Model.Arch == gnn.GCN && so.Method == ""
 			if s, err = sampling.NewSampler(hand.Adj, so); err != nil {
 				t.Fatal(err)
 			}
@@ -85,8 +85,8 @@ func TestNewEqualsHandAssembly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tr, err := gnn.NewTrainer(gnn.Data{Sampler: s, Features: store, Labels: hand.Labels, NumClasses: hand.NumClasses,
-			Train: hand.Train, Valid: hand.Valid, Test: hand.Test, Evaluator: &gnn.FullNeighbour{Adj: hand.Adj, Features: hand.Features}}, tc.Train)
+		tr, err := train.NewTrainer(train.Data{Sampler: s, Features: store, Labels: hand.Labels, NumClasses: hand.NumClasses,
+			Train: hand.Train, Valid: hand.Valid, Test: hand.Test, Evaluator: &train.FullNeighbour{Adj: hand.Adj, Features: hand.Features}}, tc.Trainer)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -126,13 +126,13 @@ func TestOptionsValidate(t *testing.T) {
 		field string
 		dist  bool
 	}{
-		{func(o *train.Options) { o.Train.Plan.Epochs = -1 }, "Train.Plan.Epochs", false},
+		{func(o *train.Options) { o.Trainer.Plan.Epochs = -1 }, "Trainer.Plan.Epochs", false},
 		{func(o *train.Options) { o.Sampler.Fanouts = []int{3, 0} }, "Sampler.Fanouts[1]", false},
 		{func(o *train.Options) { o.Sampler.Semibulk = 2 }, "Sampler.Semibulk", false},
-		{func(o *train.Options) { o.Train.Model.Arch, o.Sampler.Method = gnn.Linear, sampling.MethodLADIES }, "Sampler.Method", false},
+		{func(o *train.Options) { o.Trainer.Model.Arch, o.Sampler.Method = gnn.Linear, sampling.MethodLADIES }, "Sampler.Method", false},
 		{func(o *train.Options) { o.Dist.Fetch = distsample.FetchPush; o.Sampler.Method = sampling.MethodFastGCN }, "Dist.Fetch", true},
 		{func(o *train.Options) { o.Dist.Replication = -2 }, "Dist.Replication", true},
-		{func(o *train.Options) { o.Train.Model.Arch, o.Train.Model.GCNNorm = gnn.GCN, gnn.GCNBlockNorm }, "Dist.Eval", true},
+		{func(o *train.Options) { o.Trainer.Model.Arch, o.Trainer.Model.GCNNorm = gnn.GCN, gnn.GCNBlockNorm }, "Dist.Eval", true},
 	} {
 		opt := options(gnn.SAGE, "", 3)
 		tc.edit(&opt)
@@ -152,9 +152,9 @@ func TestOptionsValidate(t *testing.T) {
 // runDist runs opt on p in-process ranks with replication c, each rank's
 // data from src(rank), and returns rank 0's result and parameter hash
 // after checking that every rank's parameters are rank 0's.
-func runDist(t *testing.T, p int, opt train.Options, src func(r int) train.Source) (*gnn.Result, uint64, []train.DistInfo) {
+func runDist(t *testing.T, p int, opt train.Options, src func(r int) train.Source) (*train.Result, uint64, []train.DistInfo) {
 	t.Helper()
-	var res *gnn.Result
+	var res *train.Result
 	var hash uint64
 	infos := make([]train.DistInfo, p)
 	var mu sync.Mutex
@@ -206,7 +206,7 @@ func TestNewDistSources(t *testing.T) {
 		for _, pc := range [][2]int{{2, 1}, {4, 2}} {
 			opt := base
 			opt.Dist.Replication = pc[1]
-			name := fmt.Sprintf("%v %s p=%d c=%d", opt.Train.Model.Arch, opt.Sampler.Method, pc[0], pc[1])
+			name := fmt.Sprintf("%v %s p=%d c=%d", opt.Trainer.Model.Arch, opt.Sampler.Method, pc[0], pc[1])
 			want, wantHash, infos := runDist(t, pc[0], opt, func(int) train.Source { return train.Path(native, nil) })
 			wantFetch := "auto" // node-wise: pull or push per layer
 			if opt.Sampler.Method == sampling.MethodLADIES {

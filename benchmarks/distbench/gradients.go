@@ -1,7 +1,7 @@
 package main
 
 // The gradient phase of the epoch's cost model: one ring all-reduce of the
-// model's gradients per step (gnn.DataParallel; the term itself lives in
+// model's gradients per step (train.DataParallel; the term itself lives in
 // benchmarks/internal/costmodel, which dptrainbench checks against the
 // bytes measured under mpirun).
 

@@ -15,7 +15,7 @@
 // # Gradient all-reduce term (package benchmarks/internal/costmodel)
 //
 // One step all-reduces B = 4·(P + 3) bytes (the P float32 gradients and
-// three metrics, gnn.DataParallel). A ring all-reduce sends, per rank,
+// three metrics, train.DataParallel). A ring all-reduce sends, per rank,
 // 2(p-1)/p·B bytes in 2(p-1) messages, so with bandwidth β per rank and
 // latency α per message
 //

@@ -8,7 +8,7 @@
 //
 // The compute rates of a CPU rank are measured here, on this machine: a
 // products-shaped planted-partition graph (the workload of trainbench and
-// torchpeer) is trained for an epoch by gnn.Trainer without the pipeline,
+// torchpeer) is trained for an epoch by train.Trainer without the pipeline,
 // which gives the seconds of forward + backward + update per minibatch and
 // the sampler's throughput (SEPS); the FLOPs of that epoch's mean minibatch
 // (costmodel.SAGEFlops, from the shapes of its blocks) turn the step time

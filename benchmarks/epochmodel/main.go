@@ -165,9 +165,9 @@ func measure(ctx context.Context, c *config, stderr io.Writer) (*measurement, er
 	// Without the pipeline, so that sampling and compute are timed apart;
 	// Epochs 1: each Run trains the first epoch again.
 	job, err := train.New(ds, train.Options{Sampler: sampling.SamplerOptions{Fanouts: c.fanouts},
-		Train: gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5},
-			Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed,
-			Runtime: gnn.TrainRuntime{Threads: c.threads, PipelineDepth: 1, NoEval: true}}})
+		Trainer: train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5},
+			Plan: train.PlanOptions{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed,
+			Runtime: train.RuntimeOptions{Threads: c.threads, PipelineDepth: 1, NoEval: true}}})
 	if err != nil {
 		return nil, err
 	}
@@ -288,7 +288,7 @@ func report(c *config, m *measurement, load [3]string) (string, error) {
 	fmt.Fprintf(&b, "The whole-epoch model (benchmarks/internal/costmodel, PredictEpoch) adds up, per rank and epoch, the sampling "+
 		"(its compute, and the push exchanges of the graph distributed like the features), the feature exchange (featurex.Dist's "+
 		"bytes, the formula distbench validates above), the compute of the minibatches and the ring all-reduce of the gradients; "+
-		"*serial* is every phase in turn, *pipelined* the depth-2 pipeline of gnn.Trainer (the next minibatch sampled and its "+
+		"*serial* is every phase in turn, *pipelined* the depth-2 pipeline of train.Trainer (the next minibatch sampled and its "+
 		"features gathered while the current one trains and all-reduces): max(load, train) + min(load, train)/n over n steps.\n\n")
 	fmt.Fprintf(&b, "**Workload.** ogbn-papers100M: %d vertices, %d edges, %d float32 features, %d classes, %d training vertices; "+
 		"3-layer GraphSAGE (mean), hidden %d (%d parameters), fanouts %s, b = %d seeds per minibatch on every rank (the paper's data "+
@@ -305,7 +305,7 @@ func report(c *config, m *measurement, load [3]string) (string, error) {
 		"ring all-reduce (2(p-1) per step); ids spread uniformly over the vertex blocks (a row is remote with probability 1 - c/p); "+
 		"traffic inside a node not discounted; no hot-vertex cache.\n\n",
 		c.p, c.ranksPerNode, c.injection/1e9, cl.Bandwidth()/1e9, 1e6*c.alpha, c.rankBulk, 1e6*c.msgLat)
-	fmt.Fprintf(&b, "**Compute, CPU rank (measured here).** gnn.Trainer trained %d epoch(s) of a products-shaped planted-partition graph "+
+	fmt.Fprintf(&b, "**Compute, CPU rank (measured here).** train.Trainer trained %d epoch(s) of a products-shaped planted-partition graph "+
 		"(%d vertices, %d stored edges, 100 features, 47 classes, %d training vertices in %d minibatches; generated in %.0f s) "+
 		"without the pipeline, %d threads: forward + backward + update %.1f ms per minibatch (median; rounds: %s), sampler %.2fM SEPS "+
 		"(median; rounds: %s). Its mean minibatch (frontiers %s, sampled edges %s) is %.2f GFLOP (costmodel.SAGEFlops: the GEMMs "+

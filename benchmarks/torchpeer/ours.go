@@ -14,7 +14,7 @@ import (
 )
 
 // ours trains bulksample's model on a workload's minibatches, one step per
-// minibatch, as gnn.Trainer's step does (forward and loss, backward, Adam),
+// minibatch, as train.Trainer's step does (forward and loss, backward, Adam),
 // timing each phase.
 type ours struct {
 	w     *workload

@@ -44,7 +44,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.bulk, "bulk", 32, "minibatches per bulk k")
 	fanout := fs.String("fanout", "15,10,5", "fanouts, seeds' layer first")
 	blas := fs.String("blas", "native,gonum", "comma-separated BLAS backends: native (the build's) and/or gonum")
-	pipeline := fs.String("pipeline", "2", "comma-separated pipeline depths (gnn.TrainOptions.PipelineDepth): 1 (none) and/or 2")
+	pipeline := fs.String("pipeline", "2", "comma-separated pipeline depths (train.TrainerOptions.PipelineDepth): 1 (none) and/or 2")
 	fs.Uint64Var(&c.seed, "seed", 1, "seed of the graph, the plan, the weights and the sampler")
 	fs.StringVar(&c.out, "out", "benchmarks/results/train.md", "markdown output file; empty for standard output only")
 	if err := benchutil.ParseFlags(fs, args); err != nil {
@@ -84,7 +84,7 @@ func parseArgs(args []string, stderr io.Writer) (*config, error) {
 type result struct {
 	blas   string
 	depth  int
-	epochs []gnn.EpochStats // one per round
+	epochs []train.EpochStats // one per round
 	// costs is what each round's Run (its epoch; evaluation is off) cost
 	// the process, over one span: the sum of the epoch's phase costs would
 	// count the pipeline's overlapping spans twice.
@@ -114,15 +114,15 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stderr, "trainbench: %d vertices, %d edges, %d training vertices (generated in %.1f s)\n",
 		ds.NumNodes(), ds.Adj.NNZ(), len(ds.Train), genSec)
 	var results []result
-	var trainers []*gnn.Trainer
+	var trainers []*train.Trainer
 	var labels []string
 	for _, b := range c.backends {
 		for _, depth := range c.depths {
 			// Epochs 1: each Run trains the first epoch again.
 			job, err := train.New(ds, train.Options{Sampler: sampling.SamplerOptions{Fanouts: c.fanouts},
-				Train: gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5},
-					Plan: gnn.TrainPlan{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed,
-					Runtime: gnn.TrainRuntime{Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth, NoEval: true}}})
+				Trainer: train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: 0.5},
+					Plan: train.PlanOptions{BatchSize: c.batch, BulkSize: c.bulk, Epochs: 1}, Seed: c.seed,
+					Runtime: train.RuntimeOptions{Threads: c.threads, PureGoBLAS: b == "gonum", PipelineDepth: depth, NoEval: true}}})
 			if err != nil {
 				return err
 			}
@@ -151,7 +151,7 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 }
 
 // backendLabel names the backend of a trainer for progress lines.
-func backendLabel(flagName string, tr *gnn.Trainer) string {
+func backendLabel(flagName string, tr *train.Trainer) string {
 	return fmt.Sprintf("%s (%s)", flagName, tr.Model().BLAS())
 }
 
@@ -172,14 +172,14 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 	b.WriteString("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|" + benchutil.CostRule + "\n")
 	var first float64
 	for i, r := range results {
-		med := func(f func(gnn.EpochStats) float64) float64 {
+		med := func(f func(train.EpochStats) float64) float64 {
 			v := make([]float64, len(r.epochs))
 			for j, st := range r.epochs {
 				v[j] = f(st)
 			}
 			return stats.Median(v)
 		}
-		epoch := med(func(s gnn.EpochStats) float64 { return s.Seconds })
+		epoch := med(func(s train.EpochStats) float64 { return s.Seconds })
 		if i == 0 {
 			first = epoch
 		}
@@ -190,13 +190,13 @@ func format(c *config, ds *dataset.Dataset, genSec float64, load string, results
 			paired[j] = st.Seconds / results[0].epochs[j].Seconds
 		}
 		fmt.Fprintf(&b, "| %s | %d | %.2f | %.2f | %.2f | %.2f | %.2f | %.3f | %.3f | %.2f | %d | %.2fx | %.3fx |%s\n", r.blas, r.depth, epoch,
-			med(func(s gnn.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
-			med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
-			med(func(s gnn.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
-			med(func(s gnn.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
-			med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
-			med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
-			med(func(s gnn.EpochStats) float64 { return s.SEPS })/1e6,
+			med(func(s train.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
+			med(func(s train.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
+			med(func(s train.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
+			med(func(s train.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
+			med(func(s train.EpochStats) float64 { return s.Phases.Update.Seconds() }),
+			med(func(s train.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
+			med(func(s train.EpochStats) float64 { return s.SEPS })/1e6,
 			r.epochs[0].SampledEdges, epoch/first, stats.Median(paired), benchutil.CostCells(benchutil.MedianCost(r.costs)))
 	}
 	b.WriteString("\nPhase columns are seconds per epoch; SEPS divides the sampled edges by the sampling phase's time. " +

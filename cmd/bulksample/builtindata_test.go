@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/train"
 )
 
 // TestDefaultPreset: a run without --preset gets planetoid-sage on
@@ -53,17 +54,17 @@ func TestDefaultPreset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 7}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}
-	if !reflect.DeepEqual(c.opt.Train, want) || c.preset != presetPlanetoidSAGE || !c.presetAuto || !strings.Contains(presetNote(c), "default") {
-		t.Errorf("--data %s: options %+v, preset %q (default %v); want %+v, planetoid-sage by default", raw, c.opt.Train, c.preset, c.presetAuto, want)
+	want := train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: train.OptimizerOptions{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: train.PlanOptions{BatchSize: 64, BulkSize: 4, Epochs: 7}, Eval: train.EvalOptions{Every: 1}, Seed: 1}
+	if !reflect.DeepEqual(c.opt.Trainer, want) || c.preset != presetPlanetoidSAGE || !c.presetAuto || !strings.Contains(presetNote(c), "default") {
+		t.Errorf("--data %s: options %+v, preset %q (default %v); want %+v, planetoid-sage by default", raw, c.opt.Trainer, c.preset, c.presetAuto, want)
 	}
 	c, err = parseTrainFlags(e, []string{"--data", raw, "--preset", "none"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.opt.Train.Plan.BatchSize != 512 || c.opt.Train.Optimizer.Adam.WeightDecay != 0 || c.preset != "" || presetNote(c) != "" {
+	if c.opt.Trainer.Plan.BatchSize != 512 || c.opt.Trainer.Optimizer.Adam.WeightDecay != 0 || c.preset != "" || presetNote(c) != "" {
 		t.Errorf("--preset none: batch %d, weight decay %g, preset %q; want the general defaults (512, 0) and no preset",
-			c.opt.Train.Plan.BatchSize, c.opt.Train.Optimizer.Adam.WeightDecay, c.preset)
+			c.opt.Trainer.Plan.BatchSize, c.opt.Trainer.Optimizer.Adam.WeightDecay, c.preset)
 	}
 }
 

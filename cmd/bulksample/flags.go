@@ -25,7 +25,7 @@ var fieldFlags = map[string]string{
 	"Method": "method", "Fanouts": "fanout", "Semibulk": "semibulk", "Weighted": "weighted", "Replace": "replace",
 	"Frontier": "frontier", "MaxBulkEdges": "max-bulk-edges", "Normalize": "ladies-matrix", "Threads": "threads",
 	"Fetch": "fetch", "Layout": "replicate-graph", "Overlap": "overlap", "PullBatchBytes": "pull-batch", "PushBatchBytes": "push-batch",
-	// train.Options, gnn.TrainOptions
+	// train.Options, train.TrainerOptions
 	"Replication": "replication", "Eval": "eval", "Arch": "model", "Hidden": "hidden", "Dropout": "dropout",
 	"GCNNorm": "gcn-norm", "LR": "lr", "WeightDecay": "weight-decay", "BatchSize": "batch", "BulkSize": "bulk",
 	"Epochs": "epochs", "PipelineDepth": "pipeline", "Resume": "resume", "Dir": "checkpoint",
@@ -35,8 +35,8 @@ var fieldFlags = map[string]string{
 // pathFlags maps the paths of options whose last element is another
 // option's (Eval.Every beside Checkpoint.Every) to the flag that sets them.
 var pathFlags = map[string]string{
-	"Train.Eval.Every": "eval-every", "Train.Eval.Patience": "patience", "Train.Eval.Metric": "metric",
-	"Train.Model.Residual": "residual", "Train.Model.Norm": "norm",
+	"Trainer.Eval.Every": "eval-every", "Trainer.Eval.Patience": "patience", "Trainer.Eval.Metric": "metric",
+	"Trainer.Model.Residual": "residual", "Trainer.Model.Norm": "norm",
 }
 
 // flagOf returns the flag of fs that sets the option at path (an

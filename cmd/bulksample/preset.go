@@ -128,7 +128,7 @@ func trainCommand(c *trainConfig) string {
 	for i, f := range c.opt.Sampler.Fanouts {
 		fan[i] = strconv.Itoa(f)
 	}
-	o := c.opt.Train
+	o := c.opt.Trainer
 	layers := "all"
 	if o.Optimizer.WeightDecayFirstLayer {
 		layers = "first"

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/train"
 )
 
 // TestProgressRate: the epoch's bar counts the minibatches, and the -v
@@ -38,9 +39,9 @@ func TestProgressRate(t *testing.T) {
 // TestCurvePlots: --plot draws the loss and the accuracies in two panels
 // sharing the epoch axis, the accuracies on [0, 1] whatever the loss.
 func TestCurvePlots(t *testing.T) {
-	res := &gnn.Result{}
+	res := &train.Result{}
 	for e := range 5 {
-		res.Epochs = append(res.Epochs, gnn.EpochStats{Epoch: e, Loss: 9 - float64(e), TrainAcc: 0.2 + 0.1*float64(e), ValAcc: 0.3, TestAcc: 0.25,
+		res.Epochs = append(res.Epochs, train.EpochStats{Epoch: e, Loss: 9 - float64(e), TrainAcc: 0.2 + 0.1*float64(e), ValAcc: 0.3, TestAcc: 0.25,
 			Evaluated: e%2 == 0, Valid: gnn.Measures{Accuracy: 0.3}, Test: gnn.Measures{Accuracy: 0.25}})
 	}
 	loss, acc, err := curvePlots(res)

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"syscall"
 
-	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/train"
 )
 
 // A command stops cleanly on SIGINT or SIGTERM: the first one cancels the
@@ -32,7 +32,7 @@ import (
 //
 // Distributed training stops together instead (stopRequest): while a rank
 // trains, its first signal cancels nothing but asks gnn's trainer to stop
-// (gnn.TrainOptions.Stop); the ranks agree on it in the next step's
+// (train.TrainerOptions.Stop); the ranks agree on it in the next step's
 // all-reduce, every rank stops after that same step, rank 0 saves the
 // checkpoint of it, the others wait until it is written, and every rank
 // returns a *rankStopError and exits with 128 + the signal without
@@ -127,7 +127,7 @@ func secondSignalMessage(e *signalError) string {
 }
 
 // stopRequest returns a channel that the first signal closes instead of
-// cancelling ctx, until release is called (gnn.TrainOptions.Stop of a
+// cancelling ctx, until release is called (train.TrainerOptions.Stop of a
 // distributed trainer, whose ranks must agree on where to stop rather than
 // abandon their collectives). The channel is closed already when the
 // signal came before; it is never closed when ctx has no signal handler
@@ -170,11 +170,11 @@ func received(ctx context.Context) *signalError {
 }
 
 // rankStopError is the error of a rank of a distributed training run that
-// stopped where every rank agreed to (gnn.ErrStopRequested): the rank
+// stopped where every rank agreed to (train.ErrStopRequested): the rank
 // returns it and exits with 128 + the signal, without MPI_Abort.
 type rankStopError struct {
 	rank int
-	err  error // wraps a *gnn.StoppedError
+	err  error // wraps a *train.StoppedError
 }
 
 func (e *rankStopError) Error() string { return fmt.Sprintf("rank %d: %v", e.rank, e.err) }
@@ -207,7 +207,7 @@ func reportStop(ctx context.Context, w io.Writer, name string, err error) error 
 
 // agreedStop reports whether err is a stop that every rank of a
 // distributed run agreed on, which ends the job without MPI_Abort.
-func agreedStop(err error) bool { return errors.Is(err, gnn.ErrStopRequested) }
+func agreedStop(err error) bool { return errors.Is(err, train.ErrStopRequested) }
 
 // stopReport returns the exit status and the message of command name that
 // returned err after ctx was cancelled by a signal (or a distributed
@@ -237,7 +237,7 @@ func stopReport(ctx context.Context, name string, err error) (int, string, bool)
 	default:
 		return 0, "", false
 	}
-	var st *gnn.StoppedError
+	var st *train.StoppedError
 	if !errors.As(err, &st) {
 		return se.exitCode(), fmt.Sprintf("bulksample %s: %s%s: %v", name, rank, why, err), true
 	}

@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/train"
 )
 
 // startCLI starts `bulksample args...` as a process and calls onLine with
@@ -95,7 +95,7 @@ type savedRun struct {
 
 func readSaved(t *testing.T, dir string) savedRun {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile))
+	b, err := os.ReadFile(filepath.Join(dir, train.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestTrainSignalResume(t *testing.T) {
 	}
 	dir := t.TempDir()
 	code, stdout, stderr := startCLI(t, signalOn(t, "epoch 1/4:", syscall.SIGINT), append(args, "--checkpoint", dir)...)
-	ck := filepath.Join(dir, gnn.CheckpointFile)
+	ck := filepath.Join(dir, train.CheckpointFile)
 	if code != 130 {
 		t.Fatalf("exit %d; want 130\n%s%s", code, stdout, stderr)
 	}
@@ -198,7 +198,7 @@ func TestConvertGenSignal(t *testing.T) {
 func TestStoppedBy(t *testing.T) {
 	signalled, cancel := context.WithCancelCause(context.Background())
 	cancel(&signalError{sig: syscall.SIGTERM})
-	own := errors.New("gnn: checkpoint ck/checkpoint.gob was written with fanout=\"25,10\"")
+	own := errors.New("train: checkpoint ck/checkpoint.gob was written with fanout=\"25,10\"")
 	for _, tc := range []struct {
 		name string
 		ctx  context.Context
@@ -267,7 +267,7 @@ func TestTrainCheckpointFolderInUse(t *testing.T) {
 		pid = p.Pid
 		for _, extra := range [][]string{nil, {"--inproc-ranks", "2"}} {
 			code, _, stderr := runCLI(t, "train", append(slices.Clone(args), extra...)...)
-			want := fmt.Sprintf("gnn: checkpoint folder %s: in use by another run: process %d on host ", dir, pid)
+			want := fmt.Sprintf("train: checkpoint folder %s: in use by another run: process %d on host ", dir, pid)
 			if code != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "generating") {
 				t.Errorf("second run %q: exit %d; want 1 and %q before the data is made\n%s", extra, code, want, stderr)
 			}
@@ -280,7 +280,7 @@ func TestTrainCheckpointFolderInUse(t *testing.T) {
 	if pid == 0 || code != 130 {
 		t.Fatalf("first run: exit %d; want it stopped by SIGINT after its first epoch\n%s%s", code, stdout, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, gnn.CheckpointLockFile)); !errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(dir, train.CheckpointLockFile)); !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("the first run left its lock file: %v", err)
 	}
 }

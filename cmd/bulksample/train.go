@@ -49,13 +49,13 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	opt := c.opt
 	opt.NormFeatures = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	p := newTrainProgress(e, c)
-	p.hook(&opt.Train.Hooks)
+	p.hook(&opt.Trainer.Hooks)
 	be, releaseBackend, err := c.trainBackend(e)
 	if err != nil {
 		return err
 	}
 	defer releaseBackend()
-	opt.Train.Runtime.Backend = be
+	opt.Trainer.Runtime.Backend = be
 	job, err := train.New(ds, opt)
 	if err != nil {
 		return c.trainError(err)
@@ -88,19 +88,19 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 }
 
 // claimCheckpoint claims --checkpoint's folder for the run
-// (gnn.LockCheckpoint) before the data is loaded, so that a second run in
+// (train.LockCheckpoint) before the data is loaded, so that a second run in
 // the folder stops at once, naming the first one's process; the trainer
 // uses the claim (Checkpoint.Lock), and the function returned ends it.
 func (c *trainConfig) claimCheckpoint() (func(), error) {
-	dir := c.opt.Train.Checkpoint.Dir
+	dir := c.opt.Trainer.Checkpoint.Dir
 	if dir == "" {
 		return func() {}, nil
 	}
-	l, err := gnn.LockCheckpoint(dir)
+	l, err := train.LockCheckpoint(dir)
 	if err != nil {
 		return nil, err
 	}
-	c.opt.Train.Checkpoint.Lock = l
+	c.opt.Trainer.Checkpoint.Lock = l
 	return func() { l.Unlock() }, nil
 }
 
@@ -175,19 +175,19 @@ type trainProgress struct {
 }
 
 func newTrainProgress(e *env, c *trainConfig) *trainProgress {
-	return &trainProgress{e: e, c: c, bar: newEpochProgress(e.bars(), e.notes(), c.opt.Train.Plan.Epochs)}
+	return &trainProgress{e: e, c: c, bar: newEpochProgress(e.bars(), e.notes(), c.opt.Trainer.Plan.Epochs)}
 }
 
 // hook sets the trainer's hooks that report to p: OnMinibatch, OnResume
 // and Notes (gnn's notes, on stderr: pure-Go BLAS, stale checkpoint
 // temporaries removed).
-func (p *trainProgress) hook(h *gnn.TrainHooks) {
+func (p *trainProgress) hook(h *train.Hooks) {
 	h.OnMinibatch = p.minibatch
 	h.OnResume = announceResume(p.e.stderr, p.c)
 	h.Notes = p.e.stderr
 }
 
-// minibatch is the trainer's gnn.TrainHooks.OnMinibatch.
+// minibatch is the trainer's train.Hooks.OnMinibatch.
 func (p *trainProgress) minibatch(epoch, done, total int) {
 	p.bar.minibatch(epoch, done, total)
 	if p.also != nil {
@@ -196,10 +196,10 @@ func (p *trainProgress) minibatch(epoch, done, total int) {
 }
 
 // epoch is Run's progress function: the epoch's line and its costs.
-func (p *trainProgress) epoch(st gnn.EpochStats) {
+func (p *trainProgress) epoch(st train.EpochStats) {
 	p.bar.done()
-	epochs := p.c.opt.Train.Plan.Epochs
-	printEpoch(p.e.stdout, epochs, st, p.metric, p.c.opt.Train.Model.Arch != gnn.Linear, p.e.verbose)
+	epochs := p.c.opt.Trainer.Plan.Epochs
+	printEpoch(p.e.stdout, epochs, st, p.metric, p.c.opt.Trainer.Model.Arch != gnn.Linear, p.e.verbose)
 	for _, ph := range st.Costs {
 		notePhase(p.e.notes(), fmt.Sprintf("epoch %d/%d", st.Epoch+1, epochs), ph.Name, ph.Cost)
 	}

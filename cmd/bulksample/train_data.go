@@ -47,7 +47,7 @@ func loadTrainData(ctx context.Context, e *env, c *trainConfig) (*dataset.Datase
 		if err != nil {
 			return nil, fmt.Errorf("--data %q: %w", c.data, err)
 		}
-		p.Threads = c.opt.Train.Runtime.Threads
+		p.Threads = c.opt.Trainer.Runtime.Threads
 		e.status(true, "generating the planted-partition dataset %q", c.data)
 		return dataset.PlantedPartition(p)
 	case "cora", "citeseer":
@@ -83,7 +83,7 @@ func (c *trainConfig) dataError(err error) error {
 func (c *trainConfig) loadOptions(e *env, path string) *dataset.LoadOptions {
 	lines, _ := e.loading(true, path)
 	return &dataset.LoadOptions{Split: c.split, Seed: c.splitSeed, SplitIndex: c.splitIndex, Symmetry: c.symmetry,
-		Threads: c.opt.Train.Runtime.Threads, Progress: lines}
+		Threads: c.opt.Trainer.Runtime.Threads, Progress: lines}
 }
 
 // source returns where a rank of a distributed run reads --data

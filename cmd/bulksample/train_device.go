@@ -66,7 +66,7 @@ func (c *trainConfig) trainBackend(e *env) (gnn.Backend, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("--device cuda: %w", err)
 	}
-	be, err := gpu.NewBackend(dev, gpu.BackendOptions{Threads: c.opt.Train.Runtime.Threads})
+	be, err := gpu.NewBackend(dev, gpu.BackendOptions{Threads: c.opt.Trainer.Runtime.Threads})
 	if err != nil {
 		dev.Close()
 		return nil, nil, fmt.Errorf("--device cuda: %w", err)

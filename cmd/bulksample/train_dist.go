@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/bulksample/bulksample/dist"
-	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/train"
 )
@@ -77,7 +76,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		return err
 	}
 	defer releaseBackend()
-	r.c.opt.Train.Runtime.Backend = be
+	r.c.opt.Trainer.Runtime.Backend = be
 	if err := r.assemble(ctx, cancel); err != nil {
 		return err
 	}
@@ -96,7 +95,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 		fmt.Fprintf(r.e.stderr, "train: %s\n", why)
 	}
 	last := r.waits.Seconds()
-	res, err := r.job.Trainer.Run(ctx, func(st gnn.EpochStats) {
+	res, err := r.job.Trainer.Run(ctx, func(st train.EpochStats) {
 		now := r.waits.Seconds()
 		var w [dist.NumPhases]float64
 		for ph := range w {
@@ -143,14 +142,14 @@ func (r *rankRun) assemble(ctx context.Context, cancel context.CancelCauseFunc) 
 	}()
 	fail := r.c.ranks.failRank
 	r.p.also = func(epoch, done, total int) {
-		if r.world.Rank() == fail && done == min(opt.Train.Plan.BulkSize, total) {
+		if r.world.Rank() == fail && done == min(opt.Trainer.Plan.BulkSize, total) {
 			cancel(fmt.Errorf("%w after bulk 0 (--fail-rank %d)", errInjected, fail))
 		}
 	}
-	r.p.hook(&opt.Train.Hooks)
+	r.p.hook(&opt.Trainer.Hooks)
 	// While the ranks train, a signal asks them to stop together (see
 	// signals.go) rather than cancel this rank's collectives.
-	opt.Train.Hooks.Stop, r.release = stopRequest(ctx)
+	opt.Trainer.Hooks.Stop, r.release = stopRequest(ctx)
 	r.job, err = train.NewDist(ctx, r.world, src, opt)
 	if err != nil {
 		r.release()
@@ -158,8 +157,8 @@ func (r *rankRun) assemble(ctx context.Context, cancel context.CancelCauseFunc) 
 	}
 	r.load = loadCost{seconds: time.Since(t0).Seconds(), cost: meter.End("load")}
 	notePhase(r.e.notes(), "train", "load", r.load.cost)
-	if opt.Train.Checkpoint.Resume {
-		if err := sameCheckpoint(ctx, r.job.Grid.World(), opt.Train.Checkpoint.Dir); err != nil {
+	if opt.Trainer.Checkpoint.Resume {
+		if err := sameCheckpoint(ctx, r.job.Grid.World(), opt.Trainer.Checkpoint.Dir); err != nil {
 			r.release()
 			r.job.Close()
 			return err
@@ -171,7 +170,7 @@ func (r *rankRun) assemble(ctx context.Context, cancel context.CancelCauseFunc) 
 // runError returns the error of a run that Run ended with err: a stop
 // every rank agreed on (which ends the job without MPI_Abort), a stop on a
 // rank other than 0 (which writes no checkpoint), --fail-rank's, or err.
-func (r *rankRun) runError(ctx context.Context, res *gnn.Result, err error) error {
+func (r *rankRun) runError(ctx context.Context, res *train.Result, err error) error {
 	if agreedStop(err) {
 		// Every rank stopped after the same step and rank 0's checkpoint
 		// is written: the job ends without MPI_Abort.
@@ -188,7 +187,7 @@ func (r *rankRun) runError(ctx context.Context, res *gnn.Result, err error) erro
 
 // finish reports the run: the totals over the ranks (collective), then on
 // rank 0 the result line, the traffic and the JSON.
-func (r *rankRun) finish(ctx context.Context, res *gnn.Result) error {
+func (r *rankRun) finish(ctx context.Context, res *train.Result) error {
 	j := r.job
 	sum := distTrainSummary{Ranks: j.Grid.Size(), Replication: j.Grid.Replication(), Fetch: j.Dist.Fetch,
 		DataLayout: distDataBlocks, Features: distFeaturesLocal, Evaluation: distEvalBlocks,
@@ -287,7 +286,7 @@ func runTotals(ctx context.Context, w dist.Comm, comms []dist.Comm, waits *dist.
 // checkpoint in dir (or every rank none): each rank reads rank 0's
 // checkpoint to resume, so dir must be on a filesystem they share.
 func sameCheckpoint(ctx context.Context, c dist.Comm, dir string) error {
-	path := filepath.Join(dir, gnn.CheckpointFile)
+	path := filepath.Join(dir, train.CheckpointFile)
 	var h int64 // 0: no checkpoint
 	b, err := os.ReadFile(path)
 	switch {
@@ -317,22 +316,22 @@ func sameCheckpoint(ctx context.Context, c dist.Comm, dir string) error {
 }
 
 // notRootStop returns err, the error of Run on a rank other than 0, saying
-// that rank 0 writes the checkpoint when err is a *gnn.StoppedError naming
+// that rank 0 writes the checkpoint when err is a *train.StoppedError naming
 // one: its message, "(checkpoint ck/checkpoint.gob)", claimed on every
-// rank a file that rank 0 alone writes (gnn.Trainer.save).
+// rank a file that rank 0 alone writes (train.Trainer.save).
 func notRootStop(err error) error {
-	var st *gnn.StoppedError
+	var st *train.StoppedError
 	if errors.As(err, &st) && err == error(st) && st.Checkpoint != "" {
 		return &notRootStopError{st}
 	}
 	return err
 }
 
-// notRootStopError is a *gnn.StoppedError of a rank other than 0.
-type notRootStopError struct{ st *gnn.StoppedError }
+// notRootStopError is a *train.StoppedError of a rank other than 0.
+type notRootStopError struct{ st *train.StoppedError }
 
 func (e *notRootStopError) Error() string {
-	return fmt.Sprintf("gnn: stopped in epoch %d after %d of %d minibatches (no checkpoint from this rank: rank 0 writes %s): %v",
+	return fmt.Sprintf("train: stopped in epoch %d after %d of %d minibatches (no checkpoint from this rank: rank 0 writes %s): %v",
 		e.st.Epoch+1, e.st.Minibatches, e.st.Total, e.st.Checkpoint, e.st.Err)
 }
 

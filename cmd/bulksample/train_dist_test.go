@@ -14,7 +14,7 @@ import (
 
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/dist/mpitest"
-	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/train"
 )
 
 // distTrainData is a small labelled planted-partition graph: training on
@@ -242,7 +242,7 @@ func TestTrainEvalFlag(t *testing.T) {
 func TestSameCheckpoint(t *testing.T) {
 	with, without, other := t.TempDir(), t.TempDir(), t.TempDir()
 	for dir, body := range map[string]string{with: "checkpoint A", other: "checkpoint B"} {
-		if err := os.WriteFile(filepath.Join(dir, gnn.CheckpointFile), []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, train.CheckpointFile), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -278,16 +278,16 @@ func TestSameCheckpoint(t *testing.T) {
 // as its own; the error still unwraps to the StoppedError and the
 // cancellation (stoppedBy, stopReport), and other errors pass unchanged.
 func TestNotRootStop(t *testing.T) {
-	ck := filepath.Join("ck", gnn.CheckpointFile)
-	withCk := &gnn.StoppedError{Epoch: 3, Minibatches: 5, Total: 9, Checkpoint: ck, Err: context.Canceled}
-	noCk := &gnn.StoppedError{Epoch: 3, Minibatches: 5, Total: 9, Err: context.Canceled}
+	ck := filepath.Join("ck", train.CheckpointFile)
+	withCk := &train.StoppedError{Epoch: 3, Minibatches: 5, Total: 9, Checkpoint: ck, Err: context.Canceled}
+	noCk := &train.StoppedError{Epoch: 3, Minibatches: 5, Total: 9, Err: context.Canceled}
 	saveFailed := fmt.Errorf("%w; saving the checkpoint failed: %w", withCk, errors.New("disk full"))
 	for _, tc := range []struct {
 		name string
 		err  error
 		want string // "" for err unchanged
 	}{
-		{"checkpoint", withCk, "gnn: stopped in epoch 4 after 5 of 9 minibatches (no checkpoint from this rank: rank 0 writes " + ck + "): context canceled"},
+		{"checkpoint", withCk, "train: stopped in epoch 4 after 5 of 9 minibatches (no checkpoint from this rank: rank 0 writes " + ck + "): context canceled"},
 		{"no checkpoint", noCk, ""},
 		{"save failed", saveFailed, ""},
 		{"other", errInjected, ""},
@@ -300,7 +300,7 @@ func TestNotRootStop(t *testing.T) {
 			}
 			continue
 		}
-		var st *gnn.StoppedError
+		var st *train.StoppedError
 		if got.Error() != tc.want || !errors.As(got, &st) || st != tc.err || !errors.Is(got, context.Canceled) {
 			t.Errorf("%s: %q; want %q, wrapping the StoppedError", tc.name, got, tc.want)
 		}

@@ -107,7 +107,7 @@ func (c *trainConfig) registerData(fs *flag.FlagSet) {
 // registerTraining adds the flags of the sampler, the model, the optimiser,
 // the plan, the runtime and the checkpoints.
 func (c *trainConfig) registerTraining(fs *flag.FlagSet, tf *trainFlags) {
-	o := &c.opt.Train
+	o := &c.opt.Trainer
 	tf.sampler.register(fs, "25,10", "per-layer fanouts (node) or column budgets (ladies, fastgcn: "+budgetsText()+" when not given), seeds' layer first;\n"+
 		"one value is repeated --layers times; -1 takes all neighbours"+fanoutOrder, false)
 	fs.StringVar(&tf.model, "model", "sage", "model: sage (GraphSAGE mean), gcn, or linear (features only)")
@@ -129,7 +129,7 @@ func (c *trainConfig) registerTraining(fs *flag.FlagSet, tf *trainFlags) {
 	o.Plan.BatchSize = 512
 	fs.Var(batchFlag{&o.Plan.BatchSize, &c.opt.BatchAll}, "batch", "seeds per minibatch b, or all: every training vertex in one minibatch")
 	fs.IntVar(&o.Plan.BulkSize, "bulk", 16, "minibatches sampled together k")
-	fs.IntVar(&o.Plan.Epochs, "epochs", gnn.DefaultEpochs, "epochs E")
+	fs.IntVar(&o.Plan.Epochs, "epochs", train.DefaultEpochs, "epochs E")
 	fs.Float64Var(&o.Optimizer.Adam.LR, "lr", gnn.DefaultLR, "Adam learning rate")
 	fs.Float64Var(&o.Optimizer.Adam.WeightDecay, "weight-decay", 0, "L2 weight decay of Adam")
 	fs.StringVar(&tf.decayLayers, "weight-decay-layers", "all", "parameters --weight-decay applies to: all, or first (the first layer's weights and bias only,\n"+
@@ -193,7 +193,7 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 	if err := clobbers(c.outputs(), c.inputs()); err != nil {
 		return usageError(fs, "%v", err)
 	}
-	ck := c.opt.Train.Checkpoint
+	ck := c.opt.Trainer.Checkpoint
 	dir := ck.Dir
 	if (ck.Every != 0 || ck.Interval != 0) && dir == "" {
 		return usageError(fs, "--checkpoint-every and --checkpoint-interval need --checkpoint DIR")
@@ -204,7 +204,7 @@ func (c *trainConfig) checkData(fs *flag.FlagSet) error {
 	// A run started afresh overwrites the folder's checkpoint after its
 	// first epoch: a job resubmitted without --resume lost the hours
 	// the checkpoint held, without a word.
-	if file := filepath.Join(dir, gnn.CheckpointFile); dir != "" && !ck.Resume {
+	if file := filepath.Join(dir, train.CheckpointFile); dir != "" && !ck.Resume {
 		if _, err := os.Stat(file); err == nil {
 			return usageError(fs, "--checkpoint %s already holds a checkpoint (%s): add --resume to continue it; to start afresh, move it away or give another folder", dir, file)
 		}
@@ -226,12 +226,12 @@ func (c *trainConfig) inputs() []namedFile {
 // checkpoint, which --resume reads first.
 func (c *trainConfig) outputs() []namedFile {
 	var outs []namedFile
-	if ck := c.opt.Train.Checkpoint; ck.Dir != "" {
+	if ck := c.opt.Trainer.Checkpoint; ck.Dir != "" {
 		what := "--checkpoint " + ck.Dir + "'s checkpoint"
 		if ck.Resume {
 			what = "the checkpoint that --resume reads and rewrites"
 		}
-		outs = append(outs, namedFile{what, filepath.Join(ck.Dir, gnn.CheckpointFile)})
+		outs = append(outs, namedFile{what, filepath.Join(ck.Dir, train.CheckpointFile)})
 	}
 	return append(outs, namedFile{"--plot", c.plot}, namedFile{"--split-out", c.splitOut})
 }
@@ -240,7 +240,7 @@ func (c *trainConfig) outputs() []namedFile {
 // their Validate (ValidateDist for a distributed run), naming the flag of
 // a refused option.
 func (c *trainConfig) fill(fs *flag.FlagSet, tf *trainFlags) error {
-	o := &c.opt.Train
+	o := &c.opt.Trainer
 	var err error
 	if o.Model.Arch, err = gnn.ParseArch(tf.model); err != nil {
 		return usageError(fs, "--model %q: want sage, gcn or linear", tf.model)
@@ -311,7 +311,7 @@ func (c *trainConfig) fill(fs *flag.FlagSet, tf *trainFlags) error {
 // checkCounts refuses 0 for the flags whose 0 the library reads as its
 // default: a command line says so by leaving the flag out.
 func (c *trainConfig) checkCounts(fs *flag.FlagSet, tf *trainFlags) error {
-	o := &c.opt.Train
+	o := &c.opt.Trainer
 	if tf.layers < 0 {
 		return usageError(fs, "--layers %d: want >= 1 (or 0 for the number of --fanout values)", tf.layers)
 	}

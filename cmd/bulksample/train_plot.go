@@ -14,15 +14,15 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/internal/atomicfile"
+	"github.com/bulksample/bulksample/train"
 )
 
 // plotCurves writes the training curves to a PNG file: the training loss
 // in the upper panel and the train, valid and test accuracies in the lower
 // one, over the same epoch axis. (On one axis the loss, often near 2 to 10,
 // flattened the accuracies in [0, 1].)
-func plotCurves(path string, res *gnn.Result) error {
+func plotCurves(path string, res *train.Result) error {
 	loss, acc, err := curvePlots(res)
 	if err != nil {
 		return fmt.Errorf("plot %s: %w", path, err)
@@ -49,15 +49,15 @@ func plotCurves(path string, res *gnn.Result) error {
 // on a fixed [0, 1] axis the minibatches' training accuracy per epoch and
 // the metric that ranks the epochs (res.Metric) on the valid and test sets
 // per evaluated epoch (--eval-every). Both span the same epochs.
-func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
-	series := func(f func(gnn.EpochStats) float64) plotter.XYs {
+func curvePlots(res *train.Result) (loss, acc *plot.Plot, err error) {
+	series := func(f func(train.EpochStats) float64) plotter.XYs {
 		xy := make(plotter.XYs, len(res.Epochs))
 		for i, st := range res.Epochs {
 			xy[i].X, xy[i].Y = float64(st.Epoch+1), f(st)
 		}
 		return xy
 	}
-	evaluated := func(f func(gnn.EpochStats) float64) plotter.XYs {
+	evaluated := func(f func(train.EpochStats) float64) plotter.XYs {
 		var xy plotter.XYs
 		for _, st := range res.Epochs {
 			if y := f(st); st.Evaluated && !math.IsNaN(y) {
@@ -70,7 +70,7 @@ func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
 	loss.Title.Text = "bulksample train"
 	loss.Y.Label.Text = "training loss"
 	loss.Legend.Top = true // the loss falls: the upper right stays clear
-	line, points, err := plotter.NewLinePoints(series(func(s gnn.EpochStats) float64 { return s.Loss }))
+	line, points, err := plotter.NewLinePoints(series(func(s train.EpochStats) float64 { return s.Loss }))
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,13 +84,13 @@ func curvePlots(res *gnn.Result) (loss, acc *plot.Plot, err error) {
 	m := res.Metric.For(0) // MetricAuto (a Result not from a run) reads as accuracy
 	acc.Y.Label.Text = m.Title()
 	acc.Legend.Top = false // the accuracies rise: the lower right stays clear
-	curves := []any{"train accuracy (minibatches)", series(func(s gnn.EpochStats) float64 { return s.TrainAcc })}
+	curves := []any{"train accuracy (minibatches)", series(func(s train.EpochStats) float64 { return s.TrainAcc })}
 	for _, c := range []struct {
 		name string
-		f    func(gnn.EpochStats) float64
+		f    func(train.EpochStats) float64
 	}{
-		{"valid " + m.Title(), func(s gnn.EpochStats) float64 { return s.Valid.Value(m) }},
-		{"test " + m.Title(), func(s gnn.EpochStats) float64 { return s.Test.Value(m) }},
+		{"valid " + m.Title(), func(s train.EpochStats) float64 { return s.Valid.Value(m) }},
+		{"test " + m.Title(), func(s train.EpochStats) float64 { return s.Test.Value(m) }},
 	} {
 		if xy := evaluated(c.f); len(xy) > 0 {
 			curves = append(curves, c.name, xy)

@@ -90,8 +90,8 @@ type trainSummary struct {
 	Epochs []epochRecord `json:"epochs"`
 	// Costs is what each phase cost the process over the whole run: load,
 	// then each training phase summed over the epochs trained in this run
-	// (gnn.EpochStats.Costs).
-	Costs gnn.PhaseCosts `json:"phases"`
+	// (train.EpochStats.Costs).
+	Costs train.PhaseCosts `json:"phases"`
 }
 
 // epochRecord is one epoch of trainSummary.Epochs. Times are seconds.
@@ -109,9 +109,9 @@ type epochRecord struct {
 	Seconds float64      `json:"seconds"`
 	Phases  phaseSeconds `json:"phase_seconds"`
 	// Costs is what each phase of the epoch cost the process
-	// (gnn.EpochStats.Costs): wall and CPU time, page faults, heap
+	// (train.EpochStats.Costs): wall and CPU time, page faults, heap
 	// allocation, GC, peak resident memory.
-	Costs gnn.PhaseCosts `json:"phases"`
+	Costs train.PhaseCosts `json:"phases"`
 	// Resumed marks an epoch loaded from the checkpoint, not trained by
 	// this run.
 	Resumed bool `json:"resumed,omitempty"`
@@ -154,7 +154,7 @@ func measuresOf(m gnn.Measures) *measuresJSON {
 	return &measuresJSON{Accuracy: m.Accuracy, MacroF1: finite(m.MacroF1), AUC: finite(m.AUC), Counted: m.Counted}
 }
 
-// phaseSeconds are gnn.PhaseTimes in seconds. With --pipeline 2, sample
+// phaseSeconds are train.PhaseTimes in seconds. With --pipeline 2, sample
 // and extract (the feature gathering, or exchange) run beside the training
 // goroutine's phases, and wait is the time it waited for them.
 type phaseSeconds struct {
@@ -181,12 +181,12 @@ func announceTrain(e *env, c *trainConfig, in train.Info, opt train.Options, met
 		extra += ", feature rows normalised"
 	}
 	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, metric %s, BLAS %s%s\n",
-		modelName(opt.Train.Model), samplerName(opt, true), in.Name, in.Nodes, in.Edges, in.Train, in.Valid, in.Test, where, metric, blasName(opt.Train), extra)
+		modelName(opt.Trainer.Model), samplerName(opt, true), in.Name, in.Nodes, in.Edges, in.Train, in.Valid, in.Test, where, metric, blasName(opt.Trainer), extra)
 }
 
 // modelName names the model: its architecture, and the residual
 // architecture's options.
-func modelName(m gnn.TrainModel) string {
+func modelName(m train.ModelOptions) string {
 	s := m.Arch.String()
 	switch {
 	case m.Residual && m.Norm == gnn.NormLayer:
@@ -204,7 +204,7 @@ func modelName(m gnn.TrainModel) string {
 func samplerName(opt train.Options, matrix bool) string {
 	m := opt.Sampler.Method
 	switch {
-	case opt.Train.Model.Arch == gnn.Linear:
+	case opt.Trainer.Model.Arch == gnn.Linear:
 		return "seeds-only"
 	case m == "":
 		return sampling.MethodNode
@@ -223,8 +223,8 @@ func ladiesMatrixName(so sampling.SamplerOptions) string {
 }
 
 // finishTrain prints the run's result line and writes --plot.
-func finishTrain(e *env, c *trainConfig, res *gnn.Result, sum *trainSummary) error {
-	sampled := c.opt.Train.Model.Arch != gnn.Linear
+func finishTrain(e *env, c *trainConfig, res *train.Result, sum *trainSummary) error {
+	sampled := c.opt.Trainer.Model.Arch != gnn.Linear
 	fmt.Fprintf(e.stdout, "%s; median epoch %s s, eval %s s%s\n",
 		bestText(res), secs(sum.EpochSeconds), secs(sum.Phases.Eval), sepsText(", ", sum.SEPS, sampled))
 	fmt.Fprintf(e.notes(), "median phases: sample %.3f, extract %.3f, forward %.3f, backward %.3f, update %.3f, eval %.3f s; BLAS %s\n",
@@ -243,8 +243,8 @@ func finishTrain(e *env, c *trainConfig, res *gnn.Result, sum *trainSummary) err
 // trained nothing and left the checkpoint as it was, as PyTorch Lightning's
 // fit does when max_epochs is already reached. Its summary would report
 // medians over no epochs, so the caller prints none.
-func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
-	ck, epochs := c.opt.Train.Checkpoint, c.opt.Train.Plan.Epochs
+func nothingToTrain(w io.Writer, c *trainConfig, res *train.Result) bool {
+	ck, epochs := c.opt.Trainer.Checkpoint, c.opt.Trainer.Plan.Epochs
 	if !ck.Resume || res == nil || res.ResumedFrom == 0 || res.ResumedFrom < epochs {
 		return false
 	}
@@ -253,23 +253,23 @@ func nothingToTrain(w io.Writer, c *trainConfig, res *gnn.Result) bool {
 		s = ""
 	}
 	fmt.Fprintf(w, "train: nothing to train: the checkpoint %s already holds %d epoch%s and --epochs is %d; it is left unchanged (give --epochs above %d to train on)\n",
-		filepath.Join(ck.Dir, gnn.CheckpointFile), res.ResumedFrom, s, epochs, res.ResumedFrom)
+		filepath.Join(ck.Dir, train.CheckpointFile), res.ResumedFrom, s, epochs, res.ResumedFrom)
 	return true
 }
 
 // announceResume says, for --resume, where the run resumes from: at once
 // when there is no checkpoint (the run starts afresh), otherwise when the
-// returned function is called, as gnn.TrainHooks.OnResume, with what the
+// returned function is called, as train.Hooks.OnResume, with what the
 // checkpoint holds: the epochs complete and the minibatches of the next
 // one (a stopped run's), as the JSON's resumed_from and
 // resumed_minibatches say. A checkpoint that holds every epoch is left to
 // nothingToTrain.
 func announceResume(w io.Writer, c *trainConfig) func(epochsDone, minibatches, total int) {
-	ck, epochs := c.opt.Train.Checkpoint, c.opt.Train.Plan.Epochs
+	ck, epochs := c.opt.Trainer.Checkpoint, c.opt.Trainer.Plan.Epochs
 	if !ck.Resume {
 		return nil
 	}
-	path := filepath.Join(ck.Dir, gnn.CheckpointFile)
+	path := filepath.Join(ck.Dir, train.CheckpointFile)
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		fmt.Fprintf(w, "--resume: no checkpoint at %s; starting from epoch 1\n", path)
 		return nil
@@ -297,7 +297,7 @@ func resumeMessage(path string, epochsDone, minibatches, total, epochs int) stri
 		path, epochsDone+1, epochs, minibatches, total, epochsDone, s)
 }
 
-func blasName(o gnn.TrainOptions) string {
+func blasName(o train.TrainerOptions) string {
 	if o.Runtime.PureGoBLAS {
 		return gnn.PureGoBLAS
 	}
@@ -362,7 +362,7 @@ func (p *epochProgress) done() {
 // valid and test sets (of the evaluation; "-" for an epoch not evaluated),
 // the epoch's training seconds and, when sampled (all models but the
 // linear one), its SEPS; with verbose also its phases and memory.
-func printEpoch(w io.Writer, epochs int, st gnn.EpochStats, metric gnn.Metric, sampled, verbose bool) {
+func printEpoch(w io.Writer, epochs int, st train.EpochStats, metric gnn.Metric, sampled, verbose bool) {
 	fig := "train -, valid -, test -"
 	if st.Evaluated {
 		fig = fmt.Sprintf("train %s, valid %s, test %s", metricText(st.Train.Value(metric)), metricText(st.Valid.Value(metric)), metricText(st.Test.Value(metric)))
@@ -398,7 +398,7 @@ func secs(s float64) string {
 // bestText says which epoch the run reports and its figures: the best
 // valid metric's epoch, its valid and test metric (and accuracy beside
 // another metric), whether early stopping ended the run.
-func bestText(res *gnn.Result) string {
+func bestText(res *train.Result) string {
 	if res.BestEpoch < 0 {
 		return "no epoch evaluated"
 	}
@@ -415,7 +415,7 @@ func bestText(res *gnn.Result) string {
 
 // waitText formats the reduce and wait phases for the progress lines, when
 // the run has them.
-func waitText(ph gnn.PhaseTimes) string {
+func waitText(ph train.PhaseTimes) string {
 	s := ""
 	if ph.Reduce > 0 {
 		s += fmt.Sprintf(", reduce %.3f", ph.Reduce.Seconds())
@@ -438,8 +438,8 @@ func sepsText(sep string, seps float64, sampled bool) string {
 // summarize returns the JSON summary of a run of opt on data in, which
 // cost load to load: per-epoch figures are medians over the epochs trained
 // in this run (not those loaded from a checkpoint).
-func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result, load loadCost) trainSummary {
-	o := opt.Train
+func summarize(c *trainConfig, in train.Info, opt train.Options, res *train.Result, load loadCost) trainSummary {
+	o := opt.Trainer
 	sum := trainSummary{Data: c.data, Nodes: in.Nodes, Edges: in.Edges, Model: o.Model.Arch.String(), Sampler: samplerName(opt, false),
 		Layers: len(opt.Sampler.Fanouts), Fanouts: opt.Sampler.Fanouts, Hidden: o.Model.Hidden, Batch: o.Plan.BatchSize, Bulk: o.Plan.BulkSize,
 		Threads: par.Threads(o.Runtime.Threads), BLAS: res.BLAS, PipelineDepth: res.PipelineDepth, PipelineReason: res.PipelineReason,
@@ -491,25 +491,25 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 		sum.FinalLoss = res.Epochs[n-1].Loss
 	}
 	run := res.Epochs[min(res.ResumedFrom, len(res.Epochs)):]
-	med := func(f func(gnn.EpochStats) float64) float64 {
+	med := func(f func(train.EpochStats) float64) float64 {
 		v := make([]float64, len(run))
 		for i, st := range run {
 			v[i] = f(st)
 		}
 		return stats.MedianOr(v, 0)
 	}
-	sum.EpochSeconds = med(func(s gnn.EpochStats) float64 { return s.Seconds })
+	sum.EpochSeconds = med(func(s train.EpochStats) float64 { return s.Seconds })
 	if o.Model.Arch != gnn.Linear {
-		sum.SEPS = med(func(s gnn.EpochStats) float64 { return s.SEPS })
+		sum.SEPS = med(func(s train.EpochStats) float64 { return s.SEPS })
 	}
 	sum.Phases = phaseSeconds{
-		Sample:   med(func(s gnn.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
-		Extract:  med(func(s gnn.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
-		Forward:  med(func(s gnn.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
-		Backward: med(func(s gnn.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
-		Reduce:   med(func(s gnn.EpochStats) float64 { return s.Phases.Reduce.Seconds() }),
-		Update:   med(func(s gnn.EpochStats) float64 { return s.Phases.Update.Seconds() }),
-		Wait:     med(func(s gnn.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
+		Sample:   med(func(s train.EpochStats) float64 { return s.Phases.Sample.Seconds() }),
+		Extract:  med(func(s train.EpochStats) float64 { return s.Phases.Extract.Seconds() }),
+		Forward:  med(func(s train.EpochStats) float64 { return s.Phases.Forward.Seconds() }),
+		Backward: med(func(s train.EpochStats) float64 { return s.Phases.Backward.Seconds() }),
+		Reduce:   med(func(s train.EpochStats) float64 { return s.Phases.Reduce.Seconds() }),
+		Update:   med(func(s train.EpochStats) float64 { return s.Phases.Update.Seconds() }),
+		Wait:     med(func(s train.EpochStats) float64 { return s.Phases.Wait.Seconds() }),
 	}
 	// The evaluation's median over the epochs evaluated (--eval-every).
 	var evals []float64
@@ -523,7 +523,7 @@ func summarize(c *trainConfig, in train.Info, opt train.Options, res *gnn.Result
 }
 
 // phasesOf returns the phase times of one epoch in seconds.
-func phasesOf(p gnn.PhaseTimes) phaseSeconds {
+func phasesOf(p train.PhaseTimes) phaseSeconds {
 	return phaseSeconds{Sample: p.Sample.Seconds(), Extract: p.Extract.Seconds(), Forward: p.Forward.Seconds(),
 		Backward: p.Backward.Seconds(), Reduce: p.Reduce.Seconds(), Update: p.Update.Seconds(), Wait: p.Wait.Seconds(),
 		Eval: p.Eval.Seconds()}

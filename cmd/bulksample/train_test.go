@@ -153,11 +153,11 @@ func TestTrainCLIResume(t *testing.T) {
 	if code, _, stderr := runCLI(t, "train", append(args, "--epochs", "1")...); code != 0 {
 		t.Fatalf("first run: exit %d\n%s", code, stderr)
 	}
-	if _, err := os.Stat(filepath.Join(dir, gnn.CheckpointFile)); err != nil {
+	if _, err := os.Stat(filepath.Join(dir, train.CheckpointFile)); err != nil {
 		t.Fatalf("no checkpoint written: %v", err)
 	}
 	// Without --resume the checkpoint is refused, not overwritten.
-	before, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile))
+	before, err := os.ReadFile(filepath.Join(dir, train.CheckpointFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,14 +165,14 @@ func TestTrainCLIResume(t *testing.T) {
 	if want := "already holds a checkpoint"; code != 2 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "--resume") {
 		t.Errorf("a fresh run into a checkpoint folder: exit %d; want 2 and %q, naming --resume:\n%s", code, want, stderr)
 	}
-	if after, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile)); err != nil || !bytes.Equal(after, before) {
+	if after, err := os.ReadFile(filepath.Join(dir, train.CheckpointFile)); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("the refused run changed the checkpoint (err %v)", err)
 	}
 	code, stdout, stderr := runCLI(t, "train", append(args, "--epochs", "2", "--resume")...)
 	if code != 0 {
 		t.Fatalf("resumed run: exit %d\n%s", code, stderr)
 	}
-	if want := "resumed from " + filepath.Join(dir, gnn.CheckpointFile) + " after epoch 1 of 2"; !strings.Contains(stderr, want) {
+	if want := "resumed from " + filepath.Join(dir, train.CheckpointFile) + " after epoch 1 of 2"; !strings.Contains(stderr, want) {
 		t.Errorf("resumed run does not say where it resumed from (%q):\n%s", want, stderr)
 	}
 	if s := lastJSON[trainSummary](t, stdout); s.ResumedFrom != 1 || len(s.Epochs) != 2 {
@@ -181,23 +181,23 @@ func TestTrainCLIResume(t *testing.T) {
 	// A checkpoint that already holds --epochs epochs, or more, trains
 	// none, says so and is left as it was (PyTorch Lightning's fit with
 	// max_epochs reached); it printed a summary of medians over no epochs.
-	if before, err = os.ReadFile(filepath.Join(dir, gnn.CheckpointFile)); err != nil {
+	if before, err = os.ReadFile(filepath.Join(dir, train.CheckpointFile)); err != nil {
 		t.Fatal(err)
 	}
 	for _, epochs := range []string{"2", "1"} {
 		code, stdout, stderr := runCLI(t, "train", append(args, "--epochs", epochs, "--resume")...)
-		want := fmt.Sprintf("nothing to train: the checkpoint %s already holds 2 epochs and --epochs is %s", filepath.Join(dir, gnn.CheckpointFile), epochs)
+		want := fmt.Sprintf("nothing to train: the checkpoint %s already holds 2 epochs and --epochs is %s", filepath.Join(dir, train.CheckpointFile), epochs)
 		if code != 0 || !strings.Contains(stderr, want) || stdout != "" {
 			t.Errorf("resuming a 2-epoch checkpoint with --epochs %s: exit %d, stdout %q; want 0, no summary and %q on stderr:\n%s", epochs, code, stdout, want, stderr)
 		}
 	}
-	if after, err := os.ReadFile(filepath.Join(dir, gnn.CheckpointFile)); err != nil || !bytes.Equal(after, before) {
+	if after, err := os.ReadFile(filepath.Join(dir, train.CheckpointFile)); err != nil || !bytes.Equal(after, before) {
 		t.Errorf("resuming a finished run changed the checkpoint (err %v)", err)
 	}
 	// --resume without a checkpoint starts afresh and says so.
 	fresh := t.TempDir()
 	code, _, stderr = runCLI(t, "train", "--data", smallSynthetic, "--fanout", "4,4", "--batch", "256", "--hidden", "8", "--checkpoint", fresh, "--epochs", "1", "--resume")
-	if code != 0 || !strings.Contains(stderr, "no checkpoint at "+filepath.Join(fresh, gnn.CheckpointFile)) {
+	if code != 0 || !strings.Contains(stderr, "no checkpoint at "+filepath.Join(fresh, train.CheckpointFile)) {
 		t.Errorf("--resume without a checkpoint: exit %d; want 0 and a note that there is none:\n%s", code, stderr)
 	}
 	// Another model size refuses the checkpoint, naming the option.
@@ -209,7 +209,7 @@ func TestTrainCLIResume(t *testing.T) {
 	// see (they went on silently, then overwrote the checkpoint with a
 	// mix of two runs), on one process and on in-process ranks; the
 	// checkpoint is left as it was.
-	ckPath := filepath.Join(dir, gnn.CheckpointFile)
+	ckPath := filepath.Join(dir, train.CheckpointFile)
 	if before, err = os.ReadFile(ckPath); err != nil {
 		t.Fatal(err)
 	}
@@ -288,10 +288,10 @@ func TestTrainFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, GCNNorm: gnn.GCNBlockNorm, Residual: true, Norm: gnn.NormLayer}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001}}, Plan: gnn.TrainPlan{BatchSize: 100, BulkSize: 5, Epochs: 7},
-		Eval: gnn.TrainEval{Metric: gnn.MetricMacroF1, Every: 4, Patience: 5}, Seed: 9, Runtime: gnn.TrainRuntime{Threads: 2, PureGoBLAS: true, NoEval: true, PipelineDepth: 1}, Checkpoint: gnn.TrainCheckpoint{Dir: "ck", Resume: true, Every: 3, Interval: 10 * time.Minute}}
-	if !reflect.DeepEqual(c.opt.Train, want) {
-		t.Errorf("options %+v; want %+v", c.opt.Train, want)
+	want := train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.GCN, Hidden: 32, Dropout: 0.25, GCNNorm: gnn.GCNBlockNorm, Residual: true, Norm: gnn.NormLayer}, Optimizer: train.OptimizerOptions{Adam: gnn.AdamOptions{LR: 0.05, WeightDecay: 0.001}}, Plan: train.PlanOptions{BatchSize: 100, BulkSize: 5, Epochs: 7},
+		Eval: train.EvalOptions{Metric: gnn.MetricMacroF1, Every: 4, Patience: 5}, Seed: 9, Runtime: train.RuntimeOptions{Threads: 2, PureGoBLAS: true, NoEval: true, PipelineDepth: 1}, Checkpoint: train.CheckpointOptions{Dir: "ck", Resume: true, Every: 3, Interval: 10 * time.Minute}}
+	if !reflect.DeepEqual(c.opt.Trainer, want) {
+		t.Errorf("options %+v; want %+v", c.opt.Trainer, want)
 	}
 	if wantDist := (train.DistOptions{Replication: 2, Layout: distsample.Replicated, Fetch: distsample.FetchPull, Eval: train.EvalGathered}); c.opt.Dist != wantDist || c.ranks.inproc != 4 || c.ranks.failRank != 3 || c.ranks.stall != defaultStallTimeout {
 		t.Errorf("distribution options %+v, in-process ranks %d, fail rank %d, stall timeout %v; want %+v, 4, 3, %v", c.opt.Dist, c.ranks.inproc, c.ranks.failRank, c.ranks.stall, wantDist, defaultStallTimeout)
@@ -321,19 +321,19 @@ func TestTrainPresets(t *testing.T) {
 		args    []string
 		model   gnn.Arch
 		fanouts []int
-		opt     gnn.TrainOptions
+		opt     train.TrainerOptions
 		all     bool
 	}{
 		{[]string{"--preset", "kipf-gcn"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, true},
+			train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: train.OptimizerOptions{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: train.PlanOptions{BatchSize: 512, BulkSize: 1, Epochs: 200}, Eval: train.EvalOptions{Every: 1}, Seed: 1}, true},
 		{[]string{"--preset", "kipf-gcn", "--epochs", "7", "--batch", "30", "--hidden", "8"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: gnn.TrainPlan{BatchSize: 30, BulkSize: 1, Epochs: 7}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, false},
+			train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.GCN, Hidden: 8, Dropout: 0.5}, Optimizer: train.OptimizerOptions{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}, WeightDecayFirstLayer: true}, Plan: train.PlanOptions{BatchSize: 30, BulkSize: 1, Epochs: 7}, Eval: train.EvalOptions{Every: 1}, Seed: 1}, false},
 		{[]string{"--preset", "kipf-gcn", "--weight-decay-layers", "all"}, gnn.GCN, []int{-1, -1},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 512, BulkSize: 1, Epochs: 200}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, true},
+			train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.GCN, Hidden: 16, Dropout: 0.5}, Optimizer: train.OptimizerOptions{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: train.PlanOptions{BatchSize: 512, BulkSize: 1, Epochs: 200}, Eval: train.EvalOptions{Every: 1}, Seed: 1}, true},
 		{[]string{"--preset", "planetoid-sage"}, gnn.SAGE, []int{25, 10},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 40}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, false},
+			train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: 64, Dropout: 0.6}, Optimizer: train.OptimizerOptions{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: train.PlanOptions{BatchSize: 64, BulkSize: 4, Epochs: 40}, Eval: train.EvalOptions{Every: 1}, Seed: 1}, false},
 		{[]string{"--preset", "planetoid-sage", "--epochs", "100", "--model", "gcn", "--fanout", "5,5"}, gnn.GCN, []int{5, 5},
-			gnn.TrainOptions{Model: gnn.TrainModel{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6}, Optimizer: gnn.TrainOptimizer{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: gnn.TrainPlan{BatchSize: 64, BulkSize: 4, Epochs: 100}, Eval: gnn.TrainEval{Every: 1}, Seed: 1}, false},
+			train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.GCN, Hidden: 64, Dropout: 0.6}, Optimizer: train.OptimizerOptions{Adam: gnn.AdamOptions{LR: 0.01, WeightDecay: 5e-4}}, Plan: train.PlanOptions{BatchSize: 64, BulkSize: 4, Epochs: 100}, Eval: train.EvalOptions{Every: 1}, Seed: 1}, false},
 	}
 	for _, tc := range tests {
 		var errb bytes.Buffer
@@ -341,10 +341,10 @@ func TestTrainPresets(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v\n%s", tc.args, err, errb.String())
 		}
-		if !reflect.DeepEqual(c.opt.Train, tc.opt) || !reflect.DeepEqual(c.opt.Sampler.Fanouts, tc.fanouts) || c.opt.BatchAll != tc.all ||
+		if !reflect.DeepEqual(c.opt.Trainer, tc.opt) || !reflect.DeepEqual(c.opt.Sampler.Fanouts, tc.fanouts) || c.opt.BatchAll != tc.all ||
 			c.opt.Sampler.Method != "node" || c.normFeatures != "" || c.preset != tc.args[1] {
 			t.Errorf("%q: options %+v, fanouts %v, batch all %v, sampler %s, norm %s, preset %s; want %+v, %v, %v, node, auto, %s",
-				tc.args, c.opt.Train, c.opt.Sampler.Fanouts, c.opt.BatchAll, c.opt.Sampler.Method, c.normFeatures, c.preset, tc.opt, tc.fanouts, tc.all, tc.args[1])
+				tc.args, c.opt.Trainer, c.opt.Sampler.Fanouts, c.opt.BatchAll, c.opt.Sampler.Method, c.normFeatures, c.preset, tc.opt, tc.fanouts, tc.all, tc.args[1])
 		}
 	}
 }

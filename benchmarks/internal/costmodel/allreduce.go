@@ -1,7 +1,7 @@
 package costmodel
 
 // GradientBytes returns the bytes of one step's gradient all-reduce in
-// data-parallel training (gnn.DataParallel): params float32 gradients and
+// data-parallel training (train.DataParallel): params float32 gradients and
 // three float32 metrics, in one buffer.
 func GradientBytes(params int) float64 { return 4 * float64(params+3) }
 

@@ -11,7 +11,7 @@ import (
 // epoch, the sampling (its compute and, with the graph distributed, its
 // push exchanges), the feature exchange, the compute of the minibatches and
 // the gradient all-reduce, added up (every phase in turn) and overlapped
-// (the depth-2 pipeline of gnn.Trainer: the next minibatch is sampled and
+// (the depth-2 pipeline of train.Trainer: the next minibatch is sampled and
 // its features gathered while the current one trains).
 
 // Shape is the mean shape of one minibatch of node-wise sampling with L
