@@ -271,16 +271,11 @@ func inferChunk(chunkRows, fin, fout int) int {
 	return max(1, DefaultInferChunkFloats/max(fin, fout))
 }
 
-// rowsOf returns rows [lo, hi) of a as a CSR sharing a's column ids and
+// rowsOf is spgemm.SliceRows by value: rows [lo, hi) of a sharing its column ids and
 // values, with offsets shifted to start at 0 in buf (reused and returned).
 func rowsOf(a *spgemm.CSR, lo, hi int, buf []int64) (spgemm.CSR, []int64) {
-	buf = par.Resize(buf, hi-lo+1)
-	base := a.Indptr[lo]
-	for i := range buf {
-		buf[i] = a.Indptr[lo+i] - base
-	}
-	p1 := a.Indptr[hi]
-	return spgemm.CSR{Rows: hi - lo, Cols: a.Cols, Indptr: buf, Indices: a.Indices[base:p1:p1], Data: a.Data[base:p1:p1]}, buf
+	v := a.SliceRows(lo, hi, buf)
+	return *v, v.Indptr
 }
 
 // sparseEnough reports whether x has few enough nonzeros for the
