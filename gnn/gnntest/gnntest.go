@@ -1,7 +1,7 @@
-// Package testgraph makes the small labelled graphs that the tests of
+// Package gnntest makes the small labelled graphs that the tests of
 // packages gnn and train train and infer on, so that both test the same
 // data.
-package testgraph
+package gnntest
 
 import (
 	"math/rand/v2"
