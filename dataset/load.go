@@ -12,7 +12,7 @@ import (
 
 	"github.com/bulksample/bulksample/internal/atomicfile"
 	"github.com/bulksample/bulksample/internal/hugemem"
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 

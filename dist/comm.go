@@ -11,7 +11,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 )
 
 // Phase labels communication for the counters: which part of the work

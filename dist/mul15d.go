@@ -18,7 +18,7 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 

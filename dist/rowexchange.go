@@ -41,8 +41,8 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/internal/par"
-	"github.com/bulksample/bulksample/option"
 )
 
 // headerLen is the number of int64 of one header record: active, count,

@@ -23,8 +23,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/internal/par"
-	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 

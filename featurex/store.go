@@ -6,8 +6,8 @@ import (
 	"slices"
 
 	"github.com/bulksample/bulksample/internal/freelist"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/internal/par"
-	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 

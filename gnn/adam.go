@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 

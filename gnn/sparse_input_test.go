@@ -9,7 +9,7 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
-	"github.com/bulksample/bulksample/gnn/gnntest"
+	"github.com/bulksample/bulksample/internal/testgraph"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -134,11 +134,11 @@ func TestResidualSparseTraining(t *testing.T) {
 	}
 }
 
-// smallGraph is gnntest.Small (see there), the graphs package train's
+// smallGraph is testgraph.Small (see there), the graphs package train's
 // tests train on.
 func smallGraph(t testing.TB, n, classes, deg, f int, homophily, signal float64, seed uint64) *dataset.Dataset {
 	t.Helper()
-	return gnntest.Small(t, n, classes, deg, f, homophily, signal, seed)
+	return testgraph.Small(t, n, classes, deg, f, homophily, signal, seed)
 }
 
 func nodeWise(t testing.TB, ds *dataset.Dataset, fanouts []int, seed uint64) sampling.Sampler {
@@ -150,8 +150,8 @@ func nodeWise(t testing.TB, ds *dataset.Dataset, fanouts []int, seed uint64) sam
 	return s
 }
 
-// loadShared is gnntest.Shared (see there).
+// loadShared is testgraph.Shared (see there).
 func loadShared(t *testing.T, name string) *dataset.Dataset {
 	t.Helper()
-	return gnntest.Shared(t, name)
+	return testgraph.Shared(t, name)
 }

@@ -23,6 +23,9 @@
 // a combination that is refused names the other fields too (With). Field
 // returns the path, which the command line maps to its flag.
 //
-// The package imports nothing of bulksample, so that every other package
-// may use it.
+// The packages of the module build these errors with internal/option,
+// which every layer may import; this package is the public name of the
+// same type (Error is an alias, so errors.As matches either name) and of
+// the functions a caller reads or nests it with. No package of the module
+// imports it.
 package option

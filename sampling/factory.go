@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 

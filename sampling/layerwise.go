@@ -32,8 +32,8 @@ import (
 	"sync/atomic"
 
 	"github.com/bulksample/bulksample/internal/freelist"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/internal/par"
-	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 

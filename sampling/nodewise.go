@@ -7,8 +7,8 @@ import (
 	"math"
 	"strings"
 
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/internal/par"
-	"github.com/bulksample/bulksample/option"
 	"github.com/bulksample/bulksample/spgemm"
 )
 

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 )
 
 // Defaults of PlanOptions' zero fields.

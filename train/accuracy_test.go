@@ -6,14 +6,14 @@ import (
 
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/gnn"
-	"github.com/bulksample/bulksample/gnn/gnntest"
+	"github.com/bulksample/bulksample/internal/testgraph"
 	"github.com/bulksample/bulksample/sampling"
 )
 
-// loadShared is gnntest.Shared (see there).
+// loadShared is testgraph.Shared (see there).
 func loadShared(t *testing.T, name string) *dataset.Dataset {
 	t.Helper()
-	return gnntest.Shared(t, name)
+	return testgraph.Shared(t, name)
 }
 
 // medianSAGEAccuracy trains a 2-layer GraphSAGE (hidden 64, fanouts 25,10,

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/bulksample/bulksample/gnn"
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/distsample"
 )

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/bulksample/bulksample/gnn"
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 )
 
 // TestTrainerOptionsValidate: the zero value (every default) is valid, and

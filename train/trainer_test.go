@@ -12,14 +12,14 @@ import (
 	"github.com/bulksample/bulksample/dataset"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
-	"github.com/bulksample/bulksample/gnn/gnntest"
+	"github.com/bulksample/bulksample/internal/testgraph"
 	"github.com/bulksample/bulksample/sampling"
 )
 
-// smallGraph is gnntest.Small (see there).
+// smallGraph is testgraph.Small (see there).
 func smallGraph(t testing.TB, n, classes, deg, f int, homophily, signal float64, seed uint64) *dataset.Dataset {
 	t.Helper()
-	return gnntest.Small(t, n, classes, deg, f, homophily, signal, seed)
+	return testgraph.Small(t, n, classes, deg, f, homophily, signal, seed)
 }
 
 func nodeWise(t testing.TB, ds *dataset.Dataset, fanouts []int, seed uint64) sampling.Sampler {

@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/sampling"
 )
 

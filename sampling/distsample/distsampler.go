@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/bulksample/bulksample/dist"
-	"github.com/bulksample/bulksample/option"
+	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )

@@ -1,7 +1,8 @@
-// Package gnntest makes the small labelled graphs that the tests of
+// Package testgraph makes the small labelled graphs that the tests of
 // packages gnn and train train and infer on, so that both test the same
-// data.
-package gnntest
+// data. It is a test kit: no library package imports it (it imports
+// dataset and featurex, which internal/ helpers otherwise never do).
+package testgraph
 
 import (
 	"math/rand/v2"
