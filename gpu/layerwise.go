@@ -45,6 +45,9 @@ type LayerWise struct {
 	fgLen, fgNpos int64
 	fgTotal       float64
 	keyPasses     int64 // lw_sort's passes: the bytes of a vertex id
+	// fingerprint is the CPU sampler's of the options given (opt has
+	// Normalize cleared once the matrix is normalised).
+	fingerprint sampling.Fingerprint
 }
 
 var _ sampling.Sampler = (*LayerWise)(nil)
@@ -64,6 +67,11 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 	if err := opt.CheckAdjacency(a); err != nil {
 		return nil, err
 	}
+	opt.Budgets = append([]int(nil), opt.Budgets...)
+	if len(opt.Budgets) == 0 {
+		opt.Budgets = sampling.DefaultBudgets() // as the CPU's sampler
+	}
+	fingerprint := opt.Fingerprint()
 	if opt.Normalize { // LADIES over D^-1/2 (A+I) D^-1/2, the CPU's operator
 		a = spgemm.SymNormalizeWithSelfLoops(a, opt.Threads)
 		opt.Normalize = false // a holds the normalised values now
@@ -71,15 +79,11 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 	if a.NNZ() > math.MaxInt32 {
 		return nil, fmt.Errorf("gpu: NewLayerWise: %d edges; the device sampler handles at most %d", a.NNZ(), math.MaxInt32)
 	}
-	opt.Budgets = append([]int(nil), opt.Budgets...)
-	if len(opt.Budgets) == 0 {
-		opt.Budgets = sampling.DefaultBudgets() // as the CPU's sampler
-	}
 	b, err := newBase(d, "LayerWise", len(opt.Budgets), a, true)
 	if err != nil {
 		return nil, err
 	}
-	s := &LayerWise{base: b, opt: opt, keyPasses: int64(max((bitLen(uint64(max(a.Rows-1, 0)))+7)/8, 1))}
+	s := &LayerWise{base: b, opt: opt, fingerprint: fingerprint, keyPasses: int64(max((bitLen(uint64(max(a.Rows-1, 0)))+7)/8, 1))}
 	b.layersOn = s.layersOn
 	if opt.Method == sampling.FastGCN {
 		fg := sampling.ColumnSquares(a) // the CPU's row, computed once

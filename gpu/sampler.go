@@ -179,7 +179,31 @@ type Sampler interface {
 var (
 	_ Sampler = (*NodeWise)(nil)
 	_ Sampler = (*LayerWise)(nil)
+	// What the trainer asks of a sampler (the graph's size, the
+	// checkpoint's fingerprint, GCN's degrees), as of the CPU's samplers:
+	// a run sampled on the device writes the checkpoints a CPU-sampled run
+	// writes, and either resumes the other's.
+	_ sampling.Fingerprinter         = (*NodeWise)(nil)
+	_ sampling.Fingerprinter         = (*LayerWise)(nil)
+	_ sampling.DegreeProvider        = (*NodeWise)(nil)
+	_ interface{ NumVertices() int } = (*LayerWise)(nil)
 )
+
+// NumVertices returns the number of vertices of the sampler's graph.
+func (b *base) NumVertices() int { return b.g.n }
+
+// Fingerprint returns what sampling.NodeWise's Fingerprint returns for the
+// same options (sampling.Fingerprinter).
+func (s *NodeWise) Fingerprint() sampling.Fingerprint { return s.opt.Fingerprint() }
+
+// ProvidesDegrees reports whether the blocks carry the graph's degrees
+// (NodeWiseOptions.Degrees; sampling.DegreeProvider).
+func (s *NodeWise) ProvidesDegrees() bool { return s.opt.Degrees }
+
+// Fingerprint returns what sampling.LayerWise's Fingerprint returns for the
+// same options (sampling.Fingerprinter): the options as given, LADIES'
+// matrix normalised or raw, the default budgets filled in.
+func (s *LayerWise) Fingerprint() sampling.Fingerprint { return s.fingerprint }
 
 // NewSampler is sampling.NewSampler on d: the device sampler of
 // opt.Method over the n x n adjacency a, which samples what the CPU's

@@ -49,8 +49,13 @@ func ints(xs []int) string {
 }
 
 // Fingerprint returns the sampler's method and fanouts (Fingerprinter).
-func (nw *NodeWise) Fingerprint() Fingerprint {
-	return Fingerprint{{"sampler", MethodNode}, {"fanout", ints(nw.opt.Fanouts)}}
+func (nw *NodeWise) Fingerprint() Fingerprint { return nw.opt.Fingerprint() }
+
+// Fingerprint returns the settings of o that a checkpoint records for a
+// node-wise sampler: its method and fanouts (a device sampler of the same
+// options reports the same, so that its checkpoints resume on the CPU).
+func (o NodeWiseOptions) Fingerprint() Fingerprint {
+	return Fingerprint{{"sampler", MethodNode}, {"fanout", ints(o.Fanouts)}}
 }
 
 // ProvidesDegrees reports whether the blocks carry the graph's degrees

@@ -63,8 +63,8 @@ type Job struct {
 	// batch size of BatchAll filled in.
 	Options Options
 
-	// release frees what the job holds outside Go's heap (features in a
-	// device's memory); nil when nothing.
+	// release frees what the job holds outside Go's heap (features or
+	// the sampler's graph in a device's memory); nil when nothing.
 	release func() error
 	// whole is the graph and features of a single-process job, for Scores;
 	// nil on the ranks of a distributed one.
@@ -72,8 +72,8 @@ type Job struct {
 }
 
 // Close frees what the job holds outside Go's heap: the feature matrix a
-// ResidentFeatures backend holds. It is idempotent; call it after the
-// trainer's last use.
+// ResidentFeatures backend holds, and a sampler of Options.NewSampler that
+// is an io.Closer. It is idempotent; call it after the trainer's last use.
 func (j *Job) Close() error {
 	if j.release == nil {
 		return nil
@@ -96,7 +96,8 @@ type ResidentFeatures interface {
 }
 
 // New assembles the training of one process on ds: a sampler of
-// Options.Sampler over ds's graph (none for gnn.Linear: SeedsOnly), an
+// Options.Sampler over ds's graph (Options.NewSampler's, by default
+// sampling.NewSampler's; none for gnn.Linear: SeedsOnly), an
 // in-memory feature store, ds's labels and split, and full-neighbour
 // evaluation over the whole graph (unless Trainer.Runtime.NoEval). With
 // NormFeatures it scales ds's feature rows in place first (features it
@@ -133,18 +134,23 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		}
 		info.Normalized = true
 	}
-	var s sampling.Sampler = SeedsOnly{}
-	if opt.samples() {
-		var err error
-		if s, err = sampling.NewSampler(ds.Adj, opt.samplerOptions()); err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	store, err := localStore(ds, opt.Trainer.Runtime.Threads)
+	s, closeSampler, err := localSampler(ds, &opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	features, release := residentFeatures(opt.Trainer, store, ds)
+	store, err := localStore(ds, opt.Trainer.Runtime.Threads)
+	if err != nil {
+		closeSampler()
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	features, releaseFeatures := residentFeatures(opt.Trainer, store, ds)
+	release := func() error {
+		err := closeSampler()
+		if releaseFeatures != nil {
+			err = errors.Join(err, releaseFeatures())
+		}
+		return err
+	}
 	d := Data{Name: name, Sampler: s, Features: features, Labels: ds.Labels, NumClasses: ds.NumClasses,
 		Train: ds.Train, Valid: ds.Valid, Test: ds.Test, Fingerprint: dataFingerprint(info.Normalized)}
 	whole := &FullNeighbour{Adj: ds.Adj, Features: ds.Features, SparseFeatures: ds.SparseFeatures}
@@ -157,6 +163,29 @@ func New(ds *dataset.Dataset, opt Options) (*Job, error) {
 		return nil, err
 	}
 	return job, nil
+}
+
+// localSampler returns the sampler of a one-process run (SeedsOnly for a
+// model that samples no neighbours; else Options.NewSampler's, by default
+// sampling.NewSampler's) and the function that closes it (a no-op unless
+// the sampler is an io.Closer: a device's holds the graph in its memory).
+func localSampler(ds *dataset.Dataset, opt *Options) (sampling.Sampler, func() error, error) {
+	none := func() error { return nil }
+	if !opt.samples() {
+		return SeedsOnly{}, none, nil
+	}
+	build := opt.NewSampler
+	if build == nil {
+		build = sampling.NewSampler
+	}
+	s, err := build(ds.Adj, opt.samplerOptions())
+	if err != nil {
+		return nil, nil, err
+	}
+	if c, ok := s.(io.Closer); ok {
+		return s, c.Close, nil
+	}
+	return s, none, nil
 }
 
 // localStore returns the in-memory store of ds's features: its CSR matrix

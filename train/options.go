@@ -7,6 +7,7 @@ import (
 	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/distsample"
+	"github.com/bulksample/bulksample/spgemm"
 )
 
 // Options configure the assembly of a training run. The zero value of each
@@ -25,6 +26,16 @@ type Options struct {
 	// node-wise blocks, which carry the graph's degrees: the values given
 	// here for those three are not used.
 	Sampler sampling.SamplerOptions
+	// NewSampler, when set, builds the sampler of a one-process run (New)
+	// in place of sampling.NewSampler, from the graph and the options New
+	// would give it (Sampler with the run's seed, threads and degrees): a
+	// device's sampler, say (package gpu's NewSampler on the device of
+	// Trainer.Runtime.Backend), which must sample what sampling.NewSampler's
+	// sampler samples for a run to train what a CPU-sampled run trains. A
+	// sampler that is an io.Closer is closed by Job.Close. nil means
+	// sampling.NewSampler. A distributed run samples with its own samplers
+	// and refuses it (ValidateDist).
+	NewSampler func(a *spgemm.CSR, opt sampling.SamplerOptions) (sampling.Sampler, error)
 	// Trainer configures the trainer (NewTrainer).
 	Trainer TrainerOptions
 	// NormFeatures scales every feature row to sum 1 (featurex.NormalizeRows,
@@ -161,6 +172,8 @@ func (o *Options) ValidateDist() error {
 	}
 	d := o.Dist
 	switch {
+	case o.NewSampler != nil:
+		return bad("NewSampler", "set", "a distributed run samples with the distributed samplers (distsample); NewSampler is for one process")
 	case d.Replication < 0:
 		return bad("Dist.Replication", d.Replication, "want >= 1 (or 0 for 1)")
 	case d.Eval != EvalDistributed && d.Eval != EvalGathered:

@@ -17,6 +17,7 @@ import (
 	"github.com/bulksample/bulksample/internal/option"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/sampling/distsample"
+	"github.com/bulksample/bulksample/spgemm"
 	"github.com/bulksample/bulksample/train"
 )
 
@@ -133,6 +134,7 @@ func TestOptionsValidate(t *testing.T) {
 		{func(o *train.Options) { o.Dist.Fetch = distsample.FetchPush; o.Sampler.Method = sampling.MethodFastGCN }, "Dist.Fetch", true},
 		{func(o *train.Options) { o.Dist.Replication = -2 }, "Dist.Replication", true},
 		{func(o *train.Options) { o.Trainer.Model.Arch, o.Trainer.Model.GCNNorm = gnn.GCN, gnn.GCNBlockNorm }, "Dist.Eval", true},
+		{func(o *train.Options) { o.NewSampler = sampling.NewSampler }, "NewSampler", true},
 	} {
 		opt := options(gnn.SAGE, "", 3)
 		tc.edit(&opt)
@@ -279,5 +281,62 @@ func TestNewDistOtherData(t *testing.T) {
 	})
 	if err == nil || !strings.Contains(err.Error(), "rank 1: ") || !strings.Contains(err.Error(), "differs from rank 0's: split ") {
 		t.Errorf("another split on rank 1: %v", err)
+	}
+}
+
+// closingSampler is a sampler of Options.NewSampler that counts its calls
+// and its Close.
+type closingSampler struct {
+	sampling.Sampler
+	opt    sampling.SamplerOptions
+	calls  int
+	closed int
+}
+
+func (c *closingSampler) Close() error { c.closed++; return nil }
+
+// TestNewSamplerHook: New builds the sampler with Options.NewSampler, from
+// the options it gives sampling.NewSampler (the run's seed and threads,
+// GCN's degrees), and Job.Close closes it; a run sampled by a wrapper of
+// the CPU's sampler trains what the default run trains; the hook's error
+// names the data.
+func TestNewSamplerHook(t *testing.T) {
+	opt := options(gnn.GCN, "", 4, 3)
+	job, err := train.New(planted(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := job.Trainer.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := &closingSampler{}
+	opt.NewSampler = func(a *spgemm.CSR, so sampling.SamplerOptions) (sampling.Sampler, error) {
+		s, err := sampling.NewSampler(a, so)
+		cs.Sampler, cs.opt = s, so
+		cs.calls++
+		return cs, err
+	}
+	hooked, err := train.New(planted(t), opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hooked.Trainer.Run(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := hooked.Trainer.Model().ParamHash(), job.Trainer.Model().ParamHash(); got != want {
+		t.Errorf("hooked sampler: parameters %016x; default %016x", got, want)
+	}
+	if cs.calls != 1 || cs.opt.Seed != opt.Trainer.Seed || cs.opt.Threads != 1 || !cs.opt.Degrees {
+		t.Errorf("the hook was called %d times with %+v; want once with the run's seed, threads and degrees", cs.calls, cs.opt)
+	}
+	if err := hooked.Close(); err != nil || cs.closed != 1 {
+		t.Errorf("Job.Close: %v, the sampler closed %d times; want once", err, cs.closed)
+	}
+	opt.Name = "p.bsn"
+	opt.NewSampler = func(*spgemm.CSR, sampling.SamplerOptions) (sampling.Sampler, error) {
+		return nil, errors.New("no device")
+	}
+	if _, err := train.New(planted(t), opt); err == nil || !strings.Contains(err.Error(), "p.bsn: no device") {
+		t.Errorf("the hook's error: %v", err)
 	}
 }

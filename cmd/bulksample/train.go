@@ -50,12 +50,12 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	opt.NormFeatures = c.normFeatures.applies(ds.Name) && ds.NumFeatures > 0
 	p := newTrainProgress(e, c)
 	p.hook(&opt.Trainer.Hooks)
-	be, releaseBackend, err := c.trainBackend(e)
+	td, err := c.trainDevice(e, false)
 	if err != nil {
 		return err
 	}
-	defer releaseBackend()
-	opt.Trainer.Runtime.Backend = be
+	defer td.release()
+	opt.Trainer.Runtime.Backend, opt.NewSampler = td.backend, td.newSampler
 	job, err := train.New(ds, opt)
 	if err != nil {
 		return c.trainError(err)
@@ -65,7 +65,7 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := c.writeSplit(e, job.Train, job.Valid, job.Test); err != nil {
 		return err
 	}
-	announceTrain(e, c, job.Info, job.Options, job.Trainer.Metric(), "")
+	announceTrain(e, c, job.Info, job.Options, job.Trainer.Metric(), "", td.sampling)
 	res, err := job.Trainer.Run(ctx, p.epoch)
 	p.bar.done()
 	if err == nil && nothingToTrain(e.stderr, c, res) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -79,6 +80,45 @@ func TestLocalGPU(t *testing.T) {
 		}
 		if err != nil || got != c.ordinal || !strings.Contains(why, c.want) {
 			t.Errorf("got %d (%q), %v; want %d with %q", got, why, err, c.ordinal, c.want)
+		}
+	}
+}
+
+// TestTrainDeviceEmulator: `train --device emulator` samples and trains
+// through package gpu's sampler and backend on the host emulator (any
+// build): it exits 0, says so in the header, and its epochs' losses are
+// the CPU's within float32 rounding of the backend's sums (the sampling is
+// bit for bit the CPU's; the backend's products are not). Its CPU-only
+// flags are refused.
+func TestTrainDeviceEmulator(t *testing.T) {
+	var sums [2]trainSummary
+	for i, device := range []string{"cpu", "emulator"} {
+		code, stdout, stderr := runCLI(t, "train", "--data", "synthetic:nodes=1000,seed=2", "--split", "random:0.5,0.2,0.3", "--model", "gcn",
+			"--epochs", "3", "--hidden", "16", "--fanout", "5,5", "--batch", "64", "--device", device, "--json")
+		if code != 0 {
+			t.Fatalf("train --device %s: exit %d:\n%s", device, code, stderr)
+		}
+		if want := map[string]string{"cpu": "sampling on the CPU", "emulator": "sampling on the host emulator"}[device]; !strings.Contains(stderr, want) {
+			t.Errorf("train --device %s: the header does not say %q:\n%s", device, want, stderr)
+		}
+		sums[i] = lastJSON[trainSummary](t, stdout)
+	}
+	cpu, emu := sums[0], sums[1]
+	if len(emu.Epochs) != 3 || len(cpu.Epochs) != 3 {
+		t.Fatalf("epochs: CPU %d, emulator %d; want 3", len(cpu.Epochs), len(emu.Epochs))
+	}
+	for e := range cpu.Epochs {
+		g, w := emu.Epochs[e].Loss, cpu.Epochs[e].Loss
+		t.Logf("epoch %d: loss %.9f on the emulator, %.9f on the CPU", e+1, g, w)
+		if math.Abs(g-w) > 1e-3*math.Abs(w) {
+			t.Errorf("epoch %d: loss %v on the emulator; CPU %v", e+1, g, w)
+		}
+	}
+	for _, args := range [][]string{{"--blas", "gonum"}, {"--residual"}, {"--method", "walk"}} {
+		args = append([]string{"--data", "cora", "--device", "emulator"}, args...)
+		code, _, stderr := runCLI(t, "train", args...)
+		if code != 2 || !strings.Contains(stderr, "--") {
+			t.Errorf("train %v: exit %d, want 2:\n%s", args, code, stderr)
 		}
 	}
 }

@@ -71,12 +71,12 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	be, releaseBackend, err := r.c.trainBackend(r.e)
+	td, err := r.c.trainDevice(r.e, true)
 	if err != nil {
 		return err
 	}
-	defer releaseBackend()
-	r.c.opt.Trainer.Runtime.Backend = be
+	defer td.release()
+	r.c.opt.Trainer.Runtime.Backend = td.backend
 	if err := r.assemble(ctx, cancel); err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func trainRank(ctx context.Context, e *env, c *trainConfig, world dist.Comm) err
 			return err
 		}
 		where := fmt.Sprintf(" on %d ranks (replication %d, %s)", r.job.Grid.Size(), r.job.Grid.Replication(), r.job.Dist.Fetch)
-		announceTrain(r.e, &r.c, r.job.Info, r.job.Options, r.job.Trainer.Metric(), where)
+		announceTrain(r.e, &r.c, r.job.Info, r.job.Options, r.job.Trainer.Metric(), where, td.sampling)
 	}
 	if _, why := r.job.Trainer.PipelineDepth(); why != "" {
 		// The sampler, the store and the reducer communicate, and the MPI

@@ -254,8 +254,8 @@ func (c *trainConfig) fill(fs *flag.FlagSet, tf *trainFlags) error {
 	if o.Eval.Metric, err = gnn.ParseMetric(tf.metric); err != nil {
 		return usageError(fs, "--metric %q: want auto, accuracy, auc or macro-f1", tf.metric)
 	}
-	if c.device.cuda() && (o.Model.Residual || o.Model.Norm != gnn.NormNone) {
-		return usageError(fs, "--device cuda: --residual and --norm layer run on the CPU only (the CUDA backend has no layer normalisation or GELU yet)")
+	if c.device.gpuBackend() && (o.Model.Residual || o.Model.Norm != gnn.NormNone) {
+		return usageError(fs, "--device %s: --residual and --norm layer run on the CPU only (the CUDA backend has no layer normalisation or GELU yet)", c.device.name)
 	}
 	if c.predictOut != "" && c.ranks.distributed() {
 		return usageError(fs, "--predict-out %s: a single-process option (a rank of a distributed run holds its block of the graph)", c.predictOut)
@@ -271,10 +271,10 @@ func (c *trainConfig) fill(fs *flag.FlagSet, tf *trainFlags) error {
 		return usageError(fs, "--weight-decay-layers %q: want all or first", tf.decayLayers)
 	}
 	switch {
-	case c.device.name != "cpu" && c.device.name != "cuda":
-		return usageError(fs, "--device %q: want cpu or cuda", c.device.name)
-	case c.device.cuda() && isSet(fs, "blas"):
-		return usageError(fs, "--device cuda: --blas applies to the CPU only")
+	case c.device.name != "cpu" && !c.device.gpuBackend():
+		return usageError(fs, "--device %q: want cpu or cuda (or emulator, for tests)", c.device.name)
+	case c.device.gpuBackend() && isSet(fs, "blas"):
+		return usageError(fs, "--device %s: --blas applies to the CPU only", c.device.name)
 	}
 	switch tf.blas {
 	case "native", "gonum":

@@ -170,8 +170,9 @@ type phaseSeconds struct {
 
 // announceTrain prints the run's header line on stderr (and with -v the
 // flags of its preset); where, when not empty, says how the run is
-// distributed.
-func announceTrain(e *env, c *trainConfig, in train.Info, opt train.Options, metric gnn.Metric, where string) {
+// distributed, and sampledOn where the minibatches are sampled (the CPU,
+// the GPU, the host emulator).
+func announceTrain(e *env, c *trainConfig, in train.Info, opt train.Options, metric gnn.Metric, where, sampledOn string) {
 	extra := ""
 	if c.preset != "" {
 		fmt.Fprintf(e.notes(), "preset %s%s: %s\n", c.preset, presetNote(c), trainCommand(c))
@@ -180,8 +181,8 @@ func announceTrain(e *env, c *trainConfig, in train.Info, opt train.Options, met
 	if in.Normalized {
 		extra += ", feature rows normalised"
 	}
-	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, metric %s, BLAS %s%s\n",
-		modelName(opt.Trainer.Model), samplerName(opt, true), in.Name, in.Nodes, in.Edges, in.Train, in.Valid, in.Test, where, metric, blasName(opt.Trainer), extra)
+	fmt.Fprintf(e.stderr, "training %s with the %s sampler on %s (%d nodes, %d edges, %d train / %d valid / %d test)%s, sampling on %s, metric %s, BLAS %s%s\n",
+		modelName(opt.Trainer.Model), samplerName(opt, true), in.Name, in.Nodes, in.Edges, in.Train, in.Valid, in.Test, where, sampledOn, metric, blasName(opt.Trainer), extra)
 }
 
 // modelName names the model: its architecture, and the residual
