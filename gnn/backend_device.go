@@ -136,3 +136,61 @@ func (m *Model) formBlock(l *layer, db DeviceBlock) {
 type BufGatherer interface {
 	GatherBuf(ctx context.Context, be Backend, dst Buf, ids []int32) error
 }
+
+// DeviceSampler is implemented by a sampler (a sampling.Sampler) that can
+// leave its bulks in a device backend's memory (package gpu's samplers):
+// SampleOn samples the minibatches first..first+len(seeds)-1 of epoch, as
+// the sampler's SampleBulk does, into be's memory and returns the bulk
+// there, or an error when be is not a backend on the sampler's device.
+// The bulk stays valid until its Release, also across later calls; a
+// sampler may bound how many bulks are held at once (package gpu's: two, a
+// sampling bulk and a training one) and then refuses with an error. The
+// train.Trainer samples through it when its backend is a BlockFormer and
+// its features an IDGatherer, so that a minibatch's blocks and input rows
+// never cross the bus; SamplesOn reports whether SampleOn can sample into
+// be's memory (a backend on the sampler's device).
+type DeviceSampler interface {
+	SamplesOn(be Backend) bool
+	SampleOn(ctx context.Context, be Backend, epoch, first int, seeds [][]int32) (DeviceBulk, error)
+}
+
+// DeviceBulk is a bulk of minibatches in a device backend's memory (a
+// DeviceSampler's).
+type DeviceBulk interface {
+	// Len returns the number of minibatches; First the global index of
+	// the first.
+	Len() int
+	First() int
+	// SampledEdges returns the entries of all blocks.
+	SampledEdges() int64
+	// Minibatch returns minibatch m (0 <= m < Len()), its arrays views
+	// of the bulk's, valid until Release.
+	Minibatch(m int) DeviceMinibatch
+	// Release gives the bulk's memory back to its sampler; the bulk and
+	// its minibatches must not be used after. It is idempotent.
+	Release()
+}
+
+// DeviceMinibatch is one minibatch of a DeviceBulk: Seeds on the host (for
+// the labels; sampling.Minibatch.Seeds), its blocks in the backend's
+// memory as Input.Blocks takes them, and the ids of its input vertices
+// (the sources of its last block) in that memory, for an IDGatherer.
+type DeviceMinibatch struct {
+	Index  int
+	Seeds  []int32
+	Blocks []DeviceBlock
+	Inputs DeviceIDs
+}
+
+// DeviceIDs is an array of vertex ids in a backend's memory (package gpu's
+// Array[int32]).
+type DeviceIDs interface {
+	Len() int64
+}
+
+// IDGatherer is implemented by feature stores in a backend's memory that
+// gather rows by ids in that memory (package gpu's Features): GatherIDs
+// sets dst (ids.Len() rows) to the rows ids, queued with be's work.
+type IDGatherer interface {
+	GatherIDs(ctx context.Context, be Backend, dst Buf, ids DeviceIDs) error
+}

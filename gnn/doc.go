@@ -104,7 +104,11 @@
 //     minibatch), ErrBackend (its first error ends the run), BufGatherer
 //     (a feature store that gathers into its memory) and BlockFormer (a
 //     block already in its memory, Input.Blocks, made into a layer's
-//     operator there); Adam's moments then stay in its memory (Adam.Sync
+//     operator there); and the device path's seam of package train's
+//     trainer: DeviceSampler (a sampler whose bulks, DeviceBulk and
+//     DeviceMinibatch, stay in the backend's memory until their Release)
+//     and IDGatherer (a store gathering rows by ids in that memory,
+//     DeviceIDs). Adam's moments then stay in its memory (Adam.Sync
 //     for checkpoints, which are the same file on every backend).
 //   - The training seam (seam.go): what package train's trainer uses
 //     besides Forward, Backward and Predict: the buffer forms of the pass

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
 )
@@ -27,6 +28,9 @@ type base struct {
 	mu     sync.Mutex
 	garena arena // the graph
 	arena  arena // each call's buffers, reused by the next
+	// held are the arenas of SampleOn's bulks, each in use from the call
+	// that samples into it to the bulk's Release.
+	held   [heldBulks]bulkSlot
 	closed bool
 	// The host's copy of a call's seeds, reused.
 	dedup     *sampling.SeedDedup
@@ -39,6 +43,9 @@ type base struct {
 // layers layers.
 func newBase(d *Device, name string, layers int, a *spgemm.CSR, values bool) (*base, error) {
 	b := &base{dev: d, name: name, layers: layers, garena: newArena(), arena: newArena(), dedup: sampling.NewSeedDedup(a.Rows)}
+	for i := range b.held {
+		b.held[i].arena = newArena()
+	}
 	g, err := d.uploadGraph(&b.garena, a, values, "the graph")
 	if err != nil {
 		_ = b.Close()
@@ -60,7 +67,13 @@ func (b *base) Close() error {
 		return nil
 	}
 	b.closed = true
-	return b.dev.do(func(ex executor) error { return errors.Join(b.arena.free(ex), b.garena.free(ex)) })
+	return b.dev.do(func(ex executor) error {
+		err := errors.Join(b.arena.free(ex), b.garena.free(ex))
+		for i := range b.held {
+			err = errors.Join(err, b.held[i].arena.free(ex))
+		}
+		return err
+	})
 }
 
 // SampleBulk samples the minibatches first..first+len(seeds)-1 of epoch
@@ -68,15 +81,21 @@ func (b *base) Close() error {
 // CPU's sampler of the same options returns, bit for bit.
 func (b *base) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampling.Bulk, error) {
 	var out *sampling.Bulk
-	err := b.sample(ctx, epoch, first, seeds, func(p *pipe, db *DeviceBulk) { out = p.downloadBulk(db) })
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	err := b.sample(ctx, &b.arena, epoch, first, seeds, func(p *pipe, db *DeviceBulk) { out = p.downloadBulk(db) })
 	return out, err
 }
 
 // SampleDevice samples like SampleBulk and leaves the blocks on the
-// device; the bulk is valid until the sampler's next call.
+// device; the bulk is valid until the sampler's next SampleBulk,
+// SampleDevice or Download (SampleOn's bulks live apart, until their
+// Release).
 func (b *base) SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error) {
 	var out *DeviceBulk
-	err := b.sample(ctx, epoch, first, seeds, func(p *pipe, db *DeviceBulk) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	err := b.sample(ctx, &b.arena, epoch, first, seeds, func(p *pipe, db *DeviceBulk) {
 		out = db
 		p.setErr(p.ex.sync())
 	})
@@ -95,11 +114,9 @@ func (b *base) Download(db *DeviceBulk) (*sampling.Bulk, error) {
 	return out, err
 }
 
-// sample checks the seeds, runs the pipeline and hands its bulk to then,
-// inside the device's run.
-func (b *base) sample(ctx context.Context, epoch, first int, seeds [][]int32, then func(*pipe, *DeviceBulk)) error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
+// sample checks the seeds, runs the pipeline with its buffers in a and
+// hands its bulk to then, inside the device's run. The caller holds b.mu.
+func (b *base) sample(ctx context.Context, a *arena, epoch, first int, seeds [][]int32, then func(*pipe, *DeviceBulk)) error {
 	if b.closed {
 		return fmt.Errorf("gpu: %s is closed", b.name)
 	}
@@ -108,7 +125,7 @@ func (b *base) sample(ctx context.Context, epoch, first int, seeds [][]int32, th
 		return err
 	}
 	return b.dev.do(func(ex executor) error {
-		p := b.dev.newPipe(ex, &b.arena)
+		p := b.dev.newPipe(ex, a)
 		db := b.pipeline(ctx, p, epoch, first)
 		if p.err == nil {
 			then(p, db)
@@ -167,10 +184,12 @@ func (d *Device) uploadGraph(g *arena, a *spgemm.CSR, values bool, what string) 
 
 // Sampler is a sampler on the device: a NodeWise or a LayerWise. Besides
 // sampling.Sampler's SampleBulk (blocks on the host) it leaves a bulk on
-// the device (SampleDevice), copies one to the host (Download), and frees
-// its device memory (Close).
+// the device (SampleDevice, valid until the next call; SampleOn, a
+// gnn.DeviceSampler's, valid until its Release), copies one to the host
+// (Download), and frees its device memory (Close).
 type Sampler interface {
 	sampling.Sampler
+	gnn.DeviceSampler
 	SampleDevice(ctx context.Context, epoch, first int, seeds [][]int32) (*DeviceBulk, error)
 	Download(b *DeviceBulk) (*sampling.Bulk, error)
 	Close() error

@@ -45,7 +45,12 @@
 //     holds the whole graph, infers, and broadcasts the accuracies).
 //
 //   - gnn.Backend (compute), through TrainerOptions.Runtime.Backend: the
-//     CPU one by default, package gpu's on a device.
+//     CPU one by default, package gpu's on a device. With a device's
+//     sampler (a gnn.DeviceSampler), a backend that forms blocks there
+//     (gnn.BlockFormer) and features resident there (gnn.IDGatherer), the
+//     trainer takes the device path (Trainer.DevicePath): bulks never
+//     leave the device's memory, only the labels cross; otherwise bulks
+//     come to the host. Both paths train the same bits.
 //
 // # One process
 //

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"github.com/bulksample/bulksample/dist"
 	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
+	"github.com/bulksample/bulksample/internal/par"
 	"github.com/bulksample/bulksample/internal/procstat"
 	"github.com/bulksample/bulksample/sampling"
 )
@@ -31,8 +33,126 @@ type loaded struct {
 	in    gnn.Input
 	buf   *inputBuf
 	edges int64
-	last  *sampling.Bulk // the bulk, on its last minibatch
+	last  *sampled // the bulk, on its last minibatch
 	err   error
+}
+
+// sampled is a sampled bulk: on the host, or on the device path
+// (Trainer.DevicePath) in the backend's memory.
+type sampled struct {
+	host *sampling.Bulk
+	dev  gnn.DeviceBulk
+}
+
+func (b *sampled) first() int {
+	if b.dev != nil {
+		return b.dev.First()
+	}
+	return b.host.First
+}
+
+func (b *sampled) len() int {
+	if b.dev != nil {
+		return b.dev.Len()
+	}
+	return b.host.Len()
+}
+
+func (b *sampled) edges() int64 {
+	if b.dev != nil {
+		return b.dev.SampledEdges()
+	}
+	return b.host.SampledEdges()
+}
+
+// sampleBulk samples the minibatches first.. of epoch: into the backend's
+// memory on the device path, else to the host.
+func (t *Trainer) sampleBulk(ctx context.Context, epoch, first int, seeds [][]int32) (*sampled, error) {
+	if t.devSampler == nil {
+		b, err := t.sampler.SampleBulk(ctx, epoch, first, seeds)
+		if err != nil {
+			return nil, err
+		}
+		return &sampled{host: b}, nil
+	}
+	db, err := t.devSampler.SampleOn(ctx, t.model.Backend(), epoch, first, seeds)
+	if err != nil {
+		return nil, err
+	}
+	t.live.add(db)
+	return &sampled{dev: db}, nil
+}
+
+// releaseBulk gives b back to its sampler.
+func (t *Trainer) releaseBulk(b *sampled) {
+	if b.dev != nil {
+		t.live.remove(b.dev)
+		b.dev.Release()
+		return
+	}
+	b.host.Release()
+}
+
+// loadFrom loads minibatch i of b into buf (Trainer.load; on the device
+// path, the labels and the views of the bulk's blocks and input ids) as
+// the item the trainer trains, which carries the bulk on its last
+// minibatch.
+func (t *Trainer) loadFrom(ctx context.Context, b *sampled, i int, buf *inputBuf) (loaded, error) {
+	it := loaded{buf: buf}
+	if i == b.len()-1 {
+		it.last, it.edges = b, b.edges()
+	}
+	if b.dev == nil {
+		it.mb = b.host.Minibatch(i)
+		in, err := t.load(ctx, &it.mb, buf)
+		it.in = in
+		return it, err
+	}
+	dm := b.dev.Minibatch(i)
+	it.mb = sampling.Minibatch{Index: dm.Index, Seeds: dm.Seeds}
+	it.in = gnn.Input{Blocks: dm.Blocks}
+	buf.dids = dm.Inputs
+	buf.labels = par.Resize(buf.labels, len(dm.Seeds))
+	featurex.Labels(buf.labels, t.data.Labels, dm.Seeds)
+	return it, nil
+}
+
+// liveBulks are the device bulks sampled and not yet released, safe for
+// concurrent use (the pipeline's goroutines sample, the trainer releases).
+type liveBulks struct {
+	mu    sync.Mutex
+	bulks []gnn.DeviceBulk
+}
+
+func (l *liveBulks) add(b gnn.DeviceBulk) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.bulks = append(l.bulks, b)
+}
+
+func (l *liveBulks) remove(b gnn.DeviceBulk) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i, v := range l.bulks {
+		if v == b {
+			l.bulks = slices.Delete(l.bulks, i, i+1)
+			return
+		}
+	}
+}
+
+// releaseLive releases the device bulks that an epoch ended without
+// training to their end (a stop, an error: in the pipeline's channels, or
+// the bulk being trained), so that the sampler's held bulks are free for
+// the next run. Call it when no goroutine uses them.
+func (t *Trainer) releaseLive() {
+	t.live.mu.Lock()
+	bulks := t.live.bulks
+	t.live.bulks = nil
+	t.live.mu.Unlock()
+	for _, b := range bulks {
+		b.Release()
+	}
 }
 
 // minibatchFeed gives the epoch loop its minibatches in order. next adds
@@ -66,41 +186,35 @@ type inlineFeed struct {
 	t     *Trainer
 	ep    *sampling.EpochPlan
 	epoch int
-	pos   int            // the next minibatch to give
-	bulk  *sampling.Bulk // the bulk holding it, once sampled
+	pos   int      // the next minibatch to give
+	bulk  *sampled // the bulk holding it, once sampled
 }
 
 func (f *inlineFeed) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 	t := f.t
-	if f.bulk == nil || f.pos >= f.bulk.First+f.bulk.Len() {
+	if f.bulk == nil || f.pos >= f.bulk.first()+f.bulk.len() {
 		first, seeds := f.ep.Bulk(firstBulk(f.ep, f.pos))
 		t.meter.Begin()
-		bulk, err := t.sampler.SampleBulk(ctx, f.epoch, first, seeds)
+		bulk, err := t.sampleBulk(ctx, f.epoch, first, seeds)
 		if err != nil {
 			return loaded{}, sampleError(first, len(seeds), err)
 		}
 		ph.Sample += t.lap(PhaseSample)
 		f.bulk = bulk
 	}
-	i := f.pos - f.bulk.First
-	it := loaded{mb: f.bulk.Minibatch(i), buf: &t.inputBuf}
-	if i == f.bulk.Len()-1 {
-		it.last, it.edges = f.bulk, f.bulk.SampledEdges()
-	}
 	t.meter.Begin()
-	in, err := t.load(ctx, &it.mb, it.buf)
+	it, err := t.loadFrom(ctx, f.bulk, f.pos-f.bulk.first(), &t.inputBuf)
 	if err != nil {
 		return loaded{}, fmt.Errorf("minibatch %d: %w", it.mb.Index, err)
 	}
 	ph.Extract += t.lap(PhaseExtract)
-	it.in = in
 	f.pos++
 	return it, nil
 }
 
 func (f *inlineFeed) release(it loaded) {
 	if it.last != nil {
-		it.last.Release() // the loaders are done with it; the trainer holds no view of it
+		f.t.releaseBulk(it.last) // the loaders are done with it; the trainer holds no view of it
 		f.bulk = nil
 	}
 }
@@ -111,7 +225,11 @@ func (f *inlineFeed) release(it loaded) {
 // training goroutine. It holds at most depth bulks (a token per bulk,
 // returned when its last minibatch is trained: the one training and the
 // next) and depth input buffers (the one training and the one being
-// filled).
+// filled). On the device path (Trainer.DevicePath) the bulks are in the
+// backend's memory until their Release, and the slots bound them to the
+// two a device sampler holds; the loader calls no store there, so the
+// sampler always has its own goroutine and samples bulk i+1 while bulk i
+// trains.
 //
 // Each goroutine calls its component (Sampler, Features) in the epoch's
 // order, whatever the timing; the Reducer stays on the training goroutine.
@@ -161,7 +279,7 @@ type pipeline struct {
 }
 
 type bulkOrError struct {
-	bulk *sampling.Bulk
+	bulk *sampled
 	err  error
 }
 
@@ -187,7 +305,11 @@ func (t *Trainer) startPipeline(ctx context.Context, epoch int, ep *sampling.Epo
 		p.free <- b
 	}
 	b0 := firstBulk(ep, from)
-	if !ownComm(t.data.Features) {
+	// On the device path the loader calls no store (the training
+	// goroutine gathers), so the sampler may have its goroutine and
+	// samples a bulk while the previous one trains; its slots bound the
+	// bulks alive to depth, which the device sampler holds.
+	if !ownComm(t.data.Features) && t.devSampler == nil {
 		// The loader samples each bulk after the previous one's last
 		// gather: no more than two are ever alive, and no slots are
 		// needed.
@@ -302,7 +424,7 @@ func (p *pipeline) sample(ctx context.Context, t *Trainer, epoch int, ep *sampli
 		case p.bulks <- msg:
 		case <-p.loaderDone: // drained: the bulk goes unused
 			if msg.bulk != nil {
-				msg.bulk.Release()
+				t.releaseBulk(msg.bulk)
 			}
 		case <-ctx.Done():
 			return
@@ -317,7 +439,7 @@ func (p *pipeline) sample(ctx context.Context, t *Trainer, epoch int, ep *sampli
 func (p *pipeline) sampleBulk(ctx context.Context, t *Trainer, epoch int, ep *sampling.EpochPlan, b int) bulkOrError {
 	first, seeds := ep.Bulk(b)
 	p.sampleMeter.Begin()
-	bulk, err := t.sampler.SampleBulk(ctx, epoch, first, seeds)
+	bulk, err := t.sampleBulk(ctx, epoch, first, seeds)
 	c := p.sampleMeter.End(PhaseSample)
 	p.sampleNS.Add(int64(c.Seconds * float64(time.Second)))
 	if err != nil {
@@ -368,21 +490,16 @@ func (p *pipeline) load(ctx context.Context, t *Trainer, epoch int, ep *sampling
 		}
 		// Nothing reads the bulk after its last minibatch is handed over:
 		// the trainer then releases it.
-		bulk, n := msg.bulk, msg.bulk.Len()
-		for i := max(from-bulk.First, 0); i < n; i++ {
+		bulk, n := msg.bulk, msg.bulk.len()
+		for i := max(from-bulk.first(), 0); i < n; i++ {
 			buf, ok := take(ctx, p, p.free)
 			if !ok {
 				return
 			}
-			it := loaded{mb: bulk.Minibatch(i), buf: buf}
-			if i == n-1 {
-				it.last, it.edges = bulk, bulk.SampledEdges()
-			}
 			p.loadMeter.Begin()
-			in, err := t.load(ctx, &it.mb, buf)
+			it, err := t.loadFrom(ctx, bulk, i, buf)
 			c := p.loadMeter.End(PhaseExtract)
 			p.extractNS.Add(int64(c.Seconds * float64(time.Second)))
-			it.in = in
 			if err != nil {
 				it.err = fmt.Errorf("minibatch %d: %w", it.mb.Index, err)
 			}
@@ -422,7 +539,7 @@ func (p *pipeline) next(ctx context.Context, ph *PhaseTimes) (loaded, error) {
 func (p *pipeline) release(it loaded) {
 	p.free <- it.buf
 	if it.last != nil {
-		it.last.Release() // the loaders are done with it; the trainer holds no view of it
+		p.t.releaseBulk(it.last) // the loaders are done with it; the trainer holds no view of it
 		if p.slots != nil {
 			p.slots <- struct{}{}
 		}
@@ -465,11 +582,13 @@ func (p *pipeline) wait() {
 }
 
 // endPipeline waits for the current epoch's pipeline, if any, to end, and
-// forgets it. Run calls it after saving the checkpoint of a stopped epoch,
-// so that the checkpoint is written even if a loader is slow to stop.
+// forgets it, then releases the device bulks the epoch left (releaseLive).
+// Run calls it after saving the checkpoint of a stopped epoch, so that the
+// checkpoint is written even if a loader is slow to stop.
 func (t *Trainer) endPipeline() {
 	if t.pipe != nil {
 		t.pipe.wait()
 		t.pipe = nil
 	}
+	t.releaseLive()
 }

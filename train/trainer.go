@@ -433,6 +433,14 @@ type Trainer struct {
 	// gathers into xBuf.
 	bufStore gnn.BufGatherer
 	xBuf     gnn.Buf
+	// devSampler is the Sampler and idStore the Features on the device
+	// path (see devicePath): bulks stay in the backend's memory and
+	// the input rows are gathered there by the ids there; nil otherwise.
+	devSampler gnn.DeviceSampler
+	idStore    gnn.IDGatherer
+	// live holds the device bulks not yet released, which an epoch that
+	// ends early releases (releaseLive).
+	live liveBulks
 
 	// meter measures the phases of the current epoch (EpochStats.Costs).
 	meter procstat.Meter
@@ -459,6 +467,9 @@ type inputBuf struct {
 	xs     spgemm.CSR
 	labels []int32
 	ids    []int32 // the input vertices, when the training goroutine gathers (bufStore)
+	// dids are the input vertices in the backend's memory on the device
+	// path (idStore gathers them); nil on the host path.
+	dids gnn.DeviceIDs
 }
 
 // NewTrainer returns a trainer of a fresh model (or, with Resume, of the
@@ -527,8 +538,36 @@ func NewTrainer(d Data, opt TrainerOptions) (*Trainer, error) {
 	if bg, ok := d.Features.(gnn.BufGatherer); ok && t.sparse == nil && !m.Backend().HostMemory() {
 		t.bufStore = bg
 	}
+	t.devSampler, t.idStore = devicePath(&d, &opt, m.Backend(), t.bufStore != nil)
 	return t, nil
 }
+
+// devicePath returns the sampler and the store of the device path, on
+// which a bulk never leaves the backend's memory: the sampler samples
+// into it (gnn.DeviceSampler), the backend forms the blocks there
+// (gnn.BlockFormer) and the store gathers the input rows there by the ids
+// there (gnn.IDGatherer, on a store that gathers into the backend's
+// memory: resident), the sampler's device the backend's. It returns nils, the host path (bulks on the host,
+// whose blocks and input ids the backend uploads), when any is missing,
+// for Linear (no blocks) and for GCNBlockNorm (no device form).
+func devicePath(d *Data, opt *TrainerOptions, be gnn.Backend, resident bool) (gnn.DeviceSampler, gnn.IDGatherer) {
+	ds, ok := d.Sampler.(gnn.DeviceSampler)
+	if !ok || !resident || !ds.SamplesOn(be) || opt.Model.Arch == gnn.Linear || (opt.Model.Arch == gnn.GCN && opt.Model.GCNNorm == gnn.GCNBlockNorm) {
+		return nil, nil
+	}
+	ig, ok := d.Features.(gnn.IDGatherer)
+	if _, former := be.(gnn.BlockFormer); !ok || !former {
+		return nil, nil
+	}
+	return ds, ig
+}
+
+// DevicePath reports whether the trainer's bulks stay in its backend's
+// memory: sampled there by a gnn.DeviceSampler, their blocks formed there
+// (gnn.BlockFormer) and their input rows gathered there from a resident
+// store (gnn.IDGatherer). Otherwise each bulk is sampled to the host and
+// its blocks and input ids cross to the backend per minibatch.
+func (t *Trainer) DevicePath() bool { return t.devSampler != nil }
 
 // vertexCounter is implemented by samplers and evaluators that know their
 // graph's number of vertices.
@@ -1000,6 +1039,7 @@ func (t *Trainer) load(ctx context.Context, mb *sampling.Minibatch, buf *inputBu
 	switch {
 	case t.bufStore != nil:
 		buf.ids = append(buf.ids[:0], in...)
+		buf.dids = nil
 	case t.sparse != nil:
 		if err := t.sparse.GatherCSR(ctx, &buf.xs, in); err != nil {
 			return gnn.Input{}, err
@@ -1030,7 +1070,16 @@ func (t *Trainer) train(ctx context.Context, mb *sampling.Minibatch, x gnn.Input
 	var sm StepMetrics
 	if len(mb.Seeds) > 0 {
 		be := t.model.Backend()
-		if t.bufStore != nil {
+		if buf.dids != nil {
+			// The device path: the input rows, gathered by ids in the
+			// backend's memory.
+			t.xBuf = gnn.GrowBuf(be, t.xBuf, int(buf.dids.Len())*t.data.Features.NumFeatures())
+			if err := t.idStore.GatherIDs(ctx, be, t.xBuf, buf.dids); err != nil {
+				return sm, err
+			}
+			x = gnn.Input{Buf: t.xBuf, Blocks: x.Blocks}
+			ph.Extract += t.lap(PhaseExtract)
+		} else if t.bufStore != nil {
 			// The input rows, gathered in the backend's memory.
 			t.xBuf = gnn.GrowBuf(be, t.xBuf, len(buf.ids)*t.data.Features.NumFeatures())
 			if err := t.bufStore.GatherBuf(ctx, be, t.xBuf, buf.ids); err != nil {

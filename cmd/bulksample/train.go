@@ -65,7 +65,11 @@ func runTrain(ctx context.Context, e *env, args []string) error {
 	if err := c.writeSplit(e, job.Train, job.Valid, job.Test); err != nil {
 		return err
 	}
-	announceTrain(e, c, job.Info, job.Options, job.Trainer.Metric(), "", td.sampling)
+	sampledOn := td.sampling
+	if job.Trainer.DevicePath() {
+		sampledOn += " (bulks kept in its memory)"
+	}
+	announceTrain(e, c, job.Info, job.Options, job.Trainer.Metric(), "", sampledOn)
 	res, err := job.Trainer.Run(ctx, p.epoch)
 	p.bar.done()
 	if err == nil && nothingToTrain(e.stderr, c, res) {

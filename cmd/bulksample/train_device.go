@@ -4,10 +4,12 @@ package main
 // operations on package gpu's backend (cuBLAS, cuSPARSE and bulksample's
 // kernels) on the GPU of the process's local rank and, on one process, the
 // minibatches sampled there too (gpu.NewSampler through
-// train.Options.NewSampler: bit for bit the CPU sampler's bulks, each
-// downloaded to the host, where the trainer forms its blocks, which cross
-// to the device once); dense features that fit go to the device's memory
-// once, and each minibatch's rows are gathered there. A distributed run
+// train.Options.NewSampler: bit for bit the CPU sampler's bulks); dense
+// features that fit go to the device's memory once, and then the bulks
+// never leave it (the trainer's device path, train.Trainer.DevicePath:
+// blocks formed and each minibatch's rows gathered there, the header's
+// "bulks kept in its memory"); otherwise each bulk is downloaded and its
+// blocks cross to the device once. A distributed run
 // samples on the CPU (the distributed samplers), only its model on the
 // GPU. emulator, for tests: the same backend, sampler and features on
 // package gpu's host emulator (gpu.NewEmulator), which runs the GPU's
