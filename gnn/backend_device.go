@@ -164,8 +164,10 @@ type DeviceBulk interface {
 	// SampledEdges returns the entries of all blocks.
 	SampledEdges() int64
 	// Minibatch returns minibatch m (0 <= m < Len()), its arrays views
-	// of the bulk's, valid until Release.
-	Minibatch(m int) DeviceMinibatch
+	// of the bulk's, valid until Release. The backend's work issued after
+	// it reads the bulk as sampled (a sampler on a stream of its own
+	// orders the two here); its error is the device's.
+	Minibatch(m int) (DeviceMinibatch, error)
 	// Release gives the bulk's memory back to its sampler; the bulk and
 	// its minibatches must not be used after. It is idempotent.
 	Release()

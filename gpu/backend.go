@@ -209,9 +209,10 @@ func (b *Backend) flush(then func(p *pipe)) {
 }
 
 // Sync runs the queued work and waits for the device to finish it (a
-// timing point); it returns Err.
+// timing point); it returns Err. It waits for the backend's stream only,
+// not for a sampler's bulk being sampled beside it (SampleOn).
 func (b *Backend) Sync() error {
-	b.flush(func(p *pipe) { p.setErr(p.ex.sync()) })
+	b.flush(func(p *pipe) { p.setErr(p.ex.syncStream()) })
 	return b.err
 }
 

@@ -14,10 +14,14 @@ import (
 // launches, copies between host and device memory, allocations, and, on
 // the emulator, the global memory the kernels read and wrote.
 //
-// A download (device to host) waits for the work queued before it, so a
-// pipeline that reads a size back stalls there: Downloads is the count of
-// such blocking copies. Uploads copy from pageable host memory, which the
-// driver also completes before returning.
+// A download (device to host) waits for the work queued before it on its
+// stream, so a pipeline that reads a size back stalls there: Downloads is
+// the count of such blocking copies. Uploads copy from pageable host
+// memory, which the driver stages before returning.
+//
+// Syncs are waits for all the device's work, StreamSyncs for one
+// stream's; EventRecords and EventWaits order two streams (a trainer's and
+// the sampler's of its next bulk) without either.
 //
 // Read and Written are what the kernels' accesses declare on the host
 // emulator (package kernels counts every global load and store of a
@@ -35,6 +39,9 @@ type Costs struct {
 	AllocBytes        int64
 	Frees             int64
 	Syncs             int64
+	StreamSyncs       int64
+	EventRecords      int64
+	EventWaits        int64
 	Read, Written     int64
 	// Kernels holds the figures of each kernel, by name.
 	Kernels map[string]KernelCosts
@@ -60,7 +67,9 @@ func (c Costs) Sub(o Costs) Costs {
 		Downloads: c.Downloads - o.Downloads, DownloadBytes: c.DownloadBytes - o.DownloadBytes,
 		Uploads: c.Uploads - o.Uploads, UploadBytes: c.UploadBytes - o.UploadBytes,
 		Allocs: c.Allocs - o.Allocs, AllocBytes: c.AllocBytes - o.AllocBytes, Frees: c.Frees - o.Frees,
-		Syncs: c.Syncs - o.Syncs, Read: c.Read - o.Read, Written: c.Written - o.Written,
+		Syncs: c.Syncs - o.Syncs, StreamSyncs: c.StreamSyncs - o.StreamSyncs,
+		EventRecords: c.EventRecords - o.EventRecords, EventWaits: c.EventWaits - o.EventWaits,
+		Read: c.Read - o.Read, Written: c.Written - o.Written,
 		Kernels: map[string]KernelCosts{},
 	}
 	for name, k := range c.Kernels {
@@ -86,20 +95,33 @@ func (cc *costCounter) add(fn func(c *Costs)) {
 	cc.mu.Unlock()
 }
 
-func (cc *costCounter) launch(k kernels.Kernel, threads int64, tr kernels.Traffic) {
+// launch counts a launch of k on threads threads, when it is issued.
+func (cc *costCounter) launch(k kernels.Kernel, threads int64) {
 	cc.add(func(c *Costs) {
 		c.Launches++
 		if !k.Counted {
 			c.UncountedLaunches++
 		}
-		c.Read += tr.Read
-		c.Written += tr.Write
 		if c.Kernels == nil {
 			c.Kernels = map[string]KernelCosts{}
 		}
 		kc := c.Kernels[k.Name]
 		kc.Launches++
 		kc.Threads += threads
+		c.Kernels[k.Name] = kc
+	})
+}
+
+// traffic counts the global memory a launch of k read and wrote, when it
+// has run (the emulator's).
+func (cc *costCounter) traffic(k kernels.Kernel, tr kernels.Traffic) {
+	cc.add(func(c *Costs) {
+		c.Read += tr.Read
+		c.Written += tr.Write
+		if c.Kernels == nil {
+			c.Kernels = map[string]KernelCosts{}
+		}
+		kc := c.Kernels[k.Name]
 		kc.Read += tr.Read
 		kc.Written += tr.Write
 		kc.MaxThread = max(kc.MaxThread, tr.MaxThread)
@@ -123,6 +145,12 @@ func (cc *costCounter) download(bytes int64) {
 
 func (cc *costCounter) sync() { cc.add(func(c *Costs) { c.Syncs++ }) }
 
+func (cc *costCounter) syncStream() { cc.add(func(c *Costs) { c.StreamSyncs++ }) }
+
+func (cc *costCounter) record() { cc.add(func(c *Costs) { c.EventRecords++ }) }
+
+func (cc *costCounter) wait() { cc.add(func(c *Costs) { c.EventWaits++ }) }
+
 func (cc *costCounter) snapshot() Costs {
 	cc.mu.Lock()
 	defer cc.mu.Unlock()
@@ -135,8 +163,21 @@ func (cc *costCounter) snapshot() Costs {
 }
 
 // Costs returns what the device's work has cost since it was opened or
-// since ResetCosts.
-func (d *Device) Costs() Costs { return d.costs.snapshot() }
+// since ResetCosts. On the emulator it first runs the work its streams
+// have queued, so that the traffic of every launch counted is counted.
+func (d *Device) Costs() Costs {
+	if d.settle != nil {
+		d.settle()
+	}
+	return d.costs.snapshot()
+}
 
-// ResetCosts sets the device's costs to zero.
-func (d *Device) ResetCosts() { d.costs.add(func(c *Costs) { *c = Costs{} }) }
+// ResetCosts sets the device's costs to zero (on the emulator, after
+// running the work its streams have queued, whose traffic belongs to the
+// reading before).
+func (d *Device) ResetCosts() {
+	if d.settle != nil {
+		d.settle()
+	}
+	d.costs.add(func(c *Costs) { *c = Costs{} })
+}

@@ -14,9 +14,13 @@ import (
 type Device struct {
 	name string
 	kt   map[string]kernels.Kernel
-	// run runs fn with the device's executor, one call at a time (on a
-	// GPU, inside the context's thread).
-	run func(fn func(executor) error) error
+	// run runs fn with the device's executor on stream st, one call of a
+	// stream at a time (on a GPU, inside the context's thread: Do's for
+	// mainStream, DoSide's for sideStream).
+	run func(st stream, fn func(executor) error) error
+	// settle runs the work the emulator has queued (nil on a GPU), so
+	// that Costs counts its traffic.
+	settle func()
 	// closeFn releases the device (nil: nothing to release).
 	closeFn func() error
 	// exact: buffers of exactly the asked size (EmulatorOptions.Exact).
@@ -68,15 +72,18 @@ func (d *Device) MemoryInfo() (free, total int64, err error) {
 	return free, total, err
 }
 
-// do runs fn on the device unless it is closed.
-func (d *Device) do(fn func(executor) error) error {
+// do runs fn on the device's main stream unless it is closed.
+func (d *Device) do(fn func(executor) error) error { return d.doOn(mainStream, fn) }
+
+// doOn runs fn on stream st unless the device is closed.
+func (d *Device) doOn(st stream, fn func(executor) error) error {
 	d.mu.Lock()
 	closed := d.closed
 	d.mu.Unlock()
 	if closed {
 		return ErrClosed
 	}
-	return d.run(fn)
+	return d.run(st, fn)
 }
 
 // Close releases the device. Samplers and products made on it must be

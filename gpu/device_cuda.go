@@ -3,6 +3,7 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -42,7 +43,12 @@ func Open(ordinal int) (*Device, error) {
 	kt := kernels.Table()
 	funcs := make([]cuda.Function, len(kt))
 	t1 := time.Now()
+	var side cuda.Stream
 	err = ctx.Do(func(t *cuda.Thread) error {
+		var err error
+		if side, err = t.NewStream(); err != nil {
+			return err
+		}
 		mod, err := t.LoadModule(kernels.Image())
 		if err != nil {
 			return err
@@ -66,11 +72,19 @@ func Open(ordinal int) (*Device, error) {
 	// the rest (grid-stride).
 	grid := max(32*info.Multiprocessors, 1)
 	syncEach := os.Getenv("BULKSAMPLE_CUDA_SYNC") == "1"
-	d := &Device{name: info.String(), kt: kt, closeFn: ctx.Close, native: ctx}
-	d.run = func(fn func(executor) error) error {
-		return ctx.Do(func(t *cuda.Thread) error {
-			return fn(&cudaExec{t: t, funcs: funcs, grid: grid, blockGrid: 8 * max(info.Multiprocessors, 1), syncEach: syncEach, costs: &d.costs})
-		})
+	closeFn := func() error {
+		return errors.Join(ctx.Do(func(t *cuda.Thread) error { return t.DestroyStream(side) }), ctx.Close())
+	}
+	d := &Device{name: info.String(), kt: kt, closeFn: closeFn, native: ctx}
+	d.run = func(st stream, fn func(executor) error) error {
+		ex := &cudaExec{funcs: funcs, grid: grid, blockGrid: 8 * max(info.Multiprocessors, 1), syncEach: syncEach, costs: &d.costs}
+		if st == sideStream {
+			// Its own thread: its blocking copies wait for its stream
+			// only, and hold up none of the main stream's calls.
+			ex.st, ex.async = side, true
+			return ctx.DoSide(func(t *cuda.Thread) error { ex.t = t; return fn(ex) })
+		}
+		return ctx.Do(func(t *cuda.Thread) error { ex.t = t; return fn(ex) })
 	}
 	d.facts = func() (Facts, error) { return cudaFacts(d, ctx, kt, funcs, opened, module) }
 	return d, nil
@@ -122,9 +136,12 @@ func cudaFacts(d *Device, ctx *cuda.Context, kt map[string]kernels.Kernel, funcs
 	return f, err
 }
 
-// cudaExec is the executor of a CUDA device, valid inside one Do.
+// cudaExec is the executor of a CUDA device on one stream, valid inside
+// one Do (or DoSide).
 type cudaExec struct {
 	t         *cuda.Thread
+	st        cuda.Stream     // the zero Stream: the default stream
+	async     bool            // copies on st (a stream of our own) rather than the default stream's
 	funcs     []cuda.Function // by kernel ID
 	grid      int             // blocks of a per-thread kernel's grid-stride loop
 	blockGrid int             // the most blocks of a block kernel
@@ -154,6 +171,9 @@ func (e *cudaExec) upload(dst mem, src unsafe.Pointer, bytes int64) error {
 		return fmt.Errorf("gpu: upload of %d bytes into a buffer of %d", bytes, dst.bytes)
 	}
 	e.costs.upload(bytes)
+	if e.async {
+		return e.t.CopyHtoDAsync(e.st, cuda.DevicePtr(dst.addr), src, bytes)
+	}
 	return e.t.CopyHtoD(cuda.DevicePtr(dst.addr), src, bytes)
 }
 
@@ -162,6 +182,14 @@ func (e *cudaExec) download(dst unsafe.Pointer, src mem, bytes int64) error {
 		return fmt.Errorf("gpu: download of %d bytes from a buffer of %d", bytes, src.bytes)
 	}
 	e.costs.download(bytes)
+	if e.async {
+		// Into pageable memory the copy is done when it returns; the
+		// stream's sync makes that so whatever the memory.
+		if err := e.t.CopyDtoHAsync(e.st, dst, cuda.DevicePtr(src.addr), bytes); err != nil {
+			return err
+		}
+		return e.t.SyncStream(e.st)
+	}
 	return e.t.CopyDtoH(dst, cuda.DevicePtr(src.addr), bytes)
 }
 
@@ -177,12 +205,12 @@ func (e *cudaExec) launch(k kernels.Kernel, n int64, params []uint64) error {
 	} else {
 		blocks = int(min((n+int64(block)-1)/int64(block), int64(e.grid)))
 	}
-	if err := e.t.Launch(e.funcs[k.ID], blocks, block, params); err != nil {
+	if err := e.t.LaunchOn(e.st, e.funcs[k.ID], blocks, block, params); err != nil {
 		return err
 	}
-	e.costs.launch(k, threads, kernels.Traffic{})
+	e.costs.launch(k, threads)
 	if e.syncEach {
-		return e.t.Synchronize()
+		return e.t.SyncStream(e.st)
 	}
 	return nil
 }
@@ -190,6 +218,25 @@ func (e *cudaExec) launch(k kernels.Kernel, n int64, params []uint64) error {
 func (e *cudaExec) sync() error {
 	e.costs.sync()
 	return e.t.Synchronize()
+}
+
+func (e *cudaExec) syncStream() error {
+	e.costs.syncStream()
+	return e.t.SyncStream(e.st)
+}
+
+func (e *cudaExec) newEvent() (event, error) { return e.t.NewSyncEvent() }
+
+func (e *cudaExec) destroyEvent(ev event) error { return e.t.DestroyEvent(ev.(cuda.Event)) }
+
+func (e *cudaExec) record(ev event) error {
+	e.costs.record()
+	return e.t.RecordOn(e.st, ev.(cuda.Event))
+}
+
+func (e *cudaExec) wait(ev event) error {
+	e.costs.wait()
+	return e.t.WaitEvent(e.st, ev.(cuda.Event))
 }
 
 func (e *cudaExec) memInfo() (free, total int64, err error) { return e.t.MemInfo() }

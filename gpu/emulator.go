@@ -1,7 +1,9 @@
 package gpu
 
 import (
+	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"unsafe"
 
@@ -32,22 +34,33 @@ type EmulatorOptions struct {
 // the samplers and the row-gather product on it compute what they compute
 // on a GPU, slowly. It is for tests, and for checking a pipeline where no
 // GPU is at hand; products that need cuSPARSE return ErrNoLibrary on it.
+//
+// Its streams are as lazy as a GPU's may be: the work issued on a stream
+// runs only when something waits for it (a download or a sync of that
+// stream, another stream's wait for an event recorded after it, a sync of
+// the device, a free, Costs), so that work on one stream that reads what
+// another writes without an event between them reads it unwritten.
 func NewEmulator(opt EmulatorOptions) *Device {
 	if opt.MemoryBytes <= 0 {
 		opt.MemoryBytes = 1 << 30
 	}
 	d := &Device{name: "host emulator", kt: kernels.Table(), exact: opt.Exact}
 	em := &emulator{limit: opt.MemoryBytes, order: opt.Order, live: map[uintptr]int64{}, costs: &d.costs}
-	d.run = func(fn func(executor) error) error {
+	d.run = func(st stream, fn func(executor) error) error {
 		em.mu.Lock()
 		defer em.mu.Unlock()
-		return fn(em)
+		return fn(&emuStream{e: em, st: st})
+	}
+	d.settle = func() {
+		em.mu.Lock()
+		defer em.mu.Unlock()
+		em.drain()
 	}
 	return d
 }
 
-// emulator is the host executor: C memory and kernels run by
-// kernels.RunHost.
+// emulator is the host executor: C memory, kernels run by kernels.RunHost
+// and a queue of work per stream.
 type emulator struct {
 	mu    sync.Mutex // one run at a time, as on a device's thread
 	limit int64
@@ -55,9 +68,111 @@ type emulator struct {
 	order uint64 // 0: forward; else the state of the permutations
 	live  map[uintptr]int64
 	costs *costCounter
+	q     [numStreams]emuQueue
 }
 
-func (e *emulator) alloc(bytes int64) (mem, error) {
+// emuQueue is a stream's work not yet run, and the first error of work run
+// while nothing waited for it, returned by the stream's next wait.
+type emuQueue struct {
+	ops  []func() error
+	busy bool // its work is running
+	err  error
+}
+
+// emuEvent is an event of the emulator: its last record.
+type emuEvent struct{ last *emuMark }
+
+// emuMark is a record of an event in a stream's work: done once the work
+// before it has run.
+type emuMark struct {
+	st   stream
+	done bool
+}
+
+// errStreamCycle is the error of a wait that would deadlock on a GPU: a
+// stream waits for work queued after its own wait.
+var errStreamCycle = errors.New("emulator: a stream waits for an event recorded after its own wait (a deadlock on a GPU)")
+
+// step runs the oldest op of stream st; it reports false when there is
+// none. An op's error drops the rest of the stream's queue (on a GPU, the
+// work issued after a failure fails too).
+func (e *emulator) step(st stream) (bool, error) {
+	q := &e.q[st]
+	if len(q.ops) == 0 {
+		return false, nil
+	}
+	op := q.ops[0]
+	q.ops[0] = nil
+	q.ops = q.ops[1:]
+	q.busy = true
+	err := op()
+	q.busy = false
+	if err != nil {
+		clear(q.ops)
+		q.ops = q.ops[:0]
+	}
+	return true, err
+}
+
+// flush runs the work of stream st and returns its first error, or the
+// error of its work run earlier while nothing waited.
+func (e *emulator) flush(st stream) error {
+	for {
+		ran, err := e.step(st)
+		if err != nil || !ran {
+			err = errors.Join(e.q[st].err, err)
+			e.q[st].err = nil
+			return err
+		}
+	}
+}
+
+// until runs the work of m's stream up to m.
+func (e *emulator) until(m *emuMark) error {
+	if !m.done && e.q[m.st].busy {
+		return errStreamCycle
+	}
+	for !m.done {
+		ran, err := e.step(m.st)
+		if err != nil {
+			return fmt.Errorf("emulator: the work an event waits for failed: %w", err)
+		}
+		if !ran {
+			return errors.New("emulator: an event's record was dropped by an earlier failure on its stream")
+		}
+	}
+	return nil
+}
+
+// drain runs the work of every stream; an error stays with its stream
+// for the stream's next wait.
+func (e *emulator) drain() {
+	for st := range e.q {
+		if err := e.flush(stream(st)); err != nil {
+			e.q[st].err = err
+		}
+	}
+}
+
+// drainErr runs the work of every stream and returns their errors.
+func (e *emulator) drainErr() error {
+	var errs []error
+	for st := range e.q {
+		errs = append(errs, e.flush(stream(st)))
+	}
+	return errors.Join(errs...)
+}
+
+// emuStream is the emulator's executor on one stream.
+type emuStream struct {
+	e  *emulator
+	st stream
+}
+
+func (s *emuStream) enqueue(op func() error) { s.e.q[s.st].ops = append(s.e.q[s.st].ops, op) }
+
+func (s *emuStream) alloc(bytes int64) (mem, error) {
+	e := s.e
 	if e.used+bytes > e.limit {
 		return mem{}, fmt.Errorf("emulator: out of memory: %d bytes wanted, %d of %d free", bytes, e.limit-e.used, e.limit)
 	}
@@ -71,7 +186,9 @@ func (e *emulator) alloc(bytes int64) (mem, error) {
 	return mem{addr: uint64(uintptr(p)), host: p, bytes: bytes}, nil
 }
 
-func (e *emulator) free(m mem) error {
+// free waits for the work of every stream, as cuMemFree does, then frees m.
+func (s *emuStream) free(m mem) error {
+	e := s.e
 	if m.host == nil {
 		return nil
 	}
@@ -79,66 +196,93 @@ func (e *emulator) free(m mem) error {
 	if !ok {
 		return fmt.Errorf("emulator: free of %#x, which is not an allocation", m.addr)
 	}
+	err := e.drainErr()
 	delete(e.live, uintptr(m.host))
 	e.used -= bytes
 	e.costs.free()
 	kernels.Free(m.host)
-	return nil
+	return err
 }
 
-func (e *emulator) upload(dst mem, src unsafe.Pointer, bytes int64) error {
+// upload copies src now (as the driver stages pageable memory) and writes
+// it to dst in the stream's turn.
+func (s *emuStream) upload(dst mem, src unsafe.Pointer, bytes int64) error {
 	if bytes > dst.bytes {
 		return fmt.Errorf("emulator: upload of %d bytes into %d", bytes, dst.bytes)
 	}
-	e.costs.upload(bytes)
-	copy(unsafe.Slice((*byte)(dst.host), bytes), unsafe.Slice((*byte)(src), bytes))
+	s.e.costs.upload(bytes)
+	staged := slices.Clone(unsafe.Slice((*byte)(src), bytes))
+	s.enqueue(func() error {
+		copy(unsafe.Slice((*byte)(dst.host), bytes), staged)
+		return nil
+	})
 	return nil
 }
 
-func (e *emulator) download(dst unsafe.Pointer, src mem, bytes int64) error {
+func (s *emuStream) download(dst unsafe.Pointer, src mem, bytes int64) error {
 	if bytes > src.bytes {
 		return fmt.Errorf("emulator: download of %d bytes from %d", bytes, src.bytes)
 	}
-	e.costs.download(bytes)
+	s.e.costs.download(bytes)
+	if err := s.e.flush(s.st); err != nil {
+		return err
+	}
 	copy(unsafe.Slice((*byte)(dst), bytes), unsafe.Slice((*byte)(src.host), bytes))
 	return nil
 }
 
-func (e *emulator) launch(k kernels.Kernel, n int64, params []uint64) error {
+// launch checks k's parameters and queues the launch; its other errors
+// show where the stream is waited for, as on a GPU.
+func (s *emuStream) launch(k kernels.Kernel, n int64, params []uint64) error {
+	if len(params) != k.Params {
+		return fmt.Errorf("%w: %s takes %d words, got %d", kernels.ErrParams, k.Name, k.Params, len(params))
+	}
+	threads := n
 	if k.Threads > 0 {
-		return e.launchBlocks(k, n, params)
+		threads = n * int64(k.Threads)
 	}
-	stride, offset := int64(1), int64(0)
-	if e.order != 0 && n > 1 {
-		e.order = e.order*6364136223846793005 + 1442695040888963407
-		offset = int64(e.order>>1) % n
-		stride = int64(e.order>>33)%n | 1
-		for gcd(stride, n) != 1 {
-			stride = stride%(n-1) + 1
-		}
-	}
-	tr, err := kernels.RunHost(k, params, n, stride, offset)
-	if err == nil {
-		e.costs.launch(k, n, tr)
-	}
-	return err
+	s.e.costs.launch(k, threads)
+	params = slices.Clone(params)
+	s.enqueue(func() error { return s.e.run(k, n, params) })
+	return nil
 }
 
-// launchBlocks runs the n tiles of block kernel k on a few blocks: three
+// run runs a launch of k on n threads (tiles, for a block kernel).
+func (e *emulator) run(k kernels.Kernel, n int64, params []uint64) error {
+	var tr kernels.Traffic
+	var err error
+	if k.Threads > 0 {
+		tr, err = e.runBlocks(k, n, params)
+	} else {
+		stride, offset := int64(1), int64(0)
+		if e.order != 0 && n > 1 {
+			e.order = e.order*6364136223846793005 + 1442695040888963407
+			offset = int64(e.order>>1) % n
+			stride = int64(e.order>>33)%n | 1
+			for gcd(stride, n) != 1 {
+				stride = stride%(n-1) + 1
+			}
+		}
+		tr, err = kernels.RunHost(k, params, n, stride, offset)
+	}
+	if err != nil {
+		return fmt.Errorf("gpu: kernel %s on %d threads: %w", k.Entry(), n, err)
+	}
+	e.costs.traffic(k, tr)
+	return nil
+}
+
+// runBlocks runs the n tiles of block kernel k on a few blocks: three
 // in turn when the order is forward, else 1 to 8 interleaved at random
 // (kernels.RunHostBlocks), a new choice per launch.
-func (e *emulator) launchBlocks(k kernels.Kernel, n int64, params []uint64) error {
+func (e *emulator) runBlocks(k kernels.Kernel, n int64, params []uint64) (kernels.Traffic, error) {
 	grid, seed := min(n, 3), uint64(0)
 	if e.order != 0 {
 		e.order = e.order*6364136223846793005 + 1442695040888963407
 		seed = e.order | 1
 		grid = min(n, int64(e.order>>40)%8+1)
 	}
-	tr, err := kernels.RunHostBlocks(k, params, max(grid, 1), seed)
-	if err == nil {
-		e.costs.launch(k, n*int64(k.Threads), tr)
-	}
-	return err
+	return kernels.RunHostBlocks(k, params, max(grid, 1), seed)
 }
 
 func gcd(a, b int64) int64 {
@@ -148,9 +292,41 @@ func gcd(a, b int64) int64 {
 	return a
 }
 
-func (e *emulator) sync() error {
-	e.costs.sync()
+func (s *emuStream) sync() error {
+	s.e.costs.sync()
+	return s.e.drainErr()
+}
+
+func (s *emuStream) syncStream() error {
+	s.e.costs.syncStream()
+	return s.e.flush(s.st)
+}
+
+func (s *emuStream) newEvent() (event, error) { return &emuEvent{}, nil }
+
+func (s *emuStream) destroyEvent(event) error { return nil }
+
+func (s *emuStream) record(ev event) error {
+	m := &emuMark{st: s.st}
+	ev.(*emuEvent).last = m
+	s.e.costs.record()
+	s.enqueue(func() error { m.done = true; return nil })
 	return nil
 }
 
-func (e *emulator) memInfo() (free, total int64, err error) { return e.limit - e.used, e.limit, nil }
+func (s *emuStream) wait(ev event) error {
+	s.e.costs.wait()
+	m := ev.(*emuEvent).last
+	if m == nil || m.done {
+		return nil
+	}
+	if m.st == s.st {
+		return nil // a stream's own work is in order
+	}
+	s.enqueue(func() error { return s.e.until(m) })
+	return nil
+}
+
+func (s *emuStream) memInfo() (free, total int64, err error) {
+	return s.e.limit - s.e.used, s.e.limit, nil
+}

@@ -35,16 +35,56 @@ func (m mem) at(off int64) mem {
 	return r
 }
 
-// executor runs a call's work on one device. Its methods are called by one
-// goroutine at a time (a device's run).
+// stream is a queue of a device's work (a cuda.Stream on a GPU): the work
+// issued on one runs in the order issued; the work of two runs in any
+// order, and at once, unless an event orders it (executor.record, wait).
+type stream int
+
+const (
+	// mainStream is the device's default stream: the GNN backend's work
+	// (its kernels, cuBLAS and cuSPARSE) and every call that names no
+	// other (Device.do).
+	mainStream stream = iota
+	// sideStream is SampleOn's: a held bulk is sampled on it while the
+	// bulk before it trains on mainStream, the two ordered by events
+	// (held.go). On a GPU it does not synchronise with mainStream, and its
+	// calls run on a second host thread (cuda.Context.DoSide).
+	sideStream
+	numStreams
+)
+
+// event marks a point in a stream's work, for another stream to wait
+// for: a cuda.Event on a GPU, an *emuEvent on the emulator.
+type event any
+
+// executor runs a call's work on one device, on one stream (Device.doOn).
+// Its methods are called by one goroutine at a time (a device's run).
+// upload, download and launch are ordered on the executor's stream;
+// upload may return before the copy is done (its source may be reused at
+// once); download returns when the copy and the stream's work before it
+// are done.
 type executor interface {
 	alloc(bytes int64) (mem, error)
+	// free frees m once the device's work is done (it may wait for it).
 	free(m mem) error
 	upload(dst mem, src unsafe.Pointer, bytes int64) error
 	download(dst unsafe.Pointer, src mem, bytes int64) error
 	launch(k kernels.Kernel, n int64, params []uint64) error
-	// sync waits for the launched work (a timing point).
+	// sync waits for all the device's work, on every stream (a timing
+	// point).
 	sync() error
+	// syncStream waits for the work issued on the executor's stream.
+	syncStream() error
+	// newEvent returns an event to record and wait for, destroyed with
+	// destroyEvent.
+	newEvent() (event, error)
+	destroyEvent(ev event) error
+	// record records ev after the work issued so far on the executor's
+	// stream.
+	record(ev event) error
+	// wait makes the work issued from now on on the executor's stream wait
+	// for ev's last record (none: no wait), without blocking the host.
+	wait(ev event) error
 	// memInfo returns the device's free and total memory.
 	memInfo() (free, total int64, err error)
 }

@@ -70,7 +70,11 @@ func TestSampleOnHeld(t *testing.T) {
 					t.Fatalf("bulk %d: len %d first %d edges %d; want %d %d %d", c.first, c.b.Len(), c.b.First(), c.b.SampledEdges(), want.Len(), want.First, want.SampledEdges())
 				}
 				for m := range want.Len() {
-					g, w := c.b.Minibatch(m), want.Minibatch(m)
+					g, err := c.b.Minibatch(m)
+					if err != nil {
+						t.Fatal(err)
+					}
+					w := want.Minibatch(m)
 					ids := make([]int32, g.Inputs.Len())
 					if err := CopyToHost(dev, ids, g.Inputs.(Array[int32])); err != nil {
 						t.Fatal(err)

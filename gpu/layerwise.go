@@ -96,6 +96,7 @@ func NewLayerWise(d *Device, a *spgemm.CSR, opt sampling.LayerWiseOptions) (*Lay
 		err := d.do(func(ex executor) error {
 			p := d.newPipe(ex, &b.garena)
 			s.fgCol, s.fgVal = put(p, "fg.col", fg.Indices), put(p, "fg.val", fg.Data)
+			p.setErr(p.ex.syncStream()) // as the graph's (uploadGraph)
 			return p.err
 		})
 		if err != nil {

@@ -67,10 +67,17 @@ func (b *base) Close() error {
 		return nil
 	}
 	b.closed = true
+	var evs []event
+	for i := range b.held {
+		evs = append(evs, b.held[i].takeEvents()...)
+	}
 	return b.dev.do(func(ex executor) error {
 		err := errors.Join(b.arena.free(ex), b.garena.free(ex))
 		for i := range b.held {
 			err = errors.Join(err, b.held[i].arena.free(ex))
+		}
+		for _, ev := range evs {
+			err = errors.Join(err, ex.destroyEvent(ev))
 		}
 		return err
 	})
@@ -83,7 +90,7 @@ func (b *base) SampleBulk(ctx context.Context, epoch, first int, seeds [][]int32
 	var out *sampling.Bulk
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	err := b.sample(ctx, &b.arena, epoch, first, seeds, func(p *pipe, db *DeviceBulk) { out = p.downloadBulk(db) })
+	err := b.sample(ctx, mainStream, &b.arena, epoch, first, seeds, nil, func(p *pipe, db *DeviceBulk) { out = p.downloadBulk(db) })
 	return out, err
 }
 
@@ -95,7 +102,7 @@ func (b *base) SampleDevice(ctx context.Context, epoch, first int, seeds [][]int
 	var out *DeviceBulk
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	err := b.sample(ctx, &b.arena, epoch, first, seeds, func(p *pipe, db *DeviceBulk) {
+	err := b.sample(ctx, mainStream, &b.arena, epoch, first, seeds, nil, func(p *pipe, db *DeviceBulk) {
 		out = db
 		p.setErr(p.ex.sync())
 	})
@@ -114,9 +121,10 @@ func (b *base) Download(db *DeviceBulk) (*sampling.Bulk, error) {
 	return out, err
 }
 
-// sample checks the seeds, runs the pipeline with its buffers in a and
-// hands its bulk to then, inside the device's run. The caller holds b.mu.
-func (b *base) sample(ctx context.Context, a *arena, epoch, first int, seeds [][]int32, then func(*pipe, *DeviceBulk)) error {
+// sample checks the seeds and, in one run of the device on stream st,
+// calls before (when not nil), runs the pipeline with its buffers in a and
+// hands its bulk to then. The caller holds b.mu.
+func (b *base) sample(ctx context.Context, st stream, a *arena, epoch, first int, seeds [][]int32, before func(*pipe), then func(*pipe, *DeviceBulk)) error {
 	if b.closed {
 		return fmt.Errorf("gpu: %s is closed", b.name)
 	}
@@ -124,8 +132,11 @@ func (b *base) sample(ctx context.Context, a *arena, epoch, first int, seeds [][
 	if b.seeds, b.seedStart, err = hostSeeds(b.dedup, b.seeds, b.seedStart, first, seeds, b.g.n); err != nil {
 		return err
 	}
-	return b.dev.do(func(ex executor) error {
+	return b.dev.doOn(st, func(ex executor) error {
 		p := b.dev.newPipe(ex, a)
+		if before != nil {
+			before(p)
+		}
 		db := b.pipeline(ctx, p, epoch, first)
 		if p.err == nil {
 			then(p, db)
@@ -174,6 +185,9 @@ func (d *Device) uploadGraph(g *arena, a *spgemm.CSR, values bool, what string) 
 		} else {
 			gr.data = p.buf("data", 4)
 		}
+		// Done before it returns: SampleOn's stream reads the graph with
+		// no event after these copies.
+		p.setErr(p.ex.syncStream())
 		return p.err
 	})
 	if err != nil {

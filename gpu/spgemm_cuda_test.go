@@ -48,7 +48,17 @@ func (e *fakeExec) free(m mem) error {
 	return e.executor.free(m)
 }
 
-func (e *fakeExec) sparse() (sparseLib, error) { return e.f, nil }
+// sparse returns the fake, which runs the stream's queued work before it
+// touches memory: a library call runs in its stream's order.
+func (e *fakeExec) sparse() (sparseLib, error) {
+	s := e.executor.(*emuStream)
+	e.f.settle = func() {
+		if err := s.e.flush(s.st); err != nil {
+			e.f.breach("the work queued before a cuSPARSE call failed: %v", err)
+		}
+	}
+	return e.f, nil
+}
 
 // fakeMat is a CSR descriptor of the fake.
 type fakeMat struct {
@@ -80,6 +90,7 @@ type fakeSparse struct {
 	est     uint64             // ALG2/ALG3's buffer 3, which must be freed before the next allocation
 	log     []string           // the calls, in order
 	errs    []string           // breaches of the contract
+	settle  func()             // runs the work queued before the call
 }
 
 func newFakeSparse() *fakeSparse {
@@ -124,6 +135,9 @@ func (f *fakeSparse) same(p cuda.DevicePtr, id int, what string) {
 // host returns the live allocation at p, holding at least bytes, breaching
 // (with what) when there is none.
 func (f *fakeSparse) host(p cuda.DevicePtr, bytes int64, what string) (mem, bool) {
+	if f.settle != nil {
+		f.settle()
+	}
 	m, ok := f.live[uint64(p)]
 	switch {
 	case p == 0:
@@ -439,8 +453,8 @@ func (f *fakeSparse) ReuseCompute(a, b, c spMat, d spDesc) error {
 func withFakeSparse(f *fakeSparse) *Device {
 	d := NewEmulator(EmulatorOptions{})
 	inner := d.run
-	d.run = func(fn func(executor) error) error {
-		return inner(func(ex executor) error { return fn(&fakeExec{executor: ex, f: f}) })
+	d.run = func(st stream, fn func(executor) error) error {
+		return inner(st, func(ex executor) error { return fn(&fakeExec{executor: ex, f: f}) })
 	}
 	return d
 }

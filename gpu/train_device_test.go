@@ -217,14 +217,19 @@ func TestTrainDevicePathCosts(t *testing.T) {
 				t.Fatalf("%d warm steps on the device path, %d on the host's; want as many, > 0", len(dc), len(hc))
 			}
 			for i, c := range dc {
-				t.Logf("warm step %d: device path %d launches (%d uncounted), %d uploads (%d B), %d downloads (%d B), %d allocs; host round trip %d launches (%d uncounted), %d uploads (%d B), %d downloads (%d B), %d allocs",
-					i, c.Launches, c.UncountedLaunches, c.Uploads, c.UploadBytes, c.Downloads, c.DownloadBytes, c.Allocs,
+				t.Logf("warm step %d: device path %d launches (%d uncounted), %d uploads (%d B), %d downloads (%d B), %d allocs, %d stream syncs, %d event waits; host round trip %d launches (%d uncounted), %d uploads (%d B), %d downloads (%d B), %d allocs",
+					i, c.Launches, c.UncountedLaunches, c.Uploads, c.UploadBytes, c.Downloads, c.DownloadBytes, c.Allocs, c.StreamSyncs, c.EventWaits,
 					hc[i].Launches, hc[i].UncountedLaunches, hc[i].Uploads, hc[i].UploadBytes, hc[i].Downloads, hc[i].DownloadBytes, hc[i].Allocs)
 				// The labels of at most a batch of 64 seeds, int32; the
 				// loss rows (float64) and hits (int32) come back.
 				if c.Uploads > 1 || c.UploadBytes > 64*4 || c.DownloadBytes > 64*12 || c.Allocs != 0 {
 					t.Errorf("warm step %d on the device path: %d uploads (%d B), %d B downloaded, %d allocations; want at most the labels up (1, <= %d B), the loss and hits down (<= %d B), none",
 						i, c.Uploads, c.UploadBytes, c.DownloadBytes, c.Allocs, 64*4, 64*12)
+				}
+				// The step waits for its own stream, not for the sampling of
+				// the next bulk beside it.
+				if c.Syncs != 0 || c.StreamSyncs == 0 {
+					t.Errorf("warm step %d on the device path: %d device syncs, %d stream syncs; want none, some", i, c.Syncs, c.StreamSyncs)
 				}
 				if hc[i].UploadBytes <= c.UploadBytes {
 					t.Errorf("warm step %d: the host round trip uploads %d B, the device path %d; want more (the blocks and ids)", i, hc[i].UploadBytes, c.UploadBytes)

@@ -108,7 +108,10 @@ func (t *Trainer) loadFrom(ctx context.Context, b *sampled, i int, buf *inputBuf
 		it.in = in
 		return it, err
 	}
-	dm := b.dev.Minibatch(i)
+	dm, err := b.dev.Minibatch(i)
+	if err != nil {
+		return it, err
+	}
 	it.mb = sampling.Minibatch{Index: dm.Index, Seeds: dm.Seeds}
 	it.in = gnn.Input{Blocks: dm.Blocks}
 	buf.dids = dm.Inputs

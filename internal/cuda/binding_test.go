@@ -41,7 +41,7 @@ func doWithin(t *testing.T, c *Context, fn func(*Thread) error) error {
 // a panic in the function is re-raised in Do's caller.
 func TestBindingGoexit(t *testing.T) {
 	c := &Context{work: make(chan func())}
-	if err := c.startThread(func() error { return nil }); err != nil {
+	if err := c.startThread(c.work, func() error { return nil }); err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
@@ -80,6 +80,66 @@ func TestBindingGoexit(t *testing.T) {
 	}()
 	if err := doWithin(t, c, func(*Thread) error { return nil }); err != nil {
 		t.Errorf("Do after a panic: %v", err)
+	}
+}
+
+// TestBindingSideThread checks DoSide: its calls run on a second locked
+// thread, started at the first, and a DoSide call that blocks does not
+// hold up Do's; its Thread refuses the libraries of Do's thread; Close ends
+// both.
+func TestBindingSideThread(t *testing.T) {
+	c := &Context{work: make(chan func())}
+	if err := c.startThread(c.work, func() error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var mainTID, sideTID, sideAgain int
+	if err := doWithin(t, c, func(*Thread) error { mainTID = syscall.Gettid(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	release, entered, sideDone := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	go func() {
+		sideDone <- c.DoSide(func(th *Thread) error {
+			sideTID = syscall.Gettid()
+			close(entered)
+			<-release // a blocking wait on the side thread
+			if _, err := th.Sparse(); !errors.Is(err, errSideLibrary) {
+				return errors.New("Sparse on the side thread: want errSideLibrary")
+			}
+			if _, err := th.BLAS(); !errors.Is(err, errSideLibrary) {
+				return errors.New("BLAS on the side thread: want errSideLibrary")
+			}
+			return nil
+		})
+	}()
+	<-entered
+	// Do goes on while the side call blocks.
+	if err := doWithin(t, c, func(*Thread) error { return nil }); err != nil {
+		t.Fatalf("Do while a DoSide call blocks: %v", err)
+	}
+	close(release)
+	select {
+	case err := <-sideDone:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("DoSide has not returned after 10 s")
+	}
+	if sideTID == mainTID {
+		t.Fatalf("DoSide ran on Do's thread %d", mainTID)
+	}
+	if err := c.DoSide(func(*Thread) error { sideAgain = syscall.Gettid(); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if sideAgain != sideTID {
+		t.Errorf("two DoSide calls ran on threads %d and %d: the side thread is not locked", sideTID, sideAgain)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.DoSide(func(*Thread) error { return nil }); !errors.Is(err, ErrClosed) {
+		t.Errorf("DoSide after Close: %v, want ErrClosed", err)
 	}
 }
 

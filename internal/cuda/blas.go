@@ -44,6 +44,9 @@ type BLAS struct {
 
 // BLAS returns cuBLAS on t's context, loading it on first use.
 func (t *Thread) BLAS() (*BLAS, error) {
+	if t.side {
+		return nil, errSideLibrary
+	}
 	if t.c.blas != nil {
 		return t.c.blas, nil
 	}

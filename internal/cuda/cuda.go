@@ -38,11 +38,19 @@ static bs_CUresult d_dtoh(bs_driver *d, void *dst, bs_CUdeviceptr src, size_t b)
 static bs_CUresult d_meminfo(bs_driver *d, size_t *f, size_t *t) { return d->cuMemGetInfo(f, t); }
 static bs_CUresult d_allochost(bs_driver *d, void **p, size_t b) { return d->cuMemAllocHost(p, b); }
 static bs_CUresult d_freehost(bs_driver *d, void *p) { return d->cuMemFreeHost(p); }
+static bs_CUresult d_hostalloc(bs_driver *d, void **p, size_t b) { return d->cuMemHostAlloc(p, b, BS_CU_MEMHOSTALLOC_PORTABLE | BS_CU_MEMHOSTALLOC_DEVICEMAP); }
+static bs_CUresult d_hostptr(bs_driver *d, bs_CUdeviceptr *dp, void *p) { return d->cuMemHostGetDevicePointer(dp, p, 0); }
+static bs_CUresult d_htod_async(bs_driver *d, bs_CUdeviceptr dst, const void *src, size_t b, bs_CUstream s) { return d->cuMemcpyHtoDAsync(dst, src, b, s); }
+static bs_CUresult d_dtoh_async(bs_driver *d, void *dst, bs_CUdeviceptr src, size_t b, bs_CUstream s) { return d->cuMemcpyDtoHAsync(dst, src, b, s); }
+static bs_CUresult d_stream(bs_driver *d, bs_CUstream *s) { return d->cuStreamCreate(s, BS_CU_STREAM_NON_BLOCKING); }
+static bs_CUresult d_stdestroy(bs_driver *d, bs_CUstream s) { return d->cuStreamDestroy(s); }
+static bs_CUresult d_stsync(bs_driver *d, bs_CUstream s) { return d->cuStreamSynchronize(s); }
+static bs_CUresult d_stwait(bs_driver *d, bs_CUstream s, bs_CUevent e) { return d->cuStreamWaitEvent(s, e, 0); }
 static bs_CUresult d_function(bs_driver *d, bs_CUfunction *f, bs_CUmodule m, const char *name) { return d->cuModuleGetFunction(f, m, name); }
 static bs_CUresult d_unload(bs_driver *d, bs_CUmodule m) { return d->cuModuleUnload(m); }
 static bs_CUresult d_funcattr(bs_driver *d, int *v, int attr, bs_CUfunction f) { return d->cuFuncGetAttribute(v, (bs_CUfunction_attribute)attr, f); }
-static bs_CUresult d_event(bs_driver *d, bs_CUevent *e) { return d->cuEventCreate(e, 0); }
-static bs_CUresult d_record(bs_driver *d, bs_CUevent e) { return d->cuEventRecord(e, NULL); }
+static bs_CUresult d_event(bs_driver *d, bs_CUevent *e, unsigned flags) { return d->cuEventCreate(e, flags); }
+static bs_CUresult d_record(bs_driver *d, bs_CUevent e, bs_CUstream s) { return d->cuEventRecord(e, s); }
 static bs_CUresult d_evsync(bs_driver *d, bs_CUevent e) { return d->cuEventSynchronize(e); }
 static bs_CUresult d_elapsed(bs_driver *d, float *ms, bs_CUevent a, bs_CUevent b) { return d->cuEventElapsedTime(ms, a, b); }
 static bs_CUresult d_evdestroy(bs_driver *d, bs_CUevent e) { return d->cuEventDestroy(e); }
@@ -66,11 +74,11 @@ static bs_CUresult d_load(bs_driver *d, bs_CUmodule *m, const void *image, char 
 }
 
 // d_launch launches f on grid x block threads with the packed parameter
-// buffer params (size bytes), on the default stream.
-static bs_CUresult d_launch(bs_driver *d, bs_CUfunction f, unsigned grid, unsigned block, const void *params, size_t size) {
+// buffer params (size bytes), on stream s (NULL: the default stream).
+static bs_CUresult d_launch(bs_driver *d, bs_CUfunction f, unsigned grid, unsigned block, const void *params, size_t size, bs_CUstream s) {
 	void *extra[] = { BS_CU_LAUNCH_PARAM_BUFFER_POINTER, (void *)params, BS_CU_LAUNCH_PARAM_BUFFER_SIZE, &size,
 	                  BS_CU_LAUNCH_PARAM_END };
-	return d->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, NULL, NULL, extra);
+	return d->cuLaunchKernel(f, grid, 1, 1, block, 1, 1, 0, s, NULL, extra);
 }
 */
 import "C"
@@ -149,13 +157,16 @@ func (i Info) String() string {
 }
 
 // Context is an opened device: its primary context, current on one locked
-// OS thread that runs every call (Do).
+// OS thread that runs every call of Do, and on a second one, started at
+// the first DoSide, for work on another stream that must not wait behind
+// Do's blocking calls.
 type Context struct {
 	info   Info
 	drv    *C.bs_driver
 	dev    C.bs_CUdevice
 	ctx    C.bs_CUcontext
 	work   chan func()
+	side   chan func() // under mu; nil until the first DoSide
 	mu     sync.Mutex
 	closed bool
 	lost   error // set when no thread holds the context (Do returns it)
@@ -172,16 +183,16 @@ type Context struct {
 // (e.g. "cuda: cuInit: CUDA_ERROR_NO_DEVICE (100)").
 func Open(ordinal int) (*Context, error) {
 	c := &Context{work: make(chan func())}
-	if err := c.startThread(func() error { return c.init(ordinal) }); err != nil {
+	if err := c.startThread(c.work, func() error { return c.init(ordinal) }); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-// startThread starts the context's thread: a goroutine locked to its OS
+// startThread starts a thread of the context: a goroutine locked to its OS
 // thread (never unlocked: the thread ends with the goroutine) that runs
-// setup and then every call of Do. It returns setup's error.
-func (c *Context) startThread(setup func() error) error {
+// setup and then every function sent on work. It returns setup's error.
+func (c *Context) startThread(work chan func(), setup func() error) error {
 	errc := make(chan error)
 	go func() {
 		runtime.LockOSThread()
@@ -190,7 +201,7 @@ func (c *Context) startThread(setup func() error) error {
 			return
 		}
 		errc <- nil
-		for fn := range c.work {
+		for fn := range work {
 			fn()
 		}
 	}()
@@ -313,13 +324,25 @@ var ErrClosed = errors.New("cuda: context is closed")
 // ErrGoexit is returned by Do when its function ended the context's
 // goroutine with runtime.Goexit, as testing's t.Fatal and t.Skip do: the
 // call did not finish, and a new thread has taken over the context.
+// errSideLibrary is the error of Thread.Sparse and Thread.BLAS on DoSide's
+// thread: the handles are used on Do's thread only.
+var errSideLibrary = errors.New("cuda: cuSPARSE and cuBLAS are used on the thread of Do, not of DoSide")
+
 var ErrGoexit = errors.New("cuda: the function given to Do called runtime.Goexit (t.Fatal or t.Skip inside Do?) and did not finish")
 
 // Do runs fn on the context's thread and returns its error. Calls from
 // several goroutines run one after the other. A panic in fn is re-raised
 // in the caller; a runtime.Goexit in fn (t.Fatal) returns ErrGoexit, and
 // the context goes on, on a new thread.
-func (c *Context) Do(fn func(t *Thread) error) error {
+func (c *Context) Do(fn func(t *Thread) error) error { return c.do(false, fn) }
+
+// DoSide is Do on the context's second thread: calls of DoSide run one
+// after the other, and beside those of Do, so that a call that blocks on
+// its own stream (Thread.SyncStream) does not hold up Do's. Its Thread
+// has no cuSPARSE or cuBLAS (they belong to Do's thread).
+func (c *Context) DoSide(fn func(t *Thread) error) error { return c.do(true, fn) }
+
+func (c *Context) do(side bool, fn func(t *Thread) error) error {
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -329,13 +352,25 @@ func (c *Context) Do(fn func(t *Thread) error) error {
 		c.mu.Unlock()
 		return c.lost
 	}
+	work := c.work
+	if side {
+		if c.side == nil {
+			ch := make(chan func())
+			if err := c.startThread(ch, c.makeCurrent); err != nil {
+				c.mu.Unlock()
+				return fmt.Errorf("cuda: starting the context's second thread: %w", err)
+			}
+			c.side = ch
+		}
+		work = c.side
+	}
 	c.mu.Unlock()
 	type result struct {
 		err error
 		p   any
 	}
 	res := make(chan result, 1)
-	c.work <- func() {
+	work <- func() {
 		returned := false
 		defer func() {
 			if returned {
@@ -347,7 +382,7 @@ func (c *Context) Do(fn func(t *Thread) error) error {
 			}
 			// runtime.Goexit: this goroutine and its locked thread end once
 			// this returns; another takes the context over first.
-			err := c.startThread(c.makeCurrent)
+			err := c.startThread(work, c.makeCurrent)
 			if err != nil {
 				err = fmt.Errorf("cuda: no thread holds the context any more: %w", err)
 				c.mu.Lock()
@@ -356,7 +391,7 @@ func (c *Context) Do(fn func(t *Thread) error) error {
 			}
 			res <- result{err: errors.Join(ErrGoexit, err)}
 		}()
-		err := fn(&Thread{c: c})
+		err := fn(&Thread{c: c, side: side})
 		returned = true
 		res <- result{err: err}
 	}
@@ -386,6 +421,9 @@ func (c *Context) Close() error {
 	c.closed = true
 	if lost == nil {
 		close(c.work)
+		if c.side != nil {
+			close(c.side)
+		}
 	}
 	c.mu.Unlock()
 	return err
@@ -414,7 +452,10 @@ func (c *Context) closeOnThread() error {
 
 // Thread is the context's thread during Do: its methods are the device
 // operations, valid only inside the Do that passed it.
-type Thread struct{ c *Context }
+type Thread struct {
+	c    *Context
+	side bool // DoSide's
+}
 
 // DevicePtr is a device address (CUdeviceptr).
 type DevicePtr uint64
@@ -563,25 +604,117 @@ func (t *Thread) Attributes(f Function) (FuncAttributes, error) {
 // 8-byte members). It returns launch errors; a failure while the kernel
 // runs shows at the next synchronising call.
 func (t *Thread) Launch(f Function, grid, block int, params []uint64) error {
+	return t.LaunchOn(Stream{}, f, grid, block, params)
+}
+
+// LaunchOn is Launch on stream s.
+func (t *Thread) LaunchOn(s Stream, f Function, grid, block int, params []uint64) error {
 	if len(params) == 0 {
 		return fmt.Errorf("cuda: launch of %s without parameters", f.name)
 	}
-	return t.c.checkf(C.d_launch(t.c.drv, f.f, C.uint(grid), C.uint(block), unsafe.Pointer(&params[0]), C.size_t(8*len(params))),
+	return t.c.checkf(C.d_launch(t.c.drv, f.f, C.uint(grid), C.uint(block), unsafe.Pointer(&params[0]), C.size_t(8*len(params)), s.s),
 		"cuLaunchKernel(%s, %d x %d threads)", f.name, grid, block)
 }
 
-// Event is a CUDA event, for timing work on the device.
+// Event is a CUDA event: a point in a stream's work, for timing it
+// (NewEvent) or for making another stream wait for it (NewSyncEvent,
+// WaitEvent).
 type Event struct{ e C.bs_CUevent }
 
-// NewEvent creates an event; destroy it with DestroyEvent.
+// NewEvent creates an event that records times; destroy it with
+// DestroyEvent.
 func (t *Thread) NewEvent() (Event, error) {
 	var e C.bs_CUevent
-	err := t.c.check("cuEventCreate", C.d_event(t.c.drv, &e))
+	err := t.c.check("cuEventCreate", C.d_event(t.c.drv, &e, 0))
 	return Event{e}, err
 }
 
-// Record records e after the work issued so far.
-func (t *Thread) Record(e Event) error { return t.c.check("cuEventRecord", C.d_record(t.c.drv, e.e)) }
+// NewSyncEvent creates an event without timing (CU_EVENT_DISABLE_TIMING,
+// the cheaper kind), for ordering streams; destroy it with DestroyEvent.
+func (t *Thread) NewSyncEvent() (Event, error) {
+	var e C.bs_CUevent
+	err := t.c.check("cuEventCreate", C.d_event(t.c.drv, &e, C.BS_CU_EVENT_DISABLE_TIMING))
+	return Event{e}, err
+}
+
+// Record records e after the work issued so far on the default stream.
+func (t *Thread) Record(e Event) error { return t.RecordOn(Stream{}, e) }
+
+// RecordOn records e after the work issued so far on stream s: a stream
+// that waits for e (WaitEvent) waits for that work.
+func (t *Thread) RecordOn(s Stream, e Event) error {
+	return t.c.check("cuEventRecord", C.d_record(t.c.drv, e.e, s.s))
+}
+
+// Stream is a queue of device work: the work of one stream runs in the
+// order issued, that of two in any order unless an event orders it. The
+// zero Stream is the default (legacy) stream, which cuBLAS and cuSPARSE
+// use unless told otherwise.
+type Stream struct{ s C.bs_CUstream }
+
+// NewStream creates a stream that does not synchronise with the default
+// stream (CU_STREAM_NON_BLOCKING): work on the default stream, cuBLAS's
+// and cuSPARSE's included, neither waits for it nor makes it wait.
+// Destroy it with DestroyStream.
+func (t *Thread) NewStream() (Stream, error) {
+	var s C.bs_CUstream
+	err := t.c.check("cuStreamCreate", C.d_stream(t.c.drv, &s))
+	return Stream{s}, err
+}
+
+// DestroyStream destroys s once its work is done.
+func (t *Thread) DestroyStream(s Stream) error {
+	return t.c.check("cuStreamDestroy_v2", C.d_stdestroy(t.c.drv, s.s))
+}
+
+// SyncStream waits for the work issued on s and returns the first error of
+// a kernel that failed.
+func (t *Thread) SyncStream(s Stream) error {
+	return t.c.check("cuStreamSynchronize", C.d_stsync(t.c.drv, s.s))
+}
+
+// WaitEvent makes the work issued on s from now on wait for e's last
+// record (none: no wait), without blocking the host.
+func (t *Thread) WaitEvent(s Stream, e Event) error {
+	return t.c.check("cuStreamWaitEvent", C.d_stwait(t.c.drv, s.s, e.e))
+}
+
+// CopyHtoDAsync copies bytes from host memory src to dst on stream s. From
+// pageable memory the driver stages src before it returns, so src may be
+// reused at once.
+func (t *Thread) CopyHtoDAsync(s Stream, dst DevicePtr, src unsafe.Pointer, bytes int64) error {
+	if bytes == 0 {
+		return nil
+	}
+	return t.c.checkf(C.d_htod_async(t.c.drv, C.bs_CUdeviceptr(dst), src, C.size_t(bytes), s.s), "cuMemcpyHtoDAsync_v2(%d bytes)", bytes)
+}
+
+// CopyDtoHAsync copies bytes from src to host memory dst on stream s: into
+// pageable memory it returns once the copy is done; into page-locked memory
+// dst is valid after s's next synchronisation.
+func (t *Thread) CopyDtoHAsync(s Stream, dst unsafe.Pointer, src DevicePtr, bytes int64) error {
+	if bytes == 0 {
+		return nil
+	}
+	return t.c.checkf(C.d_dtoh_async(t.c.drv, dst, C.bs_CUdeviceptr(src), C.size_t(bytes), s.s), "cuMemcpyDtoHAsync_v2(%d bytes)", bytes)
+}
+
+// AllocMapped allocates bytes of page-locked host memory mapped into the
+// device's address space (cuMemHostAlloc with CU_MEMHOSTALLOC_DEVICEMAP):
+// kernels read it at the device address returned, across the bus, with no
+// copy (unified virtual addressing). Free it with FreeHost.
+func (t *Thread) AllocMapped(bytes int64) (unsafe.Pointer, DevicePtr, error) {
+	var p unsafe.Pointer
+	if err := t.c.checkf(C.d_hostalloc(t.c.drv, &p, C.size_t(max(bytes, 1))), "cuMemHostAlloc(%d bytes, DEVICEMAP)", bytes); err != nil {
+		return nil, 0, err
+	}
+	var dp C.bs_CUdeviceptr
+	if err := t.c.check("cuMemHostGetDevicePointer_v2", C.d_hostptr(t.c.drv, &dp, p)); err != nil {
+		_ = t.FreeHost(p)
+		return nil, 0, err
+	}
+	return p, DevicePtr(dp), nil
+}
 
 // Elapsed waits for end and returns the milliseconds between start and end.
 func (t *Thread) Elapsed(start, end Event) (float32, error) {

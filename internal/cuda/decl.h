@@ -101,6 +101,10 @@ typedef int bs_cublasOperation;
 #define BS_CU_FUNC_ATTRIBUTE_NUM_REGS 4
 #define BS_CU_FUNC_ATTRIBUTE_PTX_VERSION 5
 #define BS_CU_FUNC_ATTRIBUTE_BINARY_VERSION 6
+#define BS_CU_STREAM_NON_BLOCKING 1
+#define BS_CU_EVENT_DISABLE_TIMING 2
+#define BS_CU_MEMHOSTALLOC_PORTABLE 1
+#define BS_CU_MEMHOSTALLOC_DEVICEMAP 2
 #define BS_CU_LAUNCH_PARAM_END ((void *)0x00)
 #define BS_CU_LAUNCH_PARAM_BUFFER_POINTER ((void *)0x01)
 #define BS_CU_LAUNCH_PARAM_BUFFER_SIZE ((void *)0x02)
@@ -144,6 +148,16 @@ typedef int bs_cublasOperation;
 	X(cuMemGetInfo, "cuMemGetInfo_v2", bs_CUresult, (size_t *, size_t *))                                      \
 	X(cuMemAllocHost, "cuMemAllocHost_v2", bs_CUresult, (void **, size_t))                                     \
 	X(cuMemFreeHost, "cuMemFreeHost", bs_CUresult, (void *))                                                   \
+	X(cuMemHostAlloc, "cuMemHostAlloc", bs_CUresult, (void **, size_t, unsigned int))                          \
+	X(cuMemHostGetDevicePointer, "cuMemHostGetDevicePointer_v2", bs_CUresult,                                  \
+	  (bs_CUdeviceptr *, void *, unsigned int))                                                                \
+	X(cuMemcpyHtoDAsync, "cuMemcpyHtoDAsync_v2", bs_CUresult,                                                  \
+	  (bs_CUdeviceptr, const void *, size_t, bs_CUstream))                                                     \
+	X(cuMemcpyDtoHAsync, "cuMemcpyDtoHAsync_v2", bs_CUresult, (void *, bs_CUdeviceptr, size_t, bs_CUstream))   \
+	X(cuStreamCreate, "cuStreamCreate", bs_CUresult, (bs_CUstream *, unsigned int))                            \
+	X(cuStreamDestroy, "cuStreamDestroy_v2", bs_CUresult, (bs_CUstream))                                       \
+	X(cuStreamSynchronize, "cuStreamSynchronize", bs_CUresult, (bs_CUstream))                                  \
+	X(cuStreamWaitEvent, "cuStreamWaitEvent", bs_CUresult, (bs_CUstream, bs_CUevent, unsigned int))            \
 	X(cuModuleLoadDataEx, "cuModuleLoadDataEx", bs_CUresult,                                                   \
 	  (bs_CUmodule *, const void *, unsigned int, bs_CUjit_option *, void **))                                 \
 	X(cuModuleGetFunction, "cuModuleGetFunction", bs_CUresult, (bs_CUfunction *, bs_CUmodule, const char *))   \

@@ -185,6 +185,9 @@ type Sparse struct {
 // error; one without a feature's function leaves that feature out
 // (Unavailable says which function).
 func (t *Thread) Sparse() (*Sparse, error) {
+	if t.side {
+		return nil, errSideLibrary
+	}
 	if t.c.sparse != nil {
 		return t.c.sparse, nil
 	}
