@@ -36,6 +36,10 @@ type BackendOptions struct {
 	// Threads is the number of goroutines of the host's share of the work
 	// (NormalizeRows); 0 means GOMAXPROCS.
 	Threads int
+	// Features says where ResidentFeatures keeps a trainer's feature
+	// matrix; the zero value is PlaceAuto (device memory when it fits,
+	// else host memory the device reads in place).
+	Features FeaturesOptions
 }
 
 // Backend is gnn.Backend on a Device: the model's parameters, gradients,

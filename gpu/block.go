@@ -8,6 +8,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"unsafe"
 
 	"github.com/bulksample/bulksample/featurex"
@@ -157,35 +158,144 @@ func (b *Backend) FormBlock(a *spgemm.CSR, blk gnn.DeviceBlock, arch gnn.Arch, n
 	})
 }
 
-// Features is a feature matrix in device memory (n rows of f float32
-// values, uploaded once), which a GPU trainer gathers the input rows of
-// its minibatches from with a kernel (Backend.GatherRows), so that
-// features do not cross the bus per minibatch. Close frees it.
+// Features is a feature matrix (n rows of f float32 values) that a GPU
+// trainer gathers the input rows of its minibatches from with a kernel
+// (Backend.GatherRows), so that features do not cross the bus per
+// minibatch as copies: in device memory, uploaded once, or in page-locked
+// host memory mapped into the device's address space, which the gather
+// reads in place across the bus (FeaturesOptions.Placement: DGL's UVA
+// gather, for features that do not fit the device). Close frees it.
 type Features struct {
-	dev  *Device
-	buf  *Buffer[float32]
-	n, f int
+	dev   *Device
+	rows  mem // the matrix, in device memory or mapped host memory
+	place Placement
+	note  string // why the matrix is in host memory; "" in device memory
+	n, f  int
+
+	mu     sync.Mutex
+	closed bool
 }
 
-// NewFeatures uploads x (n x f, row-major) to d. It returns an error
-// naming both sizes when x does not fit the device's free memory.
+// Placement says where Features keep the feature matrix.
+type Placement int
+
+const (
+	// PlaceAuto keeps the matrix in device memory when it fits the
+	// device's free memory, else in mapped host memory (PlaceHost).
+	PlaceAuto Placement = iota
+	// PlaceDevice keeps it in device memory; a matrix that does not fit
+	// is an error naming both sizes.
+	PlaceDevice
+	// PlaceHost keeps it in page-locked host memory mapped for the device
+	// (cuMemHostAlloc): no device memory, and each gathered row is read
+	// across the bus, about the host link's bandwidth (tens of GB/s)
+	// instead of the device memory's (TB/s).
+	PlaceHost
+)
+
+// String returns the placement's name: auto, device or host.
+func (p Placement) String() string {
+	switch p {
+	case PlaceAuto:
+		return "auto"
+	case PlaceDevice:
+		return "device"
+	case PlaceHost:
+		return "host"
+	}
+	return fmt.Sprintf("Placement(%d)", int(p))
+}
+
+// ParsePlacement returns the placement named auto, device or host.
+func ParsePlacement(s string) (Placement, error) {
+	for _, p := range []Placement{PlaceAuto, PlaceDevice, PlaceHost} {
+		if s == p.String() {
+			return p, nil
+		}
+	}
+	return 0, fmt.Errorf("gpu: feature placement %q: want auto, device or host", s)
+}
+
+// FeaturesOptions configure NewFeaturesWith.
+type FeaturesOptions struct {
+	// Placement is where the matrix is kept; the zero value is PlaceAuto.
+	Placement Placement
+}
+
+// NewFeatures uploads x (n x f, row-major) to d's memory: NewFeaturesWith
+// with PlaceDevice. It returns an error naming both sizes when x does not
+// fit the device's free memory.
 func NewFeatures(d *Device, x []float32, f int) (*Features, error) {
+	return NewFeaturesWith(d, x, f, FeaturesOptions{Placement: PlaceDevice})
+}
+
+// NewFeaturesWith keeps x (n x f, row-major) where opt.Placement says: in
+// d's memory, or in page-locked host memory that d reads in place.
+func NewFeaturesWith(d *Device, x []float32, f int, opt FeaturesOptions) (*Features, error) {
 	if f <= 0 || len(x)%f != 0 {
 		return nil, fmt.Errorf("gpu: NewFeatures: %d values are not rows of %d", len(x), f)
 	}
-	if err := d.checkFits(fmt.Sprintf("the feature matrix (%d x %d float32)", len(x)/f, f), int64(len(x))*4); err != nil {
-		return nil, err
+	what := fmt.Sprintf("the feature matrix (%d x %d float32)", len(x)/f, f)
+	bytes := int64(len(x)) * 4
+	s := &Features{dev: d, place: opt.Placement, n: len(x) / f, f: f}
+	switch opt.Placement {
+	case PlaceDevice, PlaceAuto:
+		err := d.checkFits(what, bytes)
+		if err == nil || opt.Placement == PlaceDevice {
+			if err == nil {
+				s.place = PlaceDevice
+				err = s.upload(x)
+			}
+			if err != nil {
+				return nil, err
+			}
+			return s, nil
+		}
+		s.place = PlaceHost
+		s.note = fmt.Sprintf("%s is in page-locked host memory, which the device reads in place (it does not fit: %v)", what, err)
+	case PlaceHost:
+		s.note = fmt.Sprintf("%s is in page-locked host memory, which the device reads in place (placement host)", what)
+	default:
+		return nil, fmt.Errorf("gpu: NewFeatures: %v is not a placement", opt.Placement)
 	}
-	buf, err := NewBuffer[float32](d, int64(len(x)))
+	err := d.do(func(ex executor) error {
+		m, err := ex.allocMapped(bytes)
+		if err != nil {
+			return err
+		}
+		copy(unsafe.Slice((*float32)(m.host), len(x)), x)
+		s.rows = m
+		return nil
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("gpu: NewFeatures: %s in host memory (%s): %w", what, sizeString(bytes), err)
 	}
-	if err := buf.Upload(x); err != nil {
-		buf.Free()
-		return nil, fmt.Errorf("gpu: NewFeatures: %w", err)
-	}
-	return &Features{dev: d, buf: buf, n: len(x) / f, f: f}, nil
+	return s, nil
 }
+
+// upload copies x into new device memory.
+func (s *Features) upload(x []float32) error {
+	return s.dev.do(func(ex executor) error {
+		m, err := ex.alloc(max(int64(len(x)), 1) * 4)
+		if err != nil {
+			return fmt.Errorf("gpu: NewFeatures: %w", err)
+		}
+		s.rows = m
+		p := &pipe{ex: ex}
+		upload(p, m, x)
+		if p.err != nil {
+			return errors.Join(fmt.Errorf("gpu: NewFeatures: %w", p.err), ex.free(m))
+		}
+		return nil
+	})
+}
+
+// Placement returns where the matrix is: PlaceDevice or PlaceHost.
+func (s *Features) Placement() Placement { return s.place }
+
+// PlacementNote says why the matrix is in host memory, and is "" when it
+// is in device memory (for a trainer's notes).
+func (s *Features) PlacementNote() string { return s.note }
 
 // NumVertices returns the number of rows.
 func (s *Features) NumVertices() int { return s.n }
@@ -193,8 +303,21 @@ func (s *Features) NumVertices() int { return s.n }
 // NumFeatures returns the width of a row.
 func (s *Features) NumFeatures() int { return s.f }
 
-// Close frees the device copy; it is idempotent.
-func (s *Features) Close() error { return s.buf.Free() }
+// Close frees the matrix; it is idempotent.
+func (s *Features) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.dev.do(func(ex executor) error {
+		if s.place == PlaceHost {
+			return ex.freeMapped(s.rows)
+		}
+		return ex.free(s.rows)
+	})
+}
 
 var (
 	_ featurex.Store  = (*Features)(nil)
@@ -238,7 +361,7 @@ func (s *Features) Gather(ctx context.Context, dst []float32, ids []int32) error
 		p := s.dev.newPipe(ex, &tmp)
 		im := put(p, "ids", ids)
 		out := p.buf("rows", int64(len(dst))*4)
-		p.launch("nn_gather_rows", int64(len(dst)), s.buf.m, im, s.f, out)
+		p.launch("nn_gather_rows", int64(len(dst)), s.rows, im, s.f, out)
 		download(p, dst, out)
 		return errors.Join(p.err, tmp.free(ex))
 	})
@@ -256,7 +379,7 @@ func (b *Backend) GatherRows(dst gnn.Buf, x *Features, ids Array[int32]) {
 	if n == 0 {
 		return
 	}
-	dm, xm, im, f := b.memOf(dst, "GatherRows"), x.buf.m, ids.m, x.f
+	dm, xm, im, f := b.memOf(dst, "GatherRows"), x.rows, ids.m, x.f
 	b.enqueue(func(p *pipe) { p.launch("nn_gather_rows", int64(n), xm, im, f, dm) })
 }
 
@@ -275,7 +398,7 @@ func (b *Backend) GatherRowsHost(dst gnn.Buf, x *Features, ids []int32) error {
 	if n == 0 {
 		return nil
 	}
-	dm, xm, f := b.memOf(dst, "GatherRowsHost"), x.buf.m, x.f
+	dm, xm, f := b.memOf(dst, "GatherRowsHost"), x.rows, x.f
 	c := append([]int32(nil), ids...)
 	b.enqueue(func(p *pipe) {
 		im := put(p, "gather.ids", c)
@@ -290,5 +413,5 @@ func (b *Backend) GatherRowsHost(dst gnn.Buf, x *Features, ids []int32) error {
 // run's features are dense). The error names both sizes when x does not
 // fit; close the store (its Close) to free it.
 func (b *Backend) ResidentFeatures(x []float32, f int) (featurex.Store, error) {
-	return NewFeatures(b.dev, x, f)
+	return NewFeaturesWith(b.dev, x, f, b.opt.Features)
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/bulksample/bulksample/gnn"
@@ -120,5 +121,77 @@ func TestDeviceMinibatchTrainsLikeHost(t *testing.T) {
 				be.Free(xb)
 			}
 		})
+	}
+}
+
+// TestFeaturesPlacement: Features keep the matrix in device memory or in
+// mapped host memory as asked (auto: the device's when it fits), gather
+// the same rows from either, upload nothing to host memory, say why they
+// are in host memory, and refuse PlaceDevice for a matrix that does not
+// fit, naming its size.
+func TestFeaturesPlacement(t *testing.T) {
+	const n, f = 200, 16 // 12,800 bytes
+	x := make([]float32, n*f)
+	for i := range x {
+		x[i] = float32(i%977) * 0.25
+	}
+	ids := []int32{5, 0, 199, 5, 42}
+	for _, c := range []struct {
+		place  Placement
+		memory int64 // of the emulator
+		want   Placement
+		err    string
+	}{
+		{PlaceAuto, 1 << 20, PlaceDevice, ""},
+		{PlaceAuto, 8 << 10, PlaceHost, ""},
+		{PlaceDevice, 1 << 20, PlaceDevice, ""},
+		{PlaceDevice, 8 << 10, 0, "the feature matrix (200 x 16 float32) needs"},
+		{PlaceHost, 1 << 20, PlaceHost, ""},
+		{Placement(7), 1 << 20, 0, "not a placement"},
+	} {
+		t.Run(fmt.Sprintf("%v/%d", c.place, c.memory), func(t *testing.T) {
+			dev := NewEmulator(EmulatorOptions{MemoryBytes: c.memory, Order: 3})
+			defer dev.Close()
+			s, err := NewFeaturesWith(dev, x, f, FeaturesOptions{Placement: c.place})
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					t.Fatalf("NewFeaturesWith: %v; want an error saying %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Placement() != c.want || (s.PlacementNote() == "") != (c.want == PlaceDevice) {
+				t.Fatalf("placement %v, note %q; want %v (a note when in host memory)", s.Placement(), s.PlacementNote(), c.want)
+			}
+			costs := dev.Costs()
+			if host := c.want == PlaceHost; host != (costs.HostAllocs == 1 && costs.Uploads == 0) || host == (costs.AllocBytes >= n*f*4) {
+				t.Errorf("placement %v: %d host allocations, %d uploads, %d bytes of device memory", c.want, costs.HostAllocs, costs.Uploads, costs.AllocBytes)
+			}
+			got := make([]float32, len(ids)*f)
+			if err := s.Gather(context.Background(), got, ids); err != nil {
+				t.Fatal(err)
+			}
+			for i, v := range ids {
+				if !slices.Equal(got[i*f:(i+1)*f], x[int(v)*f:int(v+1)*f]) {
+					t.Fatalf("row %d (vertex %d): %v; want %v", i, v, got[i*f:(i+1)*f], x[int(v)*f:int(v+1)*f])
+				}
+			}
+			if err := s.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Close(); err != nil {
+				t.Fatalf("a second Close: %v", err)
+			}
+		})
+	}
+	for _, name := range []string{"auto", "device", "host"} {
+		if p, err := ParsePlacement(name); err != nil || p.String() != name {
+			t.Errorf("ParsePlacement(%q) = %v, %v", name, p, err)
+		}
+	}
+	if _, err := ParsePlacement("gpu"); err == nil {
+		t.Error("ParsePlacement(\"gpu\"): no error")
 	}
 }

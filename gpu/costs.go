@@ -38,7 +38,12 @@ type Costs struct {
 	Allocs            int64
 	AllocBytes        int64
 	Frees             int64
-	Syncs             int64
+	// HostAllocs and HostAllocBytes count page-locked host memory mapped
+	// for the device (features read in place: PlaceHost), which takes no
+	// device memory.
+	HostAllocs     int64
+	HostAllocBytes int64
+	Syncs          int64
 	StreamSyncs       int64
 	EventRecords      int64
 	EventWaits        int64
@@ -67,6 +72,7 @@ func (c Costs) Sub(o Costs) Costs {
 		Downloads: c.Downloads - o.Downloads, DownloadBytes: c.DownloadBytes - o.DownloadBytes,
 		Uploads: c.Uploads - o.Uploads, UploadBytes: c.UploadBytes - o.UploadBytes,
 		Allocs: c.Allocs - o.Allocs, AllocBytes: c.AllocBytes - o.AllocBytes, Frees: c.Frees - o.Frees,
+		HostAllocs: c.HostAllocs - o.HostAllocs, HostAllocBytes: c.HostAllocBytes - o.HostAllocBytes,
 		Syncs: c.Syncs - o.Syncs, StreamSyncs: c.StreamSyncs - o.StreamSyncs,
 		EventRecords: c.EventRecords - o.EventRecords, EventWaits: c.EventWaits - o.EventWaits,
 		Read: c.Read - o.Read, Written: c.Written - o.Written,
@@ -134,6 +140,10 @@ func (cc *costCounter) alloc(bytes int64) {
 }
 
 func (cc *costCounter) free() { cc.add(func(c *Costs) { c.Frees++ }) }
+
+func (cc *costCounter) allocMapped(bytes int64) {
+	cc.add(func(c *Costs) { c.HostAllocs++; c.HostAllocBytes += bytes })
+}
 
 func (cc *costCounter) upload(bytes int64) {
 	cc.add(func(c *Costs) { c.Uploads++; c.UploadBytes += bytes })

@@ -241,6 +241,20 @@ func (e *cudaExec) wait(ev event) error {
 
 func (e *cudaExec) memInfo() (free, total int64, err error) { return e.t.MemInfo() }
 
+func (e *cudaExec) allocMapped(bytes int64) (mem, error) {
+	h, p, err := e.t.AllocMapped(bytes)
+	if err != nil {
+		return mem{}, err
+	}
+	e.costs.allocMapped(bytes)
+	return mem{addr: uint64(p), host: h, bytes: bytes}, nil
+}
+
+// freeMapped waits for the device's work, which may read m, and frees it.
+func (e *cudaExec) freeMapped(m mem) error {
+	return errors.Join(e.t.Synchronize(), e.t.FreeHost(m.host))
+}
+
 // CUDA returns the device's CUDA context (nil on the emulator), for code
 // that calls the libraries itself (cuBLAS, cuSPARSE's SpMM) on the same
 // device and thread as the samplers: its Do runs after any call of the

@@ -45,7 +45,7 @@ func NewEmulator(opt EmulatorOptions) *Device {
 		opt.MemoryBytes = 1 << 30
 	}
 	d := &Device{name: "host emulator", kt: kernels.Table(), exact: opt.Exact}
-	em := &emulator{limit: opt.MemoryBytes, order: opt.Order, live: map[uintptr]int64{}, costs: &d.costs}
+	em := &emulator{limit: opt.MemoryBytes, order: opt.Order, live: map[uintptr]int64{}, mapped: map[uintptr]int64{}, costs: &d.costs}
 	d.run = func(st stream, fn func(executor) error) error {
 		em.mu.Lock()
 		defer em.mu.Unlock()
@@ -67,8 +67,11 @@ type emulator struct {
 	used  int64
 	order uint64 // 0: forward; else the state of the permutations
 	live  map[uintptr]int64
-	costs *costCounter
-	q     [numStreams]emuQueue
+	// mapped are the allocations of allocMapped, host memory that does not
+	// count against limit.
+	mapped map[uintptr]int64
+	costs  *costCounter
+	q      [numStreams]emuQueue
 }
 
 // emuQueue is a stream's work not yet run, and the first error of work run
@@ -325,6 +328,30 @@ func (s *emuStream) wait(ev event) error {
 	}
 	s.enqueue(func() error { return s.e.until(m) })
 	return nil
+}
+
+// allocMapped allocates host memory outside the device's limit: on the
+// emulator all memory is the host's, read by the kernels in place.
+func (s *emuStream) allocMapped(bytes int64) (mem, error) {
+	p, err := kernels.Alloc(bytes)
+	if err != nil {
+		return mem{}, err
+	}
+	s.e.mapped[uintptr(p)] = bytes
+	s.e.costs.allocMapped(bytes)
+	return mem{addr: uint64(uintptr(p)), host: p, bytes: bytes}, nil
+}
+
+// freeMapped waits for the work of every stream, which may read m, and
+// frees it.
+func (s *emuStream) freeMapped(m mem) error {
+	if _, ok := s.e.mapped[uintptr(m.host)]; !ok || m.host == nil {
+		return fmt.Errorf("emulator: freeMapped of %#x, which is not a mapped allocation", m.addr)
+	}
+	err := s.e.drainErr()
+	delete(s.e.mapped, uintptr(m.host))
+	kernels.Free(m.host)
+	return err
 }
 
 func (s *emuStream) memInfo() (free, total int64, err error) {

@@ -15,11 +15,12 @@ import (
 	"github.com/bulksample/bulksample/internal/cuda/kernels"
 )
 
-// mem is a span of device memory: its device address, and on the
-// emulator the same address as a host pointer.
+// mem is a span of device memory: its device address, and where it is
+// host memory (the emulator's, or page-locked host memory mapped into a
+// GPU's address space: allocMapped) its host address.
 type mem struct {
 	addr  uint64
-	host  unsafe.Pointer // emulator only
+	host  unsafe.Pointer // the emulator's memory, or mapped host memory
 	bytes int64
 }
 
@@ -87,6 +88,12 @@ type executor interface {
 	wait(ev event) error
 	// memInfo returns the device's free and total memory.
 	memInfo() (free, total int64, err error)
+	// allocMapped allocates page-locked host memory that kernels read and
+	// write in place, across the bus (unified virtual addressing): m.host
+	// is its host address, m.addr the device's. freeMapped frees it once
+	// the device's work is done.
+	allocMapped(bytes int64) (mem, error)
+	freeMapped(m mem) error
 }
 
 // pipe is one call's view of a device: its executor, the kernels by name,

@@ -128,6 +128,12 @@ func TestTrainDevicePath(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
+	// The same with the features in host memory the device reads in place.
+	uva, err := NewBackend(dev, BackendOptions{Features: FeaturesOptions{Placement: PlaceHost}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer uva.Close()
 	for _, tc := range []struct {
 		arch   gnn.Arch
 		method string
@@ -148,6 +154,12 @@ func TestTrainDevicePath(t *testing.T) {
 					sameRuns(t, "depth 2 against depth 1", hp, want, hres, wantRes)
 				}
 			}
+			before := dev.Costs().HostAllocs
+			up, ures := deviceRun{arch: tc.arch, method: tc.method, depth: 2, epochs: 3}.run(t, dev, uva)
+			if dev.Costs().HostAllocs == before {
+				t.Error("a backend of PlaceHost kept the features in device memory")
+			}
+			sameRuns(t, "features in host memory against device memory", up, want, ures, wantRes)
 			for _, first := range []bool{false, true} {
 				dir := t.TempDir()
 				deviceRun{arch: tc.arch, method: tc.method, host: first, depth: 2, epochs: 2, dir: dir}.run(t, dev, be)

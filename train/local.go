@@ -216,7 +216,9 @@ func normalizeDataset(ds *dataset.Dataset) error {
 // residentFeatures returns the feature store of a run whose backend is a
 // ResidentFeatures and whose host store gathers dense rows: ds's features
 // in the backend's memory, with the function that frees them. Otherwise,
-// or when they do not fit (said in opt.Hooks.Notes), it returns host.
+// or when they do not fit (said in opt.Hooks.Notes), it returns host. A
+// store that says where it keeps them (PlacementNote: gpu's in host
+// memory the device reads in place) says it in the notes.
 func residentFeatures(opt TrainerOptions, host featurex.Store, ds *dataset.Dataset) (featurex.Store, func() error) {
 	rf, ok := opt.Runtime.Backend.(ResidentFeatures)
 	if !ok {
@@ -231,6 +233,9 @@ func residentFeatures(opt TrainerOptions, host featurex.Store, ds *dataset.Datas
 			fmt.Fprintf(opt.Hooks.Notes, "note: the features stay in host memory, each minibatch's rows uploaded: %v\n", err)
 		}
 		return host, nil
+	}
+	if pn, ok := dev.(interface{ PlacementNote() string }); ok && opt.Hooks.Notes != nil && pn.PlacementNote() != "" {
+		fmt.Fprintf(opt.Hooks.Notes, "note: %s\n", pn.PlacementNote())
 	}
 	if c, ok := dev.(io.Closer); ok {
 		return dev, c.Close
