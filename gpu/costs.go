@@ -44,10 +44,10 @@ type Costs struct {
 	HostAllocs     int64
 	HostAllocBytes int64
 	Syncs          int64
-	StreamSyncs       int64
-	EventRecords      int64
-	EventWaits        int64
-	Read, Written     int64
+	StreamSyncs    int64
+	EventRecords   int64
+	EventWaits     int64
+	Read, Written  int64
 	// Kernels holds the figures of each kernel, by name.
 	Kernels map[string]KernelCosts
 }
