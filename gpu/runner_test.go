@@ -123,7 +123,8 @@ func writeExec(t *testing.T, path, body string) {
 // The stand-ins of the bundle's programs: they print what the real ones
 // print (the JSON fields the runner reads), and the GPU's LADIES sampler
 // fails unless BULKSAMPLE_CUDA_SYNC=1, as an asynchronous fault named only
-// when every launch is synchronised would.
+// when every launch is synchronised would. The GPU samples 3G SEPS, and
+// STUB_SEPS_K256 at --bulk 256 (the node part's goal of 5G there).
 const (
 	stubSMI = `#!/bin/sh
 case "$1" in -L) echo "GPU 0: NVIDIA H200 (UUID: GPU-stub)" ;; -q) echo "    Persistence Mode                      : Enabled" ;; *) echo "name, driver_version, persistence_mode"; echo "NVIDIA H200, 580.00, Enabled" ;; esac
@@ -138,7 +139,7 @@ sample)
   case " $* " in *" --method ladies "*" --device cuda "*)
     if [ "$BULKSAMPLE_CUDA_SYNC" != 1 ]; then echo "gpu: cuMemcpyDtoH_v2(8 bytes): CUDA_ERROR_ILLEGAL_ADDRESS (700)" >&2; exit 1; fi ;;
   esac
-  case " $* " in *" --device cuda "*) seps=3e9 ;; *) seps=1e9 ;; esac
+  case " $* " in *" --device cuda "*" --bulk 256 "* | *" --bulk 256 "*" --device cuda "*) seps=${STUB_SEPS_K256:-3e9} ;; *" --device cuda "*) seps=3e9 ;; *) seps=1e9 ;; esac
   echo "{\"seps\": $seps, \"digest\": \"d1\"}" ;;
 spgemm) echo '{"seconds": 0.001, "method": "gather", "nnz_out": 100, "digest": "q1"}' ;;
 *) echo "stub: $*" >&2; exit 3 ;;
@@ -178,19 +179,14 @@ echo '[{"case": "1 process x 16 threads"}]' >"$out/scale.json"
 `
 )
 
-// TestRunnerStubs runs every part on the stand-ins and checks the
-// bookkeeping: summary.md at the top of $OUT with each part in order, its
-// figure, PASS/FAIL/NOT RUN and first error line; a failed GPU part rerun
-// with BULKSAMPLE_CUDA_SYNC=1; a part whose plan does not fit NOT RUN; the
-// exit status counting failures and parts not run; every table in
-// results.md and every run's JSON in results.jsonl; at most 8 files in
-// $OUT and the CUDA cache outside it; the Python with torch found in a
-// virtual environment under the home folder.
-func TestRunnerStubs(t *testing.T) {
+// stubBundle writes a bundle of the runner and the stand-ins into
+// dir/bundle, and a home folder whose virtual environment's python3 is the
+// stand-in Python, and returns the bundle's folder and the home folder.
+func stubBundle(t *testing.T, dir string) (bundle, home string) {
+	t.Helper()
 	script := runnerScript(t, "device-run.sh")
 	scaleRun := runnerScript(t, "scale-run.sh")
-	dir := t.TempDir()
-	bundle := filepath.Join(dir, "bundle")
+	bundle = filepath.Join(dir, "bundle")
 	runner, _ := os.ReadFile(script)
 	writeExec(t, filepath.Join(bundle, "run.sh"), string(runner))
 	sr, _ := os.ReadFile(scaleRun)
@@ -208,12 +204,33 @@ func TestRunnerStubs(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeExec(t, filepath.Join(bundle, "peers", "train_report.py"), string(report))
-	home := filepath.Join(dir, "home")
+	home = filepath.Join(dir, "home")
+	writeExec(t, filepath.Join(home, "venv", "bin", "python3"), stubPython)
+	return bundle, home
+}
+
+// summaryRows matches the parts' rows of summary.md: number, part, figure,
+// result, first error.
+var summaryRows = regexp.MustCompile(`(?m)^\| (\d+) \| (\w+): [^|]* \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$`)
+
+// TestRunnerStubs runs every part on the stand-ins and checks the
+// bookkeeping: summary.md at the top of $OUT with each part in order, its
+// figure, PASS/FAIL/NOT RUN and first error line; a failed GPU part rerun
+// with BULKSAMPLE_CUDA_SYNC=1; a part whose plan does not fit NOT RUN; the
+// exit status counting failures and parts not run; every table in
+// results.md and every run's JSON in results.jsonl; at most 8 files in
+// $OUT and the CUDA cache outside it; the Python with torch found in a
+// virtual environment under the home folder. Then the node part alone
+// against its goal of 5G SEPS at k = 256 (the GPU at 3x PyTorch throughout,
+// so that goal is the only one in question): met at and above 5G, not met
+// below.
+func TestRunnerStubs(t *testing.T) {
+	dir := t.TempDir()
+	bundle, home := stubBundle(t, dir)
 	venv := filepath.Join(home, "venv", "bin", "python3")
-	writeExec(t, venv, stubPython)
 	out, work := filepath.Join(dir, "out"), filepath.Join(dir, "work")
 	code, log := runScript(t, filepath.Join(bundle, "run.sh"), []string{"NVIDIA_SMI=" + filepath.Join(bundle, "smi"), "OUT=" + out, "WORK=" + work,
-		"HOME=" + home, "PYTHON=", "BULKSAMPLE_CUDA_SYNC=", "BULKSAMPLE_CUDA_LIB=/nonexistent", "PLAN_EPOCH=100000", "SCALE=12"})
+		"HOME=" + home, "PYTHON=", "BULKSAMPLE_CUDA_SYNC=", "BULKSAMPLE_CUDA_LIB=/nonexistent", "PLAN_EPOCH=100000", "SCALE=12", "STUB_SEPS_K256=6e9"})
 	defer func() {
 		if t.Failed() {
 			t.Logf("run.sh:\n%s", log)
@@ -228,7 +245,7 @@ func TestRunnerStubs(t *testing.T) {
 	if code != 3 {
 		t.Errorf("exit %d, want 3: two parts failed and one did not run", code)
 	}
-	rows := regexp.MustCompile(`(?m)^\| (\d+) \| (\w+): [^|]* \| ([^|]*) \| ([^|]*) \| ([^|]*) \|$`).FindAllStringSubmatch(string(summary), -1)
+	rows := summaryRows.FindAllStringSubmatch(string(summary), -1)
 	want := map[string][2]string{
 		"machine": {"PASS", "-"},
 		"tests":   {"FAIL", "bulksample.test: device_cuda_test.go:50: sample [--fanout 15,10,5]: GPU digest a, CPU b"},
@@ -254,7 +271,7 @@ func TestRunnerStubs(t *testing.T) {
 			t.Errorf("%s: no figure", p)
 		}
 	}
-	for p, fig := range map[string]string{"node": "GPU 3.00G SEPS at k = 256", "digest": "8 of 8 digests equal", "step": "0.67x", "scale": "2 runs measured, 0 without"} {
+	for p, fig := range map[string]string{"node": "GPU 6.00G SEPS at k = 256", "digest": "8 of 8 digests equal", "step": "0.67x", "scale": "2 runs measured, 0 without"} {
 		for _, r := range rows {
 			if r[2] == p && !strings.Contains(r[3], fig) {
 				t.Errorf("%s's figure %q, want %q", p, r[3], fig)
@@ -262,7 +279,7 @@ func TestRunnerStubs(t *testing.T) {
 		}
 	}
 	results, _ := os.ReadFile(filepath.Join(out, "results.md"))
-	for _, s := range []string{"## Node-wise bulk sampling SEPS", "| 256 | 3000.0 | 1000.0 | 3.00 | 1000.0 | 3.00 | yes |", "## CPU against GPU digests",
+	for _, s := range []string{"## Node-wise bulk sampling SEPS", "| 256 | 6000.0 | 1000.0 | 6.00 | 1000.0 | 6.00 | yes |", "## CPU against GPU digests",
 		"## Q·A on the GPU", "## A·A on the GPU", "## LADIES bulk sampling", "### ladies, rerun with BULKSAMPLE_CUDA_SYNC=1",
 		"## Training step on the same minibatches", "| bulksample, GPU |", "## table: rmat22-e16-none.bsn"} {
 		if !strings.Contains(string(results), s) {
@@ -270,7 +287,7 @@ func TestRunnerStubs(t *testing.T) {
 		}
 	}
 	jsonl, _ := os.ReadFile(filepath.Join(out, "results.jsonl"))
-	if !strings.Contains(string(jsonl), `"part": "node", "run": "gpu k=256", "result": {"seps": 3e9`) ||
+	if !strings.Contains(string(jsonl), `"part": "node", "run": "gpu k=256", "result": {"seps": 6e9`) ||
 		!strings.Contains(string(jsonl), `"cache": "`+filepath.Join(work, "cuda-cache")+`"`) {
 		t.Errorf("results.jsonl lacks the node run or the CUDA cache under WORK:\n%s", jsonl)
 	}
@@ -289,6 +306,26 @@ func TestRunnerStubs(t *testing.T) {
 	})
 	if len(files) > 8 {
 		t.Errorf("%d files under $OUT, more than the 8 the device tool brings back: %v", len(files), files)
+	}
+
+	for _, c := range []struct {
+		seps   string // the GPU's SEPS at k = 256
+		code   int
+		result string
+		err    string // the first error's start
+	}{
+		{"4.99e9", 1, "FAIL (again when rerun with BULKSAMPLE_CUDA_SYNC=1)", "goal not met: k=256: GPU 4.99G SEPS, want >= 5G"},
+		{"5e9", 0, "PASS", "-"},
+		{"6e9", 0, "PASS", "-"},
+	} {
+		out := filepath.Join(dir, "node-"+c.seps)
+		code, log := runScript(t, filepath.Join(bundle, "run.sh"), []string{"NVIDIA_SMI=" + filepath.Join(bundle, "smi"), "OUT=" + out,
+			"WORK=" + filepath.Join(out, "work"), "HOME=" + home, "PYTHON=", "BULKSAMPLE_CUDA_SYNC=", "SCALE=12", "STUB_SEPS_K256=" + c.seps}, "node")
+		summary, _ := os.ReadFile(filepath.Join(out, "summary.md"))
+		rows := summaryRows.FindAllStringSubmatch(string(summary), -1)
+		if code != c.code || len(rows) != 1 || rows[0][2] != "node" || rows[0][4] != c.result || !strings.HasPrefix(rows[0][5], c.err) {
+			t.Errorf("run.sh node, GPU %s SEPS at k = 256: exit %d, want %d with %q, first error %q:\n%s\nrun.sh:\n%s", c.seps, code, c.code, c.result, c.err, summary, log)
+		}
 	}
 }
 

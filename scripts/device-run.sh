@@ -16,7 +16,8 @@
 #   tests    the GPU tests, at most 120 s per binary, BULKSAMPLE_REQUIRE_GPU=1 and BULKSAMPLE_CUDA_SYNC=1:
 #            cuda.test, gpu.test -test.run TestCUDA, bulksample.test -test.run TestDevice (tests.log)
 #   node     node-wise SEPS, R-MAT $SCALE, b = 1024, fanout 15,10,5, k in $NODE_K: GPU, the vectorised PyTorch
-#            sampler, the CPU at $CPU_THREADS threads, the GPU's digest against the CPU's (goal: >= 2x PyTorch, equal)
+#            sampler, the CPU at $CPU_THREADS threads, the GPU's digest against the CPU's (goals: >= 2x PyTorch at every
+#            k, >= 5G SEPS at k = 256, digests equal)
 #   digest   CPU against GPU digests: node-wise (frontier all, new, weighted, with replacement, both), LADIES,
 #            FastGCN, Q·A (goal: all equal)
 #   qa       Q·A at scales 20 and 22 (32,768 and 1,048,576 rows): ours against CuPy's cuSPARSE (goal: <= 1.0x)
@@ -58,7 +59,7 @@ declare -A plan=([machine]=10 [tests]=45 [node]=75 [digest]=40 [qa]=40 [aa]=20 [
 declare -A what=(
   [machine]="machine facts (machine.txt): bulksample device, nvidia-smi, libraries, Python"
   [tests]="GPU tests: cuda.test, gpu.test TestCUDA, bulksample.test TestDevice (120 s each, BULKSAMPLE_CUDA_SYNC=1)"
-  [node]="node-wise table: GPU vs PyTorch vs CPU, digests (goal >= 2x PyTorch at every k, digests equal)"
+  [node]="node-wise table: GPU vs PyTorch vs CPU, digests (goals >= 2x PyTorch at every k, >= 5G SEPS at k = 256, digests equal)"
   [digest]="CPU against GPU digests: node-wise x5, LADIES, FastGCN, Q·A (goal: all equal)"
   [qa]="Q·A at scales 20 and 22: ours vs CuPy's cuSPARSE (goal <= 1.0x)"
   [aa]="A·A at scales 14 and 16: ours (cuSPARSE) vs CuPy (goal <= 1.0x where CuPy runs)"
@@ -304,7 +305,8 @@ node() {
     echo
     echo "Ours: \`bulksample sample --device cuda --reps $reps\` (warm median; the blocks stay on the device). PyTorch:"
     echo "benchmarks/gpupeer/torch_sampler.py (the same semantics vectorised over the bulk, its own random numbers). CPU:"
-    echo "\`bulksample sample --threads $threads\`. A pass samples max(64, k) minibatches. Goal: GPU >= 2x PyTorch, digests equal."
+    echo "\`bulksample sample --threads $threads\`. A pass samples max(64, k) minibatches. Goals: GPU >= 2x PyTorch at every k,"
+    echo "GPU >= 5G SEPS at k = 256, digests equal."
     echo
     echo "| k | GPU SEPS (M) | PyTorch SEPS (M) | GPU / PyTorch | CPU $threads threads SEPS (M) | GPU / CPU | GPU digest = CPU's |"
     echo "|---:|---:|---:|---:|---:|---:|---|"
@@ -332,7 +334,11 @@ node() {
       awk -v g="$gs" -v t="$ts" 'BEGIN { exit !(g < 2 * t) }' && fail "goal not met: k=$k: GPU $(awk -v g="$gs" -v t="$ts" 'BEGIN { printf "%.2f", g / t }')x PyTorch, want >= 2x"
       worst="$worst k=$k $(awk -v g="$gs" -v t="$ts" 'BEGIN { printf "%.2f", g / t }')x"
     fi
-    [ -n "$gs" ] && [ "$k" = 256 ] && figure "GPU $(awk -v g="$gs" 'BEGIN { printf "%.2f", g / 1e9 }')G SEPS at k = 256; GPU/PyTorch:$worst"
+    if [ -n "$gs" ] && [ "$k" = 256 ]; then
+      # The absolute goal: at the largest bulk the GPU must sample 5G edges a second, whatever PyTorch does.
+      awk -v g="$gs" 'BEGIN { exit !(g < 5e9) }' && fail "goal not met: k=256: GPU $(awk -v g="$gs" 'BEGIN { printf "%.2f", g / 1e9 }')G SEPS, want >= 5G"
+      figure "GPU $(awk -v g="$gs" 'BEGIN { printf "%.2f", g / 1e9 }')G SEPS at k = 256 (want >= 5G); GPU/PyTorch:$worst"
+    fi
   done
   [ -f "$work/state/node.fig" ] || figure "GPU/PyTorch:${worst:- none measured}"
 }

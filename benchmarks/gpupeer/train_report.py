@@ -98,8 +98,10 @@ def epoch_table(ours, peers):
         return out + ["No result: `gputrain --mode epoch` did not finish (see run.log).", ""]
     o = ours[-1]
     p = peers[-1] if peers else None
-    out += ["Planted graph of %d vertices (%d stored edges), %d training vertices, %d minibatches of 1024 an epoch; ours samples "
-            "on the GPU in bulks of %d, gathers from the feature matrix in device memory and trains (no evaluation); the peer "
+    out += ["Planted graph of %d vertices (%d stored edges), %d training vertices, %d minibatches of 1024 an epoch; ours trains "
+            "through package train as `bulksample train --device cuda` does (its device path: bulks of %d sampled on the GPU, the "
+            "next while the current one trains, input rows gathered from the feature matrix in device memory; no evaluation, "
+            "the sampling column overlaps the training); the peer "
             "is PyG's SAGEConv (%s) fed by benchmarks/gpupeer/torch_sampler.py in bulks of %s. Seconds; the last epoch is "
             "the warm one compared." % (o["nodes"], o["stored_edges"], o["train"], o["minibatches"], o["bulk"],
                                          p.get("variant", "?") if p else "-", p.get("bulk", "?") if p else "-"), ""]

@@ -27,10 +27,16 @@
 // dropout. --export writes the minibatches, the feature matrix and the
 // initial parameters for the peer (gpupeer/pyg_step.py, the format below).
 //
-// epoch: trains --epochs epochs end to end (sample in bulks of --bulk on
-// the device, gather, step, no evaluation), timing each; --export writes
-// the graph, features, labels and training vertices for the peer
-// (gpupeer/pyg_epoch.py), before training.
+// epoch: trains --epochs epochs end to end through package train, the
+// path `bulksample train --device cuda` takes: train.New with the GPU's
+// sampler (train.Options.NewSampler: gpu.NewSampler) and backend, the
+// features resident in device memory, so that the trainer takes its device
+// path (Trainer.DevicePath: bulks of --bulk sampled, their blocks formed
+// and their input rows gathered on the device, the next bulk sampled while
+// the current one trains), without evaluation. Each epoch's times are the
+// trainer's (train.EpochStats: the epoch's wall time and its phases);
+// --export writes the graph, features, labels and training vertices for
+// the peer (gpupeer/pyg_epoch.py), before training.
 //
 // --emulator runs on the host emulator instead of a GPU (tiny sizes only:
 // for the tests of this program). The export format: a folder with
@@ -57,6 +63,8 @@ import (
 	"github.com/bulksample/bulksample/gpu"
 	"github.com/bulksample/bulksample/internal/stats"
 	"github.com/bulksample/bulksample/sampling"
+	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/train"
 )
 
 func main() { benchutil.Main(run) }
@@ -144,8 +152,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// setup is what both modes train with: the graph, the device, the
-// backend, the device sampler and the device feature matrix.
+// setup is what the modes train with: the graph, the device and the
+// backend, and for step mode the device sampler, the device feature matrix
+// and the plan (epoch mode's trainer makes its own).
 type setup struct {
 	ds      *dataset.Dataset
 	genSec  float64
@@ -198,23 +207,19 @@ func bench(ctx context.Context, c *config, stdout, stderr io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(stderr, "gputrain: %s\n", s.be.Name())
+	if c.mode == "epoch" {
+		return epochMode(ctx, c, s, stdout, stderr)
+	}
 	if s.sampler, err = gpu.NewNodeWise(s.dev, s.ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.seed}); err != nil {
 		return err
 	}
 	if s.feats, err = gpu.NewFeatures(s.dev, s.ds.Features, s.ds.NumFeatures); err != nil {
 		return err
 	}
-	bulk := c.minibatches
-	if c.mode == "epoch" {
-		bulk = c.bulk
-	}
-	if s.plan, err = sampling.NewPlan(s.ds.Train, sampling.PlanOptions{BatchSize: c.batch, BulkSize: bulk, Seed: c.seed}); err != nil {
+	if s.plan, err = sampling.NewPlan(s.ds.Train, sampling.PlanOptions{BatchSize: c.batch, BulkSize: c.minibatches, Seed: c.seed}); err != nil {
 		return err
 	}
-	if c.mode == "step" {
-		return stepMode(ctx, c, s, stdout, stderr)
-	}
-	return epochMode(ctx, c, s, stdout, stderr)
+	return stepMode(ctx, c, s, stdout, stderr)
 }
 
 // trainer is one model with its optimiser on a backend.
@@ -513,78 +518,88 @@ func stepMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer
 	return benchutil.WriteJSON(stdout, res)
 }
 
-// epochResult is epoch mode's JSON line.
+// epochResult is epoch mode's JSON line: per epoch, the trainer's figures
+// (train.EpochStats). scripts/device-run.sh reads epoch_seconds and
+// gpupeer/train_report.py also nodes, stored_edges, train, minibatches,
+// bulk and sample_seconds.
 type epochResult struct {
 	runInfo
-	Train        int       `json:"train"`
-	Minibatches  int       `json:"minibatches"`
-	Bulk         int       `json:"bulk"`
+	Train       int `json:"train"`
+	Minibatches int `json:"minibatches"`
+	Bulk        int `json:"bulk"`
+	// DevicePath says whether the trainer kept the bulks in device memory
+	// (train.Trainer.DevicePath), as `bulksample train --device cuda` does
+	// when the features fit there; PipelineDepth is its pipeline's depth.
+	DevicePath    bool `json:"device_path"`
+	PipelineDepth int  `json:"pipeline_depth"`
+	// Seconds is each epoch's wall time (EpochStats.Seconds). With the
+	// pipeline, sampling and gathering run beside the training goroutine:
+	// SampleSec and GatherSec (Phases.Sample and Extract) overlap
+	// ComputeSec (forward, backward and update), and WaitSec is the part
+	// of them the training goroutine waited for.
 	Seconds      []float64 `json:"epoch_seconds"`
 	SampleSec    []float64 `json:"sample_seconds"`
 	GatherSec    []float64 `json:"gather_seconds"`
 	ComputeSec   []float64 `json:"compute_seconds"`
-	SampledEdges int64     `json:"sampled_edges"`
-	Loss         []float64 `json:"loss"`
+	WaitSec      []float64 `json:"wait_seconds"`
+	SampledEdges int64     `json:"sampled_edges"` // of the last epoch
+	Loss         []float64 `json:"loss"`          // mean over the labelled seeds
+}
+
+// epochOptions are the options of epoch mode's training run, built as
+// `bulksample train --device cuda` builds them on one process
+// (cmd/bulksample/train_device.go): the GPU's sampler and backend, no
+// evaluation.
+func epochOptions(c *config, s *setup) train.Options {
+	return train.Options{
+		Sampler: sampling.SamplerOptions{Method: sampling.MethodNode, Fanouts: c.fanouts},
+		NewSampler: func(a *spgemm.CSR, opt sampling.SamplerOptions) (sampling.Sampler, error) {
+			gs, err := gpu.NewSampler(s.dev, a, opt)
+			if err != nil {
+				return nil, fmt.Errorf("the GPU's sampler: %w", err)
+			}
+			return gs, nil
+		},
+		Trainer: train.TrainerOptions{
+			Model:     train.ModelOptions{Arch: gnn.SAGE, Hidden: c.hidden, Dropout: float32(c.dropout)},
+			Optimizer: train.OptimizerOptions{Adam: gnn.AdamOptions{LR: c.lr}},
+			Plan:      train.PlanOptions{BatchSize: c.batch, BulkSize: c.bulk, Epochs: c.epochs},
+			Seed:      c.seed,
+			Runtime:   train.RuntimeOptions{Threads: c.genThreads, Backend: s.be, NoEval: true},
+		},
+	}
 }
 
 func epochMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer) error {
-	res := epochResult{runInfo: s.info("epoch"), Train: len(s.ds.Train), Bulk: c.bulk}
-	tr, err := newTrainer(c, s.be, s.ds.NumFeatures, s.ds.NumClasses)
+	job, err := train.New(s.ds, epochOptions(c, s))
 	if err != nil {
 		return err
 	}
-	var xb gnn.Buf
-	for epoch := range c.epochs {
-		ep := s.plan.Epoch(epoch)
-		var ph phases
-		var sampleSec, lossSum float64
-		var edges int64
-		res.Minibatches = len(ep.Minibatches)
-		t0 := time.Now()
-		for b := range ep.NumBulks() {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			first, seeds := ep.Bulk(b)
-			// The previous bulk's work has run (deviceStep synchronises):
-			// the sampler may reuse its arrays.
-			ts := time.Now()
-			db, err := s.sampler.SampleDevice(ctx, epoch, first, seeds)
-			if err != nil {
-				return err
-			}
-			sampleSec += time.Since(ts).Seconds()
-			edges += db.SampledEdges()
-			all := make([]int32, db.Seeds.Len())
-			if err := gpu.CopyToHost(s.dev, all, db.Seeds); err != nil {
-				return err
-			}
-			for i := range db.Len() {
-				dmb := db.Minibatch(i)
-				sd := all[db.SeedStart[i]:db.SeedStart[i+1]]
-				loss, err := tr.deviceStep(s, &dmb, sd, labelsOf(s.ds, sd), gnn.Pass{Train: true, Epoch: epoch, Minibatch: dmb.Index}, &xb, &ph)
-				if err != nil {
-					return err
-				}
-				lossSum += loss
-			}
-		}
-		sec := time.Since(t0).Seconds()
-		var gather, compute float64
-		for i := range ph.forward {
-			gather += ph.gather[i]
-			compute += ph.step(i)
-		}
-		res.Seconds = append(res.Seconds, sec)
-		res.SampleSec = append(res.SampleSec, sampleSec)
-		res.GatherSec = append(res.GatherSec, gather)
-		res.ComputeSec = append(res.ComputeSec, compute)
-		res.Loss = append(res.Loss, lossSum/float64(len(ph.forward)))
-		res.SampledEdges = edges
-		res.Fallbacks = s.be.Fallbacks()
-		fmt.Fprintf(stderr, "gputrain: epoch %d: %.2f s (sample %.2f, gather %.2f, steps %.2f), %d minibatches, mean loss %.4f\n",
-			epoch, sec, sampleSec, gather, compute, len(ph.forward), res.Loss[epoch])
+	defer job.Close()
+	res := epochResult{runInfo: s.info("epoch"), Train: len(job.Train), Bulk: c.bulk, DevicePath: job.Trainer.DevicePath()}
+	res.PipelineDepth, _ = job.Trainer.PipelineDepth()
+	if !res.DevicePath {
+		fmt.Fprintf(stderr, "gputrain: note: the trainer is not on its device path: each bulk crosses to the host\n")
 	}
+	out, err := job.Trainer.Run(ctx, func(st train.EpochStats) {
+		ph := st.Phases
+		fmt.Fprintf(stderr, "gputrain: epoch %d: %.2f s (sample %.2f, gather %.2f, steps %.2f, wait %.2f), %d minibatches, loss %.4f\n",
+			st.Epoch, st.Seconds, ph.Sample.Seconds(), ph.Extract.Seconds(), ph.Compute().Seconds(), ph.Wait.Seconds(), st.Minibatches, st.Loss)
+	})
+	if err != nil {
+		return err
+	}
+	for _, st := range out.Epochs {
+		ph := st.Phases
+		res.Seconds = append(res.Seconds, st.Seconds)
+		res.SampleSec = append(res.SampleSec, ph.Sample.Seconds())
+		res.GatherSec = append(res.GatherSec, ph.Extract.Seconds())
+		res.ComputeSec = append(res.ComputeSec, ph.Compute().Seconds())
+		res.WaitSec = append(res.WaitSec, ph.Wait.Seconds())
+		res.Loss = append(res.Loss, st.Loss)
+		res.Minibatches, res.SampledEdges = st.Minibatches, st.SampledEdges
+	}
+	res.Fallbacks = s.be.Fallbacks()
 	return benchutil.WriteJSON(stdout, res)
 }
 

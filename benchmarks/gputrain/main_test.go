@@ -4,18 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
 
 // TestEmulatorRuns runs both modes on the host emulator on a tiny graph,
 // with the CPU comparison and the peers' exports, and checks the JSON lines
-// and the exported files; then it feeds those lines, with peer lines of the
-// peers' format, to the bundle's report (benchmarks/gpupeer/train_report.py)
-// when python3 is at hand, and checks its tables.
+// (epoch mode's: trained through package train on its device path, every
+// field the bundle's runner and report read) and the exported files; then
+// it feeds those lines, with peer lines of the peers' format, to the
+// bundle's report (benchmarks/gpupeer/train_report.py) when python3 is at
+// hand, and checks its tables.
 func TestEmulatorRuns(t *testing.T) {
 	dir := t.TempDir()
 	small := []string{"--emulator", "--nodes", "2000", "--hidden", "8", "--batch", "32", "--fanout", "4,3"}
@@ -25,7 +29,9 @@ func TestEmulatorRuns(t *testing.T) {
 		"--cpu-threads", "2", "--export", filepath.Join(dir, "step")), &step, &stderr); code != 0 {
 		t.Fatalf("step: exit %d\n%s", code, stderr.String())
 	}
-	if code := run(context.Background(), append(small, "--mode", "epoch", "--bulk", "2", "--epochs", "2",
+	// 4 classes: the trainer wants a valid set, which 2% of each of 47
+	// classes of 2000 vertices (stratified) leaves empty.
+	if code := run(context.Background(), append(small, "--mode", "epoch", "--classes", "4", "--bulk", "2", "--epochs", "2",
 		"--export", filepath.Join(dir, "epoch")), &epoch, &stderr); code != 0 {
 		t.Fatalf("epoch: exit %d\n%s", code, stderr.String())
 	}
@@ -40,8 +46,35 @@ func TestEmulatorRuns(t *testing.T) {
 	if err := json.Unmarshal(epoch.Bytes(), &e); err != nil {
 		t.Fatal(err)
 	}
-	if len(e.Seconds) != 2 || e.Minibatches == 0 || e.SampledEdges == 0 || !(e.Loss[1] < e.Loss[0]) {
-		t.Errorf("epoch result %+v; want 2 epochs, the loss falling", e)
+	if len(e.Seconds) != 2 || e.Minibatches != (e.Train+31)/32 || e.Bulk != 2 || e.SampledEdges == 0 || len(e.Loss) != 2 || !(e.Loss[1] < e.Loss[0]) {
+		t.Errorf("epoch result %+v; want 2 epochs of ceil(train/32) minibatches, the loss falling", e)
+	}
+	if !e.DevicePath || e.PipelineDepth != 2 || e.Backend != "gpu kernels on host emulator" {
+		t.Errorf("epoch: device path %v, pipeline depth %d, backend %q; want the trainer's device path with its pipeline on the emulator's backend",
+			e.DevicePath, e.PipelineDepth, e.Backend)
+	}
+	for _, c := range []struct {
+		name string
+		v    []float64
+		min  float64 // gathering and waiting may take no measurable time
+	}{
+		{"epoch_seconds", e.Seconds, math.SmallestNonzeroFloat64}, {"sample_seconds", e.SampleSec, math.SmallestNonzeroFloat64},
+		{"compute_seconds", e.ComputeSec, math.SmallestNonzeroFloat64}, {"gather_seconds", e.GatherSec, 0}, {"wait_seconds", e.WaitSec, 0},
+	} {
+		if len(c.v) != 2 || slices.ContainsFunc(c.v, func(x float64) bool { return !(x >= c.min) }) {
+			t.Errorf("epoch: %s %v; want 2 times, each >= %g", c.name, c.v, c.min)
+		}
+	}
+	// The fields scripts/device-run.sh (epoch_seconds) and the report read,
+	// by their names in the line.
+	var raw map[string]any
+	if err := json.Unmarshal(epoch.Bytes(), &raw); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"epoch_seconds", "sample_seconds", "nodes", "stored_edges", "train", "minibatches", "bulk"} {
+		if _, ok := raw[k]; !ok {
+			t.Errorf("epoch's JSON line has no %q: %s", k, epoch.String())
+		}
 	}
 	for _, f := range []string{"step/manifest.json", "step/x.f32", "step/indices.i32", "step/mb2_layer1_indices.i32", "step/params.f32",
 		"step/ref_logits.f32", "epoch/manifest.json", "epoch/x.f32", "epoch/train.i32"} {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/gpu"
 )
 
@@ -88,8 +89,10 @@ func TestLocalGPU(t *testing.T) {
 // through package gpu's sampler and backend on the host emulator (any
 // build): it exits 0, says so in the header, and its epochs' losses are
 // the CPU's within float32 rounding of the backend's sums (the sampling is
-// bit for bit the CPU's; the backend's products are not). Its CPU-only
-// flags are refused.
+// bit for bit the CPU's; the backend's products are not). Its header and
+// summary name the emulator's backend as what runs the dense operations,
+// not the CPU's BLAS, which runs none of them. Its CPU-only flags are
+// refused.
 func TestTrainDeviceEmulator(t *testing.T) {
 	var sums [2]trainSummary
 	for i, device := range []string{"cpu", "emulator"} {
@@ -104,6 +107,18 @@ func TestTrainDeviceEmulator(t *testing.T) {
 			t.Errorf("train --device %s: the header does not say %q:\n%s", device, want, stderr)
 		}
 		sums[i] = lastJSON[trainSummary](t, stdout)
+		header := headerLine(stderr)
+		blas := header[strings.LastIndex(header, ", BLAS ")+len(", BLAS "):]
+		switch device {
+		case "cpu":
+			if blas != gnn.BLAS || sums[i].BLAS != gnn.BLAS {
+				t.Errorf("train --device cpu: header's BLAS %q, summary's %q; want %q:\n%s", blas, sums[i].BLAS, gnn.BLAS, header)
+			}
+		case "emulator":
+			if !strings.HasPrefix(blas, "gpu kernels on host emulator") || strings.Contains(header, gnn.BLAS) || sums[i].BLAS != blas {
+				t.Errorf("train --device emulator: header's BLAS %q, summary's %q; want the emulator's backend, not %s:\n%s", blas, sums[i].BLAS, gnn.BLAS, header)
+			}
+		}
 	}
 	cpu, emu := sums[0], sums[1]
 	if len(emu.Epochs) != 3 || len(cpu.Epochs) != 3 {
@@ -123,4 +138,15 @@ func TestTrainDeviceEmulator(t *testing.T) {
 			t.Errorf("train %v: exit %d, want 2:\n%s", args, code, stderr)
 		}
 	}
+}
+
+// headerLine returns train's header line from its standard error, or ""
+// if it printed none.
+func headerLine(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		if strings.HasPrefix(l, "training ") {
+			return l
+		}
+	}
+	return ""
 }

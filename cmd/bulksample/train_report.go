@@ -41,8 +41,10 @@ type trainSummary struct {
 	Batch        int    `json:"batch"`
 	Bulk         int    `json:"bulk"`
 	Threads      int    `json:"threads"` // threads used (GOMAXPROCS for --threads 0)
-	BLAS         string `json:"blas"`
-	ResumedFrom  int    `json:"resumed_from"`
+	// BLAS names what ran the dense operations: the CPU's BLAS, or the
+	// device backend of --device cuda or emulator (train.Result.BLAS).
+	BLAS        string `json:"blas"`
+	ResumedFrom int    `json:"resumed_from"`
 	// ResumedMinibatches are the minibatches of epoch ResumedFrom+1 that
 	// the checkpoint held (a stopped run's), 0 when it held whole epochs.
 	ResumedMinibatches int     `json:"resumed_minibatches"`
@@ -298,7 +300,15 @@ func resumeMessage(path string, epochsDone, minibatches, total, epochs int) stri
 		path, epochsDone+1, epochs, minibatches, total, epochsDone, s)
 }
 
+// blasName names what runs the model's dense operations, for the header:
+// the device backend when the run has one (--device cuda or emulator:
+// cuBLAS and cuSPARSE on the GPU, or the emulator's kernels; the CPU's
+// BLAS then does none of them), else the CPU's BLAS. It is the name the
+// summary's BLAS field gets from the trainer (train.Result.BLAS).
 func blasName(o train.TrainerOptions) string {
+	if be := o.Runtime.Backend; be != nil {
+		return be.Name()
+	}
 	if o.Runtime.PureGoBLAS {
 		return gnn.PureGoBLAS
 	}
