@@ -19,7 +19,12 @@ import (
 )
 
 // deviceFlag is --device.
-type deviceFlag struct{ name string }
+type deviceFlag struct {
+	name string
+	// features is train's --features-on: where a GPU keeps the features.
+	features string
+	place    gpu.Placement
+}
 
 func (d *deviceFlag) add(fs *flag.FlagSet) {
 	fs.StringVar(&d.name, "device", "cpu", "where to compute: cpu, or cuda (the first NVIDIA GPU, in a binary with CUDA support, which\n"+

@@ -58,6 +58,22 @@ func (d *deviceFlag) addTrain(fs *flag.FlagSet) {
 		"under mpirun or srun, else the first, in a binary with CUDA support, which bulksample --version lists; one process\n"+
 		"samples there too, bit for bit as the CPU, a distributed run on the CPU); or emulator, for tests: the host emulator\n"+
 		"runs the GPU's kernels and backend on the CPU, slowly, in any build")
+	fs.StringVar(&d.features, "features-on", "auto", "with --device cuda or emulator, where the dense features are kept: device (its memory),\n"+
+		"host (page-locked host memory the GPU reads in place, across the bus: for features that do not fit), or auto\n"+
+		"(the device's memory when they fit, else host)")
+}
+
+// validateTrain checks --features-on against --device.
+func (d *deviceFlag) validateTrain(fs *flag.FlagSet) error {
+	p, err := gpu.ParsePlacement(d.features)
+	if err != nil {
+		return usageError(fs, "--features-on %q: want auto, device or host", d.features)
+	}
+	if isSet(fs, "features-on") && !d.gpuBackend() {
+		return usageError(fs, "--features-on applies to --device cuda or emulator")
+	}
+	d.place = p
+	return nil
 }
 
 // emulator reports whether --device is emulator.
@@ -93,7 +109,8 @@ func (c *trainConfig) trainDevice(e *env, distributed bool) (*trainDevice, error
 		return nil, err
 	}
 	flag := "--device " + c.device.name
-	be, err := gpu.NewBackend(dev, gpu.BackendOptions{Threads: c.opt.Trainer.Runtime.Threads})
+	be, err := gpu.NewBackend(dev, gpu.BackendOptions{Threads: c.opt.Trainer.Runtime.Threads,
+		Features: gpu.FeaturesOptions{Placement: c.device.place}})
 	if err != nil {
 		dev.Close()
 		return nil, fmt.Errorf("%s: %w", flag, err)

@@ -20,6 +20,8 @@ func TestTrainDevice(t *testing.T) {
 	}{
 		{[]string{"--data", "cora", "--device", "tpu"}, `--device "tpu": want cpu or cuda`},
 		{[]string{"--data", "cora", "--device", "cuda", "--blas", "gonum"}, "--blas applies to the CPU only"},
+		{[]string{"--data", "cora", "--features-on", "host"}, "--features-on applies to --device cuda or emulator"},
+		{[]string{"--data", "cora", "--device", "emulator", "--features-on", "gpu"}, `--features-on "gpu": want auto, device or host`},
 	} {
 		code, _, stderr := runCLI(t, "train", c.args...)
 		if code != 2 || !strings.Contains(stderr, c.want) {
@@ -98,6 +100,18 @@ func TestTrainDeviceEmulator(t *testing.T) {
 	for i, device := range []string{"cpu", "emulator"} {
 		code, stdout, stderr := runCLI(t, "train", "--data", "synthetic:nodes=1000,seed=2", "--split", "random:0.5,0.2,0.3", "--model", "gcn",
 			"--epochs", "3", "--hidden", "16", "--fanout", "5,5", "--batch", "64", "--device", device, "--json")
+		if device == "emulator" {
+			// The same with the features in host memory the device reads
+			// in place: the same run, bit for bit, and a note saying so.
+			code, hstdout, hstderr := runCLI(t, "train", "--data", "synthetic:nodes=1000,seed=2", "--split", "random:0.5,0.2,0.3", "--model", "gcn",
+				"--epochs", "3", "--hidden", "16", "--fanout", "5,5", "--batch", "64", "--device", device, "--json", "--features-on", "host")
+			if code != 0 || !strings.Contains(hstderr, "page-locked host memory, which the device reads in place") || !strings.Contains(hstderr, "bulks kept in its memory") {
+				t.Errorf("train --device emulator --features-on host: exit %d; want 0, a note on the features' placement and the device path:\n%s", code, hstderr)
+			}
+			if h, d := lastJSON[trainSummary](t, hstdout), lastJSON[trainSummary](t, stdout); len(h.Epochs) != len(d.Epochs) || h.Epochs[len(h.Epochs)-1].Loss != d.Epochs[len(d.Epochs)-1].Loss {
+				t.Errorf("--features-on host: last loss differs from the device memory's run")
+			}
+		}
 		if code != 0 {
 			t.Fatalf("train --device %s: exit %d:\n%s", device, code, stderr)
 		}

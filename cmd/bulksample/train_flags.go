@@ -276,6 +276,9 @@ func (c *trainConfig) fill(fs *flag.FlagSet, tf *trainFlags) error {
 	case c.device.gpuBackend() && isSet(fs, "blas"):
 		return usageError(fs, "--device %s: --blas applies to the CPU only", c.device.name)
 	}
+	if err := c.device.validateTrain(fs); err != nil {
+		return err
+	}
 	switch tf.blas {
 	case "native", "gonum":
 		o.Runtime.PureGoBLAS = tf.blas == "gonum"
