@@ -11,14 +11,16 @@
 //	go run ./benchmarks/gpucost --scale 12 --batch 64 --check   # make test's run
 //
 // Rows: node-wise bulk sampling at each k, LADIES at each of --ladies-k,
-// and one GraphSAGE training step on a minibatch sampled on the device
-// (its blocks and features never leave it). Every bulk and step is
-// measured warm: after the same call once, so that the arena's buffers
-// exist.
+// and a warm GraphSAGE training step through package train's device path
+// (what `train --device cuda` runs: the bulk sampled into the device's
+// memory, blocks formed and features gathered there), the second step of
+// its third epoch. Every bulk is measured warm: after the same call once,
+// so that the arena's buffers exist.
 //
 // With --check it exits 1 when a goal of issue 41 fails: node-wise
 // launches per bulk independent of k and at most 6 per layer; at most one
-// blocking copy per layer; no allocation in a warm bulk or step; at most
+// blocking copy per layer; no allocation in a warm bulk or step, and no
+// device-wide sync in a warm step (it waits for its own stream); at most
 // 100 bytes of global memory traffic per sampled edge in the node-wise
 // pipeline; for LADIES, no kernel whose work runs in one thread per
 // minibatch (a launch of at most k+1 threads that moves more than 1 KiB a

@@ -12,11 +12,11 @@ import (
 
 	"github.com/bulksample/bulksample/benchmarks/internal/benchutil"
 	"github.com/bulksample/bulksample/dataset"
-	"github.com/bulksample/bulksample/featurex"
 	"github.com/bulksample/bulksample/gnn"
 	"github.com/bulksample/bulksample/gpu"
 	"github.com/bulksample/bulksample/sampling"
 	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/train"
 )
 
 func main() { benchutil.Main(run) }
@@ -302,10 +302,19 @@ func measureBulk(ctx context.Context, a *spgemm.CSR, kind string, k, b int, seed
 	return row{Kind: kind, K: k, Layers: s.NumLayers(), Costs: dev.Costs(), Edges: db.SampledEdges()}, nil
 }
 
-// measureStep trains GraphSAGE on a minibatch sampled on the device, its
-// features gathered there, and returns the costs of the third step.
+// stepEpochs is how many epochs measureStep trains: the first grow every
+// buffer, the last's warm steps are measured.
+const stepEpochs = 3
+
+// measureStep trains GraphSAGE through package train's device path (the
+// device's sampler through train.Options.NewSampler, its backend, the
+// features resident: what `train --device cuda` runs), one bulk an
+// epoch, and returns the costs of the last epoch's second step: a warm
+// step, which samples and evaluates nothing. Its edges are the mean
+// sampled edges of the epoch's minibatches.
 func measureStep(ctx context.Context, c *config) (row, error) {
-	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: c.stepNodes, Classes: 8, Features: c.stepFeatures, Seed: c.seed})
+	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: c.stepNodes, Classes: 8, Features: c.stepFeatures,
+		Split: "random:0.5,0.2,0.3", Seed: c.seed})
 	if err != nil {
 		return row{}, err
 	}
@@ -316,69 +325,48 @@ func measureStep(ctx context.Context, c *config) (row, error) {
 		return row{}, err
 	}
 	defer be.Close()
-	s, err := gpu.NewNodeWise(dev, ds.Adj, sampling.NodeWiseOptions{Fanouts: c.fanouts, Seed: c.seed})
+	perEpoch := (len(ds.Train) + c.stepBatch - 1) / c.stepBatch
+	if perEpoch < 2 {
+		return row{}, fmt.Errorf("gpucost: the step: %d training vertices make one minibatch of %d; want at least two (a warm one)", len(ds.Train), c.stepBatch)
+	}
+	var warm, last gpu.Costs
+	opt := train.Options{Sampler: sampling.SamplerOptions{Fanouts: c.fanouts},
+		Trainer: train.TrainerOptions{Model: train.ModelOptions{Arch: gnn.SAGE, Hidden: c.stepHidden, Dropout: 0.5},
+			Plan: train.PlanOptions{BatchSize: c.stepBatch, BulkSize: perEpoch, Epochs: stepEpochs}, Seed: c.seed,
+			Runtime: train.RuntimeOptions{Backend: be, PipelineDepth: 1, NoEval: true},
+			Hooks: train.Hooks{OnMinibatch: func(epoch, done, _ int) {
+				now := dev.Costs()
+				if epoch == stepEpochs-1 && done == 2 {
+					warm = now.Sub(last)
+				}
+				last = now
+			}}},
+		NewSampler: func(a *spgemm.CSR, so sampling.SamplerOptions) (sampling.Sampler, error) {
+			return gpu.NewSampler(dev, a, so)
+		}}
+	job, err := train.New(ds, opt)
 	if err != nil {
 		return row{}, err
 	}
-	defer s.Close()
-	feats, err := gpu.NewFeatures(dev, ds.Features, ds.NumFeatures)
+	defer job.Close()
+	if !job.Trainer.DevicePath() {
+		return row{}, fmt.Errorf("gpucost: the step is not on the trainer's device path")
+	}
+	res, err := job.Trainer.Run(ctx, nil)
 	if err != nil {
 		return row{}, err
 	}
-	defer feats.Close()
-	seeds := minibatchSeeds(ds.Adj.Rows, 1, c.stepBatch, c.seed)
-	db, err := s.SampleDevice(ctx, 0, 0, seeds)
-	if err != nil {
-		return row{}, err
-	}
-	dmb := db.Minibatch(0)
-	hostSeeds := make([]int32, dmb.Seeds.Len())
-	if err := gpu.CopyToHost(dev, hostSeeds, dmb.Seeds); err != nil {
-		return row{}, err
-	}
-	labels := make([]int32, len(hostSeeds))
-	featurex.Labels(labels, ds.Labels, hostSeeds)
-	m, err := gnn.NewModel(gnn.ModelOptions{Arch: gnn.SAGE, Layers: len(c.fanouts), Hidden: c.stepHidden, InFeatures: ds.NumFeatures,
-		Classes: ds.NumClasses, Dropout: 0.5, Seed: c.seed, Backend: be})
-	if err != nil {
-		return row{}, err
-	}
-	adam, err := gnn.NewAdam(len(m.Params()), gnn.AdamOptions{LR: 0.01})
-	if err != nil {
-		return row{}, err
-	}
-	in := dmb.InputNodes()
-	x := be.Alloc(int(in.Len()) * ds.NumFeatures)
-	var dLogits gnn.Buf
-	for i := range 3 {
-		dev.ResetCosts()
-		be.GatherRows(x, feats, in)
-		logits := m.ForwardBuf(&sampling.Minibatch{Index: dmb.Index, Seeds: hostSeeds}, gnn.Input{Buf: x, Blocks: dmb.GNNBlocks()},
-			gnn.Pass{Train: true, Minibatch: i})
-		if dLogits.Len() != logits.Len() {
-			dLogits = be.Alloc(logits.Len())
-		}
-		be.SoftmaxCrossEntropy(dLogits, logits, ds.NumClasses, labels)
-		m.BackwardBuf(dLogits)
-		adam.StepOn(be, m.ParamsBuf(), m.GradsBuf())
-		if err := be.Sync(); err != nil {
-			return row{}, err
-		}
-	}
-	var edges int64
-	for _, b := range dmb.Blocks {
-		edges += b.NNZ()
-	}
-	return row{Kind: "step", K: 1, Layers: len(c.fanouts), Costs: dev.Costs(), Edges: edges}, nil
+	edges := res.Epochs[len(res.Epochs)-1].SampledEdges / int64(perEpoch)
+	return row{Kind: "step", K: 1, Layers: len(c.fanouts), Costs: warm, Edges: edges}, nil
 }
 
 // table writes the rows as a markdown table.
 func table(c *config, rows []row) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Costs on the host emulator (package gpu's Costs), warm: R-MAT %d (edge factor 16, symmetrised), node-wise "+
-		"b = %d, fanouts %s; LADIES and FastGCN on the normalised adjacency, b = %d, budgets %s; the step: GraphSAGE, "+
-		"%d layers, hidden %d, on a %d-vertex planted-partition graph with %d features, b = %d, its blocks and features on "+
-		"the device; Q·A: the row gather of %d random rows of the graph. Traffic: the global memory the sampling kernels' loads and stores declare (element sizes); the GNN "+
+		"b = %d, fanouts %s; LADIES and FastGCN on the normalised adjacency, b = %d, budgets %s; the step: a warm step "+
+		"of GraphSAGE, %d layers, hidden %d, through package train's device path (train --device cuda's) on a %d-vertex "+
+		"planted-partition graph with %d features, b = %d, its sampled edges the mean of the epoch's minibatches; Q·A: the row gather of %d random rows of the graph. Traffic: the global memory the sampling kernels' loads and stores declare (element sizes); the GNN "+
 		"backend's kernels are not counted.\n\n",
 		c.scale, c.batch, benchutil.JoinInts(c.fanouts), c.ladiesBatch, benchutil.JoinInts(c.budgets), len(c.fanouts), c.stepHidden,
 		c.stepNodes, c.stepFeatures, c.stepBatch, c.gatherRows)
@@ -445,6 +433,10 @@ func goals(rows []row) []string {
 			}
 			if pe := r.bytesPerEdge(); pe > 100 {
 				fails = append(fails, fmt.Sprintf("%s: %.1f bytes of global memory per sampled edge (want at most 100)", name, pe))
+			}
+		case "step":
+			if r.Syncs > 0 {
+				fails = append(fails, fmt.Sprintf("%s: %d device-wide syncs in a warm step (want none: it waits for its own stream)", name, r.Syncs))
 			}
 		case "ladies":
 			if pm := r.perMinibatchKernels(blockPerMinibatch(rows, r.Kind)); len(pm) > 0 {

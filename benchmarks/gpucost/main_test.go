@@ -62,6 +62,7 @@ func TestGoalsFail(t *testing.T) {
 		{"traffic", []row{with(ok, func(r *row) { r.Read = 1000 })}, "bytes of global memory per sampled edge"},
 		{"allocation", []row{with(ok, func(r *row) { r.Allocs = 1 })}, "allocations in a warm call"},
 		{"k", []row{ok, with(ok, func(r *row) { r.K, r.Launches = 16, 12 })}, "depend on k"},
+		{"step sync", []row{{Kind: "step", K: 1, Layers: 2, Costs: gpu.Costs{Launches: 20, Syncs: 1}, Edges: 10}}, "device-wide syncs in a warm step"},
 		{"one thread", []row{{Kind: "ladies", K: 4, Layers: 2, Costs: gpu.Costs{Kernels: map[string]gpu.KernelCosts{
 			"lw_select": {Launches: 2, Threads: 8, Read: 80000}}}}}, "one thread per minibatch in lw_select"},
 		{"one thread of a block", []row{{Kind: "ladies", K: 4, Layers: 2, Costs: gpu.Costs{Kernels: map[string]gpu.KernelCosts{
