@@ -17,6 +17,7 @@ import (
 	"github.com/bulksample/bulksample/gnn/backendtest"
 	"github.com/bulksample/bulksample/sampling/samplingtest"
 	"github.com/bulksample/bulksample/spgemm"
+	"github.com/bulksample/bulksample/train"
 )
 
 func newGPUBackend(t *testing.T, dev *Device, opt BackendOptions) *Backend {
@@ -116,5 +117,29 @@ func TestCUDAProductsAgainstOwnKernels(t *testing.T) {
 		if worst > c.tol {
 			t.Errorf("%s: libraries and own kernels differ by %.3g (relative), more than %g", c.name, worst, c.tol)
 		}
+	}
+}
+
+// TestCUDATrainDevicePathPlacement trains on the GPU's device path with
+// the features in device memory and in mapped host memory (the UVA
+// gather): the same run, to cuBLAS's and cuSPARSE's rounding, with the
+// sampling on its own stream beside the training.
+func TestCUDATrainDevicePathPlacement(t *testing.T) {
+	dev := openGPU(t)
+	var params [2][]float32
+	var results [2]*train.Result
+	for i, place := range []Placement{PlaceDevice, PlaceHost} {
+		be := newGPUBackend(t, dev, BackendOptions{Features: FeaturesOptions{Placement: place}})
+		params[i], results[i] = deviceRun{arch: gnn.SAGE, depth: 2, epochs: 3}.run(t, dev, be)
+	}
+	for e := range results[0].Epochs {
+		d, h := results[0].Epochs[e].Loss, results[1].Epochs[e].Loss
+		t.Logf("epoch %d: loss %.7f with the features in device memory, %.7f in host memory", e, d, h)
+		if math.Abs(d-h) > 1e-4*math.Abs(d) {
+			t.Errorf("epoch %d: loss %v in host memory, %v in device memory", e, h, d)
+		}
+	}
+	if d := maxRelDiff(params[1], params[0]); d > 1e-3 {
+		t.Errorf("parameters differ by %.3g", d)
 	}
 }

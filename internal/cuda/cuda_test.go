@@ -8,6 +8,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"unsafe"
@@ -280,5 +281,84 @@ func TestSpMM(t *testing.T) {
 				t.Fatalf("transposed=%v: C[%d] = %v, want %v", trans, i, got[i], want[i])
 			}
 		}
+	}
+}
+
+// TestStreamsAndMapped checks the calls of the sampler's stream and of the
+// UVA gather on a GPU: a kernel on a non-blocking stream, issued from
+// DoSide's thread, is waited for by the default stream through an event;
+// a kernel writes mapped host memory at its device address, and a copy
+// reads it back.
+func TestStreamsAndMapped(t *testing.T) {
+	c := openGPU(t)
+	const n = 1 << 20
+	var (
+		st   Stream
+		ev   Event
+		f    Function
+		p    DevicePtr
+		host unsafe.Pointer
+		hp   DevicePtr
+	)
+	err := c.Do(func(th *Thread) error {
+		mod, err := th.LoadModule(kernels.Image())
+		if err != nil {
+			return err
+		}
+		if f, err = mod.Function(kernels.Table()["fill_i32"].Entry()); err != nil {
+			return err
+		}
+		if st, err = th.NewStream(); err != nil {
+			return err
+		}
+		if ev, err = th.NewSyncEvent(); err != nil {
+			return err
+		}
+		if p, err = th.Alloc(4 * n); err != nil {
+			return err
+		}
+		host, hp, err = th.AllocMapped(4 * n)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Do(func(th *Thread) error {
+		return errors.Join(th.Free(p), th.FreeHost(host), th.DestroyEvent(ev), th.DestroyStream(st))
+	})
+	err = c.DoSide(func(th *Thread) error {
+		if err := th.LaunchOn(st, f, 64, 256, []uint64{n, uint64(p), 9}); err != nil {
+			return err
+		}
+		return th.RecordOn(st, ev)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = c.Do(func(th *Thread) error {
+		if err := th.WaitEvent(Stream{}, ev); err != nil {
+			return err
+		}
+		out := make([]int32, n)
+		if err := th.CopyDtoH(unsafe.Pointer(&out[0]), p, 4*n); err != nil {
+			return err
+		}
+		if i := slices.IndexFunc(out, func(v int32) bool { return v != 9 }); i >= 0 {
+			return fmt.Errorf("after waiting for the side stream's event, element %d = %d, want 9", i, out[i])
+		}
+		if err := th.Launch(f, 64, 256, []uint64{n, uint64(hp), 5}); err != nil {
+			return err
+		}
+		if err := th.Synchronize(); err != nil {
+			return err
+		}
+		mapped := unsafe.Slice((*int32)(host), n)
+		if i := slices.IndexFunc(mapped, func(v int32) bool { return v != 5 }); i >= 0 {
+			return fmt.Errorf("mapped host memory written by a kernel: element %d = %d, want 5", i, mapped[i])
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
