@@ -14,7 +14,9 @@ import (
 // dense features move to the device's memory and the trainer's store
 // becomes the device copy, which Job.Close frees; bag-of-words features,
 // which the host store keeps sparse, and the CPU backend keep the host
-// store; features that do not fit stay on the host, and the notes say so.
+// store; features that do not fit the device go to host memory it reads
+// in place (gpu.PlaceAuto), or, with gpu.PlaceDevice, stay in the host's
+// store; the notes say where.
 func TestResidentFeatures(t *testing.T) {
 	dev := gpu.NewEmulator(gpu.EmulatorOptions{MemoryBytes: 1 << 20})
 	defer dev.Close()
@@ -23,6 +25,12 @@ func TestResidentFeatures(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer be.Close()
+	// A backend that keeps features in device memory or not at all.
+	devOnly, err := gpu.NewBackend(dev, gpu.BackendOptions{Features: gpu.FeaturesOptions{Placement: gpu.PlaceDevice}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer devOnly.Close()
 	dense, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: 300, Features: 8, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -40,7 +48,11 @@ func TestResidentFeatures(t *testing.T) {
 		be     gnn.Backend
 		device bool
 		note   string
-	}{{dense, be, true, ""}, {sparse, be, false, ""}, {dense, nil, false, ""}, {huge, be, false, "stay in host memory"}} {
+	}{{dense, be, true, ""}, {sparse, be, false, ""}, {dense, nil, false, ""},
+		// Too large for the device: in host memory the device reads in
+		// place (PlaceAuto), or the host's store (PlaceDevice).
+		{huge, be, true, "is in page-locked host memory, which the device reads in place (it does not fit"},
+		{huge, devOnly, false, "stay in host memory"}} {
 		host, err := featurex.NewLocal(c.ds.Features, c.ds.NumFeatures, featurex.LocalOptions{})
 		if err != nil {
 			t.Fatal(err)
