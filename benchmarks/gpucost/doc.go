@@ -25,7 +25,8 @@
 // pipeline; for LADIES, no kernel whose work runs in one thread per
 // minibatch (a launch of at most k+1 threads that moves more than 1 KiB a
 // thread, or a kernel of a block per minibatch one of whose threads moves
-// more than 4 KiB between two barriers).
+// more than 4 KiB between two barriers; telling a kernel of a block per
+// minibatch from a one-tile kernel needs two values of --ladies-k).
 //
 // The traffic counts element sizes as the kernels declare their accesses,
 // not the device's 32-byte sectors, caches or local memory: an estimate of

@@ -154,8 +154,19 @@ const blockSize = 256
 
 // blockPerMinibatch returns the kernels of the rows of kind that ran a
 // block per minibatch at every k measured (blockSize·k threads a launch):
-// a row-tiled kernel's tiles follow the rows, and differ.
+// a row-tiled kernel's tiles follow the rows, and differ. It needs two
+// values of k to tell the two apart (at k = 1 a one-tile kernel has a
+// minibatch's block too), and returns none with fewer.
 func blockPerMinibatch(rows []row, kind string) map[string]bool {
+	ks := map[int]bool{}
+	for _, r := range rows {
+		if r.Kind == kind {
+			ks[r.K] = true
+		}
+	}
+	if len(ks) < 2 {
+		return nil
+	}
 	out := map[string]bool{}
 	for _, r := range rows {
 		if r.Kind != kind {

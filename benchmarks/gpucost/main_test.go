@@ -52,6 +52,14 @@ func TestGoalsFail(t *testing.T) {
 	if f := goals([]row{ok}); len(f) != 0 {
 		t.Fatalf("a row within the goals fails: %v", f)
 	}
+	// One k cannot tell a kernel of a block per minibatch from a one-tile
+	// kernel: no failure from a single LADIES row whose kernel has
+	// blockSize threads and a busy thread.
+	single := row{Kind: "ladies", K: 1, Layers: 2, Costs: gpu.Costs{Kernels: map[string]gpu.KernelCosts{
+		"lw_ecount": {Launches: 2, Threads: 2 * 256, Read: 80000, MaxThread: 10000}}}}
+	if f := goals([]row{single}); len(f) != 0 {
+		t.Errorf("a single k of LADIES fails: %v", f)
+	}
 	for _, c := range []struct {
 		name string
 		rows []row
@@ -65,8 +73,10 @@ func TestGoalsFail(t *testing.T) {
 		{"step sync", []row{{Kind: "step", K: 1, Layers: 2, Costs: gpu.Costs{Launches: 20, Syncs: 1}, Edges: 10}}, "device-wide syncs in a warm step"},
 		{"one thread", []row{{Kind: "ladies", K: 4, Layers: 2, Costs: gpu.Costs{Kernels: map[string]gpu.KernelCosts{
 			"lw_select": {Launches: 2, Threads: 8, Read: 80000}}}}}, "one thread per minibatch in lw_select"},
-		{"one thread of a block", []row{{Kind: "ladies", K: 4, Layers: 2, Costs: gpu.Costs{Kernels: map[string]gpu.KernelCosts{
-			"lw_select": {Launches: 2, Threads: 2 * 4 * 256, Read: 80000, MaxThread: 10000}}}}}, "one thread per minibatch in lw_select"},
+		{"one thread of a block", []row{{Kind: "ladies", K: 1, Layers: 2, Costs: gpu.Costs{Kernels: map[string]gpu.KernelCosts{
+			"lw_select": {Launches: 2, Threads: 2 * 256, Read: 20000, MaxThread: 10000}}}},
+			{Kind: "ladies", K: 4, Layers: 2, Costs: gpu.Costs{Kernels: map[string]gpu.KernelCosts{
+				"lw_select": {Launches: 2, Threads: 2 * 4 * 256, Read: 80000, MaxThread: 10000}}}}}, "one thread per minibatch in lw_select"},
 	} {
 		f := strings.Join(goals(c.rows), "\n")
 		if !strings.Contains(f, c.want) {
