@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"unsafe"
 
 	"github.com/bulksample/bulksample/featurex"
@@ -167,13 +166,10 @@ func (b *Backend) FormBlock(a *spgemm.CSR, blk gnn.DeviceBlock, arch gnn.Arch, n
 // gather, for features that do not fit the device). Close frees it.
 type Features struct {
 	dev   *Device
-	rows  mem // the matrix, in device memory or mapped host memory
+	buf   *Buffer[float32] // in device memory, or mapped host memory
 	place Placement
 	note  string // why the matrix is in host memory; "" in device memory
 	n, f  int
-
-	mu     sync.Mutex
-	closed bool
 }
 
 // Placement says where Features keep the feature matrix.
@@ -236,58 +232,34 @@ func NewFeaturesWith(d *Device, x []float32, f int, opt FeaturesOptions) (*Featu
 		return nil, fmt.Errorf("gpu: NewFeatures: %d values are not rows of %d", len(x), f)
 	}
 	what := fmt.Sprintf("the feature matrix (%d x %d float32)", len(x)/f, f)
-	bytes := int64(len(x)) * 4
 	s := &Features{dev: d, place: opt.Placement, n: len(x) / f, f: f}
 	switch opt.Placement {
-	case PlaceDevice, PlaceAuto:
-		err := d.checkFits(what, bytes)
-		if err == nil || opt.Placement == PlaceDevice {
-			if err == nil {
-				s.place = PlaceDevice
-				err = s.upload(x)
-			}
-			if err != nil {
+	case PlaceAuto, PlaceDevice:
+		if err := d.checkFits(what, int64(len(x))*4); err != nil {
+			if opt.Placement == PlaceDevice {
 				return nil, err
 			}
-			return s, nil
+			s.place, s.note = PlaceHost, fmt.Sprintf("%s is in page-locked host memory, which the device reads in place (it does not fit: %v)", what, err)
+		} else {
+			s.place = PlaceDevice
 		}
-		s.place = PlaceHost
-		s.note = fmt.Sprintf("%s is in page-locked host memory, which the device reads in place (it does not fit: %v)", what, err)
 	case PlaceHost:
 		s.note = fmt.Sprintf("%s is in page-locked host memory, which the device reads in place (placement host)", what)
 	default:
 		return nil, fmt.Errorf("gpu: NewFeatures: %v is not a placement", opt.Placement)
 	}
-	err := d.do(func(ex executor) error {
-		m, err := ex.allocMapped(bytes)
-		if err != nil {
-			return err
+	var err error
+	if s.place == PlaceHost {
+		s.buf, err = newMappedBuffer(d, x)
+	} else if s.buf, err = NewBuffer[float32](d, int64(len(x))); err == nil {
+		if err = s.buf.Upload(x); err != nil {
+			s.buf.Free()
 		}
-		copy(unsafe.Slice((*float32)(m.host), len(x)), x)
-		s.rows = m
-		return nil
-	})
+	}
 	if err != nil {
-		return nil, fmt.Errorf("gpu: NewFeatures: %s in host memory (%s): %w", what, sizeString(bytes), err)
+		return nil, fmt.Errorf("gpu: NewFeatures: %s: %w", what, err)
 	}
 	return s, nil
-}
-
-// upload copies x into new device memory.
-func (s *Features) upload(x []float32) error {
-	return s.dev.do(func(ex executor) error {
-		m, err := ex.alloc(max(int64(len(x)), 1) * 4)
-		if err != nil {
-			return fmt.Errorf("gpu: NewFeatures: %w", err)
-		}
-		s.rows = m
-		p := &pipe{ex: ex}
-		upload(p, m, x)
-		if p.err != nil {
-			return errors.Join(fmt.Errorf("gpu: NewFeatures: %w", p.err), ex.free(m))
-		}
-		return nil
-	})
 }
 
 // Placement returns where the matrix is: PlaceDevice or PlaceHost.
@@ -304,20 +276,7 @@ func (s *Features) NumVertices() int { return s.n }
 func (s *Features) NumFeatures() int { return s.f }
 
 // Close frees the matrix; it is idempotent.
-func (s *Features) Close() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return nil
-	}
-	s.closed = true
-	return s.dev.do(func(ex executor) error {
-		if s.place == PlaceHost {
-			return ex.freeMapped(s.rows)
-		}
-		return ex.free(s.rows)
-	})
-}
+func (s *Features) Close() error { return s.buf.Free() }
 
 var (
 	_ featurex.Store  = (*Features)(nil)
@@ -361,7 +320,7 @@ func (s *Features) Gather(ctx context.Context, dst []float32, ids []int32) error
 		p := s.dev.newPipe(ex, &tmp)
 		im := put(p, "ids", ids)
 		out := p.buf("rows", int64(len(dst))*4)
-		p.launch("nn_gather_rows", int64(len(dst)), s.rows, im, s.f, out)
+		p.launch("nn_gather_rows", int64(len(dst)), s.buf.m, im, s.f, out)
 		download(p, dst, out)
 		return errors.Join(p.err, tmp.free(ex))
 	})
@@ -379,7 +338,7 @@ func (b *Backend) GatherRows(dst gnn.Buf, x *Features, ids Array[int32]) {
 	if n == 0 {
 		return
 	}
-	dm, xm, im, f := b.memOf(dst, "GatherRows"), x.rows, ids.m, x.f
+	dm, xm, im, f := b.memOf(dst, "GatherRows"), x.buf.m, ids.m, x.f
 	b.enqueue(func(p *pipe) { p.launch("nn_gather_rows", int64(n), xm, im, f, dm) })
 }
 
@@ -398,7 +357,7 @@ func (b *Backend) GatherRowsHost(dst gnn.Buf, x *Features, ids []int32) error {
 	if n == 0 {
 		return nil
 	}
-	dm, xm, f := b.memOf(dst, "GatherRowsHost"), x.rows, x.f
+	dm, xm, f := b.memOf(dst, "GatherRowsHost"), x.buf.m, x.f
 	c := append([]int32(nil), ids...)
 	b.enqueue(func(p *pipe) {
 		im := put(p, "gather.ids", c)

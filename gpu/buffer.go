@@ -11,11 +11,12 @@ import (
 // features of a GPU trainer, or a copy of a bulk's array. Free releases it;
 // a Buffer is not freed by the garbage collector.
 type Buffer[T Elem] struct {
-	d    *Device
-	m    mem
-	n    int64
-	mu   sync.Mutex
-	free bool
+	d      *Device
+	m      mem
+	n      int64
+	mapped bool // page-locked host memory mapped for the device (newMappedBuffer)
+	mu     sync.Mutex
+	free   bool
 }
 
 // NewBuffer allocates n elements of device memory, whose contents are
@@ -30,6 +31,27 @@ func NewBuffer[T Elem](d *Device, n int64) (*Buffer[T], error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("gpu: NewBuffer of %d elements: %w", n, err)
+	}
+	return b, nil
+}
+
+// newMappedBuffer returns a copy of src in page-locked host memory mapped
+// into d's address space (executor.allocMapped), which kernels read in
+// place. It is written here only, before any work reads it.
+func newMappedBuffer[T Elem](d *Device, src []T) (*Buffer[T], error) {
+	var z T
+	b := &Buffer[T]{d: d, n: int64(len(src)), mapped: true}
+	err := d.do(func(ex executor) error {
+		m, err := ex.allocMapped(max(b.n, 1) * int64(unsafe.Sizeof(z)))
+		if err != nil {
+			return err
+		}
+		copy(unsafe.Slice((*T)(m.host), len(src)), src)
+		b.m = m
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gpu: %d elements of mapped host memory: %w", b.n, err)
 	}
 	return b, nil
 }
@@ -72,5 +94,10 @@ func (b *Buffer[T]) Free() error {
 		return nil
 	}
 	b.free = true
-	return b.d.do(func(ex executor) error { return ex.free(b.m) })
+	return b.d.do(func(ex executor) error {
+		if b.mapped {
+			return ex.freeMapped(b.m)
+		}
+		return ex.free(b.m)
+	})
 }

@@ -81,7 +81,7 @@ func Open(ordinal int) (*Device, error) {
 		if st == sideStream {
 			// Its own thread: its blocking copies wait for its stream
 			// only, and hold up none of the main stream's calls.
-			ex.st, ex.async = side, true
+			ex.st = side
 			return ctx.DoSide(func(t *cuda.Thread) error { ex.t = t; return fn(ex) })
 		}
 		return ctx.Do(func(t *cuda.Thread) error { ex.t = t; return fn(ex) })
@@ -141,13 +141,16 @@ func cudaFacts(d *Device, ctx *cuda.Context, kt map[string]kernels.Kernel, funcs
 type cudaExec struct {
 	t         *cuda.Thread
 	st        cuda.Stream     // the zero Stream: the default stream
-	async     bool            // copies on st (a stream of our own) rather than the default stream's
 	funcs     []cuda.Function // by kernel ID
 	grid      int             // blocks of a per-thread kernel's grid-stride loop
 	blockGrid int             // the most blocks of a block kernel
 	syncEach  bool
 	costs     *costCounter
 }
+
+// ownStream reports whether e issues on a stream of its own (SampleOn's),
+// whose copies are asynchronous on it, rather than on the default stream.
+func (e *cudaExec) ownStream() bool { return e.st != cuda.Stream{} }
 
 func (e *cudaExec) alloc(bytes int64) (mem, error) {
 	p, err := e.t.Alloc(bytes)
@@ -171,7 +174,7 @@ func (e *cudaExec) upload(dst mem, src unsafe.Pointer, bytes int64) error {
 		return fmt.Errorf("gpu: upload of %d bytes into a buffer of %d", bytes, dst.bytes)
 	}
 	e.costs.upload(bytes)
-	if e.async {
+	if e.ownStream() {
 		return e.t.CopyHtoDAsync(e.st, cuda.DevicePtr(dst.addr), src, bytes)
 	}
 	return e.t.CopyHtoD(cuda.DevicePtr(dst.addr), src, bytes)
@@ -182,7 +185,7 @@ func (e *cudaExec) download(dst unsafe.Pointer, src mem, bytes int64) error {
 		return fmt.Errorf("gpu: download of %d bytes from a buffer of %d", bytes, src.bytes)
 	}
 	e.costs.download(bytes)
-	if e.async {
+	if e.ownStream() {
 		// Into pageable memory the copy is done when it returns; the
 		// stream's sync makes that so whatever the memory.
 		if err := e.t.CopyDtoHAsync(e.st, dst, cuda.DevicePtr(src.addr), bytes); err != nil {

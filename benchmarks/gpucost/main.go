@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -323,7 +324,7 @@ const stepEpochs = 3
 // epoch, and returns the costs of the last epoch's second step: a warm
 // step, which samples and evaluates nothing. Its edges are the mean
 // sampled edges of the epoch's minibatches.
-func measureStep(ctx context.Context, c *config) (row, error) {
+func measureStep(ctx context.Context, c *config) (_ row, err error) {
 	ds, err := dataset.PlantedPartition(dataset.PlantedPartitionOptions{Nodes: c.stepNodes, Classes: 8, Features: c.stepFeatures,
 		Split: "random:0.5,0.2,0.3", Seed: c.seed})
 	if err != nil {
@@ -359,7 +360,7 @@ func measureStep(ctx context.Context, c *config) (row, error) {
 	if err != nil {
 		return row{}, err
 	}
-	defer job.Close()
+	defer func() { err = errors.Join(err, job.Close()) }()
 	if !job.Trainer.DevicePath() {
 		return row{}, fmt.Errorf("gpucost: the step is not on the trainer's device path")
 	}

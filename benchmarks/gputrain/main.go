@@ -47,6 +47,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -570,12 +571,12 @@ func epochOptions(c *config, s *setup) train.Options {
 	}
 }
 
-func epochMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer) error {
+func epochMode(ctx context.Context, c *config, s *setup, stdout, stderr io.Writer) (err error) {
 	job, err := train.New(s.ds, epochOptions(c, s))
 	if err != nil {
 		return err
 	}
-	defer job.Close()
+	defer func() { err = errors.Join(err, job.Close()) }()
 	res := epochResult{runInfo: s.info("epoch"), Train: len(job.Train), Bulk: c.bulk, DevicePath: job.Trainer.DevicePath()}
 	res.PipelineDepth, _ = job.Trainer.PipelineDepth()
 	if !res.DevicePath {
