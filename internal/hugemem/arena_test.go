@@ -218,14 +218,23 @@ func TestPopulate(t *testing.T) {
 		}
 		return faults() - f0
 	}
-	fresh := Make[float32](&a, n)
-	populated := Make[float32](&a, n)
-	Populate(populated)
-	cold, warm := write(fresh), write(populated)
-	if cold < 16 {
-		t.Skipf("writing a fresh mapping took %d page faults: this system does not fault pages in lazily", cold)
+	// The kernel may fault a resident page on its own now and then (a
+	// huge page collapsed or migrated under load, seen once in a full
+	// make test): up to three tries, each on new arrays. An array that
+	// Populate did not populate faults on every huge page each time.
+	var cold, warm int64
+	for try := 0; try < 3; try++ {
+		fresh := Make[float32](&a, n)
+		populated := Make[float32](&a, n)
+		Populate(populated)
+		cold, warm = write(fresh), write(populated)
+		if cold < 16 {
+			t.Skipf("writing a fresh mapping took %d page faults: this system does not fault pages in lazily", cold)
+		}
+		if warm <= 2 {
+			return
+		}
+		t.Logf("try %d: writing a populated array took %d page faults (a fresh one %d)", try+1, warm, cold)
 	}
-	if warm > 2 {
-		t.Errorf("writing a populated array took %d page faults (a fresh one %d); want none", warm, cold)
-	}
+	t.Errorf("writing a populated array took %d page faults (a fresh one %d) in each of 3 tries; want none", warm, cold)
 }
